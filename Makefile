@@ -1,0 +1,61 @@
+# chessd: build, test, run, bench. `make` builds build/chessd; `make test`
+# builds and runs every test; `make deps` installs the Debian packages needed.
+CC ?= cc
+OPTFLAGS ?= -O3
+CFLAGS ?= $(OPTFLAGS) -g
+WARNINGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
+BUILD ?= build
+
+RULES_SRC = $(wildcard rules/*.c)
+API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c))
+TEST_SRC = $(wildcard tests/*.c)
+
+RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
+API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
+	libssl-dev redis-server stockfish hyperfine
+
+.PHONY: all test bench deps run clean
+
+all: $(BUILD)/chessd
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/librules.a: $(RULES_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ -lcunit $(LDLIBS)
+
+test: $(BUILD)/run_tests $(BUILD)/chessd
+	$(BUILD)/run_tests
+
+bench: $(BUILD)/chessd
+	tests/bench/perft_bench.sh $(BUILD)/chessd
+
+run: $(BUILD)/chessd
+	$(BUILD)/chessd serve
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "all packages installed"; fi
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(RULES_OBJ:.o=.d) $(API_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/api/chessd.d

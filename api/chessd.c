@@ -1,0 +1,47 @@
+/* chessd's entry point: parses the command line and dispatches to a
+ * subcommand ("serve", "perft", "version"). The only file that knows main. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/rules.h"
+#include "cli.h"
+
+#ifndef CHESSD_VERSION
+#define CHESSD_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: chessd <command> [arguments]\n"
+            "\n"
+            "commands:\n"
+            "  perft DEPTH [FEN [MOVES...]]  count leaf nodes; one '<uci> <count>' line per root\n"
+            "                                move, a blank line, then the total (perftree format)\n"
+            "  version                       print the version\n"
+            "  help                          print this help\n");
+}
+
+int main(int argc, char **argv)
+{
+    rules_init();
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    if (!strcmp(command, "perft"))
+        return cli_perft(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(command, "version") || !strcmp(command, "--version")) {
+        printf("chessd %s\n", CHESSD_VERSION);
+        return 0;
+    }
+    if (!strcmp(command, "help") || !strcmp(command, "--help") || !strcmp(command, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "chessd: unknown command '%s'\n", command);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,63 @@
+/* The perft subcommand: reads a FEN (standard, or Chess960 when its castling
+ * field needs it) and moves in UCI or SAN, then prints a perftree-style divide. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/rules.h"
+
+enum { CLI_MAX_PERFT_DEPTH = 12 };
+
+int cli_perft(int argc, char **argv, FILE *out, FILE *err)
+{
+    if (argc < 1) {
+        fprintf(err, "usage: chessd perft DEPTH [FEN [MOVES...]]\n");
+        return 2;
+    }
+    char *end;
+    long depth = strtol(argv[0], &end, 10);
+    if (*argv[0] == '\0' || *end != '\0' || depth < 1 || depth > CLI_MAX_PERFT_DEPTH) {
+        fprintf(err, "chessd perft: depth must be a number from 1 to %d\n", CLI_MAX_PERFT_DEPTH);
+        return 2;
+    }
+    const char *fen = argc >= 2 ? argv[1] : FEN_START;
+    position_t pos;
+    char message[256];
+    fen_error_t fe = fen_parse(fen, strlen(fen), false, &pos, message, sizeof message);
+    if (fe == FEN_ECASTLING_NEEDS_CHESS960)
+        fe = fen_parse(fen, strlen(fen), true, &pos, message, sizeof message);
+    if (fe != FEN_OK) {
+        fprintf(err, "chessd perft: invalid FEN (%s): %s\n", fen_error_code(fe), message);
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        /* perftree passes all moves in one argument; others pass one per argument. */
+        const char *p = argv[i];
+        while (*p) {
+            while (*p == ' ')
+                p++;
+            size_t len = strcspn(p, " ");
+            if (len == 0)
+                break;
+            move_t move;
+            if (notation_parse_move(&pos, p, len, &move, message, sizeof message) != LEGALITY_OK) {
+                fprintf(err, "chessd perft: move '%.*s': %s\n", (int)len, p, message);
+                return 2;
+            }
+            position_undo_t undo;
+            position_make(&pos, move, &undo);
+            p += len;
+        }
+    }
+    move_t moves[MOVE_LIST_MAX];
+    uint64_t counts[MOVE_LIST_MAX], total = 0;
+    int n = perft_divide(&pos, (int)depth, moves, counts);
+    for (int i = 0; i < n; i++) {
+        char uci[UCI_BUFFER_SIZE];
+        fprintf(out, "%s %llu\n", uci_format(&pos, moves[i], uci), (unsigned long long)counts[i]);
+        total += counts[i];
+    }
+    fprintf(out, "\n%llu\n", (unsigned long long)total);
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* FEN reading and writing. fen_parse() is strict: it accepts 6-field FEN and
+ * 4-field EPD-style FEN, KQkq, X-FEN and Shredder-FEN castling letters, and
+ * rejects anything that does not describe a reachable-looking position, with a
+ * stable error code and a sentence. It reads exactly `length` bytes and never
+ * past them. fen_format() writes the canonical FEN. */
+#ifndef CHESSD_RULES_FEN_H
+#define CHESSD_RULES_FEN_H
+
+#include <stddef.h>
+
+#include "position.h"
+
+#define FEN_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+enum { FEN_BUFFER_SIZE = 128, FEN_INPUT_MAX = 256, FEN_COUNTER_MAX = 9999 };
+
+typedef enum {
+    FEN_OK = 0,
+    FEN_ETOO_LONG,
+    FEN_EFIELD_COUNT,
+    FEN_ERANK_COUNT,
+    FEN_ERANK_WIDTH,
+    FEN_EPIECE_LETTER,
+    FEN_ESIDE_TO_MOVE,
+    FEN_ECASTLING_LETTERS,
+    FEN_ECASTLING_RIGHTS,
+    FEN_ECASTLING_NEEDS_CHESS960,
+    FEN_EEN_PASSANT_SQUARE,
+    FEN_EEN_PASSANT_RANK,
+    FEN_EEN_PASSANT_NO_PAWN,
+    FEN_EEN_PASSANT_BLOCKED,
+    FEN_EHALFMOVE_CLOCK,
+    FEN_EFULLMOVE_NUMBER,
+    FEN_EKING_COUNT,
+    FEN_EPAWN_ON_BACK_RANK,
+    FEN_ETOO_MANY_PIECES,
+    FEN_ETOO_MANY_PAWNS,
+    FEN_EOPPOSITE_CHECK,
+    FEN_ETOO_MANY_CHECKERS,
+    FEN_EIMPOSSIBLE_CHECK,
+    FEN_ERROR_COUNT
+} fen_error_t;
+
+/* Parses `length` bytes of text (no terminator needed) into *pos. With
+ * chess960 false, castling rights must be those of standard chess (king on the
+ * e-file, rooks in the corners). On failure *pos is unspecified, and a sentence
+ * naming the problem is written to message (always terminated, truncated to
+ * message_size). Thread-safe and allocation-free. */
+fen_error_t fen_parse(const char *text, size_t length, bool chess960, position_t *pos,
+                      char *message, size_t message_size);
+
+/* Stable snake_case name of an error, e.g. "en_passant_no_pawn". */
+const char *fen_error_code(fen_error_t error);
+
+/* Writes the canonical FEN of pos into buf (FEN_BUFFER_SIZE bytes suffice).
+ * Castling is KQkq in standard chess and X-FEN in Chess960; the en passant
+ * square appears only when an en passant capture is legal. Returns buf. */
+char *fen_format(const position_t *pos, char *buf, size_t buf_size);
+
+#endif

@@ -1,0 +1,2 @@
+/* Legality reasons (in progress). */
+#include "legality.h"

@@ -1,0 +1,206 @@
+/* Legal move generation. One generator, specialised at compile time for the
+ * side to move and for "list" versus "count" mode, so the white and black
+ * code and the counting and listing code are written once.
+ * The hot entry points are compiled twice (plain x86-64 and with popcnt/BMI2)
+ * and the loader picks the variant the CPU supports. */
+#include "movegen.h"
+
+#include <stddef.h>
+
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Appends the moves from `from` to every square of `targets`, or counts them. */
+static ALWAYS_INLINE int emit(move_t *out, int n, int from, bitboard_t targets)
+{
+    if (!out)
+        return n + bb_count(targets);
+    while (targets)
+        out[n++] = move_make(from, bb_pop_lsb(&targets), MOVE_NORMAL, PAWN);
+    return n;
+}
+
+/* Moves of pawns shifted by `delta` squares to reach `targets`. */
+static ALWAYS_INLINE int emit_pawns(move_t *out, int n, bitboard_t targets, int delta, bool promotion)
+{
+    if (!out)
+        return n + bb_count(targets) * (promotion ? 4 : 1);
+    while (targets) {
+        int to = bb_pop_lsb(&targets);
+        if (promotion) {
+            for (int t = QUEEN; t >= KNIGHT; t--)
+                out[n++] = move_make(to - delta, to, MOVE_PROMOTION, (piece_type_t)t);
+        } else {
+            out[n++] = move_make(to - delta, to, MOVE_NORMAL, PAWN);
+        }
+    }
+    return n;
+}
+
+static ALWAYS_INLINE bitboard_t shift(bitboard_t b, int delta)
+{
+    return delta > 0 ? b << delta : b >> -delta;
+}
+
+static ALWAYS_INLINE int gen_pawns(const position_t *pos, move_t *out, int n, color_t us,
+                                   bitboard_t pawns, bitboard_t target, bitboard_t empty, bitboard_t theirs)
+{
+    const int up = us == WHITE ? 8 : -8;
+    const int up_west = us == WHITE ? 7 : -9, up_east = us == WHITE ? 9 : -7;
+    const bitboard_t last_rank = us == WHITE ? BB_RANK_8 : BB_RANK_1;
+    const bitboard_t third_rank = us == WHITE ? bb_rank(2) : bb_rank(5);
+
+    bitboard_t single = shift(pawns, up) & empty;
+    bitboard_t twice = shift(single & third_rank, up) & empty & target;
+    single &= target;
+    bitboard_t west = shift(pawns & ~BB_FILE_A, up_west) & theirs & target;
+    bitboard_t east = shift(pawns & ~BB_FILE_H, up_east) & theirs & target;
+
+    n = emit_pawns(out, n, single & ~last_rank, up, false);
+    n = emit_pawns(out, n, twice, 2 * up, false);
+    n = emit_pawns(out, n, west & ~last_rank, up_west, false);
+    n = emit_pawns(out, n, east & ~last_rank, up_east, false);
+    if ((single | west | east) & last_rank) {
+        n = emit_pawns(out, n, single & last_rank, up, true);
+        n = emit_pawns(out, n, west & last_rank, up_west, true);
+        n = emit_pawns(out, n, east & last_rank, up_east, true);
+    }
+    (void)pos;
+    return n;
+}
+
+static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n, color_t us, int king)
+{
+    bitboard_t occupied = position_occupied(pos);
+    for (int side = 0; side < CASTLE_SIDE_COUNT; side++) {
+        int rook = pos->castle_rook[us * 2 + side];
+        if (rook == SQ_NONE)
+            continue;
+        int king_to = square_make(side == CASTLE_KING_SIDE ? 6 : 2, square_rank(king));
+        int rook_to = square_make(side == CASTLE_KING_SIDE ? 5 : 3, square_rank(king));
+        bitboard_t movers = bb_square(king) | bb_square(rook);
+        bitboard_t must_be_empty = (attacks_between(king, king_to) | bb_square(king_to)
+                                    | attacks_between(rook, rook_to) | bb_square(rook_to)) & ~movers;
+        if (occupied & must_be_empty)
+            continue;
+        bitboard_t path = attacks_between(king, king_to) | bb_square(king_to);
+        bitboard_t after = occupied ^ movers;
+        bool safe = true;
+        while (path && safe)
+            safe = !position_attacked_by(pos, bb_pop_lsb(&path), (color_t)!us, after);
+        if (safe) {
+            if (out)
+                out[n] = move_make(king, rook, MOVE_CASTLING, PAWN);
+            n++;
+        }
+    }
+    return n;
+}
+
+static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us)
+{
+    const color_t them = (color_t)!us;
+    const bitboard_t *t = pos->by_type;
+    const bitboard_t ours = pos->by_color[us], theirs = pos->by_color[them];
+    const bitboard_t occupied = ours | theirs;
+    const int king = pos->king_square[us];
+    int n = 0;
+
+    bitboard_t checkers = position_attackers_to(pos, king, occupied) & theirs;
+
+    /* King moves: each target tested with the king off the board, so it cannot
+     * hide behind itself from a slider. */
+    bitboard_t king_targets = attacks_king(king) & ~ours;
+    bitboard_t without_king = occupied ^ bb_square(king);
+    while (king_targets) {
+        int to = bb_pop_lsb(&king_targets);
+        if (!position_attacked_by(pos, to, them, without_king)) {
+            if (out)
+                out[n] = move_make(king, to, MOVE_NORMAL, PAWN);
+            n++;
+        }
+    }
+    if (bb_more_than_one(checkers))
+        return n;
+
+    bitboard_t target = ~ours;
+    if (checkers)
+        target &= attacks_between(king, bb_lsb(checkers)) | checkers;
+    else
+        n = gen_castling(pos, out, n, us, king);
+
+    /* Pins: an enemy slider that would see the king through exactly one of our pieces. */
+    bitboard_t pinned = 0;
+    bitboard_t snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
+                          | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
+    while (snipers) {
+        bitboard_t blockers = attacks_between(king, bb_pop_lsb(&snipers)) & occupied;
+        if (!bb_more_than_one(blockers))
+            pinned |= blockers & ours;
+    }
+
+    bitboard_t pawns = t[PAWN] & ours;
+    n = gen_pawns(pos, out, n, us, pawns & ~pinned, target, ~occupied, theirs);
+    /* A pinned pawn moves only along its pin line. */
+    bitboard_t pinned_pawns = pawns & pinned;
+    while (pinned_pawns) {
+        int from = bb_pop_lsb(&pinned_pawns);
+        n = gen_pawns(pos, out, n, us, bb_square(from), target & attacks_line(king, from), ~occupied, theirs);
+    }
+
+    if (pos->en_passant != SQ_NONE) {
+        bitboard_t capturers = attacks_pawn(them, pos->en_passant) & pawns;
+        while (capturers) {
+            int from = bb_pop_lsb(&capturers);
+            if (position_en_passant_legal(pos, from, pos->en_passant)) {
+                if (out)
+                    out[n] = move_make(from, pos->en_passant, MOVE_EN_PASSANT, PAWN);
+                n++;
+            }
+        }
+    }
+
+    bitboard_t knights = t[KNIGHT] & ours & ~pinned;
+    while (knights) {
+        int from = bb_pop_lsb(&knights);
+        n = emit(out, n, from, attacks_knight(from) & target);
+    }
+    bitboard_t diagonal = (t[BISHOP] | t[QUEEN]) & ours;
+    while (diagonal) {
+        int from = bb_pop_lsb(&diagonal);
+        bitboard_t moves = attacks_bishop(from, occupied) & target;
+        if (bb_has(pinned, from))
+            moves &= attacks_line(king, from);
+        n = emit(out, n, from, moves);
+    }
+    bitboard_t straight = (t[ROOK] | t[QUEEN]) & ours;
+    while (straight) {
+        int from = bb_pop_lsb(&straight);
+        bitboard_t moves = attacks_rook(from, occupied) & target;
+        if (bb_has(pinned, from))
+            moves &= attacks_line(king, from);
+        n = emit(out, n, from, moves);
+    }
+    return n;
+}
+
+RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
+{
+    list->count = pos->side_to_move == WHITE ? generate(pos, list->moves, WHITE) : generate(pos, list->moves, BLACK);
+    return list->count;
+}
+
+RULES_HOT int movegen_count(const position_t *pos)
+{
+    return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE) : generate(pos, NULL, BLACK);
+}
+
+bool movegen_is_legal(const position_t *pos, move_t move)
+{
+    move_list_t list;
+    movegen_legal(pos, &list);
+    for (int i = 0; i < list.count; i++)
+        if (list.moves[i] == move)
+            return true;
+    return false;
+}

@@ -1,0 +1,16 @@
+/* Fully legal move generation with check and pin masks: every move produced is
+ * legal, nothing is generated and then tested by making it. Results go into a
+ * caller-owned buffer; nothing here allocates or keeps state. */
+#ifndef CHESSD_RULES_MOVEGEN_H
+#define CHESSD_RULES_MOVEGEN_H
+
+#include "position.h"
+
+/* Fills list with every legal move of the side to move; returns the count. */
+int movegen_legal(const position_t *pos, move_list_t *list);
+/* Number of legal moves, without listing them (used by perft at the leaves). */
+int movegen_count(const position_t *pos);
+/* Whether move is among the legal moves of pos. */
+bool movegen_is_legal(const position_t *pos, move_t move);
+
+#endif

@@ -1,0 +1,82 @@
+/* The position: a fixed-size value with no pointers, cheap to copy onto a
+ * request's stack. Castling rights are held as the squares of the castling
+ * rooks (SQ_NONE when the right is gone), so Chess960 needs no special case.
+ * The en passant square is kept only when an en passant capture is legal, so
+ * it, the key and the canonical FEN agree with FIDE's notion of "same
+ * position". position_make() and position_unmake() are exact inverses. */
+#ifndef CHESSD_RULES_POSITION_H
+#define CHESSD_RULES_POSITION_H
+
+#include "attacks.h"
+
+typedef struct {
+    bitboard_t by_type[PIECE_TYPE_COUNT];
+    bitboard_t by_color[COLOR_COUNT];
+    uint64_t key;
+    piece_t board[SQ_COUNT];
+    square_t castle_rook[CASTLE_RIGHT_COUNT]; /* [colour * 2 + side] */
+    square_t king_square[COLOR_COUNT];
+    uint8_t side_to_move;                     /* color_t */
+    square_t en_passant;                      /* SQ_NONE unless a capture there is legal */
+    uint16_t halfmove_clock;
+    uint16_t fullmove_number;
+    uint8_t chess960;                         /* castling is written king-takes-rook */
+    uint8_t reserved[3];                      /* always zero; keeps the struct free of padding */
+} position_t;
+
+/* What position_unmake() needs to undo a move; owned by the caller. */
+typedef struct {
+    uint64_t key;
+    square_t castle_rook[CASTLE_RIGHT_COUNT];
+    piece_t captured;
+    square_t en_passant;
+    uint16_t halfmove_clock;
+} position_undo_t;
+
+/* Clears pos to an empty board (no kings: not a playable position). */
+void position_clear(position_t *pos);
+void position_put_piece(position_t *pos, piece_t piece, int sq);
+void position_remove_piece(position_t *pos, int sq);
+
+/* Recomputes pos->key from scratch. */
+uint64_t position_compute_key(const position_t *pos);
+
+/* Plays a legal move (the caller guarantees legality). */
+void position_make(position_t *pos, move_t move, position_undo_t *undo);
+/* Takes back the move just made with the same undo record. */
+void position_unmake(position_t *pos, move_t move, const position_undo_t *undo);
+
+/* Every piece of either colour attacking sq, with the given occupancy. */
+bitboard_t position_attackers_to(const position_t *pos, int sq, bitboard_t occupied);
+/* Whether pieces of colour `by` attack sq, with the given occupancy. */
+bool position_attacked_by(const position_t *pos, int sq, color_t by, bitboard_t occupied);
+/* Enemy pieces giving check to the side to move. */
+bitboard_t position_checkers(const position_t *pos);
+bool position_in_check(const position_t *pos);
+
+/* Whether the side to move's pawn on `from` may legally capture en passant on
+ * `ep_square` (the board must hold the pawn that just moved two squares). */
+bool position_en_passant_legal(const position_t *pos, int from, int ep_square);
+/* Whether any en passant capture onto ep_square is legal for the side to move. */
+bool position_any_en_passant_legal(const position_t *pos, int ep_square);
+
+/* The king's and the rook's destination when castling with `rook_square`. */
+int position_castle_king_to(const position_t *pos, int rook_square);
+int position_castle_rook_to(const position_t *pos, int rook_square);
+/* Index (colour * 2 + side) of the castling right held by the rook on sq, or -1. */
+int position_castle_index(const position_t *pos, int sq);
+
+/* Consistency check for asserts and tests: bitboards, board array, kings and
+ * key agree. Returns true when consistent. */
+bool position_ok(const position_t *pos);
+
+static inline bitboard_t position_occupied(const position_t *pos)
+{
+    return pos->by_color[WHITE] | pos->by_color[BLACK];
+}
+static inline bitboard_t position_pieces(const position_t *pos, color_t c, piece_type_t t)
+{
+    return pos->by_color[c] & pos->by_type[t];
+}
+
+#endif

@@ -1,0 +1,2 @@
+/* SAN (in progress). */
+#include "san.h"

@@ -1,0 +1,2 @@
+/* Status (in progress). */
+#include "status.h"

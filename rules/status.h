@@ -1,0 +1,51 @@
+/* Game status under the FIDE Laws: check, checkmate, stalemate, the draws
+ * that end a game by themselves (insufficient material, the 75-move rule,
+ * fivefold repetition) and the draws a player may claim (50-move rule,
+ * threefold repetition). Repetition is judged from the game's history of
+ * position keys, which the caller supplies. */
+#ifndef CHESSD_RULES_STATUS_H
+#define CHESSD_RULES_STATUS_H
+
+#include <stddef.h>
+
+#include "position.h"
+
+typedef enum { STATUS_ACTIVE = 0, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_DRAW, STATUS_STATE_COUNT } status_state_t;
+
+typedef enum {
+    STATUS_DRAW_NONE = 0,
+    STATUS_DRAW_INSUFFICIENT_MATERIAL,
+    STATUS_DRAW_SEVENTYFIVE_MOVES,
+    STATUS_DRAW_FIVEFOLD_REPETITION,
+    STATUS_DRAW_REASON_COUNT
+} status_draw_reason_t;
+
+/* Bits of status_t.claimable. */
+enum { STATUS_CLAIM_FIFTY_MOVES = 1, STATUS_CLAIM_THREEFOLD_REPETITION = 2 };
+
+typedef struct {
+    bool check;
+    status_state_t state;
+    status_draw_reason_t draw_reason; /* set when state is STATUS_DRAW */
+    unsigned claimable;               /* STATUS_CLAIM_* bits; 0 once the game is over */
+    int repetitions;                  /* occurrences of this position, this one included */
+    int legal_move_count;
+} status_t;
+
+/* Evaluates pos. history holds the keys of the game's earlier positions,
+ * oldest first, without pos itself (may be NULL when history_count is 0). */
+void status_evaluate(const position_t *pos, const uint64_t *history, size_t history_count, status_t *out);
+
+/* How many times pos has occurred: 1 + the earlier positions with its key
+ * since the last irreversible move (bounded by the halfmove clock). */
+int status_repetitions(const position_t *pos, const uint64_t *history, size_t history_count);
+
+/* Neither side can ever mate: K v K, K + minor v K, or only bishops besides
+ * the kings, all on squares of one colour. */
+bool status_insufficient_material(const position_t *pos);
+
+/* Stable names: "active", "checkmate", ...; "insufficient_material", ... */
+const char *status_state_name(status_state_t state);
+const char *status_draw_reason_name(status_draw_reason_t reason);
+
+#endif

@@ -1,0 +1,63 @@
+/* Basic chess types shared by every rules module: squares, colours, pieces,
+ * bitboards and the 16-bit move encoding. Pure values, no state.
+ * Squares run a1 = 0, b1 = 1, ... h8 = 63. A move is from | to << 6 | kind << 12
+ * | promotion << 14; castling is encoded as the king capturing its own rook, so
+ * standard chess and Chess960 share one representation. */
+#ifndef CHESSD_RULES_TYPES_H
+#define CHESSD_RULES_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint64_t bitboard_t;
+typedef uint8_t square_t;
+typedef uint16_t move_t;
+
+enum { SQ_COUNT = 64, SQ_NONE = 64 };
+enum { FILE_COUNT = 8, RANK_COUNT = 8 };
+
+typedef enum { WHITE = 0, BLACK = 1, COLOR_COUNT = 2 } color_t;
+
+/* Piece types; NO_PIECE_TYPE marks an empty square. */
+typedef enum {
+    PAWN = 0, KNIGHT, BISHOP, ROOK, QUEEN, KING, PIECE_TYPE_COUNT, NO_PIECE_TYPE = PIECE_TYPE_COUNT
+} piece_type_t;
+
+/* A coloured piece is color * 8 + type; NO_PIECE (0xff) marks an empty square. */
+typedef uint8_t piece_t;
+enum { NO_PIECE = 0xff };
+
+/* Move kinds, bits 12-13. */
+enum { MOVE_NORMAL = 0, MOVE_PROMOTION = 1, MOVE_EN_PASSANT = 2, MOVE_CASTLING = 3 };
+
+/* MOVE_NONE is never a legal move (a1 to a1). */
+enum { MOVE_NONE = 0, MOVE_LIST_MAX = 256 };
+
+/* Castling rights are indexed by colour * 2 + side. */
+typedef enum { CASTLE_KING_SIDE = 0, CASTLE_QUEEN_SIDE = 1, CASTLE_SIDE_COUNT = 2 } castle_side_t;
+enum { CASTLE_RIGHT_COUNT = 4 };
+
+static inline int square_file(int sq) { return sq & 7; }
+static inline int square_rank(int sq) { return sq >> 3; }
+static inline int square_make(int file, int rank) { return rank * 8 + file; }
+static inline piece_t piece_make(color_t c, piece_type_t t) { return (piece_t)(c * 8 + t); }
+static inline piece_type_t piece_type(piece_t p) { return (piece_type_t)(p & 7); }
+static inline color_t piece_color(piece_t p) { return (color_t)(p >> 3); }
+
+static inline move_t move_make(int from, int to, int kind, piece_type_t promotion)
+{
+    int promo_bits = kind == MOVE_PROMOTION ? (int)promotion - KNIGHT : 0;
+    return (move_t)(from | to << 6 | kind << 12 | promo_bits << 14);
+}
+static inline int move_from(move_t m) { return m & 63; }
+static inline int move_to(move_t m) { return (m >> 6) & 63; }
+static inline int move_kind(move_t m) { return (m >> 12) & 3; }
+static inline piece_type_t move_promotion(move_t m) { return (piece_type_t)(KNIGHT + (m >> 14)); }
+
+/* A caller-owned list of moves, filled by movegen_legal(). */
+typedef struct {
+    int count;
+    move_t moves[MOVE_LIST_MAX];
+} move_list_t;
+
+#endif

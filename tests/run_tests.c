@@ -1,0 +1,56 @@
+/* CUnit runner for every suite. Exits non-zero when any assertion fails or a
+ * suite cannot be set up, so `make test` and CI fail with it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "tests.h"
+
+const char *tests_perft_dir(void)
+{
+    const char *dir = getenv("CHESSD_PERFT_DIR");
+    return dir && *dir ? dir : "../shared/perft";
+}
+
+bool tests_parse_fen(const char *fen, position_t *pos)
+{
+    char message[256];
+    fen_error_t err = fen_parse(fen, strlen(fen), false, pos, message, sizeof message);
+    if (err == FEN_ECASTLING_NEEDS_CHESS960)
+        err = fen_parse(fen, strlen(fen), true, pos, message, sizeof message);
+    if (err != FEN_OK)
+        fprintf(stderr, "\nFEN rejected: %s: %s\n", fen, message);
+    CU_ASSERT_EQUAL_FATAL(err, FEN_OK);
+    return err == FEN_OK;
+}
+
+int main(int argc, char **argv)
+{
+    int (*const suites[])(void) = {
+        test_perft_register, test_position_register, test_fen_register, test_san_register,
+        test_legality_register, test_status_register, test_stockfish_register,
+    };
+    rules_init();
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+        if (suites[i]() != CUE_SUCCESS) {
+            fprintf(stderr, "suite registration failed: %s\n", CU_get_error_msg());
+            CU_cleanup_registry();
+            return 2;
+        }
+    }
+    CU_basic_set_mode(argc > 1 && !strcmp(argv[1], "-v") ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned failed_suites = CU_get_number_of_suites_failed();
+    unsigned ran = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    if (ran == 0) {
+        fprintf(stderr, "no test ran\n");
+        return 1;
+    }
+    return failures || failed_suites ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+/* Shared declarations for the CUnit test suites: each tests/test_*.c file
+ * registers its suite through one function listed here and in run_tests.c.
+ * Tests run from the repository root; the perft data lives in ../shared/perft
+ * (override with CHESSD_PERFT_DIR). */
+#ifndef CHESSD_TESTS_TESTS_H
+#define CHESSD_TESTS_TESTS_H
+
+#include <CUnit/CUnit.h>
+
+#include "../rules/rules.h"
+
+int test_perft_register(void);
+int test_position_register(void);
+int test_fen_register(void);
+int test_san_register(void);
+int test_legality_register(void);
+int test_status_register(void);
+int test_stockfish_register(void);
+
+/* Directory holding standard.epd, tricky.epd and chess960.epd. */
+const char *tests_perft_dir(void);
+
+/* Parses fen as standard chess, or as Chess960 when its castling needs it;
+ * CU-asserts success. Returns true when parsed. */
+bool tests_parse_fen(const char *fen, position_t *pos);
+
+#endif
