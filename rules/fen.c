@@ -264,7 +264,8 @@ static fen_error_t validate_material(const position_t *pos, char *message, size_
 }
 
 /* Whether checkers could all have come from the opponent's last move. */
-static fen_error_t validate_checks(const position_t *pos, int ep_square, char *message, size_t message_size)
+static fen_error_t validate_checks(const position_t *pos, int ep_square, bool allow_impossible, char *message,
+                                   size_t message_size)
 {
     color_t us = (color_t)pos->side_to_move, them = (color_t)!us;
     bitboard_t occupied = position_occupied(pos);
@@ -272,7 +273,7 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, char *m
         return FAIL(FEN_EOPPOSITE_CHECK, "%s is in check but it is %s's move", color_names[them], color_names[us]);
     bitboard_t checkers = position_checkers(pos);
     int count = bb_count(checkers);
-    if (count == 0)
+    if (count == 0 || allow_impossible)
         return FEN_OK;
     if (count > 2)
         return FAIL(FEN_ETOO_MANY_CHECKERS, "%s is in check by %d pieces; no move gives more than a double check",
@@ -303,9 +304,10 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, char *m
     return FEN_OK;
 }
 
-fen_error_t fen_parse(const char *text, size_t length, bool chess960, position_t *pos, char *message,
+fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_t *pos, char *message,
                       size_t message_size)
 {
+    bool chess960 = flags & FEN_CHESS960;
     span_t fields[6];
     fen_error_t err;
     if (message && message_size)
@@ -345,7 +347,7 @@ fen_error_t fen_parse(const char *text, size_t length, bool chess960, position_t
     pos->halfmove_clock = (uint16_t)halfmove;
     pos->fullmove_number = (uint16_t)fullmove;
 
-    if ((err = validate_checks(pos, ep_square, message, message_size)) != FEN_OK)
+    if ((err = validate_checks(pos, ep_square, flags & FEN_ALLOW_IMPOSSIBLE_CHECK, message, message_size)) != FEN_OK)
         return err;
     if (ep_square != SQ_NONE && position_any_en_passant_legal(pos, ep_square))
         pos->en_passant = (square_t)ep_square;

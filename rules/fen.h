@@ -40,12 +40,17 @@ typedef enum {
     FEN_ERROR_COUNT
 } fen_error_t;
 
-/* Parses `length` bytes of text (no terminator needed) into *pos. With
- * chess960 false, castling rights must be those of standard chess (king on the
- * e-file, rooks in the corners). On failure *pos is unspecified, and a sentence
+/* Flags for fen_parse(). FEN_CHESS960: castling rights may be Chess960's
+ * (otherwise king on the e-file, rooks in the corners). FEN_ALLOW_IMPOSSIBLE_CHECK:
+ * accept a side to move in check by three pieces or an impossible pair (perft
+ * test positions use these; a game must not). */
+enum { FEN_CHESS960 = 1, FEN_ALLOW_IMPOSSIBLE_CHECK = 2 };
+
+/* Parses `length` bytes of text (no terminator needed) into *pos, under the
+ * FEN_* flags. On failure *pos is unspecified, and a sentence
  * naming the problem is written to message (always terminated, truncated to
  * message_size). Thread-safe and allocation-free. */
-fen_error_t fen_parse(const char *text, size_t length, bool chess960, position_t *pos,
+fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_t *pos,
                       char *message, size_t message_size);
 
 /* Stable snake_case name of an error, e.g. "en_passant_no_pawn". */

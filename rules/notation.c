@@ -1,22 +1,22 @@
-/* Move text to legal move. */
+/* Move text to legal move: four or five characters of square-square(+piece)
+ * are UCI, anything else is read as SAN. */
 #include "notation.h"
 
 #include <stdio.h>
 
 #include "movegen.h"
+#include "san.h"
 #include "uci.h"
 
 legality_reason_t notation_parse_move(const position_t *pos, const char *text, size_t length, move_t *move,
                                       char *message, size_t message_size)
 {
     uci_text_t uci;
-    if (uci_read(text, length, &uci)) {
-        *move = uci_to_move(pos, &uci);
-        if (movegen_is_legal(pos, *move))
-            return LEGALITY_OK;
-        snprintf(message, message_size, "illegal");
-        return LEGALITY_CANNOT_MOVE_SO;
-    }
-    snprintf(message, message_size, "unparseable");
-    return LEGALITY_UNPARSEABLE;
+    if (!uci_read(text, length, &uci))
+        return san_parse(pos, text, length, move, message, message_size);
+    legality_reason_t r = legality_explain(pos, uci.from, uci.to, uci.promotion, message, message_size);
+    if (r != LEGALITY_OK)
+        return r;
+    *move = uci_to_move(pos, &uci);
+    return LEGALITY_OK;
 }

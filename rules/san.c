@@ -1,2 +1,286 @@
-/* SAN (in progress). */
+/* SAN writing and reading. Reading first takes the text apart (piece,
+ * disambiguation, target, promotion), then matches it against the legal
+ * moves; when nothing matches it asks legality_explain() why, for the
+ * piece(s) the text could mean. */
 #include "san.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "movegen.h"
+
+static const char piece_letters[PIECE_TYPE_COUNT] = { 'P', 'N', 'B', 'R', 'Q', 'K' };
+
+static int append_square(char *buf, int n, int sq)
+{
+    buf[n++] = (char)('a' + square_file(sq));
+    buf[n++] = (char)('1' + square_rank(sq));
+    return n;
+}
+
+/* Minimal disambiguation of a piece move among the other legal moves. */
+static int append_disambiguation(const position_t *pos, const move_list_t *legal, move_t move, char *buf, int n)
+{
+    int from = move_from(move), to = move_to(move);
+    piece_t piece = pos->board[from];
+    bool ambiguous = false, same_file = false, same_rank = false;
+    for (int i = 0; i < legal->count; i++) {
+        move_t other = legal->moves[i];
+        int other_from = move_from(other);
+        if (other == move || other_from == from || move_to(other) != to || move_kind(other) == MOVE_CASTLING
+            || pos->board[other_from] != piece)
+            continue;
+        ambiguous = true;
+        same_file |= square_file(other_from) == square_file(from);
+        same_rank |= square_rank(other_from) == square_rank(from);
+    }
+    if (!ambiguous)
+        return n;
+    if (!same_file)
+        buf[n++] = (char)('a' + square_file(from));
+    else if (!same_rank)
+        buf[n++] = (char)('1' + square_rank(from));
+    else
+        n = append_square(buf, n, from);
+    return n;
+}
+
+static char *format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
+{
+    int n = 0, from = move_from(move), to = move_to(move), kind = move_kind(move);
+    piece_type_t type = piece_type(pos->board[from]);
+    if (kind == MOVE_CASTLING) {
+        const char *text = square_file(to) > square_file(from) ? "O-O" : "O-O-O";
+        n = (int)strlen(text);
+        memcpy(buf, text, (size_t)n);
+    } else {
+        bool capture = pos->board[to] != NO_PIECE || kind == MOVE_EN_PASSANT;
+        if (type == PAWN) {
+            if (capture)
+                buf[n++] = (char)('a' + square_file(from));
+        } else {
+            buf[n++] = piece_letters[type];
+            n = append_disambiguation(pos, legal, move, buf, n);
+        }
+        if (capture)
+            buf[n++] = 'x';
+        n = append_square(buf, n, to);
+        if (kind == MOVE_PROMOTION) {
+            buf[n++] = '=';
+            buf[n++] = piece_letters[move_promotion(move)];
+        }
+    }
+    position_t after = *pos;
+    position_undo_t undo;
+    position_make(&after, move, &undo);
+    if (position_in_check(&after))
+        buf[n++] = movegen_count(&after) == 0 ? '#' : '+';
+    buf[n] = '\0';
+    return buf;
+}
+
+char *san_format(const position_t *pos, move_t move, char *buf)
+{
+    move_list_t legal;
+    movegen_legal(pos, &legal);
+    return format_with(pos, &legal, move, buf);
+}
+
+/* SAN taken apart; -1 marks a part the text leaves out. */
+typedef struct {
+    piece_type_t type;
+    int from_file, from_rank, to;
+    piece_type_t promotion; /* NO_PIECE_TYPE when not given */
+    int castle_side;        /* CASTLE_KING_SIDE, CASTLE_QUEEN_SIDE, or -1 */
+} san_text_t;
+
+static int letter_type(char c)
+{
+    for (int t = KNIGHT; t < PIECE_TYPE_COUNT; t++)
+        if (piece_letters[t] == c)
+            return t;
+    return -1;
+}
+
+static bool is_file(char c) { return c >= 'a' && c <= 'h'; }
+static bool is_rank(char c) { return c >= '1' && c <= '8'; }
+
+static bool read_san(const char *text, size_t length, san_text_t *out)
+{
+    out->type = PAWN;
+    out->from_file = out->from_rank = out->to = out->castle_side = -1;
+    out->promotion = NO_PIECE_TYPE;
+    while (length > 0 && strchr("+#!?", text[length - 1]) && text[length - 1] != '\0')
+        length--;
+    if (length == 0)
+        return false;
+    char castle[8];
+    if (length <= 5) {
+        for (size_t i = 0; i < length; i++)
+            castle[i] = text[i] == '0' ? 'O' : text[i];
+        castle[length] = '\0';
+        if (!strcmp(castle, "O-O") || !strcmp(castle, "O-O-O")) {
+            out->castle_side = length == 3 ? CASTLE_KING_SIDE : CASTLE_QUEEN_SIDE;
+            return true;
+        }
+    }
+    size_t i = 0;
+    if (letter_type(text[0]) >= 0) {
+        out->type = (piece_type_t)letter_type(text[0]);
+        i = 1;
+    }
+    /* Promotion at the end: "=Q", "Q" or "q" after a rank digit. */
+    if (out->type == PAWN && length >= 3) {
+        char c = text[length - 1];
+        int t = letter_type((char)(c & ~0x20));
+        if (t < 0 && (c == 'p' || c == 'P'))
+            t = PAWN;
+        if (t >= 0 && (text[length - 2] == '=' || is_rank(text[length - 2]))) {
+            out->promotion = (piece_type_t)t;
+            length -= text[length - 2] == '=' ? 2 : 1;
+        }
+    }
+    if (length < i + 2 || !is_file(text[length - 2]) || !is_rank(text[length - 1]))
+        return false;
+    out->to = square_make(text[length - 2] - 'a', text[length - 1] - '1');
+    length -= 2;
+    if (i < length && is_file(text[i]))
+        out->from_file = text[i++] - 'a';
+    if (i < length && is_rank(text[i]))
+        out->from_rank = text[i++] - '1';
+    if (i < length && (text[i] == 'x' || text[i] == ':' || text[i] == '-'))
+        i++;
+    return i == length;
+}
+
+static legality_reason_t find_castling(const position_t *pos, int side, move_t *move, char *message,
+                                       size_t message_size, const move_list_t *legal)
+{
+    color_t us = (color_t)pos->side_to_move;
+    for (int i = 0; i < legal->count; i++) {
+        move_t m = legal->moves[i];
+        if (move_kind(m) == MOVE_CASTLING
+            && (square_file(move_to(m)) > square_file(move_from(m))) == (side == CASTLE_KING_SIDE)) {
+            *move = m;
+            return LEGALITY_OK;
+        }
+    }
+    int king = pos->king_square[us];
+    int rook = pos->castle_rook[us * 2 + side];
+    if (rook == SQ_NONE) {
+        snprintf(message, message_size, "%s has no right to castle %s", us == WHITE ? "white" : "black",
+                 side == CASTLE_KING_SIDE ? "king side" : "queen side");
+        return LEGALITY_CASTLING_NO_RIGHT;
+    }
+    return legality_explain(pos, king, rook, NO_PIECE_TYPE, message, message_size);
+}
+
+/* Whether a legal move fits the SAN parts (promotion checked separately). */
+static bool matches(const position_t *pos, const san_text_t *san, move_t m)
+{
+    int from = move_from(m);
+    if (move_kind(m) == MOVE_CASTLING || move_to(m) != san->to || piece_type(pos->board[from]) != san->type)
+        return false;
+    if (san->from_file >= 0 && square_file(from) != san->from_file)
+        return false;
+    if (san->from_rank >= 0 && square_rank(from) != san->from_rank)
+        return false;
+    /* A pawn named without a file moves straight ahead. */
+    if (san->type == PAWN && san->from_file < 0 && square_file(from) != square_file(san->to))
+        return false;
+    return true;
+}
+
+/* Preference among explanations when several pieces could be meant: the one
+ * that got furthest (closest to legal) is the most useful to report. */
+static int explanation_rank(legality_reason_t r)
+{
+    switch (r) {
+    case LEGALITY_LEAVES_KING_IN_CHECK: return 5;
+    case LEGALITY_PROMOTION_MISSING:
+    case LEGALITY_PROMOTION_INVALID: return 4;
+    case LEGALITY_PATH_BLOCKED: return 3;
+    case LEGALITY_OWN_PIECE_ON_TARGET: return 2;
+    default: return 1;
+    }
+}
+
+static legality_reason_t explain_no_match(const position_t *pos, const san_text_t *san, char *message,
+                                          size_t message_size)
+{
+    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook", "queen", "king" };
+    color_t us = (color_t)pos->side_to_move;
+    bitboard_t candidates = position_pieces(pos, us, san->type);
+    if (san->from_file >= 0)
+        candidates &= bb_file(san->from_file);
+    else if (san->type == PAWN)
+        candidates &= bb_file(square_file(san->to));
+    if (san->from_rank >= 0)
+        candidates &= bb_rank(san->from_rank);
+    if (!candidates) {
+        snprintf(message, message_size, "%s has no %s that could move to %c%c", us == WHITE ? "white" : "black",
+                 names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
+        return LEGALITY_NO_PIECE;
+    }
+    legality_reason_t best = LEGALITY_OK;
+    int best_rank = 0;
+    char attempt[160];
+    while (candidates) {
+        int from = bb_pop_lsb(&candidates);
+        legality_reason_t r = legality_explain(pos, from, san->to, san->promotion, attempt, sizeof attempt);
+        if (r != LEGALITY_OK && explanation_rank(r) > best_rank) {
+            best = r;
+            best_rank = explanation_rank(r);
+            snprintf(message, message_size, "%s", attempt);
+        }
+    }
+    if (best == LEGALITY_CANNOT_MOVE_SO && bb_count(position_pieces(pos, us, san->type)) > 0)
+        snprintf(message, message_size, "no %s %s can move to %c%c", us == WHITE ? "white" : "black",
+                 names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
+    return best;
+}
+
+legality_reason_t san_parse(const position_t *pos, const char *text, size_t length, move_t *move,
+                            char *message, size_t message_size)
+{
+    san_text_t san;
+    if (message && message_size)
+        message[0] = '\0';
+    if (length == 0 || length > SAN_INPUT_MAX || memchr(text, '\0', length) || !read_san(text, length, &san)) {
+        snprintf(message, message_size, "'%.*s' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)",
+                 (int)(length > SAN_INPUT_MAX ? SAN_INPUT_MAX : length), text);
+        return LEGALITY_UNPARSEABLE;
+    }
+    move_list_t legal;
+    movegen_legal(pos, &legal);
+    if (san.castle_side >= 0)
+        return find_castling(pos, san.castle_side, move, message, message_size, &legal);
+
+    move_list_t found = { 0 };
+    for (int i = 0; i < legal.count; i++)
+        if (matches(pos, &san, legal.moves[i]))
+            found.moves[found.count++] = legal.moves[i];
+    if (found.count == 0)
+        return explain_no_match(pos, &san, message, message_size);
+
+    bool promotes = move_kind(found.moves[0]) == MOVE_PROMOTION;
+    if (promotes != (san.promotion != NO_PIECE_TYPE) || (promotes && (san.promotion == PAWN || san.promotion == KING)))
+        return legality_explain(pos, move_from(found.moves[0]), san.to, san.promotion, message, message_size);
+    int kept = 0;
+    for (int i = 0; i < found.count; i++)
+        if (!promotes || move_promotion(found.moves[i]) == san.promotion)
+            found.moves[kept++] = found.moves[i];
+    found.count = kept;
+    if (found.count == 1) {
+        *move = found.moves[0];
+        return LEGALITY_OK;
+    }
+    /* Several pieces fit: name them all. */
+    size_t n = (size_t)snprintf(message, message_size, "'%.*s' is ambiguous: it could be", (int)length, text);
+    for (int i = 0; i < found.count && n < message_size; i++) {
+        char san_text[SAN_BUFFER_SIZE];
+        n += (size_t)snprintf(message + n, message_size - n, "%s %s", i ? "," : "",
+                              format_with(pos, &legal, found.moves[i], san_text));
+    }
+    return LEGALITY_AMBIGUOUS;
+}

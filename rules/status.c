@@ -1,2 +1,74 @@
-/* Status (in progress). */
+/* Game status. Order of precedence: checkmate and stalemate first (a mate on
+ * the 150th halfmove is a mate), then the automatic draws, then the claims,
+ * which exist only while the game is still going. */
 #include "status.h"
+
+#include "movegen.h"
+
+static const char *const state_names[STATUS_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw" };
+static const char *const draw_names[STATUS_DRAW_REASON_COUNT] = { "none", "insufficient_material",
+                                                                  "seventyfive_moves", "fivefold_repetition" };
+
+const char *status_state_name(status_state_t state)
+{
+    return (unsigned)state < STATUS_STATE_COUNT ? state_names[state] : "unknown";
+}
+
+const char *status_draw_reason_name(status_draw_reason_t reason)
+{
+    return (unsigned)reason < STATUS_DRAW_REASON_COUNT ? draw_names[reason] : "unknown";
+}
+
+bool status_insufficient_material(const position_t *pos)
+{
+    const bitboard_t *t = pos->by_type;
+    if (t[PAWN] | t[ROOK] | t[QUEEN])
+        return false;
+    bitboard_t minors = t[KNIGHT] | t[BISHOP];
+    if (!bb_more_than_one(minors))
+        return true; /* K v K, or K + one minor v K */
+    if (t[KNIGHT])
+        return false;
+    /* Only bishops: mate needs bishops on both square colours. */
+    return !(t[BISHOP] & BB_DARK_SQUARES) || !(t[BISHOP] & ~BB_DARK_SQUARES);
+}
+
+int status_repetitions(const position_t *pos, const uint64_t *history, size_t history_count)
+{
+    size_t reach = pos->halfmove_clock < history_count ? pos->halfmove_clock : history_count;
+    int count = 1;
+    /* Only positions with the same side to move can match: every second ply back. */
+    for (size_t back = 2; back <= reach; back += 2)
+        if (history[history_count - back] == pos->key)
+            count++;
+    return count;
+}
+
+void status_evaluate(const position_t *pos, const uint64_t *history, size_t history_count, status_t *out)
+{
+    out->check = position_in_check(pos);
+    out->legal_move_count = movegen_count(pos);
+    out->repetitions = status_repetitions(pos, history, history_count);
+    out->state = STATUS_ACTIVE;
+    out->draw_reason = STATUS_DRAW_NONE;
+    out->claimable = 0;
+
+    if (out->legal_move_count == 0) {
+        out->state = out->check ? STATUS_CHECKMATE : STATUS_STALEMATE;
+        return;
+    }
+    if (status_insufficient_material(pos))
+        out->draw_reason = STATUS_DRAW_INSUFFICIENT_MATERIAL;
+    else if (out->repetitions >= 5)
+        out->draw_reason = STATUS_DRAW_FIVEFOLD_REPETITION;
+    else if (pos->halfmove_clock >= 150)
+        out->draw_reason = STATUS_DRAW_SEVENTYFIVE_MOVES;
+    if (out->draw_reason != STATUS_DRAW_NONE) {
+        out->state = STATUS_DRAW;
+        return;
+    }
+    if (pos->halfmove_clock >= 100)
+        out->claimable |= STATUS_CLAIM_FIFTY_MOVES;
+    if (out->repetitions >= 3)
+        out->claimable |= STATUS_CLAIM_THREEFOLD_REPETITION;
+}

@@ -17,13 +17,37 @@ const char *tests_perft_dir(void)
 bool tests_parse_fen(const char *fen, position_t *pos)
 {
     char message[256];
-    fen_error_t err = fen_parse(fen, strlen(fen), false, pos, message, sizeof message);
+    fen_error_t err = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK, pos, message, sizeof message);
     if (err == FEN_ECASTLING_NEEDS_CHESS960)
-        err = fen_parse(fen, strlen(fen), true, pos, message, sizeof message);
+        err = fen_parse(fen, strlen(fen), FEN_CHESS960 | FEN_ALLOW_IMPOSSIBLE_CHECK, pos, message, sizeof message);
     if (err != FEN_OK)
         fprintf(stderr, "\nFEN rejected: %s: %s\n", fen, message);
     CU_ASSERT_EQUAL_FATAL(err, FEN_OK);
     return err == FEN_OK;
+}
+
+bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count)
+{
+    const char *p = moves;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        move_t move;
+        char message[256];
+        legality_reason_t r = notation_parse_move(pos, p, len, &move, message, sizeof message);
+        if (r != LEGALITY_OK)
+            fprintf(stderr, "\nmove '%.*s' refused: %s\n", (int)len, p, message);
+        CU_ASSERT_EQUAL_FATAL(r, LEGALITY_OK);
+        if (history)
+            history[(*history_count)++] = pos->key;
+        position_undo_t undo;
+        position_make(pos, move, &undo);
+        p += len;
+    }
+    return true;
 }
 
 int main(int argc, char **argv)

@@ -20,8 +20,13 @@ int test_stockfish_register(void);
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
 
-/* Parses fen as standard chess, or as Chess960 when its castling needs it;
- * CU-asserts success. Returns true when parsed. */
+/* Parses fen as standard chess, or as Chess960 when its castling needs it,
+ * accepting impossible checks (perft positions have them); CU-asserts success. Returns true when parsed. */
 bool tests_parse_fen(const char *fen, position_t *pos);
+
+/* Plays space-separated moves (UCI or SAN) on pos, CU-asserting each is
+ * legal. When history is not NULL, the key of each position before a move is
+ * appended to history[*history_count]. Returns true when all were played. */
+bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count);
 
 #endif
