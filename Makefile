@@ -7,17 +7,19 @@ WARNINGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 BUILD ?= build
+API_LIBS = -lmicrohttpd -lcjson -lpthread
 
 RULES_SRC = $(wildcard rules/*.c)
 API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c))
+API_ASM = $(wildcard api/*.S)
 TEST_SRC = $(wildcard tests/*.c)
 
 RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
-API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o)
+API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server stockfish hyperfine
+	libssl-dev redis-server stockfish hyperfine nodejs
 
 .PHONY: all test bench deps run clean
 
@@ -27,14 +29,19 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The OpenAPI document is embedded in the binary (api/spec.S, .incbin).
+$(BUILD)/api/spec.o: api/spec.S openapi.yaml
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
 $(BUILD)/librules.a: $(RULES_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(API_LIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
-	$(CC) $(CFLAGS) -o $@ $^ -lcunit $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcunit $(LDLIBS) $(API_LIBS)
 
 test: $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
@@ -54,6 +61,10 @@ deps:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all packages installed"; fi
+	@# Debian's nodejs lacks npm; a NodeSource nodejs bundles it (and conflicts with Debian's npm).
+	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
+	npm ci --prefix tests/oracle --no-audit --no-fund
 
 clean:
 	rm -rf $(BUILD)

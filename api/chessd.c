@@ -6,10 +6,9 @@
 
 #include "../rules/rules.h"
 #include "cli.h"
-
-#ifndef CHESSD_VERSION
-#define CHESSD_VERSION "0.1.0"
-#endif
+#include "config.h"
+#include "server.h"
+#include "version.h"
 
 static void usage(FILE *out)
 {
@@ -17,10 +16,23 @@ static void usage(FILE *out)
             "usage: chessd <command> [arguments]\n"
             "\n"
             "commands:\n"
+            "  serve [options]               run the HTTP service (options below)\n"
             "  perft DEPTH [FEN [MOVES...]]  count leaf nodes; one '<uci> <count>' line per root\n"
             "                                move, a blank line, then the total (perftree format)\n"
             "  version                       print the version\n"
-            "  help                          print this help\n");
+            "  help                          print this help\n\n");
+    config_usage(out);
+}
+
+static int serve(int argc, char **argv)
+{
+    config_t cfg;
+    char err[256];
+    if (!config_load(&cfg, argc, argv, err, sizeof err)) {
+        fprintf(stderr, "chessd serve: %s\n", err);
+        return 2;
+    }
+    return server_run(&cfg);
 }
 
 int main(int argc, char **argv)
@@ -31,6 +43,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
+    if (!strcmp(command, "serve"))
+        return serve(argc - 2, argv + 2);
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(command, "version") || !strcmp(command, "--version")) {

@@ -45,7 +45,7 @@ static int append_disambiguation(const position_t *pos, const move_list_t *legal
     return n;
 }
 
-static char *format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
+char *san_format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
 {
     int n = 0, from = move_from(move), to = move_to(move), kind = move_kind(move);
     piece_type_t type = piece_type(pos->board[from]);
@@ -83,7 +83,7 @@ char *san_format(const position_t *pos, move_t move, char *buf)
 {
     move_list_t legal;
     movegen_legal(pos, &legal);
-    return format_with(pos, &legal, move, buf);
+    return san_format_with(pos, &legal, move, buf);
 }
 
 /* SAN taken apart; -1 marks a part the text leaves out. */
@@ -280,7 +280,7 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
     for (int i = 0; i < found.count && n < message_size; i++) {
         char san_text[SAN_BUFFER_SIZE];
         n += (size_t)snprintf(message + n, message_size - n, "%s %s", i ? "," : "",
-                              format_with(pos, &legal, found.moves[i], san_text));
+                              san_format_with(pos, &legal, found.moves[i], san_text));
     }
     return LEGALITY_AMBIGUOUS;
 }

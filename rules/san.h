@@ -16,6 +16,10 @@ enum { SAN_BUFFER_SIZE = 16, SAN_INPUT_MAX = 32 };
 /* Writes the SAN of move (legal in pos) into buf (SAN_BUFFER_SIZE bytes). Returns buf. */
 char *san_format(const position_t *pos, move_t move, char *buf);
 
+/* The same, given the legal moves of pos (saves regenerating them when
+ * formatting a whole list). */
+char *san_format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf);
+
 /* Finds the legal move that `length` bytes of SAN name in pos. On failure
  * returns the reason (LEGALITY_UNPARSEABLE when the text is not SAN) and
  * writes a sentence to message. */

@@ -1,0 +1,99 @@
+/* Body checks before and around cJSON. cJSON's own nesting limit is 1000;
+ * ours is CONFIG_MAX_JSON_DEPTH and is checked first by a scan that skips
+ * strings, so a deeply nested body costs one linear pass. */
+#include "body.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "problem.h"
+
+/* Deepest nesting of [ and { in text, ignoring string contents. */
+static int nesting_depth(const char *text, size_t length)
+{
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < length; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest)
+                deepest = depth;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
+static bool is_json_media_type(const char *type)
+{
+    size_t n = strcspn(type, ";");
+    while (n > 0 && (type[n - 1] == ' ' || type[n - 1] == '\t'))
+        n--;
+    return n == strlen("application/json") && !strncasecmp(type, "application/json", n);
+}
+
+cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res)
+{
+    char detail[160];
+    if (req->body_length == 0)
+        return cJSON_CreateObject();
+    const char *type = api_request_header(req, "Content-Type");
+    if (type && !is_json_media_type(type)) {
+        snprintf(detail, sizeof detail, "Content-Type is '%.60s'; send application/json", type);
+        api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE, detail, NULL, NULL);
+        return NULL;
+    }
+    if (nesting_depth(req->body, req->body_length) > CONFIG_MAX_JSON_DEPTH) {
+        snprintf(detail, sizeof detail, "JSON nested deeper than %d levels", CONFIG_MAX_JSON_DEPTH);
+        api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+        return NULL;
+    }
+    if (memchr(req->body, '\0', req->body_length)) {
+        api_problem(res, API_EINVALID_JSON, "the body contains a NUL byte", NULL, NULL);
+        return NULL;
+    }
+    /* The body is NUL-terminated past body_length; cJSON wants the terminator
+     * inside the length to accept the document as complete. */
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(req->body, req->body_length + 1, &end, 1);
+    if (!root) {
+        size_t offset = end && end >= req->body ? (size_t)(end - req->body) : 0;
+        snprintf(detail, sizeof detail, "the body is not valid JSON (near byte %zu)", offset);
+        api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+        return NULL;
+    }
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        api_problem(res, API_EINVALID_JSON, "the body must be a JSON object", NULL, NULL);
+        return NULL;
+    }
+    for (const cJSON *item = root->child; item; item = item->next) {
+        bool known = false;
+        for (const char *const *a = allowed; *a && !known; a++)
+            known = !strcmp(item->string, *a);
+        for (const cJSON *other = root->child; other != item && known; other = other->next)
+            if (!strcmp(other->string, item->string)) {
+                snprintf(detail, sizeof detail, "field '%.40s' appears twice", item->string);
+                cJSON_Delete(root);
+                api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+                return NULL;
+            }
+        if (!known) {
+            snprintf(detail, sizeof detail, "unknown field '%.40s'", item->string);
+            cJSON_Delete(root);
+            api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
+            return NULL;
+        }
+    }
+    return root;
+}

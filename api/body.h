@@ -1,0 +1,16 @@
+/* Request bodies: the media type check, a nesting-depth guard, and parsing
+ * into a cJSON object whose keys are checked against what the endpoint
+ * accepts. */
+#ifndef CHESSD_API_BODY_H
+#define CHESSD_API_BODY_H
+
+#include <cjson/cJSON.h>
+
+#include "http.h"
+
+/* Parses req's body as a JSON object whose keys are all in `allowed`
+ * (NULL-terminated). An empty body counts as {}. On failure res holds the
+ * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
+cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
+
+#endif

@@ -1,0 +1,128 @@
+/* Server settings from defaults, CHESSD_* variables and flags. One table
+ * describes every setting, so --help, the environment and the flags cannot
+ * drift apart. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE } kind_t;
+
+typedef struct {
+    const char *flag, *env, *help;
+    kind_t kind;
+    size_t offset, size;
+    unsigned long long min, max;
+} setting_t;
+
+#define FIELD(name) offsetof(config_t, name), sizeof(((config_t *)0)->name)
+
+static const setting_t settings[] = {
+    { "--bind", "CHESSD_BIND", "address to listen on (IPv4 or IPv6)", KIND_STRING, FIELD(bind), 0, 0 },
+    { "--port", "CHESSD_PORT", "TCP port (0: any free port)", KIND_UINT, FIELD(port), 0, 65535 },
+    { "--threads", "CHESSD_THREADS", "worker threads (default: number of cores)", KIND_UINT, FIELD(threads), 1, 1024 },
+    { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
+    { "--timeout", "CHESSD_TIMEOUT", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1, 3600 },
+    { "--max-connections", "CHESSD_MAX_CONNECTIONS", "most connections at once", KIND_UINT, FIELD(max_connections),
+      1, 60000 },
+    { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS", "most connections from one IP (0: no limit)", KIND_UINT,
+      FIELD(per_ip_connections), 0, 60000 },
+    { "--max-perft-depth", "CHESSD_MAX_PERFT_DEPTH", "deepest perft a client may ask for", KIND_UINT,
+      FIELD(max_perft_depth), 1, 8 },
+    { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
+      FIELD(shutdown_grace_seconds), 0, 600 },
+};
+enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
+
+static void defaults(config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    strcpy(cfg->bind, "0.0.0.0");
+    cfg->port = 8080;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->threads = cores > 0 ? (unsigned)cores : 1;
+    cfg->max_body = 64 * 1024;
+    cfg->timeout_seconds = 30;
+    cfg->max_connections = 1024;
+    cfg->per_ip_connections = 0;
+    cfg->max_perft_depth = 5;
+    cfg->shutdown_grace_seconds = 10;
+}
+
+static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,
+                  size_t err_size)
+{
+    char *field = (char *)cfg + s->offset;
+    if (s->kind == KIND_STRING) {
+        if (strlen(value) == 0 || strlen(value) >= s->size) {
+            snprintf(err, err_size, "%s: '%s' must be 1 to %zu characters", source, value, s->size - 1);
+            return false;
+        }
+        memcpy(field, value, strlen(value) + 1);
+        return true;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(value, &end, 10);
+    if (!*value || *end || errno || value[0] == '-' || v < s->min || v > s->max) {
+        snprintf(err, err_size, "%s: '%s' must be a number from %llu to %llu", source, value, s->min, s->max);
+        return false;
+    }
+    if (s->kind == KIND_SIZE)
+        *(size_t *)(void *)field = (size_t)v;
+    else
+        *(unsigned *)(void *)field = (unsigned)v;
+    return true;
+}
+
+bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_size)
+{
+    defaults(cfg);
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        const char *value = getenv(settings[i].env);
+        if (value && *value && !apply(cfg, &settings[i], value, settings[i].env, err, err_size))
+            return false;
+    }
+    for (int a = 0; a < argc; a++) {
+        const char *arg = argv[a];
+        const char *eq = strchr(arg, '=');
+        size_t name_length = eq ? (size_t)(eq - arg) : strlen(arg);
+        const setting_t *found = NULL;
+        for (int i = 0; i < SETTING_COUNT; i++)
+            if (strlen(settings[i].flag) == name_length && !strncmp(settings[i].flag, arg, name_length))
+                found = &settings[i];
+        if (!found) {
+            snprintf(err, err_size, "unknown option '%s' (see chessd --help)", arg);
+            return false;
+        }
+        const char *value = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+        if (!value) {
+            snprintf(err, err_size, "%s needs a value", found->flag);
+            return false;
+        }
+        if (!apply(cfg, found, value, found->flag, err, err_size))
+            return false;
+    }
+    return true;
+}
+
+void config_usage(FILE *out)
+{
+    config_t d;
+    defaults(&d);
+    fprintf(out, "serve options (flag, environment variable, default):\n");
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        const setting_t *s = &settings[i];
+        const char *field = (const char *)&d + s->offset;
+        char value[80];
+        if (s->kind == KIND_STRING)
+            snprintf(value, sizeof value, "%s", field);
+        else if (s->kind == KIND_SIZE)
+            snprintf(value, sizeof value, "%zu", *(const size_t *)(const void *)field);
+        else
+            snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
+        fprintf(out, "  %-22s %-26s %-8s %s\n", s->flag, s->env, value, s->help);
+    }
+}

@@ -1,0 +1,23 @@
+/* Every HTTP handler, grouped by the file that implements it. */
+#ifndef CHESSD_API_HANDLERS_H
+#define CHESSD_API_HANDLERS_H
+
+#include "http.h"
+
+typedef void (*api_handler_fn)(const api_request_t *req, api_response_t *res);
+
+/* meta_handlers.c */
+void handle_healthz(const api_request_t *req, api_response_t *res);
+void handle_readyz(const api_request_t *req, api_response_t *res);
+void handle_version(const api_request_t *req, api_response_t *res);
+void handle_openapi(const api_request_t *req, api_response_t *res);
+
+/* position_handlers.c */
+void handle_position(const api_request_t *req, api_response_t *res);
+void handle_position_moves(const api_request_t *req, api_response_t *res);
+void handle_perft(const api_request_t *req, api_response_t *res);
+
+/* Set by the server while it drains on SIGTERM: /readyz then answers 503. */
+void handlers_set_draining(bool draining);
+
+#endif

@@ -1,0 +1,41 @@
+/* The request and response as handlers see them, independent of the HTTP
+ * library: handlers read an api_request_t and fill an api_response_t. */
+#ifndef CHESSD_API_HTTP_H
+#define CHESSD_API_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct MHD_Connection;
+struct config;
+
+typedef struct {
+    const char *method;
+    const char *path;
+    const char *body; /* NUL-terminated; body_length excludes the NUL */
+    size_t body_length;
+    const char *request_id;
+    const struct config *config;
+    struct MHD_Connection *connection; /* for api_request_query/header only */
+} api_request_t;
+
+typedef struct {
+    unsigned status;
+    const char *content_type; /* static string */
+    char *body;               /* malloc'd, owned by the response */
+    size_t body_length;
+    const char *allow;        /* static string for 405, else NULL */
+} api_response_t;
+
+/* A query parameter's value, or NULL. Valid for the request's lifetime. */
+const char *api_request_query(const api_request_t *req, const char *name);
+/* A request header's value, or NULL. */
+const char *api_request_header(const api_request_t *req, const char *name);
+/* Whether the client prefers text/plain over JSON (Accept header). */
+bool api_request_wants_text(const api_request_t *req);
+
+/* Sets a successful response; takes ownership of body (may be NULL on OOM,
+ * which becomes a 500). */
+void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length);
+
+#endif

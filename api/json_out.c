@@ -1,0 +1,188 @@
+/* Renders positions and moves. Castling's `to` is the king's destination
+ * square in both variants, while `uci` follows the variant's convention. */
+#include "json_out.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char piece_letters[] = "pnbrqk";
+static const char *const color_names[COLOR_COUNT] = { "white", "black" };
+
+static void square_name(int sq, char *buf)
+{
+    buf[0] = (char)('a' + square_file(sq));
+    buf[1] = (char)('1' + square_rank(sq));
+    buf[2] = '\0';
+}
+
+static void kv_letter(jsonw_t *w, const char *key, int type)
+{
+    jsonw_key(w, key);
+    if (type < 0 || type >= PIECE_TYPE_COUNT) {
+        jsonw_null(w);
+        return;
+    }
+    char letter[2] = { piece_letters[type], '\0' };
+    jsonw_string(w, letter);
+}
+
+void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move)
+{
+    char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE], from[3], to[3];
+    int kind = move_kind(move), from_sq = move_from(move), to_sq = move_to(move);
+    piece_t piece = pos->board[from_sq];
+    int captured = -1;
+    if (kind == MOVE_EN_PASSANT)
+        captured = PAWN;
+    else if (kind != MOVE_CASTLING && pos->board[to_sq] != NO_PIECE)
+        captured = piece_type(pos->board[to_sq]);
+    uci_format(pos, move, uci);
+    san_format_with(pos, legal, move, san);
+    square_name(from_sq, from);
+    square_name(kind == MOVE_CASTLING ? position_castle_king_to(pos, to_sq) : to_sq, to);
+    size_t san_length = strlen(san);
+    char suffix = san_length ? san[san_length - 1] : '\0';
+
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "uci", uci);
+    jsonw_kv_string(w, "san", san);
+    jsonw_kv_string(w, "from", from);
+    jsonw_kv_string(w, "to", to);
+    kv_letter(w, "piece", piece_type(piece));
+    jsonw_kv_string(w, "color", color_names[piece_color(piece)]);
+    kv_letter(w, "captured", captured);
+    kv_letter(w, "promotion", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
+    jsonw_key(w, "flags");
+    jsonw_array_begin(w);
+    if (captured >= 0)
+        jsonw_string(w, "capture");
+    if (kind == MOVE_EN_PASSANT)
+        jsonw_string(w, "en_passant");
+    if (kind == MOVE_CASTLING)
+        jsonw_string(w, "castle");
+    if (kind == MOVE_PROMOTION)
+        jsonw_string(w, "promotion");
+    if (piece_type(piece) == PAWN && (from_sq ^ to_sq) == 16)
+        jsonw_string(w, "double_push");
+    if (suffix == '+' || suffix == '#')
+        jsonw_string(w, "check");
+    if (suffix == '#')
+        jsonw_string(w, "checkmate");
+    jsonw_array_end(w);
+    jsonw_object_end(w);
+}
+
+const char *json_out_castling(const position_t *pos, char *buf)
+{
+    char fen[FEN_BUFFER_SIZE];
+    fen_format(pos, fen, sizeof fen);
+    /* The third field of the canonical FEN. */
+    const char *field = strchr(strchr(fen, ' ') + 1, ' ') + 1;
+    size_t n = strcspn(field, " ");
+    memcpy(buf, field, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+const char *json_out_result(const position_t *pos, const status_t *status)
+{
+    switch (status->state) {
+    case STATUS_CHECKMATE: return pos->side_to_move == WHITE ? "0-1" : "1-0";
+    case STATUS_STALEMATE:
+    case STATUS_DRAW: return "1/2-1/2";
+    default: return "*";
+    }
+}
+
+void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves)
+{
+    char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "fen", fen_format(pos, fen, sizeof fen));
+    jsonw_kv_string(w, "turn", color_names[pos->side_to_move]);
+    jsonw_kv_bool(w, "check", status->check);
+    jsonw_kv_string(w, "status", status_state_name(status->state));
+    jsonw_kv_string(w, "result", json_out_result(pos, status));
+    jsonw_key(w, "draw_reason");
+    if (status->state == STATUS_DRAW)
+        jsonw_string(w, status_draw_reason_name(status->draw_reason));
+    else
+        jsonw_null(w);
+    jsonw_key(w, "claimable_draws");
+    jsonw_array_begin(w);
+    if (status->claimable & STATUS_CLAIM_FIFTY_MOVES)
+        jsonw_string(w, "fifty_moves");
+    if (status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
+        jsonw_string(w, "threefold_repetition");
+    jsonw_array_end(w);
+    jsonw_kv_int(w, "halfmove_clock", pos->halfmove_clock);
+    jsonw_kv_int(w, "fullmove_number", pos->fullmove_number);
+    jsonw_kv_string(w, "castling_rights", json_out_castling(pos, castling));
+    jsonw_key(w, "en_passant");
+    if (pos->en_passant != SQ_NONE) {
+        square_name(pos->en_passant, ep);
+        jsonw_string(w, ep);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_kv_bool(w, "chess960", pos->chess960);
+    jsonw_kv_int(w, "repetitions", status->repetitions);
+    if (with_moves) {
+        move_list_t legal;
+        movegen_legal(pos, &legal);
+        jsonw_key(w, "legal_moves");
+        jsonw_array_begin(w);
+        for (int i = 0; i < legal.count; i++)
+            json_out_move(w, pos, &legal, legal.moves[i]);
+        jsonw_array_end(w);
+    }
+    jsonw_object_end(w);
+}
+
+char *text_out_position(const position_t *pos, const status_t *status, bool with_moves, size_t *length)
+{
+    enum { TEXT_MAX = 4096 };
+    char *out = malloc(TEXT_MAX);
+    if (!out)
+        return NULL;
+    size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(out + n, n < TEXT_MAX ? TEXT_MAX - n : 0, __VA_ARGS__)
+    for (int rank = 7; rank >= 0; rank--) {
+        ADD("%d ", rank + 1);
+        for (int file = 0; file < 8; file++) {
+            piece_t p = pos->board[square_make(file, rank)];
+            char c = p == NO_PIECE ? '.' : piece_letters[piece_type(p)];
+            if (p != NO_PIECE && piece_color(p) == WHITE)
+                c = (char)(c - 32);
+            ADD(" %c", c);
+        }
+        ADD("\n");
+    }
+    ADD("   a b c d e f g h\n\n");
+    char fen[FEN_BUFFER_SIZE];
+    ADD("FEN: %s\n", fen_format(pos, fen, sizeof fen));
+    ADD("%s to move%s\n", pos->side_to_move == WHITE ? "White" : "Black", status->check ? ", in check" : "");
+    ADD("Status: %s", status_state_name(status->state));
+    if (status->state == STATUS_DRAW)
+        ADD(" (%s)", status_draw_reason_name(status->draw_reason));
+    ADD(", result %s\n", json_out_result(pos, status));
+    if (status->claimable)
+        ADD("Draw may be claimed:%s%s\n", status->claimable & STATUS_CLAIM_FIFTY_MOVES ? " fifty_moves" : "",
+            status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION ? " threefold_repetition" : "");
+    if (with_moves) {
+        move_list_t legal;
+        movegen_legal(pos, &legal);
+        ADD("Legal moves (%d):", legal.count);
+        for (int i = 0; i < legal.count; i++) {
+            char san[SAN_BUFFER_SIZE];
+            ADD(" %s", san_format_with(pos, &legal, legal.moves[i], san));
+        }
+        ADD("\n");
+    }
+#undef ADD
+    if (n >= TEXT_MAX)
+        n = TEXT_MAX - 1;
+    *length = n;
+    return out;
+}

@@ -1,0 +1,25 @@
+/* JSON and text renderings of rules-core values for HTTP answers: the Move
+ * and Position objects of openapi.yaml, and the text/plain board diagram. */
+#ifndef CHESSD_API_JSON_OUT_H
+#define CHESSD_API_JSON_OUT_H
+
+#include "../rules/rules.h"
+#include "jsonw.h"
+
+/* A Move object for move (legal in pos; legal holds pos's legal moves). */
+void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move);
+
+/* A Position object; legal_moves listed when with_moves. */
+void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves);
+
+/* The castling field of pos's FEN ("KQkq", "-", X-FEN in Chess960) into buf (8 bytes). */
+const char *json_out_castling(const position_t *pos, char *buf);
+
+/* "1-0", "0-1", "1/2-1/2" or "*". */
+const char *json_out_result(const position_t *pos, const status_t *status);
+
+/* A board diagram with status and legal moves in SAN, for terminals. The
+ * text is malloc'd (caller frees); NULL when out of memory. */
+char *text_out_position(const position_t *pos, const status_t *status, bool with_moves, size_t *length);
+
+#endif

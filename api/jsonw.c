@@ -1,0 +1,182 @@
+/* Streaming JSON writer. Strings are escaped per RFC 8259; bytes >= 0x80 are
+ * copied as they are (inputs are validated UTF-8 or ASCII). */
+#include "jsonw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jsonw_init(jsonw_t *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+void jsonw_discard(jsonw_t *w)
+{
+    free(w->data);
+    w->data = NULL;
+    w->length = w->capacity = 0;
+}
+
+char *jsonw_finish(jsonw_t *w, size_t *length)
+{
+    if (w->failed || !w->data) {
+        jsonw_discard(w);
+        return NULL;
+    }
+    char *out = w->data;
+    if (length)
+        *length = w->length;
+    w->data = NULL;
+    w->length = w->capacity = 0;
+    return out;
+}
+
+static bool reserve(jsonw_t *w, size_t extra)
+{
+    if (w->failed)
+        return false;
+    if (w->length + extra + 1 <= w->capacity)
+        return true;
+    size_t capacity = w->capacity ? w->capacity : 1024;
+    while (capacity < w->length + extra + 1)
+        capacity *= 2;
+    char *data = realloc(w->data, capacity);
+    if (!data) {
+        w->failed = true;
+        return false;
+    }
+    w->data = data;
+    w->capacity = capacity;
+    return true;
+}
+
+static void put(jsonw_t *w, const char *s, size_t n)
+{
+    if (!reserve(w, n))
+        return;
+    memcpy(w->data + w->length, s, n);
+    w->length += n;
+    w->data[w->length] = '\0';
+}
+
+/* Comma before a value or key at the current level, unless right after a key. */
+static void separate(jsonw_t *w)
+{
+    if (w->need_comma[w->depth])
+        put(w, ",", 1);
+    w->need_comma[w->depth] = true;
+}
+
+static void open_level(jsonw_t *w, char c)
+{
+    separate(w);
+    put(w, &c, 1);
+    if (w->depth + 1 >= JSONW_MAX_DEPTH) {
+        w->failed = true;
+        return;
+    }
+    w->need_comma[++w->depth] = false;
+}
+
+static void close_level(jsonw_t *w, char c)
+{
+    if (w->depth > 0)
+        w->depth--;
+    put(w, &c, 1);
+}
+
+void jsonw_object_begin(jsonw_t *w) { open_level(w, '{'); }
+void jsonw_object_end(jsonw_t *w) { close_level(w, '}'); }
+void jsonw_array_begin(jsonw_t *w) { open_level(w, '['); }
+void jsonw_array_end(jsonw_t *w) { close_level(w, ']'); }
+
+static void put_escaped(jsonw_t *w, const char *s, size_t n)
+{
+    put(w, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(w, s + start, i - start);
+        char esc[8];
+        switch (c) {
+        case '"': put(w, "\\\"", 2); break;
+        case '\\': put(w, "\\\\", 2); break;
+        case '\n': put(w, "\\n", 2); break;
+        case '\r': put(w, "\\r", 2); break;
+        case '\t': put(w, "\\t", 2); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            put(w, esc, 6);
+        }
+        start = i + 1;
+    }
+    put(w, s + start, n - start);
+    put(w, "\"", 1);
+}
+
+void jsonw_key(jsonw_t *w, const char *key)
+{
+    separate(w);
+    put_escaped(w, key, strlen(key));
+    put(w, ":", 1);
+    w->need_comma[w->depth] = false; /* the value follows without a comma */
+}
+
+/* After a value at the current level, the next item needs a comma. */
+static void value_done(jsonw_t *w) { w->need_comma[w->depth] = true; }
+
+void jsonw_string_len(jsonw_t *w, const char *s, size_t length)
+{
+    separate(w);
+    put_escaped(w, s, length);
+    value_done(w);
+}
+
+void jsonw_string(jsonw_t *w, const char *s) { jsonw_string_len(w, s, strlen(s)); }
+
+void jsonw_int(jsonw_t *w, long long v)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", v);
+    separate(w);
+    put(w, buf, (size_t)n);
+    value_done(w);
+}
+
+void jsonw_uint(jsonw_t *w, uint64_t v)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    separate(w);
+    put(w, buf, (size_t)n);
+    value_done(w);
+}
+
+void jsonw_bool(jsonw_t *w, bool v)
+{
+    separate(w);
+    put(w, v ? "true" : "false", v ? 4 : 5);
+    value_done(w);
+}
+
+void jsonw_null(jsonw_t *w)
+{
+    separate(w);
+    put(w, "null", 4);
+    value_done(w);
+}
+
+void jsonw_raw(jsonw_t *w, const char *json)
+{
+    separate(w);
+    put(w, json, strlen(json));
+    value_done(w);
+}
+
+void jsonw_kv_string(jsonw_t *w, const char *key, const char *s) { jsonw_key(w, key); jsonw_string(w, s); }
+void jsonw_kv_int(jsonw_t *w, const char *key, long long v) { jsonw_key(w, key); jsonw_int(w, v); }
+void jsonw_kv_bool(jsonw_t *w, const char *key, bool v) { jsonw_key(w, key); jsonw_bool(w, v); }
+void jsonw_kv_null(jsonw_t *w, const char *key) { jsonw_key(w, key); jsonw_null(w); }

@@ -1,0 +1,50 @@
+/* A small streaming JSON writer into a growable buffer: responses are written
+ * directly, without building a tree. Commas are placed automatically. Out of
+ * memory is sticky: every later call is a no-op and jsonw_finish() returns
+ * NULL. The finished buffer is malloc'd and owned by the caller. */
+#ifndef CHESSD_API_JSONW_H
+#define CHESSD_API_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { JSONW_MAX_DEPTH = 32 };
+
+typedef struct {
+    char *data;
+    size_t length, capacity;
+    bool failed;
+    int depth;
+    bool need_comma[JSONW_MAX_DEPTH];
+} jsonw_t;
+
+void jsonw_init(jsonw_t *w);
+/* Frees the buffer of an unfinished writer (safe after jsonw_finish too). */
+void jsonw_discard(jsonw_t *w);
+/* Returns the NUL-terminated text (length in *length) and hands it to the
+ * caller, or NULL after an allocation failure. */
+char *jsonw_finish(jsonw_t *w, size_t *length);
+
+void jsonw_object_begin(jsonw_t *w);
+void jsonw_object_end(jsonw_t *w);
+void jsonw_array_begin(jsonw_t *w);
+void jsonw_array_end(jsonw_t *w);
+/* Writes a key inside an object; the next value call supplies its value. */
+void jsonw_key(jsonw_t *w, const char *key);
+void jsonw_string(jsonw_t *w, const char *s);
+void jsonw_string_len(jsonw_t *w, const char *s, size_t length);
+void jsonw_int(jsonw_t *w, long long v);
+void jsonw_uint(jsonw_t *w, uint64_t v);
+void jsonw_bool(jsonw_t *w, bool v);
+void jsonw_null(jsonw_t *w);
+/* Appends raw text as a value (must be valid JSON). */
+void jsonw_raw(jsonw_t *w, const char *json);
+
+/* key + value shorthands */
+void jsonw_kv_string(jsonw_t *w, const char *key, const char *s);
+void jsonw_kv_int(jsonw_t *w, const char *key, long long v);
+void jsonw_kv_bool(jsonw_t *w, const char *key, bool v);
+void jsonw_kv_null(jsonw_t *w, const char *key);
+
+#endif

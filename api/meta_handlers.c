@@ -1,0 +1,61 @@
+/* Service endpoints: liveness, readiness, version, and the OpenAPI document
+ * (embedded into the binary at build time from openapi.yaml). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers.h"
+#include "jsonw.h"
+#include "problem.h"
+#include "version.h"
+
+/* openapi.yaml, linked in by spec.S. */
+extern const char chessd_openapi_start[];
+extern const char chessd_openapi_end[];
+
+static atomic_bool draining;
+
+void handlers_set_draining(bool value) { atomic_store(&draining, value); }
+
+static void small_json(api_response_t *res, unsigned status, const char *text)
+{
+    size_t length = strlen(text);
+    char *body = malloc(length + 1);
+    if (body)
+        memcpy(body, text, length + 1);
+    api_response_set(res, status, "application/json", body, length);
+}
+
+void handle_healthz(const api_request_t *req, api_response_t *res)
+{
+    (void)req;
+    small_json(res, 200, "{\"status\":\"ok\"}");
+}
+
+void handle_readyz(const api_request_t *req, api_response_t *res)
+{
+    (void)req;
+    if (atomic_load(&draining)) {
+        api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
+        return;
+    }
+    small_json(res, 200, "{\"status\":\"ready\"}");
+}
+
+void handle_version(const api_request_t *req, api_response_t *res)
+{
+    (void)req;
+    small_json(res, 200, "{\"name\":\"chessd\",\"version\":\"" CHESSD_VERSION "\"}");
+}
+
+void handle_openapi(const api_request_t *req, api_response_t *res)
+{
+    (void)req;
+    size_t length = (size_t)(chessd_openapi_end - chessd_openapi_start);
+    char *body = malloc(length + 1);
+    if (body) {
+        memcpy(body, chessd_openapi_start, length);
+        body[length] = '\0';
+    }
+    api_response_set(res, 200, "application/yaml", body, length);
+}

@@ -1,0 +1,287 @@
+/* The stateless rules API: /v1/position (GET and POST), /v1/position/moves
+ * and /v1/perft. Each handler reads its input, runs the rules core on a
+ * stack-allocated position and writes JSON (or, on request, text). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/rules.h"
+#include "body.h"
+#include "config.h"
+#include "handlers.h"
+#include "json_out.h"
+#include "problem.h"
+
+/* What an illegal move problem carries besides the standard members. */
+typedef struct {
+    int index;
+    const char *move;
+    legality_reason_t reason;
+    const char *fen;
+} illegal_move_t;
+
+static void write_illegal_move(jsonw_t *w, const void *ctx)
+{
+    const illegal_move_t *m = ctx;
+    jsonw_kv_int(w, "move_index", m->index);
+    jsonw_kv_string(w, "move", m->move);
+    jsonw_kv_string(w, "reason", legality_reason_code(m->reason));
+    jsonw_kv_string(w, "fen", m->fen);
+}
+
+static void write_fen_error(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_string(w, "fen_error", fen_error_code(*(const fen_error_t *)ctx));
+}
+
+/* Parses fen (NULL: the start position) into pos, or fills res with the problem. */
+static bool load_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
+{
+    char message[200];
+    if (!fen)
+        fen = FEN_START;
+    fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);
+    if (err == FEN_OK)
+        return true;
+    api_problem(res, API_EINVALID_FEN, message, write_fen_error, &err);
+    return false;
+}
+
+/* Reads a boolean query parameter; absent gives fallback. */
+static bool query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res)
+{
+    const char *v = api_request_query(req, name);
+    *out = fallback;
+    if (!v)
+        return true;
+    if (!strcmp(v, "true") || !strcmp(v, "1")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(v, "false") || !strcmp(v, "0")) {
+        *out = false;
+        return true;
+    }
+    char detail[96];
+    snprintf(detail, sizeof detail, "query parameter '%s' must be true or false", name);
+    api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
+    return false;
+}
+
+/* A FEN from the query string: '+' stands for a space (form encoding); FENs never contain '+'. */
+static const char *query_fen(const api_request_t *req, char *buf, size_t size)
+{
+    const char *fen = api_request_query(req, "fen");
+    if (!fen)
+        return NULL;
+    snprintf(buf, size, "%s", fen);
+    for (char *p = buf; *p; p++)
+        if (*p == '+')
+            *p = ' ';
+    return buf;
+}
+
+/* Reads optional "fen" (string) and "chess960" (bool) members of a body. */
+static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_response_t *res)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    *fen = NULL;
+    *chess960 = false;
+    if (f && !cJSON_IsNull(f)) {
+        if (!cJSON_IsString(f)) {
+            api_problem(res, API_EINVALID_FIELD, "'fen' must be a string", NULL, NULL);
+            return false;
+        }
+        *fen = f->valuestring;
+    }
+    if (c && !cJSON_IsNull(c)) {
+        if (!cJSON_IsBool(c)) {
+            api_problem(res, API_EINVALID_FIELD, "'chess960' must be true or false", NULL, NULL);
+            return false;
+        }
+        *chess960 = cJSON_IsTrue(c);
+    }
+    return true;
+}
+
+static void answer_position(const api_request_t *req, api_response_t *res, const position_t *pos,
+                            const status_t *status, bool with_moves)
+{
+    size_t length = 0;
+    if (api_request_wants_text(req)) {
+        char *text = text_out_position(pos, status, with_moves, &length);
+        api_response_set(res, 200, "text/plain; charset=utf-8", text, length);
+        return;
+    }
+    jsonw_t w;
+    jsonw_init(&w);
+    json_out_position(&w, pos, status, with_moves);
+    char *body = jsonw_finish(&w, &length);
+    api_response_set(res, 200, "application/json", body, length);
+}
+
+void handle_position(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "fen", "chess960", NULL };
+    char fen_buf[FEN_INPUT_MAX + 2];
+    const char *fen = NULL;
+    bool chess960 = false, with_moves;
+    cJSON *root = NULL;
+    position_t pos;
+    if (!query_bool(req, "legal_moves", true, &with_moves, res))
+        return;
+    if (!strcmp(req->method, "POST")) {
+        if (!(root = body_parse_object(req, allowed, res)))
+            return;
+        if (!body_fen(root, &fen, &chess960, res))
+            goto done;
+    } else {
+        fen = query_fen(req, fen_buf, sizeof fen_buf);
+        if (!query_bool(req, "chess960", false, &chess960, res))
+            goto done;
+    }
+    if (!load_fen(fen, chess960, &pos, res))
+        goto done;
+    status_t status;
+    status_evaluate(&pos, NULL, 0, &status);
+    answer_position(req, res, &pos, &status, with_moves);
+done:
+    cJSON_Delete(root);
+}
+
+void handle_position_moves(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "fen", "chess960", "moves", NULL };
+    const char *fen;
+    bool chess960, with_moves;
+    position_t pos;
+    uint64_t *history = NULL;
+    jsonw_t w;
+    jsonw_init(&w);
+    if (!query_bool(req, "legal_moves", true, &with_moves, res))
+        return;
+    cJSON *root = body_parse_object(req, allowed, res);
+    if (!root)
+        return;
+    if (!body_fen(root, &fen, &chess960, res))
+        goto done;
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
+    if (!cJSON_IsArray(moves)) {
+        api_problem(res, API_EINVALID_FIELD, "'moves' must be an array of strings", NULL, NULL);
+        goto done;
+    }
+    int count = cJSON_GetArraySize(moves);
+    if (count > CONFIG_MAX_MOVES) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "%d moves sent; at most %d per request", count, CONFIG_MAX_MOVES);
+        api_problem(res, API_ETOO_MANY_MOVES, detail, NULL, NULL);
+        goto done;
+    }
+    if (!load_fen(fen, chess960, &pos, res))
+        goto done;
+    history = malloc(sizeof *history * (size_t)(count + 1));
+    if (!history) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        goto done;
+    }
+    jsonw_object_begin(&w);
+    jsonw_key(&w, "moves");
+    jsonw_array_begin(&w);
+    int index = 0;
+    for (const cJSON *item = moves->child; item; item = item->next, index++) {
+        if (!cJSON_IsString(item)) {
+            char detail[96];
+            snprintf(detail, sizeof detail, "moves[%d] must be a string", index);
+            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+            goto done;
+        }
+        move_t move;
+        char message[256], fen_now[FEN_BUFFER_SIZE];
+        legality_reason_t reason = notation_parse_move(&pos, item->valuestring, strlen(item->valuestring), &move,
+                                                       message, sizeof message);
+        if (reason != LEGALITY_OK) {
+            illegal_move_t info = { index, item->valuestring, reason, fen_format(&pos, fen_now, sizeof fen_now) };
+            api_status_t status = reason == LEGALITY_UNPARSEABLE ? API_EINVALID_MOVE_TEXT
+                                  : reason == LEGALITY_AMBIGUOUS  ? API_EAMBIGUOUS_MOVE
+                                                                  : API_EILLEGAL_MOVE;
+            char detail[320];
+            snprintf(detail, sizeof detail, "move %d ('%.32s'): %s", index, item->valuestring, message);
+            api_problem(res, status, detail, write_illegal_move, &info);
+            goto done;
+        }
+        move_list_t legal;
+        movegen_legal(&pos, &legal);
+        json_out_move(&w, &pos, &legal, move);
+        history[index] = pos.key;
+        position_undo_t undo;
+        position_make(&pos, move, &undo);
+    }
+    jsonw_array_end(&w);
+    status_t status;
+    status_evaluate(&pos, history, (size_t)count, &status);
+    if (api_request_wants_text(req)) {
+        answer_position(req, res, &pos, &status, with_moves);
+        goto done;
+    }
+    jsonw_key(&w, "position");
+    json_out_position(&w, &pos, &status, with_moves);
+    jsonw_object_end(&w);
+    size_t length = 0;
+    char *body = jsonw_finish(&w, &length);
+    api_response_set(res, 200, "application/json", body, length);
+done:
+    jsonw_discard(&w);
+    free(history);
+    cJSON_Delete(root);
+}
+
+void handle_perft(const api_request_t *req, api_response_t *res)
+{
+    char fen_buf[FEN_INPUT_MAX + 2], detail[128];
+    bool chess960;
+    position_t pos;
+    if (!query_bool(req, "chess960", false, &chess960, res))
+        return;
+    const char *depth_text = api_request_query(req, "depth");
+    char *end = NULL;
+    long depth = depth_text ? strtol(depth_text, &end, 10) : 0;
+    if (!depth_text || !*depth_text || *end || depth < 1 || depth > 99) {
+        api_problem(res, API_EINVALID_PARAMETER, "query parameter 'depth' must be a whole number from 1", NULL,
+                    NULL);
+        return;
+    }
+    if (depth > (long)req->config->max_perft_depth) {
+        snprintf(detail, sizeof detail, "depth %ld is above this server's limit of %u", depth,
+                 req->config->max_perft_depth);
+        api_problem(res, API_EPERFT_DEPTH_TOO_LARGE, detail, NULL, NULL);
+        return;
+    }
+    if (!load_fen(query_fen(req, fen_buf, sizeof fen_buf), chess960, &pos, res))
+        return;
+    move_t moves[MOVE_LIST_MAX];
+    uint64_t counts[MOVE_LIST_MAX], total = 0;
+    int n = perft_divide(&pos, (int)depth, moves, counts);
+    char fen[FEN_BUFFER_SIZE];
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    jsonw_kv_string(&w, "fen", fen_format(&pos, fen, sizeof fen));
+    jsonw_kv_int(&w, "depth", depth);
+    for (int i = 0; i < n; i++)
+        total += counts[i];
+    jsonw_key(&w, "nodes");
+    jsonw_uint(&w, total);
+    jsonw_key(&w, "divide");
+    jsonw_object_begin(&w);
+    for (int i = 0; i < n; i++) {
+        char uci[UCI_BUFFER_SIZE];
+        jsonw_key(&w, uci_format(&pos, moves[i], uci));
+        jsonw_uint(&w, counts[i]);
+    }
+    jsonw_object_end(&w);
+    jsonw_object_end(&w);
+    size_t length = 0;
+    char *body = jsonw_finish(&w, &length);
+    api_response_set(res, 200, "application/json", body, length);
+}

@@ -1,0 +1,11 @@
+/* Routing: one table maps (path, method) to a handler. Unknown paths get
+ * 404, known paths with another method 405 with an Allow header. */
+#ifndef CHESSD_API_ROUTER_H
+#define CHESSD_API_ROUTER_H
+
+#include "http.h"
+
+/* Runs the handler for req and fills res. Never fails: errors become problems. */
+void router_dispatch(const api_request_t *req, api_response_t *res);
+
+#endif

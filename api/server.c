@@ -1,0 +1,349 @@
+/* libmicrohttpd glue. Per request: a state allocated on the first callback
+ * (request id, start time, body buffer), the body collected up to the cap
+ * (413 as soon as Content-Length says too much), the router run on the final
+ * callback, and the state freed and the log line written in the completion
+ * callback. Signals are taken synchronously with sigwait in the main thread. */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handlers.h"
+#include "http.h"
+#include "problem.h"
+#include "router.h"
+
+enum { REQUEST_ID_MAX = 64, LOG_PATH_MAX = 200 };
+
+typedef struct {
+    uint64_t started_us;
+    char request_id[REQUEST_ID_MAX + 1];
+    char method[16];
+    char path[LOG_PATH_MAX + 1];
+    unsigned status;
+    char *body;
+    size_t length, capacity;
+    bool too_large;
+} request_state_t;
+
+typedef struct {
+    const config_t *cfg;
+    atomic_int in_flight;
+} server_t;
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+const char *api_request_query(const api_request_t *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *api_request_header(const api_request_t *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
+}
+
+bool api_request_wants_text(const api_request_t *req)
+{
+    const char *accept = api_request_header(req, MHD_HTTP_HEADER_ACCEPT);
+    if (!accept)
+        return false;
+    const char *text = strstr(accept, "text/plain");
+    const char *json = strstr(accept, "application/json");
+    return text && (!json || text < json);
+}
+
+void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length)
+{
+    free(res->body);
+    res->status = body ? status : 500;
+    res->content_type = content_type;
+    res->body = body;
+    res->body_length = body ? length : 0;
+}
+
+/* A request id from the client is kept when short and plain; else one is made. */
+static void choose_request_id(struct MHD_Connection *connection, char *out)
+{
+    const char *given = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id");
+    if (given) {
+        size_t n = strlen(given);
+        bool plain = n > 0 && n <= REQUEST_ID_MAX;
+        for (size_t i = 0; plain && i < n; i++) {
+            char c = given[i];
+            plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                    || c == '_' || c == '.' || c == ':';
+        }
+        if (plain) {
+            memcpy(out, given, n + 1);
+            return;
+        }
+    }
+    unsigned char bytes[16];
+    if (getrandom(bytes, sizeof bytes, 0) != (ssize_t)sizeof bytes) {
+        uint64_t t = now_us();
+        memcpy(bytes, &t, sizeof t);
+        memcpy(bytes + 8, &out, sizeof(void *));
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[bytes[i] >> 4];
+        out[2 * i + 1] = hex[bytes[i] & 15];
+    }
+    out[32] = '\0';
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
+{
+    if (!res->body) {
+        api_response_t fallback = { 0 };
+        api_problem(&fallback, API_EINTERNAL, "out of memory", NULL, NULL);
+        *res = fallback;
+    }
+    struct MHD_Response *response = MHD_create_response_from_buffer(res->body_length, res->body,
+                                                                    MHD_RESPMEM_MUST_FREE);
+    if (!response) {
+        free(res->body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+    MHD_add_response_header(response, "X-Request-Id", st->request_id);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (res->allow)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
+    st->status = res->status;
+    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
+static enum MHD_Result send_problem(struct MHD_Connection *connection, request_state_t *st, api_status_t status,
+                                    const char *detail)
+{
+    api_response_t res = { 0 };
+    api_problem(&res, status, detail, NULL, NULL);
+    return send_response(connection, st, &res);
+}
+
+static bool append_body(request_state_t *st, const char *data, size_t size, size_t cap)
+{
+    if (st->length + size > cap)
+        return false;
+    if (st->length + size + 1 > st->capacity) {
+        size_t capacity = st->capacity ? st->capacity : 1024;
+        while (capacity < st->length + size + 1)
+            capacity *= 2;
+        char *body = realloc(st->body, capacity);
+        if (!body)
+            return false;
+        st->body = body;
+        st->capacity = capacity;
+    }
+    memcpy(st->body + st->length, data, size);
+    st->length += size;
+    st->body[st->length] = '\0';
+    return true;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    server_t *srv = cls;
+    request_state_t *st = *con_cls;
+    (void)version;
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        if (!st)
+            return MHD_NO;
+        *con_cls = st;
+        atomic_fetch_add(&srv->in_flight, 1);
+        st->started_us = now_us();
+        choose_request_id(connection, st->request_id);
+        snprintf(st->method, sizeof st->method, "%s", method);
+        snprintf(st->path, sizeof st->path, "%s", url);
+        const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+                                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(length, &end, 10);
+            if (errno || *end || n > srv->cfg->max_body) {
+                st->too_large = true;
+                return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
+            }
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!st->too_large && !append_body(st, upload_data, *upload_data_size, srv->cfg->max_body)) {
+            st->too_large = true;
+            free(st->body);
+            st->body = NULL;
+            st->length = st->capacity = 0;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (st->too_large)
+        return st->status ? MHD_YES : send_problem(connection, st, API_EPAYLOAD_TOO_LARGE,
+                                                   "the request body is over the limit");
+    api_request_t req = {
+        .method = method,
+        .path = url,
+        .body = st->body ? st->body : "",
+        .body_length = st->length,
+        .request_id = st->request_id,
+        .config = srv->cfg,
+        .connection = connection,
+    };
+    api_response_t res = { 0 };
+    router_dispatch(&req, &res);
+    return send_response(connection, st, &res);
+}
+
+/* One JSON line per request on stdout, written with a single write(2) so lines
+ * from different threads never interleave. */
+static void log_request(const request_state_t *st)
+{
+    char line[512];
+    char path[LOG_PATH_MAX * 2 + 1];
+    size_t p = 0;
+    for (const char *s = st->path; *s && p + 2 < sizeof path; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+            path[p++] = '?';
+        else
+            path[p++] = (char)c;
+    }
+    path[p] = '\0';
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    int n = snprintf(line, sizeof line,
+                     "{\"ts\":%lld.%03ld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%llu,"
+                     "\"request_id\":\"%s\"}\n",
+                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, st->method, path, st->status,
+                     (unsigned long long)(now_us() - st->started_us), st->request_id);
+    if (n > 0) {
+        ssize_t written = write(STDOUT_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)written;
+    }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    server_t *srv = cls;
+    request_state_t *st = *con_cls;
+    (void)connection;
+    (void)toe;
+    if (!st)
+        return;
+    log_request(st);
+    free(st->body);
+    free(st);
+    *con_cls = NULL;
+    atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+static void on_mhd_error(void *cls, const char *format, va_list ap)
+{
+    (void)cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, ap);
+    fprintf(stderr, "chessd: http: %s", message);
+}
+
+/* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
+static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, bool *ipv6)
+{
+    memset(addr, 0, sizeof *addr);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
+    if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)cfg->port);
+        *ipv6 = false;
+        return true;
+    }
+    if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)cfg->port);
+        *ipv6 = true;
+        return true;
+    }
+    return false;
+}
+
+int server_run(const config_t *cfg)
+{
+    struct sockaddr_storage addr;
+    bool ipv6;
+    if (!make_address(cfg, &addr, &ipv6)) {
+        fprintf(stderr, "chessd: --bind '%s' is not an IPv4 or IPv6 address\n", cfg->bind);
+        return 2;
+    }
+
+    /* Worker threads inherit this mask, so only sigwait below sees the signals. */
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    server_t srv = { .cfg = cfg };
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
+                     | MHD_USE_TURBO | (ipv6 ? MHD_USE_IPv6 : 0);
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, &srv,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_END);
+    if (!daemon) {
+        fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    fprintf(stderr, "chessd: listening on %s port %u with %u threads\n", cfg->bind,
+            info ? (unsigned)info->port : cfg->port, cfg->threads);
+
+    int received = 0;
+    while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
+        ;
+    fprintf(stderr, "chessd: signal %d: draining\n", received);
+    handlers_set_draining(true);
+    MHD_socket listener = MHD_quiesce_daemon(daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    uint64_t deadline = now_us() + (uint64_t)cfg->shutdown_grace_seconds * 1000000u;
+    while (atomic_load(&srv.in_flight) > 0 && now_us() < deadline) {
+        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    MHD_stop_daemon(daemon);
+    fprintf(stderr, "chessd: stopped\n");
+    return 0;
+}
