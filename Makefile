@@ -43,8 +43,11 @@ $(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcunit $(LDLIBS) $(API_LIBS)
 
+REDOCLY = tests/openapi/node_modules/.bin/redocly
+
 test: $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 
 bench: $(BUILD)/chessd
 	tests/bench/perft_bench.sh $(BUILD)/chessd
@@ -65,6 +68,7 @@ deps:
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
 	npm ci --prefix tests/oracle --no-audit --no-fund
+	npm ci --prefix tests/openapi --no-audit --no-fund
 
 clean:
 	rm -rf $(BUILD)
