@@ -25,12 +25,21 @@ DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhire
 
 all: $(BUILD)/chessd
 
-$(BUILD)/%.o: %.c
+# Every build first makes sure the packages are there (see deps), so `make run`
+# and `make test` work on a fresh machine; the stamp keeps it to once per
+# build directory and lock file change.
+DEPS_STAMP = $(BUILD)/.deps-installed
+$(DEPS_STAMP): Makefile $(wildcard tests/*/package-lock.json)
+	@mkdir -p $(BUILD)
+	$(MAKE) --no-print-directory deps
+	@touch $@
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The OpenAPI document is embedded in the binary (api/spec.S, .incbin).
-$(BUILD)/api/spec.o: api/spec.S openapi.yaml
+$(BUILD)/api/spec.o: api/spec.S openapi.yaml | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
@@ -45,7 +54,7 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
 
 REDOCLY = tests/openapi/node_modules/.bin/redocly
 
-test: $(BUILD)/run_tests $(BUILD)/chessd
+test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 
