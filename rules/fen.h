@@ -11,7 +11,7 @@
 #include "position.h"
 
 #define FEN_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-enum { FEN_BUFFER_SIZE = 128, FEN_INPUT_MAX = 256, FEN_COUNTER_MAX = 9999 };
+enum { FEN_BUFFER_SIZE = 128, FEN_INPUT_MAX = 256, FEN_COUNTER_MAX = POSITION_COUNTER_MAX };
 
 typedef enum {
     FEN_OK = 0,

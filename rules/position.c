@@ -185,10 +185,12 @@ void position_make(position_t *pos, move_t move, position_undo_t *undo)
     memcpy(undo->castle_rook, pos->castle_rook, sizeof undo->castle_rook);
     undo->en_passant = pos->en_passant;
     undo->halfmove_clock = pos->halfmove_clock;
+    undo->fullmove_number = pos->fullmove_number;
     undo->captured = NO_PIECE;
 
-    pos->halfmove_clock++;
-    if (us == BLACK)
+    if (pos->halfmove_clock < POSITION_COUNTER_MAX)
+        pos->halfmove_clock++;
+    if (us == BLACK && pos->fullmove_number < POSITION_COUNTER_MAX)
         pos->fullmove_number++;
     if (pos->en_passant != SQ_NONE) {
         pos->key ^= zobrist_en_passant_file[square_file(pos->en_passant)];
@@ -246,8 +248,6 @@ void position_unmake(position_t *pos, move_t move, const position_undo_t *undo)
     int from = move_from(move), to = move_to(move), kind = move_kind(move);
 
     pos->side_to_move = (uint8_t)us;
-    if (us == BLACK)
-        pos->fullmove_number--;
 
     if (kind == MOVE_CASTLING) {
         /* Castling rights were dropped on make, so the destinations come from
@@ -277,6 +277,7 @@ void position_unmake(position_t *pos, move_t move, const position_undo_t *undo)
     pos->key = undo->key;
     pos->en_passant = undo->en_passant;
     pos->halfmove_clock = undo->halfmove_clock;
+    pos->fullmove_number = undo->fullmove_number;
 }
 
 bool position_ok(const position_t *pos)

@@ -31,7 +31,12 @@ typedef struct {
     piece_t captured;
     square_t en_passant;
     uint16_t halfmove_clock;
+    uint16_t fullmove_number;
 } position_undo_t;
+
+/* The move counters stop at this value (a FEN may not name more), so every
+ * position reached by moves still has a FEN fen_parse() accepts. */
+enum { POSITION_COUNTER_MAX = 9999 };
 
 /* Clears pos to an empty board (no kings: not a playable position). */
 void position_clear(position_t *pos);
@@ -41,7 +46,8 @@ void position_remove_piece(position_t *pos, int sq);
 /* Recomputes pos->key from scratch. */
 uint64_t position_compute_key(const position_t *pos);
 
-/* Plays a legal move (the caller guarantees legality). */
+/* Plays a legal move (the caller guarantees legality). The counters stop at
+ * POSITION_COUNTER_MAX. */
 void position_make(position_t *pos, move_t move, position_undo_t *undo);
 /* Takes back the move just made with the same undo record. */
 void position_unmake(position_t *pos, move_t move, const position_undo_t *undo);
