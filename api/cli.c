@@ -25,9 +25,8 @@ int cli_perft(int argc, char **argv, FILE *out, FILE *err)
     position_t pos;
     char message[256];
     /* A test tool: positions with impossible checks are accepted, as perft suites use them. */
-    fen_error_t fe = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK, &pos, message, sizeof message);
-    if (fe == FEN_ECASTLING_NEEDS_CHESS960)
-        fe = fen_parse(fen, strlen(fen), FEN_CHESS960 | FEN_ALLOW_IMPOSSIBLE_CHECK, &pos, message, sizeof message);
+    fen_error_t fe = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960, &pos, message,
+                               sizeof message);
     if (fe != FEN_OK) {
         fprintf(err, "chessd perft: invalid FEN (%s): %s\n", fen_error_code(fe), message);
         return 2;

@@ -4,10 +4,10 @@
  * rejection has its own error code and sentence. */
 #include "fen.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "message.h"
 #include "movegen.h"
 
 typedef struct {
@@ -49,21 +49,7 @@ const char *fen_error_code(fen_error_t error)
     return (unsigned)error < FEN_ERROR_COUNT ? error_codes[error] : "unknown";
 }
 
-static fen_error_t fail(fen_error_t error, char *message, size_t message_size, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static fen_error_t fail(fen_error_t error, char *message, size_t message_size, const char *format, ...)
-{
-    if (message && message_size) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, message_size, format, args);
-        va_end(args);
-    }
-    return error;
-}
-
-#define FAIL(error, ...) fail(error, message, message_size, __VA_ARGS__)
+#define FAIL(error, ...) (fen_error_t)message_set(error, message, message_size, __VA_ARGS__)
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -329,7 +315,11 @@ fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_
     if ((err = validate_material(pos, message, message_size)) != FEN_OK)
         return err;
     pos->chess960 = chess960;
-    if ((err = parse_castling(fields[2], chess960, pos, message, message_size)) != FEN_OK)
+    err = parse_castling(fields[2], chess960, pos, message, message_size);
+    if (err == FEN_ECASTLING_NEEDS_CHESS960 && (flags & FEN_DETECT_CHESS960))
+        return fen_parse(text, length, (flags | FEN_CHESS960) & ~(unsigned)FEN_DETECT_CHESS960, pos, message,
+                         message_size);
+    if (err != FEN_OK)
         return err;
     int ep_square;
     if ((err = parse_en_passant(fields[3], pos, &ep_square, message, message_size)) != FEN_OK)

@@ -43,8 +43,9 @@ typedef enum {
 /* Flags for fen_parse(). FEN_CHESS960: castling rights may be Chess960's
  * (otherwise king on the e-file, rooks in the corners). FEN_ALLOW_IMPOSSIBLE_CHECK:
  * accept a side to move in check by three pieces or an impossible pair (perft
- * test positions use these; a game must not). */
-enum { FEN_CHESS960 = 1, FEN_ALLOW_IMPOSSIBLE_CHECK = 2 };
+ * test positions use these; a game must not). FEN_DETECT_CHESS960: read the
+ * position as Chess960 when, and only when, its castling rights need it. */
+enum { FEN_CHESS960 = 1, FEN_ALLOW_IMPOSSIBLE_CHECK = 2, FEN_DETECT_CHESS960 = 4 };
 
 /* Parses `length` bytes of text (no terminator needed) into *pos, under the
  * FEN_* flags. On failure *pos is unspecified, and a sentence

@@ -5,9 +5,9 @@
  * produces it. */
 #include "legality.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
+#include "message.h"
 #include "movegen.h"
 
 static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
@@ -37,21 +37,7 @@ const char *legality_reason_code(legality_reason_t reason)
     return (unsigned)reason < LEGALITY_REASON_COUNT ? reason_codes[reason] : "unknown";
 }
 
-static legality_reason_t say(legality_reason_t reason, char *message, size_t message_size, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static legality_reason_t say(legality_reason_t reason, char *message, size_t message_size, const char *format, ...)
-{
-    if (message && message_size) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, message_size, format, args);
-        va_end(args);
-    }
-    return reason;
-}
-
-#define SAY(reason, ...) say(reason, message, message_size, __VA_ARGS__)
+#define SAY(reason, ...) (legality_reason_t)message_set(reason, message, message_size, __VA_ARGS__)
 #define SQ(sq) 'a' + square_file(sq), '1' + square_rank(sq)
 
 static legality_reason_t explain_castling(const position_t *pos, int king, int rook, castle_side_t side,

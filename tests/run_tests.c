@@ -17,9 +17,8 @@ const char *tests_perft_dir(void)
 bool tests_parse_fen(const char *fen, position_t *pos)
 {
     char message[256];
-    fen_error_t err = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK, pos, message, sizeof message);
-    if (err == FEN_ECASTLING_NEEDS_CHESS960)
-        err = fen_parse(fen, strlen(fen), FEN_CHESS960 | FEN_ALLOW_IMPOSSIBLE_CHECK, pos, message, sizeof message);
+    fen_error_t err = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960, pos, message,
+                                sizeof message);
     if (err != FEN_OK)
         fprintf(stderr, "\nFEN rejected: %s: %s\n", fen, message);
     CU_ASSERT_EQUAL_FATAL(err, FEN_OK);
