@@ -1,7 +1,7 @@
-/* Reader for the perft EPD files shared by the perft, position and FEN
- * suites: `FEN ;D1 n ;D2 n ...` per line, '#' lines are comments. Also the
- * list of data lines that describe unreachable positions, each with the
- * reason no game reaches it. */
+/* Reader for the perft EPD files shared by the test suites: `FEN ;D1 n ;D2 n
+ * ...` per line, '#' lines are comments; a loader that parses a file's lines
+ * into positions. Also the list of data lines that describe unreachable
+ * positions, each with the reason no game reaches it. */
 #include "epd.h"
 
 #include <ctype.h>
@@ -82,6 +82,31 @@ bool epd_next(epd_reader_t *reader, epd_entry_t *entry)
         return true;
     }
     return false;
+}
+
+int epd_read_positions(const char *name, unsigned flags, position_t *out, int max, int *refused)
+{
+    epd_reader_t reader;
+    epd_entry_t entry;
+    if (refused)
+        *refused = 0;
+    if (!epd_open(&reader, name))
+        return -1;
+    int count = 0;
+    while (count < max && epd_next(&reader, &entry)) {
+        char message[256];
+        bool parsed = fen_parse(entry.fen, strlen(entry.fen), flags, &out[count], message, sizeof message) == FEN_OK;
+        if (!parsed)
+            fprintf(stderr, "\n%s:%d: left out %s (fen_parse: %s)\n", reader.path, entry.line_number, entry.fen,
+                    message);
+        if (refused)
+            *refused += !parsed;
+        else
+            CU_ASSERT(parsed);
+        count += parsed;
+    }
+    epd_close(&reader);
+    return count;
 }
 
 /* Each entry is the first four FEN fields of a tricky.epd line. The perft

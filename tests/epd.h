@@ -1,8 +1,8 @@
 /* Reading the perft EPD files of ../shared/perft for the test suites: one
- * entry per non-comment line, its FEN and its published node counts. Also
- * names the few data lines that describe unreachable positions, which
- * fen_parse() refuses unless given FEN_ALLOW_IMPOSSIBLE_CHECK. Test-only; the
- * reader owns its FILE. */
+ * entry per non-comment line, its FEN and its published node counts, or the
+ * parsed positions of a whole file. Also names the few data lines that
+ * describe unreachable positions, which fen_parse() refuses unless given
+ * FEN_ALLOW_IMPOSSIBLE_CHECK. Test-only; the reader owns its FILE. */
 #ifndef CHESSD_TESTS_EPD_H
 #define CHESSD_TESTS_EPD_H
 
@@ -31,6 +31,15 @@ bool epd_open(epd_reader_t *reader, const char *name);
  * *entry. A malformed line CU-fails and is skipped. False at end of file. */
 bool epd_next(epd_reader_t *reader, epd_entry_t *entry);
 void epd_close(epd_reader_t *reader);
+
+/* Reads the first max positions of tests_perft_dir()/name into out, in file
+ * order, each parsed by fen_parse() under the FEN_* flags. A line fen_parse()
+ * refuses is printed with the reason and left out. When refused is not NULL
+ * the refusals are counted there and are no CU failure (the caller asserts on
+ * the count); when it is NULL every line read is one CU assertion that it
+ * parsed. Returns how many positions were stored, -1 (CU-failed) when the
+ * file cannot be opened. */
+int epd_read_positions(const char *name, unsigned flags, position_t *out, int max, int *refused);
 
 /* Whether fen is one of the data lines that no game can reach (a check that
  * could not have been given by the last move); a strict fen_parse() must

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <CUnit/Basic.h>
 
@@ -47,6 +48,13 @@ bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *h
         p += len;
     }
     return true;
+}
+
+long tests_monotonic_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
 int main(int argc, char **argv)

@@ -619,9 +619,8 @@ static void test_strict_parse_refuses_only_the_unreachable_perft_positions(void)
         while (epd_next(&reader, &entry)) {
             position_t pos;
             char message[256];
-            fen_error_t err = fen_parse(entry.fen, strlen(entry.fen), 0, &pos, message, sizeof message);
-            if (err == FEN_ECASTLING_NEEDS_CHESS960)
-                err = fen_parse(entry.fen, strlen(entry.fen), FEN_CHESS960, &pos, message, sizeof message);
+            fen_error_t err = fen_parse(entry.fen, strlen(entry.fen), FEN_DETECT_CHESS960, &pos, message,
+                                        sizeof message);
             const char *why = NULL;
             fen_error_t expected = epd_known_unreachable(entry.fen, &why) ? FEN_EIMPOSSIBLE_CHECK : FEN_OK;
             if (err != expected)

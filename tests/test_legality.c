@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "epd.h"
 #include "tests.h"
 
 /* Parses text in fen (NULL: start) and returns the reason; copies the message out. */
@@ -215,23 +216,18 @@ static void check_explain_agrees_with_generator(const char *fen)
 
 static void test_explanations_agree_with_move_generation(void)
 {
-    const char *files[] = { "standard.epd", "tricky.epd" };
-    for (size_t f = 0; f < 2; f++) {
-        char path[512], line[1024];
-        snprintf(path, sizeof path, "%s/%s", tests_perft_dir(), files[f]);
-        FILE *in = fopen(path, "r");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    static const char *const files[] = { "standard.epd", "tricky.epd" };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        epd_reader_t reader;
+        epd_entry_t entry;
+        if (!epd_open(&reader, files[f]))
+            continue;
         int positions = 0;
-        while (fgets(line, sizeof line, in)) {
-            if (line[0] == '#' || line[0] == '\n')
-                continue;
-            char *semi = strchr(line, ';');
-            if (semi)
-                *semi = '\0';
-            check_explain_agrees_with_generator(line);
+        while (epd_next(&reader, &entry)) {
+            check_explain_agrees_with_generator(entry.fen);
             positions++;
         }
-        fclose(in);
+        epd_close(&reader);
         CU_ASSERT_TRUE(positions > 5);
     }
 }

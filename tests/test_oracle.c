@@ -12,16 +12,17 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "epd.h"
+#include "random_game.h"
 #include "tests.h"
 
 int test_oracle_register(void);
 
 enum {
     RANDOM_POSITION_TARGET = 2000, /* random-game positions judged by chess.js (>= 1000 required) */
-    RANDOM_GAME_PLY_MAX = 200,
+    GAME_PLY_MAX = 200,
     EPD_POSITION_MAX = 64,
     ORACLE_TIMEOUT_MS = 300000,    /* a hung node fails the test instead of hanging it */
     ORACLE_OUTPUT_MAX = 1 << 20,   /* output kept for the report; the rest is read and dropped */
@@ -78,182 +79,59 @@ static bool position_list_add_with_children(position_list_t *list, const positio
 
 /* ---- seeded random games ---- */
 
-/* xorshift64 (Marsaglia 13/7/17): a fixed seed gives the same games everywhere. */
-static uint64_t xorshift64_next(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *state = x;
-}
-
-static int random_below(uint64_t *state, int bound)
-{
-    return (int)(xorshift64_next(state) % (uint64_t)bound);
-}
-
-typedef enum {
-    PICK_MATE, PICK_PROMOTION, PICK_EN_PASSANT, PICK_DOUBLE_STEP_BESIDE_PAWN, PICK_DISAMBIGUATED,
-    PICK_CHECK, PICK_CASTLING, PICK_CAPTURE, PICK_PAWN, PICK_KIND_COUNT
-} pick_kind_t;
-
-static bool move_is_capture(const position_t *pos, move_t move)
-{
-    return move_kind(move) == MOVE_EN_PASSANT
-        || (move_kind(move) != MOVE_CASTLING && pos->board[move_to(move)] != NO_PIECE);
-}
-
-/* Whether another piece of the same kind can legally go where move goes, so
- * its SAN needs a disambiguation. */
-static bool move_needs_disambiguation(const position_t *pos, const move_list_t *list, move_t move)
-{
-    int from = move_from(move);
-    if (move_kind(move) == MOVE_CASTLING || piece_type(pos->board[from]) == PAWN)
-        return false;
-    for (int i = 0; i < list->count; i++) {
-        move_t other = list->moves[i];
-        if (move_from(other) != from && move_to(other) == move_to(move) && move_kind(other) != MOVE_CASTLING
-            && pos->board[move_from(other)] == pos->board[from])
-            return true;
-    }
-    return false;
-}
-
-/* A pawn's double step that lands beside an enemy pawn: en passant may follow. */
-static bool move_offers_en_passant(const position_t *pos, move_t move)
-{
-    int from = move_from(move), to = move_to(move);
-    if (piece_type(pos->board[from]) != PAWN || (from > to ? from - to : to - from) != 16)
-        return false;
-    piece_t enemy_pawn = piece_make((color_t)(pos->side_to_move ^ 1), PAWN);
-    return (square_file(to) > 0 && pos->board[to - 1] == enemy_pawn)
-        || (square_file(to) < FILE_COUNT - 1 && pos->board[to + 1] == enemy_pawn);
-}
-
-/* 0: no check, 1: check, 2: checkmate, once move is played. */
-static int move_check_level(const position_t *pos, move_t move)
-{
-    position_t after = *pos;
-    position_undo_t undo;
-    position_make(&after, move, &undo);
-    if (!position_in_check(&after))
-        return 0;
-    return movegen_count(&after) == 0 ? 2 : 1;
-}
-
-static bool move_is_kind(const position_t *pos, const move_list_t *list, move_t move, pick_kind_t kind)
-{
-    switch (kind) {
-    case PICK_MATE: return move_check_level(pos, move) == 2;
-    case PICK_PROMOTION: return move_kind(move) == MOVE_PROMOTION;
-    case PICK_EN_PASSANT: return move_kind(move) == MOVE_EN_PASSANT;
-    case PICK_DOUBLE_STEP_BESIDE_PAWN: return move_offers_en_passant(pos, move);
-    case PICK_DISAMBIGUATED: return move_needs_disambiguation(pos, list, move);
-    case PICK_CHECK: return move_check_level(pos, move) > 0;
-    case PICK_CASTLING: return move_kind(move) == MOVE_CASTLING;
-    case PICK_CAPTURE: return move_is_capture(pos, move);
-    case PICK_PAWN: return piece_type(pos->board[move_from(move)]) == PAWN;
-    default: return true;
-    }
-}
-
-static move_t pick_of_kind(const position_t *pos, const move_list_t *list, pick_kind_t kind, uint64_t *rng)
-{
-    move_t candidates[MOVE_LIST_MAX];
-    int count = 0;
-    for (int i = 0; i < list->count; i++)
-        if (move_is_kind(pos, list, list->moves[i], kind))
-            candidates[count++] = list->moves[i];
-    return count ? candidates[random_below(rng, count)] : MOVE_NONE;
-}
-
-/* A random legal move, biased towards what SAN and FEN must get right: mate
- * when offered, promotions (any piece, so extra queens, rooks and knights
- * make disambiguation likely), en passant and the double steps that allow
- * it, moves that need a disambiguation, checks, castling now and then (early
+/* Biased towards what SAN and FEN must get right: mate when offered,
+ * promotions (any piece, so extra queens, rooks and knights make
+ * disambiguation likely), en passant and the double steps that allow it,
+ * moves that need a disambiguation, checks, castling now and then (early
  * castling would use the rights up), then captures (endings: insufficient
  * material, stalemate) and pawn moves (promotions). */
-static move_t pick_biased_move(const position_t *pos, const move_list_t *list, uint64_t *rng)
-{
-    static const struct { pick_kind_t kind; int percent; } preferences[] = {
-        { PICK_MATE, 90 }, { PICK_PROMOTION, 70 }, { PICK_EN_PASSANT, 60 },
-        { PICK_DOUBLE_STEP_BESIDE_PAWN, 50 }, { PICK_DISAMBIGUATED, 40 }, { PICK_CHECK, 20 },
-        { PICK_CASTLING, 15 }, { PICK_CAPTURE, 35 }, { PICK_PAWN, 35 },
-    };
-    for (size_t i = 0; i < sizeof preferences / sizeof preferences[0]; i++) {
-        if (random_below(rng, 100) >= preferences[i].percent)
-            continue;
-        move_t move = pick_of_kind(pos, list, preferences[i].kind, rng);
-        if (move != MOVE_NONE)
-            return move;
-    }
-    return list->moves[random_below(rng, list->count)];
-}
+static const random_game_preference_t preferences[] = {
+    { RANDOM_GAME_PICK_MATE, 90 }, { RANDOM_GAME_PICK_PROMOTION, 70 }, { RANDOM_GAME_PICK_EN_PASSANT, 60 },
+    { RANDOM_GAME_PICK_DOUBLE_STEP_BESIDE_PAWN, 50 }, { RANDOM_GAME_PICK_DISAMBIGUATED, 40 },
+    { RANDOM_GAME_PICK_CHECK, 20 }, { RANDOM_GAME_PICK_CASTLING, 15 }, { RANDOM_GAME_PICK_CAPTURE, 35 },
+    { RANDOM_GAME_PICK_PAWN, 35 },
+};
+static const random_game_style_t random_game_style = {
+    preferences, sizeof preferences / sizeof preferences[0], GAME_PLY_MAX,
+};
 
-/* Length of the FEN at the start of an EPD line; 0 for comments and blanks. */
-static size_t epd_fen_length(const char *line)
-{
-    if (line[0] == '#')
-        return 0;
-    size_t length = strcspn(line, ";\r\n");
-    while (length > 0 && (line[length - 1] == ' ' || line[length - 1] == '\t'))
-        length--;
-    return length;
-}
+/* What collect_position() fills across the games. */
+typedef struct {
+    position_list_t *positions;
+    bool ok; /* false once a position could not be stored */
+} collection_t;
 
-/* Reads the positions of a perft EPD file (standard chess); -1 when unreadable. */
-static int load_epd_positions(const char *name, position_t *out, int max)
+/* random_game_visit_t: stores pos until RANDOM_POSITION_TARGET. A dead
+ * position ends the game (FIDE 5.2.2); shuffling kings on would add nothing. */
+static bool collect_position(const position_t *pos, const move_list_t *legal, void *context)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", tests_perft_dir(), name);
-    FILE *file = fopen(path, "r");
-    if (!file) {
-        fprintf(stderr, "\ncannot open %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    int count = 0;
-    char line[1024];
-    while (count < max && fgets(line, sizeof line, file)) {
-        size_t length = epd_fen_length(line);
-        if (length == 0)
-            continue;
-        line[length] = '\0';
-        count += tests_parse_fen(line, &out[count]);
-    }
-    fclose(file);
-    return count;
+    (void)legal;
+    collection_t *collection = context;
+    collection->ok = position_list_add(collection->positions, pos);
+    return collection->ok && collection->positions->count < RANDOM_POSITION_TARGET
+        && !status_insufficient_material(pos);
 }
 
 /* Every position of seeded random games until RANDOM_POSITION_TARGET: the
  * games start in turn from the initial position and from each position of
  * standard.epd, and end at mate, stalemate, insufficient material or
- * RANDOM_GAME_PLY_MAX plies. CU-asserts that the starts could be read. */
+ * GAME_PLY_MAX plies. CU-asserts that the starts could be read. */
 static bool collect_random_positions(position_list_t *out)
 {
     position_t starts[EPD_POSITION_MAX + 1];
     bool ok = tests_parse_fen(FEN_START, &starts[0]);
-    int epd_count = load_epd_positions("standard.epd", starts + 1, EPD_POSITION_MAX);
+    int epd_count = epd_read_positions("standard.epd", FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960, starts + 1,
+                                       EPD_POSITION_MAX, NULL);
     CU_ASSERT(epd_count > 0);
     if (!ok || epd_count <= 0)
         return false;
     int start_count = 1 + epd_count;
     uint64_t rng = random_games_seed;
-    for (int game = 0; ok && out->count < RANDOM_POSITION_TARGET; game++) {
-        position_t pos = starts[game % start_count];
-        for (int ply = 0; ok && out->count < RANDOM_POSITION_TARGET; ply++) {
-            move_list_t list;
-            movegen_legal(&pos, &list);
-            ok = position_list_add(out, &pos);
-            /* A dead position ends the game (FIDE 5.2.2); shuffling kings on would add nothing. */
-            if (list.count == 0 || ply == RANDOM_GAME_PLY_MAX || status_insufficient_material(&pos))
-                break;
-            position_undo_t undo;
-            position_make(&pos, pick_biased_move(&pos, &list, &rng), &undo);
-        }
-    }
-    CU_ASSERT(ok);
-    return ok;
+    collection_t collection = { .positions = out, .ok = true };
+    for (int game = 0; collection.ok && out->count < RANDOM_POSITION_TARGET; game++)
+        random_game_play(starts[game % start_count], &random_game_style, &rng, collect_position, &collection);
+    CU_ASSERT(collection.ok);
+    return collection.ok;
 }
 
 /* ---- hand-picked positions ---- */
@@ -431,13 +309,6 @@ typedef struct {
     char tail[ORACLE_TAIL_MAX + 1]; /* the last bytes of the output, however long it was */
 } oracle_run_t;
 
-static long monotonic_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 /* Node as named by $CHESSD_NODE, else `node` found on PATH. */
 static const char *node_program(void)
 {
@@ -467,7 +338,7 @@ static bool read_child_output(int fd, oracle_run_t *run, long deadline)
 {
     char chunk[65536];
     for (;;) {
-        long remaining = deadline - monotonic_ms();
+        long remaining = deadline - tests_monotonic_ms();
         if (remaining <= 0)
             return false;
         struct pollfd ready = { .fd = fd, .events = POLLIN };
@@ -544,7 +415,7 @@ static bool oracle_run(const char *input_path, oracle_run_t *run)
         fprintf(stderr, "\noracle: fork failed: %s\n", strerror(errno));
         return false;
     }
-    bool finished = read_child_output(pipe_fds[0], run, monotonic_ms() + ORACLE_TIMEOUT_MS);
+    bool finished = read_child_output(pipe_fds[0], run, tests_monotonic_ms() + ORACLE_TIMEOUT_MS);
     close(pipe_fds[0]);
     if (!finished)
         kill(pid, SIGKILL);
@@ -624,10 +495,10 @@ static void assert_chessjs_agrees(const char *what, const position_list_t *list,
     written &= fclose(file) == 0;
     CU_ASSERT(written);
 
-    long started = monotonic_ms();
+    long started = tests_monotonic_ms();
     oracle_run_t run;
     bool ran = oracle_run(path, &run);
-    long elapsed = monotonic_ms() - started;
+    long elapsed = tests_monotonic_ms() - started;
     CU_ASSERT(ran);
     CU_ASSERT_EQUAL(run.exit_status, 0);
     CU_ASSERT_EQUAL(run.positions, list->count);
@@ -757,8 +628,9 @@ static bool san_in_form(const position_t *pos, move_t move, const char *san, san
         if (move_kind(move) == MOVE_CASTLING || type == PAWN)
             return false;
         int from = move_from(move), to = move_to(move);
+        bool capture = random_game_move_is(pos, NULL, move, RANDOM_GAME_PICK_CAPTURE);
         snprintf(text, size, "%c%c%c%s%c%c%s", san[0], 'a' + square_file(from), '1' + square_rank(from),
-                 move_is_capture(pos, move) ? "x" : "", 'a' + square_file(to), '1' + square_rank(to), check_mark);
+                 capture ? "x" : "", 'a' + square_file(to), '1' + square_rank(to), check_mark);
         return true;
     }
     case FORM_PROMOTION_NO_EQUALS:

@@ -17,13 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "epd.h"
+#include "random_game.h"
 #include "tests.h"
 
 enum {
     ENGINE_REPLY_TIMEOUT_MS = 10000, /* per awaited reply line; a hung engine fails the test */
     ENGINE_QUIT_WAIT_MS = 1000,      /* grace period after `quit` before SIGKILL */
     ENGINE_LINE_MAX = 512,
-    RANDOM_GAME_PLY_MAX = 150,
+    GAME_PLY_MAX = 150,
     RANDOM_POSITION_TARGET = 10000,  /* keep playing games until this many positions */
     CHESS960_START_MAX = 1024,
     MISMATCH_REPORT_MAX = 20,        /* mismatches printed in full; the rest are counted */
@@ -64,13 +66,6 @@ typedef struct {
 
 /* ---- engine process ---- */
 
-static long monotonic_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -89,9 +84,9 @@ static void engine_stop(void)
     close_fd(&engine.to_engine);
     close_fd(&engine.from_engine);
     if (engine.pid > 0) {
-        long deadline = monotonic_ms() + ENGINE_QUIT_WAIT_MS;
+        long deadline = tests_monotonic_ms() + ENGINE_QUIT_WAIT_MS;
         pid_t reaped = 0;
-        while ((reaped = waitpid(engine.pid, NULL, WNOHANG)) == 0 && monotonic_ms() < deadline)
+        while ((reaped = waitpid(engine.pid, NULL, WNOHANG)) == 0 && tests_monotonic_ms() < deadline)
             nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
         if (reaped == 0) {
             kill(engine.pid, SIGKILL);
@@ -142,7 +137,7 @@ static bool engine_send(const char *format, ...)
  * timeout. False, with the engine stopped, on timeout, EOF or error. */
 static bool engine_read_line(char *line, size_t size)
 {
-    long deadline = monotonic_ms() + ENGINE_REPLY_TIMEOUT_MS;
+    long deadline = tests_monotonic_ms() + ENGINE_REPLY_TIMEOUT_MS;
     for (;;) {
         char *newline = memchr(engine.buffer, '\n', engine.buffered);
         if (newline) {
@@ -160,7 +155,7 @@ static bool engine_read_line(char *line, size_t size)
             engine_fail("reply line longer than %zu bytes", sizeof engine.buffer);
             return false;
         }
-        long remaining = deadline - monotonic_ms();
+        long remaining = deadline - tests_monotonic_ms();
         if (remaining <= 0) {
             engine_fail("no reply within %d ms (engine hung?)", ENGINE_REPLY_TIMEOUT_MS);
             return false;
@@ -380,159 +375,31 @@ static bool require_engine(void)
 
 /* ---- random games ---- */
 
-/* xorshift64 (Marsaglia 13/7/17): a fixed seed gives the same games everywhere. */
-static uint64_t xorshift64_next(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *state = x;
-}
+/* Take a promotion or en passant capture when offered most of the time, make
+ * a double step that allows en passant often, castle now and then (castling
+ * early would use the rights up), and otherwise lean towards captures
+ * (endings) and pawn moves (promotions). */
+static const random_game_preference_t preferences[] = {
+    { RANDOM_GAME_PICK_PROMOTION, 70 }, { RANDOM_GAME_PICK_EN_PASSANT, 60 },
+    { RANDOM_GAME_PICK_DOUBLE_STEP_BESIDE_PAWN, 60 }, { RANDOM_GAME_PICK_CASTLING, 10 },
+    { RANDOM_GAME_PICK_CAPTURE, 30 }, { RANDOM_GAME_PICK_PAWN, 40 },
+};
+static const random_game_style_t random_game_style = {
+    preferences, sizeof preferences / sizeof preferences[0], GAME_PLY_MAX,
+};
 
-static int random_below(uint64_t *state, int bound)
-{
-    return (int)(xorshift64_next(state) % (uint64_t)bound);
-}
+/* What compare_position() needs across a game. */
+typedef struct {
+    coverage_t *coverage;
+    bool engine_ok; /* false once the engine stopped answering */
+} game_check_t;
 
-typedef enum {
-    PICK_PROMOTION, PICK_EN_PASSANT, PICK_DOUBLE_STEP_BESIDE_PAWN, PICK_CASTLING, PICK_CAPTURE,
-    PICK_PAWN, PICK_KIND_COUNT
-} pick_kind_t;
-
-/* A pawn's double step that lands beside an enemy pawn: en passant may follow. */
-static bool move_offers_en_passant(const position_t *pos, move_t move)
+/* random_game_visit_t: compares one position; the game ends with the engine. */
+static bool compare_position(const position_t *pos, const move_list_t *legal, void *context)
 {
-    int from = move_from(move), to = move_to(move);
-    if (piece_type(pos->board[from]) != PAWN || (from > to ? from - to : to - from) != 16)
-        return false;
-    piece_t enemy_pawn = piece_make((color_t)(pos->side_to_move ^ 1), PAWN);
-    return (square_file(to) > 0 && pos->board[to - 1] == enemy_pawn)
-        || (square_file(to) < FILE_COUNT - 1 && pos->board[to + 1] == enemy_pawn);
-}
-
-static bool move_is_kind(const position_t *pos, move_t move, pick_kind_t kind)
-{
-    int from = move_from(move), to = move_to(move);
-    switch (kind) {
-    case PICK_PROMOTION: return move_kind(move) == MOVE_PROMOTION;
-    case PICK_EN_PASSANT: return move_kind(move) == MOVE_EN_PASSANT;
-    case PICK_DOUBLE_STEP_BESIDE_PAWN: return move_offers_en_passant(pos, move);
-    case PICK_CASTLING: return move_kind(move) == MOVE_CASTLING;
-    case PICK_CAPTURE:
-        return move_kind(move) == MOVE_EN_PASSANT
-            || (move_kind(move) != MOVE_CASTLING && pos->board[to] != NO_PIECE);
-    case PICK_PAWN: return piece_type(pos->board[from]) == PAWN;
-    default: return true;
-    }
-}
-
-/* A random move of the given kind, or MOVE_NONE when there is none. */
-static move_t pick_of_kind(const position_t *pos, const move_list_t *list, pick_kind_t kind,
-                           uint64_t *rng)
-{
-    move_t candidates[MOVE_LIST_MAX];
-    int count = 0;
-    for (int i = 0; i < list->count; i++) {
-        if (move_is_kind(pos, list->moves[i], kind))
-            candidates[count++] = list->moves[i];
-    }
-    return count ? candidates[random_below(rng, count)] : MOVE_NONE;
-}
-
-/* A random legal move, biased so that games reach the special moves: take a
- * promotion or en passant capture when offered most of the time, make a double
- * step that allows en passant often, castle now and then (castling early would
- * use the rights up), and otherwise lean towards captures (endings) and pawn
- * moves (promotions). */
-static move_t pick_biased_move(const position_t *pos, const move_list_t *list, uint64_t *rng)
-{
-    static const struct { pick_kind_t kind; int percent; } preferences[] = {
-        { PICK_PROMOTION, 70 }, { PICK_EN_PASSANT, 60 }, { PICK_DOUBLE_STEP_BESIDE_PAWN, 60 },
-        { PICK_CASTLING, 10 },  { PICK_CAPTURE, 30 },    { PICK_PAWN, 40 },
-    };
-    for (size_t i = 0; i < sizeof preferences / sizeof preferences[0]; i++) {
-        if (random_below(rng, 100) >= preferences[i].percent)
-            continue;
-        move_t move = pick_of_kind(pos, list, preferences[i].kind, rng);
-        if (move != MOVE_NONE)
-            return move;
-    }
-    return list->moves[random_below(rng, list->count)];
-}
-
-/* Plays one random game from start, comparing every position along it, until
- * no move is legal or RANDOM_GAME_PLY_MAX plies. False when the engine stopped. */
-static bool compare_random_game(position_t pos, uint64_t *rng, coverage_t *coverage)
-{
-    for (int ply = 0;; ply++) {
-        move_list_t list;
-        movegen_legal(&pos, &list);
-        if (!check_position(&pos, &list, coverage))
-            return false;
-        if (list.count == 0 || ply == RANDOM_GAME_PLY_MAX)
-            return true;
-        position_undo_t undo;
-        position_make(&pos, pick_biased_move(&pos, &list, rng), &undo);
-    }
-}
-
-/* Length of the FEN at the start of an EPD line: up to the first ';', without
- * trailing blanks. 0 for comments and blank lines. */
-static size_t epd_fen_length(const char *line)
-{
-    if (line[0] == '#')
-        return 0;
-    size_t length = strcspn(line, ";\r\n");
-    while (length > 0 && (line[length - 1] == ' ' || line[length - 1] == '\t'))
-        length--;
-    return length;
-}
-
-/* Parses fen as standard chess, or as Chess960 when its castling needs it or
- * chess960 is set, accepting the impossible checks perft suites contain.
- * Unlike tests_parse_fen() a rejection is not fatal: it is counted. */
-static bool parse_epd_fen(const char *fen, size_t length, bool chess960, position_t *pos,
-                          char *message, size_t message_size)
-{
-    unsigned flags = FEN_ALLOW_IMPOSSIBLE_CHECK | (chess960 ? FEN_CHESS960 : 0);
-    fen_error_t err = fen_parse(fen, length, flags, pos, message, message_size);
-    if (err == FEN_ECASTLING_NEEDS_CHESS960)
-        err = fen_parse(fen, length, flags | FEN_CHESS960, pos, message, message_size);
-    return err == FEN_OK;
-}
-
-/* Reads up to max positions from a perft EPD file (chess960: parse every line
- * as Chess960). Returns the count, or -1 when the file cannot be opened; lines
- * fen_parse() rejects are printed and counted in *rejected. */
-static int load_epd_positions(const char *name, bool chess960, position_t *out, int max,
-                              int *rejected)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", tests_perft_dir(), name);
-    FILE *file = fopen(path, "r");
-    if (!file) {
-        fprintf(stderr, "\ncannot open %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    int count = 0;
-    *rejected = 0;
-    char line[1024];
-    while (count < max && fgets(line, sizeof line, file)) {
-        size_t length = epd_fen_length(line);
-        if (length == 0)
-            continue;
-        char message[256];
-        if (parse_epd_fen(line, length, chess960, &out[count], message, sizeof message)) {
-            count++;
-            continue;
-        }
-        (*rejected)++;
-        fprintf(stderr, "\n  %s: left out %.*s (fen_parse: %s)\n", name, (int)length,
-                line, message);
-    }
-    fclose(file);
-    return count;
+    game_check_t *check = context;
+    check->engine_ok = check_position(pos, legal, check->coverage);
+    return check->engine_ok;
 }
 
 /* ---- tests ---- */
@@ -544,27 +411,27 @@ static void test_legal_moves_match_stockfish_on_random_games(void)
     position_t *chess960_starts = malloc(CHESS960_START_MAX * sizeof *chess960_starts);
     CU_ASSERT_PTR_NOT_NULL_FATAL(chess960_starts);
     int rejected;
-    int chess960_count = load_epd_positions("chess960.epd", true, chess960_starts,
-                                            CHESS960_START_MAX, &rejected);
+    int chess960_count = epd_read_positions("chess960.epd", FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_CHESS960,
+                                            chess960_starts, CHESS960_START_MAX, &rejected);
     CU_ASSERT(chess960_count > 0);
     CU_ASSERT_EQUAL(rejected, 0);
     position_t standard_start;
     bool standard_ok = tests_parse_fen(FEN_START, &standard_start);
 
-    long started = monotonic_ms();
+    long started = tests_monotonic_ms();
     uint64_t rng = random_games_seed;
     coverage_t coverage = { 0 };
-    bool engine_ok = standard_ok && chess960_count > 0;
+    game_check_t check = { .coverage = &coverage, .engine_ok = standard_ok && chess960_count > 0 };
     /* Alternate the standard start with a random Chess960 position. */
-    for (int game = 0; engine_ok && coverage.positions < RANDOM_POSITION_TARGET; game++) {
+    for (int game = 0; check.engine_ok && coverage.positions < RANDOM_POSITION_TARGET; game++) {
         position_t start = game % 2 == 0 ? standard_start
-                                         : chess960_starts[random_below(&rng, chess960_count)];
-        engine_ok = compare_random_game(start, &rng, &coverage);
+                                         : chess960_starts[random_game_below(&rng, chess960_count)];
+        random_game_play(start, &random_game_style, &rng, compare_position, &check);
     }
-    report_coverage("random games", &coverage, monotonic_ms() - started);
+    report_coverage("random games", &coverage, tests_monotonic_ms() - started);
     free(chess960_starts);
 
-    CU_ASSERT(engine_ok);
+    CU_ASSERT(check.engine_ok);
     CU_ASSERT(coverage.positions >= RANDOM_POSITION_TARGET);
     CU_ASSERT(coverage.chess960 > 0);
     CU_ASSERT(coverage.with_en_passant > 0);
@@ -580,13 +447,14 @@ static void test_legal_moves_match_stockfish_on_perft_positions(void)
     if (!require_engine())
         CU_FAIL_FATAL("stockfish must run for this suite (see the message above)");
     static const char *const files[] = { "tricky.epd", "standard.epd" };
-    long started = monotonic_ms();
+    long started = tests_monotonic_ms();
     coverage_t coverage = { 0 };
     bool engine_ok = true;
     for (size_t f = 0; f < sizeof files / sizeof files[0] && engine_ok; f++) {
         position_t positions[64];
         int rejected;
-        int count = load_epd_positions(files[f], false, positions, 64, &rejected);
+        int count = epd_read_positions(files[f], FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960, positions, 64,
+                                       &rejected);
         CU_ASSERT_EQUAL(rejected, 0);
         CU_ASSERT(count > 0);
         for (int i = 0; i < count && engine_ok; i++) {
@@ -603,7 +471,7 @@ static void test_legal_moves_match_stockfish_on_perft_positions(void)
             }
         }
     }
-    report_coverage("perft positions", &coverage, monotonic_ms() - started);
+    report_coverage("perft positions", &coverage, tests_monotonic_ms() - started);
     CU_ASSERT(engine_ok);
     CU_ASSERT(coverage.chess960 > 0);
     CU_ASSERT(coverage.with_en_passant > 0);

@@ -30,4 +30,7 @@ bool tests_parse_fen(const char *fen, position_t *pos);
  * appended to history[*history_count]. Returns true when all were played. */
 bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count);
 
+/* Milliseconds on the monotonic clock, for timeouts and timings. */
+long tests_monotonic_ms(void);
+
 #endif
