@@ -7,10 +7,10 @@ WARNINGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
 BUILD ?= build
-API_LIBS = -lmicrohttpd -lcjson -lpthread
+API_LIBS = -lmicrohttpd -lcjson -lhiredis -lcrypto -lpthread
 
 RULES_SRC = $(wildcard rules/*.c)
-API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c))
+API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c)) $(wildcard store/*.c)
 API_ASM = $(wildcard api/*.S)
 TEST_SRC = $(wildcard tests/*.c)
 
@@ -19,7 +19,12 @@ API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server stockfish hyperfine nodejs
+	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl
+# Only `make bench` needs these (nginx is the reference server).
+BENCH_PACKAGES = wrk nginx
+
+# Node packages of the test oracles, installed by `make deps` from their lock files.
+NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
 .PHONY: all test bench deps run clean
 
@@ -59,10 +64,13 @@ test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 
 bench: $(BUILD)/chessd
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=
 	tests/bench/perft_bench.sh $(BUILD)/chessd
+	tests/bench/http_bench.sh $(BUILD)/chessd
 
+# Starts a private redis-server too when CHESSD_REDIS_URL is not set.
 run: $(BUILD)/chessd
-	$(BUILD)/chessd serve
+	scripts/run-local.sh $(BUILD)/chessd
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -76,8 +84,7 @@ deps:
 	@# Debian's nodejs lacks npm; a NodeSource nodejs bundles it (and conflicts with Debian's npm).
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
-	npm ci --prefix tests/oracle --no-audit --no-fund
-	npm ci --prefix tests/openapi --no-audit --no-fund
+	@for d in $(NPM_DIRS); do npm ci --prefix $$d --no-audit --no-fund || exit 1; done
 
 clean:
 	rm -rf $(BUILD)

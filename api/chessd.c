@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "config.h"
 #include "server.h"
+#include "tokens.h"
 #include "version.h"
 
 static void usage(FILE *out)
@@ -32,6 +33,9 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chessd serve: %s\n", err);
         return 2;
     }
+    if (!tokens_init(getenv("CHESSD_TOKEN_SECRET")))
+        fprintf(stderr, "chessd: warning: CHESSD_TOKEN_SECRET is not set; using a random secret, so player "
+                        "tokens stop working when this process ends and differ between replicas\n");
     return server_run(&cfg);
 }
 

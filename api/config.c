@@ -33,6 +33,16 @@ static const setting_t settings[] = {
       FIELD(max_perft_depth), 1, 8 },
     { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
       FIELD(shutdown_grace_seconds), 0, 600 },
+    { "--redis", "CHESSD_REDIS_URL", "Redis for games: redis://[[user]:password@]host[:port][/db]", KIND_STRING,
+      FIELD(redis_url), 0, 0 },
+    { "--redis-connect-timeout-ms", "CHESSD_REDIS_CONNECT_TIMEOUT_MS", "Redis connect timeout", KIND_UINT,
+      FIELD(redis_connect_timeout_ms), 10, 60000 },
+    { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "Redis command timeout", KIND_UINT, FIELD(redis_timeout_ms), 10,
+      60000 },
+    { "--finished-ttl", "CHESSD_FINISHED_TTL", "seconds a finished game is kept (0: forever)", KIND_UINT,
+      FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
+    { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "seconds an Idempotency-Key answer is kept", KIND_UINT,
+      FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -49,6 +59,11 @@ static void defaults(config_t *cfg)
     cfg->per_ip_connections = 0;
     cfg->max_perft_depth = 5;
     cfg->shutdown_grace_seconds = 10;
+    strcpy(cfg->redis_url, "redis://127.0.0.1:6379/0");
+    cfg->redis_connect_timeout_ms = 1000;
+    cfg->redis_timeout_ms = 1000;
+    cfg->finished_game_ttl_seconds = 30u * 24 * 3600;
+    cfg->idempotency_ttl_seconds = 24 * 3600;
 }
 
 static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,
@@ -123,6 +138,8 @@ void config_usage(FILE *out)
             snprintf(value, sizeof value, "%zu", *(const size_t *)(const void *)field);
         else
             snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
-        fprintf(out, "  %-22s %-26s %-8s %s\n", s->flag, s->env, value, s->help);
+        fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
     }
+    fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only) is the HMAC key for player tokens; every replica\n"
+                 "needs the same one. Without it a random key is made and tokens die with the process.\n");
 }

@@ -19,6 +19,11 @@ typedef struct config {
     unsigned per_ip_connections; /* 0: unlimited */
     unsigned max_perft_depth;
     unsigned shutdown_grace_seconds;
+    char redis_url[256];
+    unsigned redis_connect_timeout_ms;
+    unsigned redis_timeout_ms;
+    unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */
+    unsigned idempotency_ttl_seconds;
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

@@ -17,6 +17,15 @@ void handle_position(const api_request_t *req, api_response_t *res);
 void handle_position_moves(const api_request_t *req, api_response_t *res);
 void handle_perft(const api_request_t *req, api_response_t *res);
 
+/* game_handlers.c */
+void handle_game_create(const api_request_t *req, api_response_t *res);
+void handle_game_get(const api_request_t *req, api_response_t *res);
+void handle_game_move(const api_request_t *req, api_response_t *res);
+void handle_game_undo(const api_request_t *req, api_response_t *res);
+void handle_game_resign(const api_request_t *req, api_response_t *res);
+void handle_game_draw(const api_request_t *req, api_response_t *res);
+void handle_game_pgn(const api_request_t *req, api_response_t *res);
+
 /* Set by the server while it drains on SIGTERM: /readyz then answers 503. */
 void handlers_set_draining(bool draining);
 

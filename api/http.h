@@ -8,6 +8,9 @@
 
 struct MHD_Connection;
 struct config;
+struct store;
+
+enum { API_PATH_PARAM_MAX = 64 };
 
 typedef struct {
     const char *method;
@@ -16,6 +19,8 @@ typedef struct {
     size_t body_length;
     const char *request_id;
     const struct config *config;
+    struct store *store;               /* the game store */
+    char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     struct MHD_Connection *connection; /* for api_request_query/header only */
 } api_request_t;
 
@@ -25,6 +30,10 @@ typedef struct {
     char *body;               /* malloc'd, owned by the response */
     size_t body_length;
     const char *allow;        /* static string for 405, else NULL */
+    char etag[32];            /* ETag header when not empty */
+    char location[96];        /* Location header when not empty */
+    unsigned retry_after;     /* Retry-After seconds when not 0 */
+    bool authenticate;        /* WWW-Authenticate: Bearer (401) */
 } api_response_t;
 
 /* A query parameter's value, or NULL. Valid for the request's lifetime. */

@@ -38,7 +38,7 @@ static bool reserve(jsonw_t *w, size_t extra)
         return false;
     if (w->length + extra + 1 <= w->capacity)
         return true;
-    size_t capacity = w->capacity ? w->capacity : 1024;
+    size_t capacity = w->capacity ? w->capacity : 4096;
     while (capacity < w->length + extra + 1)
         capacity *= 2;
     char *data = realloc(w->data, capacity);
@@ -91,13 +91,26 @@ void jsonw_object_end(jsonw_t *w) { close_level(w, '}'); }
 void jsonw_array_begin(jsonw_t *w) { open_level(w, '['); }
 void jsonw_array_end(jsonw_t *w) { close_level(w, ']'); }
 
+/* Bytes that must be escaped in a JSON string: controls, '"' and '\\'. */
+static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
 static void put_escaped(jsonw_t *w, const char *s, size_t n)
 {
-    put(w, "\"", 1);
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* Most strings need no escaping: one reservation and one copy. */
+    if (!reserve(w, n + 2))
+        return;
+    size_t i = 0;
+    while (i < n && !needs_escape((unsigned char)s[i]))
+        i++;
+    char *out = w->data + w->length;
+    out[0] = '"';
+    memcpy(out + 1, s, i);
+    w->length += i + 1;
+    w->data[w->length] = '\0';
+    size_t start = i;
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!needs_escape(c))
             continue;
         put(w, s + start, i - start);
         char esc[8];
@@ -120,7 +133,8 @@ static void put_escaped(jsonw_t *w, const char *s, size_t n)
 void jsonw_key(jsonw_t *w, const char *key)
 {
     separate(w);
-    put_escaped(w, key, strlen(key));
+    size_t n = strlen(key);
+    put_escaped(w, key, n);
     put(w, ":", 1);
     w->need_comma[w->depth] = false; /* the value follows without a comma */
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../store/store.h"
 #include "handlers.h"
 #include "jsonw.h"
 #include "problem.h"
@@ -34,9 +35,12 @@ void handle_healthz(const api_request_t *req, api_response_t *res)
 
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
-    (void)req;
     if (atomic_load(&draining)) {
         api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
+        return;
+    }
+    if (store_ping(req->store) != STORE_OK) {
+        api_problem(res, API_ESTORE_UNAVAILABLE, "the game store does not answer", NULL, NULL);
         return;
     }
     small_json(res, 200, "{\"status\":\"ready\"}");

@@ -12,28 +12,6 @@
 #include "json_out.h"
 #include "problem.h"
 
-/* What an illegal move problem carries besides the standard members. */
-typedef struct {
-    int index;
-    const char *move;
-    legality_reason_t reason;
-    const char *fen;
-} illegal_move_t;
-
-static void write_illegal_move(jsonw_t *w, const void *ctx)
-{
-    const illegal_move_t *m = ctx;
-    jsonw_kv_int(w, "move_index", m->index);
-    jsonw_kv_string(w, "move", m->move);
-    jsonw_kv_string(w, "reason", legality_reason_code(m->reason));
-    jsonw_kv_string(w, "fen", m->fen);
-}
-
-static void write_fen_error(jsonw_t *w, const void *ctx)
-{
-    jsonw_kv_string(w, "fen_error", fen_error_code(*(const fen_error_t *)ctx));
-}
-
 /* Parses fen (NULL: the start position) into pos, or fills res with the problem. */
 static bool load_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
 {
@@ -43,7 +21,7 @@ static bool load_fen(const char *fen, bool chess960, position_t *pos, api_respon
     fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);
     if (err == FEN_OK)
         return true;
-    api_problem(res, API_EINVALID_FEN, message, write_fen_error, &err);
+    api_problem_fen(res, err, message);
     return false;
 }
 
@@ -201,13 +179,8 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         legality_reason_t reason = notation_parse_move(&pos, item->valuestring, strlen(item->valuestring), &move,
                                                        message, sizeof message);
         if (reason != LEGALITY_OK) {
-            illegal_move_t info = { index, item->valuestring, reason, fen_format(&pos, fen_now, sizeof fen_now) };
-            api_status_t status = reason == LEGALITY_UNPARSEABLE ? API_EINVALID_MOVE_TEXT
-                                  : reason == LEGALITY_AMBIGUOUS  ? API_EAMBIGUOUS_MOVE
-                                                                  : API_EILLEGAL_MOVE;
-            char detail[320];
-            snprintf(detail, sizeof detail, "move %d ('%.32s'): %s", index, item->valuestring, message);
-            api_problem(res, status, detail, write_illegal_move, &info);
+            api_problem_move(res, api_status_for_reason(reason), message, index, item->valuestring, reason,
+                             fen_format(&pos, fen_now, sizeof fen_now));
             goto done;
         }
         move_list_t legal;

@@ -25,7 +25,22 @@ static const struct {
     [API_ENOT_FOUND] = { "not_found", 404, "No such resource" },
     [API_EMETHOD_NOT_ALLOWED] = { "method_not_allowed", 405, "Method not allowed on this resource" },
     [API_EPERFT_DEPTH_TOO_LARGE] = { "perft_depth_too_large", 400, "The perft depth is above the server's limit" },
+    [API_EUNAUTHORIZED] = { "unauthorized", 401, "A player token is needed (Authorization: Bearer)" },
+    [API_EFORBIDDEN] = { "forbidden", 403, "The token is not a player's of this game" },
+    [API_ENOT_YOUR_TURN] = { "not_your_turn", 403, "Only the side to move may do this" },
+    [API_EGAME_NOT_FOUND] = { "game_not_found", 404, "No such game" },
+    [API_EVERSION_CONFLICT] = { "version_conflict", 409, "The game has changed since the version given" },
+    [API_EGAME_OVER] = { "game_over", 409, "The game is over" },
+    [API_ENOTHING_TO_UNDO] = { "nothing_to_undo", 409, "There is no move of yours to take back" },
+    [API_ENO_DRAW_OFFER] = { "no_draw_offer", 409, "There is no draw offer to answer" },
+    [API_EDRAW_NOT_CLAIMABLE] = { "draw_not_claimable", 409, "No draw may be claimed in this position" },
+    [API_EPRECONDITION_FAILED] = { "precondition_failed", 412, "If-Match does not match the game's version" },
+    [API_EPRECONDITION_REQUIRED] = { "precondition_required", 428,
+                                     "Send expected_version or If-Match with every change" },
+    [API_EIDEMPOTENCY_KEY_REUSED] = { "idempotency_key_reused", 422,
+                                      "The Idempotency-Key was used for a different request" },
     [API_EUNAVAILABLE] = { "unavailable", 503, "The service cannot handle the request now" },
+    [API_ESTORE_UNAVAILABLE] = { "store_unavailable", 503, "The game store cannot be reached; retry shortly" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -62,4 +77,63 @@ void api_problem(api_response_t *res, api_status_t status, const char *detail, a
     char *body = jsonw_finish(&w, &length);
     api_response_set(res, table[status].http, "application/problem+json", body, length);
     res->allow = NULL;
+    res->etag[0] = res->location[0] = '\0';
+    res->retry_after = table[status].http == 503 ? 1 : 0;
+    res->authenticate = status == API_EUNAUTHORIZED;
+}
+
+static void write_fen_error(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_string(w, "fen_error", fen_error_code(*(const fen_error_t *)ctx));
+}
+
+void api_problem_fen(api_response_t *res, fen_error_t error, const char *message)
+{
+    api_problem(res, API_EINVALID_FEN, message, write_fen_error, &error);
+}
+
+typedef struct {
+    int index;
+    const char *move;
+    legality_reason_t reason;
+    const char *fen;
+} move_problem_t;
+
+static void write_move_problem(jsonw_t *w, const void *ctx)
+{
+    const move_problem_t *m = ctx;
+    jsonw_kv_int(w, "move_index", m->index);
+    jsonw_kv_string(w, "move", m->move);
+    jsonw_kv_string(w, "reason", legality_reason_code(m->reason));
+    jsonw_kv_string(w, "fen", m->fen);
+}
+
+void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
+                      legality_reason_t reason, const char *fen)
+{
+    move_problem_t info = { index, move, reason, fen };
+    char detail[320];
+    snprintf(detail, sizeof detail, "move %d ('%.32s'): %s", index, move, message);
+    api_problem(res, status, detail, write_move_problem, &info);
+}
+
+api_status_t api_status_for_reason(legality_reason_t reason)
+{
+    if (reason == LEGALITY_UNPARSEABLE)
+        return API_EINVALID_MOVE_TEXT;
+    return reason == LEGALITY_AMBIGUOUS ? API_EAMBIGUOUS_MOVE : API_EILLEGAL_MOVE;
+}
+
+static void write_current_version(jsonw_t *w, const void *ctx)
+{
+    jsonw_key(w, "current_version");
+    jsonw_uint(w, *(const uint64_t *)ctx);
+}
+
+void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail, "the game is at version %llu, not %llu", (unsigned long long)current,
+             (unsigned long long)expected);
+    api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
 }

@@ -4,6 +4,7 @@
 #ifndef CHESSD_API_PROBLEM_H
 #define CHESSD_API_PROBLEM_H
 
+#include "../rules/rules.h"
 #include "http.h"
 #include "jsonw.h"
 
@@ -23,7 +24,20 @@ typedef enum {
     API_ENOT_FOUND,
     API_EMETHOD_NOT_ALLOWED,
     API_EPERFT_DEPTH_TOO_LARGE,
+    API_EUNAUTHORIZED,
+    API_EFORBIDDEN,
+    API_ENOT_YOUR_TURN,
+    API_EGAME_NOT_FOUND,
+    API_EVERSION_CONFLICT,
+    API_EGAME_OVER,
+    API_ENOTHING_TO_UNDO,
+    API_ENO_DRAW_OFFER,
+    API_EDRAW_NOT_CLAIMABLE,
+    API_EPRECONDITION_FAILED,
+    API_EPRECONDITION_REQUIRED,
+    API_EIDEMPOTENCY_KEY_REUSED,
     API_EUNAVAILABLE,
+    API_ESTORE_UNAVAILABLE,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
@@ -41,5 +55,19 @@ typedef void (*api_problem_extra_fn)(jsonw_t *w, const void *ctx);
  * extra is not NULL, the members it writes. */
 void api_problem(api_response_t *res, api_status_t status, const char *detail, api_problem_extra_fn extra,
                  const void *ctx);
+
+/* The API outcome for a refused move: invalid_move_text, ambiguous_move or illegal_move. */
+api_status_t api_status_for_reason(legality_reason_t reason);
+
+/* An invalid_fen problem with its fen_error code. */
+void api_problem_fen(api_response_t *res, fen_error_t error, const char *message);
+
+/* A problem about move number `index` (text `move`) tried in position `fen`,
+ * carrying the rules core's reason code. */
+void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
+                      legality_reason_t reason, const char *fen);
+
+/* A version_conflict problem carrying current_version. */
+void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);
 
 #endif

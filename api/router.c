@@ -1,4 +1,6 @@
-/* The route table. HEAD is served wherever GET is (the server sends no body). */
+/* The route table. A '*' segment in a path matches one path segment (an id)
+ * and is handed to the handler in path_param. HEAD is served wherever GET is
+ * (the server sends no body). */
 #include "router.h"
 
 #include <string.h>
@@ -22,14 +24,41 @@ static const route_t routes[] = {
     { "/v1/position", "POST", handle_position, "GET, HEAD, POST" },
     { "/v1/position/moves", "POST", handle_position_moves, "POST" },
     { "/v1/perft", "GET", handle_perft, "GET, HEAD" },
+    { "/v1/games", "POST", handle_game_create, "POST" },
+    { "/v1/games/*", "GET", handle_game_get, "GET, HEAD" },
+    { "/v1/games/*/moves", "POST", handle_game_move, "POST" },
+    { "/v1/games/*/undo", "POST", handle_game_undo, "POST" },
+    { "/v1/games/*/resign", "POST", handle_game_resign, "POST" },
+    { "/v1/games/*/draw", "POST", handle_game_draw, "POST" },
+    { "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD" },
 };
 
-void router_dispatch(const api_request_t *req, api_response_t *res)
+/* Whether path fits pattern; the segment under '*' goes to param. */
+static bool path_matches(const char *pattern, const char *path, char *param, size_t param_size)
+{
+    while (*pattern && *path) {
+        if (*pattern == '*') {
+            size_t n = strcspn(path, "/");
+            if (n == 0 || n >= param_size)
+                return false;
+            memcpy(param, path, n);
+            param[n] = '\0';
+            path += n;
+            pattern++;
+            continue;
+        }
+        if (*pattern++ != *path++)
+            return false;
+    }
+    return *pattern == '\0' && *path == '\0';
+}
+
+void router_dispatch(api_request_t *req, api_response_t *res)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
     const char *allow = NULL;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (strcmp(routes[i].path, req->path))
+        if (!path_matches(routes[i].path, req->path, req->path_param, sizeof req->path_param))
             continue;
         if (!strcmp(routes[i].method, method)) {
             routes[i].handler(req, res);

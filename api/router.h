@@ -5,7 +5,8 @@
 
 #include "http.h"
 
-/* Runs the handler for req and fills res. Never fails: errors become problems. */
-void router_dispatch(const api_request_t *req, api_response_t *res);
+/* Runs the handler for req (setting req->path_param) and fills res. Never
+ * fails: errors become problems. */
+void router_dispatch(api_request_t *req, api_response_t *res);
 
 #endif

@@ -14,11 +14,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../store/store.h"
 #include "handlers.h"
 #include "http.h"
 #include "problem.h"
@@ -39,6 +41,7 @@ typedef struct {
 
 typedef struct {
     const config_t *cfg;
+    store_t *store;
     atomic_int in_flight;
 } server_t;
 
@@ -95,11 +98,23 @@ static void choose_request_id(struct MHD_Connection *connection, char *out)
             return;
         }
     }
+    /* Ids need to be unique, not secret: a per-thread xorshift generator,
+     * seeded once from the kernel, saves a system call per request. */
+    static _Thread_local uint64_t state[2];
+    if (!state[0] && !state[1]) {
+        if (getrandom(state, sizeof state, 0) != (ssize_t)sizeof state || (!state[0] && !state[1])) {
+            state[0] = now_us() | 1;
+            state[1] = (uint64_t)(uintptr_t)&state;
+        }
+    }
     unsigned char bytes[16];
-    if (getrandom(bytes, sizeof bytes, 0) != (ssize_t)sizeof bytes) {
-        uint64_t t = now_us();
-        memcpy(bytes, &t, sizeof t);
-        memcpy(bytes + 8, &out, sizeof(void *));
+    for (int half = 0; half < 2; half++) {
+        uint64_t x = state[0], y = state[1];
+        state[0] = y;
+        x ^= x << 23;
+        state[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
+        uint64_t v = state[1] + y;
+        memcpy(bytes + 8 * half, &v, 8);
     }
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) {
@@ -127,6 +142,17 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (res->allow)
         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (res->etag[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
+    if (res->location[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
+    if (res->authenticate)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (res->retry_after) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%u", res->retry_after);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
     st->status = res->status;
     enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
     MHD_destroy_response(response);
@@ -211,6 +237,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .body_length = st->length,
         .request_id = st->request_id,
         .config = srv->cfg,
+        .store = srv->store,
         .connection = connection,
     };
     api_response_t res = { 0 };
@@ -308,7 +335,15 @@ int server_run(const config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    server_t srv = { .cfg = cfg };
+    char err[256];
+    store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
+                                 .command_timeout_ms = cfg->redis_timeout_ms };
+    snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
+    server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err) };
+    if (!srv.store) {
+        fprintf(stderr, "chessd: --redis: %s\n", err);
+        return 2;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
                      | MHD_USE_TURBO | (ipv6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *daemon = MHD_start_daemon(
@@ -324,6 +359,7 @@ int server_run(const config_t *cfg)
         MHD_OPTION_END);
     if (!daemon) {
         fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
+        store_close(srv.store);
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -344,6 +380,7 @@ int server_run(const config_t *cfg)
         nanosleep(&pause, NULL);
     }
     MHD_stop_daemon(daemon);
+    store_close(srv.store);
     fprintf(stderr, "chessd: stopped\n");
     return 0;
 }

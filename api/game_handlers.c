@@ -1,0 +1,789 @@
+/* The game API: games in the store under an id, changed only by a player's
+ * token and only against the version the change was made for. Every change
+ * follows one path (game_change): load, authenticate, check the version,
+ * apply the rule, then a compare-and-set write that also keeps the answer
+ * for an Idempotency-Key. Automatic endings are applied in the same write as
+ * the move that causes them. */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "../rules/rules.h"
+#include "../store/game_record.h"
+#include "../store/store.h"
+#include "body.h"
+#include "config.h"
+#include "handlers.h"
+#include "json_out.h"
+#include "problem.h"
+#include "tokens.h"
+
+static const char *const color_names[COLOR_COUNT] = { "white", "black" };
+
+/* A game as loaded: the record plus its replayed current position. */
+typedef struct {
+    game_record_t record;
+    position_t pos;
+    uint64_t *history; /* key before each move, record.move_count long */
+    status_t status;
+} game_t;
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void game_free(game_t *g)
+{
+    game_record_free(&g->record);
+    free(g->history);
+    g->history = NULL;
+}
+
+/* Rebuilds pos, history and status from the record's moves. */
+static bool game_replay(game_t *g)
+{
+    game_record_t *r = &g->record;
+    free(g->history);
+    g->history = malloc(sizeof *g->history * (size_t)(r->move_count + 1));
+    if (!g->history
+        || fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &g->pos, NULL, 0)
+               != FEN_OK)
+        return false;
+    for (int i = 0; i < r->move_count; i++) {
+        position_undo_t undo;
+        g->history[i] = g->pos.key;
+        position_make(&g->pos, r->moves[i], &undo);
+    }
+    fen_format(&g->pos, r->fen, sizeof r->fen);
+    status_evaluate(&g->pos, g->history, (size_t)r->move_count, &g->status);
+    return true;
+}
+
+static bool game_is_over(const game_t *g) { return strcmp(g->record.status, "active") != 0; }
+
+/* Ends the game by the position's own status when it ended by itself. */
+static void apply_automatic_ending(game_t *g)
+{
+    game_record_t *r = &g->record;
+    const status_t *st = &g->status;
+    if (st->state == STATUS_ACTIVE)
+        return;
+    r->draw_offer = -1;
+    if (st->state == STATUS_CHECKMATE) {
+        strcpy(r->status, "checkmate");
+        strcpy(r->result, g->pos.side_to_move == WHITE ? "0-1" : "1-0");
+        strcpy(r->termination, "checkmate");
+    } else if (st->state == STATUS_STALEMATE) {
+        strcpy(r->status, "stalemate");
+        strcpy(r->result, "1/2-1/2");
+        strcpy(r->termination, "stalemate");
+    } else {
+        strcpy(r->status, "draw");
+        strcpy(r->result, "1/2-1/2");
+        snprintf(r->termination, sizeof r->termination, "%s", status_draw_reason_name(st->draw_reason));
+    }
+}
+
+static void iso_time(int64_t ms, char *buf, size_t size)
+{
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
+}
+
+/* The Game object; tokens (two strings) only in the creation answer. */
+static void write_game(jsonw_t *w, const game_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE])
+{
+    const game_record_t *r = &g->record;
+    char when[40];
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "id", r->id);
+    jsonw_kv_int(w, "version", (long long)r->version);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        jsonw_key(w, color_names[c]);
+        jsonw_object_begin(w);
+        jsonw_key(w, "name");
+        if (r->players[c].name[0])
+            jsonw_string(w, r->players[c].name);
+        else
+            jsonw_null(w);
+        jsonw_object_end(w);
+    }
+    jsonw_kv_bool(w, "chess960", r->chess960);
+    jsonw_kv_string(w, "initial_fen", r->initial_fen);
+    jsonw_key(w, "moves");
+    jsonw_array_begin(w);
+    position_t pos;
+    fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0);
+    for (int i = 0; i < r->move_count; i++) {
+        char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE];
+        move_list_t legal;
+        movegen_legal(&pos, &legal);
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "uci", uci_format(&pos, r->moves[i], uci));
+        jsonw_kv_string(w, "san", san_format_with(&pos, &legal, r->moves[i], san));
+        jsonw_object_end(w);
+        position_undo_t undo;
+        position_make(&pos, r->moves[i], &undo);
+    }
+    jsonw_array_end(w);
+    jsonw_key(w, "position");
+    json_out_position(w, &g->pos, &g->status, !game_is_over(g));
+    jsonw_kv_string(w, "status", r->status);
+    jsonw_kv_string(w, "result", r->result);
+    jsonw_key(w, "termination");
+    if (r->termination[0])
+        jsonw_string(w, r->termination);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "draw_offer");
+    if (r->draw_offer == WHITE || r->draw_offer == BLACK)
+        jsonw_string(w, color_names[r->draw_offer]);
+    else
+        jsonw_null(w);
+    iso_time(r->created_at_ms, when, sizeof when);
+    jsonw_kv_string(w, "created_at", when);
+    iso_time(r->updated_at_ms, when, sizeof when);
+    jsonw_kv_string(w, "updated_at", when);
+    if (tokens) {
+        jsonw_key(w, "tokens");
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "white", tokens[WHITE]);
+        jsonw_kv_string(w, "black", tokens[BLACK]);
+        jsonw_object_end(w);
+    }
+    jsonw_object_end(w);
+}
+
+static char *game_json(const game_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], size_t *length)
+{
+    jsonw_t w;
+    jsonw_init(&w);
+    write_game(&w, g, tokens);
+    return jsonw_finish(&w, length);
+}
+
+static void set_etag(api_response_t *res, uint64_t version)
+{
+    snprintf(res->etag, sizeof res->etag, "\"%llu\"", (unsigned long long)version);
+}
+
+static void store_problem(api_response_t *res, store_status_t status)
+{
+    if (status == STORE_ENOT_FOUND)
+        api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
+    else if (status == STORE_EUNAVAILABLE)
+        api_problem(res, API_ESTORE_UNAVAILABLE, "the game store did not answer in time", NULL, NULL);
+    else
+        api_problem(res, API_EINTERNAL, "the game store answered something unexpected", NULL, NULL);
+}
+
+/* Loads game req->path_param; fills res with the problem on failure. */
+static bool game_load(const api_request_t *req, game_t *g, api_response_t *res)
+{
+    memset(g, 0, sizeof *g);
+    game_record_init(&g->record);
+    if (!tokens_is_id(req->path_param)) {
+        api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
+        return false;
+    }
+    char *data = NULL;
+    size_t length = 0;
+    uint64_t version = 0;
+    store_status_t status = store_game_load(req->store, req->path_param, &data, &length, &version);
+    if (status != STORE_OK) {
+        store_problem(res, status);
+        return false;
+    }
+    bool ok = game_record_from_json(&g->record, data, length) && game_replay(g);
+    free(data);
+    if (!ok) {
+        api_problem(res, API_EINTERNAL, "the stored game cannot be read", NULL, NULL);
+        return false;
+    }
+    g->record.version = version;
+    return true;
+}
+
+/* --- idempotency: the kept answer is "<request sha256> <status> <version>\n<location>\n<body>" --- */
+
+static void request_digest(const api_request_t *req, char out[65])
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned length = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, req->method, strlen(req->method))
+        && EVP_DigestUpdate(ctx, " ", 1) && EVP_DigestUpdate(ctx, req->path, strlen(req->path))
+        && EVP_DigestUpdate(ctx, "\n", 1) && EVP_DigestUpdate(ctx, req->body, req->body_length))
+        EVP_DigestFinal_ex(ctx, digest, &length);
+    EVP_MD_CTX_free(ctx);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", i < length ? digest[i] : 0);
+}
+
+/* Answers a retry from a kept answer, or 422 when the key came with another request. */
+static void replay_answer(const api_request_t *req, const char *kept, api_response_t *res)
+{
+    char digest[65], kept_digest[65], location[96] = "";
+    unsigned status = 0;
+    unsigned long long version = 0;
+    request_digest(req, digest);
+    const char *line2 = strchr(kept, '\n');
+    const char *line3 = line2 ? strchr(line2 + 1, '\n') : NULL;
+    if (!line3 || sscanf(kept, "%64s %u %llu", kept_digest, &status, &version) != 3) {
+        api_problem(res, API_EINTERNAL, "a kept answer cannot be read", NULL, NULL);
+        return;
+    }
+    if (strcmp(digest, kept_digest)) {
+        api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, "this Idempotency-Key was used with another request", NULL,
+                    NULL);
+        return;
+    }
+    size_t location_length = (size_t)(line3 - line2 - 1);
+    if (location_length < sizeof location) {
+        memcpy(location, line2 + 1, location_length);
+        location[location_length] = '\0';
+    }
+    size_t length = strlen(line3 + 1);
+    char *body = malloc(length + 1);
+    if (body)
+        memcpy(body, line3 + 1, length + 1);
+    api_response_set(res, status, "application/json", body, length);
+    set_etag(res, version);
+    snprintf(res->location, sizeof res->location, "%s", location);
+}
+
+static const char *idempotency_key(const api_request_t *req, api_response_t *res, bool *bad)
+{
+    const char *key = api_request_header(req, "Idempotency-Key");
+    *bad = false;
+    if (key && (strlen(key) == 0 || strlen(key) > 255)) {
+        api_problem(res, API_EINVALID_PARAMETER, "Idempotency-Key must be 1 to 255 characters", NULL, NULL);
+        *bad = true;
+    }
+    return key;
+}
+
+/* Returns true (with res filled) when the request is a retry answered from a kept answer. */
+static bool answered_before(const api_request_t *req, const char *scope, const char *key, api_response_t *res)
+{
+    if (!key)
+        return false;
+    char *kept = NULL;
+    store_status_t status = store_idempotency_get(req->store, scope, key, &kept);
+    if (status == STORE_ENOT_FOUND)
+        return false;
+    if (status == STORE_OK)
+        replay_answer(req, kept, res);
+    else
+        store_problem(res, status);
+    free(kept);
+    return true;
+}
+
+/* Writes g as version expected + 1 and answers with the Game (success_status). */
+static void game_save(const api_request_t *req, api_response_t *res, game_t *g, uint64_t expected,
+                      unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], const char *scope,
+                      const char *idem_key)
+{
+    game_record_t *r = &g->record;
+    r->updated_at_ms = now_ms();
+    r->version = expected + 1;
+    size_t data_length = 0, body_length = 0;
+    char *data = game_record_to_json(r, &data_length);
+    char *body = game_json(g, tokens, &body_length);
+    char *kept = NULL, *replay = NULL;
+    char location[96] = "";
+    if (success_status == 201)
+        snprintf(location, sizeof location, "/v1/games/%s", r->id);
+    if (data && body && idem_key) {
+        char digest[65];
+        request_digest(req, digest);
+        size_t size = body_length + 200;
+        if ((kept = malloc(size)))
+            snprintf(kept, size, "%s %u %llu\n%s\n%s", digest, success_status, (unsigned long long)r->version,
+                     location, body);
+    }
+    if (!data || !body || (idem_key && !kept)) {
+        free(data);
+        free(body);
+        free(kept);
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return;
+    }
+    store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds };
+    unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : 0;
+    uint64_t current = 0;
+    store_status_t status = store_game_write(req->store, r->id, expected, data, data_length, ttl,
+                                             idem_key ? &idem : NULL, &current, &replay);
+    free(data);
+    free(kept);
+    if (status == STORE_OK) {
+        api_response_set(res, success_status, "application/json", body, body_length);
+        set_etag(res, r->version);
+        snprintf(res->location, sizeof res->location, "%s", location);
+        return;
+    }
+    free(body);
+    if (status == STORE_EREPLAY) {
+        replay_answer(req, replay, res);
+        free(replay);
+    } else if (status == STORE_ECONFLICT) {
+        api_problem_conflict(res, current, expected);
+    } else {
+        store_problem(res, status);
+    }
+}
+
+/* --- reading requests --- */
+
+static bool read_name(const cJSON *root, const char *key, char *out, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    out[0] = '\0';
+    if (!item || cJSON_IsNull(item))
+        return true;
+    char detail[96];
+    if (!cJSON_IsString(item) || strlen(item->valuestring) > GAME_NAME_MAX) {
+        snprintf(detail, sizeof detail, "'%s' must be a string of at most %d bytes", key, GAME_NAME_MAX);
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+        return false;
+    }
+    for (const unsigned char *p = (const unsigned char *)item->valuestring; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            snprintf(detail, sizeof detail, "'%s' must not contain control characters", key);
+            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+            return false;
+        }
+    }
+    strcpy(out, item->valuestring);
+    return true;
+}
+
+/* Which player the bearer token belongs to; -1 with res filled when none. */
+static int authenticate(const api_request_t *req, const game_record_t *r, api_response_t *res)
+{
+    const char *header = api_request_header(req, "Authorization");
+    if (!header || strncasecmp(header, "Bearer ", 7) || !header[7]) {
+        api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>", NULL, NULL);
+        return -1;
+    }
+    const char *token = header + 7;
+    int who = -1;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (tokens_match(token, r->players[c].token_hash))
+            who = c;
+    if (who < 0)
+        api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
+    return who;
+}
+
+/* The version a change was made against: body expected_version or If-Match.
+ * On a mismatch or when neither is given, fills res and returns false. */
+static bool check_version(const api_request_t *req, const cJSON *root, uint64_t current, uint64_t *expected,
+                          api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "expected_version");
+    const char *if_match = api_request_header(req, "If-Match");
+    char detail[96];
+    if (item && !cJSON_IsNull(item)) {
+        if (!cJSON_IsNumber(item) || item->valuedouble < 1 || item->valuedouble > 9007199254740991.0
+            || item->valuedouble != (double)(uint64_t)item->valuedouble) {
+            api_problem(res, API_EINVALID_FIELD, "'expected_version' must be a whole number from 1", NULL, NULL);
+            return false;
+        }
+        *expected = (uint64_t)item->valuedouble;
+        if (*expected != current) {
+            api_problem_conflict(res, current, *expected);
+            return false;
+        }
+        return true;
+    }
+    if (if_match) {
+        const char *p = if_match;
+        if (!strncmp(p, "W/", 2))
+            p += 2;
+        if (*p == '"')
+            p++;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (*end == '"')
+            end++;
+        if (errno || end == p || *end || v != current) {
+            snprintf(detail, sizeof detail, "If-Match %.32s does not match version %llu", if_match,
+                     (unsigned long long)current);
+            api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
+            return false;
+        }
+        *expected = v;
+        return true;
+    }
+    api_problem(res, API_EPRECONDITION_REQUIRED, "send expected_version (or If-Match) with every change", NULL, NULL);
+    return false;
+}
+
+/* --- one path for every change --- */
+
+/* Applies a change for player `who`; false with res filled when refused. */
+typedef bool (*change_fn)(const cJSON *root, game_t *g, int who, api_response_t *res);
+
+static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply)
+{
+    bool bad_key;
+    const char *key = idempotency_key(req, res, &bad_key);
+    if (bad_key)
+        return;
+    cJSON *root = body_parse_object(req, allowed, res);
+    if (!root)
+        return;
+    game_t g;
+    uint64_t expected = 0;
+    if (!answered_before(req, req->path_param, key, res) && game_load(req, &g, res)) {
+        int who = authenticate(req, &g.record, res);
+        if (who >= 0 && check_version(req, root, g.record.version, &expected, res)) {
+            if (game_is_over(&g))
+                api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
+            else if (apply(root, &g, who, res))
+                game_save(req, res, &g, expected, 200, NULL, req->path_param, key);
+        }
+        game_free(&g);
+    }
+    cJSON_Delete(root);
+}
+
+static bool apply_move(const cJSON *root, game_t *g, int who, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "move");
+    if (!cJSON_IsString(item)) {
+        api_problem(res, API_EINVALID_FIELD, "'move' must be a string (UCI or SAN)", NULL, NULL);
+        return false;
+    }
+    if (who != g->pos.side_to_move) {
+        api_problem(res, API_ENOT_YOUR_TURN, "it is the other player's move", NULL, NULL);
+        return false;
+    }
+    move_t move;
+    char message[256];
+    legality_reason_t reason = notation_parse_move(&g->pos, item->valuestring, strlen(item->valuestring), &move,
+                                                   message, sizeof message);
+    if (reason != LEGALITY_OK) {
+        api_problem_move(res, api_status_for_reason(reason), message, g->record.move_count, item->valuestring, reason, g->record.fen);
+        return false;
+    }
+    if (!game_record_push_move(&g->record, move)) {
+        api_problem(res, API_ETOO_MANY_MOVES, "the game has reached the longest length kept", NULL, NULL);
+        return false;
+    }
+    /* An offer lapses when the player it was made to moves instead of answering. */
+    if (g->record.draw_offer >= 0 && g->record.draw_offer != who)
+        g->record.draw_offer = -1;
+    if (!game_replay(g)) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    apply_automatic_ending(g);
+    return true;
+}
+
+static bool apply_undo(const cJSON *root, game_t *g, int who, api_response_t *res)
+{
+    (void)root;
+    if (g->record.move_count == 0 || who == g->pos.side_to_move) {
+        api_problem(res, API_ENOTHING_TO_UNDO, "only the player who made the last move may take it back, before "
+                    "the reply", NULL, NULL);
+        return false;
+    }
+    g->record.move_count--;
+    g->record.draw_offer = -1;
+    if (!game_replay(g)) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    return true;
+}
+
+static bool apply_resign(const cJSON *root, game_t *g, int who, api_response_t *res)
+{
+    (void)root;
+    (void)res;
+    game_record_t *r = &g->record;
+    strcpy(r->status, "resigned");
+    strcpy(r->result, who == WHITE ? "0-1" : "1-0");
+    strcpy(r->termination, "resignation");
+    r->draw_offer = -1;
+    return true;
+}
+
+static void end_in_draw(game_record_t *r, const char *termination)
+{
+    strcpy(r->status, "draw");
+    strcpy(r->result, "1/2-1/2");
+    snprintf(r->termination, sizeof r->termination, "%s", termination);
+    r->draw_offer = -1;
+}
+
+static bool apply_draw(const cJSON *root, game_t *g, int who, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "action");
+    const char *action = cJSON_IsString(item) ? item->valuestring : "";
+    game_record_t *r = &g->record;
+    int other = !who;
+    if (!strcmp(action, "offer")) {
+        if (r->draw_offer == other)
+            end_in_draw(r, "agreement"); /* offers crossed: that is an agreement */
+        else
+            r->draw_offer = who;
+        return true;
+    }
+    if (!strcmp(action, "accept") || !strcmp(action, "decline")) {
+        if (r->draw_offer != other) {
+            api_problem(res, API_ENO_DRAW_OFFER, "the other player has not offered a draw", NULL, NULL);
+            return false;
+        }
+        if (action[0] == 'a')
+            end_in_draw(r, "agreement");
+        else
+            r->draw_offer = -1;
+        return true;
+    }
+    if (!strcmp(action, "claim")) {
+        if (who != g->pos.side_to_move) {
+            api_problem(res, API_ENOT_YOUR_TURN, "a draw is claimed by the player to move", NULL, NULL);
+            return false;
+        }
+        if (g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
+            end_in_draw(r, "threefold_repetition");
+        else if (g->status.claimable & STATUS_CLAIM_FIFTY_MOVES)
+            end_in_draw(r, "fifty_moves");
+        else {
+            api_problem(res, API_EDRAW_NOT_CLAIMABLE, "neither the 50-move rule nor threefold repetition applies",
+                        NULL, NULL);
+            return false;
+        }
+        return true;
+    }
+    api_problem(res, API_EINVALID_FIELD, "'action' must be offer, accept, decline or claim", NULL, NULL);
+    return false;
+}
+
+void handle_game_move(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "move", "expected_version", NULL };
+    game_change(req, res, allowed, apply_move);
+}
+
+void handle_game_undo(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "expected_version", NULL };
+    game_change(req, res, allowed, apply_undo);
+}
+
+void handle_game_resign(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "expected_version", NULL };
+    game_change(req, res, allowed, apply_resign);
+}
+
+void handle_game_draw(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "action", "expected_version", NULL };
+    game_change(req, res, allowed, apply_draw);
+}
+
+void handle_game_create(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "fen", "chess960", "white", "black", NULL };
+    bool bad_key;
+    const char *key = idempotency_key(req, res, &bad_key);
+    if (bad_key)
+        return;
+    cJSON *root = body_parse_object(req, allowed, res);
+    if (!root)
+        return;
+    game_t g;
+    memset(&g, 0, sizeof g);
+    game_record_init(&g.record);
+    game_record_t *r = &g.record;
+    char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    char message[200];
+    if (answered_before(req, "new", key, res))
+        goto done;
+    if ((fen && !cJSON_IsNull(fen) && !cJSON_IsString(fen)) || (chess960 && !cJSON_IsNull(chess960) && !cJSON_IsBool(chess960))) {
+        api_problem(res, API_EINVALID_FIELD, "'fen' must be a string and 'chess960' true or false", NULL, NULL);
+        goto done;
+    }
+    if (!read_name(root, "white", r->players[WHITE].name, res) || !read_name(root, "black", r->players[BLACK].name, res))
+        goto done;
+    const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
+    position_t pos;
+    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
+                               sizeof message);
+    if (fe != FEN_OK) {
+        api_problem_fen(res, fe, message);
+        goto done;
+    }
+    r->chess960 = pos.chess960;
+    fen_format(&pos, r->initial_fen, sizeof r->initial_fen);
+    r->created_at_ms = now_ms();
+    if (!tokens_new_id(r->id)) {
+        api_problem(res, API_EINTERNAL, "no randomness for an id", NULL, NULL);
+        goto done;
+    }
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash)) {
+            api_problem(res, API_EINTERNAL, "no randomness for a token", NULL, NULL);
+            goto done;
+        }
+    }
+    if (!game_replay(&g)) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        goto done;
+    }
+    apply_automatic_ending(&g);
+    game_save(req, res, &g, 0, 201, tokens, "new", key);
+done:
+    game_free(&g);
+    cJSON_Delete(root);
+}
+
+void handle_game_get(const api_request_t *req, api_response_t *res)
+{
+    game_t g;
+    if (!game_load(req, &g, res)) {
+        game_free(&g);
+        return;
+    }
+    char etag[32];
+    snprintf(etag, sizeof etag, "\"%llu\"", (unsigned long long)g.record.version);
+    const char *if_none_match = api_request_header(req, "If-None-Match");
+    if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
+        api_response_set(res, 304, "application/json", calloc(1, 1), 0);
+    } else {
+        size_t length = 0;
+        char *body = game_json(&g, NULL, &length);
+        api_response_set(res, 200, "application/json", body, length);
+    }
+    set_etag(res, g.record.version);
+    game_free(&g);
+}
+
+/* --- PGN --- */
+
+static bool grow(char **out, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    char *p = realloc(*out, c);
+    if (!p)
+        return false;
+    *out = p;
+    *cap = c;
+    return true;
+}
+
+static void append(char **out, size_t *n, size_t *cap, const char *text)
+{
+    size_t len = strlen(text);
+    if (!*out && !grow(out, cap, 1024))
+        return;
+    if (!grow(out, cap, *n + len + 1))
+        return;
+    memcpy(*out + *n, text, len + 1);
+    *n += len;
+}
+
+static void pgn_tag(char **out, size_t *n, size_t *cap, const char *name, const char *value)
+{
+    char escaped[2 * GAME_NAME_MAX + FEN_BUFFER_SIZE];
+    size_t e = 0;
+    for (const char *p = value; *p && e + 3 < sizeof escaped; p++) {
+        if (*p == '"' || *p == '\\')
+            escaped[e++] = '\\';
+        escaped[e++] = *p;
+    }
+    escaped[e] = '\0';
+    char line[sizeof escaped + 64];
+    snprintf(line, sizeof line, "[%s \"%s\"]\n", name, escaped);
+    append(out, n, cap, line);
+}
+
+void handle_game_pgn(const api_request_t *req, api_response_t *res)
+{
+    game_t g;
+    if (!game_load(req, &g, res)) {
+        game_free(&g);
+        return;
+    }
+    const game_record_t *r = &g.record;
+    char *out = NULL, date[16];
+    size_t n = 0, cap = 0;
+    time_t seconds = (time_t)(r->created_at_ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    strftime(date, sizeof date, "%Y.%m.%d", &tm);
+    pgn_tag(&out, &n, &cap, "Event", "?");
+    pgn_tag(&out, &n, &cap, "Site", "?");
+    pgn_tag(&out, &n, &cap, "Date", date);
+    pgn_tag(&out, &n, &cap, "Round", "-");
+    pgn_tag(&out, &n, &cap, "White", r->players[WHITE].name[0] ? r->players[WHITE].name : "?");
+    pgn_tag(&out, &n, &cap, "Black", r->players[BLACK].name[0] ? r->players[BLACK].name : "?");
+    pgn_tag(&out, &n, &cap, "Result", r->result);
+    if (r->chess960)
+        pgn_tag(&out, &n, &cap, "Variant", "Chess960");
+    if (r->chess960 || strcmp(r->initial_fen, FEN_START)) {
+        pgn_tag(&out, &n, &cap, "SetUp", "1");
+        pgn_tag(&out, &n, &cap, "FEN", r->initial_fen);
+    }
+    pgn_tag(&out, &n, &cap, "Termination", game_is_over(&g) ? "normal" : "unterminated");
+    append(&out, &n, &cap, "\n");
+
+    position_t pos;
+    fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0);
+    size_t line_start = n;
+    for (int i = 0; i <= r->move_count; i++) {
+        char token[SAN_BUFFER_SIZE + 16];
+        if (i == r->move_count) {
+            snprintf(token, sizeof token, "%s", r->result);
+        } else {
+            move_list_t legal;
+            char san[SAN_BUFFER_SIZE];
+            movegen_legal(&pos, &legal);
+            san_format_with(&pos, &legal, r->moves[i], san);
+            if (pos.side_to_move == WHITE)
+                snprintf(token, sizeof token, "%u. %s", pos.fullmove_number, san);
+            else if (i == 0)
+                snprintf(token, sizeof token, "%u... %s", pos.fullmove_number, san);
+            else
+                snprintf(token, sizeof token, "%s", san);
+            position_undo_t undo;
+            position_make(&pos, r->moves[i], &undo);
+        }
+        /* Lines of at most 80 characters, as the PGN standard asks. */
+        if (n > line_start && n - line_start + 1 + strlen(token) > 80) {
+            append(&out, &n, &cap, "\n");
+            line_start = n;
+        } else if (n > line_start) {
+            append(&out, &n, &cap, " ");
+        }
+        append(&out, &n, &cap, token);
+    }
+    append(&out, &n, &cap, "\n");
+    api_response_set(res, 200, "application/x-chess-pgn", out, n);
+    set_etag(res, r->version);
+    game_free(&g);
+}

@@ -1,0 +1,26 @@
+/* Secrets: game ids and player tokens from OpenSSL's RAND_bytes, written in
+ * base64url; tokens are kept only as HMAC-SHA256 under the server secret and
+ * compared in constant time. tokens_init() must run before the threads. */
+#ifndef CHESSD_API_TOKENS_H
+#define CHESSD_API_TOKENS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { TOKENS_ID_SIZE = 17, TOKENS_TOKEN_SIZE = 23, TOKENS_HASH_SIZE = 65, TOKENS_SECRET_MIN = 16 };
+
+/* Sets the HMAC secret; NULL or empty makes a random one (and returns false
+ * so the caller can warn: tokens then die with the process). */
+bool tokens_init(const char *secret);
+/* 96 random bits as 16 base64url characters. False when RAND_bytes fails. */
+bool tokens_new_id(char out[TOKENS_ID_SIZE]);
+/* 128 random bits as 22 base64url characters. */
+bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]);
+/* Hex HMAC-SHA256 of token under the secret. */
+bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE]);
+/* Whether token hashes to stored_hash, in time independent of the contents. */
+bool tokens_match(const char *token, const char *stored_hash);
+/* Whether text could be an id we made (16 base64url characters). */
+bool tokens_is_id(const char *text);
+
+#endif

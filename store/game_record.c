@@ -1,0 +1,155 @@
+/* game_record_t <-> JSON. Moves are kept as UCI text in the JSON for
+ * readability and as 16-bit moves in memory; reading replays them on the
+ * initial position, so a record whose moves are not legal is refused. */
+#include "game_record.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const color_keys[COLOR_COUNT] = { "white", "black" };
+
+void game_record_init(game_record_t *g)
+{
+    memset(g, 0, sizeof *g);
+    strcpy(g->status, "active");
+    strcpy(g->result, "*");
+    g->draw_offer = -1;
+}
+
+void game_record_free(game_record_t *g)
+{
+    if (!g)
+        return;
+    free(g->moves);
+    g->moves = NULL;
+    g->move_count = g->move_capacity = 0;
+}
+
+bool game_record_push_move(game_record_t *g, move_t move)
+{
+    if (g->move_count >= GAME_MAX_PLIES)
+        return false;
+    if (g->move_count == g->move_capacity) {
+        int capacity = g->move_capacity ? g->move_capacity * 2 : 64;
+        move_t *moves = realloc(g->moves, sizeof *moves * (size_t)capacity);
+        if (!moves)
+            return false;
+        g->moves = moves;
+        g->move_capacity = capacity;
+    }
+    g->moves[g->move_count++] = move;
+    return true;
+}
+
+char *game_record_to_json(const game_record_t *g, size_t *length)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *moves = NULL, *players = NULL;
+    char *text = NULL;
+    if (!root)
+        return NULL;
+    position_t pos;
+    char uci[UCI_BUFFER_SIZE];
+    if (fen_parse(g->initial_fen, strlen(g->initial_fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) != FEN_OK)
+        goto done;
+    if (!cJSON_AddStringToObject(root, "id", g->id) || !cJSON_AddNumberToObject(root, "created_at", (double)g->created_at_ms)
+        || !cJSON_AddNumberToObject(root, "updated_at", (double)g->updated_at_ms)
+        || !cJSON_AddBoolToObject(root, "chess960", g->chess960)
+        || !cJSON_AddStringToObject(root, "initial_fen", g->initial_fen) || !cJSON_AddStringToObject(root, "fen", g->fen)
+        || !cJSON_AddStringToObject(root, "status", g->status) || !cJSON_AddStringToObject(root, "result", g->result)
+        || !cJSON_AddStringToObject(root, "termination", g->termination)
+        || !cJSON_AddNumberToObject(root, "draw_offer", g->draw_offer))
+        goto done;
+    if (!(moves = cJSON_AddArrayToObject(root, "moves")))
+        goto done;
+    for (int i = 0; i < g->move_count; i++) {
+        cJSON *item = cJSON_CreateString(uci_format(&pos, g->moves[i], uci));
+        if (!item)
+            goto done;
+        cJSON_AddItemToArray(moves, item);
+        position_undo_t undo;
+        position_make(&pos, g->moves[i], &undo);
+    }
+    if (!(players = cJSON_AddObjectToObject(root, "players")))
+        goto done;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        cJSON *p = cJSON_AddObjectToObject(players, color_keys[c]);
+        if (!p || !cJSON_AddStringToObject(p, "name", g->players[c].name)
+            || !cJSON_AddStringToObject(p, "token_hash", g->players[c].token_hash))
+            goto done;
+    }
+    text = cJSON_PrintUnformatted(root);
+    if (text && length)
+        *length = strlen(text);
+done:
+    cJSON_Delete(root);
+    return text;
+}
+
+static bool copy_string(const cJSON *root, const char *key, char *out, size_t size)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!cJSON_IsString(item) || strlen(item->valuestring) >= size)
+        return false;
+    strcpy(out, item->valuestring);
+    return true;
+}
+
+static bool read_number(const cJSON *root, const char *key, double *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!cJSON_IsNumber(item))
+        return false;
+    *out = item->valuedouble;
+    return true;
+}
+
+bool game_record_from_json(game_record_t *g, const char *text, size_t length)
+{
+    game_record_init(g);
+    cJSON *root = cJSON_ParseWithLength(text, length);
+    bool ok = false;
+    double created, updated, offer;
+    if (!root)
+        return false;
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
+    const cJSON *players = cJSON_GetObjectItemCaseSensitive(root, "players");
+    if (!copy_string(root, "id", g->id, sizeof g->id) || !read_number(root, "created_at", &created)
+        || !read_number(root, "updated_at", &updated) || !cJSON_IsBool(chess960)
+        || !copy_string(root, "initial_fen", g->initial_fen, sizeof g->initial_fen)
+        || !copy_string(root, "fen", g->fen, sizeof g->fen) || !copy_string(root, "status", g->status, sizeof g->status)
+        || !copy_string(root, "result", g->result, sizeof g->result)
+        || !copy_string(root, "termination", g->termination, sizeof g->termination)
+        || !read_number(root, "draw_offer", &offer) || !cJSON_IsArray(moves) || !cJSON_IsObject(players))
+        goto done;
+    g->created_at_ms = (int64_t)created;
+    g->updated_at_ms = (int64_t)updated;
+    g->chess960 = cJSON_IsTrue(chess960);
+    g->draw_offer = offer == WHITE || offer == BLACK ? (int)offer : -1;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(players, color_keys[c]);
+        if (!copy_string(p, "name", g->players[c].name, sizeof g->players[c].name)
+            || !copy_string(p, "token_hash", g->players[c].token_hash, sizeof g->players[c].token_hash))
+            goto done;
+    }
+    position_t pos;
+    if (fen_parse(g->initial_fen, strlen(g->initial_fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) != FEN_OK)
+        goto done;
+    for (const cJSON *m = moves->child; m; m = m->next) {
+        move_t move;
+        if (!cJSON_IsString(m)
+            || notation_parse_move(&pos, m->valuestring, strlen(m->valuestring), &move, NULL, 0) != LEGALITY_OK
+            || !game_record_push_move(g, move))
+            goto done;
+        position_undo_t undo;
+        position_make(&pos, move, &undo);
+    }
+    ok = true;
+done:
+    cJSON_Delete(root);
+    if (!ok)
+        game_record_free(g);
+    return ok;
+}

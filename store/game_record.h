@@ -1,0 +1,55 @@
+/* A game as stored: everything needed to answer for it and to rebuild its
+ * positions by replaying the moves from the initial FEN (which also rebuilds
+ * the repetition history). Serialized as JSON into the Redis record; the
+ * version lives beside it in Redis, not in the text. */
+#ifndef CHESSD_STORE_GAME_RECORD_H
+#define CHESSD_STORE_GAME_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rules/rules.h"
+
+enum {
+    GAME_ID_SIZE = 24,          /* 16 characters of base64url, terminated */
+    GAME_NAME_MAX = 64,         /* bytes of a player's name */
+    GAME_TOKEN_HASH_SIZE = 65,  /* hex HMAC-SHA256, terminated */
+    GAME_MAX_PLIES = 18000,     /* beyond the longest game the 75-move rule allows */
+};
+
+typedef struct {
+    char name[GAME_NAME_MAX + 1];
+    char token_hash[GAME_TOKEN_HASH_SIZE];
+} game_player_t;
+
+typedef struct {
+    char id[GAME_ID_SIZE];
+    uint64_t version;              /* from the store, not the JSON */
+    int64_t created_at_ms, updated_at_ms;
+    bool chess960;
+    char initial_fen[FEN_BUFFER_SIZE];
+    char fen[FEN_BUFFER_SIZE];     /* the current position */
+    move_t *moves;                 /* malloc'd, move_count long; owned by the record */
+    int move_count, move_capacity;
+    char status[16];               /* active, checkmate, stalemate, draw, resigned */
+    char result[8];                /* *, 1-0, 0-1, 1/2-1/2 */
+    char termination[32];          /* "" while active */
+    game_player_t players[COLOR_COUNT];
+    int draw_offer;                /* -1, or the colour that offered */
+} game_record_t;
+
+/* An empty record (no moves, status active). */
+void game_record_init(game_record_t *g);
+/* Frees the moves; the record may be re-initialised afterwards. NULL-safe. */
+void game_record_free(game_record_t *g);
+/* Appends a move; false when out of memory or past GAME_MAX_PLIES. */
+bool game_record_push_move(game_record_t *g, move_t move);
+
+/* JSON text of the record (malloc'd, caller frees), or NULL on OOM. */
+char *game_record_to_json(const game_record_t *g, size_t *length);
+/* Reads text written by game_record_to_json into g (initialised by the call).
+ * False when the text is not such a record. */
+bool game_record_from_json(game_record_t *g, const char *text, size_t length);
+
+#endif

@@ -1,0 +1,65 @@
+/* The game store: game records in Redis under chessd:game:<id>, each write a
+ * compare-and-set on the record's version in one atomic step (a Lua script),
+ * with optional idempotency keys stored in the same step. The store is
+ * shared by all server threads; each thread gets its own Redis connection,
+ * made on first use and remade after any failure. */
+#ifndef CHESSD_STORE_STORE_H
+#define CHESSD_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct store store_t;
+
+typedef enum {
+    STORE_OK = 0,
+    STORE_ENOT_FOUND,   /* no such game */
+    STORE_ECONFLICT,    /* the stored version is not the expected one */
+    STORE_EEXISTS,      /* create: the id is taken */
+    STORE_EREPLAY,      /* idempotency key already used: *replay holds the first answer */
+    STORE_EUNAVAILABLE, /* Redis cannot be reached or did not answer in time */
+    STORE_ECORRUPT,     /* Redis answered something this code did not write */
+    STORE_STATUS_COUNT
+} store_status_t;
+
+typedef struct {
+    char url[256];              /* redis://[[user]:password@]host[:port][/db] */
+    unsigned connect_timeout_ms;
+    unsigned command_timeout_ms;
+} store_config_t;
+
+/* Checks the configuration (no connection is made yet). NULL on a bad URL,
+ * with the reason in err. Free with store_close(). */
+store_t *store_open(const store_config_t *cfg, char *err, size_t err_size);
+void store_close(store_t *store);
+
+/* PING on this thread's connection. */
+store_status_t store_ping(store_t *store);
+
+/* Loads a game's stored text and version. *data is malloc'd (caller frees). */
+store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version);
+
+/* A write's idempotency record: when key is set and a record exists under it,
+ * the write is not done and STORE_EREPLAY returns the stored answer. */
+typedef struct {
+    const char *scope;   /* what the key is unique within: the game id, or "new" for creation */
+    const char *key;     /* the client's Idempotency-Key (NULL: none) */
+    const char *answer;  /* what to keep for a replay of this write */
+    unsigned ttl_seconds;
+} store_idempotency_t;
+
+/* Writes data as version expected_version + 1 when the stored version is
+ * expected_version (0: the game must not exist yet). ttl_seconds 0 keeps the
+ * record forever. On STORE_ECONFLICT *current_version is the stored one; on
+ * STORE_EREPLAY *replay is the stored answer (malloc'd, caller frees). */
+store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version, const char *data,
+                                size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
+                                uint64_t *current_version, char **replay);
+
+/* Looks up an idempotency record within scope; STORE_ENOT_FOUND when none. */
+store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer);
+
+const char *store_status_name(store_status_t status);
+
+#endif
