@@ -62,6 +62,7 @@ REDOCLY = tests/openapi/node_modules/.bin/redocly
 test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
+	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
 
 bench: $(BUILD)/chessd
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "problem.h"
+#include "utf8.h"
 
 /* Deepest nesting of [ and { in text, ignoring string contents. */
 static int nesting_depth(const char *text, size_t length)
@@ -56,6 +57,10 @@ cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, a
     if (nesting_depth(req->body, req->body_length) > CONFIG_MAX_JSON_DEPTH) {
         snprintf(detail, sizeof detail, "JSON nested deeper than %d levels", CONFIG_MAX_JSON_DEPTH);
         api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+        return NULL;
+    }
+    if (!utf8_valid(req->body, req->body_length)) {
+        api_problem(res, API_EINVALID_JSON, "the body is not valid UTF-8", NULL, NULL);
         return NULL;
     }
     if (memchr(req->body, '\0', req->body_length)) {

@@ -1,6 +1,9 @@
-/* Streaming JSON writer. Strings are escaped per RFC 8259; bytes >= 0x80 are
- * copied as they are (inputs are validated UTF-8 or ASCII). */
+/* Streaming JSON writer. Strings are escaped per RFC 8259 and kept valid
+ * UTF-8: a byte that does not start a valid sequence (say, a character cut in
+ * half by a length limit) is written as U+FFFD. */
 #include "jsonw.h"
+
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,8 +94,8 @@ void jsonw_object_end(jsonw_t *w) { close_level(w, '}'); }
 void jsonw_array_begin(jsonw_t *w) { open_level(w, '['); }
 void jsonw_array_end(jsonw_t *w) { close_level(w, ']'); }
 
-/* Bytes that must be escaped in a JSON string: controls, '"' and '\\'. */
-static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+/* Bytes that need a closer look: controls, '"', '\\' and all non-ASCII. */
+static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
 
 static void put_escaped(jsonw_t *w, const char *s, size_t n)
 {
@@ -112,6 +115,13 @@ static void put_escaped(jsonw_t *w, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         if (!needs_escape(c))
             continue;
+        if (c >= 0x80) {
+            size_t length = utf8_sequence_length((const unsigned char *)s + i, n - i);
+            if (length) {
+                i += length - 1; /* valid UTF-8 is copied as it is */
+                continue;
+            }
+        }
         put(w, s + start, i - start);
         char esc[8];
         switch (c) {
@@ -121,6 +131,10 @@ static void put_escaped(jsonw_t *w, const char *s, size_t n)
         case '\r': put(w, "\\r", 2); break;
         case '\t': put(w, "\\t", 2); break;
         default:
+            if (c >= 0x80) {
+                put(w, "\\ufffd", 6);
+                break;
+            }
             snprintf(esc, sizeof esc, "\\u%04x", c);
             put(w, esc, 6);
         }

@@ -176,8 +176,16 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         }
         move_t move;
         char message[256], fen_now[FEN_BUFFER_SIZE];
-        legality_reason_t reason = notation_parse_move(&pos, item->valuestring, strlen(item->valuestring), &move,
-                                                       message, sizeof message);
+        status_t before;
+        status_evaluate(&pos, history, (size_t)index, &before);
+        legality_reason_t reason = LEGALITY_GAME_OVER;
+        if (before.state == STATUS_ACTIVE)
+            reason = notation_parse_move(&pos, item->valuestring, strlen(item->valuestring), &move, message,
+                                         sizeof message);
+        else
+            snprintf(message, sizeof message, "the game is over (%s)",
+                     before.state == STATUS_DRAW ? status_draw_reason_name(before.draw_reason)
+                                                 : status_state_name(before.state));
         if (reason != LEGALITY_OK) {
             api_problem_move(res, api_status_for_reason(reason), message, index, item->valuestring, reason,
                              fen_format(&pos, fen_now, sizeof fen_now));

@@ -11,6 +11,7 @@ static const struct {
     const char *title;
 } table[API_STATUS_COUNT] = {
     [API_OK] = { "ok", 200, "OK" },
+    [API_EBAD_REQUEST] = { "bad_request", 400, "The HTTP request is malformed" },
     [API_EINVALID_JSON] = { "invalid_json", 400, "The request body is not valid JSON" },
     [API_EINVALID_FIELD] = { "invalid_field", 400, "A field has the wrong type or value" },
     [API_EUNKNOWN_FIELD] = { "unknown_field", 400, "The request has a field this endpoint does not know" },

@@ -10,6 +10,7 @@
 
 typedef enum {
     API_OK = 0,
+    API_EBAD_REQUEST,
     API_EINVALID_JSON,
     API_EINVALID_FIELD,
     API_EUNKNOWN_FIELD,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -187,6 +188,42 @@ static bool append_body(request_state_t *st, const char *data, size_t size, size
     return true;
 }
 
+typedef struct {
+    int content_lengths;
+    const char *first_length;
+    bool lengths_differ;
+    bool bad_transfer_encoding;
+} framing_t;
+
+static enum MHD_Result inspect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    framing_t *f = cls;
+    (void)kind;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        if (f->content_lengths++ && strcmp(f->first_length, value))
+            f->lengths_differ = true;
+        f->first_length = value;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        f->bad_transfer_encoding |= strcasecmp(value, "chunked") != 0;
+    }
+    return MHD_YES;
+}
+
+/* RFC 9112 section 6.3: a message whose length cannot be told for sure is
+ * refused, so nothing in front of chessd can read it another way. */
+static const char *framing_problem(struct MHD_Connection *connection)
+{
+    framing_t f = { 0 };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, inspect_header, &f);
+    if (f.lengths_differ)
+        return "conflicting Content-Length headers";
+    if (f.bad_transfer_encoding)
+        return "only the chunked Transfer-Encoding is accepted";
+    if (f.content_lengths && MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        return "Content-Length and Transfer-Encoding together";
+    return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -204,6 +241,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         choose_request_id(connection, st->request_id);
         snprintf(st->method, sizeof st->method, "%s", method);
         snprintf(st->path, sizeof st->path, "%s", url);
+        const char *framing = framing_problem(connection);
+        if (framing) {
+            st->too_large = true; /* discard whatever body follows */
+            return send_problem(connection, st, API_EBAD_REQUEST, framing);
+        }
         const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
                                                          MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (length) {

@@ -27,6 +27,7 @@ static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_PROMOTION_MISSING] = "promotion_missing",
     [LEGALITY_PROMOTION_INVALID] = "promotion_invalid",
     [LEGALITY_AMBIGUOUS] = "ambiguous",
+    [LEGALITY_GAME_OVER] = "game_over",
 };
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };

@@ -26,6 +26,7 @@ typedef enum {
     LEGALITY_PROMOTION_MISSING,
     LEGALITY_PROMOTION_INVALID,
     LEGALITY_AMBIGUOUS,
+    LEGALITY_GAME_OVER, /* the game already ended by itself (set by callers that know the history) */
     LEGALITY_REASON_COUNT
 } legality_reason_t;
 

@@ -108,7 +108,16 @@ static bool read_number(const cJSON *root, const char *key, double *out)
 bool game_record_from_json(game_record_t *g, const char *text, size_t length)
 {
     game_record_init(g);
-    cJSON *root = cJSON_ParseWithLength(text, length);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, length, &end, 0);
+    if (root) {
+        while (end < text + length && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+            end++;
+        if (end != text + length) {
+            cJSON_Delete(root);
+            return false;
+        }
+    }
     bool ok = false;
     double created, updated, offer;
     if (!root)
@@ -122,7 +131,8 @@ bool game_record_from_json(game_record_t *g, const char *text, size_t length)
         || !copy_string(root, "fen", g->fen, sizeof g->fen) || !copy_string(root, "status", g->status, sizeof g->status)
         || !copy_string(root, "result", g->result, sizeof g->result)
         || !copy_string(root, "termination", g->termination, sizeof g->termination)
-        || !read_number(root, "draw_offer", &offer) || !cJSON_IsArray(moves) || !cJSON_IsObject(players))
+        || !read_number(root, "draw_offer", &offer) || !cJSON_IsArray(moves) || !cJSON_IsObject(players)
+        || !(created >= -9e15 && created <= 9e15) || !(updated >= -9e15 && updated <= 9e15))
         goto done;
     g->created_at_ms = (int64_t)created;
     g->updated_at_ms = (int64_t)updated;

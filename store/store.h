@@ -46,7 +46,7 @@ typedef struct {
     const char *scope;   /* what the key is unique within: the game id, or "new" for creation */
     const char *key;     /* the client's Idempotency-Key (NULL: none) */
     const char *answer;  /* what to keep for a replay of this write */
-    unsigned ttl_seconds;
+    unsigned ttl_seconds; /* 0: kept forever */
 } store_idempotency_t;
 
 /* Writes data as version expected_version + 1 when the stored version is

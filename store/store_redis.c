@@ -31,7 +31,9 @@ static const char cas_script[] =
     "end\n"
     "redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])\n"
     "if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end\n"
-    "if #KEYS > 1 then redis.call('SET', KEYS[2], ARGV[5], 'EX', ARGV[6]) end\n"
+    "if #KEYS > 1 then\n"
+    "  if tonumber(ARGV[6]) > 0 then redis.call('SET', KEYS[2], ARGV[5], 'EX', ARGV[6]) else redis.call('SET', KEYS[2], ARGV[5]) end\n"
+    "end\n"
     "return {'ok', ARGV[2]}\n";
 
 struct store {
@@ -226,7 +228,11 @@ store_status_t store_ping(store_t *store)
     return ok ? STORE_OK : STORE_EUNAVAILABLE;
 }
 
-static void game_key(const char *id, char *key, size_t size) { snprintf(key, size, "chessd:game:%s", id); }
+static bool game_key(const char *id, char *key, size_t size)
+{
+    int n = snprintf(key, size, "chessd:game:%s", id);
+    return n > 0 && (size_t)n < size;
+}
 
 /* The idempotency record's key: the client's key is hashed, so any text is safe. */
 static bool idempotency_key(const char *scope, const char *client_key, char *key, size_t size)
@@ -236,6 +242,8 @@ static bool idempotency_key(const char *scope, const char *client_key, char *key
     if (!EVP_Digest(client_key, strlen(client_key), digest, &length, EVP_sha256(), NULL))
         return false;
     int n = snprintf(key, size, "chessd:idem:%s:", scope);
+    if (n < 0 || (size_t)n + 2 * length >= size)
+        return false;
     for (unsigned i = 0; i < length && (size_t)n + 3 <= size; i++)
         n += snprintf(key + n, size - (size_t)n, "%02x", digest[i]);
     return true;
@@ -254,7 +262,8 @@ static char *copy_bytes(const char *text, size_t length)
 store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version)
 {
     char key[128];
-    game_key(id, key, sizeof key);
+    if (!game_key(id, key, sizeof key))
+        return STORE_ENOT_FOUND;
     const char *argv[] = { "HMGET", key, "version", "data" };
     redisReply *r = command(store, 4, argv, NULL);
     if (!r)
@@ -326,7 +335,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                 uint64_t *current_version, char **replay)
 {
     char key[128], idem_key[160], expected[24], next[24], ttl[16], idem_ttl[16];
-    game_key(id, key, sizeof key);
+    if (!game_key(id, key, sizeof key))
+        return STORE_ENOT_FOUND;
     snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
     snprintf(next, sizeof next, "%llu", (unsigned long long)expected_version + 1);
     snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
@@ -363,8 +373,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     }
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? STORE_EUNAVAILABLE
-                                                         : script_result(r, current_version, replay);
+    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, current_version, replay)
+                            : !strncmp(r->str, "WRONGTYPE", 9) ? STORE_ECORRUPT : STORE_EUNAVAILABLE;
     freeReplyObject(r);
     return status;
 }

@@ -124,7 +124,7 @@ static void test_reason_codes_are_stable(void)
         "ok", "unparseable", "no_piece", "not_your_piece", "cannot_move_so", "path_blocked",
         "own_piece_on_target", "leaves_king_in_check", "castling_no_right", "castling_blocked",
         "castling_out_of_check", "castling_through_check", "castling_into_check", "promotion_missing",
-        "promotion_invalid", "ambiguous",
+        "promotion_invalid", "ambiguous", "game_over",
     };
     for (int r = 0; r < LEGALITY_REASON_COUNT; r++)
         CU_ASSERT_STRING_EQUAL(legality_reason_code((legality_reason_t)r), expected[r]);

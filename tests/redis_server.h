@@ -1,0 +1,53 @@
+/* A private redis-server for test suites: a child process on a free loopback
+ * port, without persistence, started by fork/exec (no shell). It can be
+ * paused (SIGSTOP), resumed, stopped and restarted on the same port. The
+ * owner of a redis_server_t must stop it; the child also dies with the test
+ * runner. On failure the reason is in s->error. */
+#ifndef CHESSD_TESTS_REDIS_SERVER_H
+#define CHESSD_TESTS_REDIS_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <hiredis/hiredis.h>
+
+typedef struct {
+    pid_t pid;        /* 0 when not running */
+    int port;         /* 0 before the first start: a free port is picked */
+    bool paused;
+    char error[256];  /* why the last call failed */
+} redis_server_t;
+
+/* A zeroed server (no process, port to be picked). */
+void redis_server_init(redis_server_t *s);
+
+/* Starts redis-server (CHESSD_REDIS_SERVER, or redis-server on PATH) on
+ * s->port, or on a free port when it is 0, and waits up to 5 s for PING.
+ * False, with s->error set, when it is missing or does not answer. */
+bool redis_server_start(redis_server_t *s);
+
+/* SHUTDOWN NOSAVE (SIGKILL when that does not end it within 2 s) and reaps
+ * the child. Keeps s->port for a restart. Safe when not running. */
+void redis_server_stop(redis_server_t *s);
+
+/* SHUTDOWN, then a fresh server on the same port: all data and scripts are gone. */
+bool redis_server_restart(redis_server_t *s);
+
+/* SIGSTOP / SIGCONT: a paused server keeps accepting TCP connections
+ * (the kernel does) but answers nothing. */
+bool redis_server_pause(redis_server_t *s);
+bool redis_server_resume(redis_server_t *s);
+
+/* redis://127.0.0.1:<port> into buf. */
+void redis_server_url(const redis_server_t *s, char *buf, size_t size);
+
+/* A new hiredis connection to the server with 1 s timeouts (caller frees
+ * with redisFree), or NULL. When password is not NULL, AUTH is sent first. */
+redisContext *redis_server_connect(const redis_server_t *s, const char *password);
+
+/* Runs one command (printf-style, hiredis format) on a new connection and
+ * returns its reply (caller frees with freeReplyObject), or NULL. */
+redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...);
+
+#endif
