@@ -19,7 +19,7 @@ API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl
+	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq
 # Only `make bench` needs these (nginx is the reference server).
 BENCH_PACKAGES = wrk nginx
 
