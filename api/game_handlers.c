@@ -19,6 +19,7 @@
 #include "config.h"
 #include "handlers.h"
 #include "json_out.h"
+#include "metrics.h"
 #include "problem.h"
 #include "tokens.h"
 
@@ -290,8 +291,9 @@ static bool answered_before(const api_request_t *req, const char *scope, const c
     return true;
 }
 
-/* Writes g as version expected + 1 and answers with the Game (success_status). */
-static void game_save(const api_request_t *req, api_response_t *res, game_t *g, uint64_t expected,
+/* Writes g as version expected + 1 and answers with the Game (success_status).
+ * Returns true when this call wrote the game (not a replay, not a refusal). */
+static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, uint64_t expected,
                       unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], const char *scope,
                       const char *idem_key)
 {
@@ -318,7 +320,7 @@ static void game_save(const api_request_t *req, api_response_t *res, game_t *g, 
         free(body);
         free(kept);
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        return;
+        return false;
     }
     store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds };
     unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : 0;
@@ -331,17 +333,19 @@ static void game_save(const api_request_t *req, api_response_t *res, game_t *g, 
         api_response_set(res, success_status, "application/json", body, body_length);
         set_etag(res, r->version);
         snprintf(res->location, sizeof res->location, "%s", location);
-        return;
+        return true;
     }
     free(body);
     if (status == STORE_EREPLAY) {
         replay_answer(req, replay, res);
         free(replay);
     } else if (status == STORE_ECONFLICT) {
+        metrics_version_conflict();
         api_problem_conflict(res, current, expected);
     } else {
         store_problem(res, status);
     }
+    return false;
 }
 
 /* --- reading requests --- */
@@ -403,6 +407,7 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
         }
         *expected = (uint64_t)item->valuedouble;
         if (*expected != current) {
+            metrics_version_conflict();
             api_problem_conflict(res, current, *expected);
             return false;
         }
@@ -437,7 +442,8 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 /* Applies a change for player `who`; false with res filled when refused. */
 typedef bool (*change_fn)(const cJSON *root, game_t *g, int who, api_response_t *res);
 
-static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply)
+static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply,
+                        bool counts_as_move)
 {
     bool bad_key;
     const char *key = idempotency_key(req, res, &bad_key);
@@ -453,8 +459,9 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
         if (who >= 0 && check_version(req, root, g.record.version, &expected, res)) {
             if (game_is_over(&g))
                 api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
-            else if (apply(root, &g, who, res))
-                game_save(req, res, &g, expected, 200, NULL, req->path_param, key);
+            else if (apply(root, &g, who, res) && game_save(req, res, &g, expected, 200, NULL, req->path_param, key)
+                     && counts_as_move)
+                metrics_move_applied();
         }
         game_free(&g);
     }
@@ -579,25 +586,25 @@ static bool apply_draw(const cJSON *root, game_t *g, int who, api_response_t *re
 void handle_game_move(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "move", "expected_version", NULL };
-    game_change(req, res, allowed, apply_move);
+    game_change(req, res, allowed, apply_move, true);
 }
 
 void handle_game_undo(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "expected_version", NULL };
-    game_change(req, res, allowed, apply_undo);
+    game_change(req, res, allowed, apply_undo, false);
 }
 
 void handle_game_resign(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "expected_version", NULL };
-    game_change(req, res, allowed, apply_resign);
+    game_change(req, res, allowed, apply_resign, false);
 }
 
 void handle_game_draw(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "action", "expected_version", NULL };
-    game_change(req, res, allowed, apply_draw);
+    game_change(req, res, allowed, apply_draw, false);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)

@@ -11,6 +11,7 @@ void handle_healthz(const api_request_t *req, api_response_t *res);
 void handle_readyz(const api_request_t *req, api_response_t *res);
 void handle_version(const api_request_t *req, api_response_t *res);
 void handle_openapi(const api_request_t *req, api_response_t *res);
+void handle_metrics(const api_request_t *req, api_response_t *res);
 
 /* position_handlers.c */
 void handle_position(const api_request_t *req, api_response_t *res);

@@ -21,6 +21,7 @@ typedef struct {
     const struct config *config;
     struct store *store;               /* the game store */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
+    int route;                         /* set by the router: matched route or -1 */
     struct MHD_Connection *connection; /* for api_request_query/header only */
 } api_request_t;
 

@@ -7,6 +7,7 @@
 #include "../store/store.h"
 #include "handlers.h"
 #include "jsonw.h"
+#include "metrics.h"
 #include "problem.h"
 #include "version.h"
 
@@ -62,4 +63,11 @@ void handle_openapi(const api_request_t *req, api_response_t *res)
         body[length] = '\0';
     }
     api_response_set(res, 200, "application/yaml", body, length);
+}
+
+void handle_metrics(const api_request_t *req, api_response_t *res)
+{
+    size_t length = 0;
+    char *text = metrics_render(req->store, &length);
+    api_response_set(res, 200, "text/plain; version=0.0.4; charset=utf-8", text, length);
 }

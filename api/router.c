@@ -9,6 +9,7 @@
 #include "problem.h"
 
 typedef struct {
+    const char *name; /* the metrics label */
     const char *path;
     const char *method;
     api_handler_fn handler;
@@ -16,21 +17,22 @@ typedef struct {
 } route_t;
 
 static const route_t routes[] = {
-    { "/healthz", "GET", handle_healthz, "GET, HEAD" },
-    { "/readyz", "GET", handle_readyz, "GET, HEAD" },
-    { "/version", "GET", handle_version, "GET, HEAD" },
-    { "/openapi.yaml", "GET", handle_openapi, "GET, HEAD" },
-    { "/v1/position", "GET", handle_position, "GET, HEAD, POST" },
-    { "/v1/position", "POST", handle_position, "GET, HEAD, POST" },
-    { "/v1/position/moves", "POST", handle_position_moves, "POST" },
-    { "/v1/perft", "GET", handle_perft, "GET, HEAD" },
-    { "/v1/games", "POST", handle_game_create, "POST" },
-    { "/v1/games/*", "GET", handle_game_get, "GET, HEAD" },
-    { "/v1/games/*/moves", "POST", handle_game_move, "POST" },
-    { "/v1/games/*/undo", "POST", handle_game_undo, "POST" },
-    { "/v1/games/*/resign", "POST", handle_game_resign, "POST" },
-    { "/v1/games/*/draw", "POST", handle_game_draw, "POST" },
-    { "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD" },
+    { "GET /healthz", "/healthz", "GET", handle_healthz, "GET, HEAD" },
+    { "GET /readyz", "/readyz", "GET", handle_readyz, "GET, HEAD" },
+    { "GET /version", "/version", "GET", handle_version, "GET, HEAD" },
+    { "GET /openapi.yaml", "/openapi.yaml", "GET", handle_openapi, "GET, HEAD" },
+    { "GET /v1/position", "/v1/position", "GET", handle_position, "GET, HEAD, POST" },
+    { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST" },
+    { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST" },
+    { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD" },
+    { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST" },
+    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD" },
+    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, "POST" },
+    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, "POST" },
+    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST" },
+    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST" },
+    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD" },
+    { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD" },
 };
 
 /* Whether path fits pattern; the segment under '*' goes to param. */
@@ -53,14 +55,25 @@ static bool path_matches(const char *pattern, const char *path, char *param, siz
     return *pattern == '\0' && *path == '\0';
 }
 
+enum { ROUTE_COUNT = sizeof routes / sizeof routes[0] };
+
+int router_route_count(void) { return ROUTE_COUNT; }
+
+const char *router_route_name(int route)
+{
+    return route >= 0 && route < ROUTE_COUNT ? routes[route].name : "unmatched";
+}
+
 void router_dispatch(api_request_t *req, api_response_t *res)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
     const char *allow = NULL;
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    req->route = -1;
+    for (int i = 0; i < ROUTE_COUNT; i++) {
         if (!path_matches(routes[i].path, req->path, req->path_param, sizeof req->path_param))
             continue;
         if (!strcmp(routes[i].method, method)) {
+            req->route = i;
             routes[i].handler(req, res);
             return;
         }

@@ -24,6 +24,7 @@
 #include "../store/store.h"
 #include "handlers.h"
 #include "http.h"
+#include "metrics.h"
 #include "problem.h"
 #include "router.h"
 
@@ -35,6 +36,7 @@ typedef struct {
     char method[16];
     char path[LOG_PATH_MAX + 1];
     unsigned status;
+    int route;
     char *body;
     size_t length, capacity;
     bool too_large;
@@ -236,6 +238,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         if (!st)
             return MHD_NO;
         *con_cls = st;
+        st->route = -1;
         atomic_fetch_add(&srv->in_flight, 1);
         st->started_us = now_us();
         choose_request_id(connection, st->request_id);
@@ -284,6 +287,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     };
     api_response_t res = { 0 };
     router_dispatch(&req, &res);
+    st->route = req.route;
     return send_response(connection, st, &res);
 }
 
@@ -325,10 +329,20 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (!st)
         return;
     log_request(st);
+    metrics_request(st->route, st->status, now_us() - st->started_us);
     free(st->body);
     free(st);
     *con_cls = NULL;
     atomic_fetch_sub(&srv->in_flight, 1);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    (void)connection;
+    (void)socket_context;
+    metrics_connection(toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
 }
 
 static void on_mhd_error(void *cls, const char *format, va_list ap)
@@ -397,6 +411,7 @@ int server_run(const config_t *cfg)
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         MHD_OPTION_END);
     if (!daemon) {

@@ -62,4 +62,12 @@ store_status_t store_idempotency_get(store_t *store, const char *scope, const ch
 
 const char *store_status_name(store_status_t status);
 
+typedef struct {
+    uint64_t errors;   /* commands that failed, timed out or could not connect */
+    uint64_t connects; /* connections made, first ones and reconnects */
+} store_stats_t;
+
+/* Counters since store_open(). */
+void store_stats(store_t *store, store_stats_t *out);
+
 #endif

@@ -7,6 +7,7 @@
 #include <hiredis/hiredis.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct store {
     struct timeval connect_timeout, command_timeout;
     char script_sha[41];
     pthread_key_t connection_key;
+    atomic_ullong errors, connects;
 };
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
@@ -144,6 +146,12 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
     return s;
 }
 
+void store_stats(store_t *store, store_stats_t *out)
+{
+    out->errors = atomic_load(&store->errors);
+    out->connects = atomic_load(&store->connects);
+}
+
 void store_close(store_t *store)
 {
     if (!store)
@@ -177,6 +185,7 @@ static redisContext *connection(store_t *s)
     c = redisConnectWithTimeout(s->host, s->port, s->connect_timeout);
     if (!c || c->err || redisSetTimeout(c, s->command_timeout) != REDIS_OK) {
         redisFree(c);
+        atomic_fetch_add(&s->errors, 1);
         return NULL;
     }
     char db[16];
@@ -187,8 +196,10 @@ static redisContext *connection(store_t *s)
     if ((s->password[0] && !(s->user[0] ? setup_command(c, 3, auth_user) : setup_command(c, 2, auth)))
         || (s->db && !setup_command(c, 2, select))) {
         redisFree(c);
+        atomic_fetch_add(&s->errors, 1);
         return NULL;
     }
+    atomic_fetch_add(&s->connects, 1);
     pthread_setspecific(s->connection_key, c);
     return c;
 }
@@ -212,6 +223,7 @@ static redisReply *command(store_t *s, int argc, const char **argv, const size_t
         if (r)
             freeReplyObject(r);
         drop_connection(s);
+        atomic_fetch_add(&s->errors, 1);
         return NULL;
     }
     return r;

@@ -1,0 +1,150 @@
+/* Metrics storage and the text exposition format (version 0.0.4). Statuses
+ * are counted in a fixed set of slots, the rest under "other", so the label
+ * set stays bounded whatever clients send. */
+#include "metrics.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../store/store.h"
+#include "router.h"
+
+enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 20 };
+
+static const unsigned status_codes[STATUS_SLOTS - 1] = { 200, 201, 304, 400, 401, 403, 404, 405, 409, 412,
+                                                        413, 415, 422, 428, 429, 500, 501, 503, 505 };
+static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                  0.5, 1, 2.5 };
+enum { BUCKET_COUNT = sizeof buckets / sizeof buckets[0] };
+
+static atomic_ullong requests[ROUTE_SLOTS + 1][STATUS_SLOTS]; /* last route row: unmatched */
+static atomic_ullong latency_buckets[BUCKET_COUNT + 1];
+static atomic_ullong latency_micros_sum, latency_count;
+static atomic_ullong moves_applied, version_conflicts;
+static atomic_llong open_connections;
+
+static int status_slot(unsigned status)
+{
+    for (int i = 0; i < STATUS_SLOTS - 1; i++)
+        if (status_codes[i] == status)
+            return i;
+    return STATUS_SLOTS - 1;
+}
+
+void metrics_request(int route, unsigned status, uint64_t micros)
+{
+    int row = route >= 0 && route < ROUTE_SLOTS ? route : ROUTE_SLOTS;
+    atomic_fetch_add_explicit(&requests[row][status_slot(status)], 1, memory_order_relaxed);
+    double seconds = (double)micros / 1e6;
+    int b = 0;
+    while (b < BUCKET_COUNT && seconds > buckets[b])
+        b++;
+    atomic_fetch_add_explicit(&latency_buckets[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&latency_micros_sum, micros, memory_order_relaxed);
+    atomic_fetch_add_explicit(&latency_count, 1, memory_order_relaxed);
+}
+
+void metrics_move_applied(void) { atomic_fetch_add_explicit(&moves_applied, 1, memory_order_relaxed); }
+void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflicts, 1, memory_order_relaxed); }
+void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
+
+typedef struct {
+    char *text;
+    size_t length, capacity;
+    bool failed;
+} buffer_t;
+
+static void add(buffer_t *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(buffer_t *b, const char *format, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list args;
+        va_start(args, format);
+        int n = vsnprintf(b->text + b->length, b->capacity - b->length, format, args);
+        va_end(args);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->capacity - b->length) {
+            b->length += (size_t)n;
+            return;
+        }
+        size_t capacity = b->capacity * 2 + (size_t)n;
+        char *text = realloc(b->text, capacity);
+        if (!text) {
+            b->failed = true;
+            return;
+        }
+        b->text = text;
+        b->capacity = capacity;
+    }
+}
+
+char *metrics_render(struct store *store, size_t *length)
+{
+    buffer_t b = { malloc(8192), 0, 8192, false };
+    if (!b.text)
+        return NULL;
+    b.text[0] = '\0';
+    add(&b, "# HELP chessd_http_requests_total HTTP requests by route and status.\n"
+            "# TYPE chessd_http_requests_total counter\n");
+    int routes = router_route_count();
+    for (int r = 0; r <= ROUTE_SLOTS; r++) {
+        if (r < ROUTE_SLOTS && r >= routes)
+            continue;
+        const char *name = r < ROUTE_SLOTS ? router_route_name(r) : "unmatched";
+        for (int s = 0; s < STATUS_SLOTS; s++) {
+            unsigned long long n = atomic_load_explicit(&requests[r][s], memory_order_relaxed);
+            if (!n)
+                continue;
+            char status[8];
+            if (s < STATUS_SLOTS - 1)
+                snprintf(status, sizeof status, "%u", status_codes[s]);
+            else
+                snprintf(status, sizeof status, "other");
+            add(&b, "chessd_http_requests_total{route=\"%s\",status=\"%s\"} %llu\n", name, status, n);
+        }
+    }
+    add(&b, "# HELP chessd_http_request_duration_seconds Time from first byte to response queued.\n"
+            "# TYPE chessd_http_request_duration_seconds histogram\n");
+    unsigned long long cumulative = 0;
+    for (int i = 0; i <= BUCKET_COUNT; i++) {
+        cumulative += atomic_load_explicit(&latency_buckets[i], memory_order_relaxed);
+        if (i < BUCKET_COUNT)
+            add(&b, "chessd_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[i], cumulative);
+        else
+            add(&b, "chessd_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cumulative);
+    }
+    add(&b, "chessd_http_request_duration_seconds_sum %.6f\n",
+        (double)atomic_load_explicit(&latency_micros_sum, memory_order_relaxed) / 1e6);
+    add(&b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
+    add(&b, "# HELP chessd_moves_applied_total Game moves written.\n# TYPE chessd_moves_applied_total counter\n"
+            "chessd_moves_applied_total %llu\n", atomic_load_explicit(&moves_applied, memory_order_relaxed));
+    add(&b, "# HELP chessd_version_conflicts_total Game changes refused for a stale version.\n"
+            "# TYPE chessd_version_conflicts_total counter\nchessd_version_conflicts_total %llu\n",
+        atomic_load_explicit(&version_conflicts, memory_order_relaxed));
+    add(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
+            "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
+    store_stats_t stats = { 0 };
+    if (store)
+        store_stats(store, &stats);
+    add(&b, "# HELP chessd_redis_errors_total Redis commands that failed or timed out.\n"
+            "# TYPE chessd_redis_errors_total counter\nchessd_redis_errors_total %llu\n",
+        (unsigned long long)stats.errors);
+    add(&b, "# HELP chessd_redis_connects_total Redis connections made (first and reconnects).\n"
+            "# TYPE chessd_redis_connects_total counter\nchessd_redis_connects_total %llu\n",
+        (unsigned long long)stats.connects);
+    if (b.failed) {
+        free(b.text);
+        return NULL;
+    }
+    *length = b.length;
+    return b.text;
+}

@@ -1,0 +1,22 @@
+/* Prometheus metrics: request counts by route and status, a latency
+ * histogram, game moves applied, version conflicts, open connections, and
+ * the store's errors and reconnects. Counters are lock-free atomics, safe to
+ * bump from any server thread. */
+#ifndef CHESSD_API_METRICS_H
+#define CHESSD_API_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* route: an index from router_route_name(), or -1 when no route matched. */
+void metrics_request(int route, unsigned status, uint64_t micros);
+void metrics_move_applied(void);
+void metrics_version_conflict(void);
+void metrics_connection(int delta);
+
+/* The exposition text (malloc'd, caller frees), or NULL on OOM. */
+char *metrics_render(struct store *store, size_t *length);
+
+#endif
