@@ -73,11 +73,9 @@ void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, 
     jsonw_object_end(w);
 }
 
-const char *json_out_castling(const position_t *pos, char *buf)
+/* The castling field (the third) of a canonical FEN, into buf. */
+static const char *castling_field(const char *fen, char *buf)
 {
-    char fen[FEN_BUFFER_SIZE];
-    fen_format(pos, fen, sizeof fen);
-    /* The third field of the canonical FEN. */
     const char *field = strchr(strchr(fen, ' ') + 1, ' ') + 1;
     size_t n = strcspn(field, " ");
     memcpy(buf, field, n);
@@ -99,7 +97,8 @@ void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
     jsonw_object_begin(w);
-    jsonw_kv_string(w, "fen", fen_format(pos, fen, sizeof fen));
+    fen_format(pos, fen, sizeof fen);
+    jsonw_kv_string(w, "fen", fen);
     jsonw_kv_string(w, "turn", color_names[pos->side_to_move]);
     jsonw_kv_bool(w, "check", status->check);
     jsonw_kv_string(w, "status", status_state_name(status->state));
@@ -118,7 +117,7 @@ void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status
     jsonw_array_end(w);
     jsonw_kv_int(w, "halfmove_clock", pos->halfmove_clock);
     jsonw_kv_int(w, "fullmove_number", pos->fullmove_number);
-    jsonw_kv_string(w, "castling_rights", json_out_castling(pos, castling));
+    jsonw_kv_string(w, "castling_rights", castling_field(fen, castling));
     jsonw_key(w, "en_passant");
     if (pos->en_passant != SQ_NONE) {
         square_name(pos->en_passant, ep);

@@ -12,9 +12,6 @@ void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, 
 /* A Position object; legal_moves listed when with_moves. */
 void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves);
 
-/* The castling field of pos's FEN ("KQkq", "-", X-FEN in Chess960) into buf (8 bytes). */
-const char *json_out_castling(const position_t *pos, char *buf);
-
 /* "1-0", "0-1", "1/2-1/2" or "*". */
 const char *json_out_result(const position_t *pos, const status_t *status);
 

@@ -28,6 +28,7 @@ char *jsonw_finish(jsonw_t *w, size_t *length)
         return NULL;
     }
     char *out = w->data;
+    out[w->length] = '\0'; /* reserve() always keeps room for it */
     if (length)
         *length = w->length;
     w->data = NULL;
@@ -54,13 +55,13 @@ static bool reserve(jsonw_t *w, size_t extra)
     return true;
 }
 
+/* Appends n bytes. The text is terminated only by jsonw_finish(). */
 static void put(jsonw_t *w, const char *s, size_t n)
 {
     if (!reserve(w, n))
         return;
     memcpy(w->data + w->length, s, n);
     w->length += n;
-    w->data[w->length] = '\0';
 }
 
 /* Comma before a value or key at the current level, unless right after a key. */
@@ -109,7 +110,10 @@ static void put_escaped(jsonw_t *w, const char *s, size_t n)
     out[0] = '"';
     memcpy(out + 1, s, i);
     w->length += i + 1;
-    w->data[w->length] = '\0';
+    if (i == n) {
+        w->data[w->length++] = '"'; /* reserved above */
+        return;
+    }
     size_t start = i;
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -146,10 +150,19 @@ static void put_escaped(jsonw_t *w, const char *s, size_t n)
 
 void jsonw_key(jsonw_t *w, const char *key)
 {
-    separate(w);
+    /* Keys are the program's own literals: written without escaping. */
     size_t n = strlen(key);
-    put_escaped(w, key, n);
-    put(w, ":", 1);
+    if (!reserve(w, n + 4))
+        return;
+    char *out = w->data + w->length;
+    if (w->need_comma[w->depth])
+        *out++ = ',';
+    *out++ = '"';
+    memcpy(out, key, n);
+    out += n;
+    *out++ = '"';
+    *out++ = ':';
+    w->length = (size_t)(out - w->data);
     w->need_comma[w->depth] = false; /* the value follows without a comma */
 }
 

@@ -30,7 +30,8 @@ void jsonw_object_begin(jsonw_t *w);
 void jsonw_object_end(jsonw_t *w);
 void jsonw_array_begin(jsonw_t *w);
 void jsonw_array_end(jsonw_t *w);
-/* Writes a key inside an object; the next value call supplies its value. */
+/* Writes a key inside an object; the next value call supplies its value.
+ * Keys are written as given: they must be literals that need no escaping. */
 void jsonw_key(jsonw_t *w, const char *key);
 void jsonw_string(jsonw_t *w, const char *s);
 void jsonw_string_len(jsonw_t *w, const char *s, size_t length);

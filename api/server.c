@@ -409,6 +409,9 @@ int server_run(const config_t *cfg)
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+        /* Per-connection memory for the request line, headers and buffers: it
+         * also caps the header size a client may send (431/413 beyond it). */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
