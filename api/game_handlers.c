@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "problem.h"
 #include "tokens.h"
+#include "utf8.h"
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
@@ -215,7 +216,8 @@ static bool game_load(const api_request_t *req, game_t *g, api_response_t *res)
     return true;
 }
 
-/* --- idempotency: the kept answer is "<request sha256> <status> <version>\n<location>\n<body>" --- */
+/* --- idempotency: the kept answer is "<request sha256> <status> <version>\n<location>\n<body>",
+ * sealed with tokens_seal() because a creation's answer holds the player tokens --- */
 
 static void request_digest(const api_request_t *req, char out[65])
 {
@@ -231,8 +233,8 @@ static void request_digest(const api_request_t *req, char out[65])
         snprintf(out + 2 * i, 3, "%02x", i < length ? digest[i] : 0);
 }
 
-/* Answers a retry from a kept answer, or 422 when the key came with another request. */
-static void replay_answer(const api_request_t *req, const char *kept, api_response_t *res)
+/* Answers a retry from an opened kept answer. */
+static void replay_opened(const api_request_t *req, const char *kept, api_response_t *res)
 {
     char digest[65], kept_digest[65], location[96] = "";
     unsigned status = 0;
@@ -261,6 +263,18 @@ static void replay_answer(const api_request_t *req, const char *kept, api_respon
     api_response_set(res, status, "application/json", body, length);
     set_etag(res, version);
     snprintf(res->location, sizeof res->location, "%s", location);
+}
+
+/* Answers a retry from a kept (sealed) answer, or 422 when the key came with another request. */
+static void replay_answer(const api_request_t *req, const char *sealed, api_response_t *res)
+{
+    char *kept = tokens_open(sealed);
+    if (!kept) {
+        api_problem(res, API_EINTERNAL, "a kept answer cannot be opened (was the token secret changed?)", NULL, NULL);
+        return;
+    }
+    replay_opened(req, kept, res);
+    free(kept);
 }
 
 static const char *idempotency_key(const api_request_t *req, api_response_t *res, bool *bad)
@@ -311,9 +325,13 @@ static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, 
         char digest[65];
         request_digest(req, digest);
         size_t size = body_length + 200;
-        if ((kept = malloc(size)))
-            snprintf(kept, size, "%s %u %llu\n%s\n%s", digest, success_status, (unsigned long long)r->version,
-                     location, body);
+        char *plain = malloc(size);
+        if (plain) {
+            int n = snprintf(plain, size, "%s %u %llu\n%s\n%s", digest, success_status,
+                             (unsigned long long)r->version, location, body);
+            kept = n > 0 ? tokens_seal(plain, (size_t)n) : NULL;
+            free(plain);
+        }
     }
     if (!data || !body || (idem_key && !kept)) {
         free(data);
@@ -357,8 +375,9 @@ static bool read_name(const cJSON *root, const char *key, char *out, api_respons
     if (!item || cJSON_IsNull(item))
         return true;
     char detail[96];
-    if (!cJSON_IsString(item) || strlen(item->valuestring) > GAME_NAME_MAX) {
-        snprintf(detail, sizeof detail, "'%s' must be a string of at most %d bytes", key, GAME_NAME_MAX);
+    if (!cJSON_IsString(item) || utf8_length(item->valuestring) > GAME_NAME_CHARS
+        || strlen(item->valuestring) > GAME_NAME_MAX) {
+        snprintf(detail, sizeof detail, "'%s' must be a string of at most %d characters", key, GAME_NAME_CHARS);
         api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
         return false;
     }
@@ -454,17 +473,31 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
         return;
     game_t g;
     uint64_t expected = 0;
-    if (!answered_before(req, req->path_param, key, res) && game_load(req, &g, res)) {
+    /* Only a player of this game may see a kept answer, so the token is
+     * checked before a retry is answered from it. */
+    if (game_load(req, &g, res)) {
         int who = authenticate(req, &g.record, res);
-        if (who >= 0 && check_version(req, root, g.record.version, &expected, res)) {
+        if (who >= 0 && !answered_before(req, req->path_param, key, res)
+            && check_version(req, root, g.record.version, &expected, res)) {
             if (game_is_over(&g))
                 api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
             else if (apply(root, &g, who, res) && game_save(req, res, &g, expected, 200, NULL, req->path_param, key)
                      && counts_as_move)
                 metrics_move_applied();
         }
-        game_free(&g);
+        /* A retry racing its own first attempt can see the version that attempt
+         * made: its answer is the kept one, not a conflict. */
+        if (who >= 0 && key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
+            api_response_t kept = { 0 };
+            if (answered_before(req, req->path_param, key, &kept)) {
+                free(res->body);
+                *res = kept;
+            } else {
+                free(kept.body);
+            }
+        }
     }
+    game_free(&g);
     cJSON_Delete(root);
 }
 

@@ -35,6 +35,7 @@ typedef struct {
     char location[96];        /* Location header when not empty */
     unsigned retry_after;     /* Retry-After seconds when not 0 */
     bool authenticate;        /* WWW-Authenticate: Bearer (401) */
+    const char *problem_code; /* the problem's code when the answer is one, else NULL */
 } api_response_t;
 
 /* A query parameter's value, or NULL. Valid for the request's lifetime. */

@@ -81,6 +81,7 @@ void api_problem(api_response_t *res, api_status_t status, const char *detail, a
     res->etag[0] = res->location[0] = '\0';
     res->retry_after = table[status].http == 503 ? 1 : 0;
     res->authenticate = status == API_EUNAUTHORIZED;
+    res->problem_code = table[status].code;
 }
 
 static void write_fen_error(jsonw_t *w, const void *ctx)

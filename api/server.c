@@ -78,6 +78,7 @@ bool api_request_wants_text(const api_request_t *req)
 void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length)
 {
     free(res->body);
+    res->problem_code = NULL;
     res->status = body ? status : 500;
     res->content_type = content_type;
     res->body = body;

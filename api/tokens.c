@@ -5,10 +5,20 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned char secret[64];
 static size_t secret_length;
+static unsigned char seal_key[32]; /* HMAC(secret, "chessd sealed answers") */
+
+static void derive_seal_key(void)
+{
+    static const char label[] = "chessd sealed answers";
+    unsigned length = 0;
+    HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)label, sizeof label - 1, seal_key, &length);
+}
 
 bool tokens_init(const char *text)
 {
@@ -23,10 +33,12 @@ bool tokens_init(const char *text)
             memcpy(secret, text, n);
             secret_length = n;
         }
+        derive_seal_key();
         return true;
     }
     RAND_bytes(secret, 32);
     secret_length = 32;
+    derive_seal_key();
     return false;
 }
 
@@ -100,4 +112,64 @@ bool tokens_is_id(const char *text)
             return false;
     }
     return true;
+}
+
+enum { SEAL_NONCE = 12, SEAL_TAG = 16 };
+
+char *tokens_seal(const char *text, size_t length)
+{
+    size_t raw_length = SEAL_NONCE + SEAL_TAG + length;
+    unsigned char *raw = malloc(raw_length);
+    char *out = malloc(4 * ((raw_length + 2) / 3) + 1);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int n = 0, final = 0;
+    bool ok = raw && out && ctx && length <= INT32_MAX && RAND_bytes(raw, SEAL_NONCE) == 1
+              && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, seal_key, raw) == 1
+              && EVP_EncryptUpdate(ctx, raw + SEAL_NONCE + SEAL_TAG, &n, (const unsigned char *)text, (int)length) == 1
+              && EVP_EncryptFinal_ex(ctx, raw + SEAL_NONCE + SEAL_TAG + n, &final) == 1
+              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, SEAL_TAG, raw + SEAL_NONCE) == 1;
+    if (ok)
+        EVP_EncodeBlock((unsigned char *)out, raw, (int)raw_length);
+    EVP_CIPHER_CTX_free(ctx);
+    free(raw);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+char *tokens_open(const char *sealed)
+{
+    size_t sealed_length = strlen(sealed);
+    if (sealed_length % 4 || sealed_length > (size_t)INT32_MAX)
+        return NULL;
+    unsigned char *raw = malloc(sealed_length / 4 * 3 + 1);
+    if (!raw)
+        return NULL;
+    int raw_length = EVP_DecodeBlock(raw, (const unsigned char *)sealed, (int)sealed_length);
+    /* EVP_DecodeBlock counts the padding as zero bytes. */
+    if (raw_length >= 0 && sealed_length >= 1 && sealed[sealed_length - 1] == '=')
+        raw_length -= sealed_length >= 2 && sealed[sealed_length - 2] == '=' ? 2 : 1;
+    char *out = NULL;
+    EVP_CIPHER_CTX *ctx = NULL;
+    if (raw_length < SEAL_NONCE + SEAL_TAG)
+        goto done;
+    int length = raw_length - SEAL_NONCE - SEAL_TAG, n = 0, final = 0;
+    out = malloc((size_t)length + 1);
+    ctx = EVP_CIPHER_CTX_new();
+    bool ok = out && ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, seal_key, raw) == 1
+              && EVP_DecryptUpdate(ctx, (unsigned char *)out, &n, raw + SEAL_NONCE + SEAL_TAG, length) == 1
+              && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, SEAL_TAG, raw + SEAL_NONCE) == 1
+              && EVP_DecryptFinal_ex(ctx, (unsigned char *)out + n, &final) == 1;
+    if (ok) {
+        out[n + final] = '\0';
+    } else {
+        free(out);
+        out = NULL;
+    }
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    free(raw);
+    return out;
 }

@@ -20,6 +20,15 @@ bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]);
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE]);
 /* Whether token hashes to stored_hash, in time independent of the contents. */
 bool tokens_match(const char *token, const char *stored_hash);
+/* Encrypts and authenticates text (AES-256-GCM under a key derived from the
+ * secret) for keeping at rest; returns base64 text (malloc'd, caller frees)
+ * or NULL. Kept answers hold player tokens, which must not sit in Redis in
+ * the clear. */
+char *tokens_seal(const char *text, size_t length);
+/* Reverses tokens_seal(); NULL when the text was not sealed with this secret
+ * or was altered. The result is malloc'd and NUL-terminated. */
+char *tokens_open(const char *sealed);
+
 /* Whether text could be an id we made (16 base64url characters). */
 bool tokens_is_id(const char *text);
 

@@ -51,3 +51,11 @@ bool utf8_valid(const char *s, size_t n)
     }
     return true;
 }
+
+size_t utf8_length(const char *s)
+{
+    size_t count = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        count += (*p & 0xC0) != 0x80;
+    return count;
+}

@@ -13,4 +13,7 @@ size_t utf8_sequence_length(const unsigned char *s, size_t n);
 /* Whether all n bytes are valid UTF-8. */
 bool utf8_valid(const char *s, size_t n);
 
+/* Number of characters (code points) in a valid UTF-8 string. */
+size_t utf8_length(const char *s);
+
 #endif

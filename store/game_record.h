@@ -13,7 +13,8 @@
 
 enum {
     GAME_ID_SIZE = 24,          /* 16 characters of base64url, terminated */
-    GAME_NAME_MAX = 64,         /* bytes of a player's name */
+    GAME_NAME_CHARS = 64,       /* characters of a player's name */
+    GAME_NAME_MAX = 256,        /* bytes of a player's name (64 characters of up to 4 bytes) */
     GAME_TOKEN_HASH_SIZE = 65,  /* hex HMAC-SHA256, terminated */
     GAME_MAX_PLIES = 18000,     /* beyond the longest game the 75-move rule allows */
 };

@@ -4,6 +4,7 @@
  * goes through one Lua script, run by EVALSHA with an EVAL fallback. */
 #include "store.h"
 
+#include <errno.h>
 #include <hiredis/hiredis.h>
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -212,21 +213,32 @@ static void drop_connection(store_t *s)
     redisFree(c);
 }
 
-/* Sends a command; NULL (and the connection dropped) when Redis is unreachable. */
+/* Sends a command; NULL (and the connection dropped) when Redis is unreachable.
+ * A connection kept from earlier that turns out closed (Redis restarted, an
+ * idle timeout) is remade once at once, so only a Redis that stays away costs
+ * a failure. A timeout is not retried: it would double the wait. */
 static redisReply *command(store_t *s, int argc, const char **argv, const size_t *lengths)
 {
-    redisContext *c = connection(s);
-    if (!c)
-        return NULL;
-    redisReply *r = redisCommandArgv(c, argc, argv, lengths);
-    if (!r || c->err) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        bool reused = pthread_getspecific(s->connection_key) != NULL;
+        redisContext *c = connection(s);
+        if (!c)
+            return NULL;
+        redisReply *r = redisCommandArgv(c, argc, argv, lengths);
+        if (r && !c->err)
+            return r;
+        int saved_errno = errno;
+        bool closed = c->err == REDIS_ERR_EOF
+                      || (c->err == REDIS_ERR_IO && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK
+                          && saved_errno != ETIMEDOUT);
         if (r)
             freeReplyObject(r);
         drop_connection(s);
         atomic_fetch_add(&s->errors, 1);
-        return NULL;
+        if (!reused || !closed)
+            return NULL;
     }
-    return r;
+    return NULL;
 }
 
 store_status_t store_ping(store_t *store)
