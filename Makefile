@@ -6,6 +6,16 @@ CFLAGS ?= $(OPTFLAGS) -g
 WARNINGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
+# `make test SANITIZE=1` builds into build/sanitize with AddressSanitizer and
+# UndefinedBehaviorSanitizer and runs the whole suite there; any report fails.
+ifeq ($(SANITIZE),1)
+BUILD ?= build/sanitize
+OPTFLAGS = -O1
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS += $(SANITIZE_FLAGS)
+export ASAN_OPTIONS = detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+endif
 BUILD ?= build
 API_LIBS = -lmicrohttpd -lcjson -lhiredis -lcrypto -lpthread
 
@@ -91,3 +101,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(RULES_OBJ:.o=.d) $(API_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/api/chessd.d
+
+include mk/image.mk
