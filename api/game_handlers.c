@@ -412,48 +412,64 @@ static int authenticate(const api_request_t *req, const game_record_t *r, api_re
 
 /* The version a change was made against: body expected_version or If-Match.
  * On a mismatch or when neither is given, fills res and returns false. */
+/* Whether an If-Match value names the current version. RFC 9110 compares
+ * strongly: a weak tag never matches; "*" matches the existing game. */
+static bool if_match_fits(const char *value, uint64_t current)
+{
+    if (!strcmp(value, "*"))
+        return true;
+    char tag[32];
+    snprintf(tag, sizeof tag, "\"%llu\"", (unsigned long long)current);
+    /* A list of tags: any one of them may match. */
+    for (const char *p = value; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ",");
+        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n == strlen(tag) && !strncmp(p, tag, n))
+            return true;
+        p += strcspn(p, ",");
+    }
+    return false;
+}
+
+/* The version a change was made against: body expected_version and/or
+ * If-Match; every one given must fit. Fills res and returns false on a
+ * mismatch (409 for expected_version, 412 for If-Match) or when neither is
+ * given (428). */
 static bool check_version(const api_request_t *req, const cJSON *root, uint64_t current, uint64_t *expected,
                           api_response_t *res)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "expected_version");
     const char *if_match = api_request_header(req, "If-Match");
-    char detail[96];
-    if (item && !cJSON_IsNull(item)) {
+    bool has_expected = item && !cJSON_IsNull(item);
+    if (!has_expected && !if_match) {
+        api_problem(res, API_EPRECONDITION_REQUIRED, "send expected_version (or If-Match) with every change", NULL,
+                    NULL);
+        return false;
+    }
+    if (has_expected) {
         if (!cJSON_IsNumber(item) || item->valuedouble < 1 || item->valuedouble > 9007199254740991.0
             || item->valuedouble != (double)(uint64_t)item->valuedouble) {
             api_problem(res, API_EINVALID_FIELD, "'expected_version' must be a whole number from 1", NULL, NULL);
             return false;
         }
-        *expected = (uint64_t)item->valuedouble;
-        if (*expected != current) {
+        if ((uint64_t)item->valuedouble != current) {
             metrics_version_conflict();
-            api_problem_conflict(res, current, *expected);
+            api_problem_conflict(res, current, (uint64_t)item->valuedouble);
             return false;
         }
-        return true;
     }
-    if (if_match) {
-        const char *p = if_match;
-        if (!strncmp(p, "W/", 2))
-            p += 2;
-        if (*p == '"')
-            p++;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (*end == '"')
-            end++;
-        if (errno || end == p || *end || v != current) {
-            snprintf(detail, sizeof detail, "If-Match %.32s does not match version %llu", if_match,
-                     (unsigned long long)current);
-            api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
-            return false;
-        }
-        *expected = v;
-        return true;
+    if (if_match && !if_match_fits(if_match, current)) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%llu\"", if_match,
+                 (unsigned long long)current);
+        api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
+        return false;
     }
-    api_problem(res, API_EPRECONDITION_REQUIRED, "send expected_version (or If-Match) with every change", NULL, NULL);
-    return false;
+    *expected = current;
+    return true;
 }
 
 /* --- one path for every change --- */
