@@ -72,6 +72,7 @@ REDOCLY = tests/openapi/node_modules/.bin/redocly
 test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
+	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
 
 bench: $(BUILD)/chessd
@@ -96,6 +97,10 @@ deps:
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
 	@for d in $(NPM_DIRS); do npm ci --prefix $$d --no-audit --no-fund || exit 1; done
+	@# tests/k8s needs `kubectl kustomize`: Debian's kubernetes-client, unless a kubectl is already installed
+	@# (another vendor's kubectl package owns /usr/bin/kubectl and kubernetes-client cannot replace it).
+	@[ -z "$(NPM_DIRS)" ] || command -v kubectl >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kubernetes-client; }
 
 clean:
 	rm -rf $(BUILD)

@@ -43,6 +43,14 @@ static const setting_t settings[] = {
       FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
     { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "seconds an Idempotency-Key answer is kept", KIND_UINT,
       FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
+    { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "most moves (plies) one game may have", KIND_UINT,
+      FIELD(max_game_plies), 1, 18000 },
+    { "--rate-limit-ip", "CHESSD_RATE_LIMIT_IP", "requests/s per client address (0: off)", KIND_UINT,
+      FIELD(rate_limit_ip), 0, 1000000 },
+    { "--rate-limit-token", "CHESSD_RATE_LIMIT_TOKEN", "requests/s per player token (0: off)", KIND_UINT,
+      FIELD(rate_limit_token), 0, 1000000 },
+    { "--rate-limit-burst", "CHESSD_RATE_LIMIT_BURST", "requests allowed at once (0: the rate)", KIND_UINT,
+      FIELD(rate_limit_burst), 0, 1000000 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -64,6 +72,7 @@ static void defaults(config_t *cfg)
     cfg->redis_timeout_ms = 1000;
     cfg->finished_game_ttl_seconds = 30u * 24 * 3600;
     cfg->idempotency_ttl_seconds = 24 * 3600;
+    cfg->max_game_plies = 1000;
 }
 
 static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,

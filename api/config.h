@@ -24,6 +24,10 @@ typedef struct config {
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */
     unsigned idempotency_ttl_seconds;
+    unsigned max_game_plies;
+    unsigned rate_limit_ip;     /* requests per second per client address; 0: off */
+    unsigned rate_limit_token;  /* requests per second per player token; 0: off */
+    unsigned rate_limit_burst;  /* bucket size; 0: one second's worth */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

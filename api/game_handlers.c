@@ -475,7 +475,7 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 /* --- one path for every change --- */
 
 /* Applies a change for player `who`; false with res filled when refused. */
-typedef bool (*change_fn)(const cJSON *root, game_t *g, int who, api_response_t *res);
+typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res);
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply,
                         bool counts_as_move)
@@ -497,7 +497,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
             && check_version(req, root, g.record.version, &expected, res)) {
             if (game_is_over(&g))
                 api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
-            else if (apply(root, &g, who, res) && game_save(req, res, &g, expected, 200, NULL, req->path_param, key)
+            else if (apply(req, root, &g, who, res) && game_save(req, res, &g, expected, 200, NULL, req->path_param, key)
                      && counts_as_move)
                 metrics_move_applied();
         }
@@ -517,7 +517,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
     cJSON_Delete(root);
 }
 
-static bool apply_move(const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_move(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "move");
     if (!cJSON_IsString(item)) {
@@ -536,8 +536,10 @@ static bool apply_move(const cJSON *root, game_t *g, int who, api_response_t *re
         api_problem_move(res, api_status_for_reason(reason), message, g->record.move_count, item->valuestring, reason, g->record.fen);
         return false;
     }
-    if (!game_record_push_move(&g->record, move)) {
-        api_problem(res, API_ETOO_MANY_MOVES, "the game has reached the longest length kept", NULL, NULL);
+    if (g->record.move_count >= (int)req->config->max_game_plies || !game_record_push_move(&g->record, move)) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "the game has %d moves, the most this server keeps", g->record.move_count);
+        api_problem(res, API_EGAME_TOO_LONG, detail, NULL, NULL);
         return false;
     }
     /* An offer lapses when the player it was made to moves instead of answering. */
@@ -551,8 +553,9 @@ static bool apply_move(const cJSON *root, game_t *g, int who, api_response_t *re
     return true;
 }
 
-static bool apply_undo(const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_undo(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
 {
+    (void)req;
     (void)root;
     if (g->record.move_count == 0 || who == g->pos.side_to_move) {
         api_problem(res, API_ENOTHING_TO_UNDO, "only the player who made the last move may take it back, before "
@@ -568,8 +571,9 @@ static bool apply_undo(const cJSON *root, game_t *g, int who, api_response_t *re
     return true;
 }
 
-static bool apply_resign(const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_resign(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
 {
+    (void)req;
     (void)root;
     (void)res;
     game_record_t *r = &g->record;
@@ -588,8 +592,9 @@ static void end_in_draw(game_record_t *r, const char *termination)
     r->draw_offer = -1;
 }
 
-static bool apply_draw(const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_draw(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
 {
+    (void)req;
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "action");
     const char *action = cJSON_IsString(item) ? item->valuestring : "";
     game_record_t *r = &g->record;

@@ -40,6 +40,8 @@ static const struct {
                                      "Send expected_version or If-Match with every change" },
     [API_EIDEMPOTENCY_KEY_REUSED] = { "idempotency_key_reused", 422,
                                       "The Idempotency-Key was used for a different request" },
+    [API_EGAME_TOO_LONG] = { "game_too_long", 422, "The game has reached the most moves this server keeps" },
+    [API_ERATE_LIMITED] = { "rate_limited", 429, "Too many requests; retry after Retry-After seconds" },
     [API_EUNAVAILABLE] = { "unavailable", 503, "The service cannot handle the request now" },
     [API_ESTORE_UNAVAILABLE] = { "store_unavailable", 503, "The game store cannot be reached; retry shortly" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },

@@ -25,6 +25,7 @@
 #include "handlers.h"
 #include "http.h"
 #include "metrics.h"
+#include "ratelimit.h"
 #include "problem.h"
 #include "router.h"
 
@@ -45,6 +46,7 @@ typedef struct {
 typedef struct {
     const config_t *cfg;
     store_t *store;
+    ratelimit_t *by_address, *by_token;
     atomic_int in_flight;
 } server_t;
 
@@ -227,6 +229,33 @@ static const char *framing_problem(struct MHD_Connection *connection)
     return NULL;
 }
 
+/* Per-address and per-token request budgets (when configured). The token
+ * itself is only hashed into a bucket index, never kept. */
+static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, unsigned *retry_after)
+{
+    uint64_t now = now_us();
+    if (srv->by_address) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = info ? info->client_addr : NULL;
+        if (sa && sa->sa_family == AF_INET) {
+            const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+            if (!ratelimit_take(srv->by_address, &in->sin_addr, sizeof in->sin_addr, now, retry_after))
+                return false;
+        } else if (sa && sa->sa_family == AF_INET6) {
+            const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+            if (!ratelimit_take(srv->by_address, &in6->sin6_addr, sizeof in6->sin6_addr, now, retry_after))
+                return false;
+        }
+    }
+    if (srv->by_token) {
+        const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
+        if (auth && !strncasecmp(auth, "Bearer ", 7) && !ratelimit_take(srv->by_token, auth + 7, strlen(auth + 7), now,
+                                                                        retry_after))
+            return false;
+    }
+    return true;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -276,6 +305,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     if (st->too_large)
         return st->status ? MHD_YES : send_problem(connection, st, API_EPAYLOAD_TOO_LARGE,
                                                    "the request body is over the limit");
+    /* Probes and scrapes are never limited: a 429 there would take the pod out of service. */
+    bool exempt = !strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/metrics");
+    unsigned retry_after = 0;
+    if (!exempt && !allowed_by_limits(srv, connection, &retry_after)) {
+        api_response_t limited = { 0 };
+        api_problem(&limited, API_ERATE_LIMITED, "slow down", NULL, NULL);
+        limited.retry_after = retry_after;
+        return send_response(connection, st, &limited);
+    }
     api_request_t req = {
         .method = method,
         .path = url,
@@ -396,7 +434,9 @@ int server_run(const config_t *cfg)
     store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
                                  .command_timeout_ms = cfg->redis_timeout_ms };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
-    server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err) };
+    server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err),
+                     .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
+                     .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst) };
     if (!srv.store) {
         fprintf(stderr, "chessd: --redis: %s\n", err);
         return 2;
@@ -421,6 +461,8 @@ int server_run(const config_t *cfg)
     if (!daemon) {
         fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
         store_close(srv.store);
+        ratelimit_free(srv.by_address);
+        ratelimit_free(srv.by_token);
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -442,6 +484,8 @@ int server_run(const config_t *cfg)
     }
     MHD_stop_daemon(daemon);
     store_close(srv.store);
+    ratelimit_free(srv.by_address);
+    ratelimit_free(srv.by_token);
     fprintf(stderr, "chessd: stopped\n");
     return 0;
 }

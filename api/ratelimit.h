@@ -1,0 +1,24 @@
+/* Rate limiting by token bucket, per client address and per player token:
+ * `rate` requests a second with bursts of `burst`. Buckets live in a fixed
+ * table (keys are 64-bit hashes; two keys sharing a slot share a bucket, which
+ * only ever limits sooner), so memory stays bounded whatever clients send.
+ * Limits are per replica. Thread-safe. */
+#ifndef CHESSD_API_RATELIMIT_H
+#define CHESSD_API_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ratelimit ratelimit_t;
+
+/* A limiter allowing rate per second (burst at once); NULL when rate is 0 (no limit). */
+ratelimit_t *ratelimit_new(unsigned rate, unsigned burst);
+void ratelimit_free(ratelimit_t *limiter);
+
+/* Takes one request for key (length bytes) at time now_us. On refusal returns
+ * false and sets *retry_after_seconds (at least 1). A NULL limiter allows all. */
+bool ratelimit_take(ratelimit_t *limiter, const void *key, size_t length, uint64_t now_us,
+                    unsigned *retry_after_seconds);
+
+#endif

@@ -1,0 +1,478 @@
+// Validates rendered k8s/ manifests offline: every object against the
+// Kubernetes schema of its kind (kubernetes-models), with unknown fields
+// refused as the API server's strict field validation would, then chessd's
+// deployment policy (k8s/README.md).
+//
+//   node validate.mjs [--passed N --failed N] TARGET=FILE...
+//   node validate.mjs --self-test
+//
+// TARGET names the kustomization that FILE was rendered from (base,
+// overlays/dev, overlays/prod, examples/managed-redis): it picks the
+// expectations below. Prints one line per check and a closing
+// "k8s: N passed, N failed" line (--passed/--failed add the caller's own
+// counts); exits 1 on any failure.
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+
+// What each rendered target must hold.
+const TARGETS = {
+  base: { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "10Gi", namespace: undefined, secret: false, pinned: false },
+  "overlays/dev": { replicas: 1, hpaMin: 1, hpaMax: 2, redis: "1Gi", namespace: "chessd-dev", secret: true, pinned: false },
+  "overlays/prod": { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "20Gi", namespace: "chessd", secret: true, pinned: true },
+  "examples/managed-redis": {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+  },
+};
+
+const CHESSD_PORT = 8080;
+const CHESSD_UID = 10001;
+
+let passed = 0;
+let failed = 0;
+
+function check(label, ok, detail = "") {
+  if (ok) {
+    passed++;
+    console.log(`ok - ${label}`);
+  } else {
+    failed++;
+    console.log(`not ok - ${label}${detail ? `: ${detail}` : ""}`);
+  }
+  return ok;
+}
+
+// ---------------------------------------------------------------- schemas
+
+// Records which properties the schema validator reads on every object. The
+// compiled validators read each property their schema defines and enumerate
+// the keys of maps (labels, resources.limits, ...), so a key of a
+// non-enumerated object that was never read is one the schema does not know.
+function tracked(value, path, nodes) {
+  if (!value || typeof value !== "object") return value;
+  let node = nodes.get(path);
+  if (!node) {
+    node = { object: value, read: new Set(), enumerated: Array.isArray(value) };
+    nodes.set(path, node);
+  }
+  const child = (key, v) => tracked(v, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, nodes);
+  return new Proxy(value, {
+    get(target, key, receiver) {
+      const v = Reflect.get(target, key, receiver);
+      if (typeof key !== "string" || (Array.isArray(target) && !/^\d+$/.test(key))) return v;
+      node.read.add(key);
+      return child(key, v);
+    },
+    has(target, key) {
+      if (typeof key === "string") node.read.add(key);
+      return Reflect.has(target, key);
+    },
+    getOwnPropertyDescriptor(target, key) {
+      if (typeof key === "string") node.read.add(key);
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+    ownKeys(target) {
+      node.enumerated = true;
+      return Reflect.ownKeys(target);
+    },
+  });
+}
+
+function unknownFields(model, object) {
+  const nodes = new Map();
+  model.prototype.validate.call(tracked(object, "", nodes));
+  const unknown = [];
+  for (const [path, node] of nodes) {
+    if (node.enumerated) continue;
+    for (const key of Object.keys(node.object)) if (!node.read.has(key)) unknown.push(`${path}.${key}`.replace(/^\./, ""));
+  }
+  return unknown;
+}
+
+const modules = new Map();
+
+async function modelFor(apiVersion, kind) {
+  if (typeof apiVersion !== "string" || !/^([a-z0-9.-]+\/)?v[0-9]+((alpha|beta)[0-9]+)?$/.test(apiVersion)) return null;
+  if (!modules.has(apiVersion)) {
+    try {
+      modules.set(apiVersion, await import(`kubernetes-models/${apiVersion}`));
+    } catch {
+      modules.set(apiVersion, null);
+    }
+  }
+  const mod = modules.get(apiVersion);
+  const model = mod && Object.prototype.hasOwnProperty.call(mod, kind) ? mod[kind] : null;
+  return typeof model === "function" && model.kind === kind && model.apiVersion === apiVersion ? model : null;
+}
+
+async function validateSchema(label, object) {
+  const model = await modelFor(object.apiVersion, object.kind);
+  if (!check(`${label}: known kind`, model, `no Kubernetes model for ${object.apiVersion} ${object.kind}`)) return;
+  let error = "";
+  try {
+    new model(object).validate();
+  } catch (e) {
+    error = e.message;
+  }
+  if (!check(`${label}: schema`, !error, error)) return;
+  const unknown = unknownFields(model, object);
+  check(`${label}: no unknown fields`, unknown.length === 0, unknown.join(", "));
+}
+
+// ---------------------------------------------------------------- helpers
+
+const UNITS = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+function quantity(q) {
+  const m = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(q ?? ""));
+  return m ? Number(m[1]) * UNITS[m[2] ?? ""] : NaN;
+}
+
+// Redis memory units: 1k = 1000, 1kb = 1024 (case-insensitive).
+function redisBytes(text) {
+  const m = /^([0-9]+)(k|kb|m|mb|g|gb)?$/i.exec(String(text ?? ""));
+  if (!m) return NaN;
+  const unit = { "": 1, k: 1e3, kb: 2 ** 10, m: 1e6, mb: 2 ** 20, g: 1e9, gb: 2 ** 30 }[(m[2] ?? "").toLowerCase()];
+  return Number(m[1]) * unit;
+}
+
+function matches(selector, labels) {
+  if (!selector || !labels) return false;
+  const { matchLabels = {}, matchExpressions = [] } = selector;
+  if (Object.keys(matchLabels).length === 0 && matchExpressions.length === 0) return true;
+  for (const [k, v] of Object.entries(matchLabels)) if (labels[k] !== v) return false;
+  for (const e of matchExpressions) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    if (e.operator === "In" && !(has && e.values.includes(labels[e.key]))) return false;
+    if (e.operator === "NotIn" && has && e.values.includes(labels[e.key])) return false;
+    if (e.operator === "Exists" && !has) return false;
+    if (e.operator === "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+// A Service's plain map selector.
+function selects(map, labels) {
+  return !!map && Object.keys(map).length > 0 && Object.entries(map).every(([k, v]) => labels?.[k] === v);
+}
+
+function containerPort(container, port) {
+  if (typeof port === "number") return port;
+  return container.ports?.find((p) => p.name === port)?.containerPort;
+}
+
+function imageRef(image) {
+  const at = image.indexOf("@");
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const lastSlash = name.lastIndexOf("/");
+  const colon = name.lastIndexOf(":");
+  return { tag: colon > lastSlash ? name.slice(colon + 1) : "", digest: at >= 0 ? image.slice(at + 1) : "" };
+}
+
+function argValue(args, flag) {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+// ---------------------------------------------------------------- policy
+
+const ALLOWED_VOLUMES = ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"];
+
+// Pod Security Standards, "restricted" (latest), plus a read-only root
+// filesystem and a non-root numeric user and group on every container.
+function checkRestricted(label, podSpec) {
+  const pod = podSpec.securityContext ?? {};
+  const containers = [...(podSpec.initContainers ?? []), ...(podSpec.containers ?? [])];
+  check(`${label}: no host namespaces`, !podSpec.hostNetwork && !podSpec.hostPID && !podSpec.hostIPC);
+  const badVolumes = (podSpec.volumes ?? []).filter((v) => !Object.keys(v).some((k) => ALLOWED_VOLUMES.includes(k)));
+  check(`${label}: only restricted volume types`, badVolumes.length === 0, badVolumes.map((v) => v.name).join(", "));
+  check(`${label}: pod runAsUser is not root`, pod.runAsUser !== 0);
+  check(`${label}: no unsafe sysctls`, !(pod.sysctls ?? []).length, "sysctls set");
+  for (const c of containers) {
+    const sc = c.securityContext ?? {};
+    const l = `${label} container ${c.name}`;
+    check(`${l}: not privileged`, sc.privileged !== true);
+    check(`${l}: allowPrivilegeEscalation false`, sc.allowPrivilegeEscalation === false);
+    check(`${l}: readOnlyRootFilesystem`, sc.readOnlyRootFilesystem === true);
+    const runAsNonRoot = sc.runAsNonRoot ?? pod.runAsNonRoot;
+    check(`${l}: runAsNonRoot`, runAsNonRoot === true && sc.runAsNonRoot !== false);
+    const uid = sc.runAsUser ?? pod.runAsUser;
+    const gid = sc.runAsGroup ?? pod.runAsGroup;
+    check(`${l}: numeric non-root user and group`, Number.isInteger(uid) && uid > 0 && Number.isInteger(gid) && gid > 0, `uid ${uid} gid ${gid}`);
+    const drop = sc.capabilities?.drop ?? [];
+    const add = sc.capabilities?.add ?? [];
+    check(`${l}: capabilities drop ALL`, drop.includes("ALL"));
+    check(`${l}: adds no capability but NET_BIND_SERVICE`, add.every((a) => a === "NET_BIND_SERVICE"), add.join(","));
+    const seccomp = sc.seccompProfile?.type ?? pod.seccompProfile?.type;
+    check(`${l}: seccompProfile RuntimeDefault or Localhost`, seccomp === "RuntimeDefault" || seccomp === "Localhost", seccomp);
+    check(`${l}: no host ports`, (c.ports ?? []).every((p) => !p.hostPort));
+    check(`${l}: procMount Default`, sc.procMount === undefined || sc.procMount === "Default");
+    const apparmor = sc.appArmorProfile?.type ?? pod.appArmorProfile?.type;
+    check(`${l}: AppArmor unset or RuntimeDefault/Localhost`, apparmor === undefined || apparmor !== "Unconfined");
+  }
+}
+
+function checkResources(label, c) {
+  const r = c.resources ?? {};
+  let ok = true;
+  for (const kind of ["cpu", "memory"]) {
+    const req = quantity(r.requests?.[kind]);
+    const lim = quantity(r.limits?.[kind]);
+    ok = check(`${label}: ${kind} request and limit, request <= limit`, req > 0 && lim > 0 && req <= lim, `${r.requests?.[kind]} / ${r.limits?.[kind]}`) && ok;
+  }
+  return ok;
+}
+
+function byKind(objects, kind) {
+  return objects.filter((o) => o.kind === kind);
+}
+
+function checkTarget(target, objects) {
+  const want = TARGETS[target];
+  const T = (s) => `${target}: ${s}`;
+  if (!check(T("known target"), want, `expected one of ${Object.keys(TARGETS).join(", ")}`)) return;
+
+  const names = new Set();
+  for (const o of objects) {
+    const key = `${o.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name}`;
+    check(T(`${o.kind} ${o.metadata?.name} is unique`), !names.has(key));
+    names.add(key);
+    check(T(`${o.kind} ${o.metadata?.name} namespace ${want.namespace ?? "(none)"}`), o.metadata?.namespace === want.namespace, o.metadata?.namespace);
+  }
+  const podTemplates = [...byKind(objects, "Deployment"), ...byKind(objects, "StatefulSet")];
+  for (const w of podTemplates) checkRestricted(T(`${w.kind} ${w.metadata.name}`), w.spec.template.spec);
+
+  // chessd
+  const deployments = byKind(objects, "Deployment").filter((d) => d.metadata.name === "chessd");
+  if (!check(T("one Deployment chessd"), deployments.length === 1)) return;
+  const d = deployments[0];
+  const podLabels = d.spec.template.metadata?.labels ?? {};
+  const spec = d.spec.template.spec;
+  const c = spec.containers.find((x) => x.name === "chessd");
+  if (!check(T("Deployment chessd has a container chessd"), c)) return;
+  const D = (s) => T(`Deployment chessd: ${s}`);
+  check(D(`replicas ${want.replicas}`), d.spec.replicas === want.replicas, d.spec.replicas);
+  check(D("selector matches its pod labels"), matches(d.spec.selector, podLabels));
+  const ru = d.spec.strategy?.rollingUpdate ?? {};
+  check(D("RollingUpdate maxUnavailable 0, maxSurge 1"),
+    d.spec.strategy?.type === "RollingUpdate" && (ru.maxUnavailable === 0 || ru.maxUnavailable === "0%") && ru.maxSurge === 1,
+    JSON.stringify(d.spec.strategy));
+  check(D("pod and container run as 10001:10001"),
+    (c.securityContext?.runAsUser ?? spec.securityContext?.runAsUser) === CHESSD_UID &&
+      (c.securityContext?.runAsGroup ?? spec.securityContext?.runAsGroup) === CHESSD_UID);
+  check(D(`container port ${CHESSD_PORT}`), (c.ports ?? []).some((p) => p.containerPort === CHESSD_PORT && (p.protocol ?? "TCP") === "TCP"));
+  for (const [probe, path] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"], ["startupProbe", "/healthz"]]) {
+    const p = c[probe]?.httpGet;
+    check(D(`${probe} GET ${path} on ${CHESSD_PORT}`), p && p.path === path && containerPort(c, p.port) === CHESSD_PORT, JSON.stringify(c[probe]));
+  }
+  check(D("liveness probe is not /readyz (a Redis outage must restart nothing)"), c.livenessProbe?.httpGet?.path !== "/readyz");
+  checkResources(D("container chessd"), c);
+  const ann = d.spec.template.metadata?.annotations ?? {};
+  check(D("Prometheus scrape annotations"),
+    ann["prometheus.io/scrape"] === "true" && ann["prometheus.io/port"] === String(CHESSD_PORT) && ann["prometheus.io/path"] === "/metrics",
+    JSON.stringify(ann));
+  check(D("spread across nodes"),
+    (spec.topologySpreadConstraints ?? []).some((t) => t.topologyKey === "kubernetes.io/hostname" && matches(t.labelSelector, podLabels)));
+  check(D("enableServiceLinks false (CHESSD_PORT would be set to tcp://...)"), spec.enableServiceLinks === false);
+  check(D("image set"), typeof c.image === "string" && c.image.length > 0);
+  if (want.pinned) {
+    const ref = imageRef(c.image);
+    check(D("image pinned to a tag or digest, not latest"), ref.digest || (ref.tag && ref.tag !== "latest"), c.image);
+  }
+
+  // Configuration and the shutdown budget.
+  const configMaps = byKind(objects, "ConfigMap");
+  const secrets = byKind(objects, "Secret");
+  const cmRefs = (c.envFrom ?? []).filter((e) => e.configMapRef).map((e) => e.configMapRef.name);
+  check(D("env from a ConfigMap chessd-config*"), cmRefs.some((n) => n.startsWith("chessd-config")), cmRefs.join(","));
+  const config = Object.assign({}, ...cmRefs.map((n) => configMaps.find((m) => m.metadata.name === n)?.data ?? {}));
+  for (const n of cmRefs) check(D(`ConfigMap ${n} is rendered`), configMaps.some((m) => m.metadata.name === n));
+  const tokenRef = (c.env ?? []).find((e) => e.name === "CHESSD_TOKEN_SECRET")?.valueFrom?.secretKeyRef;
+  check(D("CHESSD_TOKEN_SECRET from a required Secret key"),
+    tokenRef && tokenRef.name.startsWith("chessd-secrets") && tokenRef.key === "CHESSD_TOKEN_SECRET" && tokenRef.optional !== true);
+  check(D("no CHESSD_TOKEN_SECRET in a ConfigMap or a literal"),
+    !("CHESSD_TOKEN_SECRET" in config) && !(c.env ?? []).some((e) => e.name === "CHESSD_TOKEN_SECRET" && "value" in e));
+  if (want.secret && tokenRef) {
+    const s = secrets.find((x) => x.metadata.name === tokenRef.name);
+    const value = s && (s.data?.CHESSD_TOKEN_SECRET ?? s.stringData?.CHESSD_TOKEN_SECRET);
+    check(D(`Secret ${tokenRef.name} is rendered with a non-empty CHESSD_TOKEN_SECRET`), !!value);
+    for (const e of c.envFrom ?? []) {
+      if (e.secretRef) check(D(`Secret ${e.secretRef.name} (envFrom) is rendered`), secrets.some((x) => x.metadata.name === e.secretRef.name));
+    }
+  }
+  if (!want.secret) check(T("renders no Secret (the overlays make it)"), secrets.length === 0);
+  const grace = Number(config.CHESSD_SHUTDOWN_GRACE ?? 10);
+  const preStop = c.lifecycle?.preStop;
+  const preStopSeconds = preStop?.sleep?.seconds ?? 0;
+  check(D("preStop hook"), preStop && (preStop.sleep || preStop.exec || preStop.httpGet), JSON.stringify(preStop));
+  const tgps = spec.terminationGracePeriodSeconds ?? 30;
+  check(D(`terminationGracePeriodSeconds ${tgps} > preStop ${preStopSeconds} s + CHESSD_SHUTDOWN_GRACE ${grace} s (and > 10)`),
+    tgps > preStopSeconds + grace && tgps > 10);
+  check(D("CHESSD_THREADS set (the default is the node's core count)"), Number(config.CHESSD_THREADS) >= 1);
+  check(D(`CHESSD_PORT ${CHESSD_PORT}`), config.CHESSD_PORT === undefined || Number(config.CHESSD_PORT) === CHESSD_PORT);
+  const redisUrl = config.CHESSD_REDIS_URL;
+  check(D("CHESSD_REDIS_URL is a redis:// URL"), /^redis:\/\//.test(redisUrl ?? ""), redisUrl);
+  if (want.redisUrlFromSecret) {
+    const ref = (c.env ?? []).find((e) => e.name === "CHESSD_REDIS_URL")?.valueFrom?.secretKeyRef;
+    check(D("CHESSD_REDIS_URL from a required Secret key"), ref && ref.key === "CHESSD_REDIS_URL" && ref.optional !== true);
+    const s = ref && secrets.find((x) => x.metadata.name === ref.name);
+    check(D("that Secret is rendered with the key"), !!(s && (s.data?.CHESSD_REDIS_URL ?? s.stringData?.CHESSD_REDIS_URL)));
+  }
+
+  // Service
+  const svc = byKind(objects, "Service").find((s) => s.metadata.name === "chessd");
+  if (check(T("Service chessd"), svc)) {
+    check(T("Service chessd is ClusterIP"), (svc.spec.type ?? "ClusterIP") === "ClusterIP" && svc.spec.clusterIP !== "None");
+    check(T("Service chessd selects the chessd pods"), selects(svc.spec.selector, podLabels));
+    check(T(`Service chessd port 80 -> ${CHESSD_PORT}`), (svc.spec.ports ?? []).some((p) => p.port === 80 && containerPort(c, p.targetPort ?? p.port) === CHESSD_PORT));
+  }
+
+  // HPA
+  const hpa = byKind(objects, "HorizontalPodAutoscaler").find((h) => h.spec.scaleTargetRef?.name === "chessd");
+  if (check(T("HorizontalPodAutoscaler for chessd"), hpa)) {
+    check(T("HPA is autoscaling/v2 on Deployment chessd"), hpa.apiVersion === "autoscaling/v2" && hpa.spec.scaleTargetRef.kind === "Deployment" && hpa.spec.scaleTargetRef.apiVersion === "apps/v1");
+    check(T(`HPA min ${want.hpaMin} max ${want.hpaMax}`), hpa.spec.minReplicas === want.hpaMin && hpa.spec.maxReplicas === want.hpaMax, `${hpa.spec.minReplicas}..${hpa.spec.maxReplicas}`);
+    check(T("HPA on CPU utilization 70%"), (hpa.spec.metrics ?? []).some((m) => m.type === "Resource" && m.resource?.name === "cpu" && m.resource.target?.type === "Utilization" && m.resource.target.averageUtilization === 70));
+    check(T("Deployment replicas within the HPA range"), d.spec.replicas >= hpa.spec.minReplicas && d.spec.replicas <= hpa.spec.maxReplicas);
+  }
+
+  // PDB
+  const pdbs = byKind(objects, "PodDisruptionBudget").filter((p) => matches(p.spec.selector, podLabels));
+  if (check(T("one PodDisruptionBudget selects the chessd pods"), pdbs.length === 1)) {
+    const p = pdbs[0].spec;
+    check(T("PDB is minAvailable 2 or maxUnavailable 1"), p.minAvailable === 2 || p.maxUnavailable === 1, JSON.stringify(p));
+    const allowed = p.maxUnavailable !== undefined ? p.maxUnavailable : want.hpaMin - p.minAvailable;
+    check(T(`PDB lets a drain evict a pod at ${want.hpaMin} replica(s)`), allowed >= 1);
+  }
+
+  // NetworkPolicy: chessd accepts 8080.
+  const policies = byKind(objects, "NetworkPolicy");
+  const chessdPolicies = policies.filter((p) => matches(p.spec.podSelector, podLabels));
+  check(T("a NetworkPolicy admits TCP 8080 to chessd"),
+    chessdPolicies.some((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress") &&
+      (p.spec.ingress ?? []).some((r) => !(r.from ?? []).length && (r.ports ?? []).some((x) => containerPort(c, x.port) === CHESSD_PORT && (x.protocol ?? "TCP") === "TCP"))));
+
+  // Redis
+  const redisSets = byKind(objects, "StatefulSet").filter((s) => s.metadata.name === "chessd-redis");
+  if (want.redis === null) {
+    check(T("no in-cluster Redis (StatefulSet, Service, NetworkPolicy)"),
+      redisSets.length === 0 && !objects.some((o) => o.metadata?.name === "chessd-redis"));
+    return;
+  }
+  if (!check(T("one StatefulSet chessd-redis"), redisSets.length === 1)) return;
+  const r = redisSets[0];
+  const R = (s) => T(`StatefulSet chessd-redis: ${s}`);
+  const rLabels = r.spec.template.metadata?.labels ?? {};
+  const rc = r.spec.template.spec.containers.find((x) => x.name === "redis");
+  if (!check(R("container redis"), rc)) return;
+  check(R("1 replica"), r.spec.replicas === 1);
+  check(R("redis:7 image"), /^(docker\.io\/(library\/)?)?redis:7([.-]|$|@)/.test(rc.image), rc.image);
+  const args = (rc.args ?? []).map(String);
+  check(R("appendonly yes, appendfsync everysec"), argValue(args, "--appendonly") === "yes" && argValue(args, "--appendfsync") === "everysec", args.join(" "));
+  check(R("maxmemory-policy noeviction (games are never evicted)"), (argValue(args, "--maxmemory-policy") ?? "noeviction") === "noeviction");
+  const maxmemory = redisBytes(argValue(args, "--maxmemory"));
+  const memLimit = quantity(rc.resources?.limits?.memory);
+  check(R("maxmemory set below 80% of the memory limit"), maxmemory > 0 && maxmemory <= 0.8 * memLimit, `${argValue(args, "--maxmemory")} vs ${rc.resources?.limits?.memory}`);
+  check(R("readiness and liveness probes"), !!rc.readinessProbe && !!rc.livenessProbe);
+  checkResources(R("container redis"), rc);
+  const dataDir = argValue(args, "--dir") ?? "/data";
+  const vct = (r.spec.volumeClaimTemplates ?? []).find((v) => (rc.volumeMounts ?? []).some((m) => m.name === v.metadata.name && m.mountPath === dataDir));
+  if (check(R(`a volumeClaimTemplate mounted at ${dataDir}`), vct)) {
+    check(R(`volume ${want.redis}`), vct.spec.resources?.requests?.storage === want.redis, vct.spec.resources?.requests?.storage);
+    check(R("volume ReadWriteOnce"), (vct.spec.accessModes ?? []).includes("ReadWriteOnce"));
+  }
+  const headless = byKind(objects, "Service").find((s) => s.metadata.name === r.spec.serviceName);
+  check(R(`headless Service ${r.spec.serviceName} selects it on 6379`),
+    headless && headless.spec.clusterIP === "None" && selects(headless.spec.selector, rLabels) &&
+      (headless.spec.ports ?? []).some((p) => p.port === 6379 && containerPort(rc, p.targetPort ?? p.port) === 6379));
+  const url = /^redis:\/\/(?:[^@]*@)?([^:/]+)(?::(\d+))?/.exec(redisUrl ?? "");
+  check(D(`CHESSD_REDIS_URL points at the Service ${r.spec.serviceName}:6379`), url && url[1] === r.spec.serviceName && (url[2] ?? "6379") === "6379", redisUrl);
+
+  // Only chessd reaches Redis: every policy on the Redis pods admits only
+  // pods that are chessd's, on 6379.
+  const otherTemplates = podTemplates.filter((w) => w !== d).map((w) => w.spec.template.metadata?.labels ?? {});
+  const redisPolicies = policies.filter((p) => matches(p.spec.podSelector, rLabels));
+  check(T("a NetworkPolicy selects the Redis pods for ingress"),
+    redisPolicies.some((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress")));
+  for (const p of redisPolicies) {
+    for (const [i, rule] of (p.spec.ingress ?? []).entries()) {
+      const peers = rule.from ?? [];
+      const onlyChessd = peers.length > 0 && peers.every((peer) => peer.podSelector && !peer.namespaceSelector && !peer.ipBlock &&
+        matches(peer.podSelector, podLabels) && !otherTemplates.some((l) => matches(peer.podSelector, l)));
+      const only6379 = (rule.ports ?? []).length > 0 && rule.ports.every((x) => containerPort(rc, x.port) === 6379 && (x.protocol ?? "TCP") === "TCP");
+      check(T(`NetworkPolicy ${p.metadata.name} rule ${i} admits only chessd pods on TCP 6379`), onlyChessd && only6379, JSON.stringify(rule));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- input
+
+function load(file) {
+  // YAML 1.1, as kubectl reads it: an unquoted yes/no/on/off is a boolean.
+  const docs = parseAllDocuments(readFileSync(file, "utf8"), { version: "1.1" });
+  const objects = [];
+  for (const [i, doc] of docs.entries()) {
+    if (doc.errors.length) {
+      check(`${file} document ${i} parses`, false, doc.errors[0].message);
+      continue;
+    }
+    const o = doc.toJS();
+    if (check(`${file} document ${i} is an object with apiVersion, kind and name`,
+      o && typeof o === "object" && o.apiVersion && o.kind && o.metadata?.name, JSON.stringify(o)?.slice(0, 80))) {
+      objects.push(o);
+    }
+  }
+  return objects;
+}
+
+async function selfTest() {
+  const { Deployment } = await import("kubernetes-models/apps/v1");
+  const good = {
+    apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x", labels: { a: "b" } },
+    spec: { selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } },
+      spec: { containers: [{ name: "c", image: "i", resources: { limits: { cpu: "1" } }, lifecycle: { preStop: { sleep: { seconds: 5 } } } }] } } },
+  };
+  check("self-test: a valid Deployment has no unknown fields", unknownFields(Deployment, good).length === 0, unknownFields(Deployment, good).join(","));
+  const typo = structuredClone(good);
+  typo.spec.template.spec.containers[0].readinesProbe = {};
+  typo.spec.strategy = { rollingUpdate: { maxUnavailabel: 0 } };
+  const found = unknownFields(Deployment, typo).sort().join(",");
+  check("self-test: misspelled fields are found", found === "spec.strategy.rollingUpdate.maxUnavailabel,spec.template.spec.containers[0].readinesProbe", found);
+  let threw = false;
+  try {
+    new Deployment({ ...good, spec: { ...good.spec, replicas: "3" } }).validate();
+  } catch {
+    threw = true;
+  }
+  check("self-test: a wrong type fails the schema", threw);
+  check("self-test: an unknown kind has no model", (await modelFor("apps/v1", "Deploymnet")) === null && (await modelFor("example.com/v1", "Widget")) === null);
+  const yes = parseAllDocuments("a: yes\nb: \"yes\"\n", { version: "1.1" })[0].toJS();
+  check("self-test: YAML 1.1 reads an unquoted yes as a boolean", yes.a === true && yes.b === "yes");
+}
+
+const argv = process.argv.slice(2);
+const targets = [];
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === "--passed") passed += Number(argv[++i]);
+  else if (argv[i] === "--failed") failed += Number(argv[++i]);
+  else if (argv[i] === "--self-test") targets.push(null);
+  else {
+    const eq = argv[i].indexOf("=");
+    if (eq <= 0) {
+      console.error(`usage: node validate.mjs [--self-test] [--passed N --failed N] TARGET=FILE...`);
+      process.exit(2);
+    }
+    targets.push([argv[i].slice(0, eq), argv[i].slice(eq + 1)]);
+  }
+}
+for (const t of targets) {
+  if (t === null) {
+    await selfTest();
+    continue;
+  }
+  const [target, file] = t;
+  const objects = load(file);
+  for (const o of objects) await validateSchema(`${target}: ${o.kind} ${o.metadata.name}`, o);
+  checkTarget(target, objects);
+}
+console.log(`k8s: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
