@@ -14,6 +14,7 @@ fi
 command -v redis-server >/dev/null || { echo "redis-server is missing: run 'make deps'" >&2; exit 1; }
 run_dir="$(dirname "$chessd")/run/redis"
 mkdir -p "$run_dir"
+run_dir=$(cd "$run_dir" && pwd) # redis-server resolves paths after moving into --dir
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
        || echo 6380)
 redis-server --bind 127.0.0.1 --port "$port" --dir "$run_dir" --save 60 1 --appendonly no \
