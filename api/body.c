@@ -11,18 +11,23 @@
 #include "problem.h"
 #include "utf8.h"
 
-/* Deepest nesting of [ and { in text, ignoring string contents. */
-static int nesting_depth(const char *text, size_t length)
+/* Deepest nesting of [ and { in text, ignoring string contents; sets
+ * *escaped_nul when a string holds \u0000. */
+static int nesting_depth(const char *text, size_t length, bool *escaped_nul)
 {
     int depth = 0, deepest = 0;
     bool in_string = false;
+    *escaped_nul = false;
     for (size_t i = 0; i < length; i++) {
         char c = text[i];
         if (in_string) {
-            if (c == '\\')
+            if (c == '\\') {
+                if (i + 5 < length && text[i + 1] == 'u' && !strncmp(text + i + 2, "0000", 4))
+                    *escaped_nul = true;
                 i++;
-            else if (c == '"')
+            } else if (c == '"') {
                 in_string = false;
+            }
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
@@ -54,13 +59,19 @@ cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, a
         api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE, detail, NULL, NULL);
         return NULL;
     }
-    if (nesting_depth(req->body, req->body_length) > CONFIG_MAX_JSON_DEPTH) {
+    bool escaped_nul;
+    if (nesting_depth(req->body, req->body_length, &escaped_nul) > CONFIG_MAX_JSON_DEPTH) {
         snprintf(detail, sizeof detail, "JSON nested deeper than %d levels", CONFIG_MAX_JSON_DEPTH);
         api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
         return NULL;
     }
     if (!utf8_valid(req->body, req->body_length)) {
         api_problem(res, API_EINVALID_JSON, "the body is not valid UTF-8", NULL, NULL);
+        return NULL;
+    }
+    /* Strings become C strings, which a NUL would silently cut short. */
+    if (escaped_nul) {
+        api_problem(res, API_EINVALID_JSON, "strings must not contain \\u0000", NULL, NULL);
         return NULL;
     }
     if (memchr(req->body, '\0', req->body_length)) {

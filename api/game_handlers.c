@@ -382,7 +382,8 @@ static bool read_name(const cJSON *root, const char *key, char *out, api_respons
         return false;
     }
     for (const unsigned char *p = (const unsigned char *)item->valuestring; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+        /* C0 controls, DEL, and C1 controls (U+0080..U+009F: C2 80..C2 9F in UTF-8). */
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)) {
             snprintf(detail, sizeof detail, "'%s' must not contain control characters", key);
             api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
             return false;
@@ -443,7 +444,7 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "expected_version");
     const char *if_match = api_request_header(req, "If-Match");
-    bool has_expected = item && !cJSON_IsNull(item);
+    bool has_expected = item != NULL;
     if (!has_expected && !if_match) {
         api_problem(res, API_EPRECONDITION_REQUIRED, "send expected_version (or If-Match) with every change", NULL,
                     NULL);

@@ -42,6 +42,8 @@ typedef struct {
 const char *api_request_query(const api_request_t *req, const char *name);
 /* A request header's value, or NULL. */
 const char *api_request_header(const api_request_t *req, const char *name);
+/* Whether any query parameter holds a NUL byte (%00). */
+bool api_request_query_has_nul(const api_request_t *req);
 /* Whether the client prefers text/plain over JSON (Accept header). */
 bool api_request_wants_text(const api_request_t *req);
 

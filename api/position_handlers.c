@@ -225,15 +225,20 @@ void handle_perft(const api_request_t *req, api_response_t *res)
     if (!query_bool(req, "chess960", false, &chess960, res))
         return;
     const char *depth_text = api_request_query(req, "depth");
-    char *end = NULL;
-    long depth = depth_text ? strtol(depth_text, &end, 10) : 0;
-    if (!depth_text || !*depth_text || *end || depth < 1 || depth > 99) {
+    size_t digits = depth_text ? strspn(depth_text, "0123456789") : 0;
+    while (digits > 1 && depth_text[0] == '0') { /* leading zeros */
+        depth_text++;
+        digits--;
+    }
+    /* Any longer number is over every limit; strtol only sees short ones. */
+    long depth = digits && digits <= 4 ? strtol(depth_text, NULL, 10) : 99999;
+    if (!depth_text || digits == 0 || depth_text[digits] || depth == 0) {
         api_problem(res, API_EINVALID_PARAMETER, "query parameter 'depth' must be a whole number from 1", NULL,
                     NULL);
         return;
     }
     if (depth > (long)req->config->max_perft_depth) {
-        snprintf(detail, sizeof detail, "depth %ld is above this server's limit of %u", depth,
+        snprintf(detail, sizeof detail, "depth %.12s is above this server's limit of %u", depth_text,
                  req->config->max_perft_depth);
         api_problem(res, API_EPERFT_DEPTH_TOO_LARGE, detail, NULL, NULL);
         return;

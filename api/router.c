@@ -14,25 +14,26 @@ typedef struct {
     const char *method;
     api_handler_fn handler;
     const char *allow; /* the Allow header for this path */
+    bool reads_query;  /* the handler reads query parameters */
 } route_t;
 
 static const route_t routes[] = {
-    { "GET /healthz", "/healthz", "GET", handle_healthz, "GET, HEAD" },
-    { "GET /readyz", "/readyz", "GET", handle_readyz, "GET, HEAD" },
-    { "GET /version", "/version", "GET", handle_version, "GET, HEAD" },
-    { "GET /openapi.yaml", "/openapi.yaml", "GET", handle_openapi, "GET, HEAD" },
-    { "GET /v1/position", "/v1/position", "GET", handle_position, "GET, HEAD, POST" },
-    { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST" },
-    { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST" },
-    { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD" },
-    { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST" },
-    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD" },
-    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, "POST" },
-    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, "POST" },
-    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST" },
-    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST" },
-    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD" },
-    { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD" },
+    { "GET /healthz", "/healthz", "GET", handle_healthz, "GET, HEAD", false },
+    { "GET /readyz", "/readyz", "GET", handle_readyz, "GET, HEAD", false },
+    { "GET /version", "/version", "GET", handle_version, "GET, HEAD", false },
+    { "GET /openapi.yaml", "/openapi.yaml", "GET", handle_openapi, "GET, HEAD", false },
+    { "GET /v1/position", "/v1/position", "GET", handle_position, "GET, HEAD, POST", true },
+    { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST", true },
+    { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST", true },
+    { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD", true },
+    { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST", false },
+    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD", false },
+    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, "POST", false },
+    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, "POST", false },
+    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST", false },
+    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST", false },
+    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", false },
+    { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", false },
 };
 
 /* Whether path fits pattern; the segment under '*' goes to param. */
@@ -74,6 +75,11 @@ void router_dispatch(api_request_t *req, api_response_t *res)
             continue;
         if (!strcmp(routes[i].method, method)) {
             req->route = i;
+            /* C strings would cut a value with a NUL short: refuse it rather than half-read it. */
+            if (routes[i].reads_query && api_request_query_has_nul(req)) {
+                api_problem(res, API_EINVALID_PARAMETER, "a query parameter contains a NUL byte (%00)", NULL, NULL);
+                return;
+            }
             routes[i].handler(req, res);
             return;
         }

@@ -38,6 +38,7 @@ typedef struct {
     char path[LOG_PATH_MAX + 1];
     unsigned status;
     int route;
+    bool closing; /* answer with Connection: close */
     char *body;
     size_t length, capacity;
     bool too_large;
@@ -48,6 +49,9 @@ typedef struct {
     store_t *store;
     ratelimit_t *by_address, *by_token;
     atomic_int in_flight;
+    atomic_int connections;
+    atomic_bool draining; /* SIGTERM seen: answers close their connection */
+    atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
 static uint64_t now_us(void)
@@ -148,6 +152,8 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (res->allow)
         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (st->closing)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
     if (res->etag[0])
         MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
     if (res->location[0])
@@ -212,6 +218,25 @@ static enum MHD_Result inspect_header(void *cls, enum MHD_ValueKind kind, const 
         f->bad_transfer_encoding |= strcasecmp(value, "chunked") != 0;
     }
     return MHD_YES;
+}
+
+static enum MHD_Result find_nul(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                const char *value, size_t value_size)
+{
+    (void)kind;
+    bool *found = cls;
+    if (memchr(key, '\0', key_size) || (value && memchr(value, '\0', value_size))) {
+        *found = true;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+bool api_request_query_has_nul(const api_request_t *req)
+{
+    bool found = false;
+    MHD_get_connection_values_n(req->connection, MHD_GET_ARGUMENT_KIND, find_nul, &found);
+    return found;
 }
 
 /* RFC 9112 section 6.3: a message whose length cannot be told for sure is
@@ -307,6 +332,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                                                    "the request body is over the limit");
     /* Probes and scrapes are never limited: a 429 there would take the pod out of service. */
     bool exempt = !strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/metrics");
+    /* In the last phase of a drain a request that arrives now (on a
+     * kept-alive connection) is refused before any work, so that closing the
+     * connection cannot lose the answer to a change that was made. */
+    if (atomic_load(&srv->refusing) && !exempt) {
+        st->closing = true;
+        return send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica");
+    }
     unsigned retry_after = 0;
     if (!exempt && !allowed_by_limits(srv, connection, &retry_after)) {
         api_response_t limited = { 0 };
@@ -325,6 +357,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .connection = connection,
     };
     api_response_t res = { 0 };
+    st->closing = atomic_load(&srv->draining);
     router_dispatch(&req, &res);
     st->route = req.route;
     return send_response(connection, st, &res);
@@ -378,10 +411,12 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
 static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls;
+    server_t *srv = cls;
     (void)connection;
     (void)socket_context;
-    metrics_connection(toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
+    int delta = toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
+    atomic_fetch_add(&srv->connections, delta);
+    metrics_connection(delta);
 }
 
 static void on_mhd_error(void *cls, const char *format, va_list ap)
@@ -411,6 +446,12 @@ static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, boo
         return true;
     }
     return false;
+}
+
+static void pause_briefly(void)
+{
+    struct timespec pause = { 0, 10 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
 }
 
 int server_run(const config_t *cfg)
@@ -455,8 +496,10 @@ int server_run(const config_t *cfg)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
     if (!daemon) {
         fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
@@ -474,14 +517,25 @@ int server_run(const config_t *cfg)
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     handlers_set_draining(true);
+    atomic_store(&srv.draining, true);
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
-    uint64_t deadline = now_us() + (uint64_t)cfg->shutdown_grace_seconds * 1000000u;
-    while (atomic_load(&srv.in_flight) > 0 && now_us() < deadline) {
-        struct timespec pause = { 0, 10 * 1000 * 1000 };
-        nanosleep(&pause, NULL);
+    /* Phase 1: serve what comes, each answer closing its connection, until
+     * no connection is left or none has had a request for a moment (an idle
+     * kept-alive connection may never speak again), within half the grace. */
+    uint64_t start = now_us(), grace = (uint64_t)cfg->shutdown_grace_seconds * 1000000u, quiet_since = start;
+    while (atomic_load(&srv.connections) > 0 && now_us() - start < grace / 2) {
+        if (atomic_load(&srv.in_flight) > 0)
+            quiet_since = now_us();
+        else if (now_us() - quiet_since >= 200000)
+            break;
+        pause_briefly();
     }
+    /* Phase 2: refuse new requests (503, no work done), let started ones finish. */
+    atomic_store(&srv.refusing, true);
+    while (atomic_load(&srv.in_flight) > 0 && now_us() - start < grace)
+        pause_briefly();
     MHD_stop_daemon(daemon);
     store_close(srv.store);
     ratelimit_free(srv.by_address);
