@@ -36,7 +36,7 @@ BENCH_PACKAGES = wrk nginx
 # Node packages of the test oracles, installed by `make deps` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
-.PHONY: all test bench deps run clean
+.PHONY: all test bench deps run clean soak
 
 all: $(BUILD)/chessd
 
@@ -79,6 +79,10 @@ bench: $(BUILD)/chessd
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
+
+# Soak test (not in CI, a few minutes): SOAK_SECONDS (default 180), see tests/soak/soak.sh.
+soak: $(BUILD)/chessd
+	CHESSD_BIN=$(BUILD)/chessd SOAK_SUMMARY=$(BUILD)/soak-summary.txt tests/soak/soak.sh
 
 # Starts a private redis-server too when CHESSD_REDIS_URL is not set.
 run: $(BUILD)/chessd

@@ -18,7 +18,7 @@ typedef enum {
     STORE_ECONFLICT,    /* the stored version is not the expected one */
     STORE_EEXISTS,      /* create: the id is taken */
     STORE_EREPLAY,      /* idempotency key already used: *replay holds the first answer */
-    STORE_EUNAVAILABLE, /* Redis cannot be reached or did not answer in time */
+    STORE_EUNAVAILABLE, /* Redis cannot be reached, did not answer in time, or cannot serve now (LOADING...) */
     STORE_ECORRUPT,     /* Redis answered something this code did not write */
     STORE_STATUS_COUNT
 } store_status_t;

@@ -283,6 +283,14 @@ static char *copy_bytes(const char *text, size_t length)
     return out;
 }
 
+/* What an error reply means: WRONGTYPE is a key this code did not write;
+ * anything else (LOADING while Redis reads its data, BUSY, OOM, READONLY
+ * after a failover) is Redis not being able to serve now. */
+static store_status_t error_status(const redisReply *r)
+{
+    return !strncmp(r->str, "WRONGTYPE", 9) ? STORE_ECORRUPT : STORE_EUNAVAILABLE;
+}
+
 store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version)
 {
     char key[128];
@@ -292,7 +300,7 @@ store_status_t store_game_load(store_t *store, const char *id, char **data, size
     redisReply *r = command(store, 4, argv, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
         redisReply *v = r->element[0], *d = r->element[1];
         if (v->type == REDIS_REPLY_NIL && d->type == REDIS_REPLY_NIL) {
@@ -319,7 +327,7 @@ store_status_t store_idempotency_get(store_t *store, const char *scope, const ch
     redisReply *r = command(store, 2, argv, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_NIL) {
         status = STORE_ENOT_FOUND;
     } else if (r->type == REDIS_REPLY_STRING) {
@@ -397,8 +405,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     }
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, current_version, replay)
-                            : !strncmp(r->str, "WRONGTYPE", 9) ? STORE_ECORRUPT : STORE_EUNAVAILABLE;
+    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, current_version, replay) : error_status(r);
     freeReplyObject(r);
     return status;
 }
