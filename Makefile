@@ -29,9 +29,9 @@ API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq
-# Only `make bench` needs these (nginx is the reference server).
-BENCH_PACKAGES = wrk nginx
+	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx
+# Only `make bench` needs these.
+BENCH_PACKAGES = wrk
 
 # Node packages of the test oracles, installed by `make deps` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
@@ -79,6 +79,7 @@ bench: $(BUILD)/chessd
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
+	tests/bench/game_bench.sh $(BUILD)/chessd
 
 # Soak test (not in CI, a few minutes): SOAK_SECONDS (default 180), see tests/soak/soak.sh.
 soak: $(BUILD)/chessd

@@ -401,11 +401,12 @@ static int authenticate(const api_request_t *req, const game_record_t *r, api_re
         api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>", NULL, NULL);
         return -1;
     }
-    const char *token = header + 7;
+    char hash[TOKENS_HASH_SIZE];
     int who = -1;
-    for (int c = 0; c < COLOR_COUNT; c++)
-        if (tokens_match(token, r->players[c].token_hash))
-            who = c;
+    if (tokens_hash(header + 7, hash)) /* one HMAC, compared with both players' */
+        for (int c = 0; c < COLOR_COUNT; c++)
+            if (tokens_hash_equal(hash, r->players[c].token_hash))
+                who = c;
     if (who < 0)
         api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
     return who;

@@ -93,13 +93,12 @@ bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
     return true;
 }
 
-bool tokens_match(const char *token, const char *stored_hash)
+bool tokens_hash_equal(const char *hash, const char *stored_hash)
 {
-    char computed[TOKENS_HASH_SIZE];
-    if (strlen(stored_hash) != TOKENS_HASH_SIZE - 1 || !tokens_hash(token, computed))
-        return false;
-    return CRYPTO_memcmp(computed, stored_hash, TOKENS_HASH_SIZE - 1) == 0;
+    return strlen(stored_hash) == TOKENS_HASH_SIZE - 1 && strlen(hash) == TOKENS_HASH_SIZE - 1
+           && CRYPTO_memcmp(hash, stored_hash, TOKENS_HASH_SIZE - 1) == 0;
 }
+
 
 bool tokens_is_id(const char *text)
 {

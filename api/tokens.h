@@ -18,8 +18,8 @@ bool tokens_new_id(char out[TOKENS_ID_SIZE]);
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]);
 /* Hex HMAC-SHA256 of token under the secret. */
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE]);
-/* Whether token hashes to stored_hash, in time independent of the contents. */
-bool tokens_match(const char *token, const char *stored_hash);
+/* Whether a hash made by tokens_hash() equals stored_hash, in constant time. */
+bool tokens_hash_equal(const char *hash, const char *stored_hash);
 /* Encrypts and authenticates text (AES-256-GCM under a key derived from the
  * secret) for keeping at rest; returns base64 text (malloc'd, caller frees)
  * or NULL. Kept answers hold player tokens, which must not sit in Redis in

@@ -149,9 +149,12 @@ bool game_record_from_json(game_record_t *g, const char *text, size_t length)
         goto done;
     for (const cJSON *m = moves->child; m; m = m->next) {
         move_t move;
-        if (!cJSON_IsString(m)
-            || notation_parse_move(&pos, m->valuestring, strlen(m->valuestring), &move, NULL, 0) != LEGALITY_OK
-            || !game_record_push_move(g, move))
+        /* Stored moves are UCI, checked against the legal moves as they are replayed. */
+        uci_text_t uci;
+        if (!cJSON_IsString(m) || !uci_read(m->valuestring, strlen(m->valuestring), &uci))
+            goto done;
+        move = uci_to_move(&pos, &uci);
+        if (!movegen_is_legal(&pos, move) || !game_record_push_move(g, move))
             goto done;
         position_undo_t undo;
         position_make(&pos, move, &undo);

@@ -6,10 +6,12 @@
 // redis-server for the servers it starts (readiness checks the game store);
 // startRedis() gives a test a redis-server of its own that it may stop,
 // restart (optionally with its data kept on disk), pause and resume, and
-// redisCommands()/redisDump() read it over raw RESP.
+// redisCommands()/redisDump() read it over raw RESP. startNginx() puts a
+// private nginx in front of several chessd replicas as a round-robin load
+// balancer.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -321,4 +323,148 @@ export async function startServer(extraArgs = [], { env = {} } = {}) {
     },
   };
   return server;
+}
+
+/** The nginx binary: CHESSD_NGINX, else nginx on PATH, else /usr/sbin/nginx (Debian's, often not on a user's PATH). */
+export function findNginx() {
+  if (process.env.CHESSD_NGINX) return existsSync(process.env.CHESSD_NGINX) ? process.env.CHESSD_NGINX : null;
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/usr/local/sbin'];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, 'nginx');
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** The nginx.conf of startNginx: round robin over `upstreamPorts` on 127.0.0.1, listening on `port`. */
+function nginxConfig(dir, port, upstreamPorts) {
+  return `# Written by tests/e2e/server.mjs startNginx: a private load balancer for one test run.
+daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path ${dir}/tmp/body;
+    proxy_temp_path ${dir}/tmp/proxy;
+    fastcgi_temp_path ${dir}/tmp/fastcgi;
+    uwsgi_temp_path ${dir}/tmp/uwsgi;
+    scgi_temp_path ${dir}/tmp/scgi;
+
+    upstream chessd {
+        # Round robin (the default). One failure takes a replica out for
+        # fail_timeout; nginx has no active health checks.
+${upstreamPorts.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).join('\n')}
+        # Idle connections kept open to the replicas. Their idle timeout stays
+        # below chessd's --timeout (30 s by default), so nginx never sends a
+        # request on a connection chessd is just closing.
+        keepalive 32;
+        keepalive_timeout 10s;
+    }
+
+    server {
+        listen 127.0.0.1:${port};
+        proxy_http_version 1.1;          # needed for keepalive to the upstreams
+        proxy_set_header Connection "";
+        proxy_set_header Host $host;
+        proxy_connect_timeout 2s;
+        proxy_read_timeout 30s;
+
+        location / {
+            # Writes go to @writes (error_page to a named location keeps the
+            # method and the unread request body).
+            error_page 418 = @writes;
+            if ($request_method = POST) { return 418; }
+            # Reads are idempotent: when a replica cannot be reached or dies
+            # before answering, nginx asks the next one instead.
+            proxy_next_upstream error timeout;
+            proxy_pass http://chessd;
+        }
+
+        location @writes {
+            # Never retry a POST on another replica. A POST that failed may
+            # still have been applied (the replica wrote the move to Redis, then
+            # died before answering); sending it again would make the client's
+            # one request two writes without the client knowing. Only the
+            # client can retry safely: with the same Idempotency-Key and
+            # expected_version, so a second attempt gets the first answer or a
+            # 409 and is never applied twice. So a failure here is a 502 to
+            # the client. (nginx's default already skips non-idempotent
+            # methods unless "non_idempotent" is listed; "off" says so outright.)
+            proxy_next_upstream off;
+            proxy_pass http://chessd;
+        }
+    }
+}
+`;
+}
+
+/**
+ * Starts a private nginx (daemon off, one worker, access_log off, error log,
+ * pid file and temp files in a fresh temporary directory) on a free loopback
+ * port, balancing round robin over chessd replicas on 127.0.0.1 at
+ * `upstreamPorts` (see nginxConfig). Fails the test when nginx is not
+ * installed. Resolves to { port, base, dir, proc, config, errorLog(), stop() }
+ * once GET /healthz through it answers 200.
+ */
+export async function startNginx(upstreamPorts) {
+  const bin = findNginx();
+  assert.ok(bin, 'nginx is not installed (looked for CHESSD_NGINX, nginx on PATH, /usr/sbin/nginx): the scale-out ' +
+    'tests need it as the load balancer. Install the Debian package nginx (apt-get install nginx; ' +
+    '`make deps DEB_PACKAGES=nginx` does it) or set CHESSD_NGINX.');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chessd-e2e-nginx-'));
+  tempDirs.add(dir);
+  // Started as root, nginx runs its worker as an unprivileged user, which must reach the temp directories.
+  chmodSync(dir, 0o755);
+  mkdirSync(path.join(dir, 'tmp'));
+  const errorLog = () => (existsSync(path.join(dir, 'error.log')) ? readFileSync(path.join(dir, 'error.log'), 'utf8') : '');
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const config = nginxConfig(dir, port, upstreamPorts);
+    writeFileSync(path.join(dir, 'nginx.conf'), config);
+    writeFileSync(path.join(dir, 'error.log'), '');
+    const proc = spawn(bin, ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(proc);
+    let output = '';
+    proc.stdout.setEncoding('utf8').on('data', (d) => { output += d; });
+    proc.stderr.setEncoding('utf8').on('data', (d) => { output += d; });
+    const exited = new Promise((resolve) => proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); }));
+    proc.on('error', (err) => { output += String(err); });
+    const up = await (async () => {
+      const deadline = Date.now() + START_TIMEOUT_MS;
+      while (Date.now() < deadline) {
+        if (proc.exitCode !== null || proc.signalCode !== null) return false;
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
+          await res.arrayBuffer();
+          if (res.status === 200) return true;
+        } catch { /* not listening yet */ }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return false;
+    })();
+    if (up) {
+      return {
+        port,
+        base: `http://127.0.0.1:${port}`,
+        dir,
+        proc,
+        config,
+        exited,
+        errorLog,
+        /** Fast shutdown (SIGTERM); resolves when nginx has exited. */
+        async stop() {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+          return exited;
+        },
+      };
+    }
+    proc.kill('SIGKILL');
+    await exited;
+    const why = `${output}${errorLog()}`;
+    // Another process may have taken the free port in between: try another.
+    assert.ok(/Address already in use/.test(why) && attempt < 4, `nginx did not start on port ${port}: ${why}`);
+  }
 }

@@ -119,6 +119,8 @@ REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 CHESSD_TOKEN_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export CHESSD_TOKEN_SECRET
 
+# chessd's default Redis timeouts, and Redis as the manifests in k8s/ run it (AOF, fsync every second).
+REDIS_TIMEOUT_MS=${SOAK_REDIS_TIMEOUT_MS:-1000}
 mkdir -p "$TMP/redis"
 start_redis() {
     "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$TMP/redis" --appendonly yes \
@@ -152,7 +154,7 @@ start_replica() {
     GENERATION[i]=$((GENERATION[i] + 1))
     gen="${GENERATION[i]}"
     "$CHESSD_BIN" serve --bind 127.0.0.1 --port "${PORTS[i]}" --redis "$REDIS_URL" \
-        --redis-timeout-ms 1000 --redis-connect-timeout-ms 1000 \
+        --redis-timeout-ms "$REDIS_TIMEOUT_MS" --redis-connect-timeout-ms "$REDIS_TIMEOUT_MS" \
         >"$TMP/access-${NAMES[i]}$gen.log" 2>"$TMP/stderr-${NAMES[i]}$gen.log" &
     CHESSD_PIDS[i]=$!
     echo "${NAMES[i]} ${CHESSD_PIDS[i]}" >"$TMP/pid-${NAMES[i]}"
@@ -209,7 +211,7 @@ SEED="${SOAK_SEED:-$(( $(now_ms) % 2147483647 ))}"
 cat >"$TMP/config.json" <<EOF
 {"seconds":$SOAK_SECONDS,"seed":$SEED,"clients":$SOAK_CLIENTS,"loops":$SOAK_LOOPS,"think_ms":$SOAK_THINK_MS,"grace_ms":$SOAK_GRACE_MS,
  "redis_down_seconds":$REDIS_DOWN_SECONDS,"redis_port":$REDIS_PORT,"ports":{"A":$PORT_A,"B":$PORT_B},
- "binary":"$CHESSD_BIN","redis_timeout_ms":500,"redis_connect_timeout_ms":500}
+ "binary":"$CHESSD_BIN","redis_timeout_ms":$REDIS_TIMEOUT_MS,"redis_connect_timeout_ms":$REDIS_TIMEOUT_MS}
 EOF
 
 start_redis

@@ -228,7 +228,7 @@ const pct = (xs, p) => {
 const statusLine = (m) => Object.entries(m).sort(([a], [b]) => (a > b ? 1 : -1)).map(([k, n]) => `${k}: ${n}`).join(', ');
 const kb = (n) => `${(n / 1024).toFixed(1)} MiB`;
 const out = [];
-out.push(`chessd soak: ${config.seconds} s of traffic, ${config.clients} clients x ${config.loops} loops, 2 replicas (A :${config.ports.A}, B :${config.ports.B}), redis :${config.redis_port} (appendonly, appendfsync always), --redis-timeout-ms ${config.redis_timeout_ms}`);
+out.push(`chessd soak: ${config.seconds} s of traffic, ${config.clients} clients x ${config.loops} loops, 2 replicas (A :${config.ports.A}, B :${config.ports.B}), redis :${config.redis_port} (appendonly, appendfsync everysec), --redis-timeout-ms ${config.redis_timeout_ms}`);
 out.push(`seed ${config.seed}; redis exits on SIGTERM: ${redisExits.map((e) => e.code).join(', ')}`);
 out.push(`timeline (s from traffic start): Redis SIGTERM ${sec(redisDown)}, exited ${sec(at('redis_stopped'))}, started ${sec(at('redis_starting'))}, answering ${sec(redisUp)}, both replicas ready ${sec(at('replicas_ready_after_redis'))}; replica B SIGTERM ${sec(sigterm)}, exited ${sec(exits[0]?.t)} (code ${exits[0]?.code}), ready again ${sec(replicaUp)}; traffic end ${sec(END)}; clients done ${sec(at('clients_done'))}`);
 out.push('');

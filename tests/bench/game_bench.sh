@@ -1,0 +1,689 @@
+#!/usr/bin/env bash
+# game_bench.sh: moves per second through the game API (POST
+# /v1/games/{id}/moves, chessd on Redis) against what the same Redis does with
+# the same compare-and-set script under redis-benchmark, in the same run.
+#
+#   usage: tests/bench/game_bench.sh [path/to/chessd]     (run by `make bench`)
+#
+# What runs:
+#  * a private redis-server on a free loopback port (save "", appendonly no)
+#    and `chessd serve` on another (--port 0), with --redis pointing at it
+#    and CHESSD_TOKEN_SECRET set.
+#  * BENCH_GAMES games (default 64) are created with curl (POST /v1/games),
+#    their ids and tokens kept.  wrk plays moves in all of them at once
+#    (-t2 -c32): first BENCH_WARMUP s of warm-up, then BENCH_DURATION s
+#    measured, on the same games.  Every move sends the token of the side to
+#    move and the expected_version taken from the previous answer's ETag.
+#  * The moves come from one fixed legal line of 140 plies: a pawn move for
+#    each side, then the knight shuffle Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8, 14
+#    times.  Each pawn move makes a position never seen before, so no position
+#    occurs more than 3 times (fivefold repetition, automatic, never
+#    happens), the halfmove clock never passes 8 (no 75-move rule), and there
+#    is no capture, check or mate.  A game that has played BENCH_PLIES plies
+#    of it (default: all 140) is replaced by a new game (POST /v1/games,
+#    counted apart from the moves).  In the first run each game stops at a
+#    random length instead, so the games are out of step afterwards: their
+#    lengths stay spread over 0..PLIES and a move costs what a move at ply
+#    ~PLIES/2 costs (chessd reloads and replays the whole game on every move
+#    and answers with every move's SAN, so the cost grows with the length).
+#
+# wrk's Lua has no per-connection state (request() and response() are per
+# thread and do not say which connection), so the state is kept per game:
+# each wrk thread owns some games and a queue of those ready for their next
+# move; request() takes one, response() finds it again by the X-Request-Id
+# chessd echoes ("<slot>-<seq>") and puts it back.  A game is never in two
+# requests at once, so there are no version conflicts by construction (a
+# thread with no game ready, when BENCH_GAMES < BENCH_CONNECTIONS, creates
+# one more).  Only 200 answers to moves are counted as moves; any other
+# answer is an error (reported, and the game replaced); the goal is 0 (chessd
+# gets no CHESSD_* setting from the environment, where a rate limit, say,
+# would turn moves into 429s).  Each 200 is checked: the
+# game id in the body and the version (ETag and body) must be the ones
+# expected.  After each wrk run every game is read back with GET: version and
+# move count must be what the bench played (one more for a game whose request
+# was cut off by the end of the run); the next run goes on from there.
+#
+# The Redis reference: redis-benchmark -c 32 EVALSHA of the compare-and-set
+# script chessd uses.  The script text is extracted from store/store_redis.c
+# (the C string cas_script), so the two cannot drift; that it is the script
+# chessd runs is checked by SCRIPT EXISTS on its SHA-1 after chessd wrote a
+# game (chessd loads it itself with EVAL on NOSCRIPT), before this bench
+# loads anything.  redis-benchmark cannot send a different expected version
+# each time, so the keys are pre-created (BENCH_GAMES of them, version 1, data
+# the record chessd stored for a game of PLIES/2 plies of the line) and every
+# call is EVALSHA sha 1 key 1 1 data 0: expected 1, new version 1, no ttl.
+# That is the full success path of a move's write (HGET, compare, HSET
+# version + data, PERSIST), the same work as chessd's write without an
+# Idempotency-Key; only the version number does not move.  (The create path,
+# expected 0 on random keys, would turn into the cheaper 'exists' early
+# return as soon as a key repeats.)  A move also needs a read before the
+# compare-and-set (HMGET version data), so HMGET is measured too, and the
+# bound for "one read + one compare-and-set per move" is shown:
+# 1 / (1/hmget + 1/evalsha).  Each redis-benchmark run lasts about
+# BENCH_DURATION/2 s (its request count is calibrated by a short run).
+#
+# Printed: chessd moves/s, redis-benchmark compare-and-set ops/s, their ratio
+# (goal >= 0.4), chessd's move latency (percentiles of the 200 answers, timed
+# in the wrk script with LuaJIT's ffi; wrk's own p99 also covers the
+# creates), CPU per move of chessd, redis-server and wrk (user + system
+# time during the measured run, divided by the moves).  Nothing is pinned:
+# chessd, redis-server, wrk and redis-benchmark share the CPUs.  Exits non-zero only when a tool is
+# missing, a server does not start, or chessd's answers are wrong (a 200
+# with the wrong game or version, more than 1% of the move answers not 200,
+# or a game read back that does not match); no figure is asserted.
+#
+# Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
+# BENCH_CONNECTIONS (32), BENCH_WRK_THREADS (2), BENCH_GAMES (64),
+# BENCH_PLIES (plies of the line a game plays before it is replaced, 2..140,
+# default 140), BENCH_REPS (default 1; each repetition runs wrk, then
+# redis-benchmark, and the median of each figure is reported),
+# BENCH_THREADS (chessd --threads; default: chessd's own default, the CPUs),
+# CHESSD_STORE_SRC (default: store/store_redis.c of this tree),
+# BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
+
+set -u -o pipefail
+
+CHESSD=${1:-build/chessd}
+DURATION=${BENCH_DURATION:-10}
+WARMUP=${BENCH_WARMUP:-2}
+CONNS=${BENCH_CONNECTIONS:-32}
+WRK_THREADS=${BENCH_WRK_THREADS:-2}
+GAMES=${BENCH_GAMES:-64}
+PLIES=${BENCH_PLIES:-140}
+REPS=${BENCH_REPS:-1}
+THREADS=${BENCH_THREADS:-}
+VERBOSE=${BENCH_VERBOSE:-}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store/store_redis.c}
+TOKEN_SECRET=game-bench-secret-0123456789abcdef
+
+die() { echo "game_bench: FAIL: $*" >&2; exit 1; }
+note() { echo "game_bench: $*"; }
+
+# ---------------------------------------------------------------- tools
+need() { # need COMMAND DEBIAN_PACKAGE
+    command -v "$1" >/dev/null 2>&1 || die "'$1' not found: install the Debian package '$2' (apt-get install $2, or make deps)"
+}
+[[ -x $CHESSD ]] || die "chessd binary '$CHESSD' not found or not executable (build it first)"
+need wrk wrk
+need redis-server redis-server
+need redis-cli redis-tools
+need redis-benchmark redis-tools
+need curl curl
+need jq jq
+need awk gawk
+need sha1sum coreutils
+[[ -r $STORE_SRC ]] || die "cannot read $STORE_SRC (set CHESSD_STORE_SRC)"
+for v in DURATION WARMUP CONNS WRK_THREADS GAMES PLIES REPS; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
+done
+((DURATION >= 1 && CONNS >= 1 && WRK_THREADS >= 1 && GAMES >= 1 && REPS >= 1)) ||
+    die "duration, connections, threads, games and reps must be >= 1"
+((CONNS >= WRK_THREADS)) || die "BENCH_CONNECTIONS must be >= BENCH_WRK_THREADS"
+((PLIES >= 2 && PLIES <= 140)) || die "BENCH_PLIES must be 2 to 140, got $PLIES"
+[[ -z $THREADS || $THREADS =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer, got '$THREADS'"
+
+# ---------------------------------------------------------------- the line
+# 14 x (white pawn, black pawn, Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8) = 140 plies.
+# The c- and f-pawns go two squares at once, so c3/c6/f3/f6 stay free.
+WHITE_PAWNS=(a3 a4 b3 b4 c4 d3 d4 e3 e4 f4 g3 g4 h3 h4)
+BLACK_PAWNS=(a6 a5 b6 b5 c5 d6 d5 e6 e5 f5 g6 g5 h6 h5)
+LINE=()
+for i in "${!WHITE_PAWNS[@]}"; do
+    LINE+=("${WHITE_PAWNS[i]}" "${BLACK_PAWNS[i]}" Nf3 Nf6 Ng1 Ng8 Nc3 Nc6 Nb1 Nb8)
+done
+LINE_END_FEN='rnbqkbnr/8/8/pppppppp/PPPPPPPP/8/8/RNBQKBNR w KQkq - 8 71'
+
+# ---------------------------------------------------------------- cleanup
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/game_bench.XXXXXX") || die "mktemp failed"
+CHESSD_PID='' REDIS_PID='' WRK_PID='' RB_PID=''
+stop_pid() { # stop_pid PID SECONDS: SIGTERM, wait, then SIGKILL
+    local pid=$1 i
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null
+    for ((i = 0; i < $2 * 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 0
+}
+# shellcheck disable=SC2317  # invoked by the trap
+cleanup() {
+    stop_pid "$WRK_PID" 2
+    stop_pid "$RB_PID" 2
+    stop_pid "$CHESSD_PID" 5
+    stop_pid "$REDIS_PID" 5
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- helpers
+cpu_ticks() { # CPU ticks (utime + stime) of the given pids, summed
+    local total=0 p f
+    for p in "$@"; do
+        f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+        f=${f##*) }                    # the comm field may hold spaces
+        read -r -a a <<<"$f"           # a[0] is field 3 (state)
+        total=$((total + a[11] + a[12]))
+    done
+    echo "$total"
+}
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+CPUS_ALLOWED=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status 2>/dev/null)
+ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
+# CHILD_US = CPU time (us) of this shell's waited-for children; `times` must
+# run in this shell, not in a $(...) subshell, hence the file.
+children_cpu_us() {
+    times >"$TMP/times"
+    CHILD_US=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f\n", t * 1e6 }' "$TMP/times")
+}
+
+# bg_wait VAR COMMAND...: runs COMMAND in the background (pid in VAR, so the
+# trap can stop it) and waits for it, so that a signal stops the script at once.
+bg_wait() {
+    local var=$1 rc
+    shift
+    "$@" &
+    printf -v "$var" '%s' $!
+    wait "${!var}"
+    rc=$?
+    printf -v "$var" '%s' ''
+    return "$rc"
+}
+
+# ---------------------------------------------------------------- the script text
+# The C string literal(s) after "cas_script[] =" up to the ";", with the C
+# escapes \n \t \\ \" \' undone; anything else is refused.
+awk '
+    BEGIN { state = 0 }   # 0: before, 1: in the initializer, 2: done
+    state == 0 && /cas_script\[\][ \t]*=/ { state = 1; sub(/.*cas_script\[\][ \t]*=/, "") }
+    state == 1 {
+        line = $0; n = length(line); instr = 0
+        for (i = 1; i <= n; i++) {
+            c = substr(line, i, 1)
+            if (!instr) {
+                if (c == "\"") instr = 1
+                else if (c == ";") { state = 2; break }
+                else if (c != " " && c != "\t") { bad = 1; break }
+            } else if (c == "\\") {
+                e = substr(line, ++i, 1)
+                if (e == "n") out = out "\n"; else if (e == "t") out = out "\t"
+                else if (e == "\\" || e == "\"" || e == "\047") out = out e
+                else { bad = 1; break }
+            } else if (c == "\"") instr = 0
+            else out = out c
+        }
+        if (instr) bad = 1
+        if (bad || state == 2) exit
+    }
+    END { if (bad || state != 2 || out == "") exit 1; printf "%s", out }
+' "$STORE_SRC" >"$TMP/cas.lua" || die "cannot extract the cas_script string from $STORE_SRC"
+SCRIPT_SHA=$(sha1sum "$TMP/cas.lua" | awk '{ print $1 }')
+# The redis-benchmark call below relies on the argument order.
+grep -q "redis.call('HSET', KEYS\[1\], 'version', ARGV\[2\], 'data', ARGV\[3\])" "$TMP/cas.lua" ||
+    die "the script extracted from $STORE_SRC no longer writes version and data as this bench assumes: $(cat "$TMP/cas.lua")"
+
+# ---------------------------------------------------------------- redis
+REDIS_PORT=''
+for ((try = 0; try < 10; try++)); do
+    port=$((20000 + RANDOM % 12000))   # below the kernel's ephemeral range
+    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$TMP" \
+        --logfile "$TMP/redis.log" --daemonize no >/dev/null 2>&1 &
+    REDIS_PID=$!
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$REDIS_PID" 2>/dev/null || break
+        [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]] && { REDIS_PORT=$port; break; }
+        sleep 0.05
+    done
+    [[ -n $REDIS_PORT ]] && break
+    stop_pid "$REDIS_PID" 2; REDIS_PID=''
+    grep -q 'Address already in use' "$TMP/redis.log" 2>/dev/null || die "redis-server did not start: $(cat "$TMP/redis.log" 2>/dev/null)"
+    : >"$TMP/redis.log"
+done
+[[ -n $REDIS_PORT ]] || die "redis-server did not start: no free port found"
+rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
+
+# ---------------------------------------------------------------- chessd
+chessd_args=(serve --bind 127.0.0.1 --port 0 --shutdown-grace 1 --redis "redis://127.0.0.1:$REDIS_PORT/0")
+[[ -n $THREADS ]] && chessd_args+=(--threads "$THREADS")
+# Only these options: no CHESSD_* setting from the environment (a rate limit,
+# say) reaches the server under test.
+unset_env=()
+while IFS='=' read -r name _; do
+    [[ $name == CHESSD_* ]] && unset_env+=(-u "$name")
+done < <(env)
+env "${unset_env[@]}" CHESSD_TOKEN_SECRET="$TOKEN_SECRET" "$CHESSD" "${chessd_args[@]}" >/dev/null 2>"$TMP/chessd.err" &
+CHESSD_PID=$!
+CHESSD_PORT=''
+for ((i = 0; i < 100; i++)); do
+    CHESSD_PORT=$(sed -n 's/^chessd: listening on .* port \([0-9][0-9]*\) with .*/\1/p' "$TMP/chessd.err" 2>/dev/null)
+    [[ -n $CHESSD_PORT ]] && break
+    kill -0 "$CHESSD_PID" 2>/dev/null || break
+    sleep 0.05
+done
+[[ -n $CHESSD_PORT ]] || die "chessd did not start: $(cat "$TMP/chessd.err")"
+CHESSD_THREADS=$(sed -n 's/^chessd: listening on .* with \([0-9]*\) threads.*/\1/p' "$TMP/chessd.err")
+CHESSD_URL=http://127.0.0.1:$CHESSD_PORT
+hz=$(curl -sS -m 5 -o /dev/null -w '%{http_code}' "$CHESSD_URL/healthz") || die "curl GET $CHESSD_URL/healthz failed"
+[[ $hz == 200 ]] || die "chessd GET /healthz: expected 200, got $hz"
+
+# ---------------------------------------------------------------- check chessd's answers
+# The line is legal and leaves an active game.
+moves_json=$(printf '"%s",' "${LINE[@]}")
+r=$(curl -sS -m 10 -X POST -H 'Content-Type: application/json' --data "{\"moves\":[${moves_json%,}]}" \
+    "$CHESSD_URL/v1/position/moves") || die "curl POST /v1/position/moves failed"
+got=$(jq -r '"\(.position.fen)|\(.position.status)|\(.moves | length)|\(.position.repetitions)"' <<<"$r" 2>/dev/null)
+[[ $got == "$LINE_END_FEN|active|140|3" ]] || die "the bench's move line is not what it should be ($got): ${r:0:400}"
+
+# create_game -> "ID WHITE_TOKEN BLACK_TOKEN 1 0" (a games-file line; checks the 201 answer)
+create_game() {
+    local code etag loc out id tw tb ver st nm
+    code=$(curl -sS -m 5 -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+           --data '{}' "$CHESSD_URL/v1/games") || die "curl POST /v1/games failed"
+    [[ $code == 201 ]] || die "POST /v1/games: expected 201, got $code: $(head -c 400 "$TMP/b")"
+    etag=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p')
+    loc=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ll]ocation: *//p')
+    out=$(jq -r '"\(.id) \(.tokens.white) \(.tokens.black) \(.version) \(.status) \(.moves | length)"' "$TMP/b" 2>/dev/null) ||
+        die "POST /v1/games: the answer is not JSON: $(head -c 400 "$TMP/b")"
+    read -r id tw tb ver st nm <<<"$out"
+    [[ $etag == '"1"' && $ver == 1 && $st == active && $nm == 0 && $loc == "/v1/games/$id" && ${#tw} -ge 16 && ${#tb} -ge 16 ]] ||
+        die "POST /v1/games: unexpected answer (ETag $etag, Location $loc): $(head -c 400 "$TMP/b")"
+    echo "$id $tw $tb 1 0"
+}
+# play ID TOKEN MOVE VERSION -> "HTTP_CODE ETAG" (the body in $TMP/b)
+play() {
+    local code etag
+    code=$(curl -sS -m 5 -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+           -H "Authorization: Bearer $2" --data "{\"move\":\"$3\",\"expected_version\":$4}" \
+           "$CHESSD_URL/v1/games/$1/moves") || die "curl POST /v1/games/$1/moves failed"
+    etag=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p')
+    echo "$code $etag"
+}
+read -r id tw tb _ <<<"$(create_game)"
+[[ -n ${tb:-} ]] || die "POST /v1/games gave no game"
+# chessd's own write (EVALSHA, then EVAL on NOSCRIPT) has loaded the script:
+# the text extracted above must have the same SHA-1.
+[[ $(rcli SCRIPT EXISTS "$SCRIPT_SHA" 2>/dev/null) == 1 ]] ||
+    die "the cas_script text extracted from $STORE_SRC (sha1 $SCRIPT_SHA) is not the script chessd loaded into Redis (extraction out of date, or a different chessd build?)"
+r=$(play "$id" "$tb" e5 1); [[ $r == 403* || $r == 409* ]] || die "a move by the player not to move was not refused: '$r'"
+r=$(play "$id" "$tw" e4 1); [[ $r == '200 "2"' ]] || die "move 1 (e4, version 1): expected 200 with ETag \"2\", got '$r': $(head -c 300 "$TMP/b")"
+r=$(play "$id" "$tb" e5 1); [[ $r == 409* ]] || die "a move with a stale expected_version: expected 409, got '$r'"
+r=$(play "$id" "$tb" e5 2); [[ $r == '200 "3"' ]] || die "move 2 (e5, version 2): expected 200 with ETag \"3\", got '$r': $(head -c 300 "$TMP/b")"
+[[ $(jq -r '"\(.version) \(.moves | map(.san) | join(","))"' "$TMP/b") == "3 e4,e5" ]] ||
+    die "the answer to move 2 is not the game after e4 e5: $(head -c 300 "$TMP/b")"
+
+# A game of PLIES/2 plies of the line: its stored record is the data of the
+# redis-benchmark keys (the mean length of the games played).
+read -r DATA_ID tw tb _ <<<"$(create_game)"
+[[ -n ${tb:-} ]] || die "POST /v1/games gave no game"
+tok=("$tw" "$tb")
+for ((p = 0; p < PLIES / 2; p++)); do
+    r=$(play "$DATA_ID" "${tok[p % 2]}" "${LINE[p]}" $((p + 1)))
+    [[ $r == "200 \"$((p + 2))\"" ]] || die "ply $((p + 1)) (${LINE[p]}): expected 200 with ETag \"$((p + 2))\", got '$r': $(head -c 300 "$TMP/b")"
+done
+DATA=$(rcli --raw HGET "chessd:game:$DATA_ID" data)
+[[ $DATA == '{"id":"'* ]] || die "cannot read game $DATA_ID's record from Redis: ${DATA:0:200}"
+DATA_PLY=$(jq '.moves | length' <<<"$DATA")
+((DATA_PLY == PLIES / 2)) || die "game $DATA_ID's record has $DATA_PLY moves, expected $((PLIES / 2))"
+
+# The games to play: "id white_token black_token version ply" per line.
+: >"$TMP/games"
+for ((g = 0; g < GAMES; g++)); do
+    create_game >>"$TMP/games" || exit 1
+done
+
+# ---------------------------------------------------------------- wrk script
+line_lua=$(printf '"%s",' "${LINE[@]}")
+cat >"$TMP/game.lua" <<EOF
+-- Per-game state in each wrk thread; see tests/bench/game_bench.sh.
+local LINE = { ${line_lua%,} }
+local plies, slots, queue, qhead, qtail, seq, sent = 0, {}, {}, 1, 0, 0, {}
+-- globals, read by done() through thread:get
+moves, creates, errors, create_errors, wrong, lost_slots = 0, 0, 0, 0, 0, 0
+err_codes, lat, clat = {}, {}, {}
+state = {}   -- per slot in play: "id white black version ply inflight"
+
+local ok_ffi, ffi = pcall(require, "ffi")
+local now_us
+if ok_ffi then
+    ffi.cdef[[
+        typedef struct { long tv_sec; long tv_nsec; } game_bench_timespec;
+        int clock_gettime(int clk, game_bench_timespec *tp);
+    ]]
+    local ts = ffi.new("game_bench_timespec")
+    now_us = function() ffi.C.clock_gettime(1, ts); return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) / 1e3 end
+    timed = 1
+else
+    now_us = function() return 0 end
+    timed = 0
+end
+
+local function push(s) qtail = qtail + 1; queue[qtail] = s end
+local function pop()
+    if qhead > qtail then return nil end
+    local s = queue[qhead]; queue[qhead] = nil; qhead = qhead + 1
+    return s
+end
+local function new_slot() slots[#slots + 1] = { create = true }; return #slots end
+local function export(s, g, inflight)
+    if g.create then state[s] = nil; return end
+    state[s] = g.id .. " " .. g.tok[1] .. " " .. g.tok[2] .. " " .. g.version .. " " .. g.ply .. " " .. inflight
+end
+
+local threads, nthreads = {}, 0
+function setup(thread)
+    thread:set("tindex", nthreads)
+    nthreads = nthreads + 1
+    table.insert(threads, thread)
+end
+
+-- args: games file, plies, wrk threads, stagger (1: a game at ply 0 from the
+-- file stops at a random length, so that the games get out of step)
+function init(args)
+    plies = tonumber(args[2])
+    local nt, stagger = tonumber(args[3]), args[4] == "1"
+    math.randomseed(1000 + tindex)
+    local i = 0
+    for line in io.lines(args[1]) do
+        if i % nt == tindex then
+            local id, w, b, v, p = line:match("^(%S+) (%S+) (%S+) (%d+) (%d+)$")
+            local g = { id = id, tok = { w, b }, version = tonumber(v), ply = tonumber(p), limit = plies }
+            if stagger and g.ply == 0 then g.limit = math.random(1, plies) end
+            g.create = g.ply >= g.limit
+            slots[#slots + 1] = g
+        end
+        i = i + 1
+    end
+    for s = 1, #slots do push(s) end
+end
+
+function request()
+    local s = pop()
+    if not s then s = new_slot(); lost_slots = lost_slots + 1 end  -- an answer never came
+    local g = slots[s]
+    seq = seq + 1
+    local rid = s .. "-" .. seq
+    sent[rid] = now_us()
+    local h = { ["Content-Type"] = "application/json", ["X-Request-Id"] = rid }
+    if g.create then
+        return wrk.format("POST", "/v1/games", h, "{}")
+    end
+    export(s, g, 1)
+    h["Authorization"] = "Bearer " .. g.tok[g.ply % 2 + 1]
+    return wrk.format("POST", "/v1/games/" .. g.id .. "/moves", h,
+                      '{"move":"' .. LINE[g.ply + 1] .. '","expected_version":' .. g.version .. '}')
+end
+
+local function header(headers, name)
+    local v = headers[name]
+    if v then return v end
+    name = name:lower()
+    for k, x in pairs(headers) do if k:lower() == name then return x end end
+end
+
+function response(status, headers, body)
+    local rid = header(headers, "X-Request-Id")
+    local s = rid and tonumber(rid:match("^(%d+)%-%d+$"))
+    local g = s and slots[s]
+    if not g or not sent[rid] then
+        errors = errors + 1; wrong = wrong + 1
+        return
+    end
+    local t0 = sent[rid]; sent[rid] = nil
+    local etag = tonumber((header(headers, "ETag") or ""):match('^"(%d+)"$') or -1)
+    if g.create then
+        if status == 201 then
+            local id, v = body:match('^{"id":"([^"]+)","version":(%d+),')
+            local w, b = body:match('"tokens":{"white":"([^"]+)","black":"([^"]+)"}')
+            if id and w and b and tonumber(v) == 1 and etag == 1 then
+                g.id, g.tok, g.version, g.ply, g.limit, g.create = id, { w, b }, 1, 0, plies, false
+                creates = creates + 1
+                if timed == 1 then clat[#clat + 1] = now_us() - t0 end
+            else
+                create_errors = create_errors + 1; wrong = wrong + 1
+            end
+        else
+            create_errors = create_errors + 1
+            err_codes["create-" .. status] = (err_codes["create-" .. status] or 0) + 1
+        end
+    elseif status == 200 then
+        local id, v = body:match('^{"id":"([^"]+)","version":(%d+),')
+        if id ~= g.id or tonumber(v) ~= g.version + 1 or etag ~= g.version + 1 then
+            wrong = wrong + 1; errors = errors + 1
+            g.create = true
+        else
+            moves = moves + 1
+            if timed == 1 then lat[#lat + 1] = now_us() - t0 end
+            g.version, g.ply = etag, g.ply + 1
+            if g.ply >= g.limit then g.create = true end
+        end
+    else
+        errors = errors + 1
+        local code = status .. "-" .. (body:match('"code":"([^"]+)"') or "")
+        err_codes[code] = (err_codes[code] or 0) + 1
+        g.create = true   -- replace the game: its state is not known for sure
+    end
+    export(s, g, 0)
+    push(s)
+end
+
+function done(summary, latency, requests)
+    local t = { moves = 0, creates = 0, errors = 0, create_errors = 0, wrong = 0, lost_slots = 0 }
+    local all, call, codes, out = {}, {}, {}, {}
+    local is_timed = 0
+    for _, th in ipairs(threads) do
+        for k in pairs(t) do t[k] = t[k] + (th:get(k) or 0) end
+        is_timed = th:get("timed") or 0
+        for _, x in ipairs(th:get("lat") or {}) do all[#all + 1] = x end
+        for _, x in ipairs(th:get("clat") or {}) do call[#call + 1] = x end
+        for k, n in pairs(th:get("err_codes") or {}) do codes[k] = (codes[k] or 0) + n end
+        for _, x in pairs(th:get("state") or {}) do out[#out + 1] = x end
+    end
+    table.sort(all)
+    table.sort(call)
+    local function pct(p, v)
+        v = v or all
+        if #v == 0 then return 0 end
+        return v[math.max(1, math.ceil(#v * p / 100))]
+    end
+    local e = summary.errors
+    io.write(string.format("GAMESTAT requests=%d duration_us=%d moves=%d creates=%d errors=%d create_errors=%d " ..
+        "wrong=%d lost=%d timed=%d move_p50_us=%d move_p90_us=%d move_p99_us=%d move_max_us=%d " ..
+        "create_p50_us=%d create_p99_us=%d wrk_p50_us=%d wrk_p99_us=%d err_connect=%d err_read=%d err_write=%d err_timeout=%d\n",
+        summary.requests, summary.duration, t.moves, t.creates, t.errors, t.create_errors, t.wrong, t.lost_slots,
+        is_timed, pct(50), pct(90), pct(99), all[#all] or 0, pct(50, call), pct(99, call), latency:percentile(50),
+        latency:percentile(99), e.connect, e.read, e.write, e.timeout))
+    for k, n in pairs(codes) do io.write(string.format("GAMEERR %s %d\n", k, n)) end
+    for _, x in ipairs(out) do io.write("GAMESTATE " .. x .. "\n") end
+end
+EOF
+
+# run_wrk DURATION STAGGER -> plays $TMP/games for DURATION s; sets W[...]
+# from wrk's summary; reads every game back and writes the games to go on
+# with into $TMP/games (topped up to BENCH_GAMES with new games).
+declare -A W
+run_wrk() {
+    local rc kv kvs gid gw gb gver gply infl got v n st sock w0
+    children_cpu_us
+    w0=$CHILD_US
+    local c0 r0
+    c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "$REDIS_PID")
+    bg_wait WRK_PID wrk -t"$WRK_THREADS" -c"$CONNS" -d"${1}s" --latency -s "$TMP/game.lua" "$CHESSD_URL" \
+        -- "$TMP/games" "$PLIES" "$WRK_THREADS" "$2" >"$TMP/wrk.out" 2>&1
+    rc=$?
+    # CPU of chessd and redis-server (ticks) and of wrk (us) during the run
+    CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "$REDIS_PID") - r0))
+    children_cpu_us
+    WRK_CPU_US=$((CHILD_US - w0))
+    [[ -n $VERBOSE ]] && { echo "  --- wrk -d${1}s"; grep -v '^GAMESTATE ' "$TMP/wrk.out"; } >&2
+    ((rc == 0)) || die "wrk exited with status $rc: $(head -c 2000 "$TMP/wrk.out")"
+    grep -q '^GAMESTAT ' "$TMP/wrk.out" || die "wrk printed no summary: $(head -c 2000 "$TMP/wrk.out")"
+    kill -0 "$CHESSD_PID" 2>/dev/null || die "chessd exited during the load: $(cat "$TMP/chessd.err")"
+    W=()
+    read -r -a kvs <<<"$(grep '^GAMESTAT ' "$TMP/wrk.out")"
+    for kv in "${kvs[@]}"; do [[ $kv == *=* ]] && W[${kv%%=*}]=${kv#*=}; done
+    W[errlist]=$(grep '^GAMEERR ' "$TMP/wrk.out" | cut -d' ' -f2- | paste -sd ',' | sed 's/,/, /g')
+
+    ((W[moves] > 0)) || die "no move was answered 200 (errors: ${W[errlist]:-none}; $(grep -v '^GAME' "$TMP/wrk.out" | head -c 1500))"
+    ((W[wrong] == 0)) || die "${W[wrong]} answers were wrong (a 200 for another game or version, or a bad X-Request-Id)"
+    ((W[errors] * 100 <= W[moves])) || die "${W[errors]} of $((W[moves] + W[errors])) move answers were not 200 (${W[errlist]})"
+    ((W[errors] == 0 && W[create_errors] == 0)) ||
+        note "warning: ${W[errors]} move answers and ${W[create_errors]} create answers not 2xx: ${W[errlist]}"
+    sock=$((W[err_connect] + W[err_read] + W[err_write] + W[err_timeout]))
+    ((sock == 0)) || note "warning: socket errors: connect ${W[err_connect]}, read ${W[err_read]}, write ${W[err_write]}, timeout ${W[err_timeout]}"
+
+    # Every game in play, read back: what the bench played, or one ply more
+    # when its last request was still in flight as wrk stopped.
+    W[checked]=0
+    : >"$TMP/games.next"
+    while read -r gid gw gb gver gply infl; do
+        got=$(curl -sS -m 5 "$CHESSD_URL/v1/games/$gid" | jq -r '"\(.version) \(.moves | length) \(.status)"' 2>/dev/null) ||
+            die "GET /v1/games/$gid failed"
+        read -r v n st <<<"$got"
+        if ! [[ ($v == "$gver" && $n == "$gply") || ($infl == 1 && $v == $((gver + 1)) && $n == $((gply + 1))) ]] ||
+            [[ $st != active || $n != $((v - 1)) ]]; then
+            die "game $gid: the bench played $gply plies up to version $gver (in flight: $infl), but GET answers version $v, $n moves, status $st"
+        fi
+        W[checked]=$((W[checked] + 1))
+        echo "$gid $gw $gb $v $n" >>"$TMP/games.next"
+    done < <(grep '^GAMESTATE ' "$TMP/wrk.out" | cut -d' ' -f2-)
+    for ((g = $(wc -l <"$TMP/games.next"); g < GAMES; g++)); do
+        create_game >>"$TMP/games.next" || exit 1
+    done
+    mv "$TMP/games.next" "$TMP/games"
+}
+
+# measure_chessd -> sets C[...] for this repetition
+declare -A C
+measure_chessd() {
+    run_wrk "$DURATION" "$1"
+    C=()
+    for kv in "${!W[@]}"; do C[$kv]=${W[$kv]}; done
+    C[dur_s]=$(awk -v us="${W[duration_us]}" 'BEGIN { print us / 1e6 }')
+    C[moves_ps]=$(awk -v n="${W[moves]}" -v s="${C[dur_s]}" 'BEGIN { printf "%.1f", n / s }')
+    C[creates_ps]=$(awk -v n="${W[creates]}" -v s="${C[dur_s]}" 'BEGIN { printf "%.1f", n / s }')
+    # CPU per move (the creates, about 1/PLIES of the requests, are included)
+    C[cd_cpu]=$(awk -v t="$CHESSD_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    C[rd_cpu]=$(awk -v t="$REDIS_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    C[wrk_cpu]=$(awk -v t="$WRK_CPU_US" -v n="${W[moves]}" 'BEGIN { printf "%.1f", t / n }')
+    if ((W[timed])); then
+        C[p50]=${W[move_p50_us]} C[p90]=${W[move_p90_us]} C[p99]=${W[move_p99_us]} C[max]=${W[move_max_us]}
+    else   # no LuaJIT ffi in this wrk: wrk's own figures, creates included
+        C[p50]=${W[wrk_p50_us]} C[p90]=0 C[p99]=${W[wrk_p99_us]} C[max]=0
+    fi
+}
+
+# ---------------------------------------------------------------- redis-benchmark
+# rb N ARGS... -> "ops/s p99_ms" of redis-benchmark -c CONNS -n N -r GAMES ARGS
+rb() {
+    local n=$1 rps p99
+    shift
+    bg_wait RB_PID redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -c "$CONNS" -n "$n" -r "$GAMES" --csv "$@" \
+        >"$TMP/rb.out" 2>&1 || die "redis-benchmark $1 failed: $(head -c 1000 "$TMP/rb.out")"
+    [[ -n $VERBOSE ]] && { echo "  --- redis-benchmark $1 -n $n"; cut -c 1-160 "$TMP/rb.out"; } >&2
+    grep -q -e '^Error' -e '^ERR' -e 'NOSCRIPT' "$TMP/rb.out" && die "redis-benchmark $1 reported errors: $(head -c 1000 "$TMP/rb.out")"
+    # the test's title (first field) is the command line, which may hold '","'
+    rps=$(awk -F'","' 'NR > 1 && NF >= 8 { v = $(NF - 6) } END { print v + 0 }' "$TMP/rb.out")
+    p99=$(awk -F'","' 'NR > 1 && NF >= 8 { v = $(NF - 1) } END { print v + 0 }' "$TMP/rb.out")
+    awk -v r="$rps" 'BEGIN { exit !(r > 0) }' || die "redis-benchmark $1 printed no rate: $(head -c 1000 "$TMP/rb.out")"
+    echo "$rps $p99"
+}
+# requests for a run of about DURATION/2 s at RATE ops/s
+rb_count() { awk -v r="$1" -v d="$DURATION" 'BEGIN { n = int(r * d / 2); if (n < 10000) n = 10000; print n }'; }
+
+# Our own SCRIPT LOAD (after the SCRIPT EXISTS check above) and the keys.
+[[ $(rcli -x SCRIPT LOAD <"$TMP/cas.lua") == "$SCRIPT_SHA" ]] || die "SCRIPT LOAD did not answer the script's SHA-1 $SCRIPT_SHA"
+rcli EVAL "for i = 0, tonumber(ARGV[1]) - 1 do redis.call('HSET', string.format('chessd:bench:%012d', i), 'version', '1', 'data', ARGV[2]) end return 1" \
+    0 "$GAMES" "$DATA" >/dev/null || die "cannot pre-create the redis-benchmark keys"
+CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 1 chessd:bench:__rand_int__ 1 1 "$DATA" 0)
+READ_ARGS=(HMGET chessd:bench:__rand_int__ version data)
+r=$(rcli "${CAS_ARGS[@]/__rand_int__/000000000000}" | paste -sd ' ')
+[[ $r == 'ok 1' ]] || die "EVALSHA on a pre-created key did not take the success path: '$r'"
+
+# measure_redis -> sets B[...] for this repetition
+declare -A B
+measure_redis() {
+    local out cal n r0 r1
+    B=()
+    out=$(rb 20000 "${CAS_ARGS[@]}") || exit 1
+    cal=${out%% *}
+    n=$(rb_count "$cal")
+    r0=$(cpu_ticks "$REDIS_PID")
+    out=$(rb "$n" "${CAS_ARGS[@]}") || exit 1
+    r1=$(cpu_ticks "$REDIS_PID")
+    B[cas]=${out%% *} B[cas_p99]=${out#* }
+    B[cas_cpu]=$(awk -v t="$((r1 - r0))" -v n="$n" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    out=$(rb 20000 "${READ_ARGS[@]}") || exit 1
+    cal=${out%% *}
+    out=$(rb "$(rb_count "$cal")" "${READ_ARGS[@]}") || exit 1
+    B[read]=${out%% *} B[read_p99]=${out#* }
+    [[ $(rcli HGET chessd:bench:000000000000 version) == 1 ]] || die "the redis-benchmark keys changed version"
+    B[bound]=$(awk -v a="${B[cas]}" -v b="${B[read]}" 'BEGIN { printf "%.1f", 1 / (1 / a + 1 / b) }')
+}
+
+# ---------------------------------------------------------------- measure
+RB_VERSION=$(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')
+WRK_VERSION=$(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')
+note "chessd=$CHESSD ($CHESSD_URL, $CHESSD_THREADS threads)  redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/^v=//') (127.0.0.1:$REDIS_PORT)"
+note "$WRK_VERSION, redis-benchmark $RB_VERSION; not pinned: all share CPUs ${CPUS_ALLOWED:-?}"
+note "$GAMES games, moves from a fixed $PLIES-ply line, then a new game; wrk -t$WRK_THREADS -c$CONNS -d${DURATION}s after ${WARMUP}s warm-up; redis-benchmark -c$CONNS ~$(((DURATION + 1) / 2))s per command; $REPS repetition(s)$( ((REPS > 1)) && echo ', median reported')"
+note "compare-and-set script from $STORE_SRC, sha1 $SCRIPT_SHA (the one chessd loaded)"
+echo
+
+stagger=1
+if ((WARMUP > 0)); then
+    run_wrk "$WARMUP" "$stagger"
+    stagger=0
+fi
+declare -A R   # R[field] = space-separated samples, one per repetition
+T_MOVES=0 T_ERRS=0 T_CHECKED=0 T_CREATES=0 T_ERRLIST=''
+for ((rep = 1; rep <= REPS; rep++)); do
+    [[ -t 2 ]] && printf '  run %d/%d\r' "$rep" "$REPS" >&2
+    measure_chessd "$stagger"
+    stagger=0
+    measure_redis
+    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
+    for f in cas cas_p99 cas_cpu read read_p99 bound; do R[$f]+="${B[$f]} "; done
+    R[ratio]+="$(awk -v a="${C[moves_ps]}" -v b="${B[cas]}" 'BEGIN { printf "%.4f", a / b }') "
+    R[ratio_bound]+="$(awk -v a="${C[moves_ps]}" -v b="${B[bound]}" 'BEGIN { printf "%.4f", a / b }') "
+    T_MOVES=$((T_MOVES + C[moves])) T_ERRS=$((T_ERRS + C[errors])) T_CHECKED=$((T_CHECKED + C[checked]))
+    T_CREATES=$((T_CREATES + C[creates]))
+    [[ -n ${C[errlist]} ]] && T_ERRLIST+="${T_ERRLIST:+, }${C[errlist]}"
+done
+[[ -t 2 ]] && printf '%*s\r' 20 '' >&2
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A M
+for f in "${!R[@]}"; do M[$f]=$(median "${R[$f]}"); done
+
+# ---------------------------------------------------------------- report
+fmt0() { awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
+printf '  %-52s %10s %8s\n' '' ops/s p99_ms
+printf '  %-52s %10s %8s\n' "chessd POST /v1/games/{id}/moves (200 answers)" "$(fmt0 "${M[moves_ps]}")" "$(ms "${M[p99]}")"
+printf '  %-52s %10s %8s\n' "  with POST /v1/games replacing games played out" "$(fmt0 "${M[creates_ps]}")" "$(ms "${M[create_p99_us]}")"
+printf '  %-52s %10s %8s\n' "redis-benchmark EVALSHA cas_script (success path)" "$(fmt0 "${M[cas]}")" "${M[cas_p99]}"
+printf '  %-52s %10s %8s\n' "redis-benchmark HMGET version data" "$(fmt0 "${M[read]}")" "${M[read_p99]}"
+printf '  %-52s %10s\n' "one HMGET + one EVALSHA per move (bound)" "$(fmt0 "${M[bound]}")"
+echo
+echo "  chessd: $T_MOVES moves, $T_CREATES games created, $T_ERRS move answers not 200${T_ERRLIST:+ ($T_ERRLIST)}; $T_CHECKED games read back and checked"
+if ((C[timed])); then
+    echo "  chessd move latency (200 answers, timed in the wrk script): p50 $(ms "${M[p50]}") ms, p90 $(ms "${M[p90]}") ms, p99 $(ms "${M[p99]}") ms, max $(ms "${M[max]}") ms"
+    echo "  wrk's own p99 (moves and creates): $(ms "${M[wrk_p99_us]}") ms; create p50 $(ms "${M[create_p50_us]}") ms"
+else
+    echo "  chessd latency from wrk (no LuaJIT ffi, so moves and creates together): p50 $(ms "${M[p50]}") ms, p99 $(ms "${M[p99]}") ms"
+fi
+echo "  CPU per move: chessd ${M[cd_cpu]} us, redis-server ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
+if ((REPS > 1)); then
+    echo "  samples: chessd moves/s ${R[moves_ps]% }; redis-benchmark cas/s ${R[cas]% }; ratio ${R[ratio]% }"
+fi
+echo "  redis-benchmark keys hold the record chessd stored for $DATA_PLY plies of the line (${#DATA} bytes)"
+echo
+echo "goal: ratio >= 0.4"
+echo "chessd moves/s: ${M[moves_ps]}"
+echo "redis-benchmark cas/s: ${M[cas]}"
+echo "redis-benchmark hmget/s: ${M[read]}"
+echo "ratio chessd moves/s / (hmget + cas bound): $(awk -v x="${M[ratio_bound]}" 'BEGIN { printf "%.2f", x }')"
+echo "ratio chessd moves/s / redis-benchmark cas/s: $(awk -v x="${M[ratio]}" 'BEGIN { printf "%.2f", x }')"
+echo "chessd move p99 ms: $(ms "${M[p99]}")"
+exit 0
