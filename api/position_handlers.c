@@ -174,7 +174,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
             api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
             goto done;
         }
-        move_t move;
+        move_t move = MOVE_NONE;
         char message[256], fen_now[FEN_BUFFER_SIZE];
         status_t before;
         status_evaluate(&pos, history, (size_t)index, &before);

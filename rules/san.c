@@ -228,13 +228,20 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     while (candidates) {
         int from = bb_pop_lsb(&candidates);
         legality_reason_t r = legality_explain(pos, from, san->to, san->promotion, attempt, sizeof attempt);
-        if (r != LEGALITY_OK && explanation_rank(r) > best_rank) {
+        /* The only request legality_explain() can call legal here is the king
+         * onto its castling square or rook: in SAN that is written O-O/O-O-O. */
+        if (r == LEGALITY_OK) {
+            r = LEGALITY_CANNOT_MOVE_SO;
+            snprintf(attempt, sizeof attempt, "in SAN castling is written O-O or O-O-O");
+        }
+        if (explanation_rank(r) > best_rank) {
             best = r;
             best_rank = explanation_rank(r);
             snprintf(message, message_size, "%s", attempt);
         }
     }
-    if (best == LEGALITY_CANNOT_MOVE_SO && bb_count(position_pieces(pos, us, san->type)) > 0)
+    /* Several pieces could not: say so for all of them; one piece keeps its own reason. */
+    if (best == LEGALITY_CANNOT_MOVE_SO && bb_more_than_one(position_pieces(pos, us, san->type)))
         snprintf(message, message_size, "no %s %s can move to %c%c", us == WHITE ? "white" : "black",
                  names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
     return best;

@@ -118,6 +118,16 @@ static void test_ambiguous_san_names_the_candidates(void)
     expect("4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nbd2", LEGALITY_OK, "");
 }
 
+static void test_san_king_onto_castling_square_is_not_castling(void)
+{
+    /* In SAN castling is O-O/O-O-O; Kg1 and Kh1 must be refused, never half-accepted. */
+    expect("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "Kg1", LEGALITY_CANNOT_MOVE_SO, "O-O");
+    expect("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "Kh1", LEGALITY_CANNOT_MOVE_SO, "O-O");
+    expect("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", "Kh1", LEGALITY_CANNOT_MOVE_SO,
+           "O-O");
+    expect("1rk2r2/8/8/8/8/8/8/1RK2R2 w KQkq - 0 1", "Kb1", LEGALITY_CANNOT_MOVE_SO, "O-O");
+}
+
 static void test_reason_codes_are_stable(void)
 {
     static const char *const expected[LEGALITY_REASON_COUNT] = {
@@ -247,6 +257,7 @@ int test_legality_register(void)
     CU_ADD_TEST(suite, test_castling_reasons);
     CU_ADD_TEST(suite, test_promotion_reasons);
     CU_ADD_TEST(suite, test_ambiguous_san_names_the_candidates);
+    CU_ADD_TEST(suite, test_san_king_onto_castling_square_is_not_castling);
     CU_ADD_TEST(suite, test_reason_codes_are_stable);
     CU_ADD_TEST(suite, test_standard_castling_accepts_both_uci_forms);
     CU_ADD_TEST(suite, test_chess960_castling_is_king_takes_rook);
