@@ -61,7 +61,7 @@ static bool game_replay(game_t *g)
     for (int i = 0; i < r->move_count; i++) {
         position_undo_t undo;
         g->history[i] = g->pos.key;
-        position_make(&g->pos, r->moves[i], &undo);
+        position_make(&g->pos, r->moves[i].move, &undo);
     }
     fen_format(&g->pos, r->fen, sizeof r->fen);
     status_evaluate(&g->pos, g->history, (size_t)r->move_count, &g->status);
@@ -124,18 +124,11 @@ static void write_game(jsonw_t *w, const game_t *g, char tokens[COLOR_COUNT][TOK
     jsonw_kv_string(w, "initial_fen", r->initial_fen);
     jsonw_key(w, "moves");
     jsonw_array_begin(w);
-    position_t pos;
-    fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0);
     for (int i = 0; i < r->move_count; i++) {
-        char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE];
-        move_list_t legal;
-        movegen_legal(&pos, &legal);
         jsonw_object_begin(w);
-        jsonw_kv_string(w, "uci", uci_format(&pos, r->moves[i], uci));
-        jsonw_kv_string(w, "san", san_format_with(&pos, &legal, r->moves[i], san));
+        jsonw_kv_string(w, "uci", r->moves[i].uci);
+        jsonw_kv_string(w, "san", r->moves[i].san);
         jsonw_object_end(w);
-        position_undo_t undo;
-        position_make(&pos, r->moves[i], &undo);
     }
     jsonw_array_end(w);
     jsonw_key(w, "position");
@@ -530,7 +523,7 @@ static bool apply_move(const api_request_t *req, const cJSON *root, game_t *g, i
         api_problem(res, API_ENOT_YOUR_TURN, "it is the other player's move", NULL, NULL);
         return false;
     }
-    move_t move;
+    move_t move = MOVE_NONE;
     char message[256];
     legality_reason_t reason = notation_parse_move(&g->pos, item->valuestring, strlen(item->valuestring), &move,
                                                    message, sizeof message);
@@ -538,7 +531,7 @@ static bool apply_move(const api_request_t *req, const cJSON *root, game_t *g, i
         api_problem_move(res, api_status_for_reason(reason), message, g->record.move_count, item->valuestring, reason, g->record.fen);
         return false;
     }
-    if (g->record.move_count >= (int)req->config->max_game_plies || !game_record_push_move(&g->record, move)) {
+    if (g->record.move_count >= (int)req->config->max_game_plies || !game_record_push_move(&g->record, &g->pos, move)) {
         char detail[96];
         snprintf(detail, sizeof detail, "the game has %d moves, the most this server keeps", g->record.move_count);
         api_problem(res, API_EGAME_TOO_LONG, detail, NULL, NULL);
@@ -823,10 +816,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
         if (i == r->move_count) {
             snprintf(token, sizeof token, "%s", r->result);
         } else {
-            move_list_t legal;
-            char san[SAN_BUFFER_SIZE];
-            movegen_legal(&pos, &legal);
-            san_format_with(&pos, &legal, r->moves[i], san);
+            const char *san = r->moves[i].san;
             if (pos.side_to_move == WHITE)
                 snprintf(token, sizeof token, "%u. %s", pos.fullmove_number, san);
             else if (i == 0)
@@ -834,7 +824,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
             else
                 snprintf(token, sizeof token, "%s", san);
             position_undo_t undo;
-            position_make(&pos, r->moves[i], &undo);
+            position_make(&pos, r->moves[i].move, &undo);
         }
         /* Lines of at most 80 characters, as the PGN standard asks. */
         if (n > line_start && n - line_start + 1 + strlen(token) > 80) {

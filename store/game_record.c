@@ -26,20 +26,32 @@ void game_record_free(game_record_t *g)
     g->move_count = g->move_capacity = 0;
 }
 
-bool game_record_push_move(game_record_t *g, move_t move)
+/* Appends move with the legal moves of `before` at hand (for the SAN). */
+static bool push_with_legal(game_record_t *g, const position_t *before, const move_list_t *legal, move_t move)
 {
     if (g->move_count >= GAME_MAX_PLIES)
         return false;
     if (g->move_count == g->move_capacity) {
         int capacity = g->move_capacity ? g->move_capacity * 2 : 64;
-        move_t *moves = realloc(g->moves, sizeof *moves * (size_t)capacity);
+        game_move_t *moves = realloc(g->moves, sizeof *moves * (size_t)capacity);
         if (!moves)
             return false;
         g->moves = moves;
         g->move_capacity = capacity;
     }
-    g->moves[g->move_count++] = move;
+    game_move_t *m = &g->moves[g->move_count++];
+    memset(m, 0, sizeof *m);
+    m->move = move;
+    uci_format(before, move, m->uci);
+    san_format_with(before, legal, move, m->san);
     return true;
+}
+
+bool game_record_push_move(game_record_t *g, const position_t *before, move_t move)
+{
+    move_list_t legal;
+    movegen_legal(before, &legal);
+    return push_with_legal(g, before, &legal, move);
 }
 
 char *game_record_to_json(const game_record_t *g, size_t *length)
@@ -49,10 +61,6 @@ char *game_record_to_json(const game_record_t *g, size_t *length)
     char *text = NULL;
     if (!root)
         return NULL;
-    position_t pos;
-    char uci[UCI_BUFFER_SIZE];
-    if (fen_parse(g->initial_fen, strlen(g->initial_fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) != FEN_OK)
-        goto done;
     if (!cJSON_AddStringToObject(root, "id", g->id) || !cJSON_AddNumberToObject(root, "created_at", (double)g->created_at_ms)
         || !cJSON_AddNumberToObject(root, "updated_at", (double)g->updated_at_ms)
         || !cJSON_AddBoolToObject(root, "chess960", g->chess960)
@@ -64,12 +72,10 @@ char *game_record_to_json(const game_record_t *g, size_t *length)
     if (!(moves = cJSON_AddArrayToObject(root, "moves")))
         goto done;
     for (int i = 0; i < g->move_count; i++) {
-        cJSON *item = cJSON_CreateString(uci_format(&pos, g->moves[i], uci));
+        cJSON *item = cJSON_CreateString(g->moves[i].uci);
         if (!item)
             goto done;
         cJSON_AddItemToArray(moves, item);
-        position_undo_t undo;
-        position_make(&pos, g->moves[i], &undo);
     }
     if (!(players = cJSON_AddObjectToObject(root, "players")))
         goto done;
@@ -154,7 +160,12 @@ bool game_record_from_json(game_record_t *g, const char *text, size_t length)
         if (!cJSON_IsString(m) || !uci_read(m->valuestring, strlen(m->valuestring), &uci))
             goto done;
         move = uci_to_move(&pos, &uci);
-        if (!movegen_is_legal(&pos, move) || !game_record_push_move(g, move))
+        move_list_t legal;
+        movegen_legal(&pos, &legal);
+        bool listed = false;
+        for (int i = 0; i < legal.count && !listed; i++)
+            listed = legal.moves[i] == move;
+        if (!listed || !push_with_legal(g, &pos, &legal, move))
             goto done;
         position_undo_t undo;
         position_make(&pos, move, &undo);

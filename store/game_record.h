@@ -19,6 +19,14 @@ enum {
     GAME_MAX_PLIES = 18000,     /* beyond the longest game the 75-move rule allows */
 };
 
+/* A move of the game with its notations, made when the move is added (the
+ * stored text keeps only the UCI; the SAN is made again on reading). */
+typedef struct {
+    move_t move;
+    char uci[UCI_BUFFER_SIZE];
+    char san[SAN_BUFFER_SIZE];
+} game_move_t;
+
 typedef struct {
     char name[GAME_NAME_MAX + 1];
     char token_hash[GAME_TOKEN_HASH_SIZE];
@@ -31,7 +39,7 @@ typedef struct {
     bool chess960;
     char initial_fen[FEN_BUFFER_SIZE];
     char fen[FEN_BUFFER_SIZE];     /* the current position */
-    move_t *moves;                 /* malloc'd, move_count long; owned by the record */
+    game_move_t *moves;            /* malloc'd, move_count long; owned by the record */
     int move_count, move_capacity;
     char status[16];               /* active, checkmate, stalemate, draw, resigned */
     char result[8];                /* *, 1-0, 0-1, 1/2-1/2 */
@@ -44,8 +52,9 @@ typedef struct {
 void game_record_init(game_record_t *g);
 /* Frees the moves; the record may be re-initialised afterwards. NULL-safe. */
 void game_record_free(game_record_t *g);
-/* Appends a move; false when out of memory or past GAME_MAX_PLIES. */
-bool game_record_push_move(game_record_t *g, move_t move);
+/* Appends move, legal in `before` (the position it is played in), with its
+ * UCI and SAN; false when out of memory or past GAME_MAX_PLIES. */
+bool game_record_push_move(game_record_t *g, const position_t *before, move_t move);
 
 /* JSON text of the record (malloc'd, caller frees), or NULL on OOM. */
 char *game_record_to_json(const game_record_t *g, size_t *length);

@@ -887,7 +887,7 @@ static bool build_record(game_record_t *g, const char *fen, bool chess960, const
         if (r != LEGALITY_OK)
             fprintf(stderr, "\nmove '%.*s': %s\n", (int)length, p, message);
         CU_ASSERT_EQUAL_FATAL(r, LEGALITY_OK);
-        CU_ASSERT_FATAL(game_record_push_move(g, move));
+        CU_ASSERT_FATAL(game_record_push_move(g, &pos, move));
         position_undo_t undo;
         position_make(&pos, move, &undo);
         p += length;
