@@ -29,7 +29,8 @@ API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx
+	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx \
+	clang-14 libclang-rt-14-dev
 # Only `make bench` needs these.
 BENCH_PACKAGES = wrk
 
@@ -74,6 +75,10 @@ test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
+ifneq ($(SANITIZE),1)
+	@# A few seconds of each fuzz target on its seeds (the fuzz builds carry ASan and UBSan themselves).
+	$(MAKE) --no-print-directory fuzz-short
+endif
 
 bench: $(BUILD)/chessd
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=
@@ -113,3 +118,4 @@ clean:
 -include $(RULES_OBJ:.o=.d) $(API_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/api/chessd.d
 
 include mk/image.mk
+include mk/fuzz.mk
