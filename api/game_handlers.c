@@ -472,14 +472,21 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 /* Applies a change for player `who`; false with res filled when refused. */
 typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res);
 
+/* The common start of every write: its Idempotency-Key (*key) and its body.
+ * NULL with res filled when either is refused. */
+static cJSON *write_request(const api_request_t *req, api_response_t *res, const char *const *allowed,
+                            const char **key)
+{
+    bool bad_key;
+    *key = idempotency_key(req, res, &bad_key);
+    return bad_key ? NULL : body_parse_object(req, allowed, res);
+}
+
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply,
                         bool counts_as_move)
 {
-    bool bad_key;
-    const char *key = idempotency_key(req, res, &bad_key);
-    if (bad_key)
-        return;
-    cJSON *root = body_parse_object(req, allowed, res);
+    const char *key;
+    cJSON *root = write_request(req, res, allowed, &key);
     if (!root)
         return;
     game_t g;
@@ -659,11 +666,8 @@ void handle_game_draw(const api_request_t *req, api_response_t *res)
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "white", "black", NULL };
-    bool bad_key;
-    const char *key = idempotency_key(req, res, &bad_key);
-    if (bad_key)
-        return;
-    cJSON *root = body_parse_object(req, allowed, res);
+    const char *key;
+    cJSON *root = write_request(req, res, allowed, &key);
     if (!root)
         return;
     game_t g;

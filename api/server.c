@@ -71,26 +71,6 @@ const char *api_request_header(const api_request_t *req, const char *name)
     return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
 }
 
-bool api_request_wants_text(const api_request_t *req)
-{
-    const char *accept = api_request_header(req, MHD_HTTP_HEADER_ACCEPT);
-    if (!accept)
-        return false;
-    const char *text = strstr(accept, "text/plain");
-    const char *json = strstr(accept, "application/json");
-    return text && (!json || text < json);
-}
-
-void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length)
-{
-    free(res->body);
-    res->problem_code = NULL;
-    res->status = body ? status : 500;
-    res->content_type = content_type;
-    res->body = body;
-    res->body_length = body ? length : 0;
-}
-
 /* A request id from the client is kept when short and plain; else one is made. */
 static void choose_request_id(struct MHD_Connection *connection, char *out)
 {

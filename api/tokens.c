@@ -60,23 +60,19 @@ static void base64url(const unsigned char *bytes, size_t n, char *out)
     out[o] = '\0';
 }
 
-bool tokens_new_id(char out[TOKENS_ID_SIZE])
+/* n random bytes from OpenSSL, written as base64url into out. */
+static bool random_text(size_t n, char *out)
 {
-    unsigned char bytes[12];
-    if (RAND_bytes(bytes, sizeof bytes) != 1)
+    unsigned char bytes[16];
+    if (n > sizeof bytes || RAND_bytes(bytes, (int)n) != 1)
         return false;
-    base64url(bytes, sizeof bytes, out);
+    base64url(bytes, n, out);
     return true;
 }
 
-bool tokens_new_token(char out[TOKENS_TOKEN_SIZE])
-{
-    unsigned char bytes[16];
-    if (RAND_bytes(bytes, sizeof bytes) != 1)
-        return false;
-    base64url(bytes, sizeof bytes, out);
-    return true;
-}
+bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
+
+bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]) { return random_text(16, out); }
 
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
 {

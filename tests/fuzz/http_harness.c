@@ -81,28 +81,6 @@ bool api_request_query_has_nul(const api_request_t *req)
     return false;
 }
 
-/* Same rule as server.c. */
-bool api_request_wants_text(const api_request_t *req)
-{
-    const char *accept = api_request_header(req, "Accept");
-    if (!accept)
-        return false;
-    const char *text = strstr(accept, "text/plain");
-    const char *json = strstr(accept, "application/json");
-    return text && (!json || text < json);
-}
-
-/* Same contract as server.c: takes body, a NULL body becomes a 500. */
-void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length)
-{
-    free(res->body);
-    res->problem_code = NULL;
-    res->status = body ? status : 500;
-    res->content_type = content_type;
-    res->body = body;
-    res->body_length = body ? length : 0;
-}
-
 /* --- framing --- */
 
 static int hex_value(char c)

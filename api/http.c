@@ -1,0 +1,27 @@
+/* The parts of http.h that do not depend on the HTTP library: content
+ * negotiation and filling a response. server.c supplies the header and query
+ * lookups (and the fuzz harness its own). */
+#include "http.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool api_request_wants_text(const api_request_t *req)
+{
+    const char *accept = api_request_header(req, "Accept");
+    if (!accept)
+        return false;
+    const char *text = strstr(accept, "text/plain");
+    const char *json = strstr(accept, "application/json");
+    return text && (!json || text < json);
+}
+
+void api_response_set(api_response_t *res, unsigned status, const char *content_type, char *body, size_t length)
+{
+    free(res->body);
+    res->problem_code = NULL;
+    res->status = body ? status : 500;
+    res->content_type = content_type;
+    res->body = body;
+    res->body_length = body ? length : 0;
+}
