@@ -19,6 +19,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
+COPY mk/ mk/
 COPY api/ api/
 COPY rules/ rules/
 COPY store/ store/
