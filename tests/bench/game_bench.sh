@@ -99,11 +99,10 @@ TOKEN_SECRET=game-bench-secret-0123456789abcdef
 
 die() { echo "game_bench: FAIL: $*" >&2; exit 1; }
 note() { echo "game_bench: $*"; }
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---------------------------------------------------------------- tools
-need() { # need COMMAND DEBIAN_PACKAGE
-    command -v "$1" >/dev/null 2>&1 || die "'$1' not found: install the Debian package '$2' (apt-get install $2, or make deps)"
-}
 [[ -x $CHESSD ]] || die "chessd binary '$CHESSD' not found or not executable (build it first)"
 need wrk wrk
 need redis-server redis-server
@@ -137,15 +136,6 @@ LINE_END_FEN='rnbqkbnr/8/8/pppppppp/PPPPPPPP/8/8/RNBQKBNR w KQkq - 8 71'
 # ---------------------------------------------------------------- cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/game_bench.XXXXXX") || die "mktemp failed"
 CHESSD_PID='' REDIS_PID='' WRK_PID='' RB_PID=''
-stop_pid() { # stop_pid PID SECONDS: SIGTERM, wait, then SIGKILL
-    local pid=$1 i
-    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < $2 * 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
 # shellcheck disable=SC2317  # invoked by the trap
 cleanup() {
     stop_pid "$WRK_PID" 2
@@ -159,16 +149,6 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- helpers
-cpu_ticks() { # CPU ticks (utime + stime) of the given pids, summed
-    local total=0 p f
-    for p in "$@"; do
-        f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-        f=${f##*) }                    # the comm field may hold spaces
-        read -r -a a <<<"$f"           # a[0] is field 3 (state)
-        total=$((total + a[11] + a[12]))
-    done
-    echo "$total"
-}
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 CPUS_ALLOWED=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status 2>/dev/null)
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
@@ -653,7 +633,6 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 [[ -t 2 ]] && printf '%*s\r' 20 '' >&2
 
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A M
 for f in "${!R[@]}"; do M[$f]=$(median "${R[$f]}"); done
 

@@ -75,11 +75,10 @@ VERBOSE=${BENCH_VERBOSE:-}
 
 die() { echo "http_bench: FAIL: $*" >&2; exit 1; }
 note() { echo "http_bench: $*"; }
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---------------------------------------------------------------- tools
-need() { # need COMMAND DEBIAN_PACKAGE
-    command -v "$1" >/dev/null 2>&1 || die "'$1' not found: install the Debian package '$2' (apt-get install $2, or make deps)"
-}
 [[ -x $CHESSD ]] || die "chessd binary '$CHESSD' not found or not executable (build it first)"
 need wrk wrk
 NGINX=${NGINX:-$(command -v nginx || { [[ -x /usr/sbin/nginx ]] && echo /usr/sbin/nginx; })}
@@ -125,15 +124,6 @@ THREADS=${BENCH_THREADS:-$SERVER_NCPU}
 # ---------------------------------------------------------------- cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/http_bench.XXXXXX") || die "mktemp failed"
 CHESSD_PID='' NGINX_PID='' WRK_PID=''
-stop_pid() { # stop_pid PID SECONDS: SIGTERM, wait, then SIGKILL
-    local pid=$1 i
-    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null
-    for ((i = 0; i < $2 * 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
 # shellcheck disable=SC2317  # invoked by the trap
 cleanup() {
     local workers=''
@@ -150,16 +140,6 @@ trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- helpers
 # CPU ticks (utime + stime) of the given pids, summed.
-cpu_ticks() {
-    local total=0 p f
-    for p in "$@"; do
-        f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-        f=${f##*) }                    # the comm field may hold spaces
-        read -r -a a <<<"$f"           # a[0] is field 3 (state)
-        total=$((total + a[11] + a[12]))
-    done
-    echo "$total"
-}
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 vm_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
@@ -335,7 +315,6 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 [[ -t 2 ]] && printf '%*s\r' 20 '' >&2
 
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
 
 CHESSD_HWM=$(vm_kib "$CHESSD_PID" VmHWM)
