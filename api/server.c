@@ -343,27 +343,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     return send_response(connection, st, &res);
 }
 
+/* Copies client text for the log: anything that could break the JSON line
+ * (quotes, backslashes, controls, non-ASCII) becomes '?'. */
+static void log_safe(const char *in, char *out, size_t size)
+{
+    size_t p = 0;
+    for (const char *s = in; *s && p + 1 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        out[p++] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
+    }
+    out[p] = '\0';
+}
+
 /* One JSON line per request on stdout, written with a single write(2) so lines
  * from different threads never interleave. */
 static void log_request(const request_state_t *st)
 {
-    char line[512];
-    char path[LOG_PATH_MAX * 2 + 1];
-    size_t p = 0;
-    for (const char *s = st->path; *s && p + 2 < sizeof path; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
-            path[p++] = '?';
-        else
-            path[p++] = (char)c;
-    }
-    path[p] = '\0';
+    char line[512], path[LOG_PATH_MAX + 1], method[sizeof st->method];
+    log_safe(st->path, path, sizeof path);
+    log_safe(st->method, method, sizeof method);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int n = snprintf(line, sizeof line,
                      "{\"ts\":%lld.%03ld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%llu,"
                      "\"request_id\":\"%s\"}\n",
-                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, st->method, path, st->status,
+                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, method, path, st->status,
                      (unsigned long long)(now_us() - st->started_us), st->request_id);
     if (n > 0) {
         ssize_t written = write(STDOUT_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
