@@ -18,6 +18,7 @@ extern const char chessd_openapi_end[];
 static atomic_bool draining;
 
 void handlers_set_draining(bool value) { atomic_store(&draining, value); }
+bool handlers_draining(void) { return atomic_load(&draining); }
 
 static void small_json(api_response_t *res, unsigned status, const char *text)
 {

@@ -50,7 +50,6 @@ typedef struct {
     ratelimit_t *by_address, *by_token;
     atomic_int in_flight;
     atomic_int connections;
-    atomic_bool draining; /* SIGTERM seen: answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
@@ -337,7 +336,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .connection = connection,
     };
     api_response_t res = { 0 };
-    st->closing = atomic_load(&srv->draining);
+    st->closing = handlers_draining(); /* after SIGTERM answers close their connection */
     router_dispatch(&req, &res);
     st->route = req.route;
     return send_response(connection, st, &res);
@@ -501,7 +500,6 @@ int server_run(const config_t *cfg)
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     handlers_set_draining(true);
-    atomic_store(&srv.draining, true);
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
