@@ -25,12 +25,20 @@ static const setting_t settings[] = {
     { "--threads", "CHESSD_THREADS", "worker threads (default: number of cores)", KIND_UINT, FIELD(threads), 1, 1024 },
     { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
     { "--timeout", "CHESSD_TIMEOUT", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1, 3600 },
+    { "--header-timeout", "CHESSD_HEADER_TIMEOUT", "seconds to send a request's head (line and headers)", KIND_UINT,
+      FIELD(header_timeout_seconds), 1, 3600 },
+    { "--body-timeout", "CHESSD_BODY_TIMEOUT", "seconds to send a request's body after its head", KIND_UINT,
+      FIELD(body_timeout_seconds), 1, 3600 },
     { "--max-connections", "CHESSD_MAX_CONNECTIONS", "most connections at once", KIND_UINT, FIELD(max_connections),
       1, 60000 },
     { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS", "most connections from one IP (0: no limit)", KIND_UINT,
       FIELD(per_ip_connections), 0, 60000 },
     { "--max-perft-depth", "CHESSD_MAX_PERFT_DEPTH", "deepest perft a client may ask for", KIND_UINT,
       FIELD(max_perft_depth), 1, 8 },
+    { "--max-perft-nodes", "CHESSD_MAX_PERFT_NODES", "most nodes one perft request may count", KIND_SIZE,
+      FIELD(max_perft_nodes), 1000, 1000000000000ull },
+    { "--perft-threads", "CHESSD_PERFT_THREADS", "threads that run perft (queue: 4 per thread)", KIND_UINT,
+      FIELD(perft_threads), 1, 64 },
     { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
       FIELD(shutdown_grace_seconds), 0, 600 },
     { "--redis", "CHESSD_REDIS_URL", "Redis for games: redis://[[user]:password@]host[:port][/db]", KIND_STRING,
@@ -41,6 +49,8 @@ static const setting_t settings[] = {
       60000 },
     { "--finished-ttl", "CHESSD_FINISHED_TTL", "seconds a finished game is kept (0: forever)", KIND_UINT,
       FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
+    { "--active-ttl", "CHESSD_ACTIVE_TTL", "seconds an unchanged active game is kept (0: forever)", KIND_UINT,
+      FIELD(active_game_ttl_seconds), 0, 0xffffffffu },
     { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "seconds an Idempotency-Key answer is kept", KIND_UINT,
       FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
     { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "most moves (plies) one game may have", KIND_UINT,
@@ -51,6 +61,8 @@ static const setting_t settings[] = {
       FIELD(rate_limit_token), 0, 1000000 },
     { "--rate-limit-burst", "CHESSD_RATE_LIMIT_BURST", "requests allowed at once (0: the rate)", KIND_UINT,
       FIELD(rate_limit_burst), 0, 1000000 },
+    { "--rate-limit-create", "CHESSD_RATE_LIMIT_CREATE", "games created/s per client address (0: off)", KIND_UINT,
+      FIELD(rate_limit_create), 0, 1000000 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -63,16 +75,23 @@ static void defaults(config_t *cfg)
     cfg->threads = cores > 0 ? (unsigned)cores : 1;
     cfg->max_body = 64 * 1024;
     cfg->timeout_seconds = 30;
+    cfg->header_timeout_seconds = 10;
+    cfg->body_timeout_seconds = 30;
     cfg->max_connections = 1024;
-    cfg->per_ip_connections = 0;
+    /* An eighth of the slots: one address alone cannot take them all. */
+    cfg->per_ip_connections = 128;
     cfg->max_perft_depth = 5;
+    cfg->max_perft_nodes = 200000000;
+    cfg->perft_threads = 1;
     cfg->shutdown_grace_seconds = 10;
     strcpy(cfg->redis_url, "redis://127.0.0.1:6379/0");
     cfg->redis_connect_timeout_ms = 1000;
     cfg->redis_timeout_ms = 1000;
     cfg->finished_game_ttl_seconds = 30u * 24 * 3600;
+    cfg->active_game_ttl_seconds = 7u * 24 * 3600;
     cfg->idempotency_ttl_seconds = 24 * 3600;
     cfg->max_game_plies = 1000;
+    cfg->rate_limit_create = 10;
 }
 
 static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,
@@ -81,7 +100,9 @@ static bool apply(config_t *cfg, const setting_t *s, const char *value, const ch
     char *field = (char *)cfg + s->offset;
     if (s->kind == KIND_STRING) {
         if (strlen(value) == 0 || strlen(value) >= s->size) {
-            snprintf(err, err_size, "%s: '%s' must be 1 to %zu characters", source, value, s->size - 1);
+            /* The value is not echoed: a Redis URL may carry a password. */
+            snprintf(err, err_size, "%s must be 1 to %zu characters (it has %zu)", source, s->size - 1,
+                     strlen(value));
             return false;
         }
         memcpy(field, value, strlen(value) + 1);

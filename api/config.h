@@ -14,20 +14,26 @@ typedef struct config {
     unsigned port;
     unsigned threads;
     size_t max_body;
-    unsigned timeout_seconds;
+    unsigned timeout_seconds;        /* idle: no byte received or sent for this long */
+    unsigned header_timeout_seconds; /* a request's head, from its first byte (or the connection's start) */
+    unsigned body_timeout_seconds;   /* a request's body, from the end of its head */
     unsigned max_connections;
     unsigned per_ip_connections; /* 0: unlimited */
     unsigned max_perft_depth;
+    size_t max_perft_nodes;      /* the node budget of one perft request */
+    unsigned perft_threads;      /* the pool that runs perft off the connection threads */
     unsigned shutdown_grace_seconds;
     char redis_url[256];
     unsigned redis_connect_timeout_ms;
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */
+    unsigned active_game_ttl_seconds;   /* an active game unchanged this long expires; 0: never */
     unsigned idempotency_ttl_seconds;
     unsigned max_game_plies;
     unsigned rate_limit_ip;     /* requests per second per client address; 0: off */
     unsigned rate_limit_token;  /* requests per second per player token; 0: off */
     unsigned rate_limit_burst;  /* bucket size; 0: one second's worth */
+    unsigned rate_limit_create; /* games created per second per client address (burst: 5 s worth); 0: off */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

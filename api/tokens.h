@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { TOKENS_ID_SIZE = 17, TOKENS_TOKEN_SIZE = 23, TOKENS_HASH_SIZE = 65, TOKENS_SECRET_MIN = 16 };
+enum { TOKENS_ID_SIZE = 17, TOKENS_TOKEN_SIZE = 23, TOKENS_HASH_SIZE = 65, TOKENS_SECRET_MIN = 32 };
 
 /* Sets the HMAC secret; NULL or empty makes a random one (and returns false
  * so the caller can warn: tokens then die with the process). */
