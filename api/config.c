@@ -37,7 +37,7 @@ static const setting_t settings[] = {
       FIELD(max_perft_depth), 1, 8 },
     { "--max-perft-nodes", "CHESSD_MAX_PERFT_NODES", "most nodes one perft request may count", KIND_SIZE,
       FIELD(max_perft_nodes), 1000, 1000000000000ull },
-    { "--perft-threads", "CHESSD_PERFT_THREADS", "threads that run perft (queue: 4 per thread)", KIND_UINT,
+    { "--perft-threads", "CHESSD_PERFT_THREADS", "threads that run perft (queue: 16 per thread)", KIND_UINT,
       FIELD(perft_threads), 1, 64 },
     { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
       FIELD(shutdown_grace_seconds), 0, 600 },
@@ -78,8 +78,8 @@ static void defaults(config_t *cfg)
     cfg->header_timeout_seconds = 10;
     cfg->body_timeout_seconds = 30;
     cfg->max_connections = 1024;
-    /* An eighth of the slots: one address alone cannot take them all. */
-    cfg->per_ip_connections = 128;
+    /* A quarter of the slots: one address alone cannot take them all. */
+    cfg->per_ip_connections = 256;
     cfg->max_perft_depth = 5;
     cfg->max_perft_nodes = 200000000;
     cfg->perft_threads = 1;

@@ -1,10 +1,15 @@
-/* The parts of http.h that do not depend on the HTTP library: content
- * negotiation and filling a response. server.c supplies the header and query
- * lookups (and the fuzz harness its own). */
+/* The parts of http.h that do not depend on the HTTP library: query lookups,
+ * content negotiation and filling a response. server.c supplies the header
+ * lookup (and the fuzz harness its own). */
 #include "http.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+const char *api_request_query(const api_request_t *req, const char *name)
+{
+    return req->target ? target_query(req->target, name) : NULL;
+}
 
 bool api_request_wants_text(const api_request_t *req)
 {

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "target.h"
+
 struct MHD_Connection;
 struct config;
 struct store;
@@ -14,7 +16,8 @@ enum { API_PATH_PARAM_MAX = 64 };
 
 typedef struct {
     const char *method;
-    const char *path;
+    const char *path;                  /* decoded, = target->path */
+    const target_t *target;            /* the parsed request target: path and query */
     const char *body; /* NUL-terminated; body_length excludes the NUL */
     size_t body_length;
     const char *request_id;
@@ -22,7 +25,7 @@ typedef struct {
     struct store *store;               /* the game store */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
-    struct MHD_Connection *connection; /* for api_request_query/header only */
+    struct MHD_Connection *connection; /* for api_request_header only */
 } api_request_t;
 
 typedef struct {
@@ -38,12 +41,11 @@ typedef struct {
     const char *problem_code; /* the problem's code when the answer is one, else NULL */
 } api_response_t;
 
-/* A query parameter's value, or NULL. Valid for the request's lifetime. */
+/* A query parameter's value (exact, case-sensitive name), or NULL. Valid for
+ * the request's lifetime. */
 const char *api_request_query(const api_request_t *req, const char *name);
-/* A request header's value, or NULL. */
+/* A request header's value, or NULL (supplied by the server). */
 const char *api_request_header(const api_request_t *req, const char *name);
-/* Whether any query parameter holds a NUL byte (%00). */
-bool api_request_query_has_nul(const api_request_t *req);
 /* Whether the client prefers text/plain over JSON (Accept header). */
 bool api_request_wants_text(const api_request_t *req);
 

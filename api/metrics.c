@@ -11,6 +11,7 @@
 
 #include "../store/store.h"
 #include "router.h"
+#include "wire.h"
 
 enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 20 };
 
@@ -25,6 +26,7 @@ static atomic_ullong latency_buckets[BUCKET_COUNT + 1];
 static atomic_ullong latency_micros_sum, latency_count;
 static atomic_ullong moves_applied, version_conflicts;
 static atomic_llong open_connections;
+static atomic_ullong library_messages;
 
 static int status_slot(unsigned status)
 {
@@ -49,6 +51,8 @@ void metrics_request(int route, unsigned status, uint64_t micros)
 
 void metrics_move_applied(void) { atomic_fetch_add_explicit(&moves_applied, 1, memory_order_relaxed); }
 void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflicts, 1, memory_order_relaxed); }
+void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
+
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
 typedef struct {
@@ -132,6 +136,20 @@ char *metrics_render(struct store *store, size_t *length)
         atomic_load_explicit(&version_conflicts, memory_order_relaxed));
     add(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
             "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
+    wire_stats_t wire;
+    wire_stats(&wire);
+    add(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "
+            "cap (413) before any of the request ran.\n# TYPE chessd_http_refused_total counter\n"
+            "chessd_http_refused_total %llu\n", (unsigned long long)wire.refused);
+    add(&b, "# HELP chessd_http_deadline_closes_total Connections closed because a request's head or body came too "
+            "slowly.\n# TYPE chessd_http_deadline_closes_total counter\n"
+            "chessd_http_deadline_closes_total{phase=\"head\"} %llu\n"
+            "chessd_http_deadline_closes_total{phase=\"body\"} %llu\n",
+        (unsigned long long)wire.header_timeouts, (unsigned long long)wire.body_timeouts);
+    add(&b, "# HELP chessd_http_library_messages_total Messages from libmicrohttpd (aborted connections and the "
+            "like); a few a second are logged.\n# TYPE chessd_http_library_messages_total counter\n"
+            "chessd_http_library_messages_total %llu\n",
+        atomic_load_explicit(&library_messages, memory_order_relaxed));
     store_stats_t stats = { 0 };
     if (store)
         store_stats(store, &stats);

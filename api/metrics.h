@@ -15,6 +15,8 @@ void metrics_request(int route, unsigned status, uint64_t micros);
 void metrics_move_applied(void);
 void metrics_version_conflict(void);
 void metrics_connection(int delta);
+/* One message from libmicrohttpd itself (an aborted connection, say). */
+void metrics_http_library_message(void);
 
 /* The exposition text (malloc'd, caller frees), or NULL on OOM. */
 char *metrics_render(struct store *store, size_t *length);

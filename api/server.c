@@ -1,8 +1,11 @@
-/* libmicrohttpd glue. Per request: a state allocated on the first callback
- * (request id, start time, body buffer), the body collected up to the cap
+/* libmicrohttpd glue. Per request: a state allocated when the request line
+ * arrives (the raw target, start time), the body collected up to the cap
  * (413 as soon as Content-Length says too much), the router run on the final
- * callback, and the state freed and the log line written in the completion
- * callback. Signals are taken synchronously with sigwait in the main thread. */
+ * callback (or on the work pool for ROUTE_POOL routes, with the connection
+ * suspended), and
+ * the state freed and the log line written in the completion callback. The
+ * bytes themselves pass wire.c's checks and deadlines first. Signals are
+ * taken synchronously with sigwait in the main thread. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -28,26 +31,46 @@
 #include "ratelimit.h"
 #include "problem.h"
 #include "router.h"
+#include "wire.h"
+#include "workpool.h"
 
-enum { REQUEST_ID_MAX = 64, LOG_PATH_MAX = 200 };
+enum {
+    REQUEST_ID_MAX = 64,
+    LOG_PATH_MAX = 200,
+    TARGET_RAW_MAX = 8192,
+    POOL_QUEUE_PER_THREAD = 16,
+    MHD_LOG_PER_SECOND = 5,
+};
+struct server;
 
 typedef struct {
     uint64_t started_us;
     char request_id[REQUEST_ID_MAX + 1];
     char method[16];
-    char path[LOG_PATH_MAX + 1];
+    char path[LOG_PATH_MAX + 1]; /* the raw path, as sent, for the log */
+    char *raw_target;            /* malloc'd, as sent */
+    size_t raw_target_length;
     unsigned status;
     int route;
+    bool seen;    /* the first access callback has run */
     bool closing; /* answer with Connection: close */
     char *body;
     size_t length, capacity;
     bool too_large;
+    /* a ROUTE_POOL request: run on the pool while the connection is suspended */
+    bool queued;
+    atomic_bool done;
+    struct MHD_Connection *connection;
+    target_t target;
+    api_request_t req;
+    api_response_t res;
 } request_state_t;
 
-typedef struct {
+typedef struct server {
     const config_t *cfg;
     store_t *store;
-    ratelimit_t *by_address, *by_token;
+    ratelimit_t *by_address, *by_token, *creations;
+    workpool_t *pool;
     atomic_int in_flight;
     atomic_int connections;
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
@@ -60,35 +83,15 @@ static uint64_t now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-const char *api_request_query(const api_request_t *req, const char *name)
-{
-    return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
-}
-
 const char *api_request_header(const api_request_t *req, const char *name)
 {
     return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
 }
 
-/* A request id from the client is kept when short and plain; else one is made. */
-static void choose_request_id(struct MHD_Connection *connection, char *out)
+/* A fresh request id: unique, not secret. A per-thread xorshift generator,
+ * seeded once from the kernel, saves a system call per request. */
+static void make_request_id(char *out)
 {
-    const char *given = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id");
-    if (given) {
-        size_t n = strlen(given);
-        bool plain = n > 0 && n <= REQUEST_ID_MAX;
-        for (size_t i = 0; plain && i < n; i++) {
-            char c = given[i];
-            plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
-                    || c == '_' || c == '.' || c == ':';
-        }
-        if (plain) {
-            memcpy(out, given, n + 1);
-            return;
-        }
-    }
-    /* Ids need to be unique, not secret: a per-thread xorshift generator,
-     * seeded once from the kernel, saves a system call per request. */
     static _Thread_local uint64_t state[2];
     if (!state[0] && !state[1]) {
         if (getrandom(state, sizeof state, 0) != (ssize_t)sizeof state || (!state[0] && !state[1])) {
@@ -111,6 +114,26 @@ static void choose_request_id(struct MHD_Connection *connection, char *out)
         out[2 * i + 1] = hex[bytes[i] & 15];
     }
     out[32] = '\0';
+}
+
+/* A request id from the client is kept when short and plain; else one is made. */
+static void choose_request_id(struct MHD_Connection *connection, char *out)
+{
+    const char *given = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id");
+    if (given) {
+        size_t n = strlen(given);
+        bool plain = n > 0 && n <= REQUEST_ID_MAX;
+        for (size_t i = 0; plain && i < n; i++) {
+            char c = given[i];
+            plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+                    || c == '_' || c == '.' || c == ':';
+        }
+        if (plain) {
+            memcpy(out, given, n + 1);
+            return;
+        }
+    }
+    make_request_id(out);
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
@@ -199,25 +222,6 @@ static enum MHD_Result inspect_header(void *cls, enum MHD_ValueKind kind, const 
     return MHD_YES;
 }
 
-static enum MHD_Result find_nul(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                const char *value, size_t value_size)
-{
-    (void)kind;
-    bool *found = cls;
-    if (memchr(key, '\0', key_size) || (value && memchr(value, '\0', value_size))) {
-        *found = true;
-        return MHD_NO;
-    }
-    return MHD_YES;
-}
-
-bool api_request_query_has_nul(const api_request_t *req)
-{
-    bool found = false;
-    MHD_get_connection_values_n(req->connection, MHD_GET_ARGUMENT_KIND, find_nul, &found);
-    return found;
-}
-
 /* RFC 9112 section 6.3: a message whose length cannot be told for sure is
  * refused, so nothing in front of chessd can read it another way. */
 static const char *framing_problem(struct MHD_Connection *connection)
@@ -233,24 +237,39 @@ static const char *framing_problem(struct MHD_Connection *connection)
     return NULL;
 }
 
-/* Per-address and per-token request budgets (when configured). The token
- * itself is only hashed into a bucket index, never kept. */
-static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, unsigned *retry_after)
+/* The client's address as bytes (IPv4 or IPv6), for per-address budgets. */
+static bool client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = info ? info->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET) {
+        *bytes = &((const struct sockaddr_in *)sa)->sin_addr;
+        *length = sizeof(struct in_addr);
+        return true;
+    }
+    if (sa && sa->sa_family == AF_INET6) {
+        *bytes = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        *length = sizeof(struct in6_addr);
+        return true;
+    }
+    return false;
+}
+
+/* Per-address and per-token request budgets (when configured), and the
+ * per-address creation budget for ROUTE_CREATES. The token itself is only
+ * hashed into a bucket index, never kept. */
+static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, unsigned flags,
+                              unsigned *retry_after)
 {
     uint64_t now = now_us();
-    if (srv->by_address) {
-        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        const struct sockaddr *sa = info ? info->client_addr : NULL;
-        if (sa && sa->sa_family == AF_INET) {
-            const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-            if (!ratelimit_take(srv->by_address, &in->sin_addr, sizeof in->sin_addr, now, retry_after))
-                return false;
-        } else if (sa && sa->sa_family == AF_INET6) {
-            const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-            if (!ratelimit_take(srv->by_address, &in6->sin6_addr, sizeof in6->sin6_addr, now, retry_after))
-                return false;
-        }
-    }
+    const void *address;
+    size_t address_length;
+    bool has_address = client_address(connection, &address, &address_length);
+    if (srv->by_address && has_address && !ratelimit_take(srv->by_address, address, address_length, now, retry_after))
+        return false;
+    if (srv->creations && (flags & ROUTE_CREATES) && has_address
+        && !ratelimit_take(srv->creations, address, address_length, now, retry_after))
+        return false;
     if (srv->by_token) {
         const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
         if (auth && !strncasecmp(auth, "Bearer ", 7) && !ratelimit_take(srv->by_token, auth + 7, strlen(auth + 7), now,
@@ -260,6 +279,69 @@ static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, 
     return true;
 }
 
+/* Called by libmicrohttpd when a request line has arrived: the request's
+ * state starts here, with the target exactly as the client sent it. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *connection)
+{
+    server_t *srv = cls;
+    request_state_t *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    atomic_fetch_add(&srv->in_flight, 1);
+    st->started_us = now_us();
+    st->route = -1;
+    st->connection = connection;
+    size_t n = strlen(uri);
+    st->raw_target_length = n < TARGET_RAW_MAX ? n : TARGET_RAW_MAX;
+    st->raw_target = malloc(st->raw_target_length + 1);
+    if (st->raw_target) {
+        memcpy(st->raw_target, uri, st->raw_target_length);
+        st->raw_target[st->raw_target_length] = '\0';
+    }
+    size_t path_length = strcspn(uri, "?");
+    snprintf(st->path, sizeof st->path, "%.*s", (int)(path_length < LOG_PATH_MAX ? path_length : LOG_PATH_MAX), uri);
+    return st;
+}
+
+/* The first access callback: headers are in. Answers early (returning the
+ * result) only when the request must not be read on; else returns MHD_YES. */
+static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *connection, request_state_t *st,
+                                     const char *method)
+{
+    st->seen = true;
+    choose_request_id(connection, st->request_id);
+    snprintf(st->method, sizeof st->method, "%s", method);
+    const char *framing = framing_problem(connection);
+    if (framing) {
+        st->too_large = true; /* discard whatever body follows */
+        st->closing = true;
+        return send_problem(connection, st, API_EBAD_REQUEST, framing);
+    }
+    const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (length) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(length, &end, 10);
+        if (errno || *end || n > srv->cfg->max_body) {
+            /* Answered before the body is sent; the connection then closes,
+             * and wire.c reads and drops what the client still sends, so the
+             * client reads this answer rather than a reset. */
+            st->too_large = true;
+            st->closing = true;
+            return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
+        }
+    }
+    return MHD_YES;
+}
+
+static void run_pooled(void *arg)
+{
+    request_state_t *st = arg;
+    router_handle(&st->req, &st->res);
+    atomic_store(&st->done, true);
+    MHD_resume_connection(st->connection);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -267,35 +349,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     server_t *srv = cls;
     request_state_t *st = *con_cls;
     (void)version;
-    if (!st) {
-        st = calloc(1, sizeof *st);
-        if (!st)
-            return MHD_NO;
-        *con_cls = st;
-        st->route = -1;
-        atomic_fetch_add(&srv->in_flight, 1);
-        st->started_us = now_us();
-        choose_request_id(connection, st->request_id);
-        snprintf(st->method, sizeof st->method, "%s", method);
-        snprintf(st->path, sizeof st->path, "%s", url);
-        const char *framing = framing_problem(connection);
-        if (framing) {
-            st->too_large = true; /* discard whatever body follows */
-            return send_problem(connection, st, API_EBAD_REQUEST, framing);
-        }
-        const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-                                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length) {
-            char *end;
-            errno = 0;
-            unsigned long long n = strtoull(length, &end, 10);
-            if (errno || *end || n > srv->cfg->max_body) {
-                st->too_large = true;
-                return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
-            }
-        }
-        return MHD_YES;
-    }
+    (void)url; /* already decoded by libmicrohttpd: chessd routes on the raw target */
+    if (!st || !st->raw_target)
+        return MHD_NO; /* out of memory when the request line came */
+    if (!st->seen)
+        return start_request(srv, connection, st, method);
     if (*upload_data_size) {
         if (!st->too_large && !append_body(st, upload_data, *upload_data_size, srv->cfg->max_body)) {
             st->too_large = true;
@@ -306,28 +364,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
+    if (st->queued) /* resumed: the pool has answered */
+        return atomic_load(&st->done) ? send_response(connection, st, &st->res) : MHD_YES;
+    if (st->status)
+        return MHD_YES; /* answered on the first callback */
     if (st->too_large)
-        return st->status ? MHD_YES : send_problem(connection, st, API_EPAYLOAD_TOO_LARGE,
-                                                   "the request body is over the limit");
-    /* Probes and scrapes are never limited: a 429 there would take the pod out of service. */
-    bool exempt = !strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/metrics");
-    /* In the last phase of a drain a request that arrives now (on a
-     * kept-alive connection) is refused before any work, so that closing the
-     * connection cannot lose the answer to a change that was made. */
-    if (atomic_load(&srv->refusing) && !exempt) {
-        st->closing = true;
-        return send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica");
-    }
-    unsigned retry_after = 0;
-    if (!exempt && !allowed_by_limits(srv, connection, &retry_after)) {
-        api_response_t limited = { 0 };
-        api_problem(&limited, API_ERATE_LIMITED, "slow down", NULL, NULL);
-        limited.retry_after = retry_after;
-        return send_response(connection, st, &limited);
-    }
-    api_request_t req = {
+        return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
+    st->req = (api_request_t){
         .method = method,
-        .path = url,
+        .path = st->target.path,
+        .target = &st->target,
         .body = st->body ? st->body : "",
         .body_length = st->length,
         .request_id = st->request_id,
@@ -336,9 +382,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .connection = connection,
     };
     api_response_t res = { 0 };
+    if (!router_parse_target(st->raw_target, st->raw_target_length, &st->target, &res)
+        || !router_find(&st->req, &res)) {
+        st->route = st->req.route;
+        return send_response(connection, st, &res);
+    }
+    st->route = st->req.route;
+    unsigned flags = router_route_flags(st->route);
+    /* Probes and scrapes are never limited: a 429 there would take the pod out of service. */
+    bool probe = flags & ROUTE_PROBE;
+    /* In the last phase of a drain a request that arrives now (on a
+     * kept-alive connection) is refused before any work, so that closing the
+     * connection cannot lose the answer to a change that was made. */
+    if (atomic_load(&srv->refusing) && !probe) {
+        st->closing = true;
+        return send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica");
+    }
+    unsigned retry_after = 0;
+    if (!probe && !allowed_by_limits(srv, connection, flags, &retry_after)) {
+        api_problem(&res, API_ERATE_LIMITED, "slow down", NULL, NULL);
+        res.retry_after = retry_after;
+        return send_response(connection, st, &res);
+    }
     st->closing = handlers_draining(); /* after SIGTERM answers close their connection */
-    router_dispatch(&req, &res);
-    st->route = req.route;
+    if (flags & ROUTE_POOL) {
+        /* Long work leaves the connection thread: the connection waits, suspended. */
+        st->queued = true;
+        MHD_suspend_connection(connection);
+        if (workpool_submit(srv->pool, run_pooled, st))
+            return MHD_YES;
+        /* The queue is full: answered at once, through the same resume path. */
+        api_problem(&st->res, API_EUNAVAILABLE, "the perft workers are all busy; retry shortly", NULL, NULL);
+        st->res.retry_after = 1;
+        atomic_store(&st->done, true);
+        MHD_resume_connection(connection);
+        return MHD_YES;
+    }
+    router_handle(&st->req, &res);
     return send_response(connection, st, &res);
 }
 
@@ -354,24 +434,37 @@ static void log_safe(const char *in, char *out, size_t size)
     out[p] = '\0';
 }
 
-/* One JSON line per request on stdout, written with a single write(2) so lines
- * from different threads never interleave. */
-static void log_request(const request_state_t *st)
+/* Writes one log line with a single write(2), so lines from different
+ * threads never interleave. */
+static void write_line(int fd, const char *line, int n, size_t size)
 {
-    char line[512], path[LOG_PATH_MAX + 1], method[sizeof st->method];
-    log_safe(st->path, path, sizeof path);
-    log_safe(st->method, method, sizeof method);
+    if (n > 0) {
+        ssize_t written = write(fd, line, (size_t)n < size ? (size_t)n : size - 1);
+        (void)written;
+    }
+}
+
+/* One JSON line per request on stdout. */
+static void log_line(const char *method_text, const char *path_text, unsigned status, uint64_t micros,
+                     const char *request_id)
+{
+    char line[512], path[LOG_PATH_MAX + 1], method[16];
+    log_safe(path_text, path, sizeof path);
+    log_safe(method_text, method, sizeof method);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int n = snprintf(line, sizeof line,
                      "{\"ts\":%lld.%03ld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%llu,"
                      "\"request_id\":\"%s\"}\n",
-                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, method, path, st->status,
-                     (unsigned long long)(now_us() - st->started_us), st->request_id);
-    if (n > 0) {
-        ssize_t written = write(STDOUT_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-        (void)written;
-    }
+                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, method, path, status,
+                     (unsigned long long)micros, request_id);
+    write_line(STDOUT_FILENO, line, n, sizeof line);
+}
+
+static int connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
@@ -379,12 +472,14 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
 {
     server_t *srv = cls;
     request_state_t *st = *con_cls;
-    (void)connection;
     (void)toe;
+    wire_request_completed(connection_fd(connection));
     if (!st)
         return;
-    log_request(st);
+    log_line(st->method[0] ? st->method : "-", st->path, st->status, now_us() - st->started_us,
+             st->request_id[0] ? st->request_id : "-");
     metrics_request(st->route, st->status, now_us() - st->started_us);
+    free(st->raw_target);
     free(st->body);
     free(st);
     *con_cls = NULL;
@@ -395,19 +490,63 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
                           enum MHD_ConnectionNotificationCode toe)
 {
     server_t *srv = cls;
-    (void)connection;
     (void)socket_context;
     int delta = toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
+    if (delta > 0)
+        wire_connection_opened(connection_fd(connection));
+    else
+        wire_connection_closed(connection_fd(connection));
     atomic_fetch_add(&srv->connections, delta);
     metrics_connection(delta);
 }
 
+/* The answer wire.c sends on a connection it refuses (400 or 413), logged
+ * and counted like any other. */
+static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, size_t size)
+{
+    api_response_t res = { 0 };
+    api_problem(&res, why == WIRE_REFUSE_TOO_LARGE ? API_EPAYLOAD_TOO_LARGE : API_EBAD_REQUEST, detail, NULL, NULL);
+    char request_id[REQUEST_ID_MAX + 1];
+    make_request_id(request_id);
+    int n = snprintf(out, size,
+                     "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
+                     "X-Request-Id: %s\r\nConnection: close\r\n\r\n",
+                     res.status, res.status == 413 ? "Content Too Large" : "Bad Request", res.content_type,
+                     res.body_length, request_id);
+    size_t length = 0;
+    if (n > 0 && res.body && (size_t)n + res.body_length <= size) {
+        memcpy(out + n, res.body, res.body_length);
+        length = (size_t)n + res.body_length;
+    }
+    log_line("-", "-", res.status, 0, request_id);
+    metrics_request(-1, res.status, 0);
+    free(res.body);
+    return length;
+}
+
+/* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
+ * on stderr, at most MHD_LOG_PER_SECOND a second; all are counted. */
 static void on_mhd_error(void *cls, const char *format, va_list ap)
 {
     (void)cls;
-    char message[512];
+    static atomic_llong window;
+    static atomic_int in_window;
+    metrics_http_library_message();
+    long long second = (long long)(now_us() / 1000000u);
+    long long seen = atomic_load(&window);
+    if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
+        atomic_store(&in_window, 0);
+    if (atomic_fetch_add(&in_window, 1) >= MHD_LOG_PER_SECOND)
+        return;
+    char message[256], safe[256], line[400];
     vsnprintf(message, sizeof message, format, ap);
-    fprintf(stderr, "chessd: http: %s", message);
+    log_safe(message, safe, sizeof safe);
+    size_t n = strlen(safe);
+    while (n > 0 && safe[n - 1] == '?') /* the message's own newline */
+        safe[--n] = '\0';
+    int length = snprintf(line, sizeof line, "{\"level\":\"warning\",\"source\":\"libmicrohttpd\",\"message\":\"%s\"}\n",
+                          safe);
+    write_line(STDERR_FILENO, line, length, sizeof line);
 }
 
 /* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
@@ -429,6 +568,16 @@ static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, boo
         return true;
     }
     return false;
+}
+
+static void server_free(server_t *srv)
+{
+    workpool_free(srv->pool);
+    wire_stop();
+    store_close(srv->store);
+    ratelimit_free(srv->by_address);
+    ratelimit_free(srv->by_token);
+    ratelimit_free(srv->creations);
 }
 
 static void pause_briefly(void)
@@ -460,13 +609,23 @@ int server_run(const config_t *cfg)
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
     server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err),
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
-                     .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst) };
-    if (!srv.store) {
-        fprintf(stderr, "chessd: --redis: %s\n", err);
+                     .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
+                     .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
+                     .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD) };
+    wire_config_t wire_cfg = { .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
+                               .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
+                               .max_body = cfg->max_body,
+                               .answer = wire_answer };
+    if (!srv.store || !srv.pool || !wire_start(&wire_cfg)) {
+        if (!srv.store)
+            fprintf(stderr, "chessd: --redis: %s\n", err);
+        else
+            fprintf(stderr, "chessd: out of memory or threads at start-up\n");
+        server_free(&srv);
         return 2;
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
-                     | MHD_USE_TURBO | (ipv6 ? MHD_USE_IPv6 : 0);
+                     | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, &srv,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
@@ -478,6 +637,7 @@ int server_run(const config_t *cfg)
          * also caps the header size a client may send (431/413 beyond it). */
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, &srv,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
@@ -486,9 +646,7 @@ int server_run(const config_t *cfg)
         MHD_OPTION_END);
     if (!daemon) {
         fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
-        store_close(srv.store);
-        ratelimit_free(srv.by_address);
-        ratelimit_free(srv.by_token);
+        server_free(&srv);
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -518,10 +676,12 @@ int server_run(const config_t *cfg)
     atomic_store(&srv.refusing, true);
     while (atomic_load(&srv.in_flight) > 0 && now_us() - start < grace)
         pause_briefly();
+    /* Queued pool work runs to its end and resumes its connections, which
+     * must all be resumed before the daemon stops. */
+    workpool_free(srv.pool);
+    srv.pool = NULL;
     MHD_stop_daemon(daemon);
-    store_close(srv.store);
-    ratelimit_free(srv.by_address);
-    ratelimit_free(srv.by_token);
+    server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");
     return 0;
 }

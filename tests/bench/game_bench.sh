@@ -225,7 +225,8 @@ done
 rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
 
 # ---------------------------------------------------------------- chessd
-chessd_args=(serve --bind 127.0.0.1 --port 0 --shutdown-grace 1 --redis "redis://127.0.0.1:$REDIS_PORT/0")
+# The benchmark creates its games from one address: no creation limit.
+chessd_args=(serve --bind 127.0.0.1 --port 0 --shutdown-grace 1 --rate-limit-create 0 --redis "redis://127.0.0.1:$REDIS_PORT/0")
 [[ -n $THREADS ]] && chessd_args+=(--threads "$THREADS")
 # Only these options: no CHESSD_* setting from the environment (a rate limit,
 # say) reaches the server under test.

@@ -209,8 +209,12 @@ function findResponse(operation, status) {
 export function checkResponse(res) {
   const { doc } = spec();
   const method = res.method.toLowerCase();
-  // The server routes on the percent-decoded path (libmicrohttpd unescapes it, stopping at a NUL).
-  const requestPath = percentDecode(res.path.split('?')[0]).split('\0')[0];
+  // The server routes on the path segment by segment, decoding each one; a
+  // path it cannot route that way (an encoded '/' or NUL inside a segment, a
+  // bad escape) is refused with 400 (MalformedRequest) before routing.
+  const rawPath = res.path.split('?')[0];
+  const requestPath = percentDecode(rawPath).split('\0')[0];
+  const unroutable = /%(2f|00)/i.test(rawPath) || /%(?![0-9a-fA-F]{2})/.test(rawPath);
   const header = (name) => {
     const h = res.headers;
     if (!h) return undefined;
@@ -256,7 +260,8 @@ export function checkResponse(res) {
     // cannot live under an operation, so they are checked against the
     // document's Problem schema.
     // 413 may come first: a body over the cap is refused before routing.
-    if (template) assert.ok([405, 413].includes(res.status), `${label}: ${template} has no ${method} operation, so 405 was expected`);
+    if (unroutable) assert.ok([400, 413].includes(res.status), `${label}: ${rawPath} cannot be routed, so 400 was expected`);
+    else if (template) assert.ok([405, 413].includes(res.status), `${label}: ${template} has no ${method} operation, so 405 was expected`);
     else assert.ok([404, 413].includes(res.status), `${label}: no path in openapi.yaml matches ${requestPath}, so 404 was expected`);
     if (method === 'head') return undefined;
     assert.equal(mediaType(contentType), 'application/problem+json', `${label}: expected a problem document`);

@@ -93,8 +93,14 @@ function randomBody(r) {
 function randomQuery(r) {
   if (r.chance(0.4)) return '';
   const params = [];
+  // Mostly names the routes read, each once (so requests reach the handlers);
+  // sometimes an unknown name or a repeated one, which are refused with 400.
+  const used = new Set();
   for (let i = 1 + r.int(3); i > 0; i--) {
-    const key = r.pick(['fen', 'depth', 'legal_moves', 'chess960', 'x', 'fen', '']);
+    let key = r.pick(['fen', 'depth', 'legal_moves', 'chess960', 'fen', 'depth', 'legal_moves']);
+    if (r.chance(0.1)) key = r.pick(['x', '', 'Depth']);
+    else if (used.has(key) && !r.chance(0.1)) continue;
+    used.add(key);
     let value;
     if (key === 'depth') value = r.pick(['1', '2', '3', '0', '-1', '6', '99', '1e3', 'abc', '', '%00', '3.5']);
     else if (key === 'fen') value = r.chance(0.5) ? encodeURIComponent(r.pick([START_FEN, KIWIPETE, r.str(FEN_CHARS, 90)])) : r.str(PRINTABLE.filter((c) => c !== '#'), 40);

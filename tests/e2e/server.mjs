@@ -249,13 +249,17 @@ export function freePort() {
 /**
  * Starts chessd with extra serve flags (and extra environment variables in
  * env). Unless the flags name a --redis, the server gets this process's
- * private redis-server, so /readyz can be ready. Resolves to
+ * private redis-server, so /readyz can be ready. Unless they name a
+ * --rate-limit-create, the per-address creation limit is off: the suites
+ * create hundreds of games from 127.0.0.1, and the limit has tests of its own
+ * (attacks.test.mjs). Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
 export async function startServer(extraArgs = [], { env = {} } = {}) {
   assert.ok(existsSync(CHESSD_BIN), `chessd binary not found at ${CHESSD_BIN} (set CHESSD_BIN or run make)`);
   const redisArgs = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis=')) ? [] : ['--redis', await privateRedis()];
-  const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...extraArgs], {
+  const createArgs = extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
+  const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

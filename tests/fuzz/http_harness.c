@@ -1,7 +1,8 @@
-/* See http_harness.h. The request's parsed query and headers sit in a
- * harness_request_t that api_request_t.connection points to, which is how the
- * stand-ins for server.c's accessors below find them. Each input's strings
- * live in exact-size heap copies, so ASan sees any read past them. */
+/* See http_harness.h. The request target goes through the server's own
+ * target parser (router_parse_target); the headers sit in a harness_request_t
+ * that api_request_t.connection points to, which is how the stand-in for
+ * server.c's header lookup below finds them. Each input's strings live in
+ * exact-size heap copies, so ASan sees any read past them. */
 #include "http_harness.h"
 
 #include <cjson/cJSON.h>
@@ -22,13 +23,11 @@ enum { FIELD_MAX = 64 };
 
 typedef struct {
     const char *name;
-    const char *value; /* NULL for a query parameter without '=' (as libmicrohttpd) */
-    size_t name_length, value_length; /* decoded bytes, NULs (%00) included */
+    const char *value;
+    size_t name_length, value_length;
 } field_t;
 
 typedef struct {
-    field_t query[FIELD_MAX];
-    int query_count;
     field_t headers[FIELD_MAX];
     int header_count;
 } harness_request_t;
@@ -52,15 +51,6 @@ void http_harness_init(config_t *cfg)
 
 /* --- the server.c functions, backed by the parsed input --- */
 
-const char *api_request_query(const api_request_t *req, const char *name)
-{
-    const harness_request_t *parsed = (const harness_request_t *)req->connection;
-    for (int i = 0; i < parsed->query_count; i++)
-        if (!strcmp(parsed->query[i].name, name))
-            return parsed->query[i].value;
-    return NULL;
-}
-
 const char *api_request_header(const api_request_t *req, const char *name)
 {
     const harness_request_t *parsed = (const harness_request_t *)req->connection;
@@ -70,44 +60,7 @@ const char *api_request_header(const api_request_t *req, const char *name)
     return NULL;
 }
 
-bool api_request_query_has_nul(const api_request_t *req)
-{
-    const harness_request_t *parsed = (const harness_request_t *)req->connection;
-    for (int i = 0; i < parsed->query_count; i++) {
-        const field_t *f = &parsed->query[i];
-        if (memchr(f->name, '\0', f->name_length) || (f->value && memchr(f->value, '\0', f->value_length)))
-            return true;
-    }
-    return false;
-}
-
 /* --- framing --- */
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* %XX decoding in place, as libmicrohttpd's MHD_http_unescape (bad escapes
- * stay); returns the decoded length, which counts any NUL that %00 made. */
-static size_t percent_decode(char *s)
-{
-    char *start = s, *out = s;
-    for (; *s; s++) {
-        int high, low;
-        if (*s == '%' && (high = hex_value(s[1])) >= 0 && (low = hex_value(s[2])) >= 0) {
-            *out++ = (char)(high * 16 + low);
-            s += 2;
-        } else {
-            *out++ = *s;
-        }
-    }
-    *out = '\0';
-    return (size_t)(out - start);
-}
 
 /* Cuts the next line out of [*cursor, end): terminated in place, "\r" dropped. */
 static char *next_line(char **cursor, char *end)
@@ -122,30 +75,6 @@ static char *next_line(char **cursor, char *end)
     if (stop > line && stop[-1] == '\r')
         stop[-1] = '\0';
     return line;
-}
-
-static void parse_query(char *query, harness_request_t *parsed)
-{
-    char *save = NULL;
-    for (char *pair = strtok_r(query, "&", &save); pair && parsed->query_count < FIELD_MAX;
-         pair = strtok_r(NULL, "&", &save)) {
-        char *equals = strchr(pair, '=');
-        if (equals)
-            *equals = '\0';
-        for (char *p = pair; *p; p++) /* form encoding: '+' is a space, in names and values */
-            if (*p == '+')
-                *p = ' ';
-        size_t name_length = percent_decode(pair), value_length = 0;
-        char *value = NULL;
-        if (equals) {
-            value = equals + 1;
-            for (char *p = value; *p; p++)
-                if (*p == '+')
-                    *p = ' ';
-            value_length = percent_decode(value);
-        }
-        parsed->query[parsed->query_count++] = (field_t){ pair, value, name_length, value_length };
-    }
 }
 
 static void parse_header(char *line, harness_request_t *parsed)
@@ -212,7 +141,7 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
     memcpy(storage, data, size);
     storage[size] = '\0';
     char *cursor = storage, *end = storage + size;
-    harness_request_t parsed = { .query_count = 0 };
+    harness_request_t parsed = { .header_count = 0 };
 
     char *line = next_line(&cursor, end);
     if (!line) {
@@ -226,12 +155,6 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
     } else {
         target = method + strlen(method); /* "" */
     }
-    char *question = strchr(target, '?');
-    if (question) {
-        *question = '\0';
-        parse_query(question + 1, &parsed);
-    }
-    percent_decode(target);
     while ((line = next_line(&cursor, end)) && *line)
         parse_header(line, &parsed);
 
@@ -245,9 +168,11 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
     memcpy(body, cursor, body_length);
     body[body_length] = '\0';
 
+    target_t parsed_target;
     api_request_t req = {
         .method = method,
-        .path = target,
+        .path = parsed_target.path,
+        .target = &parsed_target,
         .body = body,
         .body_length = body_length,
         .request_id = "fuzz-request",
@@ -256,7 +181,8 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
         .connection = (struct MHD_Connection *)&parsed,
     };
     api_response_t res = { 0 };
-    router_dispatch(&req, &res);
+    if (router_parse_target(target, strlen(target), &parsed_target, &res))
+        router_dispatch(&req, &res);
     if (print_responses)
         fprintf(stderr, "%s %s -> %u %s\n%.*s\n", method, target, res.status, res.content_type ? res.content_type : "",
                 (int)res.body_length, res.body ? res.body : "");

@@ -153,7 +153,8 @@ start_replica() {
     local i="$1" gen
     GENERATION[i]=$((GENERATION[i] + 1))
     gen="${GENERATION[i]}"
-    "$CHESSD_BIN" serve --bind 127.0.0.1 --port "${PORTS[i]}" --redis "$REDIS_URL" \
+    # The soak's clients create their games from one address: no creation limit.
+    "$CHESSD_BIN" serve --bind 127.0.0.1 --port "${PORTS[i]}" --redis "$REDIS_URL" --rate-limit-create 0 \
         --redis-timeout-ms "$REDIS_TIMEOUT_MS" --redis-connect-timeout-ms "$REDIS_TIMEOUT_MS" \
         >"$TMP/access-${NAMES[i]}$gen.log" 2>"$TMP/stderr-${NAMES[i]}$gen.log" &
     CHESSD_PIDS[i]=$!

@@ -1,0 +1,53 @@
+/* The bytes of each HTTP connection as they arrive, checked before
+ * libmicrohttpd parses them. libmicrohttpd 0.9.75 accepts obs-fold lines,
+ * whitespace before a colon, bare LF and NULs in header values, which lets a
+ * lenient proxy in front read a request another way (request smuggling); it
+ * also has only an idle timeout, which each byte resets. This module reads
+ * every byte first (it defines recv(), which libmicrohttpd calls): a request
+ * head that is not strict HTTP/1.1 (RFC 9112) is answered with 400 and the
+ * connection closed before any of it is run; a chunked body is cut off with
+ * 413 as soon as it passes the cap; and a head or body that takes longer than
+ * its deadline gets its connection shut down. It knows bytes and time only:
+ * the answer's bytes come from the server's callback. */
+#ifndef CHESSD_API_WIRE_H
+#define CHESSD_API_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { WIRE_REFUSE_MALFORMED, WIRE_REFUSE_TOO_LARGE, WIRE_REFUSE_COUNT } wire_refusal_t;
+
+/* Writes the whole HTTP answer for a refused connection into out (at most
+ * size bytes) and returns its length; detail says what was wrong. Called on
+ * the connection's thread. */
+typedef size_t (*wire_answer_fn)(wire_refusal_t why, const char *detail, char *out, size_t size);
+
+typedef struct {
+    uint64_t header_timeout_us; /* a head, from the connection's start or its first byte */
+    uint64_t body_timeout_us;   /* a body, from the end of its head */
+    uint64_t max_body;          /* chunked bodies are cut off past this */
+    wire_answer_fn answer;
+} wire_config_t;
+
+typedef struct {
+    uint64_t refused;         /* connections answered 400/413 by this module */
+    uint64_t header_timeouts; /* connections shut down for a late head */
+    uint64_t body_timeouts;   /* connections shut down for a late body */
+} wire_stats_t;
+
+/* Starts checking (and the deadline thread). False when out of memory or
+ * threads. Call once, before connections are accepted. */
+bool wire_start(const wire_config_t *cfg);
+/* Stops the deadline thread; connections are no longer checked. */
+void wire_stop(void);
+
+/* A connection's life, from the server's libmicrohttpd callbacks. */
+void wire_connection_opened(int fd);
+void wire_connection_closed(int fd);
+/* A request on fd has been answered (its response fully sent). */
+void wire_request_completed(int fd);
+
+void wire_stats(wire_stats_t *out);
+
+#endif

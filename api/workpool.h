@@ -1,0 +1,20 @@
+/* A small fixed pool of threads with a bounded queue, for work that may take
+ * longer than a connection thread should be held (perft). A full queue is
+ * refused at once, never waited for, so the pool bounds both the CPU it uses
+ * and the requests it holds. */
+#ifndef CHESSD_API_WORKPOOL_H
+#define CHESSD_API_WORKPOOL_H
+
+#include <stdbool.h>
+
+typedef struct workpool workpool_t;
+typedef void (*workpool_fn)(void *arg);
+
+/* threads workers, at most queue_max jobs waiting. NULL on failure. */
+workpool_t *workpool_new(unsigned threads, unsigned queue_max);
+/* Queues fn(arg); false (nothing queued) when the queue is full or the pool stopping. */
+bool workpool_submit(workpool_t *pool, workpool_fn fn, void *arg);
+/* Runs what is queued, then joins the threads and frees the pool. NULL is fine. */
+void workpool_free(workpool_t *pool);
+
+#endif
