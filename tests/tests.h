@@ -18,6 +18,7 @@ int test_status_register(void);
 int test_stockfish_register(void);
 int test_oracle_register(void);
 int test_store_register(void);
+int test_target_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
