@@ -283,11 +283,10 @@ static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, 
  * state starts here, with the target exactly as the client sent it. */
 static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *connection)
 {
-    server_t *srv = cls;
+    (void)cls;
     request_state_t *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
-    atomic_fetch_add(&srv->in_flight, 1);
     st->started_us = now_us();
     st->route = -1;
     st->connection = connection;
@@ -309,6 +308,7 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
                                      const char *method)
 {
     st->seen = true;
+    atomic_fetch_add(&srv->in_flight, 1); /* a whole head: the drain waits for it */
     choose_request_id(connection, st->request_id);
     snprintf(st->method, sizeof st->method, "%s", method);
     const char *framing = framing_problem(connection);
@@ -479,11 +479,12 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     log_line(st->method[0] ? st->method : "-", st->path, st->status, now_us() - st->started_us,
              st->request_id[0] ? st->request_id : "-");
     metrics_request(st->route, st->status, now_us() - st->started_us);
+    if (st->seen)
+        atomic_fetch_sub(&srv->in_flight, 1);
     free(st->raw_target);
     free(st->body);
     free(st);
     *con_cls = NULL;
-    atomic_fetch_sub(&srv->in_flight, 1);
 }
 
 static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
