@@ -252,13 +252,13 @@ export function freePort() {
  * private redis-server, so /readyz can be ready. Unless they name a
  * --rate-limit-create, the per-address creation limit is off: the suites
  * create hundreds of games from 127.0.0.1, and the limit has tests of its own
- * (attacks.test.mjs). Resolves to
+ * (attacks.test.mjs; { defaultLimits: true } keeps the server's default). Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
-export async function startServer(extraArgs = [], { env = {} } = {}) {
+export async function startServer(extraArgs = [], { env = {}, defaultLimits = false } = {}) {
   assert.ok(existsSync(CHESSD_BIN), `chessd binary not found at ${CHESSD_BIN} (set CHESSD_BIN or run make)`);
   const redisArgs = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis=')) ? [] : ['--redis', await privateRedis()];
-  const createArgs = extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
+  const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
   const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
