@@ -592,12 +592,13 @@ static void game_change_by(const api_request_t *req, api_response_t *res, const 
                            const char *scope, const char *key, change_fn apply, bool counts_as_move)
 {
     uint64_t expected = 0;
-    bool to_apply = !answered_before(req, scope, key, res) && check_version(req, root, g->record.version, &expected, res);
-    if (to_apply && game_is_over(g))
-        api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
-    else if (to_apply && apply(req, root, g, who, res) && game_save(req, res, g, expected, 200, NULL, scope, key)
-             && counts_as_move)
-        metrics_move_applied();
+    if (!answered_before(req, scope, key, res) && check_version(req, root, g->record.version, &expected, res)) {
+        if (game_is_over(g))
+            api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
+        else if (apply(req, root, g, who, res) && game_save(req, res, g, expected, 200, NULL, scope, key)
+                 && counts_as_move)
+            metrics_move_applied();
+    }
     /* A retry racing its own first attempt can see the version that attempt
      * made: its answer is the kept one, not a conflict. */
     if (key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
