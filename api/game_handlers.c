@@ -1,9 +1,9 @@
 /* The game API: games in the store under an id, changed only by a player's
  * token and only against the version the change was made for. Every change
  * follows one path (game_change): load, authenticate, check the version,
- * apply the rule, then a compare-and-set write that also keeps the answer
- * for an Idempotency-Key. Automatic endings are applied in the same write as
- * the move that causes them. */
+ * apply the rule, then one compare-and-set write (game_save) that also keeps
+ * the answer for the caller's Idempotency-Key and settles a write whose
+ * outcome the store could not report. Endings are written with their move. */
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -185,14 +185,33 @@ static void set_etag(api_response_t *res, uint64_t version)
     snprintf(res->etag, sizeof res->etag, "\"%llu\"", (unsigned long long)version);
 }
 
+/* The answer for a store status other than STORE_OK (and the two a write
+ * handles itself, conflict and replay); counts the ones /metrics shows. */
 static void store_problem(api_response_t *res, store_status_t status)
 {
-    if (status == STORE_ENOT_FOUND)
+    switch (status) {
+    case STORE_ENOT_FOUND:
         api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
-    else if (status == STORE_EUNAVAILABLE)
-        api_problem(res, API_ESTORE_UNAVAILABLE, "the game store did not answer in time", NULL, NULL);
-    else
+        break;
+    case STORE_EUNAVAILABLE:
+        api_problem(res, API_ESTORE_UNAVAILABLE,
+                    "the game store cannot be reached or did not answer in time; nothing was changed", NULL, NULL);
+        break;
+    case STORE_EFULL:
+        metrics_store_full();
+        api_problem(res, API_ESTORE_FULL, "the game store is out of memory and refuses new data; nothing was changed",
+                    NULL, NULL);
+        break;
+    case STORE_EUNKNOWN:
+        metrics_outcome_unknown();
+        api_problem(res, API_EOUTCOME_UNKNOWN,
+                    "the change was sent to the game store but no answer came, so it may have been made: retry with "
+                    "the same Idempotency-Key, or read the game (GET) before sending the change again", NULL, NULL);
+        break;
+    default:
         api_problem(res, API_EINTERNAL, "the game store answered something unexpected", NULL, NULL);
+        break;
+    }
 }
 
 /* Loads game req->path_param; fills res with the problem on failure. */
@@ -223,15 +242,30 @@ static bool game_load(const api_request_t *req, game_t *g, api_response_t *res)
 }
 
 /* --- idempotency: the kept answer is "<request sha256> <status> <version>\n<location>\n<body>",
- * sealed with tokens_seal() because a creation's answer holds the player tokens --- */
+ * sealed with tokens_seal() because a creation's answer holds the player tokens. A key is
+ * scoped to its caller: in a game, the game id and the caller's token HMAC; for a creation,
+ * which has no caller yet, the key itself is the secret (see read_idempotency_key) --- */
 
+enum {
+    IDEMPOTENCY_KEY_MAX = 255,
+    CREATION_KEY_MIN = 22, /* 128 bits of base64url */
+    SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 1,
+};
+
+static const char creation_scope[] = "new";
+
+/* The fingerprint of a request: method, path, If-Match (or its absence) and body. */
 static void request_digest(const api_request_t *req, char out[65])
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
+    const char *if_match = api_request_header(req, "If-Match");
+    const char *precondition = if_match ? if_match : "";
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, req->method, strlen(req->method))
         && EVP_DigestUpdate(ctx, " ", 1) && EVP_DigestUpdate(ctx, req->path, strlen(req->path))
+        && EVP_DigestUpdate(ctx, if_match ? "\n+" : "\n-", 2)
+        && EVP_DigestUpdate(ctx, precondition, strlen(precondition))
         && EVP_DigestUpdate(ctx, "\n", 1) && EVP_DigestUpdate(ctx, req->body, req->body_length))
         EVP_DigestFinal_ex(ctx, digest, &length);
     EVP_MD_CTX_free(ctx);
@@ -283,15 +317,37 @@ static void replay_answer(const api_request_t *req, const char *sealed, api_resp
     free(kept);
 }
 
-static const char *idempotency_key(const api_request_t *req, api_response_t *res, bool *bad)
+/* Reads the Idempotency-Key header into *key (NULL: none). In a game a key
+ * is 1 to 255 characters: its kept answer is scoped to the caller's token. A
+ * creation has no caller to scope to, so its key is the only secret guarding
+ * the kept answer (both player tokens): 22 to 255 base64url characters, 128
+ * bits or more when random (a UUID qualifies). False with res filled when refused. */
+static bool read_idempotency_key(const api_request_t *req, bool creation, const char **key, api_response_t *res)
 {
-    const char *key = api_request_header(req, "Idempotency-Key");
-    *bad = false;
-    if (key && (strlen(key) == 0 || strlen(key) > 255)) {
+    static const char base64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    *key = api_request_header(req, "Idempotency-Key");
+    if (!*key)
+        return true;
+    size_t length = strlen(*key);
+    char detail[256];
+    if (!creation) {
+        if (length >= 1 && length <= IDEMPOTENCY_KEY_MAX)
+            return true;
         api_problem(res, API_EINVALID_PARAMETER, "Idempotency-Key must be 1 to 255 characters", NULL, NULL);
-        *bad = true;
+        return false;
     }
-    return key;
+    size_t valid = strspn(*key, base64url);
+    if (length < CREATION_KEY_MIN || length > IDEMPOTENCY_KEY_MAX)
+        snprintf(detail, sizeof detail, "a creation Idempotency-Key is the secret that guards the new game's "
+                 "tokens, so it must be %d to %d characters (128 random bits in base64url, or a UUID); this one "
+                 "has %zu", CREATION_KEY_MIN, IDEMPOTENCY_KEY_MAX, length);
+    else if (valid < length)
+        snprintf(detail, sizeof detail, "a creation Idempotency-Key may hold only A-Z, a-z, 0-9, '-' and '_'; "
+                 "character %zu is not one of them", valid + 1);
+    else
+        return true;
+    api_problem(res, API_EWEAK_IDEMPOTENCY_KEY, detail, NULL, NULL);
+    return false;
 }
 
 /* Returns true (with res filled) when the request is a retry answered from a kept answer. */
@@ -311,8 +367,53 @@ static bool answered_before(const api_request_t *req, const char *scope, const c
     return true;
 }
 
-/* Writes g as version expected + 1 and answers with the Game (success_status).
- * Returns true when this call wrote the game (not a replay, not a refusal). */
+/* After STORE_EUNKNOWN, finds out once whether this request's write (data as
+ * version expected + 1) was made: the kept answer for the caller's key, else
+ * the stored record compared byte for byte (the record holds the request's
+ * own updated_at). Returns STORE_OK (it was made), STORE_EREPLAY (*replay: the
+ * kept answer), STORE_ECONFLICT (another change took that version: this one
+ * was not and will not be made) or STORE_EUNKNOWN (Redis still cannot tell). */
+static store_status_t settle_unknown_write(const api_request_t *req, const char *id, uint64_t expected,
+                                           const char *data, size_t length, const char *scope, const char *key,
+                                           uint64_t *current, char **replay)
+{
+    if (key && store_idempotency_get(req->store, scope, key, replay) == STORE_OK)
+        return STORE_EREPLAY;
+    char *stored = NULL;
+    size_t stored_length = 0;
+    uint64_t version = 0;
+    if (store_game_load(req->store, id, &stored, &stored_length, &version) != STORE_OK)
+        return STORE_EUNKNOWN;
+    store_status_t status = STORE_EUNKNOWN; /* older: it may still arrive; newer: it may be under another change */
+    if (version == expected + 1) {
+        *current = version;
+        status = stored_length == length && !memcmp(stored, data, length) ? STORE_OK : STORE_ECONFLICT;
+    }
+    free(stored);
+    return status;
+}
+
+/* The kept answer for an Idempotency-Key (sealed, malloc'd), or NULL on OOM. */
+static char *kept_answer(const api_request_t *req, unsigned status, uint64_t version, const char *location,
+                         const char *body, size_t body_length)
+{
+    char digest[65];
+    request_digest(req, digest);
+    size_t size = body_length + 200;
+    char *plain = malloc(size);
+    if (!plain)
+        return NULL;
+    int n = snprintf(plain, size, "%s %u %llu\n%s\n%s", digest, status, (unsigned long long)version, location, body);
+    char *sealed = n > 0 ? tokens_seal(plain, (size_t)n) : NULL;
+    free(plain);
+    return sealed;
+}
+
+/* Writes g as version expected + 1 and answers with the Game (success_status),
+ * keeping the answer under key within scope. An active game expires
+ * active_game_ttl_seconds after its last change, a finished one
+ * finished_game_ttl_seconds after its end (0: never). Returns true when this
+ * request's write was made (not a replay, not a refusal). */
 static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, uint64_t expected,
                       unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], const char *scope,
                       const char *idem_key)
@@ -327,18 +428,8 @@ static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, 
     char location[96] = "";
     if (success_status == 201)
         snprintf(location, sizeof location, "/v1/games/%s", r->id);
-    if (data && body && idem_key) {
-        char digest[65];
-        request_digest(req, digest);
-        size_t size = body_length + 200;
-        char *plain = malloc(size);
-        if (plain) {
-            int n = snprintf(plain, size, "%s %u %llu\n%s\n%s", digest, success_status,
-                             (unsigned long long)r->version, location, body);
-            kept = n > 0 ? tokens_seal(plain, (size_t)n) : NULL;
-            free(plain);
-        }
-    }
+    if (data && body && idem_key)
+        kept = kept_answer(req, success_status, r->version, location, body, body_length);
     if (!data || !body || (idem_key && !kept)) {
         free(data);
         free(body);
@@ -347,10 +438,12 @@ static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, 
         return false;
     }
     store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds };
-    unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : 0;
+    unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : req->config->active_game_ttl_seconds;
     uint64_t current = 0;
     store_status_t status = store_game_write(req->store, r->id, expected, data, data_length, ttl,
                                              idem_key ? &idem : NULL, &current, &replay);
+    if (status == STORE_EUNKNOWN)
+        status = settle_unknown_write(req, r->id, expected, data, data_length, scope, idem_key, &current, &replay);
     free(data);
     free(kept);
     if (status == STORE_OK) {
@@ -399,15 +492,16 @@ static bool read_name(const cJSON *root, const char *key, char *out, api_respons
     return true;
 }
 
-/* Which player the bearer token belongs to; -1 with res filled when none. */
-static int authenticate(const api_request_t *req, const game_record_t *r, api_response_t *res)
+/* Which player the bearer token belongs to, with the token's HMAC in hash;
+ * -1 with res filled when none. */
+static int authenticate(const api_request_t *req, const game_record_t *r, char hash[TOKENS_HASH_SIZE],
+                        api_response_t *res)
 {
     const char *header = api_request_header(req, "Authorization");
     if (!header || strncasecmp(header, "Bearer ", 7) || !header[7]) {
         api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>", NULL, NULL);
         return -1;
     }
-    char hash[TOKENS_HASH_SIZE];
     int who = -1;
     if (tokens_hash(header + 7, hash)) /* one HMAC, compared with both players' */
         for (int c = 0; c < COLOR_COUNT; c++)
@@ -487,45 +581,53 @@ typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, game_t *g
 
 /* The common start of every write: its Idempotency-Key (*key) and its body.
  * NULL with res filled when either is refused. */
-static cJSON *write_request(const api_request_t *req, api_response_t *res, const char *const *allowed,
+static cJSON *write_request(const api_request_t *req, api_response_t *res, const char *const *allowed, bool creation,
                             const char **key)
 {
-    bool bad_key;
-    *key = idempotency_key(req, res, &bad_key);
-    return bad_key ? NULL : body_parse_object(req, allowed, res);
+    return read_idempotency_key(req, creation, key, res) ? body_parse_object(req, allowed, res) : NULL;
+}
+
+/* A change by player `who` (whose keys live in scope) on the loaded game g. */
+static void game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, game_t *g, int who,
+                           const char *scope, const char *key, change_fn apply, bool counts_as_move)
+{
+    uint64_t expected = 0;
+    if (!answered_before(req, scope, key, res) && check_version(req, root, g->record.version, &expected, res)) {
+        if (game_is_over(g))
+            api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
+        else if (apply(req, root, g, who, res) && game_save(req, res, g, expected, 200, NULL, scope, key)
+                 && counts_as_move)
+            metrics_move_applied();
+    }
+    /* A retry racing its own first attempt can see the version that attempt
+     * made: its answer is the kept one, not a conflict. */
+    if (key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
+        api_response_t kept = { 0 };
+        if (answered_before(req, scope, key, &kept)) {
+            free(res->body);
+            *res = kept;
+        } else {
+            free(kept.body);
+        }
+    }
 }
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply,
                         bool counts_as_move)
 {
     const char *key;
-    cJSON *root = write_request(req, res, allowed, &key);
+    cJSON *root = write_request(req, res, allowed, false, &key);
     if (!root)
         return;
     game_t g;
-    uint64_t expected = 0;
-    /* Only a player of this game may see a kept answer, so the token is
-     * checked before a retry is answered from it. */
+    /* Only a player of this game may see a kept answer, and only their own:
+     * the token is checked before a retry is answered from it. */
     if (game_load(req, &g, res)) {
-        int who = authenticate(req, &g.record, res);
-        if (who >= 0 && !answered_before(req, req->path_param, key, res)
-            && check_version(req, root, g.record.version, &expected, res)) {
-            if (game_is_over(&g))
-                api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
-            else if (apply(req, root, &g, who, res) && game_save(req, res, &g, expected, 200, NULL, req->path_param, key)
-                     && counts_as_move)
-                metrics_move_applied();
-        }
-        /* A retry racing its own first attempt can see the version that attempt
-         * made: its answer is the kept one, not a conflict. */
-        if (who >= 0 && key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
-            api_response_t kept = { 0 };
-            if (answered_before(req, req->path_param, key, &kept)) {
-                free(res->body);
-                *res = kept;
-            } else {
-                free(kept.body);
-            }
+        char caller[TOKENS_HASH_SIZE], scope[SCOPE_SIZE];
+        int who = authenticate(req, &g.record, caller, res);
+        if (who >= 0) {
+            snprintf(scope, sizeof scope, "%s:%s", g.record.id, caller);
+            game_change_by(req, res, root, &g, who, scope, key, apply, counts_as_move);
         }
     }
     game_free(&g);
@@ -612,6 +714,11 @@ static bool apply_draw(const api_request_t *req, const cJSON *root, game_t *g, i
     game_record_t *r = &g->record;
     int other = !who;
     if (!strcmp(action, "offer")) {
+        if (r->draw_offer == who) {
+            api_problem(res, API_EDRAW_ALREADY_OFFERED,
+                        "your draw offer already stands until the other player answers it or moves", NULL, NULL);
+            return false;
+        }
         if (r->draw_offer == other)
             end_in_draw(r, "agreement"); /* offers crossed: that is an agreement */
         else
@@ -677,7 +784,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "white", "black", NULL };
     const char *key;
-    cJSON *root = write_request(req, res, allowed, &key);
+    cJSON *root = write_request(req, res, allowed, true, &key);
     if (!root)
         return;
     game_t g;
@@ -688,7 +795,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
     const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
     char message[200];
-    if (answered_before(req, "new", key, res))
+    if (answered_before(req, creation_scope, key, res))
         goto done;
     if ((fen && !cJSON_IsNull(fen) && !cJSON_IsString(fen)) || (chess960 && !cJSON_IsNull(chess960) && !cJSON_IsBool(chess960))) {
         api_problem(res, API_EINVALID_FIELD, "'fen' must be a string and 'chess960' true or false", NULL, NULL);
@@ -722,7 +829,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
         goto done;
     }
     apply_automatic_ending(&g);
-    game_save(req, res, &g, 0, 201, tokens, "new", key);
+    game_save(req, res, &g, 0, 201, tokens, creation_scope, key);
 done:
     game_free(&g);
     cJSON_Delete(root);

@@ -13,10 +13,10 @@
 #include "router.h"
 #include "wire.h"
 
-enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 20 };
+enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
 
 static const unsigned status_codes[STATUS_SLOTS - 1] = { 200, 201, 304, 400, 401, 403, 404, 405, 409, 412,
-                                                        413, 415, 422, 428, 429, 500, 501, 503, 505 };
+                                                        413, 415, 422, 428, 429, 500, 501, 503, 505, 507 };
 static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                   0.5, 1, 2.5 };
 enum { BUCKET_COUNT = sizeof buckets / sizeof buckets[0] };
@@ -24,7 +24,7 @@ enum { BUCKET_COUNT = sizeof buckets / sizeof buckets[0] };
 static atomic_ullong requests[ROUTE_SLOTS + 1][STATUS_SLOTS]; /* last route row: unmatched */
 static atomic_ullong latency_buckets[BUCKET_COUNT + 1];
 static atomic_ullong latency_micros_sum, latency_count;
-static atomic_ullong moves_applied, version_conflicts;
+static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
 
@@ -51,6 +51,8 @@ void metrics_request(int route, unsigned status, uint64_t micros)
 
 void metrics_move_applied(void) { atomic_fetch_add_explicit(&moves_applied, 1, memory_order_relaxed); }
 void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflicts, 1, memory_order_relaxed); }
+void metrics_store_full(void) { atomic_fetch_add_explicit(&store_full, 1, memory_order_relaxed); }
+void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown, 1, memory_order_relaxed); }
 void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
@@ -134,6 +136,13 @@ char *metrics_render(struct store *store, size_t *length)
     add(&b, "# HELP chessd_version_conflicts_total Game changes refused for a stale version.\n"
             "# TYPE chessd_version_conflicts_total counter\nchessd_version_conflicts_total %llu\n",
         atomic_load_explicit(&version_conflicts, memory_order_relaxed));
+    add(&b, "# HELP chessd_store_full_total Game writes refused because Redis is out of memory (507).\n"
+            "# TYPE chessd_store_full_total counter\nchessd_store_full_total %llu\n",
+        atomic_load_explicit(&store_full, memory_order_relaxed));
+    add(&b, "# HELP chessd_outcome_unknown_total Game writes sent to Redis that got no answer and could not be "
+            "checked (503 outcome_unknown).\n"
+            "# TYPE chessd_outcome_unknown_total counter\nchessd_outcome_unknown_total %llu\n",
+        atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
     add(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
             "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
     wire_stats_t wire;

@@ -1,6 +1,7 @@
 /* Prometheus metrics: request counts by route and status, a latency
- * histogram, game moves applied, version conflicts, open connections, and
- * the store's errors and reconnects. Counters are lock-free atomics, safe to
+ * histogram, game moves applied, version conflicts, writes refused by a full
+ * store or left with an unknown outcome, open connections, and the store's
+ * errors and reconnects. Counters are lock-free atomics, safe to
  * bump from any server thread. */
 #ifndef CHESSD_API_METRICS_H
 #define CHESSD_API_METRICS_H
@@ -14,6 +15,8 @@ struct store;
 void metrics_request(int route, unsigned status, uint64_t micros);
 void metrics_move_applied(void);
 void metrics_version_conflict(void);
+void metrics_store_full(void);      /* a write answered 507 store_full */
+void metrics_outcome_unknown(void); /* a write answered 503 outcome_unknown */
 void metrics_connection(int delta);
 /* One message from libmicrohttpd itself (an aborted connection, say). */
 void metrics_http_library_message(void);

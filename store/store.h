@@ -2,7 +2,8 @@
  * compare-and-set on the record's version in one atomic step (a Lua script),
  * with optional idempotency keys stored in the same step. The store is
  * shared by all server threads; each thread gets its own Redis connection,
- * made on first use and remade after any failure. */
+ * made on first use and remade after any failure. A failed write says whether
+ * it was surely not made (STORE_EUNAVAILABLE) or may have been (STORE_EUNKNOWN). */
 #ifndef CHESSD_STORE_STORE_H
 #define CHESSD_STORE_STORE_H
 
@@ -18,8 +19,11 @@ typedef enum {
     STORE_ECONFLICT,    /* the stored version is not the expected one */
     STORE_EEXISTS,      /* create: the id is taken */
     STORE_EREPLAY,      /* idempotency key already used: *replay holds the first answer */
-    STORE_EUNAVAILABLE, /* Redis cannot be reached, did not answer in time, or cannot serve now (LOADING...) */
+    STORE_EUNAVAILABLE, /* Redis cannot be reached, did not answer in time, or cannot serve now (LOADING...);
+                         * for a write: it was not made (not wholly sent, or refused), so it is safe to retry */
     STORE_ECORRUPT,     /* Redis answered something this code did not write */
+    STORE_EFULL,        /* Redis is out of memory (maxmemory, noeviction) and refused the write: nothing was made */
+    STORE_EUNKNOWN,     /* write only: the command was sent but no answer came; it may have been made (or still be) */
     STORE_STATUS_COUNT
 } store_status_t;
 
@@ -51,8 +55,12 @@ typedef struct {
 
 /* Writes data as version expected_version + 1 when the stored version is
  * expected_version (0: the game must not exist yet). ttl_seconds 0 keeps the
- * record forever. On STORE_ECONFLICT *current_version is the stored one; on
- * STORE_EREPLAY *replay is the stored answer (malloc'd, caller frees). */
+ * record forever; otherwise the record expires that long after this write.
+ * On STORE_ECONFLICT *current_version is the stored one; on STORE_EREPLAY
+ * *replay is the stored answer (malloc'd, caller frees). STORE_EUNKNOWN: the
+ * command went out and no answer came, or a resend after a lost connection
+ * found the version this write would have made (the first send may have made
+ * it): read the record back to tell. */
 store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version, const char *data,
                                 size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
                                 uint64_t *current_version, char **replay);

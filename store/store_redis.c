@@ -1,12 +1,16 @@
 /* Redis implementation of store.h on hiredis (0.14, synchronous). One
  * connection per thread, kept in thread-specific data and dropped after any
  * error so the next call reconnects (re-applying the timeouts). Every write
- * goes through one Lua script, run by EVALSHA with an EVAL fallback. */
+ * goes through one Lua script, run by EVALSHA with an EVAL fallback; a write
+ * whose command left wholly but got no answer is reported as unknown, never
+ * as unavailable, because Redis may still run it. */
 #include "store.h"
 
 #include <errno.h>
 #include <hiredis/hiredis.h>
+#include <hiredis/sds.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -51,7 +55,7 @@ struct store {
 };
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
-    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt",
+    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown",
 };
 
 const char *store_status_name(store_status_t status)
@@ -177,12 +181,34 @@ static bool setup_command(redisContext *c, int argc, const char **argv)
     return ok;
 }
 
-/* This thread's connection, made (with timeouts, AUTH and SELECT) when there is none. */
-static redisContext *connection(store_t *s)
+/* Forgets this thread's connection after a failure; the next call reconnects. */
+static void drop_connection(store_t *s)
 {
     redisContext *c = pthread_getspecific(s->connection_key);
-    if (c)
+    pthread_setspecific(s->connection_key, NULL);
+    redisFree(c);
+}
+
+/* Whether Redis closed a kept connection while it sat idle: with no reply
+ * owed, anything to read (an EOF, a reset, stray bytes) means it is done. So a
+ * command is never sent into a connection already known dead, where it could
+ * not be told apart from one that Redis received and then dropped. */
+static bool closed_while_idle(const redisContext *c)
+{
+    struct pollfd p = { .fd = c->fd, .events = POLLIN };
+    return poll(&p, 1, 0) != 0;
+}
+
+/* This thread's connection, made (with timeouts, AUTH and SELECT) when there
+ * is none or the kept one was closed while idle; *reused tells which. */
+static redisContext *connection(store_t *s, bool *reused)
+{
+    redisContext *c = pthread_getspecific(s->connection_key);
+    *reused = c && !closed_while_idle(c);
+    if (*reused)
         return c;
+    if (c)
+        drop_connection(s);
     c = redisConnectWithTimeout(s->host, s->port, s->connect_timeout);
     if (!c || c->err || redisSetTimeout(c, s->command_timeout) != REDIS_OK) {
         redisFree(c);
@@ -205,23 +231,18 @@ static redisContext *connection(store_t *s)
     return c;
 }
 
-/* Forgets this thread's connection after a failure; the next call reconnects. */
-static void drop_connection(store_t *s)
-{
-    redisContext *c = pthread_getspecific(s->connection_key);
-    pthread_setspecific(s->connection_key, NULL);
-    redisFree(c);
-}
-
-/* Sends a command; NULL (and the connection dropped) when Redis is unreachable.
+/* Sends a command; NULL (and the connection dropped) when no reply came.
  * A connection kept from earlier that turns out closed (Redis restarted, an
  * idle timeout) is remade once at once, so only a Redis that stays away costs
- * a failure. A timeout is not retried: it would double the wait. */
-static redisReply *command(store_t *s, int argc, const char **argv, const size_t *lengths)
+ * a failure. A timeout is not retried: it would double the wait. *sent (when
+ * not NULL) is set true once an attempt failed after the whole command had
+ * left: Redis may have run it, so a write's caller must not treat that failure,
+ * or the resend's refusal, as "not written". */
+static redisReply *command(store_t *s, int argc, const char **argv, const size_t *lengths, bool *sent)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
-        bool reused = pthread_getspecific(s->connection_key) != NULL;
-        redisContext *c = connection(s);
+        bool reused;
+        redisContext *c = connection(s, &reused);
         if (!c)
             return NULL;
         redisReply *r = redisCommandArgv(c, argc, argv, lengths);
@@ -231,6 +252,9 @@ static redisReply *command(store_t *s, int argc, const char **argv, const size_t
         bool closed = c->err == REDIS_ERR_EOF
                       || (c->err == REDIS_ERR_IO && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK
                           && saved_errno != ETIMEDOUT);
+        /* hiredis empties its output buffer once write() took all of it. */
+        if (sent && c->obuf && sdslen(c->obuf) == 0)
+            *sent = true;
         if (r)
             freeReplyObject(r);
         drop_connection(s);
@@ -244,13 +268,17 @@ static redisReply *command(store_t *s, int argc, const char **argv, const size_t
 store_status_t store_ping(store_t *store)
 {
     const char *argv[] = { "PING" };
-    redisReply *r = command(store, 1, argv, NULL);
+    redisReply *r = command(store, 1, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     bool ok = r->type == REDIS_REPLY_STATUS;
     freeReplyObject(r);
     return ok ? STORE_OK : STORE_EUNAVAILABLE;
 }
+
+/* Room for chessd:idem:<scope>:<sha256 hex>, a scope being a game id and a
+ * caller's token HMAC (see store_idempotency_t). */
+enum { IDEMPOTENCY_KEY_SIZE = 256 };
 
 static bool game_key(const char *id, char *key, size_t size)
 {
@@ -283,12 +311,18 @@ static char *copy_bytes(const char *text, size_t length)
     return out;
 }
 
-/* What an error reply means: WRONGTYPE is a key this code did not write;
- * anything else (LOADING while Redis reads its data, BUSY, OOM, READONLY
- * after a failover) is Redis not being able to serve now. */
+/* What an error reply means: WRONGTYPE is a key this code did not write; OOM
+ * (maxmemory reached with noeviction; inside a script Redis 6 wraps it in an
+ * ERR) is a full Redis that refuses writes until memory is freed; anything
+ * else (LOADING while Redis reads its data, BUSY, READONLY after a failover) is
+ * Redis not being able to serve now. In every case the command did nothing. */
 static store_status_t error_status(const redisReply *r)
 {
-    return !strncmp(r->str, "WRONGTYPE", 9) ? STORE_ECORRUPT : STORE_EUNAVAILABLE;
+    if (!strncmp(r->str, "WRONGTYPE", 9))
+        return STORE_ECORRUPT;
+    if (!strncmp(r->str, "OOM ", 4) || strstr(r->str, "OOM command not allowed"))
+        return STORE_EFULL;
+    return STORE_EUNAVAILABLE;
 }
 
 store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version)
@@ -297,7 +331,7 @@ store_status_t store_game_load(store_t *store, const char *id, char **data, size
     if (!game_key(id, key, sizeof key))
         return STORE_ENOT_FOUND;
     const char *argv[] = { "HMGET", key, "version", "data" };
-    redisReply *r = command(store, 4, argv, NULL);
+    redisReply *r = command(store, 4, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
@@ -320,11 +354,11 @@ store_status_t store_game_load(store_t *store, const char *id, char **data, size
 
 store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer)
 {
-    char redis_key[160];
+    char redis_key[IDEMPOTENCY_KEY_SIZE];
     if (!idempotency_key(scope, key, redis_key, sizeof redis_key))
         return STORE_ECORRUPT;
     const char *argv[] = { "GET", redis_key };
-    redisReply *r = command(store, 2, argv, NULL);
+    redisReply *r = command(store, 2, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
@@ -366,7 +400,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                 size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
                                 uint64_t *current_version, char **replay)
 {
-    char key[128], idem_key[160], expected[24], next[24], ttl[16], idem_ttl[16];
+    char key[128], idem_key[IDEMPOTENCY_KEY_SIZE], expected[24], next[24], ttl[16], idem_ttl[16];
     if (!game_key(id, key, sizeof key))
         return STORE_ENOT_FOUND;
     snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
@@ -393,7 +427,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     for (int i = 0; i < argc; i++)
         lengths[i] = argv[i] == data ? length : strlen(argv[i]);
 
-    redisReply *r = command(store, argc, argv, lengths);
+    bool sent = false;
+    redisReply *r = command(store, argc, argv, lengths, &sent);
     if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
         /* First use on this Redis (or after a restart): EVAL loads the script. */
         freeReplyObject(r);
@@ -401,11 +436,18 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         argv[1] = cas_script;
         lengths[0] = 4;
         lengths[1] = strlen(cas_script);
-        r = command(store, argc, argv, lengths);
+        r = command(store, argc, argv, lengths, &sent);
     }
     if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, current_version, replay) : error_status(r);
+        return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
+    uint64_t current = 0;
+    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, &current, replay) : error_status(r);
     freeReplyObject(r);
+    /* A resend that finds the version this write would have made cannot tell
+     * its own first send (answered by a closing connection) from another writer. */
+    if (sent && (status == STORE_ECONFLICT || status == STORE_EEXISTS) && current == expected_version + 1)
+        status = STORE_EUNKNOWN;
+    if (current_version)
+        *current_version = current;
     return status;
 }

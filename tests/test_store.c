@@ -1,10 +1,13 @@
 /* Tests for store/store_redis.c against a real, private redis-server (see
  * redis_server.h): compare-and-set versions, TTLs, idempotency records, a
- * 32-thread race, Redis restarted, stopped and paused, URLs with passwords
- * and databases; and store/game_record.c's JSON round trip and refusals.
- * The suite fails (it does not skip) when redis-server cannot be started. */
+ * 32-thread race, Redis restarted, stopped, paused, full, and behind a proxy
+ * that loses a reply; URLs with passwords and databases; and
+ * store/game_record.c's JSON round trip and refusals. The suite fails (it
+ * does not skip) when redis-server cannot be started. */
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,11 +636,17 @@ static void test_stopped_redis_is_unavailable_promptly_and_the_next_start_works(
     CU_ASSERT_EQUAL(write_game(id, 0, "x", 0, NULL, NULL, NULL), STORE_OK);
 }
 
-/* Runs one call against the paused server and CU-asserts it gives up within the command timeout. */
-static void expect_prompt_unavailable(const char *what, store_status_t (*call)(const char *id), const char *id)
+/* Runs one call against the paused server and CU-asserts it gives up within
+ * the command timeout with `expected`. */
+static void expect_prompt_failure(const char *what, store_status_t (*call)(const char *id), const char *id,
+                                  store_status_t expected)
 {
     long start = tests_monotonic_ms();
-    CU_ASSERT_EQUAL(call(id), STORE_EUNAVAILABLE);
+    store_status_t status = call(id);
+    CU_ASSERT_EQUAL(status, expected);
+    if (status != expected)
+        fprintf(stderr, "\n%s on a paused Redis: %s, not %s\n", what, store_status_name(status),
+                store_status_name(expected));
     long elapsed = tests_monotonic_ms() - start;
     CU_ASSERT(elapsed < TIMEOUT_MS + SLACK_MS);
     if (elapsed >= TIMEOUT_MS + SLACK_MS)
@@ -654,7 +663,7 @@ static store_status_t load_call(const char *id)
     return status;
 }
 
-/* Creates a game of its own: the timed-out write may still be applied after the resume. */
+/* Creates a game of its own: the timed-out write is applied after the resume. */
 static store_status_t write_call(const char *id)
 {
     char other[48];
@@ -674,13 +683,190 @@ static void test_paused_redis_is_unavailable_within_the_command_timeout_and_work
     new_id(id, sizeof id);
     create_game(id, "v1");
     CU_ASSERT_FATAL(redis_server_pause(&server));
-    expect_prompt_unavailable("load (open connection)", load_call, id);
-    expect_prompt_unavailable("write (new connection)", write_call, id);
-    expect_prompt_unavailable("ping (new connection)", ping_call, id);
+    expect_prompt_failure("load (open connection)", load_call, id, STORE_EUNAVAILABLE);
+    /* The write went out whole: Redis runs it when it resumes, so it is not "unavailable". */
+    expect_prompt_failure("write (new connection)", write_call, id, STORE_EUNKNOWN);
+    expect_prompt_failure("ping (new connection)", ping_call, id, STORE_EUNAVAILABLE);
     CU_ASSERT_FATAL(redis_server_resume(&server));
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
     CU_ASSERT_EQUAL(write_game(id, 1, "after resume", 0, NULL, NULL, NULL), STORE_OK);
     expect_game(id, "after resume", 12, 2);
+    char paused[48];
+    snprintf(paused, sizeof paused, "%s-paused", id);
+    expect_game(paused, "while paused", 12, 1);
+}
+
+
+/* --- a full Redis --- */
+
+/* Sets a Redis setting with CONFIG SET, CU-asserting Redis took it. */
+static void config_set(const char *name, const char *value)
+{
+    redisReply *r = redis_server_command(&server, NULL, "CONFIG SET %s %s", name, value);
+    CU_ASSERT(r && r->type == REDIS_REPLY_STATUS);
+    if (r)
+        freeReplyObject(r);
+}
+
+/* Redis at maxmemory with noeviction answers writes "OOM command not allowed":
+ * the store says full (not unavailable: Redis answered at once, and retrying
+ * will not help until memory is freed), and nothing is written. */
+static void test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing(void)
+{
+    char id[32], fresh[32];
+    new_id(id, sizeof id);
+    new_id(fresh, sizeof fresh);
+    create_game(id, "v1");
+    config_set("maxmemory-policy", "noeviction");
+    config_set("maxmemory", "1");
+    uint64_t current = 0;
+    store_idempotency_t idem = { id, "full-key", "the answer", 600 };
+    store_status_t update = write_game(id, 1, "v2", 0, &idem, &current, NULL);
+    store_status_t create = write_game(fresh, 0, "new", 0, NULL, NULL, NULL);
+    char *answer = NULL, *data = NULL;
+    size_t length;
+    uint64_t version;
+    store_status_t kept = store_idempotency_get(store, id, "full-key", &answer);
+    store_status_t load = store_game_load(store, fresh, &data, &length, &version);
+    config_set("maxmemory", "0");
+    CU_ASSERT_EQUAL(update, STORE_EFULL);
+    CU_ASSERT_EQUAL(create, STORE_EFULL);
+    CU_ASSERT_STRING_EQUAL(store_status_name(STORE_EFULL), "full");
+    CU_ASSERT_EQUAL(kept, STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(load, STORE_ENOT_FOUND);
+    free(answer);
+    free(data);
+    expect_game(id, "v1", 2, 1); /* reads still work on a full Redis */
+    CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, &idem, NULL, NULL), STORE_OK);
+    expect_game(id, "v2", 2, 2);
+}
+
+/* --- a reply lost on a closing connection --- */
+
+/* A TCP proxy in front of the test Redis, one client connection at a time.
+ * When armed, the reply to the next command holding "EVAL" (a store write) is
+ * swallowed and the client's connection closed: Redis ran the write, and the
+ * connection broke before the answer came back. */
+typedef struct {
+    int listen_fd, port;
+    pthread_t thread;
+    atomic_bool armed, stop;
+} proxy_t;
+
+static bool holds_eval(const char *buf, size_t n)
+{
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (!memcmp(buf + i, "EVAL", 4))
+            return true;
+    return false;
+}
+
+/* Relays one client until either side closes or a reply is swallowed. */
+static void proxy_relay(proxy_t *p, int client)
+{
+    int upstream = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)server.port),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    if (upstream < 0 || connect(upstream, (struct sockaddr *)&addr, sizeof addr)) {
+        if (upstream >= 0)
+            close(upstream);
+        return;
+    }
+    bool losing = false;
+    char buf[65536];
+    while (!atomic_load(&p->stop)) {
+        struct pollfd fds[2] = { { .fd = client, .events = POLLIN }, { .fd = upstream, .events = POLLIN } };
+        if (poll(fds, 2, 50) <= 0)
+            continue;
+        if (fds[0].revents) {
+            ssize_t n = read(client, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            if (atomic_load(&p->armed) && holds_eval(buf, (size_t)n)) {
+                atomic_store(&p->armed, false);
+                losing = true;
+            }
+            if (write(upstream, buf, (size_t)n) != n)
+                break;
+        }
+        if (fds[1].revents) {
+            ssize_t n = read(upstream, buf, sizeof buf);
+            if (n <= 0 || losing || write(client, buf, (size_t)n) != n)
+                break;
+        }
+    }
+    close(upstream);
+}
+
+static void *proxy_run(void *arg)
+{
+    proxy_t *p = arg;
+    while (!atomic_load(&p->stop)) {
+        struct pollfd accept_poll = { .fd = p->listen_fd, .events = POLLIN };
+        if (poll(&accept_poll, 1, 50) <= 0)
+            continue;
+        int client = accept(p->listen_fd, NULL, NULL);
+        if (client < 0)
+            continue;
+        proxy_relay(p, client);
+        close(client);
+    }
+    return NULL;
+}
+
+static bool proxy_start(proxy_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t length = sizeof addr;
+    if (p->listen_fd < 0 || bind(p->listen_fd, (struct sockaddr *)&addr, sizeof addr)
+        || listen(p->listen_fd, 8) || getsockname(p->listen_fd, (struct sockaddr *)&addr, &length)
+        || pthread_create(&p->thread, NULL, proxy_run, p)) {
+        if (p->listen_fd >= 0)
+            close(p->listen_fd);
+        return false;
+    }
+    p->port = ntohs(addr.sin_port);
+    return true;
+}
+
+static void proxy_stop(proxy_t *p)
+{
+    atomic_store(&p->stop, true);
+    pthread_join(p->thread, NULL);
+    close(p->listen_fd);
+}
+
+/* The write reaches Redis and is made, its reply is lost and the kept
+ * connection closes; the store sends it once more on a new connection and
+ * finds the version it would have made. That is its own first send as likely
+ * as another writer, so the answer is "unknown" (read the record to tell),
+ * never "conflict", which would tell the caller the change was not made. */
+static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict(void)
+{
+    proxy_t proxy;
+    CU_ASSERT_FATAL(proxy_start(&proxy));
+    char url[64], id[32];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", proxy.port);
+    store_t *through = open_store(url);
+    CU_ASSERT_PTR_NOT_NULL(through);
+    new_id(id, sizeof id);
+    uint64_t current = 0;
+    store_status_t created = STORE_STATUS_COUNT, lost = STORE_STATUS_COUNT;
+    if (through) {
+        created = store_game_write(through, id, 0, "v1", 2, 0, NULL, &current, NULL); /* a kept connection */
+        atomic_store(&proxy.armed, true);
+        lost = store_game_write(through, id, 1, "v2", 2, 0, NULL, &current, NULL);
+        store_close(through);
+    }
+    proxy_stop(&proxy);
+    CU_ASSERT_EQUAL(created, STORE_OK);
+    CU_ASSERT_FALSE(atomic_load(&proxy.armed)); /* the write did pass through the proxy */
+    CU_ASSERT_EQUAL(lost, STORE_EUNKNOWN);
+    if (lost != STORE_EUNKNOWN)
+        fprintf(stderr, "\na resent write that found its own version: %s\n", store_status_name(lost));
+    expect_game(id, "v2", 2, 2); /* the first send was made */
 }
 
 /* --- configuration --- */
@@ -1129,6 +1315,8 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_restarted_redis_fails_at_most_one_call_then_writes_again);
     CU_ADD_TEST(suite, test_stopped_redis_is_unavailable_promptly_and_the_next_start_works);
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
+    CU_ADD_TEST(suite, test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing);
+    CU_ADD_TEST(suite, test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict);
     CU_ADD_TEST(suite, test_game_record_round_trips_through_json_and_the_store);
     CU_ADD_TEST(suite, test_chess960_game_record_round_trips_castling_as_king_takes_rook);
     CU_ADD_TEST(suite, test_game_record_from_json_refuses_corrupt_text);

@@ -540,7 +540,7 @@ test('Idempotency-Key: a retry gets the first answer; another request with the k
 
   // Creation: the retry answers the same game (same id, 201, Location); no second game is made.
   const gamesBefore = [...(await redis.dump()).keys()].filter((k) => k.startsWith('chessd:game:')).length;
-  const createKey = { 'idempotency-key': 'create-ann-bob' };
+  const createKey = { 'idempotency-key': 'create-ann-bob-7Qx2mN9pL4vK' }; // a creation key is 22+ base64url characters
   const one = await post(server, '/v1/games', { white: 'Ann', black: 'Bob' }, { headers: createKey });
   assert.equal(one.status, 201);
   created.push({ id: one.body.id, tokens: one.body.tokens, idempotencyKey: createKey['idempotency-key'] });
@@ -842,7 +842,7 @@ test('player tokens are kept only as HMACs: never in Redis (games made without a
 // idempotency TTL (a day by default); anyone who sends the same key and body
 // in that time also gets both tokens back.
 test('player tokens are not kept in plain text in Redis for a creation with an Idempotency-Key either', async () => {
-  const g = await createGame({ white: 'Keyed' }, { headers: { 'idempotency-key': 'create-keyed' } });
+  const g = await createGame({ white: 'Keyed' }, { headers: { 'idempotency-key': 'create-keyed-Hc3JbW8sTz1R' } });
   const dump = await redis.dump();
   for (const [key, { values }] of dump) {
     for (const color of ['white', 'black']) {

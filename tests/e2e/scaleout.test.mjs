@@ -240,7 +240,8 @@ async function playUntil(lbTarget, seed, stop, stats) {
   }
 
   async function newGame() {
-    const key = `create-${seed}-${games.length}`;
+    // A creation key is 22 to 255 base64url characters (the API refuses guessable ones).
+    const key = `create-${String(seed).padStart(8, '0')}-${String(games.length).padStart(8, '0')}`;
     const [res] = await persist({ method: 'POST', path: '/v1/games', json: { white: `client ${seed}` }, headers: { 'idempotency-key': key } });
     assert.equal(res.status, 201, `create: ${res.text}`);
     const game = { id: res.body.id, tokens: res.body.tokens, state: res.body, applied: [], acked: [] };

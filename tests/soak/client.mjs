@@ -186,7 +186,7 @@ function inconsistent(what, detail) {
 }
 
 async function createGame(rng, loop) {
-  const key = `soak-create-c${ID}-l${loop}-${++seq}-${rng.int(1e9)}`;
+  const key = `soak-create-c${ID}-l${loop}-${++seq}-${String(rng.int(1e9)).padStart(9, '0')}`; // 22+ characters
   const variant = rng.next();
   const body = { white: `c${ID}-l${loop}-w`, black: `c${ID}-l${loop}-b` };
   if (variant < 0.1) Object.assign(body, { fen: CHESS960, chess960: true });
