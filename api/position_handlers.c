@@ -217,9 +217,19 @@ done:
     cJSON_Delete(root);
 }
 
+/* The `budget` member of a perft_too_large problem. */
+static void write_perft_budget(jsonw_t *w, const void *ctx)
+{
+    jsonw_key(w, "budget");
+    jsonw_uint(w, *(const uint64_t *)ctx);
+}
+
+/* GET /v1/perft: the depth is checked against --max-perft-depth before any
+ * work, then the count runs within --max-perft-nodes (every position visited,
+ * root, interior and leaves) and is refused as perft_too_large once it passes it. */
 void handle_perft(const api_request_t *req, api_response_t *res)
 {
-    char fen_buf[FEN_INPUT_MAX + 2], detail[128];
+    char fen_buf[FEN_INPUT_MAX + 2], detail[160];
     bool chess960;
     position_t pos;
     if (!query_bool(req, "chess960", false, &chess960, res))
@@ -247,7 +257,15 @@ void handle_perft(const api_request_t *req, api_response_t *res)
         return;
     move_t moves[MOVE_LIST_MAX];
     uint64_t counts[MOVE_LIST_MAX], total = 0;
-    int n = perft_divide(&pos, (int)depth, moves, counts);
+    perft_budget_t budget = { .limit = (uint64_t)req->config->max_perft_nodes, .visited = 0 };
+    int n = 0;
+    if (perft_divide_budgeted(&pos, (int)depth, &budget, moves, counts, &n) != PERFT_OK) {
+        snprintf(detail, sizeof detail,
+                 "perft to depth %ld of this position visits more than this server's budget of %llu nodes", depth,
+                 (unsigned long long)budget.limit);
+        api_problem(res, API_EPERFT_TOO_LARGE, detail, write_perft_budget, &budget.limit);
+        return;
+    }
     char fen[FEN_BUFFER_SIZE];
     jsonw_t w;
     jsonw_init(&w);

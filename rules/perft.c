@@ -1,4 +1,6 @@
-/* Perft with make/unmake and bulk counting at depth 1. */
+/* Perft with make/unmake and bulk counting at depth 1. perft_count is the hot
+ * loop that is benchmarked against Stockfish; the budgeted walk is a separate
+ * function so that loop carries no budget checks. */
 #include "perft.h"
 
 #include "movegen.h"
@@ -34,4 +36,64 @@ int perft_divide(position_t *pos, int depth, move_t *moves, uint64_t *counts)
         position_unmake(pos, list.moves[i], &undo);
     }
     return list.count;
+}
+
+static bool over_budget(const perft_budget_t *budget)
+{
+    return budget->visited > budget->limit;
+}
+
+/* The leaves below pos, adding this node and every node below it to
+ * budget->visited; gives up, pos restored, once the budget is passed
+ * (checked before each interior node's move generation and after each child). */
+static RULES_HOT uint64_t count_within(position_t *pos, int depth, perft_budget_t *budget)
+{
+    if (depth <= 0) {
+        budget->visited++;
+        return 1;
+    }
+    if (depth == 1) {
+        uint64_t moves = (uint64_t)movegen_count(pos);
+        budget->visited += 1 + moves;
+        return moves;
+    }
+    budget->visited++;
+    if (over_budget(budget))
+        return 0;
+    move_list_t list;
+    movegen_legal(pos, &list);
+    uint64_t leaves = 0;
+    for (int i = 0; i < list.count && !over_budget(budget); i++) {
+        position_undo_t undo;
+        position_make(pos, list.moves[i], &undo);
+        leaves += count_within(pos, depth - 1, budget);
+        position_unmake(pos, list.moves[i], &undo);
+    }
+    return leaves;
+}
+
+perft_status_t perft_count_budgeted(position_t *pos, int depth, perft_budget_t *budget, uint64_t *leaves)
+{
+    *leaves = count_within(pos, depth, budget);
+    return over_budget(budget) ? PERFT_OVER_BUDGET : PERFT_OK;
+}
+
+perft_status_t perft_divide_budgeted(position_t *pos, int depth, perft_budget_t *budget, move_t *moves,
+                                     uint64_t *counts, int *root_moves)
+{
+    move_list_t list;
+    budget->visited++;
+    movegen_legal(pos, &list);
+    *root_moves = list.count;
+    for (int i = 0; i < list.count; i++) {
+        position_undo_t undo;
+        moves[i] = list.moves[i];
+        counts[i] = 0;
+        if (over_budget(budget))
+            continue;
+        position_make(pos, list.moves[i], &undo);
+        counts[i] = count_within(pos, depth - 1, budget);
+        position_unmake(pos, list.moves[i], &undo);
+    }
+    return over_budget(budget) ? PERFT_OVER_BUDGET : PERFT_OK;
 }

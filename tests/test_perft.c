@@ -1,8 +1,10 @@
 /* Perft suite: the move generator against the published node counts of
  * ../shared/perft (standard, tricky and all Chess960 positions), the
  * agreement of perft_divide() with perft_count(), and the output format of
- * `chessd perft` (binary from $CHESSD_BIN, default build/chessd). Depths are
- * capped so the suite runs in a few seconds. */
+ * `chessd perft` (binary from $CHESSD_BIN, default build/chessd), and the
+ * node budget: every position visited counts, the count stops just past the
+ * budget, and under it the budgeted count is perft_count's. Depths are capped
+ * so the suite runs in a few seconds. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,6 +15,14 @@
 
 /* Largest standard.epd count checked (under half a second of perft). */
 #define STANDARD_NODE_BUDGET 200000000ULL
+/* Largest EPD count compared between perft_count and the budgeted walk. */
+#define BUDGETED_COMPARE_NODES 5000000ULL
+#define FEN_KIWIPETE "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+/* Queens everywhere: perft(5) is about 1.7e10, ~10 s of CPU unbudgeted. */
+#define FEN_QUEENS "3Q2rk/N1Qb2rb/1Q1q4/q4Q2/Q1q4q/3qQ1Qq/BR1nQ1Bq/KR3qqQ w - - 0 1"
+/* How far past its limit a stopped budget may end: the last node counted
+ * before the check (1 plus at most MOVE_LIST_MAX bulk-counted leaves). */
+#define BUDGET_MAX_OVERSHOOT (1 + MOVE_LIST_MAX)
 /* Chess960 lines are checked to this depth (all 960 lines: ~560M nodes). */
 enum { CHESS960_DEPTH = 4, CHESS960_MIN_LINES = 100, DIVIDE_DEPTH = 3 };
 
@@ -171,6 +181,177 @@ static void test_perft_of_depth_zero_is_one_and_leaves_position_unchanged(void)
     CU_ASSERT(memcmp(&before, &pos, sizeof pos) == 0);
 }
 
+/* Nodes a complete budgeted perft to `depth` visits: perft(0) + ... + perft(depth). */
+static uint64_t tree_nodes(position_t *pos, int depth)
+{
+    uint64_t sum = 0;
+    for (int d = 0; d <= depth; d++)
+        sum += perft_count(pos, d);
+    return sum;
+}
+
+/* Runs perft_count_budgeted with a fresh budget of `limit`; checks pos is
+ * restored and, when stopped, that the overshoot is small. */
+static perft_status_t count_with_limit(position_t *pos, int depth, uint64_t limit, uint64_t *leaves,
+                                       uint64_t *visited)
+{
+    position_t before = *pos;
+    perft_budget_t budget = { .limit = limit, .visited = 0 };
+    perft_status_t status = perft_count_budgeted(pos, depth, &budget, leaves);
+    CU_ASSERT(memcmp(&before, pos, sizeof before) == 0);
+    if (status == PERFT_OVER_BUDGET) {
+        CU_ASSERT(budget.visited > limit);
+        CU_ASSERT(budget.visited - limit <= BUDGET_MAX_OVERSHOOT);
+    }
+    *visited = budget.visited;
+    return status;
+}
+
+/* At exactly the tree's node count the perft completes, one node less stops
+ * it, one more changes nothing; for perft_count_budgeted and perft_divide_budgeted. */
+static void check_budget_edges(const char *fen, int max_depth)
+{
+    position_t pos;
+    CU_ASSERT_FATAL(tests_parse_fen(fen, &pos));
+    for (int depth = 1; depth <= max_depth; depth++) {
+        uint64_t need = tree_nodes(&pos, depth), expected = perft_count(&pos, depth), leaves, visited;
+        CU_ASSERT_EQUAL(count_with_limit(&pos, depth, need, &leaves, &visited), PERFT_OK);
+        CU_ASSERT_EQUAL(leaves, expected);
+        CU_ASSERT_EQUAL(visited, need);
+        CU_ASSERT_EQUAL(count_with_limit(&pos, depth, need + 1, &leaves, &visited), PERFT_OK);
+        CU_ASSERT_EQUAL(leaves, expected);
+        CU_ASSERT_EQUAL(count_with_limit(&pos, depth, need - 1, &leaves, &visited), PERFT_OVER_BUDGET);
+
+        move_t moves[MOVE_LIST_MAX];
+        uint64_t counts[MOVE_LIST_MAX];
+        int root_moves = -1;
+        perft_budget_t exact = { .limit = need, .visited = 0 }, short_one = { .limit = need - 1, .visited = 0 };
+        CU_ASSERT_EQUAL(perft_divide_budgeted(&pos, depth, &exact, moves, counts, &root_moves), PERFT_OK);
+        CU_ASSERT_EQUAL(exact.visited, need);
+        uint64_t sum = 0;
+        for (int i = 0; i < root_moves; i++)
+            sum += counts[i];
+        CU_ASSERT_EQUAL(sum, expected);
+        CU_ASSERT_EQUAL(perft_divide_budgeted(&pos, depth, &short_one, moves, counts, &root_moves),
+                        PERFT_OVER_BUDGET);
+    }
+}
+
+static void test_budget_of_exactly_the_tree_nodes_completes_and_one_less_stops(void)
+{
+    check_budget_edges(FEN_START, 4);    /* 1 + 20 + 400 + 8902 + 197281 nodes at depth 4 */
+    check_budget_edges(FEN_KIWIPETE, 3); /* 1 + 48 + 2039 + 97862 */
+}
+
+static void test_budget_counts_every_position_visited_not_only_leaves(void)
+{
+    position_t pos;
+    uint64_t leaves, visited;
+    CU_ASSERT_FATAL(tests_parse_fen(FEN_START, &pos));
+    /* 400 leaves, but the root and its 20 children are visited too. */
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 2, 400, &leaves, &visited), PERFT_OVER_BUDGET);
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 2, 421, &leaves, &visited), PERFT_OK);
+    CU_ASSERT_EQUAL(visited, 421);
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 0, 0, &leaves, &visited), PERFT_OVER_BUDGET);
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 0, 1, &leaves, &visited), PERFT_OK);
+    CU_ASSERT_EQUAL(leaves, 1);
+    /* A side with no legal move still costs its move generation: black is
+     * mated, so perft(1) = 0 leaves, yet the root is one node. */
+    CU_ASSERT_FATAL(tests_parse_fen("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", &pos));
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 3, 0, &leaves, &visited), PERFT_OVER_BUDGET);
+    CU_ASSERT_EQUAL(count_with_limit(&pos, 3, 1, &leaves, &visited), PERFT_OK);
+    CU_ASSERT_EQUAL(leaves, 0);
+}
+
+static void test_budget_stops_each_limit_with_a_small_overshoot(void)
+{
+    position_t pos;
+    CU_ASSERT_FATAL(tests_parse_fen(FEN_KIWIPETE, &pos));
+    uint64_t need = tree_nodes(&pos, 3);
+    for (uint64_t limit = 0; limit < need; limit += 997) {
+        uint64_t leaves, visited;
+        CU_ASSERT_EQUAL(count_with_limit(&pos, 3, limit, &leaves, &visited), PERFT_OVER_BUDGET);
+    }
+}
+
+static void test_budget_stops_queen_storm_depth_5_just_past_the_limit(void)
+{
+    position_t pos, before;
+    CU_ASSERT_FATAL(tests_parse_fen(FEN_QUEENS, &pos));
+    before = pos;
+    const uint64_t limits[] = { 1, 1000, 1000000, 20000000 };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        move_t moves[MOVE_LIST_MAX];
+        uint64_t counts[MOVE_LIST_MAX], leaves, visited;
+        int root_moves;
+        long started = tests_monotonic_ms();
+        CU_ASSERT_EQUAL(count_with_limit(&pos, 5, limits[i], &leaves, &visited), PERFT_OVER_BUDGET);
+        perft_budget_t budget = { .limit = limits[i], .visited = 0 };
+        CU_ASSERT_EQUAL(perft_divide_budgeted(&pos, 5, &budget, moves, counts, &root_moves), PERFT_OVER_BUDGET);
+        CU_ASSERT(budget.visited > limits[i] && budget.visited - limits[i] <= BUDGET_MAX_OVERSHOOT);
+        CU_ASSERT(memcmp(&before, &pos, sizeof pos) == 0);
+        /* 2e7 nodes take ~20 ms here; the whole tree would take ~10 s. */
+        long elapsed = tests_monotonic_ms() - started;
+        if (elapsed >= 2000)
+            fprintf(stderr, "\nqueen storm, budget %llu: stopped after %ld ms\n", (unsigned long long)limits[i],
+                    elapsed);
+        CU_ASSERT(elapsed < 2000);
+    }
+}
+
+/* Budgeted count and divide against perft_count and perft_divide, with a
+ * budget too large to stop them; the nodes visited are the published counts summed. */
+static void compare_budgeted_file(const char *name, unsigned flags)
+{
+    epd_reader_t reader;
+    epd_entry_t entry;
+    int compared = 0;
+    if (!epd_open(&reader, name))
+        return;
+    while (compared < 40 && epd_next(&reader, &entry)) {
+        position_t pos;
+        char message[256];
+        if (fen_parse(entry.fen, strlen(entry.fen), flags, &pos, message, sizeof message) != FEN_OK)
+            continue;
+        int depth = depth_within(&entry, BUDGETED_COMPARE_NODES);
+        if (depth == 0)
+            continue;
+        uint64_t published_sum = 1; /* 0 when a depth is not listed */
+        for (int d = 1; d <= depth; d++)
+            published_sum = entry.nodes[d] && published_sum ? published_sum + entry.nodes[d] : 0;
+        for (int d = 1; d <= depth; d++) {
+            uint64_t leaves, visited;
+            CU_ASSERT_EQUAL(count_with_limit(&pos, d, UINT64_MAX, &leaves, &visited), PERFT_OK);
+            CU_ASSERT_EQUAL(leaves, perft_count(&pos, d));
+            if (d < depth || !published_sum)
+                continue;
+            if (visited != published_sum)
+                fprintf(stderr, "\n%s (line %d): visited %llu, published counts sum to %llu\n", name,
+                        entry.line_number, (unsigned long long)visited, (unsigned long long)published_sum);
+            CU_ASSERT_EQUAL(visited, published_sum);
+        }
+        move_t moves[MOVE_LIST_MAX], plain_moves[MOVE_LIST_MAX];
+        uint64_t counts[MOVE_LIST_MAX], plain_counts[MOVE_LIST_MAX];
+        int root_moves = -1;
+        perft_budget_t budget = { .limit = UINT64_MAX, .visited = 0 };
+        CU_ASSERT_EQUAL(perft_divide_budgeted(&pos, depth, &budget, moves, counts, &root_moves), PERFT_OK);
+        int plain = perft_divide(&pos, depth, plain_moves, plain_counts);
+        CU_ASSERT_EQUAL_FATAL(root_moves, plain);
+        CU_ASSERT(memcmp(moves, plain_moves, (size_t)plain * sizeof moves[0]) == 0);
+        CU_ASSERT(memcmp(counts, plain_counts, (size_t)plain * sizeof counts[0]) == 0);
+        compared++;
+    }
+    epd_close(&reader);
+    CU_ASSERT(compared > 0);
+}
+
+static void test_budgeted_count_under_budget_equals_perft_count(void)
+{
+    compare_budgeted_file("standard.epd", FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960);
+    compare_budgeted_file("tricky.epd", FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960);
+    compare_budgeted_file("chess960.epd", FEN_CHESS960);
+}
+
 /* Reads one line without its newline; false at end of output. */
 static bool read_line(FILE *in, char *line, size_t size)
 {
@@ -267,5 +448,10 @@ int test_perft_register(void)
     CU_ADD_TEST(suite, test_divide_lists_each_legal_move_and_sums_to_perft_count);
     CU_ADD_TEST(suite, test_perft_of_depth_zero_is_one_and_leaves_position_unchanged);
     CU_ADD_TEST(suite, test_cli_perft_prints_root_moves_blank_line_then_total);
+    CU_ADD_TEST(suite, test_budget_of_exactly_the_tree_nodes_completes_and_one_less_stops);
+    CU_ADD_TEST(suite, test_budget_counts_every_position_visited_not_only_leaves);
+    CU_ADD_TEST(suite, test_budget_stops_each_limit_with_a_small_overshoot);
+    CU_ADD_TEST(suite, test_budget_stops_queen_storm_depth_5_just_past_the_limit);
+    CU_ADD_TEST(suite, test_budgeted_count_under_budget_equals_perft_count);
     return CU_get_error();
 }

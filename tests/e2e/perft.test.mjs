@@ -1,7 +1,9 @@
 // GET /v1/perft: published node counts (standard and Chess960), the divide
 // summing to the total, and its refusals: missing or bad depth
 // (invalid_parameter), a depth over --max-perft-depth (perft_depth_too_large,
-// both the default limit and a server started with a lower one), bad FENs.
+// both the default limit and a server started with a lower one), a count
+// that passes the --max-perft-nodes budget (perft_too_large, with `budget`;
+// every position visited counts, root and interior included), bad FENs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './server.mjs';
@@ -86,4 +88,47 @@ test('--max-perft-depth 2 lowers the limit', async () => {
 test('a bad FEN is invalid_fen with fen_error', async () => {
   const problem = expectProblem(await get(server, `/v1/perft?depth=1&fen=${q('8/8/8/8/8/8/8/8 w - - 0 1')}`), 400, 'invalid_fen');
   assert.equal(problem.fen_error, 'king_count');
+});
+
+// 1.7e10 leaves at depth 5: ~10 s of CPU without a budget, a few hundred ms with the default one.
+const QUEENS = '3Q2rk/N1Qb2rb/1Q1q4/q4Q2/Q1q4q/3qQ1Qq/BR1nQ1Bq/KR3qqQ w - - 0 1';
+
+test('a queen-filled board at depth 5 passes the default node budget: 422 perft_too_large with budget 200000000', async () => {
+  const problem = expectProblem(await get(server, `/v1/perft?depth=5&fen=${q(QUEENS)}`), 422, 'perft_too_large');
+  assert.equal(problem.budget, 200000000);
+  assert.match(problem.detail, /budget of 200000000 nodes/);
+  assert.equal(problem.nodes, undefined, 'no partial count is given');
+});
+
+test('Kiwipete at depth 5 (193690690 leaves, 197876243 positions) fits the default budget', async () => {
+  const res = await get(server, `/v1/perft?depth=5&fen=${q(KIWIPETE)}`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.nodes, 193690690);
+});
+
+test('--max-perft-nodes 1000 refuses depth 3 of the start position (8902 leaves) and answers depth 2 (400)', async () => {
+  const low = await startServer(['--max-perft-nodes', '1000']);
+  try {
+    assert.equal((await get(low, '/v1/perft?depth=2')).body.nodes, 400);
+    const problem = expectProblem(await get(low, '/v1/perft?depth=3'), 422, 'perft_too_large');
+    assert.equal(problem.budget, 1000);
+    assert.match(problem.detail, /budget of 1000 nodes/);
+    // The depth limit is still checked first, before any counting.
+    expectProblem(await get(low, '/v1/perft?depth=6'), 400, 'perft_depth_too_large');
+  } finally {
+    await low.stop();
+  }
+});
+
+test('the budget counts interior positions too: 969 leaves that need 1156 positions pass a budget of 1000', async () => {
+  // perft 1-4: 6, 18, 162, 969; with the root, depth 4 visits 1 + 6 + 18 + 162 + 969 = 1156 positions.
+  const fen = q('k7/8/8/8/8/8/8/K5N1 w - - 0 1');
+  const low = await startServer(['--max-perft-nodes', '1000']);
+  try {
+    assert.equal((await get(low, `/v1/perft?depth=3&fen=${fen}`)).body.nodes, 162);
+    const problem = expectProblem(await get(low, `/v1/perft?depth=4&fen=${fen}`), 422, 'perft_too_large');
+    assert.equal(problem.budget, 1000);
+  } finally {
+    await low.stop();
+  }
 });
