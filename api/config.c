@@ -170,6 +170,7 @@ void config_usage(FILE *out)
             snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
         fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
     }
-    fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only) is the HMAC key for player tokens; every replica\n"
-                 "needs the same one. Without it a random key is made and tokens die with the process.\n");
+    fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only, at least 32 bytes) is the HMAC key for player tokens;\n"
+                 "every replica needs the same one. Without it a random key is made and tokens die with the\n"
+                 "process.\n");
 }
