@@ -37,7 +37,6 @@
 enum {
     REQUEST_ID_MAX = 64,
     LOG_PATH_MAX = 200,
-    TARGET_RAW_MAX = 8192,
     POOL_QUEUE_PER_THREAD = 16,
     MHD_LOG_PER_SECOND = 5,
 };
@@ -290,8 +289,8 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     st->started_us = now_us();
     st->route = -1;
     st->connection = connection;
-    size_t n = strlen(uri);
-    st->raw_target_length = n < TARGET_RAW_MAX ? n : TARGET_RAW_MAX;
+    /* libmicrohttpd's memory limit (16 KiB a connection) bounds its length. */
+    st->raw_target_length = strlen(uri);
     st->raw_target = malloc(st->raw_target_length + 1);
     if (st->raw_target) {
         memcpy(st->raw_target, uri, st->raw_target_length);
