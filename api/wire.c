@@ -76,6 +76,7 @@ typedef struct {
     bool pending_owed; /* the refused request's head went on: one answer it will never get */
     atomic_bool pending;
     bool answered_refusal;
+    bool peer_closed; /* the client has closed its side */
     /* deadline */
     _Atomic uint64_t deadline_us;
     atomic_bool deadline_is_body;
@@ -459,6 +460,23 @@ static void answer_refusal(entry_t *e, int fd, wire_refusal_t why, const char *d
     atomic_fetch_add(&wire.refused, 1);
 }
 
+static bool mid_request(const entry_t *e) { return e->state != S_REQUEST_START && e->state != S_REQUEST_START_LF; }
+
+/* After a short read: has the client closed its side? libmicrohttpd 0.9.75
+ * reads once per readiness edge, so an end of input that came with the last
+ * bytes would go unnoticed until the idle timeout. A request that can no
+ * longer be completed ends the connection now; otherwise it ends once the
+ * requests already read are answered (the client may still be reading). */
+static void check_peer_closed(entry_t *e, int fd)
+{
+    char probe;
+    if (e->peer_closed || raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+        return;
+    e->peer_closed = true;
+    if (mid_request(e) || atomic_load(&e->heads) == atomic_load(&e->answered))
+        shutdown(fd, SHUT_RDWR); /* libmicrohttpd sees the hang-up and closes */
+}
+
 /* libmicrohttpd's recv(2): every byte of a registered connection goes
  * through the parser first. */
 ssize_t recv(int fd, void *buf, size_t len, int flags)
@@ -481,8 +499,11 @@ ssize_t recv(int fd, void *buf, size_t len, int flags)
     wire_refusal_t why;
     bool owed = false;
     size_t keep = scan(e, buf, (size_t)got, &problem, &why, &owed);
-    if (!problem)
+    if (!problem) {
+        if ((size_t)got < len)
+            check_peer_closed(e, fd);
         return got;
+    }
     e->state = S_REFUSED;
     e->pending_why = why;
     e->pending_detail = problem;
@@ -511,6 +532,7 @@ void wire_connection_opened(int fd)
     atomic_store(&e->answered, 0);
     atomic_store(&e->pending, false);
     e->answered_refusal = false;
+    e->peer_closed = false;
     set_deadline(e, wire.cfg.header_timeout_us, false);
     e->active = true;
     e->http = true;
@@ -537,6 +559,10 @@ void wire_request_completed(int fd)
     if (!e || !e->active)
         return;
     atomic_fetch_add(&e->answered, 1);
+    if (e->peer_closed && !mid_request(e) && atomic_load(&e->heads) == atomic_load(&e->answered)) {
+        shutdown(fd, SHUT_RDWR); /* all answered; the client is gone */
+        return;
+    }
     /* A refusal that waited for this answer can go out now; the shutdown
      * wakes libmicrohttpd, whose next read sees the end. */
     if (atomic_load(&e->pending)
@@ -559,8 +585,7 @@ int close(int fd)
         return raw_close(fd);
     e->http = false;
     int unread = 0;
-    bool mid_request = e->state != S_REQUEST_START && e->state != S_REQUEST_START_LF;
-    if (!mid_request && (ioctl(fd, FIONREAD, &unread) != 0 || unread <= 0))
+    if (!mid_request(e) && (ioctl(fd, FIONREAD, &unread) != 0 || unread <= 0))
         return raw_close(fd);
     pthread_mutex_lock(&wire.linger_lock);
     bool room = atomic_load(&wire.running) && wire.linger_count < LINGER_MAX;

@@ -278,6 +278,33 @@ static void test_closing_mid_request_lingers_so_the_client_can_read_the_answer(v
     close(p.client);
 }
 
+static void test_a_client_that_leaves_mid_request_is_noticed_at_once(void)
+{
+    pair_t p = open_pair();
+    char buf[512];
+    send_text(p, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab");
+    shutdown(p.client, SHUT_WR); /* the end of input comes with the bytes */
+    CU_ASSERT_NSTRING_EQUAL(server_reads(p, buf, sizeof buf), "POST", 4);
+    /* The request can never be completed: chessd's end is shut down now, not
+     * after a timeout (libmicrohttpd would wait for another readiness edge). */
+    CU_ASSERT_EQUAL(send(p.server, "x", 1, MSG_NOSIGNAL), -1);
+    close_pair(p);
+}
+
+static void test_a_client_that_leaves_after_a_whole_request_still_gets_its_answer(void)
+{
+    pair_t p = open_pair();
+    char buf[512];
+    send_text(p, "GET / HTTP/1.0\r\n\r\n");
+    shutdown(p.client, SHUT_WR);
+    CU_ASSERT_NSTRING_EQUAL(server_reads(p, buf, sizeof buf), "GET", 3);
+    CU_ASSERT_EQUAL(send(p.server, "answer", 6, MSG_NOSIGNAL), 6); /* still open for the answer */
+    wire_request_completed(p.server);
+    CU_ASSERT_EQUAL(send(p.server, "x", 1, MSG_NOSIGNAL), -1); /* then shut down */
+    CU_ASSERT_EQUAL(recv(p.client, buf, sizeof buf, 0), 6);
+    close_pair(p);
+}
+
 int test_wire_register(void)
 {
     CU_pSuite suite = CU_add_suite("wire", suite_init, suite_clean);
@@ -297,6 +324,10 @@ int test_wire_register(void)
     CU_add_test(suite, "a head split across reads is checked whole", test_a_head_split_across_reads_is_checked_whole);
     CU_add_test(suite, "a head that comes too slowly is shut down", test_a_head_that_comes_too_slowly_is_shut_down);
     CU_add_test(suite, "a finished request has no deadline", test_a_finished_request_has_no_deadline);
+    CU_add_test(suite, "a client that leaves mid-request is noticed at once",
+                test_a_client_that_leaves_mid_request_is_noticed_at_once);
+    CU_add_test(suite, "a client that leaves after a whole request still gets its answer",
+                test_a_client_that_leaves_after_a_whole_request_still_gets_its_answer);
     CU_add_test(suite, "closing mid-request lingers so the client can read the answer",
                 test_closing_mid_request_lingers_so_the_client_can_read_the_answer);
     return 0;
