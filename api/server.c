@@ -38,6 +38,7 @@ enum {
     REQUEST_ID_MAX = 64,
     LOG_PATH_MAX = 200,
     POOL_QUEUE_PER_THREAD = 16,
+    POOL_NICENESS = 10, /* perft yields the CPU to the connection threads */
     MHD_LOG_PER_SECOND = 5,
 };
 struct server;
@@ -611,7 +612,7 @@ int server_run(const config_t *cfg)
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
-                     .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD) };
+                     .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
     wire_config_t wire_cfg = { .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
                                .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
                                .max_body = cfg->max_body,

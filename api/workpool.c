@@ -2,8 +2,12 @@
  * condition variable. Jobs queued before workpool_free() are all run. */
 #include "workpool.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 typedef struct {
     workpool_fn fn;
@@ -17,12 +21,21 @@ struct workpool {
     unsigned capacity, head, count;
     bool stopping;
     unsigned thread_count;
+    int niceness;
     pthread_t *threads;
 };
 
 static void *worker(void *arg)
 {
     workpool_t *pool = arg;
+    if (pool->niceness) {
+        /* On Linux a thread id names one thread for setpriority(). */
+        id_t self = (id_t)syscall(SYS_gettid);
+        errno = 0;
+        int current = getpriority(PRIO_PROCESS, self);
+        if (errno == 0)
+            (void)setpriority(PRIO_PROCESS, self, current + pool->niceness);
+    }
     for (;;) {
         pthread_mutex_lock(&pool->lock);
         while (!pool->count && !pool->stopping)
@@ -39,11 +52,12 @@ static void *worker(void *arg)
     }
 }
 
-workpool_t *workpool_new(unsigned threads, unsigned queue_max)
+workpool_t *workpool_new(unsigned threads, unsigned queue_max, int niceness)
 {
     workpool_t *pool = calloc(1, sizeof *pool);
     if (!pool)
         return NULL;
+    pool->niceness = niceness;
     pool->capacity = queue_max ? queue_max : 1;
     pool->jobs = calloc(pool->capacity, sizeof *pool->jobs);
     pool->threads = calloc(threads ? threads : 1, sizeof *pool->threads);

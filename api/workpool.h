@@ -10,8 +10,10 @@
 typedef struct workpool workpool_t;
 typedef void (*workpool_fn)(void *arg);
 
-/* threads workers, at most queue_max jobs waiting. NULL on failure. */
-workpool_t *workpool_new(unsigned threads, unsigned queue_max);
+/* threads workers, at most queue_max jobs waiting; the workers run niceness
+ * steps below the caller (0: same priority), so the threads that serve
+ * connections get the CPU first. NULL on failure. */
+workpool_t *workpool_new(unsigned threads, unsigned queue_max, int niceness);
 /* Queues fn(arg); false (nothing queued) when the queue is full or the pool stopping. */
 bool workpool_submit(workpool_t *pool, workpool_fn fn, void *arg);
 /* Runs what is queued, then joins the threads and frees the pool. NULL is fine. */
