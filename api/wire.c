@@ -508,9 +508,10 @@ ssize_t recv(int fd, void *buf, size_t len, int flags)
     e->pending_why = why;
     e->pending_detail = problem;
     e->pending_owed = owed;
-    /* Answer at once only when libmicrohttpd owes no other answer on this
-     * connection; else once it has sent them (wire_request_completed). */
-    if (keep == 0 && atomic_load(&e->heads) - atomic_load(&e->answered) == (owed ? 1u : 0u)) {
+    /* Answer at once when libmicrohttpd owes no other answer on this
+     * connection (what comes before the refused request is then at most empty
+     * lines); else once it has sent them (wire_request_completed). */
+    if (atomic_load(&e->heads) - atomic_load(&e->answered) == (owed ? 1u : 0u)) {
         answer_refusal(e, fd, why, problem);
         return 0;
     }

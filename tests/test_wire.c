@@ -158,6 +158,8 @@ static void test_control_characters_in_a_head_are_refused(void)
     close_pair(p);
     expect_refused("GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n", WIRE_REFUSE_MALFORMED, "request line");
     expect_refused("GET  / HTTP/1.1\r\nHost: x\r\n\r\n", WIRE_REFUSE_MALFORMED, "request line");
+    /* Empty lines before it are no request of their own (found by fuzz_wire). */
+    expect_refused("\r\n\r\nGET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n", WIRE_REFUSE_MALFORMED, "request line");
 }
 
 static void test_ambiguous_framing_is_refused(void)
