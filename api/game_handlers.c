@@ -249,6 +249,7 @@ static bool game_load(const api_request_t *req, game_t *g, api_response_t *res)
 enum {
     IDEMPOTENCY_KEY_MAX = 255,
     CREATION_KEY_MIN = 22, /* 128 bits of base64url */
+    IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
     SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 1,
 };
 
@@ -437,7 +438,11 @@ static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, 
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         return false;
     }
-    store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds };
+    /* In a game a caller's kept answers are bounded, oldest dropped first, so
+     * changes looped with fresh keys cannot grow the store; a creation's is
+     * not (each comes with a new game, under the per-address creation limit). */
+    unsigned keep_max = strcmp(scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
+    store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds, keep_max };
     unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : req->config->active_game_ttl_seconds;
     uint64_t current = 0;
     store_status_t status = store_game_write(req->store, r->id, expected, data, data_length, ttl,

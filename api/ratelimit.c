@@ -1,19 +1,24 @@
-/* See ratelimit.h. 8192 buckets behind 64 striped mutexes. */
+/* See ratelimit.h. 8192 buckets behind 64 striped mutexes. A bucket is found
+ * by a hash keyed with a random seed, so a client cannot pick addresses or
+ * tokens that share a bucket with someone else's; keys that share one anyway
+ * share its budget (a bucket is never reset for a newcomer, which would let
+ * two colliding keys take turns at a full burst). */
 #include "ratelimit.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 enum { BUCKETS = 8192, STRIPES = 64 };
 
 typedef struct {
-    uint64_t key;
     double tokens;
-    uint64_t updated_us;
+    uint64_t updated_us; /* 0: never used, so full */
 } bucket_t;
 
 struct ratelimit {
     double rate, burst;
+    uint64_t seed;
     pthread_mutex_t locks[STRIPES];
     bucket_t buckets[BUCKETS];
 };
@@ -27,6 +32,8 @@ ratelimit_t *ratelimit_new(unsigned rate, unsigned burst)
         return NULL;
     l->rate = rate;
     l->burst = burst > 0 ? burst : rate;
+    if (getrandom(&l->seed, sizeof l->seed, 0) != (ssize_t)sizeof l->seed)
+        l->seed = (uint64_t)(uintptr_t)l ^ 0x9e3779b97f4a7c15ULL;
     for (int i = 0; i < STRIPES; i++)
         pthread_mutex_init(&l->locks[i], NULL);
     return l;
@@ -41,11 +48,12 @@ void ratelimit_free(ratelimit_t *l)
     free(l);
 }
 
-/* FNV-1a, then a final mix so nearby keys spread over the table. */
-static uint64_t hash_key(const void *key, size_t length)
+/* FNV-1a from a secret starting point, then a final mix so nearby keys
+ * spread over the table. */
+static uint64_t hash_key(uint64_t seed, const void *key, size_t length)
 {
     const unsigned char *p = key;
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = 0xcbf29ce484222325ULL ^ seed;
     for (size_t i = 0; i < length; i++)
         h = (h ^ p[i]) * 0x100000001b3ULL;
     h ^= h >> 33;
@@ -57,14 +65,12 @@ bool ratelimit_take(ratelimit_t *l, const void *key, size_t length, uint64_t now
 {
     if (!l)
         return true;
-    uint64_t h = hash_key(key, length) | 1; /* 0 marks an unused bucket */
-    size_t slot = (size_t)(h % BUCKETS);
+    size_t slot = (size_t)(hash_key(l->seed, key, length) % BUCKETS);
     pthread_mutex_t *lock = &l->locks[slot % STRIPES];
     bucket_t *b = &l->buckets[slot];
     bool allowed;
     pthread_mutex_lock(lock);
-    if (b->key != h) {
-        b->key = h;
+    if (!b->updated_us) {
         b->tokens = l->burst;
         b->updated_us = now_us;
     }

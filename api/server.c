@@ -237,7 +237,9 @@ static const char *framing_problem(struct MHD_Connection *connection)
     return NULL;
 }
 
-/* The client's address as bytes (IPv4 or IPv6), for per-address budgets. */
+/* The client's address as bytes, for per-address budgets: an IPv4 address
+ * (also one mapped into IPv6), or the /64 prefix of an IPv6 address, since
+ * one IPv6 host usually holds a whole /64. */
 static bool client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -248,8 +250,10 @@ static bool client_address(struct MHD_Connection *connection, const void **bytes
         return true;
     }
     if (sa && sa->sa_family == AF_INET6) {
-        *bytes = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        *length = sizeof(struct in6_addr);
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        bool mapped = IN6_IS_ADDR_V4MAPPED(a);
+        *bytes = mapped ? a->s6_addr + 12 : a->s6_addr;
+        *length = mapped ? 4 : 8;
         return true;
     }
     return false;

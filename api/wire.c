@@ -23,6 +23,7 @@ enum {
     NAME_KEEP = 24,      /* header names this long are compared; longer ones matter to nobody here */
     VALUE_KEEP = 40,     /* Content-Length and Transfer-Encoding values kept for checking */
     ANSWER_MAX = 1024,
+    AMPERSANDS_MAX = 64,
     TICK_NS = 100 * 1000 * 1000,
     TABLE_MAX = 1 << 18,
     LINGER_MAX = 256,            /* connections read and dropped at once; more are closed at once */
@@ -54,13 +55,15 @@ typedef enum {
 typedef enum { FIELD_OTHER, FIELD_HOST, FIELD_CONTENT_LENGTH, FIELD_TRANSFER_ENCODING } field_t;
 
 typedef struct {
-    pthread_mutex_t lock;
     bool active;
     bool http; /* registered since the descriptor was opened: close() may linger */
     /* parser */
     parse_state_t state;
     bool in_trailer;
-    unsigned spaces; /* in the request line */
+    unsigned spaces;     /* in the request line */
+    unsigned ampersands; /* in the request line: query parameters, roughly */
+    char version[9];     /* the request line's last word, when it is 8 characters */
+    unsigned version_length;
     char name[NAME_KEEP + 1];
     unsigned name_length;
     char value[VALUE_KEEP + 1];
@@ -88,8 +91,13 @@ typedef struct {
     uint64_t bytes_left;
 } linger_t;
 
+enum { LOCK_STRIPES = 64 };
+
 static struct {
     wire_config_t cfg;
+    /* Entry fd is guarded by locks[fd % LOCK_STRIPES]: the table itself is
+     * left untouched (zero pages) beyond the descriptors in use. */
+    pthread_mutex_t locks[LOCK_STRIPES];
     pthread_mutex_t linger_lock;
     linger_t lingering[LINGER_MAX];
     int linger_count;
@@ -100,6 +108,8 @@ static struct {
     pthread_t thread;
     atomic_ullong refused, header_timeouts, body_timeouts;
 } wire = { .linger_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static pthread_mutex_t *entry_lock(int fd) { return &wire.locks[fd % LOCK_STRIPES]; }
 
 static uint64_t now_us(void)
 {
@@ -136,7 +146,7 @@ static void start_head(entry_t *e)
 {
     e->state = S_REQUEST_START;
     e->in_trailer = false;
-    e->spaces = 0;
+    e->spaces = e->ampersands = e->version_length = 0;
     e->hosts = e->lengths = e->encodings = 0;
     e->chunked = e->lengths_differ = false;
     e->length = e->remaining = e->body_seen = 0;
@@ -175,7 +185,7 @@ static const char *trimmed_value(entry_t *e)
 }
 
 /* A header line is complete; NULL or why it is refused. */
-static const char *end_field(entry_t *e)
+static const char *end_field(entry_t *e, wire_refusal_t *why)
 {
     if (e->in_trailer)
         return NULL;
@@ -193,8 +203,14 @@ static const char *end_field(entry_t *e)
     case FIELD_CONTENT_LENGTH: {
         if (e->value_length > VALUE_KEEP || !*value || strspn(value, "0123456789") != strlen(value))
             return "Content-Length must be a decimal number";
-        /* Past 18 digits it is simply too large (the server answers 413). */
-        uint64_t n = strlen(value) > 18 ? UINT64_MAX : strtoull(value, NULL, 10);
+        while (value[0] == '0' && value[1]) /* 0002 is 2, as libmicrohttpd reads it */
+            value++;
+        /* libmicrohttpd mangles its own answer to a length past 64 bits. */
+        if (strlen(value) > 18) {
+            *why = WIRE_REFUSE_TOO_LARGE;
+            return "the request body is over the limit";
+        }
+        uint64_t n = strtoull(value, NULL, 10);
         if (e->lengths++ && n != e->length)
             return "conflicting Content-Length headers";
         e->length = n;
@@ -210,6 +226,8 @@ static const char *end_head(entry_t *e)
 {
     if (e->chunked && e->lengths)
         return "Content-Length and Transfer-Encoding together";
+    if (!e->hosts && !strcmp(e->version, "HTTP/1.1"))
+        return "an HTTP/1.1 request needs a Host header";
     atomic_fetch_add(&e->heads, 1);
     if (e->chunked) {
         e->state = S_CHUNK_SIZE;
@@ -252,6 +270,9 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         if (c == '\r') {
             if (e->spaces != 2)
                 return "the request line must be: method, target and version, one space apart";
+            e->version[e->version_length < sizeof e->version ? e->version_length : 0] = '\0';
+            if (e->version_length != 8 || (strcmp(e->version, "HTTP/1.1") && strcmp(e->version, "HTTP/1.0")))
+                return "the HTTP version must be HTTP/1.1 or HTTP/1.0";
             e->state = S_REQUEST_LINE_LF;
             return NULL;
         }
@@ -261,7 +282,15 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         }
         if (c == '\n')
             return "a line ends in a bare LF; HTTP lines end in CRLF";
-        return c < 0x21 || c == 0x7f ? "a control character in the request line" : NULL;
+        if (c < 0x21 || c == 0x7f)
+            return "a control character in the request line";
+        /* libmicrohttpd runs out of its per-connection memory on a few
+         * hundred parameters and then answers nothing; chessd reads 16. */
+        if (c == '&' && ++e->ampersands > AMPERSANDS_MAX)
+            return "too many query parameters";
+        if (e->spaces == 2 && e->version_length++ < sizeof e->version - 1)
+            e->version[e->version_length - 1] = (char)c;
+        return NULL;
     case S_REQUEST_START_LF:
         e->state = S_REQUEST_START;
         return c == '\n' ? NULL : "a CR without LF";
@@ -270,7 +299,7 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         if (c != '\n')
             return "a CR without LF";
         if (e->state == S_VALUE_LF) {
-            const char *problem = end_field(e);
+            const char *problem = end_field(e, why);
             if (problem)
                 return problem;
         }
@@ -342,7 +371,7 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
             return "the request body is over the limit";
         }
         e->body_seen += e->remaining;
-        if (c == ';' || c == ' ' || c == '\t') {
+        if (c == ';') {
             e->state = S_CHUNK_EXT;
             return NULL;
         }
@@ -411,7 +440,7 @@ static size_t scan(entry_t *e, const unsigned char *data, size_t n, const char *
             continue;
         }
         bool at_start = e->state == S_REQUEST_START;
-        bool in_body = e->state >= S_BODY_FIXED;
+        bool in_body = e->state >= S_BODY_FIXED || e->in_trailer; /* its head went on */
         *problem = feed(e, data[i], why);
         if (*problem) {
             *owed = in_body && !started_here;
@@ -527,7 +556,7 @@ void wire_connection_opened(int fd)
     entry_t *e = entry(fd);
     if (!e)
         return;
-    pthread_mutex_lock(&e->lock);
+    pthread_mutex_lock(entry_lock(fd));
     start_head(e);
     atomic_store(&e->heads, 0);
     atomic_store(&e->answered, 0);
@@ -537,7 +566,7 @@ void wire_connection_opened(int fd)
     set_deadline(e, wire.cfg.header_timeout_us, false);
     e->active = true;
     e->http = true;
-    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_unlock(entry_lock(fd));
     int high = atomic_load(&wire.high);
     while (fd + 1 > high && !atomic_compare_exchange_weak(&wire.high, &high, fd + 1))
         ;
@@ -548,10 +577,10 @@ void wire_connection_closed(int fd)
     entry_t *e = entry(fd);
     if (!e)
         return;
-    pthread_mutex_lock(&e->lock);
+    pthread_mutex_lock(entry_lock(fd));
     e->active = false;
     atomic_store(&e->deadline_us, 0);
-    pthread_mutex_unlock(&e->lock);
+    pthread_mutex_unlock(entry_lock(fd));
 }
 
 void wire_request_completed(int fd)
@@ -590,13 +619,14 @@ int close(int fd)
         return raw_close(fd);
     pthread_mutex_lock(&wire.linger_lock);
     bool room = atomic_load(&wire.running) && wire.linger_count < LINGER_MAX;
-    if (room)
+    if (room) {
+        /* Before the entry is published: once it is, the deadline thread may
+         * close the descriptor and its number may be reused. */
+        shutdown(fd, SHUT_WR);
         wire.lingering[wire.linger_count++] = (linger_t){ fd, now_us() + LINGER_US, LINGER_BYTES };
+    }
     pthread_mutex_unlock(&wire.linger_lock);
-    if (!room)
-        return raw_close(fd);
-    shutdown(fd, SHUT_WR);
-    return 0;
+    return room ? 0 : raw_close(fd);
 }
 
 /* Reads and drops what lingering connections sent; closes those that are
@@ -641,14 +671,14 @@ static void *deadline_thread(void *arg)
             uint64_t deadline = atomic_load(&e->deadline_us);
             if (!deadline || now < deadline)
                 continue;
-            pthread_mutex_lock(&e->lock);
+            pthread_mutex_lock(entry_lock(fd));
             if (e->active && atomic_load(&e->deadline_us) && now >= atomic_load(&e->deadline_us)) {
                 atomic_store(&e->deadline_us, 0);
                 /* libmicrohttpd sees the hang-up and closes the connection. */
                 shutdown(fd, SHUT_RDWR);
                 atomic_fetch_add(atomic_load(&e->deadline_is_body) ? &wire.body_timeouts : &wire.header_timeouts, 1);
             }
-            pthread_mutex_unlock(&e->lock);
+            pthread_mutex_unlock(entry_lock(fd));
         }
     }
     return NULL;
@@ -663,8 +693,8 @@ bool wire_start(const wire_config_t *cfg)
     entry_t *table = calloc((size_t)size, sizeof *table);
     if (!table)
         return false;
-    for (rlim_t i = 0; i < size; i++)
-        pthread_mutex_init(&table[i].lock, NULL);
+    for (int i = 0; i < LOCK_STRIPES; i++)
+        pthread_mutex_init(&wire.locks[i], NULL);
     wire.cfg = *cfg;
     wire.size = (int)size;
     wire.table = table;
@@ -687,8 +717,8 @@ void wire_stop(void)
     serve_lingering(true);
     entry_t *table = wire.table;
     wire.table = NULL;
-    for (int i = 0; i < wire.size; i++)
-        pthread_mutex_destroy(&table[i].lock);
+    for (int i = 0; i < LOCK_STRIPES; i++)
+        pthread_mutex_destroy(&wire.locks[i]);
     free(table);
     wire.size = 0;
 }

@@ -47,10 +47,11 @@ store_status_t store_game_load(store_t *store, const char *id, char **data, size
 /* A write's idempotency record: when key is set and a record exists under it,
  * the write is not done and STORE_EREPLAY returns the stored answer. */
 typedef struct {
-    const char *scope;   /* what the key is unique within: the game id, or "new" for creation */
+    const char *scope;   /* what the key is unique within: a game and caller, or "new" for creation */
     const char *key;     /* the client's Idempotency-Key (NULL: none) */
     const char *answer;  /* what to keep for a replay of this write */
     unsigned ttl_seconds; /* 0: kept forever */
+    unsigned keep_max;    /* most answers kept within scope, the oldest dropped first (0: no bound) */
 } store_idempotency_t;
 
 /* Writes data as version expected_version + 1 when the stored version is

@@ -19,9 +19,12 @@
 #include <sys/time.h>
 
 /* Compare-and-set of a game record, with its idempotency record.
- * KEYS[1] game, KEYS[2] idempotency record (optional).
+ * KEYS[1] game, KEYS[2] idempotency record (optional), KEYS[3] the list of
+ * the records kept in its scope (optional: only when they are bounded).
  * ARGV: expected version (0: create), new version, data, ttl (0: keep),
- *       idempotency answer, idempotency ttl. */
+ *       idempotency answer, idempotency ttl, most records kept in the scope.
+ * The bound keeps what one caller can store flat: a client looping a
+ * change with fresh keys replaces its own oldest answers, no more. */
 static const char cas_script[] =
     "if #KEYS > 1 then\n"
     "  local prior = redis.call('GET', KEYS[2])\n"
@@ -39,6 +42,14 @@ static const char cas_script[] =
     "if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end\n"
     "if #KEYS > 1 then\n"
     "  if tonumber(ARGV[6]) > 0 then redis.call('SET', KEYS[2], ARGV[5], 'EX', ARGV[6]) else redis.call('SET', KEYS[2], ARGV[5]) end\n"
+    "end\n"
+    "if #KEYS > 2 then\n"
+    "  redis.call('RPUSH', KEYS[3], KEYS[2])\n"
+    "  for i = 1, redis.call('LLEN', KEYS[3]) - tonumber(ARGV[7]) do\n"
+    "    local oldest = redis.call('LPOP', KEYS[3])\n"
+    "    if oldest then redis.call('DEL', oldest) end\n"
+    "  end\n"
+    "  if tonumber(ARGV[6]) > 0 then redis.call('EXPIRE', KEYS[3], ARGV[6]) end\n"
     "end\n"
     "return {'ok', ARGV[2]}\n";
 
@@ -286,6 +297,13 @@ static bool game_key(const char *id, char *key, size_t size)
     return n > 0 && (size_t)n < size;
 }
 
+/* The list of the idempotency records kept within scope (see cas_script). */
+static bool idempotency_list_key(const char *scope, char *key, size_t size)
+{
+    int n = snprintf(key, size, "chessd:idemlist:%s", scope);
+    return n > 0 && (size_t)n < size;
+}
+
 /* The idempotency record's key: the client's key is hashed, so any text is safe. */
 static bool idempotency_key(const char *scope, const char *client_key, char *key, size_t size)
 {
@@ -400,7 +418,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                 size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
                                 uint64_t *current_version, char **replay)
 {
-    char key[128], idem_key[IDEMPOTENCY_KEY_SIZE], expected[24], next[24], ttl[16], idem_ttl[16];
+    char key[128], idem_key[IDEMPOTENCY_KEY_SIZE], idem_list[IDEMPOTENCY_KEY_SIZE], expected[24], next[24], ttl[16],
+        idem_ttl[16], keep_max[16];
     if (!game_key(id, key, sizeof key))
         return STORE_ENOT_FOUND;
     snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
@@ -409,13 +428,20 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     bool with_idem = idempotency && idempotency->key;
     if (with_idem && !idempotency_key(idempotency->scope, idempotency->key, idem_key, sizeof idem_key))
         return STORE_ECORRUPT;
-    if (with_idem)
+    bool bounded = with_idem && idempotency->keep_max > 0;
+    if (bounded && !idempotency_list_key(idempotency->scope, idem_list, sizeof idem_list))
+        return STORE_ECORRUPT;
+    if (with_idem) {
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
-    const char *argv[12] = { "EVALSHA", store->script_sha, with_idem ? "2" : "1", key };
-    size_t lengths[12];
+        snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
+    }
+    const char *argv[14] = { "EVALSHA", store->script_sha, bounded ? "3" : with_idem ? "2" : "1", key };
+    size_t lengths[14];
     int argc = 4;
     if (with_idem)
         argv[argc++] = idem_key;
+    if (bounded)
+        argv[argc++] = idem_list;
     argv[argc++] = expected;
     argv[argc++] = next;
     argv[argc++] = data;
@@ -423,6 +449,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     if (with_idem) {
         argv[argc++] = idempotency->answer;
         argv[argc++] = idem_ttl;
+        argv[argc++] = keep_max;
     }
     for (int i = 0; i < argc; i++)
         lengths[i] = argv[i] == data ? length : strlen(argv[i]);

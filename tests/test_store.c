@@ -231,14 +231,14 @@ static void test_idempotent_write_keeps_its_answer_and_replays_it_for_any_versio
     char id[32];
     new_id(id, sizeof id);
     create_game(id, "v1");
-    store_idempotency_t idem = { id, "key-1", "answer one", 600 };
+    store_idempotency_t idem = { id, "key-1", "answer one", 600, 0 };
     uint64_t version = 0;
     char *replay = NULL;
     CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, &idem, &version, &replay), STORE_OK);
     CU_ASSERT_EQUAL(version, 2);
     CU_ASSERT_PTR_NULL(replay);
 
-    store_idempotency_t again = { id, "key-1", "answer two", 600 };
+    store_idempotency_t again = { id, "key-1", "answer two", 600, 0 };
     const uint64_t expected_versions[] = { 2, 1, 0, 99 };
     for (size_t i = 0; i < sizeof expected_versions / sizeof expected_versions[0]; i++) {
         replay = NULL;
@@ -257,13 +257,44 @@ static void test_idempotent_write_keeps_its_answer_and_replays_it_for_any_versio
     free(answer);
 }
 
+static void test_kept_answers_in_a_bounded_scope_drop_the_oldest(void)
+{
+    /* A caller that loops changes with fresh keys replaces its own oldest
+     * answers: what it can keep in Redis stays flat. */
+    char id[32], scope[64], key[32];
+    new_id(id, sizeof id);
+    snprintf(scope, sizeof scope, "%s:caller", id);
+    create_game(id, "v1");
+    for (int i = 0; i < 10; i++) {
+        snprintf(key, sizeof key, "loop-%d", i);
+        store_idempotency_t idem = { scope, key, key, 600, 4 };
+        CU_ASSERT_EQUAL(write_game(id, (uint64_t)i + 1, "v", 0, &idem, NULL, NULL), STORE_OK);
+    }
+    for (int i = 0; i < 10; i++) {
+        char *answer = NULL;
+        snprintf(key, sizeof key, "loop-%d", i);
+        store_status_t status = store_idempotency_get(store, scope, key, &answer);
+        CU_ASSERT_EQUAL(status, i < 6 ? STORE_ENOT_FOUND : STORE_OK);
+        if (answer)
+            CU_ASSERT_STRING_EQUAL(answer, key);
+        free(answer);
+    }
+    char list[128];
+    snprintf(list, sizeof list, "chessd:idemlist:%s", scope);
+    redisReply *r = redis_server_command(&server, NULL, "LLEN %s", list);
+    CU_ASSERT(r && r->type == REDIS_REPLY_INTEGER && r->integer == 4);
+    if (r)
+        freeReplyObject(r);
+    CU_ASSERT(key_ttl(list) > 0 && key_ttl(list) <= 600); /* the list expires with the answers */
+}
+
 static void test_idempotent_create_replays_without_creating_a_second_game(void)
 {
     char id[32], other[32], key[48];
     new_id(id, sizeof id);
     new_id(other, sizeof other);
     snprintf(key, sizeof key, "create-%s", id);
-    store_idempotency_t idem = { "new", key, "created first", 600 };
+    store_idempotency_t idem = { "new", key, "created first", 600, 0 };
     CU_ASSERT_EQUAL(write_game(id, 0, "game", 0, &idem, NULL, NULL), STORE_OK);
     char *replay = NULL;
     CU_ASSERT_EQUAL(write_game(other, 0, "game", 0, &idem, NULL, &replay), STORE_EREPLAY);
@@ -290,8 +321,8 @@ static void test_idempotency_scope_separates_equal_keys(void)
     new_id(b, sizeof b);
     create_game(a, "a1");
     create_game(b, "b1");
-    store_idempotency_t in_a = { a, "same-key", "answer in a", 600 };
-    store_idempotency_t in_b = { b, "same-key", "answer in b", 600 };
+    store_idempotency_t in_a = { a, "same-key", "answer in a", 600, 0 };
+    store_idempotency_t in_b = { b, "same-key", "answer in b", 600, 0 };
     CU_ASSERT_EQUAL(write_game(a, 1, "a2", 0, &in_a, NULL, NULL), STORE_OK);
     char *answer = NULL;
     CU_ASSERT_EQUAL(store_idempotency_get(store, b, "same-key", &answer), STORE_ENOT_FOUND);
@@ -313,7 +344,7 @@ static void test_refused_write_keeps_no_idempotency_answer(void)
     char id[32];
     new_id(id, sizeof id);
     create_game(id, "v1");
-    store_idempotency_t idem = { id, "retry-key", "the answer", 600 };
+    store_idempotency_t idem = { id, "retry-key", "the answer", 600, 0 };
     CU_ASSERT_EQUAL(write_game(id, 7, "stale", 0, &idem, NULL, NULL), STORE_ECONFLICT);
     char *answer = NULL;
     CU_ASSERT_EQUAL(store_idempotency_get(store, id, "retry-key", &answer), STORE_ENOT_FOUND);
@@ -326,7 +357,7 @@ static void test_idempotency_answer_has_its_ttl_and_the_client_key_is_hashed(voi
     char id[32], pattern[64];
     new_id(id, sizeof id);
     create_game(id, "v1");
-    store_idempotency_t idem = { id, "secret-looking-client-key", "kept", 77 };
+    store_idempotency_t idem = { id, "secret-looking-client-key", "kept", 77, 0 };
     CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, &idem, NULL, NULL), STORE_OK);
     snprintf(pattern, sizeof pattern, "chessd:idem:%s:*", id);
     redisReply *keys = keys_matching(pattern);
@@ -383,7 +414,7 @@ static void test_idempotency_ttl_0_never_half_applies_a_write(void)
     char id[32];
     new_id(id, sizeof id);
     create_game(id, "v1");
-    store_idempotency_t idem = { id, "ttl-0-key", "the answer", 0 };
+    store_idempotency_t idem = { id, "ttl-0-key", "the answer", 0, 0 };
     uint64_t version = 0;
     store_status_t status = write_game(id, 1, "v2", 0, &idem, &version, NULL);
     char *answer = NULL;
@@ -425,7 +456,7 @@ static void test_long_ids_and_scopes_never_share_a_record(void)
     char id[32];
     new_id(id, sizeof id);
     create_game(id, "v1");
-    store_idempotency_t a = { scope, "key-a", "answer a", 600 }, b = { scope, "key-b", "answer b", 600 };
+    store_idempotency_t a = { scope, "key-a", "answer a", 600, 0 }, b = { scope, "key-b", "answer b", 600, 0 };
     if (write_game(id, 1, "v2", 0, &a, NULL, NULL) != STORE_OK)
         return; /* refused: fine */
     char *replay = NULL;
@@ -720,7 +751,7 @@ static void test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing(void)
     config_set("maxmemory-policy", "noeviction");
     config_set("maxmemory", "1");
     uint64_t current = 0;
-    store_idempotency_t idem = { id, "full-key", "the answer", 600 };
+    store_idempotency_t idem = { id, "full-key", "the answer", 600, 0 };
     store_status_t update = write_game(id, 1, "v2", 0, &idem, &current, NULL);
     store_status_t create = write_game(fresh, 0, "new", 0, NULL, NULL, NULL);
     char *answer = NULL, *data = NULL;
@@ -1296,6 +1327,7 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_write_to_a_missing_id_is_not_found_and_creates_nothing);
     CU_ADD_TEST(suite, test_ttl_sets_an_expiry_and_ttl_0_removes_it);
     CU_ADD_TEST(suite, test_idempotent_write_keeps_its_answer_and_replays_it_for_any_version);
+    CU_ADD_TEST(suite, test_kept_answers_in_a_bounded_scope_drop_the_oldest);
     CU_ADD_TEST(suite, test_idempotent_create_replays_without_creating_a_second_game);
     CU_ADD_TEST(suite, test_idempotency_get_of_an_unknown_key_is_not_found);
     CU_ADD_TEST(suite, test_idempotency_scope_separates_equal_keys);

@@ -176,6 +176,55 @@ static void test_ambiguous_framing_is_refused(void)
     expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\n", WIRE_REFUSE_MALFORMED, "decimal");
 }
 
+static void test_what_libmicrohttpd_would_answer_badly_is_refused_first(void)
+{
+    expect_refused("GET / HTTP/1.1\r\n\r\n", WIRE_REFUSE_MALFORMED, "Host");
+    expect_passed_whole("GET / HTTP/1.0\r\n\r\n");
+    expect_refused("GET / HTTP/1.2\r\nHost: x\r\n\r\n", WIRE_REFUSE_MALFORMED, "version");
+    expect_refused("GET / HTTP/1.10\r\nHost: x\r\n\r\n", WIRE_REFUSE_MALFORMED, "version");
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 18446744073709551616\r\n\r\n",
+                   WIRE_REFUSE_TOO_LARGE, NULL);
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nab\r\n0\r\n\r\n",
+                   WIRE_REFUSE_MALFORMED, "chunk size");
+    char many[512] = "GET /v1/perft?";
+    for (int i = 0; i < 70; i++)
+        strcat(many, "a&");
+    strcat(many, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_refused(many, WIRE_REFUSE_MALFORMED, "query parameters");
+}
+
+static void test_a_length_with_leading_zeros_is_read_as_libmicrohttpd_reads_it(void)
+{
+    /* 0000000000000000002 is 2: the next request starts after two bytes, and
+     * is checked like the first. */
+    pair_t p = open_pair();
+    char buf[512], answer[256];
+    const char *first = "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 0000000000000000002\r\n\r\nab";
+    snprintf(buf, sizeof buf, "%sGET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", first);
+    send_text(p, buf);
+    CU_ASSERT_STRING_EQUAL(server_reads(p, buf, sizeof buf), first);
+    wire_request_completed(p.server);
+    CU_ASSERT(strstr(client_reads(p, answer, sizeof answer), "Host") != NULL);
+    CU_ASSERT_STRING_EQUAL(server_reads(p, buf, sizeof buf), "");
+    close_pair(p);
+    expect_passed_whole("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 00003\r\n\r\nabc"
+                        "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+}
+
+static void test_a_bad_trailer_is_refused_at_once(void)
+{
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX : y\r\n\r\n",
+                   WIRE_REFUSE_MALFORMED, "colon");
+    pair_t p = open_pair();
+    char buf[512], answer[256];
+    send_text(p, "POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n");
+    CU_ASSERT_NSTRING_EQUAL(server_reads(p, buf, sizeof buf), "POST", 4);
+    send_text(p, "T: 1\r\n x\r\n\r\n"); /* obs-fold in the trailer, a packet later */
+    CU_ASSERT_STRING_EQUAL(server_reads(p, buf, sizeof buf), "");
+    CU_ASSERT_NSTRING_EQUAL(client_reads(p, answer, sizeof answer), "REFUSED", 7);
+    close_pair(p);
+}
+
 static void test_a_chunked_body_is_cut_off_as_soon_as_it_passes_the_cap(void)
 {
     /* The head went on before the body was refused: the answer goes out at
@@ -319,6 +368,11 @@ int test_wire_register(void)
     CU_add_test(suite, "bare LF and lone CR are refused", test_bare_lf_and_lone_cr_are_refused);
     CU_add_test(suite, "control characters in a head are refused", test_control_characters_in_a_head_are_refused);
     CU_add_test(suite, "ambiguous framing is refused", test_ambiguous_framing_is_refused);
+    CU_add_test(suite, "what libmicrohttpd would answer badly is refused first",
+                test_what_libmicrohttpd_would_answer_badly_is_refused_first);
+    CU_add_test(suite, "a length with leading zeros is read as libmicrohttpd reads it",
+                test_a_length_with_leading_zeros_is_read_as_libmicrohttpd_reads_it);
+    CU_add_test(suite, "a bad trailer is refused at once", test_a_bad_trailer_is_refused_at_once);
     CU_add_test(suite, "a chunked body is cut off as soon as it passes the cap",
                 test_a_chunked_body_is_cut_off_as_soon_as_it_passes_the_cap);
     CU_add_test(suite, "a refused request after a good one waits for its answer",
