@@ -226,7 +226,7 @@ static const char *end_head(entry_t *e)
 {
     if (e->chunked && e->lengths)
         return "Content-Length and Transfer-Encoding together";
-    if (!e->hosts && !strcmp(e->version, "HTTP/1.1"))
+    if (!e->hosts && e->version_length == 8 && !strcmp(e->version, "HTTP/1.1"))
         return "an HTTP/1.1 request needs a Host header";
     atomic_fetch_add(&e->heads, 1);
     if (e->chunked) {
@@ -270,9 +270,8 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         if (c == '\r') {
             if (e->spaces != 2)
                 return "the request line must be: method, target and version, one space apart";
+            /* Other versions are libmicrohttpd's to refuse (505). */
             e->version[e->version_length < sizeof e->version ? e->version_length : 0] = '\0';
-            if (e->version_length != 8 || (strcmp(e->version, "HTTP/1.1") && strcmp(e->version, "HTTP/1.0")))
-                return "the HTTP version must be HTTP/1.1 or HTTP/1.0";
             e->state = S_REQUEST_LINE_LF;
             return NULL;
         }
