@@ -76,6 +76,8 @@ typedef struct server {
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
+static int connection_fd(struct MHD_Connection *connection);
+
 static uint64_t now_us(void)
 {
     struct timespec ts;
@@ -338,10 +340,22 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
     return MHD_YES;
 }
 
+/* Whether the client of a suspended connection has gone (closed its side):
+ * its queued work is then not worth doing. */
+static bool client_gone(struct MHD_Connection *connection)
+{
+    int fd = connection_fd(connection);
+    char probe;
+    return fd >= 0 && recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static void run_pooled(void *arg)
 {
     request_state_t *st = arg;
-    router_handle(&st->req, &st->res);
+    if (client_gone(st->connection))
+        api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
+    else
+        router_handle(&st->req, &st->res);
     atomic_store(&st->done, true);
     MHD_resume_connection(st->connection);
 }
