@@ -252,7 +252,7 @@ export function freePort() {
  * private redis-server, so /readyz can be ready. Unless they name a
  * --rate-limit-create, the per-address creation limit is off: the suites
  * create hundreds of games from 127.0.0.1, and the limit has tests of its own
- * (attacks.test.mjs; { defaultLimits: true } keeps the server's default). Resolves to
+ * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
 export async function startServer(extraArgs = [], { env = {}, defaultLimits = false } = {}) {
