@@ -254,6 +254,7 @@ async function sendMove(game, move, replica, rng, kind) {
 function accept(game, won) {
   game.acked.push(won.move.uci);
   game.lastKey = won.move.key; // for the key-reuse bad request
+  game.lastKeySide = sideToMove(game); // keys are the player's own: only the mover reuses this one
   game.version = won.game.version;
   game.state = won.game;
   if (won.game.status !== 'active') game.done = true;
@@ -474,11 +475,12 @@ async function badRequest(rng, game) {
           { ...auth(sideToMove(game)), 'if-match': `"${game.version + 1 + rng.int(3)}"` }), [412]);
       break;
     case 'key_reuse': {
-      // The key of this game's last acknowledged move, with another body: 422, never a replay or a write.
+      // The key of this game's last acknowledged move, sent again by the player who made it with another
+      // body: 422, never a replay or a write.
       if (!game.lastKey) return;
       res = await send('bad_key_reuse', replica, 'POST', moveUrl,
         jsonInit({ move: rng.pick(game.state.position.legal_moves).uci, expected_version: game.version + 100 },
-          { ...auth(sideToMove(game)), 'idempotency-key': game.lastKey }), [422]);
+          { ...auth(game.lastKeySide), 'idempotency-key': game.lastKey }), [422]);
       break;
     }
     default:
