@@ -1,9 +1,11 @@
 /* See wire.h. One entry per file descriptor; the parser state of an entry is
  * touched only by the thread that serves the connection (inside recv), the
- * deadline and counters also by the deadline thread, under the entry's lock
- * for anything that acts on the descriptor (so a descriptor closed and
- * reused is never shut down by mistake: libmicrohttpd reports the close,
- * which takes the same lock, before it closes the descriptor). */
+ * deadline and counters also by the deadline thread, under the entry's
+ * stripe lock for anything that acts on the descriptor (so a descriptor
+ * closed and reused is never shut down by mistake: libmicrohttpd reports the
+ * close, which takes the same lock, before it closes the descriptor). Parts:
+ * the head and body parser (feed, scan), recv() and the refusals, the
+ * connection's life, close() and lingering, the deadline thread. */
 #include "wire.h"
 
 #include <errno.h>
