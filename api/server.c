@@ -2,10 +2,9 @@
  * arrives (the raw target, start time), the body collected up to the cap
  * (413 as soon as Content-Length says too much), the router run on the final
  * callback (or on the work pool for ROUTE_POOL routes, with the connection
- * suspended), and
- * the state freed and the log line written in the completion callback. The
- * bytes themselves pass wire.c's checks and deadlines first. Signals are
- * taken synchronously with sigwait in the main thread. */
+ * suspended), and the state freed and the log line written in the completion
+ * callback. The bytes themselves pass wire.c's checks and deadlines first.
+ * Signals are taken synchronously with sigwait in the main thread. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -41,7 +40,6 @@ enum {
     POOL_NICENESS = 10, /* perft yields the CPU to the connection threads */
     MHD_LOG_PER_SECOND = 5,
 };
-struct server;
 
 typedef struct {
     uint64_t started_us;
@@ -297,12 +295,8 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     st->route = -1;
     st->connection = connection;
     /* libmicrohttpd's memory limit (16 KiB a connection) bounds its length. */
-    st->raw_target_length = strlen(uri);
-    st->raw_target = malloc(st->raw_target_length + 1);
-    if (st->raw_target) {
-        memcpy(st->raw_target, uri, st->raw_target_length);
-        st->raw_target[st->raw_target_length] = '\0';
-    }
+    st->raw_target = strdup(uri);
+    st->raw_target_length = st->raw_target ? strlen(st->raw_target) : 0;
     size_t path_length = strcspn(uri, "?");
     snprintf(st->path, sizeof st->path, "%.*s", (int)(path_length < LOG_PATH_MAX ? path_length : LOG_PATH_MAX), uri);
     return st;
@@ -340,19 +334,12 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
     return MHD_YES;
 }
 
-/* Whether the client of a suspended connection has gone (closed its side):
- * its queued work is then not worth doing. */
-static bool client_gone(struct MHD_Connection *connection)
-{
-    int fd = connection_fd(connection);
-    char probe;
-    return fd >= 0 && recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
-
+/* Runs a ROUTE_POOL request on the pool, unless its client has gone while
+ * it waited (the connection is suspended, so nothing else reads it now). */
 static void run_pooled(void *arg)
 {
     request_state_t *st = arg;
-    if (client_gone(st->connection))
+    if (wire_client_gone(connection_fd(st->connection)))
         api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
     else
         router_handle(&st->req, &st->res);
@@ -494,9 +481,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     wire_request_completed(connection_fd(connection));
     if (!st)
         return;
-    log_line(st->method[0] ? st->method : "-", st->path, st->status, now_us() - st->started_us,
-             st->request_id[0] ? st->request_id : "-");
-    metrics_request(st->route, st->status, now_us() - st->started_us);
+    uint64_t micros = now_us() - st->started_us;
+    log_line(st->method[0] ? st->method : "-", st->path, st->status, micros, st->request_id[0] ? st->request_id : "-");
+    metrics_request(st->route, st->status, micros);
     if (st->seen)
         atomic_fetch_sub(&srv->in_flight, 1);
     free(st->raw_target);

@@ -30,6 +30,7 @@ enum {
     TABLE_MAX = 1 << 18,
     LINGER_MAX = 256,            /* connections read and dropped at once; more are closed at once */
     LINGER_US = 5 * 1000 * 1000, /* how long a closing connection is read and dropped at most */
+    DISCARD_BYTES = 256 * 1024,  /* read and dropped at once before a refusal */
 };
 /* How much a closing connection may send that is read and dropped. */
 #define LINGER_BYTES (16ull << 20)
@@ -71,7 +72,7 @@ typedef struct {
     char value[VALUE_KEEP + 1];
     unsigned value_length;
     unsigned hosts, lengths, encodings;
-    bool chunked, lengths_differ;
+    bool chunked;
     uint64_t length, remaining, chunk_digits, body_seen;
     /* requests whose head went to libmicrohttpd, and those answered */
     atomic_uint heads, answered;
@@ -150,7 +151,7 @@ static void start_head(entry_t *e)
     e->in_trailer = false;
     e->spaces = e->ampersands = e->version_length = 0;
     e->hosts = e->lengths = e->encodings = 0;
-    e->chunked = e->lengths_differ = false;
+    e->chunked = false;
     e->length = e->remaining = e->body_seen = 0;
 }
 
@@ -223,6 +224,14 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
     }
 }
 
+/* A request is complete: the next byte starts a new one, with no deadline
+ * until it comes (the idle timeout covers a quiet connection). */
+static void end_body(entry_t *e)
+{
+    start_head(e);
+    set_deadline(e, 0, false);
+}
+
 /* The head is complete; NULL or why it is refused. Sets the body state. */
 static const char *end_head(entry_t *e)
 {
@@ -239,18 +248,11 @@ static const char *end_head(entry_t *e)
         e->state = S_BODY_FIXED;
         e->remaining = e->length;
     } else {
-        start_head(e);
-        set_deadline(e, 0, false);
+        end_body(e); /* no body */
         return NULL;
     }
     set_deadline(e, wire.cfg.body_timeout_us, true);
     return NULL;
-}
-
-static void end_body(entry_t *e)
-{
-    start_head(e);
-    set_deadline(e, 0, false);
 }
 
 /* Feeds one byte; NULL or why the connection is refused (*why says how). */
@@ -466,13 +468,28 @@ static ssize_t raw_recv(int fd, void *buf, size_t len, int flags)
     return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, 0);
 }
 
-/* Reads and drops what the client has already sent, so that closing does not
- * reset the connection before it reads the answer. */
+/* Reads and drops what the client has sent so far, at most *budget bytes
+ * (taken off it), so that closing does not reset the connection before the
+ * client reads its answer. True when there is no more to wait for: the
+ * client's end, an error, or the budget used up. */
+static bool drop_input(int fd, uint64_t *budget)
+{
+    char sink[16384];
+    for (;;) {
+        ssize_t n = raw_recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return false;
+        if (n <= 0 || (uint64_t)n >= *budget)
+            return true;
+        *budget -= (uint64_t)n;
+    }
+}
+
+/* drop_input for a connection about to be refused: what is already there. */
 static void discard_input(int fd)
 {
-    char sink[4096];
-    for (int i = 0; i < 64 && raw_recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
-        ;
+    uint64_t budget = DISCARD_BYTES;
+    drop_input(fd, &budget);
 }
 
 /* Writes the refusal and half-closes; the caller then reports end of input. */
@@ -490,6 +507,12 @@ static void answer_refusal(entry_t *e, int fd, wire_refusal_t why, const char *d
     atomic_fetch_add(&wire.refused, 1);
 }
 
+bool wire_client_gone(int fd)
+{
+    char probe;
+    return fd >= 0 && raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static bool mid_request(const entry_t *e) { return e->state != S_REQUEST_START && e->state != S_REQUEST_START_LF; }
 
 /* After a short read: has the client closed its side? libmicrohttpd 0.9.75
@@ -499,8 +522,7 @@ static bool mid_request(const entry_t *e) { return e->state != S_REQUEST_START &
  * requests already read are answered (the client may still be reading). */
 static void check_peer_closed(entry_t *e, int fd)
 {
-    char probe;
-    if (e->peer_closed || raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+    if (e->peer_closed || !wire_client_gone(fd))
         return;
     e->peer_closed = true;
     if (mid_request(e) || atomic_load(&e->heads) == atomic_load(&e->answered))
@@ -638,17 +660,7 @@ static void serve_lingering(bool stopping)
     pthread_mutex_lock(&wire.linger_lock);
     for (int i = 0; i < wire.linger_count;) {
         linger_t *l = &wire.lingering[i];
-        char sink[16384];
-        bool done = stopping || now >= l->deadline_us;
-        while (!done) {
-            ssize_t n = raw_recv(l->fd, sink, sizeof sink, MSG_DONTWAIT);
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                break;
-            done = n <= 0 || (uint64_t)n >= l->bytes_left;
-            if (n > 0 && !done)
-                l->bytes_left -= (uint64_t)n;
-        }
-        if (done) {
+        if (stopping || now >= l->deadline_us || drop_input(l->fd, &l->bytes_left)) {
             raw_close(l->fd);
             *l = wire.lingering[--wire.linger_count];
         } else {

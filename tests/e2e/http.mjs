@@ -83,31 +83,38 @@ function safeJson(text) {
 }
 
 /**
- * One request with node:http (for Agent and socket control). Resolves to
- * { status, headers, text, body, socket } with the body validated.
+ * One request with node:http (for Agent and socket control). opts as for
+ * fetch, plus agent, localAddress (the client's source address) and timeoutMs
+ * (no complete answer by then rejects; none by default). Resolves to
+ * { status, headers, text, body, socket, ms } with the body validated.
  */
-export function nodeRequest(server, { method = 'GET', path = '/', headers = {}, body, agent } = {}) {
+export function nodeRequest(server, { method = 'GET', path = '/', headers = {}, body, agent, localAddress, timeoutMs } = {}) {
   // node:http frames a GET/DELETE/OPTIONS body with neither Content-Length nor
   // chunked encoding, so the bytes would read as the start of the next request.
   if (body !== undefined && !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h)))
     headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: server.port, method, path, headers, agent }, (res) => {
+    const started = performance.now();
+    let timer;
+    const req = http.request({ host: '127.0.0.1', port: server.port, method, path, headers, agent, localAddress }, (res) => {
       const socket = res.socket;
       const chunks = [];
       res.on('data', (d) => chunks.push(d));
       res.on('end', () => {
+        clearTimeout(timer);
         try {
           const text = utf8(Buffer.concat(chunks), `${method} ${path} -> ${res.statusCode}`);
           const parsed = checkResponse({ method, path, status: res.statusCode, headers: res.headers, body: text });
-          resolve({ status: res.statusCode, headers: res.headers, text, body: parsed, socket });
+          resolve({ status: res.statusCode, headers: res.headers, text, body: parsed, socket, ms: performance.now() - started });
         } catch (err) {
           reject(err);
         }
       });
       res.on('error', reject);
     });
-    req.on('error', reject);
+    if (timeoutMs !== undefined)
+      timer = setTimeout(() => req.destroy(new Error(`${method} ${path}${localAddress ? ` from ${localAddress}` : ''}: no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (err) => { clearTimeout(timer); reject(err); });
     if (body !== undefined) req.write(body);
     req.end();
   });
@@ -229,37 +236,5 @@ export function head(method, path, headers = {}) {
 
 export { sleep };
 
-/**
- * nodeRequest with a source address and a deadline: localAddress binds the
- * client's socket (e.g. '127.0.0.2', another client address on loopback, for
- * per-address limits), and the promise rejects when the whole answer has not
- * arrived within timeoutMs. Resolves to { status, headers, text, body, socket,
- * ms } with the body validated; ms is the time from sending to the answer's end.
- */
-export function nodeRequestFrom(server, { method = 'GET', path = '/', headers = {}, body, agent, localAddress, timeoutMs = 5000 } = {}) {
-  if (body !== undefined && !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h)))
-    headers = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = http.request({ host: '127.0.0.1', port: server.port, method, path, headers, agent, localAddress }, (res) => {
-      const socket = res.socket;
-      const chunks = [];
-      res.on('data', (d) => chunks.push(d));
-      res.on('end', () => {
-        clearTimeout(timer);
-        try {
-          const text = utf8(Buffer.concat(chunks), `${method} ${path} -> ${res.statusCode}`);
-          const parsed = checkResponse({ method, path, status: res.statusCode, headers: res.headers, body: text });
-          resolve({ status: res.statusCode, headers: res.headers, text, body: parsed, socket, ms: performance.now() - started });
-        } catch (err) {
-          reject(err);
-        }
-      });
-      res.on('error', reject);
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`${method} ${path}${localAddress ? ` from ${localAddress}` : ''}: no complete answer within ${timeoutMs} ms`)), timeoutMs);
-    req.on('error', (err) => { clearTimeout(timer); reject(err); });
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+/** nodeRequest with a 5 s deadline unless opts say otherwise, for tests that time answers. */
+export const nodeRequestFrom = (server, opts = {}) => nodeRequest(server, { timeoutMs: 5000, ...opts });
