@@ -27,6 +27,7 @@ static atomic_ullong latency_micros_sum, latency_count;
 static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
+static atomic_llong perft_waiting;
 
 static int status_slot(unsigned status)
 {
@@ -54,6 +55,8 @@ void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflic
 void metrics_store_full(void) { atomic_fetch_add_explicit(&store_full, 1, memory_order_relaxed); }
 void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown, 1, memory_order_relaxed); }
 void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
+
+void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
@@ -145,6 +148,9 @@ char *metrics_render(struct store *store, size_t *length)
         atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
     add(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
             "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
+    add(&b, "# HELP chessd_perft_waiting Perft requests queued for a pool thread now.\n"
+            "# TYPE chessd_perft_waiting gauge\nchessd_perft_waiting %lld\n",
+        atomic_load_explicit(&perft_waiting, memory_order_relaxed));
     wire_stats_t wire;
     wire_stats(&wire);
     add(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "

@@ -20,6 +20,8 @@ void metrics_outcome_unknown(void); /* a write answered 503 outcome_unknown */
 void metrics_connection(int delta);
 /* One message from libmicrohttpd itself (an aborted connection, say). */
 void metrics_http_library_message(void);
+/* Perft requests waiting for a pool thread: +1 when one is queued, -1 when it starts. */
+void metrics_perft_waiting(int delta);
 
 /* The exposition text (malloc'd, caller frees), or NULL on OOM. */
 char *metrics_render(struct store *store, size_t *length);

@@ -339,6 +339,7 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
 static void run_pooled(void *arg)
 {
     request_state_t *st = arg;
+    metrics_perft_waiting(-1);
     if (wire_client_gone(connection_fd(st->connection)))
         api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
     else
@@ -414,8 +415,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         /* Long work leaves the connection thread: the connection waits, suspended. */
         st->queued = true;
         MHD_suspend_connection(connection);
+        metrics_perft_waiting(1); /* before the job can start and take it back */
         if (workpool_submit(srv->pool, run_pooled, st))
             return MHD_YES;
+        metrics_perft_waiting(-1);
         /* The queue is full: answered at once, through the same resume path. */
         api_problem(&st->res, API_EUNAVAILABLE, "the perft workers are all busy; retry shortly", NULL, NULL);
         st->res.retry_after = 1;
