@@ -1,0 +1,145 @@
+/* A game under the Laws of Chess beyond the board: whose turn it is, the
+ * endings (checkmate, stalemate, the automatic draws, resignation, draws by
+ * agreement and by claim), draw offers and taking back a move. A game_t is a
+ * fixed-size value with no pointers, like position_t: the start and current
+ * positions, the repetition history since the last irreversible move, and the
+ * state. The moves played are the caller's to keep (as move-list text, see
+ * game_replay); only undo needs them back. Pure: no malloc, no I/O. Every
+ * operation either succeeds (GAME_OK) or changes nothing. */
+#ifndef CHESSD_RULES_GAME_H
+#define CHESSD_RULES_GAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "legality.h"
+#include "position.h"
+#include "san.h"
+#include "status.h"
+#include "uci.h"
+
+/* An active game has made fewer than 150 halfmoves since its last irreversible
+ * move (the 75-move rule ends it there), so that many keys are all the
+ * repetition history it can need. */
+enum { GAME_HISTORY_MAX = 150, GAME_MAX_PLIES = 18000 };
+
+typedef enum { GAME_ACTIVE = 0, GAME_CHECKMATE, GAME_STALEMATE, GAME_DRAW, GAME_RESIGNED, GAME_STATE_COUNT } game_state_t;
+
+typedef enum { GAME_RESULT_NONE = 0, GAME_WHITE_WINS, GAME_BLACK_WINS, GAME_DRAWN, GAME_RESULT_COUNT } game_result_t;
+
+typedef enum {
+    GAME_TERMINATION_NONE = 0,
+    GAME_TERMINATION_CHECKMATE,
+    GAME_TERMINATION_STALEMATE,
+    GAME_TERMINATION_INSUFFICIENT_MATERIAL,
+    GAME_TERMINATION_FIVEFOLD_REPETITION,
+    GAME_TERMINATION_SEVENTYFIVE_MOVES,
+    GAME_TERMINATION_THREEFOLD_REPETITION,
+    GAME_TERMINATION_FIFTY_MOVES,
+    GAME_TERMINATION_AGREEMENT,
+    GAME_TERMINATION_RESIGNATION,
+    GAME_TERMINATION_COUNT
+} game_termination_t;
+
+/* Who has a draw offer standing. */
+typedef enum { GAME_OFFER_NONE = 0, GAME_OFFER_WHITE, GAME_OFFER_BLACK, GAME_OFFER_COUNT } game_offer_t;
+
+typedef enum { GAME_DRAW_OFFER = 0, GAME_DRAW_ACCEPT, GAME_DRAW_DECLINE, GAME_DRAW_CLAIM, GAME_DRAW_ACTION_COUNT } game_draw_action_t;
+
+/* What an operation did: GAME_OK, or why it changed nothing. */
+typedef enum {
+    GAME_OK = 0,
+    GAME_ENOT_YOUR_TURN,        /* a move or a claim by the player not to move */
+    GAME_EOVER,                 /* the game is over: nothing changes it */
+    GAME_EILLEGAL_MOVE,         /* the move text is not a legal move here (see game_played_t.reason) */
+    GAME_ETOO_LONG,             /* the game has as many plies as it may keep */
+    GAME_ENOTHING_TO_UNDO,      /* no move, or the last one was not the caller's */
+    GAME_ENO_DRAW_OFFER,        /* accept/decline with no offer by the other player */
+    GAME_EDRAW_ALREADY_OFFERED, /* the caller's own offer still stands */
+    GAME_EDRAW_NOT_CLAIMABLE,   /* neither the 50-move rule nor threefold repetition applies */
+    GAME_EBAD_RECORD,           /* a stored game (restore, replay) is not consistent */
+    GAME_STATUS_COUNT
+} game_status_t;
+
+typedef struct {
+    position_t initial;                  /* the position the game started from */
+    position_t pos;                      /* the position now */
+    status_t status;                     /* of pos, with the history */
+    uint64_t history[GAME_HISTORY_MAX];  /* keys of the positions since the last irreversible move, oldest first, pos excluded */
+    int history_count;
+    int ply_count;                       /* moves played from initial */
+    game_state_t state;
+    game_result_t result;
+    game_termination_t termination;      /* GAME_TERMINATION_NONE while active */
+    game_offer_t draw_offer;
+} game_t;
+
+/* What game_move() played, or why not. */
+typedef struct {
+    move_t move;
+    char uci[UCI_BUFFER_SIZE];
+    char san[SAN_BUFFER_SIZE];
+    legality_reason_t reason; /* GAME_EILLEGAL_MOVE: the rules' reason */
+    char message[200];        /* GAME_EILLEGAL_MOVE: the rules' explanation */
+} game_played_t;
+
+/* A new game from initial (a legal position). It is already over when the
+ * position is (mate, stalemate, an automatic draw). */
+void game_start(game_t *g, const position_t *initial);
+
+/* Plays the move in text (UCI or SAN, length bytes) for `who`. A standing
+ * draw offer by the other player lapses when `who` moves instead of
+ * answering it. The game ends by itself on mate, stalemate and the automatic
+ * draws. max_plies (at most GAME_MAX_PLIES) bounds ply_count. */
+game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, game_played_t *out);
+
+/* Takes back the last move; only its player may, before the reply. line is
+ * the game's move-list text (see game_replay), all ply_count moves. */
+game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length);
+
+game_status_t game_resign(game_t *g, color_t who);
+
+/* Offer (two crossing offers are an agreement), accept or decline the other
+ * player's offer, or claim a draw (by the player to move, under the 50-move
+ * rule or threefold repetition). */
+game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action);
+
+bool game_is_over(const game_t *g);
+
+/* Move-list text: one entry a move, separated by single spaces, each entry
+ * the move's UCI optionally followed by ':' and its SAN ("e2e4:e4 e7e5:e5").
+ * game_line_entry() writes the entry for a played move into out (at least
+ * GAME_LINE_ENTRY_SIZE bytes) and returns its length. */
+enum { GAME_LINE_ENTRY_SIZE = UCI_BUFFER_SIZE + SAN_BUFFER_SIZE + 1 };
+size_t game_line_entry(const game_played_t *played, char *out);
+
+/* Rebuilds g by playing the line on initial, checking every move's legality,
+ * and keeping the state as given (the line's automatic ending, if any, must
+ * agree with it). GAME_EBAD_RECORD when a move is illegal or the line is
+ * not move-list text; g is unchanged then. Costs the line's length. */
+game_status_t game_replay(game_t *g, const position_t *initial, const char *line, size_t length, game_state_t state,
+                          game_result_t result, game_termination_t termination, game_offer_t offer);
+
+/* Sets g from stored parts without replaying: checks that they are
+ * consistent (history no longer than the halfmove clock, the ending and the
+ * result belong together, an active game's position is not over by itself)
+ * and evaluates the position. GAME_EBAD_RECORD when not. */
+game_status_t game_restore(game_t *g, const position_t *initial, const position_t *current, const uint64_t *history,
+                           int history_count, int ply_count, game_state_t state, game_result_t result,
+                           game_termination_t termination, game_offer_t offer);
+
+/* Stable names ("active", "1-0", "threefold_repetition", "white",
+ * "not_your_turn") and their reverse (-1 when the name is not one). The
+ * offer's names are "none", "white", "black". */
+const char *game_state_name(game_state_t state);
+const char *game_result_name(game_result_t result);
+const char *game_termination_name(game_termination_t termination);
+const char *game_offer_name(game_offer_t offer);
+const char *game_status_name(game_status_t status);
+int game_state_from_name(const char *name, size_t length);
+int game_result_from_name(const char *name, size_t length);
+int game_termination_from_name(const char *name, size_t length);
+int game_offer_from_name(const char *name, size_t length);
+
+#endif
