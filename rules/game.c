@@ -1,0 +1,348 @@
+/* The game state machine of game.h. Each operation checks everything first
+ * and changes g only when it succeeds. A move costs the same at any length:
+ * it updates the position, the bounded repetition history and the status;
+ * only undo and replay walk the move list. */
+#include "game.h"
+
+#include <string.h>
+
+#include "movegen.h"
+#include "notation.h"
+
+static const char *const state_names[GAME_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw", "resigned" };
+static const char *const result_names[GAME_RESULT_COUNT] = { "*", "1-0", "0-1", "1/2-1/2" };
+static const char *const termination_names[GAME_TERMINATION_COUNT] = {
+    "none", "checkmate", "stalemate", "insufficient_material", "fivefold_repetition", "seventyfive_moves",
+    "threefold_repetition", "fifty_moves", "agreement", "resignation",
+};
+static const char *const offer_names[GAME_OFFER_COUNT] = { "none", "white", "black" };
+static const char *const status_names[GAME_STATUS_COUNT] = {
+    "ok", "not_your_turn", "game_over", "illegal_move", "game_too_long", "nothing_to_undo", "no_draw_offer",
+    "draw_already_offered", "draw_not_claimable", "bad_record",
+};
+
+static const char *name_of(const char *const *names, int count, int value)
+{
+    return value >= 0 && value < count ? names[value] : "unknown";
+}
+
+static int from_name(const char *const *names, int count, const char *name, size_t length)
+{
+    for (int i = 0; i < count; i++)
+        if (strlen(names[i]) == length && !memcmp(names[i], name, length))
+            return i;
+    return -1;
+}
+
+const char *game_state_name(game_state_t state) { return name_of(state_names, GAME_STATE_COUNT, (int)state); }
+const char *game_result_name(game_result_t result) { return name_of(result_names, GAME_RESULT_COUNT, (int)result); }
+const char *game_termination_name(game_termination_t termination)
+{
+    return name_of(termination_names, GAME_TERMINATION_COUNT, (int)termination);
+}
+const char *game_offer_name(game_offer_t offer) { return name_of(offer_names, GAME_OFFER_COUNT, (int)offer); }
+const char *game_status_name(game_status_t status) { return name_of(status_names, GAME_STATUS_COUNT, (int)status); }
+
+int game_state_from_name(const char *name, size_t length)
+{
+    return from_name(state_names, GAME_STATE_COUNT, name, length);
+}
+int game_result_from_name(const char *name, size_t length)
+{
+    return from_name(result_names, GAME_RESULT_COUNT, name, length);
+}
+int game_termination_from_name(const char *name, size_t length)
+{
+    return from_name(termination_names, GAME_TERMINATION_COUNT, name, length);
+}
+int game_offer_from_name(const char *name, size_t length)
+{
+    return from_name(offer_names, GAME_OFFER_COUNT, name, length);
+}
+
+bool game_is_over(const game_t *g) { return g->state != GAME_ACTIVE; }
+
+static game_offer_t offer_by(color_t who) { return who == WHITE ? GAME_OFFER_WHITE : GAME_OFFER_BLACK; }
+static game_result_t win_for(color_t who) { return who == WHITE ? GAME_WHITE_WINS : GAME_BLACK_WINS; }
+
+static void end_game(game_t *g, game_state_t state, game_result_t result, game_termination_t termination)
+{
+    g->state = state;
+    g->result = result;
+    g->termination = termination;
+    g->draw_offer = GAME_OFFER_NONE;
+}
+
+static game_termination_t termination_for_draw(status_draw_reason_t reason)
+{
+    switch (reason) {
+    case STATUS_DRAW_INSUFFICIENT_MATERIAL: return GAME_TERMINATION_INSUFFICIENT_MATERIAL;
+    case STATUS_DRAW_FIVEFOLD_REPETITION: return GAME_TERMINATION_FIVEFOLD_REPETITION;
+    case STATUS_DRAW_SEVENTYFIVE_MOVES: return GAME_TERMINATION_SEVENTYFIVE_MOVES;
+    default: return GAME_TERMINATION_NONE;
+    }
+}
+
+/* Evaluates the position and ends the game when it ended by itself. */
+static void evaluate(game_t *g)
+{
+    status_evaluate(&g->pos, g->history, (size_t)g->history_count, &g->status);
+    switch (g->status.state) {
+    case STATUS_CHECKMATE:
+        end_game(g, GAME_CHECKMATE, win_for((color_t)!g->pos.side_to_move), GAME_TERMINATION_CHECKMATE);
+        break;
+    case STATUS_STALEMATE:
+        end_game(g, GAME_STALEMATE, GAME_DRAWN, GAME_TERMINATION_STALEMATE);
+        break;
+    case STATUS_DRAW:
+        end_game(g, GAME_DRAW, GAME_DRAWN, termination_for_draw(g->status.draw_reason));
+        break;
+    default:
+        break;
+    }
+}
+
+void game_start(game_t *g, const position_t *initial)
+{
+    memset(g, 0, sizeof *g);
+    g->initial = *initial;
+    g->pos = *initial;
+    evaluate(g);
+}
+
+/* Plays a legal move: the history keeps the keys since the last irreversible
+ * move (an active game never needs more than GAME_HISTORY_MAX of them). */
+static void play(game_t *g, move_t move)
+{
+    position_undo_t undo;
+    uint64_t before = g->pos.key;
+    position_make(&g->pos, move, &undo);
+    if (g->pos.halfmove_clock == 0) {
+        g->history_count = 0;
+    } else {
+        if (g->history_count == GAME_HISTORY_MAX) {
+            memmove(g->history, g->history + 1, sizeof g->history[0] * (GAME_HISTORY_MAX - 1));
+            g->history_count--;
+        }
+        g->history[g->history_count++] = before;
+    }
+    g->ply_count++;
+}
+
+game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, game_played_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (game_is_over(g))
+        return GAME_EOVER;
+    if (who != g->pos.side_to_move)
+        return GAME_ENOT_YOUR_TURN;
+    out->reason = notation_parse_move(&g->pos, text, length, &out->move, out->message, sizeof out->message);
+    if (out->reason != LEGALITY_OK)
+        return GAME_EILLEGAL_MOVE;
+    if (max_plies > GAME_MAX_PLIES)
+        max_plies = GAME_MAX_PLIES;
+    if (g->ply_count >= max_plies)
+        return GAME_ETOO_LONG;
+    move_list_t legal;
+    movegen_legal(&g->pos, &legal);
+    uci_format(&g->pos, out->move, out->uci);
+    san_format_with(&g->pos, &legal, out->move, out->san);
+    /* An offer lapses when the player it was made to moves instead of answering. */
+    if (g->draw_offer == offer_by((color_t)!who))
+        g->draw_offer = GAME_OFFER_NONE;
+    play(g, out->move);
+    evaluate(g);
+    return GAME_OK;
+}
+
+size_t game_line_entry(const game_played_t *played, char *out)
+{
+    size_t uci = strlen(played->uci), san = strlen(played->san);
+    memcpy(out, played->uci, uci);
+    out[uci] = ':';
+    memcpy(out + uci + 1, played->san, san + 1);
+    return uci + 1 + san;
+}
+
+/* The next entry of a move list at *p (before end): its UCI part. False at
+ * the end; *bad set when the text is not move-list text. */
+static bool next_entry(const char **p, const char *end, const char **uci, size_t *uci_length, bool *bad)
+{
+    if (*p >= end)
+        return false;
+    const char *entry = *p;
+    const char *stop = memchr(entry, ' ', (size_t)(end - entry));
+    if (!stop)
+        stop = end;
+    const char *colon = memchr(entry, ':', (size_t)(stop - entry));
+    *uci = entry;
+    *uci_length = (size_t)((colon ? colon : stop) - entry);
+    /* One space between entries, none at either end. */
+    if (*uci_length == 0 || (stop < end && stop + 1 == end)) {
+        *bad = true;
+        return false;
+    }
+    *p = stop < end ? stop + 1 : end;
+    return true;
+}
+
+/* Whether the ending, result, offer and the position's own status belong together. */
+static bool consistent(const game_t *g)
+{
+    const status_t *st = &g->status;
+    if ((unsigned)g->state >= GAME_STATE_COUNT || (unsigned)g->result >= GAME_RESULT_COUNT
+        || (unsigned)g->termination >= GAME_TERMINATION_COUNT || (unsigned)g->draw_offer >= GAME_OFFER_COUNT)
+        return false;
+    if (g->state != GAME_ACTIVE && g->draw_offer != GAME_OFFER_NONE)
+        return false;
+    switch (g->state) {
+    case GAME_ACTIVE:
+        return st->state == STATUS_ACTIVE && g->result == GAME_RESULT_NONE && g->termination == GAME_TERMINATION_NONE;
+    case GAME_CHECKMATE:
+        return st->state == STATUS_CHECKMATE && g->termination == GAME_TERMINATION_CHECKMATE
+               && g->result == win_for((color_t)!g->pos.side_to_move);
+    case GAME_STALEMATE:
+        return st->state == STATUS_STALEMATE && g->termination == GAME_TERMINATION_STALEMATE && g->result == GAME_DRAWN;
+    case GAME_DRAW:
+        if (g->result != GAME_DRAWN)
+            return false;
+        if (st->state == STATUS_DRAW)
+            return g->termination == termination_for_draw(st->draw_reason);
+        return st->state == STATUS_ACTIVE
+               && (g->termination == GAME_TERMINATION_AGREEMENT
+                   || (g->termination == GAME_TERMINATION_THREEFOLD_REPETITION
+                       && (st->claimable & STATUS_CLAIM_THREEFOLD_REPETITION))
+                   || (g->termination == GAME_TERMINATION_FIFTY_MOVES && (st->claimable & STATUS_CLAIM_FIFTY_MOVES)));
+    case GAME_RESIGNED:
+        return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_RESIGNATION
+               && (g->result == GAME_WHITE_WINS || g->result == GAME_BLACK_WINS);
+    default:
+        return false;
+    }
+}
+
+/* Sets the stored ending on a game whose moves are in place; false when it
+ * does not fit the position. */
+static bool set_ending(game_t *g, game_state_t state, game_result_t result, game_termination_t termination,
+                       game_offer_t offer)
+{
+    g->state = state;
+    g->result = result;
+    g->termination = termination;
+    g->draw_offer = offer;
+    return consistent(g);
+}
+
+game_status_t game_replay(game_t *g, const position_t *initial, const char *line, size_t length, game_state_t state,
+                          game_result_t result, game_termination_t termination, game_offer_t offer)
+{
+    game_t t;
+    game_start(&t, initial);
+    const char *p = line, *end = line + length, *uci;
+    size_t uci_length;
+    bool bad = false;
+    while (next_entry(&p, end, &uci, &uci_length, &bad)) {
+        uci_text_t text;
+        if (game_is_over(&t) || t.ply_count >= GAME_MAX_PLIES || !uci_read(uci, uci_length, &text))
+            return GAME_EBAD_RECORD;
+        move_t move = uci_to_move(&t.pos, &text);
+        if (!movegen_is_legal(&t.pos, move))
+            return GAME_EBAD_RECORD;
+        play(&t, move);
+        evaluate(&t);
+    }
+    if (bad || !set_ending(&t, state, result, termination, offer))
+        return GAME_EBAD_RECORD;
+    *g = t;
+    return GAME_OK;
+}
+
+game_status_t game_restore(game_t *g, const position_t *initial, const position_t *current, const uint64_t *history,
+                           int history_count, int ply_count, game_state_t state, game_result_t result,
+                           game_termination_t termination, game_offer_t offer)
+{
+    if (history_count < 0 || history_count > GAME_HISTORY_MAX || history_count > ply_count
+        || history_count > current->halfmove_clock || ply_count < 0 || ply_count > GAME_MAX_PLIES
+        || initial->chess960 != current->chess960
+        || (initial->side_to_move ^ (ply_count & 1)) != current->side_to_move)
+        return GAME_EBAD_RECORD;
+    game_t t;
+    memset(&t, 0, sizeof t);
+    t.initial = *initial;
+    t.pos = *current;
+    memcpy(t.history, history, sizeof history[0] * (size_t)history_count);
+    t.history_count = history_count;
+    t.ply_count = ply_count;
+    status_evaluate(&t.pos, t.history, (size_t)t.history_count, &t.status);
+    if (!set_ending(&t, state, result, termination, offer))
+        return GAME_EBAD_RECORD;
+    *g = t;
+    return GAME_OK;
+}
+
+game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length)
+{
+    if (game_is_over(g))
+        return GAME_EOVER;
+    if (g->ply_count == 0 || who == g->pos.side_to_move)
+        return GAME_ENOTHING_TO_UNDO;
+    /* The line without its last entry. */
+    size_t keep = length;
+    while (keep > 0 && line[keep - 1] != ' ')
+        keep--;
+    if (keep > 0)
+        keep--;
+    game_t t;
+    if (game_replay(&t, &g->initial, line, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                    GAME_OFFER_NONE) != GAME_OK
+        || t.ply_count != g->ply_count - 1)
+        return GAME_EBAD_RECORD;
+    *g = t;
+    return GAME_OK;
+}
+
+game_status_t game_resign(game_t *g, color_t who)
+{
+    if (game_is_over(g))
+        return GAME_EOVER;
+    end_game(g, GAME_RESIGNED, win_for((color_t)!who), GAME_TERMINATION_RESIGNATION);
+    return GAME_OK;
+}
+
+game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action)
+{
+    if (game_is_over(g))
+        return GAME_EOVER;
+    game_offer_t mine = offer_by(who), theirs = offer_by((color_t)!who);
+    switch (action) {
+    case GAME_DRAW_OFFER:
+        if (g->draw_offer == mine)
+            return GAME_EDRAW_ALREADY_OFFERED;
+        if (g->draw_offer == theirs) /* offers crossed: that is an agreement */
+            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+        else
+            g->draw_offer = mine;
+        return GAME_OK;
+    case GAME_DRAW_ACCEPT:
+    case GAME_DRAW_DECLINE:
+        if (g->draw_offer != theirs)
+            return GAME_ENO_DRAW_OFFER;
+        if (action == GAME_DRAW_ACCEPT)
+            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+        else
+            g->draw_offer = GAME_OFFER_NONE;
+        return GAME_OK;
+    case GAME_DRAW_CLAIM:
+        if (who != g->pos.side_to_move)
+            return GAME_ENOT_YOUR_TURN;
+        if (g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
+            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+        else if (g->status.claimable & STATUS_CLAIM_FIFTY_MOVES)
+            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
+        else
+            return GAME_EDRAW_NOT_CLAIMABLE;
+        return GAME_OK;
+    default:
+        return GAME_EDRAW_NOT_CLAIMABLE;
+    }
+}
