@@ -113,3 +113,23 @@ cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, a
     }
     return root;
 }
+
+bool body_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res)
+{
+    const char *v = api_request_query(req, name);
+    *out = fallback;
+    if (!v)
+        return true;
+    if (!strcmp(v, "true") || !strcmp(v, "1")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(v, "false") || !strcmp(v, "0")) {
+        *out = false;
+        return true;
+    }
+    char detail[96];
+    snprintf(detail, sizeof detail, "query parameter '%s' must be true or false", name);
+    api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
+    return false;
+}

@@ -1,6 +1,6 @@
-/* Request bodies: the media type check, a nesting-depth guard, and parsing
- * into a cJSON object whose keys are checked against what the endpoint
- * accepts. */
+/* Request inputs: bodies (the media type check, a nesting-depth guard, and
+ * parsing into a cJSON object whose keys are checked against what the
+ * endpoint accepts) and boolean query parameters. */
 #ifndef CHESSD_API_BODY_H
 #define CHESSD_API_BODY_H
 
@@ -12,5 +12,9 @@
  * (NULL-terminated). An empty body counts as {}. On failure res holds the
  * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
 cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
+
+/* Reads query parameter `name` as true/1 or false/0 into *out (fallback
+ * when absent); false with res filled (400) for any other value. */
+bool body_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res);
 
 #endif

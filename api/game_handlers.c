@@ -1,38 +1,60 @@
-/* The game API: games in the store under an id, changed only by a player's
- * token and only against the version the change was made for. Every change
- * follows one path (game_change): load, authenticate, check the version,
- * apply the rule, then one compare-and-set write (game_save) that also keeps
- * the answer for the caller's Idempotency-Key and settles a write whose
- * outcome the store could not report. Endings are written with their move. */
-#include <errno.h>
-#include <openssl/evp.h>
+/* The game API's handlers. Each change reads its request, loads the game
+ * (its state and the tail of its history, not its moves), checks the
+ * caller's token and the version, calls one operation of rules/game.h and
+ * writes the outcome with one compare-and-set (game_save) that also keeps the
+ * answer for the caller's Idempotency-Key and settles a write whose outcome
+ * the store could not report. A move's load, write and answer cost the same
+ * at any length of the game; only GET, PGN and undo read the move list. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "../rules/game.h"
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
 #include "body.h"
 #include "config.h"
 #include "handlers.h"
+#include "idempotency.h"
 #include "json_out.h"
 #include "metrics.h"
+#include "pgn.h"
 #include "problem.h"
 #include "tokens.h"
 #include "utf8.h"
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
-/* A game as loaded: the record plus its replayed current position. */
+enum {
+    IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
+    SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 4,
+};
+
+static const char creation_scope[] = "new";
+
+/* A game as loaded. A game of the first format is converted: its move list
+ * and history are made here, and its next write stores them whole. */
 typedef struct {
     game_record_t record;
-    position_t pos;
-    uint64_t *history; /* key before each move, record.move_count long */
-    status_t status;
-} game_t;
+    store_game_t stored;
+    const char *moves; /* the move list: full loads and converted games */
+    size_t moves_length;
+    bool legacy;
+    char *legacy_moves, *legacy_history;
+    size_t legacy_history_length;
+} loaded_t;
+
+static void loaded_free(loaded_t *g)
+{
+    store_game_clear(&g->stored);
+    free(g->legacy_moves);
+    free(g->legacy_history);
+    g->legacy_moves = g->legacy_history = NULL;
+}
 
 static int64_t now_ms(void)
 {
@@ -41,70 +63,64 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void game_free(game_t *g)
+/* Whether a move list has exactly `plies` entries, each "uci:san". */
+static bool line_well_formed(const char *line, size_t length, int plies)
 {
-    game_record_free(&g->record);
-    free(g->history);
-    g->history = NULL;
+    int entries = 0;
+    const char *p = line, *end = line + length;
+    while (p < end) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        if (!colon || colon == p || colon + 1 == stop)
+            return false;
+        entries++;
+        p = stop < end ? stop + 1 : end;
+    }
+    return entries == plies;
 }
 
-/* Rebuilds pos, history and status from the record's moves. */
-static bool game_replay(game_t *g)
+/* Loads game req->path_param; fills res with the problem on failure (g is
+ * then still to be freed). */
+static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, api_response_t *res)
 {
-    game_record_t *r = &g->record;
-    free(g->history);
-    g->history = malloc(sizeof *g->history * (size_t)(r->move_count + 1));
-    if (!g->history
-        || fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &g->pos, NULL, 0)
-               != FEN_OK)
+    memset(g, 0, sizeof *g);
+    if (!tokens_is_id(req->path_param)) {
+        api_problem_store(res, STORE_ENOT_FOUND);
         return false;
-    for (int i = 0; i < r->move_count; i++) {
-        position_undo_t undo;
-        g->history[i] = g->pos.key;
-        position_make(&g->pos, r->moves[i].move, &undo);
     }
-    fen_format(&g->pos, r->fen, sizeof r->fen);
-    status_evaluate(&g->pos, g->history, (size_t)r->move_count, &g->status);
+    store_status_t status = store_game_load(req->store, req->path_param, what, &g->stored);
+    if (status != STORE_OK) {
+        api_problem_store(res, status);
+        return false;
+    }
+    const store_game_t *s = &g->stored;
+    bool ok;
+    if (s->legacy) {
+        size_t moves_length = 0;
+        g->legacy = true;
+        ok = game_record_from_legacy(&g->record, s->legacy, s->legacy_length, &g->legacy_moves, &moves_length,
+                                     &g->legacy_history, &g->legacy_history_length);
+        g->moves = g->legacy_moves;
+        g->moves_length = moves_length;
+    } else {
+        ok = game_record_read(&g->record, s->state, s->state_length, s->history, s->history_length);
+        g->moves = s->moves;
+        g->moves_length = s->moves_length;
+        if (ok && what == STORE_LOAD_FULL)
+            ok = line_well_formed(g->moves, g->moves_length, g->record.game.ply_count);
+    }
+    if (!ok) {
+        api_problem_game(res, GAME_EBAD_RECORD);
+        return false;
+    }
+    memcpy(g->record.id, req->path_param, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
+    g->record.version = s->version;
     return true;
 }
 
-/* Plays the record's newest move on the replayed position: the step
- * game_replay() would take last, without replaying the game from the start.
- * history has room for it (game_replay allocates one entry more). */
-static void game_advance(game_t *g)
-{
-    game_record_t *r = &g->record;
-    position_undo_t undo;
-    g->history[r->move_count - 1] = g->pos.key;
-    position_make(&g->pos, r->moves[r->move_count - 1].move, &undo);
-    fen_format(&g->pos, r->fen, sizeof r->fen);
-    status_evaluate(&g->pos, g->history, (size_t)r->move_count, &g->status);
-}
-
-static bool game_is_over(const game_t *g) { return strcmp(g->record.status, "active") != 0; }
-
-/* Ends the game by the position's own status when it ended by itself. */
-static void apply_automatic_ending(game_t *g)
-{
-    game_record_t *r = &g->record;
-    const status_t *st = &g->status;
-    if (st->state == STATUS_ACTIVE)
-        return;
-    r->draw_offer = -1;
-    if (st->state == STATUS_CHECKMATE) {
-        strcpy(r->status, "checkmate");
-        strcpy(r->result, g->pos.side_to_move == WHITE ? "0-1" : "1-0");
-        strcpy(r->termination, "checkmate");
-    } else if (st->state == STATUS_STALEMATE) {
-        strcpy(r->status, "stalemate");
-        strcpy(r->result, "1/2-1/2");
-        strcpy(r->termination, "stalemate");
-    } else {
-        strcpy(r->status, "draw");
-        strcpy(r->result, "1/2-1/2");
-        snprintf(r->termination, sizeof r->termination, "%s", status_draw_reason_name(st->draw_reason));
-    }
-}
+/* --- answers --- */
 
 static void iso_time(int64_t ms, char *buf, size_t size)
 {
@@ -115,342 +131,333 @@ static void iso_time(int64_t ms, char *buf, size_t size)
     snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
 }
 
-/* The Game object; tokens (two strings) only in the creation answer. */
-static void write_game(jsonw_t *w, const game_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE])
+static void write_time(jsonw_t *w, const char *key, int64_t ms)
 {
-    const game_record_t *r = &g->record;
     char when[40];
-    jsonw_object_begin(w);
-    jsonw_kv_string(w, "id", r->id);
-    jsonw_kv_int(w, "version", (long long)r->version);
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        jsonw_key(w, color_names[c]);
-        jsonw_object_begin(w);
-        jsonw_key(w, "name");
-        if (r->players[c].name[0])
-            jsonw_string(w, r->players[c].name);
-        else
-            jsonw_null(w);
-        jsonw_object_end(w);
-    }
-    jsonw_kv_bool(w, "chess960", r->chess960);
-    jsonw_kv_string(w, "initial_fen", r->initial_fen);
-    jsonw_key(w, "moves");
-    jsonw_array_begin(w);
-    for (int i = 0; i < r->move_count; i++) {
-        jsonw_object_begin(w);
-        jsonw_kv_string(w, "uci", r->moves[i].uci);
-        jsonw_kv_string(w, "san", r->moves[i].san);
-        jsonw_object_end(w);
-    }
-    jsonw_array_end(w);
-    jsonw_key(w, "position");
-    json_out_position(w, &g->pos, &g->status, !game_is_over(g));
-    jsonw_kv_string(w, "status", r->status);
-    jsonw_kv_string(w, "result", r->result);
-    jsonw_key(w, "termination");
-    if (r->termination[0])
-        jsonw_string(w, r->termination);
-    else
-        jsonw_null(w);
-    jsonw_key(w, "draw_offer");
-    if (r->draw_offer == WHITE || r->draw_offer == BLACK)
-        jsonw_string(w, color_names[r->draw_offer]);
-    else
-        jsonw_null(w);
-    iso_time(r->created_at_ms, when, sizeof when);
-    jsonw_kv_string(w, "created_at", when);
-    iso_time(r->updated_at_ms, when, sizeof when);
-    jsonw_kv_string(w, "updated_at", when);
-    if (tokens) {
-        jsonw_key(w, "tokens");
-        jsonw_object_begin(w);
-        jsonw_kv_string(w, "white", tokens[WHITE]);
-        jsonw_kv_string(w, "black", tokens[BLACK]);
-        jsonw_object_end(w);
-    }
-    jsonw_object_end(w);
+    iso_time(ms, when, sizeof when);
+    jsonw_kv_string(w, key, when);
 }
 
-static char *game_json(const game_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], size_t *length)
+static void write_optional(jsonw_t *w, const char *key, bool present, const char *value)
+{
+    jsonw_key(w, key);
+    if (present)
+        jsonw_string(w, value);
+    else
+        jsonw_null(w);
+}
+
+/* The position and the game's ending, common to both answers. */
+static void write_state(jsonw_t *w, const game_t *g, bool with_moves)
+{
+    jsonw_key(w, "position");
+    json_out_position(w, &g->pos, &g->status, with_moves && !game_is_over(g));
+    jsonw_kv_string(w, "status", game_state_name(g->state));
+    jsonw_kv_string(w, "result", game_result_name(g->result));
+    write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
+    write_optional(w, "draw_offer", g->draw_offer != GAME_OFFER_NONE, game_offer_name(g->draw_offer));
+}
+
+/* The moves of a move list as [{uci, san}] (the list is well formed). */
+static void write_moves(jsonw_t *w, const char *line, size_t length)
+{
+    jsonw_key(w, "moves");
+    jsonw_array_begin(w);
+    for (const char *p = line, *end = line + length; p < end;) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        jsonw_object_begin(w);
+        jsonw_key(w, "uci");
+        jsonw_string_len(w, p, (size_t)(colon - p));
+        jsonw_key(w, "san");
+        jsonw_string_len(w, colon + 1, (size_t)(stop - colon - 1));
+        jsonw_object_end(w);
+        p = stop < end ? stop + 1 : end;
+    }
+    jsonw_array_end(w);
+}
+
+/* The Game object, with every move; tokens (two strings) only in the creation answer. */
+static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
+                       size_t *length)
+{
+    const game_record_t *r = &g->record;
+    char fen[FEN_BUFFER_SIZE];
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    jsonw_kv_string(&w, "id", r->id);
+    jsonw_kv_int(&w, "version", (long long)r->version);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        jsonw_key(&w, color_names[c]);
+        jsonw_object_begin(&w);
+        write_optional(&w, "name", r->players[c].name[0] != '\0', r->players[c].name);
+        jsonw_object_end(&w);
+    }
+    jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
+    write_moves(&w, g->moves ? g->moves : "", g->moves ? g->moves_length : 0);
+    write_state(&w, &r->game, with_moves);
+    write_time(&w, "created_at", r->created_at_ms);
+    write_time(&w, "updated_at", r->updated_at_ms);
+    if (tokens) {
+        jsonw_key(&w, "tokens");
+        jsonw_object_begin(&w);
+        jsonw_kv_string(&w, "white", tokens[WHITE]);
+        jsonw_kv_string(&w, "black", tokens[BLACK]);
+        jsonw_object_end(&w);
+    }
+    jsonw_object_end(&w);
+    return jsonw_finish(&w, length);
+}
+
+/* What a change did: the move it played, if any, and how the move list changes. */
+typedef struct {
+    const game_played_t *played;
+    store_line_op_t op;
+    uint64_t key_before; /* STORE_LINE_APPEND: the position key before the move */
+    size_t moves_keep;   /* STORE_LINE_TRUNCATE: bytes of the move list kept */
+} change_t;
+
+/* The GameChange object: the new version and state, the move played; no move list. */
+static char *change_json(const game_record_t *r, const change_t *change, bool with_moves, size_t *length)
 {
     jsonw_t w;
     jsonw_init(&w);
-    write_game(&w, g, tokens);
+    jsonw_object_begin(&w);
+    jsonw_kv_string(&w, "id", r->id);
+    jsonw_kv_int(&w, "version", (long long)r->version);
+    jsonw_key(&w, "move");
+    if (change->played) {
+        jsonw_object_begin(&w);
+        jsonw_kv_string(&w, "uci", change->played->uci);
+        jsonw_kv_string(&w, "san", change->played->san);
+        jsonw_object_end(&w);
+    } else {
+        jsonw_null(&w);
+    }
+    jsonw_kv_int(&w, "move_count", r->game.ply_count);
+    write_state(&w, &r->game, with_moves);
+    write_time(&w, "updated_at", r->updated_at_ms);
+    jsonw_object_end(&w);
     return jsonw_finish(&w, length);
 }
 
 static void set_etag(api_response_t *res, uint64_t version)
 {
-    snprintf(res->etag, sizeof res->etag, "\"%llu\"", (unsigned long long)version);
+    snprintf(res->etag, sizeof res->etag, "\"%" PRIu64 "\"", version);
 }
 
-/* The answer for a store status other than STORE_OK (and the two a write
- * handles itself, conflict and replay); counts the ones /metrics shows. */
-static void store_problem(api_response_t *res, store_status_t status)
-{
-    switch (status) {
-    case STORE_ENOT_FOUND:
-        api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
-        break;
-    case STORE_EUNAVAILABLE:
-        api_problem(res, API_ESTORE_UNAVAILABLE,
-                    "the game store cannot be reached or did not answer in time; nothing was changed", NULL, NULL);
-        break;
-    case STORE_EFULL:
-        metrics_store_full();
-        api_problem(res, API_ESTORE_FULL, "the game store is out of memory and refuses new data; nothing was changed",
-                    NULL, NULL);
-        break;
-    case STORE_EUNKNOWN:
-        metrics_outcome_unknown();
-        api_problem(res, API_EOUTCOME_UNKNOWN,
-                    "the change was sent to the game store but no answer came, so it may have been made: retry with "
-                    "the same Idempotency-Key, or read the game (GET) before sending the change again", NULL, NULL);
-        break;
-    default:
-        api_problem(res, API_EINTERNAL, "the game store answered something unexpected", NULL, NULL);
-        break;
-    }
-}
-
-/* Loads game req->path_param; fills res with the problem on failure. */
-static bool game_load(const api_request_t *req, game_t *g, api_response_t *res)
-{
-    memset(g, 0, sizeof *g);
-    game_record_init(&g->record);
-    if (!tokens_is_id(req->path_param)) {
-        api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
-        return false;
-    }
-    char *data = NULL;
-    size_t length = 0;
-    uint64_t version = 0;
-    store_status_t status = store_game_load(req->store, req->path_param, &data, &length, &version);
-    if (status != STORE_OK) {
-        store_problem(res, status);
-        return false;
-    }
-    bool ok = game_record_from_json(&g->record, data, length) && game_replay(g);
-    free(data);
-    if (!ok) {
-        api_problem(res, API_EINTERNAL, "the stored game cannot be read", NULL, NULL);
-        return false;
-    }
-    g->record.version = version;
-    return true;
-}
-
-/* --- idempotency: the kept answer is "<request sha256> <status> <version>\n<location>\n<body>",
- * sealed with tokens_seal() because a creation's answer holds the player tokens. A key is
- * scoped to its caller: in a game, the game id and the caller's token HMAC; for a creation,
- * which has no caller yet, the key itself is the secret (see read_idempotency_key) --- */
-
-enum {
-    IDEMPOTENCY_KEY_MAX = 255,
-    CREATION_KEY_MIN = 22, /* 128 bits of base64url */
-    IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
-    SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 1,
-};
-
-static const char creation_scope[] = "new";
-
-/* The fingerprint of a request: method, path, If-Match (or its absence) and body. */
-static void request_digest(const api_request_t *req, char out[65])
-{
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned length = 0;
-    const char *if_match = api_request_header(req, "If-Match");
-    const char *precondition = if_match ? if_match : "";
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, req->method, strlen(req->method))
-        && EVP_DigestUpdate(ctx, " ", 1) && EVP_DigestUpdate(ctx, req->path, strlen(req->path))
-        && EVP_DigestUpdate(ctx, if_match ? "\n+" : "\n-", 2)
-        && EVP_DigestUpdate(ctx, precondition, strlen(precondition))
-        && EVP_DigestUpdate(ctx, "\n", 1) && EVP_DigestUpdate(ctx, req->body, req->body_length))
-        EVP_DigestFinal_ex(ctx, digest, &length);
-    EVP_MD_CTX_free(ctx);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", i < length ? digest[i] : 0);
-}
-
-/* Answers a retry from an opened kept answer. */
-static void replay_opened(const api_request_t *req, const char *kept, api_response_t *res)
-{
-    char digest[65], kept_digest[65], location[96] = "";
-    unsigned status = 0;
-    unsigned long long version = 0;
-    request_digest(req, digest);
-    const char *line2 = strchr(kept, '\n');
-    const char *line3 = line2 ? strchr(line2 + 1, '\n') : NULL;
-    if (!line3 || sscanf(kept, "%64s %u %llu", kept_digest, &status, &version) != 3) {
-        api_problem(res, API_EINTERNAL, "a kept answer cannot be read", NULL, NULL);
-        return;
-    }
-    if (strcmp(digest, kept_digest)) {
-        api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, "this Idempotency-Key was used with another request", NULL,
-                    NULL);
-        return;
-    }
-    size_t location_length = (size_t)(line3 - line2 - 1);
-    if (location_length < sizeof location) {
-        memcpy(location, line2 + 1, location_length);
-        location[location_length] = '\0';
-    }
-    size_t length = strlen(line3 + 1);
-    char *body = malloc(length + 1);
-    if (body)
-        memcpy(body, line3 + 1, length + 1);
-    api_response_set(res, status, "application/json", body, length);
-    set_etag(res, version);
-    snprintf(res->location, sizeof res->location, "%s", location);
-}
+/* --- idempotency --- */
 
 /* Answers a retry from a kept (sealed) answer, or 422 when the key came with another request. */
-static void replay_answer(const api_request_t *req, const char *sealed, api_response_t *res)
+static void replay_answer(const char *fingerprint, const char *sealed, api_response_t *res)
 {
-    char *kept = tokens_open(sealed);
-    if (!kept) {
+    idem_answer_t kept;
+    switch (idem_kept_open(sealed, fingerprint, &kept)) {
+    case IDEM_REPLAY_OK:
+        api_response_set(res, kept.status, "application/json", kept.body, kept.body_length);
+        set_etag(res, kept.version);
+        snprintf(res->location, sizeof res->location, "%s", kept.location);
+        break;
+    case IDEM_REPLAY_OTHER:
+        api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, "this Idempotency-Key was used with another request", NULL,
+                    NULL);
+        break;
+    case IDEM_REPLAY_SEALED:
         api_problem(res, API_EINTERNAL, "a kept answer cannot be opened (was the token secret changed?)", NULL, NULL);
-        return;
+        break;
+    default:
+        api_problem(res, API_EINTERNAL, "a kept answer cannot be read", NULL, NULL);
+        break;
     }
-    replay_opened(req, kept, res);
-    free(kept);
 }
 
-/* Reads the Idempotency-Key header into *key (NULL: none). In a game a key
- * is 1 to 255 characters: its kept answer is scoped to the caller's token. A
- * creation has no caller to scope to, so its key is the only secret guarding
- * the kept answer (both player tokens): 22 to 255 base64url characters, 128
- * bits or more when random (a UUID qualifies). False with res filled when refused. */
-static bool read_idempotency_key(const api_request_t *req, bool creation, const char **key, api_response_t *res)
+/* A write request's Idempotency-Key (key NULL: none) and fingerprint. */
+typedef struct {
+    const char *key;
+    char fingerprint[IDEM_FINGERPRINT_SIZE];
+    char scope[SCOPE_SIZE];
+} idem_request_t;
+
+/* Reads the Idempotency-Key header; false with res filled when it is refused. */
+static bool read_idempotency(const api_request_t *req, bool creation, idem_request_t *idem, api_response_t *res)
 {
-    static const char base64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    *key = api_request_header(req, "Idempotency-Key");
-    if (!*key)
+    memset(idem, 0, sizeof *idem);
+    idem->key = api_request_header(req, "Idempotency-Key");
+    if (!idem->key)
         return true;
-    size_t length = strlen(*key);
     char detail[256];
-    if (!creation) {
-        if (length >= 1 && length <= IDEMPOTENCY_KEY_MAX)
-            return true;
-        api_problem(res, API_EINVALID_PARAMETER, "Idempotency-Key must be 1 to 255 characters", NULL, NULL);
+    idem_key_check_t check = idem_check_key(idem->key, creation, detail, sizeof detail);
+    if (check != IDEM_KEY_OK) {
+        api_problem(res, check == IDEM_KEY_WEAK ? API_EWEAK_IDEMPOTENCY_KEY : API_EINVALID_PARAMETER, detail, NULL,
+                    NULL);
         return false;
     }
-    size_t valid = strspn(*key, base64url);
-    if (length < CREATION_KEY_MIN || length > IDEMPOTENCY_KEY_MAX)
-        snprintf(detail, sizeof detail, "a creation Idempotency-Key is the secret that guards the new game's "
-                 "tokens, so it must be %d to %d characters (128 random bits in base64url, or a UUID); this one "
-                 "has %zu", CREATION_KEY_MIN, IDEMPOTENCY_KEY_MAX, length);
-    else if (valid < length)
-        snprintf(detail, sizeof detail, "a creation Idempotency-Key may hold only A-Z, a-z, 0-9, '-' and '_'; "
-                 "character %zu is not one of them", valid + 1);
-    else
-        return true;
-    api_problem(res, API_EWEAK_IDEMPOTENCY_KEY, detail, NULL, NULL);
-    return false;
+    if (!idem_fingerprint(req->method, req->path, api_request_header(req, "If-Match"), req->body, req->body_length,
+                          idem->fingerprint)) {
+        api_problem(res, API_EINTERNAL, "the request's fingerprint cannot be computed", NULL, NULL);
+        return false;
+    }
+    return true;
 }
 
 /* Returns true (with res filled) when the request is a retry answered from a kept answer. */
-static bool answered_before(const api_request_t *req, const char *scope, const char *key, api_response_t *res)
+static bool answered_before(const api_request_t *req, const idem_request_t *idem, api_response_t *res)
 {
-    if (!key)
+    if (!idem->key)
         return false;
     char *kept = NULL;
-    store_status_t status = store_idempotency_get(req->store, scope, key, &kept);
+    store_status_t status = store_idempotency_get(req->store, idem->scope, idem->key, &kept);
     if (status == STORE_ENOT_FOUND)
         return false;
     if (status == STORE_OK)
-        replay_answer(req, kept, res);
+        replay_answer(idem->fingerprint, kept, res);
     else
-        store_problem(res, status);
+        api_problem_store(res, status);
     free(kept);
     return true;
 }
 
-/* After STORE_EUNKNOWN, finds out once whether this request's write (data as
- * version expected + 1) was made: the kept answer for the caller's key, else
- * the stored record compared byte for byte (the record holds the request's
- * own updated_at). Returns STORE_OK (it was made), STORE_EREPLAY (*replay: the
+/* After STORE_EUNKNOWN, finds out once whether this request's write (state
+ * as version expected + 1) was made: the kept answer for the caller's key,
+ * else the stored state compared byte for byte (it holds the request's own
+ * updated_at). Returns STORE_OK (it was made), STORE_EREPLAY (*replay: the
  * kept answer), STORE_ECONFLICT (another change took that version: this one
  * was not and will not be made) or STORE_EUNKNOWN (Redis still cannot tell). */
 static store_status_t settle_unknown_write(const api_request_t *req, const char *id, uint64_t expected,
-                                           const char *data, size_t length, const char *scope, const char *key,
+                                           const char *state, size_t length, const idem_request_t *idem,
                                            uint64_t *current, char **replay)
 {
-    if (key && store_idempotency_get(req->store, scope, key, replay) == STORE_OK)
+    if (idem->key && store_idempotency_get(req->store, idem->scope, idem->key, replay) == STORE_OK)
         return STORE_EREPLAY;
-    char *stored = NULL;
-    size_t stored_length = 0;
-    uint64_t version = 0;
-    if (store_game_load(req->store, id, &stored, &stored_length, &version) != STORE_OK)
+    store_game_t stored;
+    if (store_game_load(req->store, id, STORE_LOAD_CHANGE, &stored) != STORE_OK)
         return STORE_EUNKNOWN;
     store_status_t status = STORE_EUNKNOWN; /* older: it may still arrive; newer: it may be under another change */
-    if (version == expected + 1) {
-        *current = version;
-        status = stored_length == length && !memcmp(stored, data, length) ? STORE_OK : STORE_ECONFLICT;
+    if (stored.version == expected + 1) {
+        *current = stored.version;
+        status = stored.state && stored.state_length == length && !memcmp(stored.state, state, length)
+                     ? STORE_OK
+                     : STORE_ECONFLICT;
     }
-    free(stored);
+    store_game_clear(&stored);
     return status;
 }
 
-/* The kept answer for an Idempotency-Key (sealed, malloc'd), or NULL on OOM. */
-static char *kept_answer(const api_request_t *req, unsigned status, uint64_t version, const char *location,
-                         const char *body, size_t body_length)
+/* --- writing a change --- */
+
+/* The move list and history a change writes. A game of the first format
+ * is written whole (STORE_LINE_SET) and replaces its old record. */
+typedef struct {
+    store_game_change_t store;
+    char entry[GAME_LINE_ENTRY_SIZE + 1];
+    char history_entry[GAME_RECORD_HISTORY_ENTRY];
+    char *moves, *history; /* converted games: malloc'd */
+} line_write_t;
+
+static bool line_write_prepare(const loaded_t *g, const change_t *change, line_write_t *lw)
 {
-    char digest[65];
-    request_digest(req, digest);
-    size_t size = body_length + 200;
-    char *plain = malloc(size);
-    if (!plain)
-        return NULL;
-    int n = snprintf(plain, size, "%s %u %llu\n%s\n%s", digest, status, (unsigned long long)version, location, body);
-    char *sealed = n > 0 ? tokens_seal(plain, (size_t)n) : NULL;
-    free(plain);
-    return sealed;
+    memset(lw, 0, sizeof *lw);
+    store_game_change_t *s = &lw->store;
+    const game_t *game = &g->record.game;
+    s->line_op = change->op;
+    s->history_count = (unsigned)game->history_count;
+    if (change->op == STORE_LINE_APPEND) {
+        size_t n = 0;
+        if (game->ply_count > 1)
+            lw->entry[n++] = ' ';
+        n += game_line_entry(change->played, lw->entry + n);
+        game_record_history_entry(change->key_before, lw->history_entry);
+        s->moves = lw->entry;
+        s->moves_length = n;
+        s->history = lw->history_entry;
+        s->history_length = GAME_RECORD_HISTORY_ENTRY;
+    } else if (change->op == STORE_LINE_TRUNCATE) {
+        s->moves_keep = change->moves_keep;
+        s->history_keep = (size_t)game->ply_count * GAME_RECORD_HISTORY_ENTRY;
+    }
+    if (!g->legacy)
+        return true;
+    /* The whole line of a converted game, as it is after the change. */
+    size_t old_moves = g->moves_length, old_history = g->legacy_history_length;
+    if (change->op == STORE_LINE_TRUNCATE) {
+        old_moves = s->moves_keep;
+        old_history = s->history_keep;
+    }
+    size_t extra_moves = change->op == STORE_LINE_APPEND ? s->moves_length : 0;
+    size_t extra_history = change->op == STORE_LINE_APPEND ? s->history_length : 0;
+    lw->moves = malloc(old_moves + extra_moves + 1);
+    lw->history = malloc(old_history + extra_history + 1);
+    if (!lw->moves || !lw->history)
+        return false;
+    memcpy(lw->moves, g->moves, old_moves);
+    memcpy(lw->moves + old_moves, s->moves, extra_moves);
+    memcpy(lw->history, g->legacy_history, old_history);
+    memcpy(lw->history + old_history, s->history, extra_history);
+    s->line_op = STORE_LINE_SET;
+    s->moves = lw->moves;
+    s->moves_length = old_moves + extra_moves;
+    s->history = lw->history;
+    s->history_length = old_history + extra_history;
+    s->replaces_legacy = true;
+    return true;
 }
 
-/* Writes g as version expected + 1 and answers with the Game (success_status),
- * keeping the answer under key within scope. An active game expires
- * active_game_ttl_seconds after its last change, a finished one
- * finished_game_ttl_seconds after its end (0: never). Returns true when this
- * request's write was made (not a replay, not a refusal). */
-static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, uint64_t expected,
-                      unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], const char *scope,
-                      const char *idem_key)
+static void line_write_free(line_write_t *lw)
+{
+    free(lw->moves);
+    free(lw->history);
+}
+
+/* Writes g as version expected + 1 and answers (success_status) with the
+ * Game (creation: tokens given) or the GameChange, keeping the answer under
+ * the caller's key. An active game expires active_game_ttl_seconds after
+ * its last change, a finished one finished_game_ttl_seconds after its end
+ * (0: never). Returns true when this request's write was made. */
+static bool game_save(const api_request_t *req, api_response_t *res, loaded_t *g, uint64_t expected,
+                      const change_t *change, unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
+                      const idem_request_t *idem, bool with_moves)
 {
     game_record_t *r = &g->record;
     r->updated_at_ms = now_ms();
     r->version = expected + 1;
-    size_t data_length = 0, body_length = 0;
-    char *data = game_record_to_json(r, &data_length);
-    char *body = game_json(g, tokens, &body_length);
+    char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "";
+    size_t state_length = game_record_state(r, state, sizeof state), body_length = 0;
+    char *body = tokens ? game_json(g, with_moves, tokens, &body_length)
+                        : change_json(r, change, with_moves, &body_length);
     char *kept = NULL, *replay = NULL;
-    char location[96] = "";
     if (success_status == 201)
         snprintf(location, sizeof location, "/v1/games/%s", r->id);
-    if (data && body && idem_key)
-        kept = kept_answer(req, success_status, r->version, location, body, body_length);
-    if (!data || !body || (idem_key && !kept)) {
-        free(data);
+    if (body && idem->key)
+        kept = idem_kept_seal(idem->fingerprint, success_status, r->version, location, body, body_length);
+    line_write_t lw;
+    bool prepared = line_write_prepare(g, change, &lw);
+    if (!state_length || !body || (idem->key && !kept) || !prepared) {
         free(body);
         free(kept);
+        line_write_free(&lw);
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         return false;
     }
+    lw.store.state = state;
+    lw.store.state_length = state_length;
     /* In a game a caller's kept answers are bounded, oldest dropped first, so
      * changes looped with fresh keys cannot grow the store; a creation's is
      * not (each comes with a new game, under the per-address creation limit). */
-    unsigned keep_max = strcmp(scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
-    store_idempotency_t idem = { scope, idem_key, kept, req->config->idempotency_ttl_seconds, keep_max };
-    unsigned ttl = game_is_over(g) ? req->config->finished_game_ttl_seconds : req->config->active_game_ttl_seconds;
+    unsigned keep_max = strcmp(idem->scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
+    store_idempotency_t store_idem = { idem->scope, idem->key, kept, req->config->idempotency_ttl_seconds, keep_max };
+    unsigned ttl = game_is_over(&r->game) ? req->config->finished_game_ttl_seconds
+                                          : req->config->active_game_ttl_seconds;
     uint64_t current = 0;
-    store_status_t status = store_game_write(req->store, r->id, expected, data, data_length, ttl,
-                                             idem_key ? &idem : NULL, &current, &replay);
+    store_status_t status = store_game_write(req->store, r->id, expected, &lw.store, ttl,
+                                             idem->key ? &store_idem : NULL, &current, &replay);
     if (status == STORE_EUNKNOWN)
-        status = settle_unknown_write(req, r->id, expected, data, data_length, scope, idem_key, &current, &replay);
-    free(data);
+        status = settle_unknown_write(req, r->id, expected, state, state_length, idem, &current, &replay);
     free(kept);
+    line_write_free(&lw);
     if (status == STORE_OK) {
         api_response_set(res, success_status, "application/json", body, body_length);
         set_etag(res, r->version);
@@ -459,13 +466,17 @@ static bool game_save(const api_request_t *req, api_response_t *res, game_t *g, 
     }
     free(body);
     if (status == STORE_EREPLAY) {
-        replay_answer(req, replay, res);
+        replay_answer(idem->fingerprint, replay, res);
         free(replay);
     } else if (status == STORE_ECONFLICT) {
         metrics_version_conflict();
         api_problem_conflict(res, current, expected);
     } else {
-        store_problem(res, status);
+        if (status == STORE_EFULL)
+            metrics_store_full();
+        else if (status == STORE_EUNKNOWN)
+            metrics_outcome_unknown();
+        api_problem_store(res, status);
     }
     return false;
 }
@@ -517,8 +528,6 @@ static int authenticate(const api_request_t *req, const game_record_t *r, char h
     return who;
 }
 
-/* The version a change was made against: body expected_version or If-Match.
- * On a mismatch or when neither is given, fills res and returns false. */
 /* Whether an If-Match value names the current version. RFC 9110 compares
  * strongly: a weak tag never matches; "*" matches the existing game. */
 static bool if_match_fits(const char *value, uint64_t current)
@@ -526,7 +535,7 @@ static bool if_match_fits(const char *value, uint64_t current)
     if (!strcmp(value, "*"))
         return true;
     char tag[32];
-    snprintf(tag, sizeof tag, "\"%llu\"", (unsigned long long)current);
+    snprintf(tag, sizeof tag, "\"%" PRIu64 "\"", current);
     /* A list of tags: any one of them may match. */
     for (const char *p = value; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
@@ -570,8 +579,7 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
     }
     if (if_match && !if_match_fits(if_match, current)) {
         char detail[96];
-        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%llu\"", if_match,
-                 (unsigned long long)current);
+        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%" PRIu64 "\"", if_match, current);
         api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
         return false;
     }
@@ -581,34 +589,29 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 
 /* --- one path for every change --- */
 
-/* Applies a change for player `who`; false with res filled when refused. */
-typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res);
+/* Applies a change for player `who` to g, filling *change; false with res filled when refused. */
+typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                          game_played_t *played, api_response_t *res);
 
-/* The common start of every write: its Idempotency-Key (*key) and its body.
- * NULL with res filled when either is refused. */
-static cJSON *write_request(const api_request_t *req, api_response_t *res, const char *const *allowed, bool creation,
-                            const char **key)
-{
-    return read_idempotency_key(req, creation, key, res) ? body_parse_object(req, allowed, res) : NULL;
-}
-
-/* A change by player `who` (whose keys live in scope) on the loaded game g. */
-static void game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, game_t *g, int who,
-                           const char *scope, const char *key, change_fn apply, bool counts_as_move)
+/* A change by player `who` (whose keys live in idem->scope) on the loaded game g. */
+static void game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, loaded_t *g,
+                           color_t who, const idem_request_t *idem, change_fn apply, bool with_moves)
 {
     uint64_t expected = 0;
-    if (!answered_before(req, scope, key, res) && check_version(req, root, g->record.version, &expected, res)) {
-        if (game_is_over(g))
-            api_problem(res, API_EGAME_OVER, "the game is over; nothing can change it", NULL, NULL);
-        else if (apply(req, root, g, who, res) && game_save(req, res, g, expected, 200, NULL, scope, key)
-                 && counts_as_move)
+    change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
+    game_played_t played;
+    if (!answered_before(req, idem, res) && check_version(req, root, g->record.version, &expected, res)) {
+        if (game_is_over(&g->record.game))
+            api_problem_game(res, GAME_EOVER);
+        else if (apply(req, root, g, who, &change, &played, res)
+                 && game_save(req, res, g, expected, &change, 200, NULL, idem, with_moves) && change.played)
             metrics_move_applied();
     }
     /* A retry racing its own first attempt can see the version that attempt
      * made: its answer is the kept one, not a conflict. */
-    if (key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
+    if (idem->key && res->problem_code && !strcmp(res->problem_code, "version_conflict")) {
         api_response_t kept = { 0 };
-        if (answered_before(req, scope, key, &kept)) {
+        if (answered_before(req, idem, &kept)) {
             free(res->body);
             *res = kept;
         } else {
@@ -617,352 +620,239 @@ static void game_change_by(const api_request_t *req, api_response_t *res, const 
     }
 }
 
-static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed, change_fn apply,
-                        bool counts_as_move)
+static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed,
+                        store_load_t what, change_fn apply)
 {
-    const char *key;
-    cJSON *root = write_request(req, res, allowed, false, &key);
+    idem_request_t idem;
+    bool with_moves;
+    if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, false, &idem, res))
+        return;
+    cJSON *root = body_parse_object(req, allowed, res);
     if (!root)
         return;
-    game_t g;
+    loaded_t g;
     /* Only a player of this game may see a kept answer, and only their own:
      * the token is checked before a retry is answered from it. */
-    if (game_load(req, &g, res)) {
-        char caller[TOKENS_HASH_SIZE], scope[SCOPE_SIZE];
+    if (game_load(req, what, &g, res)) {
+        char caller[TOKENS_HASH_SIZE];
         int who = authenticate(req, &g.record, caller, res);
         if (who >= 0) {
-            snprintf(scope, sizeof scope, "%s:%s", g.record.id, caller);
-            game_change_by(req, res, root, &g, who, scope, key, apply, counts_as_move);
+            snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
+            game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
         }
     }
-    game_free(&g);
+    loaded_free(&g);
     cJSON_Delete(root);
 }
 
-static bool apply_move(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_move(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                       game_played_t *played, api_response_t *res)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "move");
     if (!cJSON_IsString(item)) {
         api_problem(res, API_EINVALID_FIELD, "'move' must be a string (UCI or SAN)", NULL, NULL);
         return false;
     }
-    if (who != g->pos.side_to_move) {
-        api_problem(res, API_ENOT_YOUR_TURN, "it is the other player's move", NULL, NULL);
+    game_t *game = &g->record.game;
+    uint64_t key_before = game->pos.key;
+    game_status_t status = game_move(game, who, item->valuestring, strlen(item->valuestring),
+                                     (int)req->config->max_game_plies, played);
+    if (status == GAME_EILLEGAL_MOVE) {
+        char fen[FEN_BUFFER_SIZE];
+        fen_format(&game->pos, fen, sizeof fen);
+        api_problem_move(res, api_status_for_reason(played->reason), played->message, game->ply_count,
+                         item->valuestring, played->reason, fen);
         return false;
     }
-    move_t move = MOVE_NONE;
-    char message[256];
-    legality_reason_t reason = notation_parse_move(&g->pos, item->valuestring, strlen(item->valuestring), &move,
-                                                   message, sizeof message);
-    if (reason != LEGALITY_OK) {
-        api_problem_move(res, api_status_for_reason(reason), message, g->record.move_count, item->valuestring, reason, g->record.fen);
+    if (status != GAME_OK) {
+        api_problem_game(res, status);
         return false;
     }
-    if (g->record.move_count >= (int)req->config->max_game_plies || !game_record_push_move(&g->record, &g->pos, move)) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "the game has %d moves, the most this server keeps", g->record.move_count);
-        api_problem(res, API_EGAME_TOO_LONG, detail, NULL, NULL);
-        return false;
-    }
-    /* An offer lapses when the player it was made to moves instead of answering. */
-    if (g->record.draw_offer >= 0 && g->record.draw_offer != who)
-        g->record.draw_offer = -1;
-    game_advance(g);
-    apply_automatic_ending(g);
+    change->played = played;
+    change->op = STORE_LINE_APPEND;
+    change->key_before = key_before;
     return true;
 }
 
-static bool apply_undo(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_undo(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                       game_played_t *played, api_response_t *res)
 {
     (void)req;
     (void)root;
-    if (g->record.move_count == 0 || who == g->pos.side_to_move) {
-        api_problem(res, API_ENOTHING_TO_UNDO, "only the player who made the last move may take it back, before "
-                    "the reply", NULL, NULL);
+    (void)played;
+    game_status_t status = game_undo(&g->record.game, who, g->moves, g->moves_length);
+    if (status != GAME_OK) {
+        api_problem_game(res, status);
         return false;
     }
-    g->record.move_count--;
-    g->record.draw_offer = -1;
-    if (!game_replay(g)) {
-        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        return false;
-    }
+    /* The move list loses its last entry and the space before it. */
+    size_t keep = g->moves_length;
+    while (keep > 0 && g->moves[keep - 1] != ' ')
+        keep--;
+    change->op = STORE_LINE_TRUNCATE;
+    change->moves_keep = keep > 0 ? keep - 1 : 0;
     return true;
 }
 
-static bool apply_resign(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
+static bool apply_resign(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                         game_played_t *played, api_response_t *res)
 {
     (void)req;
     (void)root;
-    (void)res;
-    game_record_t *r = &g->record;
-    strcpy(r->status, "resigned");
-    strcpy(r->result, who == WHITE ? "0-1" : "1-0");
-    strcpy(r->termination, "resignation");
-    r->draw_offer = -1;
-    return true;
+    (void)change;
+    (void)played;
+    game_status_t status = game_resign(&g->record.game, who);
+    if (status != GAME_OK)
+        api_problem_game(res, status);
+    return status == GAME_OK;
 }
 
-static void end_in_draw(game_record_t *r, const char *termination)
+static bool apply_draw(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                       game_played_t *played, api_response_t *res)
 {
-    strcpy(r->status, "draw");
-    strcpy(r->result, "1/2-1/2");
-    snprintf(r->termination, sizeof r->termination, "%s", termination);
-    r->draw_offer = -1;
-}
-
-static bool apply_draw(const api_request_t *req, const cJSON *root, game_t *g, int who, api_response_t *res)
-{
+    static const char *const actions[GAME_DRAW_ACTION_COUNT] = { "offer", "accept", "decline", "claim" };
     (void)req;
+    (void)change;
+    (void)played;
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "action");
-    const char *action = cJSON_IsString(item) ? item->valuestring : "";
-    game_record_t *r = &g->record;
-    int other = !who;
-    if (!strcmp(action, "offer")) {
-        if (r->draw_offer == who) {
-            api_problem(res, API_EDRAW_ALREADY_OFFERED,
-                        "your draw offer already stands until the other player answers it or moves", NULL, NULL);
-            return false;
-        }
-        if (r->draw_offer == other)
-            end_in_draw(r, "agreement"); /* offers crossed: that is an agreement */
-        else
-            r->draw_offer = who;
-        return true;
+    int action = -1;
+    for (int i = 0; i < GAME_DRAW_ACTION_COUNT && cJSON_IsString(item); i++)
+        if (!strcmp(item->valuestring, actions[i]))
+            action = i;
+    if (action < 0) {
+        api_problem(res, API_EINVALID_FIELD, "'action' must be offer, accept, decline or claim", NULL, NULL);
+        return false;
     }
-    if (!strcmp(action, "accept") || !strcmp(action, "decline")) {
-        if (r->draw_offer != other) {
-            api_problem(res, API_ENO_DRAW_OFFER, "the other player has not offered a draw", NULL, NULL);
-            return false;
-        }
-        if (action[0] == 'a')
-            end_in_draw(r, "agreement");
-        else
-            r->draw_offer = -1;
-        return true;
-    }
-    if (!strcmp(action, "claim")) {
-        if (who != g->pos.side_to_move) {
-            api_problem(res, API_ENOT_YOUR_TURN, "a draw is claimed by the player to move", NULL, NULL);
-            return false;
-        }
-        if (g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
-            end_in_draw(r, "threefold_repetition");
-        else if (g->status.claimable & STATUS_CLAIM_FIFTY_MOVES)
-            end_in_draw(r, "fifty_moves");
-        else {
-            api_problem(res, API_EDRAW_NOT_CLAIMABLE, "neither the 50-move rule nor threefold repetition applies",
-                        NULL, NULL);
-            return false;
-        }
-        return true;
-    }
-    api_problem(res, API_EINVALID_FIELD, "'action' must be offer, accept, decline or claim", NULL, NULL);
-    return false;
+    game_status_t status = game_draw(&g->record.game, who, (game_draw_action_t)action);
+    if (status != GAME_OK)
+        api_problem_game(res, status);
+    return status == GAME_OK;
 }
 
 void handle_game_move(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "move", "expected_version", NULL };
-    game_change(req, res, allowed, apply_move, true);
+    game_change(req, res, allowed, STORE_LOAD_CHANGE, apply_move);
 }
 
 void handle_game_undo(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "expected_version", NULL };
-    game_change(req, res, allowed, apply_undo, false);
+    game_change(req, res, allowed, STORE_LOAD_FULL, apply_undo);
 }
 
 void handle_game_resign(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "expected_version", NULL };
-    game_change(req, res, allowed, apply_resign, false);
+    game_change(req, res, allowed, STORE_LOAD_CHANGE, apply_resign);
 }
 
 void handle_game_draw(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "action", "expected_version", NULL };
-    game_change(req, res, allowed, apply_draw, false);
+    game_change(req, res, allowed, STORE_LOAD_CHANGE, apply_draw);
+}
+
+/* Sets up a new game from the creation request; false with res filled when refused. */
+static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
+                     api_response_t *res)
+{
+    game_record_t *r = &g->record;
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    if ((fen && !cJSON_IsNull(fen) && !cJSON_IsString(fen))
+        || (chess960 && !cJSON_IsNull(chess960) && !cJSON_IsBool(chess960))) {
+        api_problem(res, API_EINVALID_FIELD, "'fen' must be a string and 'chess960' true or false", NULL, NULL);
+        return false;
+    }
+    if (!read_name(root, "white", r->players[WHITE].name, res) || !read_name(root, "black", r->players[BLACK].name, res))
+        return false;
+    const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
+    position_t pos;
+    char message[200];
+    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
+                               sizeof message);
+    if (fe != FEN_OK) {
+        api_problem_fen(res, fe, message);
+        return false;
+    }
+    game_start(&r->game, &pos);
+    r->created_at_ms = now_ms();
+    if (!tokens_new_id(r->id)) {
+        api_problem(res, API_EINTERNAL, "no randomness for an id", NULL, NULL);
+        return false;
+    }
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash)) {
+            api_problem(res, API_EINTERNAL, "no randomness for a token", NULL, NULL);
+            return false;
+        }
+    }
+    return true;
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "white", "black", NULL };
-    const char *key;
-    cJSON *root = write_request(req, res, allowed, true, &key);
+    idem_request_t idem;
+    bool with_moves;
+    if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
+        return;
+    snprintf(idem.scope, sizeof idem.scope, "%s", creation_scope);
+    cJSON *root = body_parse_object(req, allowed, res);
     if (!root)
         return;
-    game_t g;
+    loaded_t g;
     memset(&g, 0, sizeof g);
-    game_record_init(&g.record);
-    game_record_t *r = &g.record;
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
-    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
-    char message[200];
-    if (answered_before(req, creation_scope, key, res))
-        goto done;
-    if ((fen && !cJSON_IsNull(fen) && !cJSON_IsString(fen)) || (chess960 && !cJSON_IsNull(chess960) && !cJSON_IsBool(chess960))) {
-        api_problem(res, API_EINVALID_FIELD, "'fen' must be a string and 'chess960' true or false", NULL, NULL);
-        goto done;
-    }
-    if (!read_name(root, "white", r->players[WHITE].name, res) || !read_name(root, "black", r->players[BLACK].name, res))
-        goto done;
-    const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
-    position_t pos;
-    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
-                               sizeof message);
-    if (fe != FEN_OK) {
-        api_problem_fen(res, fe, message);
-        goto done;
-    }
-    r->chess960 = pos.chess960;
-    fen_format(&pos, r->initial_fen, sizeof r->initial_fen);
-    r->created_at_ms = now_ms();
-    if (!tokens_new_id(r->id)) {
-        api_problem(res, API_EINTERNAL, "no randomness for an id", NULL, NULL);
-        goto done;
-    }
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash)) {
-            api_problem(res, API_EINTERNAL, "no randomness for a token", NULL, NULL);
-            goto done;
-        }
-    }
-    if (!game_replay(&g)) {
-        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        goto done;
-    }
-    apply_automatic_ending(&g);
-    game_save(req, res, &g, 0, 201, tokens, creation_scope, key);
-done:
-    game_free(&g);
+    change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
+    if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res))
+        game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
+    loaded_free(&g);
     cJSON_Delete(root);
 }
 
 void handle_game_get(const api_request_t *req, api_response_t *res)
 {
-    game_t g;
-    if (!game_load(req, &g, res)) {
-        game_free(&g);
+    bool with_moves;
+    loaded_t g;
+    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
+    if (game_load(req, STORE_LOAD_FULL, &g, res)) {
+        char etag[32];
+        snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", g.record.version);
+        const char *if_none_match = api_request_header(req, "If-None-Match");
+        if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
+            api_response_set(res, 304, "application/json", calloc(1, 1), 0);
+        } else {
+            size_t length = 0;
+            char *body = game_json(&g, with_moves, NULL, &length);
+            api_response_set(res, 200, "application/json", body, length);
+        }
+        set_etag(res, g.record.version);
     }
-    char etag[32];
-    snprintf(etag, sizeof etag, "\"%llu\"", (unsigned long long)g.record.version);
-    const char *if_none_match = api_request_header(req, "If-None-Match");
-    if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
-        api_response_set(res, 304, "application/json", calloc(1, 1), 0);
-    } else {
-        size_t length = 0;
-        char *body = game_json(&g, NULL, &length);
-        api_response_set(res, 200, "application/json", body, length);
-    }
-    set_etag(res, g.record.version);
-    game_free(&g);
-}
-
-/* --- PGN --- */
-
-static bool grow(char **out, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    char *p = realloc(*out, c);
-    if (!p)
-        return false;
-    *out = p;
-    *cap = c;
-    return true;
-}
-
-static void append(char **out, size_t *n, size_t *cap, const char *text)
-{
-    size_t len = strlen(text);
-    if (!*out && !grow(out, cap, 1024))
-        return;
-    if (!grow(out, cap, *n + len + 1))
-        return;
-    memcpy(*out + *n, text, len + 1);
-    *n += len;
-}
-
-static void pgn_tag(char **out, size_t *n, size_t *cap, const char *name, const char *value)
-{
-    char escaped[2 * GAME_NAME_MAX + FEN_BUFFER_SIZE];
-    size_t e = 0;
-    for (const char *p = value; *p && e + 3 < sizeof escaped; p++) {
-        if (*p == '"' || *p == '\\')
-            escaped[e++] = '\\';
-        escaped[e++] = *p;
-    }
-    escaped[e] = '\0';
-    char line[sizeof escaped + 64];
-    snprintf(line, sizeof line, "[%s \"%s\"]\n", name, escaped);
-    append(out, n, cap, line);
+    loaded_free(&g);
 }
 
 void handle_game_pgn(const api_request_t *req, api_response_t *res)
 {
-    game_t g;
-    if (!game_load(req, &g, res)) {
-        game_free(&g);
-        return;
+    loaded_t g;
+    if (game_load(req, STORE_LOAD_FULL, &g, res)) {
+        const game_record_t *r = &g.record;
+        pgn_game_t pgn = {
+            .white = r->players[WHITE].name,
+            .black = r->players[BLACK].name,
+            .created_at_ms = r->created_at_ms,
+            .initial = &r->game.initial,
+            .result = game_result_name(r->game.result),
+            .over = game_is_over(&r->game),
+            .moves = g.moves ? g.moves : "",
+            .moves_length = g.moves ? g.moves_length : 0,
+        };
+        size_t length = 0;
+        char *text = pgn_write(&pgn, &length);
+        api_response_set(res, 200, "application/x-chess-pgn", text, length);
+        set_etag(res, r->version);
     }
-    const game_record_t *r = &g.record;
-    char *out = NULL, date[16];
-    size_t n = 0, cap = 0;
-    time_t seconds = (time_t)(r->created_at_ms / 1000);
-    struct tm tm;
-    gmtime_r(&seconds, &tm);
-    strftime(date, sizeof date, "%Y.%m.%d", &tm);
-    pgn_tag(&out, &n, &cap, "Event", "?");
-    pgn_tag(&out, &n, &cap, "Site", "?");
-    pgn_tag(&out, &n, &cap, "Date", date);
-    pgn_tag(&out, &n, &cap, "Round", "-");
-    pgn_tag(&out, &n, &cap, "White", r->players[WHITE].name[0] ? r->players[WHITE].name : "?");
-    pgn_tag(&out, &n, &cap, "Black", r->players[BLACK].name[0] ? r->players[BLACK].name : "?");
-    pgn_tag(&out, &n, &cap, "Result", r->result);
-    if (r->chess960)
-        pgn_tag(&out, &n, &cap, "Variant", "Chess960");
-    if (r->chess960 || strcmp(r->initial_fen, FEN_START)) {
-        pgn_tag(&out, &n, &cap, "SetUp", "1");
-        pgn_tag(&out, &n, &cap, "FEN", r->initial_fen);
-    }
-    pgn_tag(&out, &n, &cap, "Termination", game_is_over(&g) ? "normal" : "unterminated");
-    append(&out, &n, &cap, "\n");
-
-    position_t pos;
-    fen_parse(r->initial_fen, strlen(r->initial_fen), r->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0);
-    size_t line_start = n;
-    for (int i = 0; i <= r->move_count; i++) {
-        char token[SAN_BUFFER_SIZE + 16];
-        if (i == r->move_count) {
-            snprintf(token, sizeof token, "%s", r->result);
-        } else {
-            const char *san = r->moves[i].san;
-            if (pos.side_to_move == WHITE)
-                snprintf(token, sizeof token, "%u. %s", pos.fullmove_number, san);
-            else if (i == 0)
-                snprintf(token, sizeof token, "%u... %s", pos.fullmove_number, san);
-            else
-                snprintf(token, sizeof token, "%s", san);
-            position_undo_t undo;
-            position_make(&pos, r->moves[i].move, &undo);
-        }
-        /* Lines of at most 80 characters, as the PGN standard asks. */
-        if (n > line_start && n - line_start + 1 + strlen(token) > 80) {
-            append(&out, &n, &cap, "\n");
-            line_start = n;
-        } else if (n > line_start) {
-            append(&out, &n, &cap, " ");
-        }
-        append(&out, &n, &cap, token);
-    }
-    append(&out, &n, &cap, "\n");
-    api_response_set(res, 200, "application/x-chess-pgn", out, n);
-    set_etag(res, r->version);
-    game_free(&g);
+    loaded_free(&g);
 }

@@ -26,26 +26,6 @@ static bool load_fen(const char *fen, bool chess960, position_t *pos, api_respon
 }
 
 /* Reads a boolean query parameter; absent gives fallback. */
-static bool query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res)
-{
-    const char *v = api_request_query(req, name);
-    *out = fallback;
-    if (!v)
-        return true;
-    if (!strcmp(v, "true") || !strcmp(v, "1")) {
-        *out = true;
-        return true;
-    }
-    if (!strcmp(v, "false") || !strcmp(v, "0")) {
-        *out = false;
-        return true;
-    }
-    char detail[96];
-    snprintf(detail, sizeof detail, "query parameter '%s' must be true or false", name);
-    api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
-    return false;
-}
-
 /* A FEN from the query string: '+' stands for a space (form encoding); FENs never contain '+'. */
 static const char *query_fen(const api_request_t *req, char *buf, size_t size)
 {
@@ -107,7 +87,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
     bool chess960 = false, with_moves;
     cJSON *root = NULL;
     position_t pos;
-    if (!query_bool(req, "legal_moves", true, &with_moves, res))
+    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     if (!strcmp(req->method, "POST")) {
         if (!(root = body_parse_object(req, allowed, res)))
@@ -116,7 +96,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
-        if (!query_bool(req, "chess960", false, &chess960, res))
+        if (!body_query_bool(req, "chess960", false, &chess960, res))
             goto done;
     }
     if (!load_fen(fen, chess960, &pos, res))
@@ -137,7 +117,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     uint64_t *history = NULL;
     jsonw_t w;
     jsonw_init(&w);
-    if (!query_bool(req, "legal_moves", true, &with_moves, res))
+    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     cJSON *root = body_parse_object(req, allowed, res);
     if (!root)
@@ -232,7 +212,7 @@ void handle_perft(const api_request_t *req, api_response_t *res)
     char fen_buf[FEN_INPUT_MAX + 2], detail[160];
     bool chess960;
     position_t pos;
-    if (!query_bool(req, "chess960", false, &chess960, res))
+    if (!body_query_bool(req, "chess960", false, &chess960, res))
         return;
     const char *depth_text = api_request_query(req, "depth");
     size_t digits = depth_text ? strspn(depth_text, "0123456789") : 0;

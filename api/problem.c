@@ -150,3 +150,53 @@ void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expect
              (unsigned long long)expected);
     api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
 }
+
+void api_problem_game(api_response_t *res, game_status_t status)
+{
+    static const struct {
+        api_status_t api;
+        const char *detail;
+    } games[GAME_STATUS_COUNT] = {
+        [GAME_OK] = { API_EINTERNAL, "a game operation succeeded but was reported as refused" },
+        [GAME_ENOT_YOUR_TURN] = { API_ENOT_YOUR_TURN, "it is the other player's move" },
+        [GAME_EOVER] = { API_EGAME_OVER, "the game is over; nothing can change it" },
+        [GAME_EILLEGAL_MOVE] = { API_EILLEGAL_MOVE, "the move is not legal in this position" },
+        [GAME_ETOO_LONG] = { API_EGAME_TOO_LONG, "the game has as many moves as this server keeps" },
+        [GAME_ENOTHING_TO_UNDO] = { API_ENOTHING_TO_UNDO,
+                                    "only the player who made the last move may take it back, before the reply" },
+        [GAME_ENO_DRAW_OFFER] = { API_ENO_DRAW_OFFER, "the other player has not offered a draw" },
+        [GAME_EDRAW_ALREADY_OFFERED] = { API_EDRAW_ALREADY_OFFERED,
+                                         "your draw offer already stands until the other player answers it or moves" },
+        [GAME_EDRAW_NOT_CLAIMABLE] = { API_EDRAW_NOT_CLAIMABLE,
+                                       "neither the 50-move rule nor threefold repetition applies" },
+        [GAME_EBAD_RECORD] = { API_EINTERNAL, "the stored game cannot be read" },
+    };
+    if ((unsigned)status >= GAME_STATUS_COUNT)
+        status = GAME_OK;
+    api_problem(res, games[status].api, games[status].detail, NULL, NULL);
+}
+
+void api_problem_store(api_response_t *res, store_status_t status)
+{
+    switch (status) {
+    case STORE_ENOT_FOUND:
+        api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
+        break;
+    case STORE_EUNAVAILABLE:
+        api_problem(res, API_ESTORE_UNAVAILABLE,
+                    "the game store cannot be reached or did not answer in time; nothing was changed", NULL, NULL);
+        break;
+    case STORE_EFULL:
+        api_problem(res, API_ESTORE_FULL, "the game store is out of memory and refuses new data; nothing was changed",
+                    NULL, NULL);
+        break;
+    case STORE_EUNKNOWN:
+        api_problem(res, API_EOUTCOME_UNKNOWN,
+                    "the change was sent to the game store but no answer came, so it may have been made: retry with "
+                    "the same Idempotency-Key, or read the game (GET) before sending the change again", NULL, NULL);
+        break;
+    default:
+        api_problem(res, API_EINTERNAL, "the game store answered something unexpected", NULL, NULL);
+        break;
+    }
+}

@@ -4,7 +4,9 @@
 #ifndef CHESSD_API_PROBLEM_H
 #define CHESSD_API_PROBLEM_H
 
+#include "../rules/game.h"
 #include "../rules/rules.h"
+#include "../store/store.h"
 #include "http.h"
 #include "jsonw.h"
 
@@ -75,6 +77,13 @@ void api_problem_fen(api_response_t *res, fen_error_t error, const char *message
  * carrying the rules core's reason code. */
 void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
                       legality_reason_t reason, const char *fen);
+
+/* A refused game operation (not GAME_OK; an illegal move goes through
+ * api_problem_move), with its fixed detail. */
+void api_problem_game(api_response_t *res, game_status_t status);
+
+/* A store failure (not STORE_OK; conflicts and replays are the caller's). */
+void api_problem_store(api_response_t *res, store_status_t status);
 
 /* A version_conflict problem carrying current_version. */
 void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);

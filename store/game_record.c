@@ -1,179 +1,309 @@
-/* game_record_t <-> JSON. Moves are kept as UCI text in the JSON for
- * readability and as 16-bit moves in memory; reading replays them on the
- * initial position, so a record whose moves are not legal is refused. */
+/* The state text of a stored game, and the conversion of records of the
+ * first format. The state text is one "name value" line a field, in a fixed
+ * order, after a first line naming the format:
+ *   chessd-game 2 / created / updated / chess960 / initial / fen / plies /
+ *   state / result / termination / offer / white.token / black.token /
+ *   white.name / black.name
+ * Reading is strict (every line, in order, nothing after) and checks the
+ * game's consistency with game_restore(), so a record this code did not
+ * write is refused, never trusted. */
 #include "game_record.h"
 
 #include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const color_keys[COLOR_COUNT] = { "white", "black" };
+static const char format_line[] = "chessd-game 2";
+static const char hex_digits[] = "0123456789abcdef";
 
-void game_record_init(game_record_t *g)
+static unsigned fen_flags(bool chess960) { return chess960 ? FEN_CHESS960 : 0; }
+
+size_t game_record_state(const game_record_t *r, char *out, size_t size)
 {
-    memset(g, 0, sizeof *g);
-    strcpy(g->status, "active");
-    strcpy(g->result, "*");
-    g->draw_offer = -1;
+    const game_t *g = &r->game;
+    char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE];
+    fen_format(&g->initial, initial, sizeof initial);
+    fen_format(&g->pos, current, sizeof current);
+    int n = snprintf(out, size,
+                     "%s\ncreated %" PRId64 "\nupdated %" PRId64 "\nchess960 %d\ninitial %s\nfen %s\nplies %d\n"
+                     "state %s\nresult %s\ntermination %s\noffer %s\nwhite.token %s\nblack.token %s\n"
+                     "white.name %s\nblack.name %s",
+                     format_line, r->created_at_ms, r->updated_at_ms, g->initial.chess960 ? 1 : 0, initial, current,
+                     g->ply_count, game_state_name(g->state), game_result_name(g->result),
+                     game_termination_name(g->termination), game_offer_name(g->draw_offer),
+                     r->players[WHITE].token_hash, r->players[BLACK].token_hash, r->players[WHITE].name,
+                     r->players[BLACK].name);
+    return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
 
-void game_record_free(game_record_t *g)
+void game_record_history_entry(uint64_t key, char *out)
 {
-    if (!g)
-        return;
-    free(g->moves);
-    g->moves = NULL;
-    g->move_count = g->move_capacity = 0;
+    for (int i = 0; i < GAME_RECORD_HISTORY_ENTRY; i++)
+        out[i] = hex_digits[(key >> (60 - 4 * i)) & 15];
 }
 
-/* Appends move with the legal moves of `before` at hand (for the SAN). */
-static bool push_with_legal(game_record_t *g, const position_t *before, const move_list_t *legal, move_t move)
+static bool read_history_entry(const char *text, uint64_t *key)
 {
-    if (g->move_count >= GAME_MAX_PLIES)
-        return false;
-    if (g->move_count == g->move_capacity) {
-        int capacity = g->move_capacity ? g->move_capacity * 2 : 64;
-        game_move_t *moves = realloc(g->moves, sizeof *moves * (size_t)capacity);
-        if (!moves)
+    uint64_t k = 0;
+    for (int i = 0; i < GAME_RECORD_HISTORY_ENTRY; i++) {
+        const char *digit = memchr(hex_digits, text[i], 16);
+        if (!digit || !text[i])
             return false;
-        g->moves = moves;
-        g->move_capacity = capacity;
+        k = k << 4 | (uint64_t)(digit - hex_digits);
     }
-    game_move_t *m = &g->moves[g->move_count++];
-    memset(m, 0, sizeof *m);
-    m->move = move;
-    uci_format(before, move, m->uci);
-    san_format_with(before, legal, move, m->san);
+    *key = k;
     return true;
 }
 
-bool game_record_push_move(game_record_t *g, const position_t *before, move_t move)
+/* A cursor over the state text's lines. */
+typedef struct {
+    const char *p, *end;
+    bool finished; /* the last line was read */
+} lines_t;
+
+/* The value of the next line, which must start with name and a space (or be
+ * exactly name when value is NULL). */
+static bool next_line(lines_t *l, const char *name, const char **value, size_t *length)
 {
-    move_list_t legal;
-    movegen_legal(before, &legal);
-    return push_with_legal(g, before, &legal, move);
+    if (l->finished)
+        return false;
+    const char *stop = memchr(l->p, '\n', (size_t)(l->end - l->p));
+    if (!stop)
+        stop = l->end;
+    size_t line = (size_t)(stop - l->p), name_length = strlen(name);
+    bool ok;
+    if (!value) {
+        ok = line == name_length && !memcmp(l->p, name, name_length);
+    } else {
+        ok = line > name_length && !memcmp(l->p, name, name_length) && l->p[name_length] == ' ';
+        if (ok) {
+            *value = l->p + name_length + 1;
+            *length = line - name_length - 1;
+        }
+    }
+    if (stop == l->end)
+        l->finished = true;
+    else
+        l->p = stop + 1;
+    return ok;
 }
 
-char *game_record_to_json(const game_record_t *g, size_t *length)
+static bool read_text(lines_t *l, const char *name, char *out, size_t size)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *moves = NULL, *players = NULL;
-    char *text = NULL;
-    if (!root)
-        return NULL;
-    if (!cJSON_AddStringToObject(root, "id", g->id) || !cJSON_AddNumberToObject(root, "created_at", (double)g->created_at_ms)
-        || !cJSON_AddNumberToObject(root, "updated_at", (double)g->updated_at_ms)
-        || !cJSON_AddBoolToObject(root, "chess960", g->chess960)
-        || !cJSON_AddStringToObject(root, "initial_fen", g->initial_fen) || !cJSON_AddStringToObject(root, "fen", g->fen)
-        || !cJSON_AddStringToObject(root, "status", g->status) || !cJSON_AddStringToObject(root, "result", g->result)
-        || !cJSON_AddStringToObject(root, "termination", g->termination)
-        || !cJSON_AddNumberToObject(root, "draw_offer", g->draw_offer))
-        goto done;
-    if (!(moves = cJSON_AddArrayToObject(root, "moves")))
-        goto done;
-    for (int i = 0; i < g->move_count; i++) {
-        cJSON *item = cJSON_CreateString(g->moves[i].uci);
-        if (!item)
-            goto done;
-        cJSON_AddItemToArray(moves, item);
-    }
-    if (!(players = cJSON_AddObjectToObject(root, "players")))
-        goto done;
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        cJSON *p = cJSON_AddObjectToObject(players, color_keys[c]);
-        if (!p || !cJSON_AddStringToObject(p, "name", g->players[c].name)
-            || !cJSON_AddStringToObject(p, "token_hash", g->players[c].token_hash))
-            goto done;
-    }
-    text = cJSON_PrintUnformatted(root);
-    if (text && length)
-        *length = strlen(text);
-done:
-    cJSON_Delete(root);
-    return text;
+    const char *value;
+    size_t length;
+    if (!next_line(l, name, &value, &length) || length >= size || memchr(value, '\0', length))
+        return false;
+    memcpy(out, value, length);
+    out[length] = '\0';
+    return true;
 }
+
+/* A line whose value may be empty ("white.name " for no name). */
+static bool read_optional_text(lines_t *l, const char *name, char *out, size_t size)
+{
+    size_t name_length = strlen(name);
+    if (!l->finished && (size_t)(l->end - l->p) >= name_length + 1 && !memcmp(l->p, name, name_length)
+        && l->p[name_length] == ' ' && (l->p + name_length + 1 == l->end || l->p[name_length + 1] == '\n')) {
+        if (l->p + name_length + 1 == l->end)
+            l->finished = true;
+        else
+            l->p += name_length + 2;
+        out[0] = '\0';
+        return true;
+    }
+    return read_text(l, name, out, size);
+}
+
+static bool read_int(lines_t *l, const char *name, int64_t min, int64_t max, int64_t *out)
+{
+    char text[24], *end;
+    if (!read_text(l, name, text, sizeof text) || !text[0] || (text[0] == '-' ? !text[1] : text[0] < '0'))
+        return false;
+    long long v = strtoll(text, &end, 10);
+    if (*end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int read_name(lines_t *l, const char *name, int (*from_name)(const char *, size_t))
+{
+    const char *value;
+    size_t length;
+    return next_line(l, name, &value, &length) ? from_name(value, length) : -1;
+}
+
+static bool read_fen(lines_t *l, const char *name, bool chess960, position_t *pos)
+{
+    char fen[FEN_BUFFER_SIZE];
+    return read_text(l, name, fen, sizeof fen)
+           && fen_parse(fen, strlen(fen), fen_flags(chess960), pos, NULL, 0) == FEN_OK;
+}
+
+static bool is_token_hash(const char *text)
+{
+    return strlen(text) == GAME_TOKEN_HASH_SIZE - 1 && strspn(text, hex_digits) == GAME_TOKEN_HASH_SIZE - 1;
+}
+
+bool game_record_read(game_record_t *r, const char *state, size_t state_length, const char *history,
+                      size_t history_length)
+{
+    memset(r, 0, sizeof *r);
+    lines_t l = { state, state + state_length, false };
+    int64_t created, updated, chess960, plies;
+    const int64_t ms_max = INT64_C(9000000000000000);
+    position_t initial, current;
+    if (!next_line(&l, format_line, NULL, NULL) || !read_int(&l, "created", -ms_max, ms_max, &created)
+        || !read_int(&l, "updated", -ms_max, ms_max, &updated) || !read_int(&l, "chess960", 0, 1, &chess960)
+        || !read_fen(&l, "initial", chess960, &initial) || !read_fen(&l, "fen", chess960, &current)
+        || !read_int(&l, "plies", 0, GAME_MAX_PLIES, &plies))
+        return false;
+    int state_value = read_name(&l, "state", game_state_from_name);
+    int result = read_name(&l, "result", game_result_from_name);
+    int termination = read_name(&l, "termination", game_termination_from_name);
+    int offer = read_name(&l, "offer", game_offer_from_name);
+    if (state_value < 0 || result < 0 || termination < 0 || offer < 0
+        || !read_text(&l, "white.token", r->players[WHITE].token_hash, GAME_TOKEN_HASH_SIZE)
+        || !read_text(&l, "black.token", r->players[BLACK].token_hash, GAME_TOKEN_HASH_SIZE)
+        || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
+        || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
+        || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
+        || !l.finished) /* something after the last line */
+        return false;
+    if (history_length % GAME_RECORD_HISTORY_ENTRY || history_length / GAME_RECORD_HISTORY_ENTRY > GAME_HISTORY_MAX)
+        return false;
+    uint64_t keys[GAME_HISTORY_MAX];
+    int count = (int)(history_length / GAME_RECORD_HISTORY_ENTRY);
+    for (int i = 0; i < count; i++)
+        if (!read_history_entry(history + i * GAME_RECORD_HISTORY_ENTRY, &keys[i]))
+            return false;
+    r->created_at_ms = created;
+    r->updated_at_ms = updated;
+    return game_restore(&r->game, &initial, &current, keys, count, (int)plies, (game_state_t)state_value,
+                        (game_result_t)result, (game_termination_t)termination, (game_offer_t)offer)
+           == GAME_OK;
+}
+
+/* --- the first format: {"id", "created_at", "updated_at", "chess960", "initial_fen", "fen", "status",
+ * "result", "termination", "draw_offer" (-1, 0 white, 1 black), "moves": [uci...], "players": {...}} --- */
+
+static const cJSON *member(const cJSON *root, const char *key) { return cJSON_GetObjectItemCaseSensitive(root, key); }
 
 static bool copy_string(const cJSON *root, const char *key, char *out, size_t size)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    const cJSON *item = member(root, key);
     if (!cJSON_IsString(item) || strlen(item->valuestring) >= size)
         return false;
     strcpy(out, item->valuestring);
     return true;
 }
 
-static bool read_number(const cJSON *root, const char *key, double *out)
+static bool read_ms(const cJSON *root, const char *key, int64_t *out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
-    if (!cJSON_IsNumber(item))
+    const cJSON *item = member(root, key);
+    if (!cJSON_IsNumber(item) || !(item->valuedouble >= -9e15 && item->valuedouble <= 9e15))
         return false;
-    *out = item->valuedouble;
+    *out = (int64_t)item->valuedouble;
     return true;
 }
 
-bool game_record_from_json(game_record_t *g, const char *text, size_t length)
+static int legacy_name(const cJSON *root, const char *key, int (*from_name)(const char *, size_t))
 {
-    game_record_init(g);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, length, &end, 0);
-    if (root) {
-        while (end < text + length && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-            end++;
-        if (end != text + length) {
-            cJSON_Delete(root);
-            return false;
-        }
-    }
-    bool ok = false;
-    double created, updated, offer;
-    if (!root)
+    const cJSON *item = member(root, key);
+    return cJSON_IsString(item) ? from_name(item->valuestring, strlen(item->valuestring)) : -1;
+}
+
+/* Plays the UCI moves on initial, writing the move list (with SAN) and every
+ * history entry. False when a move is not legal or out of memory. */
+static bool legacy_line(const position_t *initial, const cJSON *moves, char **line, size_t *line_length,
+                        char **history, size_t *history_length)
+{
+    int count = cJSON_GetArraySize(moves);
+    if (count > GAME_MAX_PLIES)
         return false;
-    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
-    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
-    const cJSON *players = cJSON_GetObjectItemCaseSensitive(root, "players");
-    if (!copy_string(root, "id", g->id, sizeof g->id) || !read_number(root, "created_at", &created)
-        || !read_number(root, "updated_at", &updated) || !cJSON_IsBool(chess960)
-        || !copy_string(root, "initial_fen", g->initial_fen, sizeof g->initial_fen)
-        || !copy_string(root, "fen", g->fen, sizeof g->fen) || !copy_string(root, "status", g->status, sizeof g->status)
-        || !copy_string(root, "result", g->result, sizeof g->result)
-        || !copy_string(root, "termination", g->termination, sizeof g->termination)
-        || !read_number(root, "draw_offer", &offer) || !cJSON_IsArray(moves) || !cJSON_IsObject(players)
-        || !(created >= -9e15 && created <= 9e15) || !(updated >= -9e15 && updated <= 9e15))
-        goto done;
-    g->created_at_ms = (int64_t)created;
-    g->updated_at_ms = (int64_t)updated;
-    g->chess960 = cJSON_IsTrue(chess960);
-    g->draw_offer = offer == WHITE || offer == BLACK ? (int)offer : -1;
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(players, color_keys[c]);
-        if (!copy_string(p, "name", g->players[c].name, sizeof g->players[c].name)
-            || !copy_string(p, "token_hash", g->players[c].token_hash, sizeof g->players[c].token_hash))
-            goto done;
-    }
-    position_t pos;
-    if (fen_parse(g->initial_fen, strlen(g->initial_fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) != FEN_OK)
-        goto done;
+    *line = malloc((size_t)count * GAME_LINE_ENTRY_SIZE + 1);
+    *history = malloc((size_t)count * GAME_RECORD_HISTORY_ENTRY + 1);
+    if (!*line || !*history)
+        return false;
+    size_t n = 0, h = 0;
+    position_t pos = *initial;
     for (const cJSON *m = moves->child; m; m = m->next) {
-        move_t move;
-        /* Stored moves are UCI, checked against the legal moves as they are replayed. */
         uci_text_t uci;
         if (!cJSON_IsString(m) || !uci_read(m->valuestring, strlen(m->valuestring), &uci))
-            goto done;
-        move = uci_to_move(&pos, &uci);
-        move_list_t legal;
-        movegen_legal(&pos, &legal);
-        bool listed = false;
-        for (int i = 0; i < legal.count && !listed; i++)
-            listed = legal.moves[i] == move;
-        if (!listed || !push_with_legal(g, &pos, &legal, move))
-            goto done;
+            return false;
+        game_played_t played;
+        memset(&played, 0, sizeof played);
+        played.move = uci_to_move(&pos, &uci);
+        if (!movegen_is_legal(&pos, played.move))
+            return false;
+        uci_format(&pos, played.move, played.uci);
+        san_format(&pos, played.move, played.san);
+        if (n)
+            (*line)[n++] = ' ';
+        n += game_line_entry(&played, *line + n);
+        game_record_history_entry(pos.key, *history + h);
+        h += GAME_RECORD_HISTORY_ENTRY;
         position_undo_t undo;
-        position_make(&pos, move, &undo);
+        position_make(&pos, played.move, &undo);
     }
-    ok = true;
+    (*line)[n] = '\0';
+    (*history)[h] = '\0';
+    *line_length = n;
+    *history_length = h;
+    return true;
+}
+
+bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, char **moves, size_t *moves_length,
+                             char **history, size_t *history_length)
+{
+    memset(r, 0, sizeof *r);
+    *moves = *history = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, length, &end, 0);
+    bool ok = false;
+    if (!root)
+        return false;
+    while (end < text + length && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+        end++;
+    const cJSON *chess960 = member(root, "chess960"), *line = member(root, "moves"), *players = member(root, "players");
+    const cJSON *offer = member(root, "draw_offer"), *termination_item = member(root, "termination");
+    char initial_fen[FEN_BUFFER_SIZE];
+    position_t initial;
+    int state = legacy_name(root, "status", game_state_from_name);
+    int result = legacy_name(root, "result", game_result_from_name);
+    int termination = cJSON_IsString(termination_item) && !termination_item->valuestring[0]
+                          ? (int)GAME_TERMINATION_NONE
+                          : legacy_name(root, "termination", game_termination_from_name);
+    if (end != text + length || !copy_string(root, "id", r->id, sizeof r->id)
+        || !read_ms(root, "created_at", &r->created_at_ms) || !read_ms(root, "updated_at", &r->updated_at_ms)
+        || !cJSON_IsBool(chess960) || !copy_string(root, "initial_fen", initial_fen, sizeof initial_fen)
+        || !cJSON_IsArray(line) || !cJSON_IsObject(players) || !cJSON_IsNumber(offer) || state < 0 || result < 0
+        || termination < 0
+        || fen_parse(initial_fen, strlen(initial_fen), fen_flags(cJSON_IsTrue(chess960)), &initial, NULL, 0) != FEN_OK)
+        goto done;
+    static const char *const colors[COLOR_COUNT] = { "white", "black" };
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        const cJSON *p = member(players, colors[c]);
+        if (!copy_string(p, "name", r->players[c].name, sizeof r->players[c].name)
+            || !copy_string(p, "token_hash", r->players[c].token_hash, sizeof r->players[c].token_hash))
+            goto done;
+    }
+    game_offer_t draw_offer = offer->valuedouble == WHITE   ? GAME_OFFER_WHITE
+                              : offer->valuedouble == BLACK ? GAME_OFFER_BLACK
+                                                            : GAME_OFFER_NONE;
+    ok = legacy_line(&initial, line, moves, moves_length, history, history_length)
+         && game_replay(&r->game, &initial, *moves, *moves_length, (game_state_t)state, (game_result_t)result,
+                        (game_termination_t)termination, draw_offer)
+                == GAME_OK;
 done:
     cJSON_Delete(root);
-    if (!ok)
-        game_record_free(g);
+    if (!ok) {
+        free(*moves);
+        free(*history);
+        *moves = *history = NULL;
+    }
     return ok;
 }

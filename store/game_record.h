@@ -1,7 +1,11 @@
-/* A game as stored: everything needed to answer for it and to rebuild its
- * positions by replaying the moves from the initial FEN (which also rebuilds
- * the repetition history). Serialized as JSON into the Redis record; the
- * version lives beside it in Redis, not in the text. */
+/* A game as stored: the game value (rules/game.h) with its players, id and
+ * times. The store keeps it as a state text that holds everything a change
+ * needs (the current position, counters, ending, players), beside an
+ * append-only move list ("e2e4:e4 e7e5:e5", see game_line_entry) and an
+ * append-only history of position keys (16 hex digits each, the key before
+ * each move); a change reads the state and the history's tail only, so
+ * loading costs the same at any length. Records of the first format (one
+ * JSON text with every move) are converted on reading. */
 #ifndef CHESSD_STORE_GAME_RECORD_H
 #define CHESSD_STORE_GAME_RECORD_H
 
@@ -9,57 +13,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../rules/game.h"
 #include "../rules/rules.h"
 
 enum {
-    GAME_ID_SIZE = 24,          /* 16 characters of base64url, terminated */
-    GAME_NAME_CHARS = 64,       /* characters of a player's name */
-    GAME_NAME_MAX = 256,        /* bytes of a player's name (64 characters of up to 4 bytes) */
-    GAME_TOKEN_HASH_SIZE = 65,  /* hex HMAC-SHA256, terminated */
-    GAME_MAX_PLIES = 18000,     /* beyond the longest game the 75-move rule allows */
+    GAME_ID_SIZE = 24,            /* 16 characters of base64url, terminated */
+    GAME_NAME_CHARS = 64,         /* characters of a player's name */
+    GAME_NAME_MAX = 256,          /* bytes of a player's name (64 characters of up to 4 bytes) */
+    GAME_TOKEN_HASH_SIZE = 65,    /* hex HMAC-SHA256, terminated */
+    GAME_RECORD_STATE_MAX = 2048, /* bytes of a state text, always enough */
+    GAME_RECORD_HISTORY_ENTRY = 16,
 };
 
-/* A move of the game with its notations, made when the move is added (the
- * stored text keeps only the UCI; the SAN is made again on reading). */
 typedef struct {
-    move_t move;
-    char uci[UCI_BUFFER_SIZE];
-    char san[SAN_BUFFER_SIZE];
-} game_move_t;
-
-typedef struct {
-    char name[GAME_NAME_MAX + 1];
+    char name[GAME_NAME_MAX + 1]; /* "" when not given */
     char token_hash[GAME_TOKEN_HASH_SIZE];
 } game_player_t;
 
 typedef struct {
     char id[GAME_ID_SIZE];
-    uint64_t version;              /* from the store, not the JSON */
+    uint64_t version; /* from the store, not the state text */
     int64_t created_at_ms, updated_at_ms;
-    bool chess960;
-    char initial_fen[FEN_BUFFER_SIZE];
-    char fen[FEN_BUFFER_SIZE];     /* the current position */
-    game_move_t *moves;            /* malloc'd, move_count long; owned by the record */
-    int move_count, move_capacity;
-    char status[16];               /* active, checkmate, stalemate, draw, resigned */
-    char result[8];                /* *, 1-0, 0-1, 1/2-1/2 */
-    char termination[32];          /* "" while active */
     game_player_t players[COLOR_COUNT];
-    int draw_offer;                /* -1, or the colour that offered */
+    game_t game;
 } game_record_t;
 
-/* An empty record (no moves, status active). */
-void game_record_init(game_record_t *g);
-/* Frees the moves; the record may be re-initialised afterwards. NULL-safe. */
-void game_record_free(game_record_t *g);
-/* Appends move, legal in `before` (the position it is played in), with its
- * UCI and SAN; false when out of memory or past GAME_MAX_PLIES. */
-bool game_record_push_move(game_record_t *g, const position_t *before, move_t move);
+/* Writes r's state text into out (GAME_RECORD_STATE_MAX bytes); returns its
+ * length (not terminated), or 0 when it does not fit. */
+size_t game_record_state(const game_record_t *r, char *out, size_t size);
 
-/* JSON text of the record (malloc'd, caller frees), or NULL on OOM. */
-char *game_record_to_json(const game_record_t *g, size_t *length);
-/* Reads text written by game_record_to_json into g (initialised by the call).
- * False when the text is not such a record. */
-bool game_record_from_json(game_record_t *g, const char *text, size_t length);
+/* Writes the history entry of key (GAME_RECORD_HISTORY_ENTRY bytes, not terminated). */
+void game_record_history_entry(uint64_t key, char *out);
+
+/* Reads a state text and the history's tail (the game's last
+ * history_count entries) into r, except id and version. False when the
+ * text is not a state text or the game it describes is not consistent. */
+bool game_record_read(game_record_t *r, const char *state, size_t state_length, const char *history,
+                      size_t history_length);
+
+/* Reads a record of the first format into r (except version) by replaying
+ * its moves, and makes the move list and the whole history for the new
+ * format (*moves and *history malloc'd, caller frees; lengths set). False
+ * when the text is not such a record or out of memory. */
+bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, char **moves, size_t *moves_length,
+                             char **history, size_t *history_length);
 
 #endif

@@ -1,6 +1,8 @@
-/* The game store: game records in Redis under chessd:game:<id>, each write a
- * compare-and-set on the record's version in one atomic step (a Lua script),
- * with optional idempotency keys stored in the same step. The store is
+/* The game store: a game in Redis is a hash (version, state text, history
+ * count) beside an append-only move list and an append-only history of
+ * position keys, all under one hash tag ({id}); each write is a
+ * compare-and-set on the version in one atomic step (a Lua script), with
+ * optional idempotency keys stored in the same step. The store is
  * shared by all server threads; each thread gets its own Redis connection,
  * made on first use and remade after any failure. A failed write says whether
  * it was surely not made (STORE_EUNAVAILABLE) or may have been (STORE_EUNKNOWN). */
@@ -41,8 +43,56 @@ void store_close(store_t *store);
 /* PING on this thread's connection. */
 store_status_t store_ping(store_t *store);
 
-/* Loads a game's stored text and version. *data is malloc'd (caller frees). */
-store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version);
+/* What a load reads: for a change, the game's state and the tail of its
+ * repetition history (bounded, whatever the game's length); in full, the
+ * same and the whole move list. */
+typedef enum { STORE_LOAD_CHANGE = 0, STORE_LOAD_FULL } store_load_t;
+
+/* Bytes of one history entry (a position key in hex). */
+enum { STORE_HISTORY_ENTRY_SIZE = 16 };
+
+/* A game as read. Every text is malloc'd and NUL-terminated (the length
+ * excludes the NUL), owned by the value: free with store_game_clear(). A
+ * record of the first format (one JSON text) comes as legacy, nothing else set. */
+typedef struct {
+    uint64_t version;
+    char *state;
+    size_t state_length;
+    char *history;   /* the last history_count entries */
+    size_t history_length;
+    char *moves;     /* STORE_LOAD_FULL: the move list */
+    size_t moves_length;
+    char *legacy;    /* the whole record of the first format */
+    size_t legacy_length;
+} store_game_t;
+
+void store_game_clear(store_game_t *game);
+
+/* Loads game id; on success *out holds it (cleared first; clear it after). */
+store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out);
+
+/* How a write changes the append-only parts (move list and history). */
+typedef enum {
+    STORE_LINE_KEEP = 0, /* unchanged */
+    STORE_LINE_APPEND,   /* moves and history texts appended */
+    STORE_LINE_SET,      /* replaced by moves and history texts */
+    STORE_LINE_TRUNCATE, /* cut to moves_keep and history_keep bytes */
+} store_line_op_t;
+
+/* A game's new state: the state text, the count of history entries a change
+ * load returns, and what happens to the move list and history. */
+typedef struct {
+    const char *state;
+    size_t state_length;
+    unsigned history_count;
+    store_line_op_t line_op;
+    const char *moves;   /* APPEND, SET */
+    size_t moves_length;
+    const char *history; /* APPEND, SET */
+    size_t history_length;
+    size_t moves_keep, history_keep; /* TRUNCATE */
+    bool replaces_legacy; /* the game is stored in the first format: the write replaces that record */
+} store_game_change_t;
 
 /* A write's idempotency record: when key is set and a record exists under it,
  * the write is not done and STORE_EREPLAY returns the stored answer. */
@@ -54,17 +104,18 @@ typedef struct {
     unsigned keep_max;    /* most answers kept within scope, the oldest dropped first (0: no bound) */
 } store_idempotency_t;
 
-/* Writes data as version expected_version + 1 when the stored version is
- * expected_version (0: the game must not exist yet). ttl_seconds 0 keeps the
- * record forever; otherwise the record expires that long after this write.
- * On STORE_ECONFLICT *current_version is the stored one; on STORE_EREPLAY
+/* Writes change as version expected_version + 1 when the stored version is
+ * expected_version (0: the game must not exist yet), in one atomic step. A
+ * move sends only its own bytes (STORE_LINE_APPEND). ttl_seconds 0 keeps the
+ * game forever; otherwise it expires that long after this write. On
+ * STORE_ECONFLICT *current_version is the stored one; on STORE_EREPLAY
  * *replay is the stored answer (malloc'd, caller frees). STORE_EUNKNOWN: the
  * command went out and no answer came, or a resend after a lost connection
  * found the version this write would have made (the first send may have made
- * it): read the record back to tell. */
-store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version, const char *data,
-                                size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
-                                uint64_t *current_version, char **replay);
+ * it): read the game back to tell (its state text is this write's or not). */
+store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
+                                const store_game_change_t *change, unsigned ttl_seconds,
+                                const store_idempotency_t *idempotency, uint64_t *current_version, char **replay);
 
 /* Looks up an idempotency record within scope; STORE_ENOT_FOUND when none. */
 store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer);

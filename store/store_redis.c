@@ -18,40 +18,86 @@
 #include <string.h>
 #include <sys/time.h>
 
-/* Compare-and-set of a game record, with its idempotency record.
- * KEYS[1] game, KEYS[2] idempotency record (optional), KEYS[3] the list of
- * the records kept in its scope (optional: only when they are bounded).
- * ARGV: expected version (0: create), new version, data, ttl (0: keep),
- *       idempotency answer, idempotency ttl, most records kept in the scope.
- * The bound keeps what one caller can store flat: a client looping a
- * change with fresh keys replaces its own oldest answers, no more. */
+/* Compare-and-set of a game, with its idempotency record.
+ * KEYS[1] the game hash, KEYS[2] its move list, KEYS[3] its history, then as
+ * ARGV[1] says: 'l' the record of the first format this write replaces, 'i'
+ * the idempotency record, 'b' the list of the records kept in its scope
+ * (only when they are bounded).
+ * ARGV[2] expected version (0: create), [3] new version, [4] state, [5]
+ * history count, [6] line op (keep, append, set, truncate), [7] and [8] the
+ * move list and history texts (append, set) or bytes kept (truncate), [9]
+ * ttl (0: keep), [10] idempotency answer, [11] its ttl, [12] most records
+ * kept in the scope. The bound keeps what one caller can store flat: a
+ * client looping a change with fresh keys replaces its own oldest answers. */
 static const char cas_script[] =
-    "if #KEYS > 1 then\n"
-    "  local prior = redis.call('GET', KEYS[2])\n"
+    "local k = 4\n"
+    "local legacy, idem, list\n"
+    "if string.find(ARGV[1], 'l', 1, true) then legacy = KEYS[k]; k = k + 1 end\n"
+    "if string.find(ARGV[1], 'i', 1, true) then idem = KEYS[k]; k = k + 1 end\n"
+    "if string.find(ARGV[1], 'b', 1, true) then list = KEYS[k]; k = k + 1 end\n"
+    "if idem then\n"
+    "  local prior = redis.call('GET', idem)\n"
     "  if prior then return {'replay', prior} end\n"
     "end\n"
     "local current = redis.call('HGET', KEYS[1], 'version')\n"
-    "if ARGV[1] == '0' then\n"
+    "if not current and legacy then current = redis.call('HGET', legacy, 'version') end\n"
+    "if ARGV[2] == '0' then\n"
     "  if current then return {'exists', current} end\n"
     "elseif not current then\n"
     "  return {'missing', ''}\n"
-    "elseif current ~= ARGV[1] then\n"
+    "elseif current ~= ARGV[2] then\n"
     "  return {'conflict', current}\n"
     "end\n"
-    "redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])\n"
-    "if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end\n"
-    "if #KEYS > 1 then\n"
-    "  if tonumber(ARGV[6]) > 0 then redis.call('SET', KEYS[2], ARGV[5], 'EX', ARGV[6]) else redis.call('SET', KEYS[2], ARGV[5]) end\n"
+    "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5])\n"
+    "local op = ARGV[6]\n"
+    "if op == 'append' then\n"
+    "  redis.call('APPEND', KEYS[2], ARGV[7])\n"
+    "  redis.call('APPEND', KEYS[3], ARGV[8])\n"
+    "elseif op == 'set' then\n"
+    "  redis.call('SET', KEYS[2], ARGV[7])\n"
+    "  redis.call('SET', KEYS[3], ARGV[8])\n"
+    "elseif op == 'truncate' then\n"
+    "  for i = 2, 3 do\n"
+    "    local keep = tonumber(ARGV[5 + i])\n"
+    "    if keep > 0 then redis.call('SET', KEYS[i], redis.call('GETRANGE', KEYS[i], 0, keep - 1))\n"
+    "    else redis.call('SET', KEYS[i], '') end\n"
+    "  end\n"
     "end\n"
-    "if #KEYS > 2 then\n"
-    "  redis.call('RPUSH', KEYS[3], KEYS[2])\n"
-    "  for i = 1, redis.call('LLEN', KEYS[3]) - tonumber(ARGV[7]) do\n"
-    "    local oldest = redis.call('LPOP', KEYS[3])\n"
+    "if legacy then redis.call('DEL', legacy) end\n"
+    "for i = 1, 3 do\n"
+    "  if tonumber(ARGV[9]) > 0 then redis.call('EXPIRE', KEYS[i], ARGV[9]) else redis.call('PERSIST', KEYS[i]) end\n"
+    "end\n"
+    "if idem then\n"
+    "  if tonumber(ARGV[11]) > 0 then redis.call('SET', idem, ARGV[10], 'EX', ARGV[11]) else redis.call('SET', idem, ARGV[10]) end\n"
+    "end\n"
+    "if list then\n"
+    "  redis.call('RPUSH', list, idem)\n"
+    "  for i = 1, redis.call('LLEN', list) - tonumber(ARGV[12]) do\n"
+    "    local oldest = redis.call('LPOP', list)\n"
     "    if oldest then redis.call('DEL', oldest) end\n"
     "  end\n"
-    "  if tonumber(ARGV[6]) > 0 then redis.call('EXPIRE', KEYS[3], ARGV[6]) end\n"
+    "  if tonumber(ARGV[11]) > 0 then redis.call('EXPIRE', list, ARGV[11]) end\n"
     "end\n"
-    "return {'ok', ARGV[2]}\n";
+    "return {'ok', ARGV[3]}\n";
+
+/* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
+ * 'change' (version, state and the last hlen history entries, of ARGV[2]
+ * bytes each) or 'full' (the same and the move list). An empty array: no
+ * such game. */
+static const char load_script[] =
+    "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen')\n"
+    "if not v[1] then return {} end\n"
+    "local n = tonumber(v[3])\n"
+    "if not v[2] or not n or n < 0 then return {v[1]} end\n"
+    "local tail = ''\n"
+    "if n > 0 then tail = redis.call('GETRANGE', KEYS[3], -n * tonumber(ARGV[2]), -1) end\n"
+    "if ARGV[1] == 'full' then return {v[1], v[2], tail, redis.call('GET', KEYS[2]) or ''} end\n"
+    "return {v[1], v[2], tail}\n";
+
+typedef struct {
+    const char *text;
+    char sha[41];
+} script_t;
 
 struct store {
     char host[128];
@@ -60,7 +106,7 @@ struct store {
     char user[64];
     char password[128];
     struct timeval connect_timeout, command_timeout;
-    char script_sha[41];
+    script_t cas, load;
     pthread_key_t connection_key;
     atomic_ullong errors, connects;
 };
@@ -132,6 +178,19 @@ static bool parse_url(store_t *s, const char *url, char *err, size_t err_size)
     return true;
 }
 
+/* Sets the script and its SHA-1 (EVALSHA's name for it). */
+static bool script_init(script_t *script, const char *text)
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned length = 0;
+    script->text = text;
+    if (!EVP_Digest(text, strlen(text), digest, &length, EVP_sha1(), NULL) || length != 20)
+        return false;
+    for (unsigned i = 0; i < length; i++)
+        snprintf(script->sha + 2 * i, 3, "%02x", digest[i]);
+    return true;
+}
+
 store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
 {
     store_t *s = calloc(1, sizeof *s);
@@ -145,15 +204,11 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
     }
     s->connect_timeout = ms_to_timeval(cfg->connect_timeout_ms);
     s->command_timeout = ms_to_timeval(cfg->command_timeout_ms);
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned digest_length = 0;
-    if (!EVP_Digest(cas_script, strlen(cas_script), digest, &digest_length, EVP_sha1(), NULL)) {
-        snprintf(err, err_size, "cannot hash the store script");
+    if (!script_init(&s->cas, cas_script) || !script_init(&s->load, load_script)) {
+        snprintf(err, err_size, "cannot hash the store scripts");
         free(s);
         return NULL;
     }
-    for (unsigned i = 0; i < digest_length && i < 20; i++)
-        snprintf(s->script_sha + 2 * i, 3, "%02x", digest[i]);
     if (pthread_key_create(&s->connection_key, free_connection)) {
         snprintf(err, err_size, "cannot create thread key");
         free(s);
@@ -291,7 +346,22 @@ store_status_t store_ping(store_t *store)
  * caller's token HMAC (see store_idempotency_t). */
 enum { IDEMPOTENCY_KEY_SIZE = 256 };
 
-static bool game_key(const char *id, char *key, size_t size)
+/* A game's keys share the hash tag {id}, so one script may touch them all
+ * on any Redis. The record of the first format lived under chessd:game:<id>. */
+enum { GAME_KEY_HASH = 0, GAME_KEY_MOVES, GAME_KEY_HISTORY, GAME_KEY_COUNT, GAME_KEY_SIZE = 96 };
+
+static bool game_keys(const char *id, char keys[GAME_KEY_COUNT][GAME_KEY_SIZE])
+{
+    static const char *const kinds[GAME_KEY_COUNT] = { "game", "moves", "history" };
+    for (int i = 0; i < GAME_KEY_COUNT; i++) {
+        int n = snprintf(keys[i], GAME_KEY_SIZE, "chessd:%s:{%s}", kinds[i], id);
+        if (n <= 0 || n >= GAME_KEY_SIZE)
+            return false;
+    }
+    return true;
+}
+
+static bool legacy_key(const char *id, char *key, size_t size)
 {
     int n = snprintf(key, size, "chessd:game:%s", id);
     return n > 0 && (size_t)n < size;
@@ -343,10 +413,62 @@ static store_status_t error_status(const redisReply *r)
     return STORE_EUNAVAILABLE;
 }
 
-store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version)
+void store_game_clear(store_game_t *game)
 {
-    char key[128];
-    if (!game_key(id, key, sizeof key))
+    if (!game)
+        return;
+    free(game->state);
+    free(game->history);
+    free(game->moves);
+    free(game->legacy);
+    memset(game, 0, sizeof *game);
+}
+
+/* A reply element as a malloc'd string; false when it is not a string. */
+static bool take_string(const redisReply *r, char **out, size_t *length)
+{
+    if (r->type != REDIS_REPLY_STRING || !(*out = copy_bytes(r->str, r->len)))
+        return false;
+    *length = r->len;
+    return true;
+}
+
+static bool read_version(const redisReply *r, uint64_t *version)
+{
+    if (r->type != REDIS_REPLY_STRING)
+        return false;
+    char *end;
+    *version = strtoull(r->str, &end, 10);
+    return *end == '\0' && *version > 0;
+}
+
+/* Runs a script by EVALSHA, loading it with EVAL the first time a Redis
+ * sees it (or after a restart). argv[0] and argv[1] are set here; *sent as
+ * for command(). */
+static redisReply *run_script(store_t *s, const script_t *script, int argc, const char **argv, size_t *lengths,
+                              bool *sent)
+{
+    argv[0] = "EVALSHA";
+    argv[1] = script->sha;
+    lengths[0] = 7;
+    lengths[1] = 40;
+    redisReply *r = command(s, argc, argv, lengths, sent);
+    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
+        freeReplyObject(r);
+        argv[0] = "EVAL";
+        argv[1] = script->text;
+        lengths[0] = 4;
+        lengths[1] = strlen(script->text);
+        r = command(s, argc, argv, lengths, sent);
+    }
+    return r;
+}
+
+/* A game of the first format: HMGET version data under its old key. */
+static store_status_t load_legacy(store_t *store, const char *id, store_game_t *out)
+{
+    char key[GAME_KEY_SIZE];
+    if (!legacy_key(id, key, sizeof key))
         return STORE_ENOT_FOUND;
     const char *argv[] = { "HMGET", key, "version", "data" };
     redisReply *r = command(store, 4, argv, NULL, NULL);
@@ -354,19 +476,46 @@ store_status_t store_game_load(store_t *store, const char *id, char **data, size
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
-        redisReply *v = r->element[0], *d = r->element[1];
-        if (v->type == REDIS_REPLY_NIL && d->type == REDIS_REPLY_NIL) {
+        if (r->element[0]->type == REDIS_REPLY_NIL && r->element[1]->type == REDIS_REPLY_NIL)
             status = STORE_ENOT_FOUND;
-        } else if (v->type == REDIS_REPLY_STRING && d->type == REDIS_REPLY_STRING) {
-            char *end;
-            *version = strtoull(v->str, &end, 10);
-            if (*end == '\0' && *version > 0 && (*data = copy_bytes(d->str, d->len))) {
-                *length = d->len;
-                status = STORE_OK;
-            }
-        }
+        else if (read_version(r->element[0], &out->version)
+                 && take_string(r->element[1], &out->legacy, &out->legacy_length))
+            status = STORE_OK;
     }
     freeReplyObject(r);
+    return status;
+}
+
+store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out)
+{
+    memset(out, 0, sizeof *out);
+    char keys[GAME_KEY_COUNT][GAME_KEY_SIZE];
+    if (!game_keys(id, keys))
+        return STORE_ENOT_FOUND;
+    char entry[8];
+    snprintf(entry, sizeof entry, "%d", STORE_HISTORY_ENTRY_SIZE);
+    const char *argv[] = { NULL, NULL, "3", keys[0], keys[1], keys[2], what == STORE_LOAD_FULL ? "full" : "change",
+                           entry };
+    size_t lengths[8];
+    for (int i = 2; i < 8; i++)
+        lengths[i] = strlen(argv[i]);
+    redisReply *r = run_script(store, &store->load, 8, argv, lengths, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 0) {
+        freeReplyObject(r);
+        return load_legacy(store, id, out);
+    }
+    bool full = what == STORE_LOAD_FULL;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 4u : 3u) && read_version(r->element[0], &out->version)
+        && take_string(r->element[1], &out->state, &out->state_length)
+        && take_string(r->element[2], &out->history, &out->history_length)
+        && (!full || take_string(r->element[3], &out->moves, &out->moves_length)))
+        status = STORE_OK;
+    freeReplyObject(r);
+    if (status != STORE_OK)
+        store_game_clear(out);
     return status;
 }
 
@@ -414,57 +563,83 @@ static store_status_t script_result(redisReply *r, uint64_t *current_version, ch
     return STORE_ECORRUPT;
 }
 
-store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version, const char *data,
-                                size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
-                                uint64_t *current_version, char **replay)
+static const char *const line_ops[] = { "keep", "append", "set", "truncate" };
+
+store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
+                                const store_game_change_t *change, unsigned ttl_seconds,
+                                const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
 {
-    char key[128], idem_key[IDEMPOTENCY_KEY_SIZE], idem_list[IDEMPOTENCY_KEY_SIZE], expected[24], next[24], ttl[16],
-        idem_ttl[16], keep_max[16];
-    if (!game_key(id, key, sizeof key))
+    char keys[GAME_KEY_COUNT][GAME_KEY_SIZE], legacy[GAME_KEY_SIZE], idem_key[IDEMPOTENCY_KEY_SIZE],
+        idem_list[IDEMPOTENCY_KEY_SIZE], flags[4] = "", expected[24], next[24], history_count[16], ttl[16],
+        moves_keep[24], history_keep[24], idem_ttl[16] = "0", keep_max[16] = "0";
+    if (!game_keys(id, keys) || !legacy_key(id, legacy, sizeof legacy) || (unsigned)change->line_op > STORE_LINE_TRUNCATE)
         return STORE_ENOT_FOUND;
-    snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
-    snprintf(next, sizeof next, "%llu", (unsigned long long)expected_version + 1);
-    snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
     bool with_idem = idempotency && idempotency->key;
     if (with_idem && !idempotency_key(idempotency->scope, idempotency->key, idem_key, sizeof idem_key))
         return STORE_ECORRUPT;
     bool bounded = with_idem && idempotency->keep_max > 0;
     if (bounded && !idempotency_list_key(idempotency->scope, idem_list, sizeof idem_list))
         return STORE_ECORRUPT;
+    snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
+    snprintf(next, sizeof next, "%llu", (unsigned long long)expected_version + 1);
+    snprintf(history_count, sizeof history_count, "%u", change->history_count);
+    snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
+    snprintf(moves_keep, sizeof moves_keep, "%zu", change->moves_keep);
+    snprintf(history_keep, sizeof history_keep, "%zu", change->history_keep);
     if (with_idem) {
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
         snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
     }
-    const char *argv[14] = { "EVALSHA", store->script_sha, bounded ? "3" : with_idem ? "2" : "1", key };
-    size_t lengths[14];
-    int argc = 4;
-    if (with_idem)
-        argv[argc++] = idem_key;
-    if (bounded)
-        argv[argc++] = idem_list;
-    argv[argc++] = expected;
-    argv[argc++] = next;
-    argv[argc++] = data;
-    argv[argc++] = ttl;
-    if (with_idem) {
-        argv[argc++] = idempotency->answer;
-        argv[argc++] = idem_ttl;
-        argv[argc++] = keep_max;
+    enum { ARGS_MAX = 20 };
+    const char *argv[ARGS_MAX];
+    size_t lengths[ARGS_MAX];
+    char key_count[4];
+    int argc = 3, nkeys = GAME_KEY_COUNT;
+#define PUSH(text, length) (argv[argc] = (text), lengths[argc] = (length), argc++)
+#define PUSH_TEXT(text) PUSH(text, strlen(text))
+    for (int i = 0; i < GAME_KEY_COUNT; i++)
+        PUSH_TEXT(keys[i]);
+    if (change->replaces_legacy) {
+        strcat(flags, "l");
+        PUSH_TEXT(legacy);
     }
-    for (int i = 0; i < argc; i++)
-        lengths[i] = argv[i] == data ? length : strlen(argv[i]);
+    if (with_idem) {
+        strcat(flags, "i");
+        PUSH_TEXT(idem_key);
+    }
+    if (bounded) {
+        strcat(flags, "b");
+        PUSH_TEXT(idem_list);
+    }
+    nkeys = argc - 3;
+    snprintf(key_count, sizeof key_count, "%d", nkeys);
+    argv[2] = key_count;
+    lengths[2] = strlen(key_count);
+    PUSH_TEXT(flags);
+    PUSH_TEXT(expected);
+    PUSH_TEXT(next);
+    PUSH(change->state, change->state_length);
+    PUSH_TEXT(history_count);
+    PUSH_TEXT(line_ops[change->line_op]);
+    if (change->line_op == STORE_LINE_TRUNCATE) {
+        PUSH_TEXT(moves_keep);
+        PUSH_TEXT(history_keep);
+    } else if (change->line_op == STORE_LINE_KEEP) {
+        PUSH("", 0);
+        PUSH("", 0);
+    } else {
+        PUSH(change->moves ? change->moves : "", change->moves ? change->moves_length : 0);
+        PUSH(change->history ? change->history : "", change->history ? change->history_length : 0);
+    }
+    PUSH_TEXT(ttl);
+    PUSH_TEXT(with_idem ? idempotency->answer : "");
+    PUSH_TEXT(idem_ttl);
+    PUSH_TEXT(keep_max);
+#undef PUSH_TEXT
+#undef PUSH
 
     bool sent = false;
-    redisReply *r = command(store, argc, argv, lengths, &sent);
-    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
-        /* First use on this Redis (or after a restart): EVAL loads the script. */
-        freeReplyObject(r);
-        argv[0] = "EVAL";
-        argv[1] = cas_script;
-        lengths[0] = 4;
-        lengths[1] = strlen(cas_script);
-        r = command(store, argc, argv, lengths, &sent);
-    }
+    redisReply *r = run_script(store, &store->cas, argc, argv, lengths, &sent);
     if (!r)
         return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
     uint64_t current = 0;

@@ -1,0 +1,29 @@
+/* The PGN export of a stored game (the PGN standard's export format): the
+ * seven tag roster, the set-up tags for a game that did not start from the
+ * standard position, and the movetext from the stored SAN, in lines of at
+ * most 80 characters. No replay: the move numbers come from the initial
+ * position's counters. */
+#ifndef CHESSD_API_PGN_H
+#define CHESSD_API_PGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rules/position.h"
+
+typedef struct {
+    const char *white, *black; /* "" when not known */
+    int64_t created_at_ms;     /* the Date tag */
+    const position_t *initial;
+    const char *result;        /* "1-0", "0-1", "1/2-1/2" or "*" */
+    bool over;                 /* the Termination tag: normal or unterminated */
+    const char *moves;         /* the move list: "uci:san" entries separated by single spaces */
+    size_t moves_length;
+} pgn_game_t;
+
+/* The PGN text (malloc'd, caller frees; length in *length), or NULL when out
+ * of memory: never a cut text. */
+char *pgn_write(const pgn_game_t *game, size_t *length);
+
+#endif
