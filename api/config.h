@@ -30,6 +30,7 @@ typedef struct config {
     unsigned active_game_ttl_seconds;   /* an active game unchanged this long expires; 0: never */
     unsigned idempotency_ttl_seconds;
     unsigned max_game_plies;
+    unsigned game_cache_slots;  /* games whose last version a replica keeps a copy of; 0: none */
     unsigned rate_limit_ip;     /* requests per second per client address; 0: off */
     unsigned rate_limit_token;  /* requests per second per player token; 0: off */
     unsigned rate_limit_burst;  /* bucket size; 0: one second's worth */

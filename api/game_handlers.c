@@ -18,6 +18,7 @@
 #include "../store/store.h"
 #include "body.h"
 #include "config.h"
+#include "game_cache.h"
 #include "handlers.h"
 #include "idempotency.h"
 #include "json_out.h"
@@ -412,12 +413,19 @@ static void line_write_free(line_write_t *lw)
     free(lw->history);
 }
 
+/* What became of a write. */
+typedef enum {
+    SAVE_MADE = 0, /* this request's write was made (or found made) */
+    SAVE_STALE,    /* refused because the game is not at the version g has (or is gone): nothing was written */
+    SAVE_FAILED,   /* anything else: res holds the answer */
+} save_t;
+
 /* Writes g as version expected + 1 and answers (success_status) with the
  * Game (creation: tokens given) or the GameChange, keeping the answer under
  * the caller's key. An active game expires active_game_ttl_seconds after
  * its last change, a finished one finished_game_ttl_seconds after its end
- * (0: never). Returns true when this request's write was made. */
-static bool game_save(const api_request_t *req, api_response_t *res, loaded_t *g, uint64_t expected,
+ * (0: never). A write made is kept in the game cache. */
+static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t *g, uint64_t expected,
                       const change_t *change, unsigned success_status, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
                       const idem_request_t *idem, bool with_moves)
 {
@@ -440,7 +448,7 @@ static bool game_save(const api_request_t *req, api_response_t *res, loaded_t *g
         free(kept);
         line_write_free(&lw);
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        return false;
+        return SAVE_FAILED;
     }
     lw.store.state = state;
     lw.store.state_length = state_length;
@@ -462,23 +470,27 @@ static bool game_save(const api_request_t *req, api_response_t *res, loaded_t *g
         api_response_set(res, success_status, "application/json", body, body_length);
         set_etag(res, r->version);
         snprintf(res->location, sizeof res->location, "%s", location);
-        return true;
+        game_cache_put(r);
+        return SAVE_MADE;
     }
     free(body);
+    game_cache_drop(r->id);
     if (status == STORE_EREPLAY) {
         replay_answer(idem->fingerprint, replay, res);
         free(replay);
-    } else if (status == STORE_ECONFLICT) {
+        return SAVE_FAILED;
+    }
+    if (status == STORE_ECONFLICT) {
         metrics_version_conflict();
         api_problem_conflict(res, current, expected);
-    } else {
-        if (status == STORE_EFULL)
-            metrics_store_full();
-        else if (status == STORE_EUNKNOWN)
-            metrics_outcome_unknown();
-        api_problem_store(res, status);
+        return SAVE_STALE;
     }
-    return false;
+    if (status == STORE_EFULL)
+        metrics_store_full();
+    else if (status == STORE_EUNKNOWN)
+        metrics_outcome_unknown();
+    api_problem_store(res, status);
+    return status == STORE_ENOT_FOUND ? SAVE_STALE : SAVE_FAILED;
 }
 
 /* --- reading requests --- */
@@ -593,19 +605,31 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
                           game_played_t *played, api_response_t *res);
 
-/* A change by player `who` (whose keys live in idem->scope) on the loaded game g. */
-static void game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, loaded_t *g,
+/* A change by player `who` (whose keys live in idem->scope) on the loaded
+ * game g. Returns true when the answer is final; false when it is a
+ * refusal that depends on g's content and nothing was written (so, on a
+ * cached copy, it may only mean the copy is old). */
+static bool game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, loaded_t *g,
                            color_t who, const idem_request_t *idem, change_fn apply, bool with_moves)
 {
     uint64_t expected = 0;
     change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
     game_played_t played;
-    if (!answered_before(req, idem, res) && check_version(req, root, g->record.version, &expected, res)) {
-        if (game_is_over(&g->record.game))
+    bool final = true;
+    if (!answered_before(req, idem, res)) {
+        if (!check_version(req, root, g->record.version, &expected, res)) {
+            final = false;
+        } else if (game_is_over(&g->record.game)) {
             api_problem_game(res, GAME_EOVER);
-        else if (apply(req, root, g, who, &change, &played, res)
-                 && game_save(req, res, g, expected, &change, 200, NULL, idem, with_moves) && change.played)
-            metrics_move_applied();
+            final = false;
+        } else if (!apply(req, root, g, who, &change, &played, res)) {
+            final = false;
+        } else {
+            save_t saved = game_save(req, res, g, expected, &change, 200, NULL, idem, with_moves);
+            if (saved == SAVE_MADE && change.played)
+                metrics_move_applied();
+            final = saved != SAVE_STALE;
+        }
     }
     /* A retry racing its own first attempt can see the version that attempt
      * made: its answer is the kept one, not a conflict. */
@@ -614,10 +638,24 @@ static void game_change_by(const api_request_t *req, api_response_t *res, const 
         if (answered_before(req, idem, &kept)) {
             free(res->body);
             *res = kept;
+            final = true;
         } else {
             free(kept.body);
         }
     }
+    return final;
+}
+
+/* The game for a change: the cached copy when there is one (*from_copy),
+ * else the game as stored. False with res filled when it cannot be loaded. */
+static bool change_load(const api_request_t *req, store_load_t what, bool use_copy, loaded_t *g, bool *from_copy,
+                        api_response_t *res)
+{
+    memset(g, 0, sizeof *g);
+    game_cache_setup(req->config->game_cache_slots);
+    *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(req->path_param)
+                 && game_cache_get(req->path_param, &g->record);
+    return *from_copy || game_load(req, what, g, res);
 }
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed,
@@ -631,15 +669,25 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
     if (!root)
         return;
     loaded_t g;
-    /* Only a player of this game may see a kept answer, and only their own:
-     * the token is checked before a retry is answered from it. */
-    if (game_load(req, what, &g, res)) {
+    bool from_copy, use_copy = true;
+    while (change_load(req, what, use_copy, &g, &from_copy, res)) {
+        /* Only a player of this game may see a kept answer, and only their
+         * own: the token is checked before a retry is answered from it. */
         char caller[TOKENS_HASH_SIZE];
         int who = authenticate(req, &g.record, caller, res);
+        bool final = who < 0 ? false : true;
         if (who >= 0) {
             snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
-            game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
+            final = game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
         }
+        loaded_free(&g);
+        if (final || !from_copy)
+            break;
+        /* Refused on a copy: judged again on the game as stored. */
+        game_cache_drop(req->path_param);
+        free(res->body);
+        memset(res, 0, sizeof *res);
+        use_copy = false;
     }
     loaded_free(&g);
     cJSON_Delete(root);
@@ -807,7 +855,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
     change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
     if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res))
-        game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
+        (void)game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
     loaded_free(&g);
     cJSON_Delete(root);
 }
@@ -830,6 +878,10 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
             api_response_set(res, 200, "application/json", body, length);
         }
         set_etag(res, g.record.version);
+        if (!g.legacy) {
+            game_cache_setup(req->config->game_cache_slots);
+            game_cache_put(&g.record);
+        }
     }
     loaded_free(&g);
 }
