@@ -21,6 +21,15 @@ function die(message) {
   process.stderr.write(`${message}\n`)
   process.exit(1)
 }
+for (const event of ['uncaughtException', 'unhandledRejection']) process.on(event, (error) => die(`${error.message ?? error}`))
+// The JSON body of answer r, or death naming what it answered.
+function json(r, what) {
+  try {
+    return JSON.parse(r.body)
+  } catch {
+    return die(`${what}: the answer (${r.status}) is not JSON: ${r.body.toString().slice(0, 400)}`)
+  }
+}
 
 let socket = null
 let connections = 0
@@ -91,7 +100,7 @@ const sampleAfter = () => ({ ...cpu(), ...redisBytes() })
 async function newGame() {
   const r = await request('POST', '/v1/games', null, '{}')
   if (r.status !== 201 || r.etag !== '"1"') die(`POST /v1/games: expected 201 with ETag "1", got ${r.status} ${r.etag}: ${r.body.toString().slice(0, 400)}`)
-  const game = JSON.parse(r.body)
+  const game = json(r, 'POST /v1/games')
   if (!game.id || !game.tokens?.white || !game.tokens?.black) die(`POST /v1/games: no id and tokens: ${r.body.toString().slice(0, 400)}`)
   return { id: game.id, tokens: [game.tokens.white, game.tokens.black] }
 }
@@ -145,7 +154,7 @@ for (;;) {
   await play(fullGame, cfg.window + 1, late - 1)
   await window('late', fullGame, late, cfg.plies)
   const r = await request('GET', `/v1/games/${fullGame.id}`)
-  const g = r.status === 200 ? JSON.parse(r.body) : {}
+  const g = r.status === 200 ? json(r, `GET /v1/games/${fullGame.id}`) : {}
   if (g.version !== cfg.plies + 1 || g.moves?.length !== cfg.plies || g.status !== 'active')
     die(`game ${fullGame.id}: played ${cfg.plies} plies, but GET answers ${r.status}, version ${g.version}, ${g.moves?.length} moves, status ${g.status}`)
   for (let k = 0; k < cfg.replays; k++) await window('early', await newGame(), 1, cfg.window)
