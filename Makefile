@@ -85,6 +85,7 @@ bench: $(BUILD)/chessd
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_bench.sh $(BUILD)/chessd
+	tests/bench/game_growth.sh $(BUILD)/chessd
 
 # Soak test (not in CI, a few minutes): SOAK_SECONDS (default 180), see tests/soak/soak.sh.
 soak: $(BUILD)/chessd

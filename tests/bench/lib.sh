@@ -1,5 +1,5 @@
 # Helpers shared by the benchmarks that start servers (http_bench.sh,
-# game_bench.sh). Sourced, not run; the caller defines die().
+# game_bench.sh, game_growth.sh). Sourced, not run; the caller defines die().
 
 need() { # need COMMAND DEBIAN_PACKAGE
     command -v "$1" >/dev/null 2>&1 || die "'$1' not found: install the Debian package '$2' (apt-get install $2, or make deps)"
@@ -25,3 +25,54 @@ cpu_ticks() { # CPU ticks (utime + stime) of the given pids, summed
 }
 # median "N N N": the median of space-separated numbers.
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# start_redis DIR: a private redis-server on a free loopback port, below the
+# kernel's ephemeral range (no persistence, its files and log in DIR); sets
+# REDIS_PID (for stop_pid) and REDIS_PORT, dies when none starts.
+start_redis() {
+    local dir=$1 try port i
+    REDIS_PORT='' REDIS_PID=''
+    for ((try = 0; try < 10; try++)); do
+        port=$((20000 + RANDOM % 12000))
+        redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$dir" \
+            --logfile "$dir/redis.log" --daemonize no >/dev/null 2>&1 &
+        REDIS_PID=$!
+        for ((i = 0; i < 100; i++)); do
+            kill -0 "$REDIS_PID" 2>/dev/null || break
+            [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]] && { REDIS_PORT=$port; return 0; }
+            sleep 0.05
+        done
+        stop_pid "$REDIS_PID" 2
+        REDIS_PID=''
+        grep -q 'Address already in use' "$dir/redis.log" 2>/dev/null || die "redis-server did not start: $(cat "$dir/redis.log" 2>/dev/null)"
+        : >"$dir/redis.log"
+    done
+    die "redis-server did not start: no free port found"
+}
+
+# start_chessd CHESSD ERRLOG ARGS...: `CHESSD serve --bind 127.0.0.1 --port 0
+# ARGS...` with CHESSD_TOKEN_SECRET=$TOKEN_SECRET and no other CHESSD_*
+# variable of the environment (a rate limit there would turn requests into
+# 429s); stdout (the request log) to /dev/null, stderr to ERRLOG. Sets
+# CHESSD_PID, CHESSD_PORT, CHESSD_THREADS and CHESSD_URL; dies when it does
+# not start listening.
+start_chessd() {
+    local bin=$1 errlog=$2 name i
+    shift 2
+    local unset_env=()
+    while IFS='=' read -r name _; do
+        [[ $name == CHESSD_* ]] && unset_env+=(-u "$name")
+    done < <(env)
+    env "${unset_env[@]}" CHESSD_TOKEN_SECRET="$TOKEN_SECRET" "$bin" serve --bind 127.0.0.1 --port 0 "$@" \
+        >/dev/null 2>"$errlog" &
+    CHESSD_PID=$! CHESSD_PORT=''
+    for ((i = 0; i < 100; i++)); do
+        CHESSD_PORT=$(sed -n 's/^chessd: listening on .* port \([0-9][0-9]*\) with .*/\1/p' "$errlog" 2>/dev/null)
+        [[ -n $CHESSD_PORT ]] && break
+        kill -0 "$CHESSD_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    [[ -n $CHESSD_PORT ]] || die "chessd did not start: $(cat "$errlog")"
+    CHESSD_THREADS=$(sed -n 's/^chessd: listening on .* with \([0-9]*\) threads.*/\1/p' "$errlog")
+    CHESSD_URL=http://127.0.0.1:$CHESSD_PORT
+}
