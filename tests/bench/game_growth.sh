@@ -23,9 +23,12 @@
 #    with one socket; the connections it used are counted and printed):
 #    POST /v1/games {}, then each ply as POST /v1/games/{id}/moves
 #    {"move": ..., "expected_version": N} with the token of the side to move.
-#    Only the status and the ETag of a move's answer are read, the body is
-#    only counted (its format is not this bench's business): each answer
-#    must be 200 with ETag "N+1" and a body of its Content-Length.  (A bash
+#    The status and the ETag of a move's answer are checked: each answer
+#    must be 200 with ETag "N+1" and a body of its Content-Length.  The body
+#    is counted, and so is the part of it that is the position's legal-move
+#    list (position.legal_moves, as JSON): that list grows with the mobility
+#    of the pieces, not with the game's length, so the answer's size is
+#    shown with and without it, beside the mean number of legal moves.  (A bash
 #    client on /dev/tcp was tried: bash writes a request line by line, so
 #    every request waited ~40 ms for Nagle and delayed ACKs.)
 #
@@ -194,6 +197,8 @@ for k in early late; do
     F[${k}_in]=$(per_move "${G[${k}_redis_in]}" "$n")
     F[${k}_out]=$(per_move "${G[${k}_redis_out]}" "$n")
     F[${k}_bytes]=$(per_move "${G[${k}_answer_bytes]}" "$n")
+    F[${k}_rest]=$(per_move "$((G[${k}_answer_bytes] - G[${k}_legal_bytes]))" "$n")
+    F[${k}_legal]=$(per_move "${G[${k}_legal_moves]}" "$n")
     for q in p50 p90 mean; do F[${k}_$q]=$(awk -v us="${G[${k}_${q}_us]}" 'BEGIN { printf "%.3f", us / 1000 }'); done
 done
 row() { printf '  %-34s %12s %14s %11s\n' "$1" "${F[early_$2]}" "${F[late_$2]}" "$(ratio "${F[late_$2]}" "${F[early_$2]}")"; }
@@ -206,6 +211,8 @@ row 'redis-server CPU, schedstat (us)' rd
 row 'bytes sent to Redis' in
 row 'bytes received from Redis' out
 row 'answer body bytes (mean)' bytes
+row '  without the legal-move list' rest
+row '  legal moves in the position' legal
 row 'latency p50 (ms)' p50
 row 'latency p90 (ms)' p90
 row 'latency mean (ms)' mean
@@ -225,5 +232,7 @@ echo "answer bytes per move: ${F[early_bytes]} -> ${F[late_bytes]}"
 echo "ratio chessd CPU late/early: $(ratio "${F[late_cd]}" "${F[early_cd]}")"
 echo "ratio bytes sent to Redis late/early: $(ratio "${F[late_in]}" "${F[early_in]}")"
 echo "ratio answer bytes late/early: $(ratio "${F[late_bytes]}" "${F[early_bytes]}")"
+echo "ratio answer bytes without the legal-move list late/early: $(ratio "${F[late_rest]}" "${F[early_rest]}")"
+echo "ratio legal moves in the position late/early: $(ratio "${F[late_legal]}" "${F[early_legal]}")"
 echo "ratio latency p50 late/early: $(ratio "${F[late_p50]}" "${F[early_p50]}")"
 exit 0

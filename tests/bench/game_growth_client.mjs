@@ -106,8 +106,10 @@ async function newGame() {
 }
 
 // Plies from..to (1-based) of the line; ply p is made on version p. Only the
-// status and the ETag of an answer are read.
-async function play(game, from, to, lat) {
+// status and the ETag of an answer are read, and the size of its legal-move
+// list (w.legalBytes, w.legalMoves): that list belongs to the position, not to
+// the game's length, so its share is reported apart.
+async function play(game, from, to, lat, w) {
   let bytes = 0
   for (let p = from; p <= to; p++) {
     const payload = `{"move":"${line[p - 1]}","expected_version":${p}}`
@@ -116,6 +118,13 @@ async function play(game, from, to, lat) {
       die(`game ${game.id}, ply ${p} (${line[p - 1]}): expected 200 with ETag "${p + 1}", got ${r.status} ETag ${r.etag}: ${r.body.toString().slice(0, 300)}`)
     bytes += r.bytes
     lat?.push(r.us)
+    if (w) {
+      const legal = json(r, `move ${p}`).position?.legal_moves
+      if (legal) {
+        w.legalBytes += Buffer.byteLength(',"legal_moves":' + JSON.stringify(legal))
+        w.legalMoves += legal.length
+      }
+    }
   }
   return bytes
 }
@@ -127,11 +136,11 @@ const infoIn = s1.input - s0.input
 const infoOut = s1.output - s0.output
 
 const kinds = {}
-for (const k of ['early', 'late']) kinds[k] = { moves: 0, windows: 0, chessd: 0, chessdNs: 0, redisNs: 0, input: 0, output: 0, bytes: 0, lat: [] }
+for (const k of ['early', 'late']) kinds[k] = { moves: 0, windows: 0, chessd: 0, chessdNs: 0, redisNs: 0, input: 0, output: 0, bytes: 0, legalBytes: 0, legalMoves: 0, lat: [] }
 async function window(kind, game, from, to) {
   const w = kinds[kind]
   const a = sampleBefore()
-  w.bytes += await play(game, from, to, w.lat)
+  w.bytes += await play(game, from, to, w.lat, w)
   const b = sampleAfter()
   w.moves += to - from + 1
   w.windows++
@@ -173,7 +182,7 @@ for (const [k, w] of Object.entries(kinds)) {
   const sorted = w.lat.slice().sort((x, y) => x - y)
   Object.assign(out, {
     [`${k}_moves`]: w.moves, [`${k}_windows`]: w.windows, [`${k}_chessd_ticks`]: w.chessd, [`${k}_chessd_ns`]: w.chessdNs, [`${k}_redis_ns`]: w.redisNs,
-    [`${k}_redis_in`]: w.input, [`${k}_redis_out`]: w.output, [`${k}_answer_bytes`]: w.bytes,
+    [`${k}_redis_in`]: w.input, [`${k}_redis_out`]: w.output, [`${k}_answer_bytes`]: w.bytes, [`${k}_legal_bytes`]: w.legalBytes, [`${k}_legal_moves`]: w.legalMoves,
     [`${k}_p50_us`]: percentile(sorted, 0.5).toFixed(0), [`${k}_p90_us`]: percentile(sorted, 0.9).toFixed(0),
     [`${k}_mean_us`]: (sorted.reduce((s, x) => s + x, 0) / sorted.length).toFixed(0),
   })
