@@ -23,9 +23,10 @@
 #    of it (default: all 140) is replaced by a new game (POST /v1/games,
 #    counted apart from the moves).  In the first run each game stops at a
 #    random length instead, so the games are out of step afterwards: their
-#    lengths stay spread over 0..PLIES and a move costs what a move at ply
-#    ~PLIES/2 costs (chessd reloads and replays the whole game on every move
-#    and answers with every move's SAN, so the cost grows with the length).
+#    lengths stay spread over 0..PLIES, and the measure holds whatever a
+#    move's cost has to do with the game's length (a move loads the state and
+#    the history's tail, appends one entry and answers with the change only,
+#    so it should have none; a game read back with GET has every move).
 #
 # wrk's Lua has no per-connection state (request() and response() are per
 # thread and do not say which connection), so the state is kept per game:
@@ -39,28 +40,35 @@
 # gets no CHESSD_* setting from the environment, where a rate limit, say,
 # would turn moves into 429s).  Each 200 is checked: the
 # game id in the body and the version (ETag and body) must be the ones
-# expected.  After each wrk run every game is read back with GET: version and
-# move count must be what the bench played (one more for a game whose request
-# was cut off by the end of the run); the next run goes on from there.
+# expected, and the change answered (GameChange) the move sent, in SAN, and
+# the move count that follows.  After each wrk run every game is read back
+# with GET: version and move count must be what the bench played (one more
+# for a game whose request was cut off by the end of the run); the next run
+# goes on from there.
 #
 # The Redis reference: redis-benchmark -c 32 EVALSHA of the compare-and-set
 # script chessd uses.  The script text is extracted from store/store_redis.c
 # (the C string cas_script), so the two cannot drift; that it is the script
 # chessd runs is checked by SCRIPT EXISTS on its SHA-1 after chessd wrote a
 # game (chessd loads it itself with EVAL on NOSCRIPT), before this bench
-# loads anything.  redis-benchmark cannot send a different expected version
-# each time, so the keys are pre-created (BENCH_GAMES of them, version 1, data
-# the record chessd stored for a game of PLIES/2 plies of the line) and every
-# call is EVALSHA sha 1 key 1 1 data 0: expected 1, new version 1, no ttl.
-# That is the full success path of a move's write (HGET, compare, HSET
-# version + data, PERSIST), the same work as chessd's write without an
-# Idempotency-Key; only the version number does not move.  (The create path,
+# loads anything; the same for the load script (load_script) after chessd
+# played its first moves.  redis-benchmark cannot send a different expected
+# version each time, so the keys are pre-created (BENCH_GAMES games of three
+# keys each: the hash with version 1, the state text and hlen, the move list
+# and the history, all as chessd stored them for a game of PLIES/2 plies of
+# the line) and every call is the compare-and-set of one move with expected
+# version 1, new version 1, no ttl: compare, HSET version + state + hlen,
+# APPEND one move list entry and one history entry, PERSIST the three keys.
+# That is the full success path of a move's write, the same work as chessd's
+# write without an Idempotency-Key; only the version number does not move
+# (and the appended parts grow a little over the run).  (The create path,
 # expected 0 on random keys, would turn into the cheaper 'exists' early
 # return as soon as a key repeats.)  A move also needs a read before the
-# compare-and-set (HMGET version data), so HMGET is measured too, and the
-# bound for "one read + one compare-and-set per move" is shown:
-# 1 / (1/hmget + 1/evalsha).  Each redis-benchmark run lasts about
-# BENCH_DURATION/2 s (its request count is calibrated by a short run).
+# compare-and-set (the load script in its 'change' form: the hash and the
+# history's tail), so that is measured too, and the bound for "one read +
+# one compare-and-set per move" is shown: 1 / (1/load + 1/evalsha).  Each
+# redis-benchmark run lasts about BENCH_DURATION/2 s (its request count is
+# calibrated by a short run).
 #
 # Printed: chessd moves/s, redis-benchmark compare-and-set ops/s, their ratio
 # (goal >= 0.4), chessd's move latency (percentiles of the 200 answers, timed
@@ -296,8 +304,13 @@ r=$(play "$id" "$tb" e5 1); [[ $r == 403* || $r == 409* ]] || die "a move by the
 r=$(play "$id" "$tw" e4 1); [[ $r == '200 "2"' ]] || die "move 1 (e4, version 1): expected 200 with ETag \"2\", got '$r': $(head -c 300 "$TMP/b")"
 r=$(play "$id" "$tb" e5 1); [[ $r == 409* ]] || die "a move with a stale expected_version: expected 409, got '$r'"
 r=$(play "$id" "$tb" e5 2); [[ $r == '200 "3"' ]] || die "move 2 (e5, version 2): expected 200 with ETag \"3\", got '$r': $(head -c 300 "$TMP/b")"
-[[ $(jq -r '"\(.version) \(.move.san) \(.move_count)"' "$TMP/b") == "3 e5 2" ]] ||
+[[ $(jq -r '"\(.version) \(.move.uci) \(.move.san) \(.move_count) \(has("moves"))"' "$TMP/b") == "3 e7e5 e5 2 false" ]] ||
     die "the answer to move 2 is not the change e5 at version 3: $(head -c 300 "$TMP/b")"
+[[ $(curl -sS -m 5 "$CHESSD_URL/v1/games/$id" | jq -r '[.moves[] | "\(.uci):\(.san)"] | join(" ")') == "e2e4:e4 e7e5:e5" ]] ||
+    die "GET /v1/games/$id does not list the two moves played"
+# chessd's change loads ran the load script: the text extracted above must be it too.
+[[ $(rcli SCRIPT EXISTS "$LOAD_SHA" 2>/dev/null) == 1 ]] ||
+    die "the load_script text extracted from $STORE_SRC (sha1 $LOAD_SHA) is not the script chessd loaded into Redis"
 
 # A game of PLIES/2 plies of the line: its stored record is the data of the
 # redis-benchmark keys (the mean length of the games played).
@@ -438,8 +451,10 @@ function response(status, headers, body)
             err_codes["create-" .. status] = (err_codes["create-" .. status] or 0) + 1
         end
     elseif status == 200 then
-        local id, v = body:match('^{"id":"([^"]+)","version":(%d+),')
-        if id ~= g.id or tonumber(v) ~= g.version + 1 or etag ~= g.version + 1 then
+        -- The change: the game, its new version, the move sent (SAN) and the count after it.
+        local id, v, san, count = body:match('^{"id":"([^"]+)","version":(%d+),"move":{"uci":"[^"]+","san":"([^"]+)"},"move_count":(%d+),')
+        if id ~= g.id or tonumber(v) ~= g.version + 1 or etag ~= g.version + 1 or san ~= LINE[g.ply + 1]
+            or tonumber(count) ~= g.ply + 1 then
             wrong = wrong + 1; errors = errors + 1
             g.create = true
         else

@@ -153,7 +153,9 @@ describe('E. query parameters: unknown names and repeats are refused', () => {
     ['GET', '/v1/perft?depth=1&legal_moves=false', 'unknown_parameter'],
     ['POST', '/v1/position?fen=x', 'unknown_parameter'],
     ['POST', '/v1/position/moves?chess960=false', 'unknown_parameter'],
-    ['POST', '/v1/games?legal_moves=false', 'unknown_parameter'],
+    ['POST', '/v1/games?chess960=true', 'unknown_parameter'],
+    ['POST', '/v1/games?legal_moves=false&Legal_moves=false', 'unknown_parameter'],
+    ['POST', '/v1/games?legal_moves=false&legal_moves=true', 'invalid_parameter'],
     ['GET', '/v1/perft?depth=1&depth=2', 'invalid_parameter'],
     ['GET', '/v1/position?legal_moves=false&legal_moves=false', 'invalid_parameter'],
   ];
@@ -165,12 +167,19 @@ describe('E. query parameters: unknown names and repeats are refused', () => {
     });
   }
 
-  test('a game route takes no parameters: POST /v1/games/<id>/moves?legal_moves=false is 400 unknown_parameter and plays nothing', async () => {
+  test('a game change takes legal_moves only: POST /v1/games/<id>/moves?expected_version=1 is 400 unknown_parameter and plays nothing; the PGN takes none', async () => {
     const created = await post(server, '/v1/games', {});
     const { id, tokens } = created.body;
-    const res = await post(server, `/v1/games/${id}/moves?legal_moves=false`, { move: 'e4', expected_version: 1 },
-      { headers: { authorization: `Bearer ${tokens.white}` } });
-    expectProblem(res, 400, 'unknown_parameter');
+    const headers = { authorization: `Bearer ${tokens.white}` };
+    for (const [query, code] of [['expected_version=1', 'unknown_parameter'], ['move=e4', 'unknown_parameter'],
+      ['legal_moves=false&token=x', 'unknown_parameter'], ['legal_moves=false&legal_moves=false', 'invalid_parameter'],
+      ['legal_moves=maybe', 'invalid_parameter']]) {
+      const res = await post(server, `/v1/games/${id}/moves?${query}`, { move: 'e4', expected_version: 1 }, { headers });
+      expectProblem(res, 400, code);
+    }
+    expectProblem(await post(server, `/v1/games/${id}/resign?reason=x`, { expected_version: 1 }, { headers }), 400, 'unknown_parameter');
+    expectProblem(await get(server, `/v1/games/${id}?fen=x`), 400, 'unknown_parameter');
+    expectProblem(await get(server, `/v1/games/${id}/pgn?legal_moves=false`), 400, 'unknown_parameter');
     assert.equal((await get(server, `/v1/games/${id}`)).body.version, 1);
   });
 
@@ -185,6 +194,17 @@ describe('E. query parameters: unknown names and repeats are refused', () => {
     const d = await get(server, `/v1/perft?depth=2&fen=${encodeURIComponent(START_FEN)}&chess960=false`);
     assert.equal(d.status, 200, d.text);
     assert.equal(d.body.nodes, 400);
+    // legal_moves on the game routes (openapi.yaml: create, read, and every change).
+    const e = await post(server, '/v1/games?legal_moves=false', {});
+    assert.equal(e.status, 201, e.text);
+    assert.equal(e.body.position.legal_moves, undefined);
+    const f = await get(server, `/v1/games/${e.body.id}?legal_moves=false`);
+    assert.equal(f.status, 200, f.text);
+    assert.equal(f.body.position.legal_moves, undefined);
+    const g = await post(server, `/v1/games/${e.body.id}/moves?legal_moves=false`, { move: 'e4', expected_version: 1 },
+      { headers: { authorization: `Bearer ${e.body.tokens.white}` } });
+    assert.equal(g.status, 200, g.text);
+    assert.equal(g.body.position.legal_moves, undefined);
   });
 });
 

@@ -363,8 +363,15 @@ function verify(row, res) {
       const got = res.header(key.slice(2));
       if (got !== want) fail(`header ${key.slice(2)}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
     } else {
-      const got = res.body && typeof res.body === 'object' ? res.body[key] : undefined;
-      if (got === undefined || String(got) !== want) fail(`${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      // A dotted key reaches into objects (position.turn); (absent) and (present) ask only whether it is there.
+      const got = key.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), res.body);
+      if (want === '(absent)') {
+        if (got !== undefined) fail(`${key}: expected no such field, got ${short(JSON.stringify(got), 120)}`);
+      } else if (want === '(present)') {
+        if (got === undefined) fail(`${key}: expected the field, the answer has none`);
+      } else if (got === undefined || String(got) !== want) {
+        fail(`${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      }
     }
   }
 }

@@ -5,7 +5,9 @@
 // Chess960, 32 racing writers, Idempotency-Key replays, Redis stopped,
 // restarted and paused, PGN checked with chess.js, and player tokens kept out
 // of Redis and the logs. Every answer is checked against openapi.yaml by the
-// helpers in http.mjs.
+// helpers in http.mjs. A change answers with the change (GameChange: the move
+// it played, move_count, the new state); the moves are read with GET, and
+// must be the ones the changes answered.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
@@ -39,11 +41,21 @@ after(async () => {
 
 const auth = (token) => ({ authorization: `Bearer ${token}` });
 
-/** POST /v1/games expecting 201; resolves to a game handle { id, tokens, version, turn, body, res }. */
+// A game in Redis (store/store.h): the hash chessd:game:{<id>} (version, state
+// text, hlen) beside chessd:moves:{<id>} and chessd:history:{<id>}, under one hash tag.
+const GAME_KEY = /^chessd:game:\{[A-Za-z0-9_-]{16}\}$/;
+const gameKeys = (id) => ({ game: `chessd:game:{${id}}`, moves: `chessd:moves:{${id}}`, history: `chessd:history:{${id}}` });
+
+/**
+ * POST /v1/games expecting 201; resolves to a game handle { id, tokens,
+ * version, turn, body, res, played } where body is the last answer (the Game
+ * at first, then each GameChange) and played the moves as the answers gave
+ * them ({uci, san}, what GET must list).
+ */
 async function createGame(body = {}, { srv = server, headers = {} } = {}) {
   const res = await post(srv, '/v1/games', body, { headers });
   assert.equal(res.status, 201, `create ${JSON.stringify(body)}: ${res.text}`);
-  const g = { id: res.body.id, tokens: res.body.tokens, srv, res };
+  const g = { id: res.body.id, tokens: res.body.tokens, srv, res, played: [...res.body.moves] };
   update(g, res.body);
   if (srv === server || srv === wide) created.push({ ...g, idempotencyKey: headers['idempotency-key'] ?? null });
   return g;
@@ -61,7 +73,19 @@ function change(g, color, what, body, headers = {}) {
   return post(g.srv, `/v1/games/${g.id}/${what}`, body, { headers: h });
 }
 
-/** A successful change: 200, version + 1, ETag the new version; the handle follows. */
+/** The game as GET /v1/games/{id} answers it (200). */
+async function readGame(g) {
+  const res = await get(g.srv, `/v1/games/${g.id}`);
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+/**
+ * A successful change: 200, version + 1, ETag the new version, and the
+ * change itself: a move answers the move played and one more move_count, an
+ * undo one less and no move, a resignation or draw action no move and the
+ * same count. The handle follows (played too).
+ */
 async function changeOk(g, color, what, body, headers = {}) {
   const before = g.version;
   const res = await change(g, color, what, body, headers);
@@ -69,6 +93,15 @@ async function changeOk(g, color, what, body, headers = {}) {
   assert.equal(res.body.version, before + 1, 'every change adds one to the version');
   assert.equal(res.headers.get('etag'), `"${before + 1}"`);
   assert.equal(res.body.id, g.id);
+  assert.ok(!('moves' in res.body), 'a change answers the change, not the move list');
+  if (what === 'moves') {
+    assert.ok(res.body.move, `a move answers the move played: ${res.text}`);
+    g.played.push(res.body.move);
+  } else {
+    assert.equal(res.body.move, null, `${what} plays no move`);
+    if (what === 'undo') g.played.pop();
+  }
+  assert.equal(res.body.move_count, g.played.length, `move_count after ${what}`);
   update(g, res.body);
   return res;
 }
@@ -163,9 +196,16 @@ test('create, read with ETag and If-None-Match, play SAN and UCI to a mate that 
   assert.equal(mate.body.position.status, 'checkmate');
   assert.equal(mate.body.position.result, '1-0');
   assert.equal(mate.body.position.check, true);
-  assert.deepEqual(mate.body.moves.map((m) => m.san), ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7#']);
-  assert.deepEqual(mate.body.moves.map((m) => m.uci), ['e2e4', 'e7e5', 'f1c4', 'b8c6', 'd1h5', 'g8f6', 'h5f7']);
+  assert.deepEqual(mate.body.move, { uci: 'h5f7', san: 'Qxf7#' });
+  assert.equal(mate.body.move_count, 7);
   assert.equal(mate.body.position.fen, 'r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4');
+  // The moves are on GET, each as its change answered it.
+  const game = await readGame(g);
+  assert.deepEqual(game.moves.map((m) => m.san), ['e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7#']);
+  assert.deepEqual(game.moves.map((m) => m.uci), ['e2e4', 'e7e5', 'f1c4', 'b8c6', 'd1h5', 'g8f6', 'h5f7']);
+  assert.deepEqual(game.moves, g.played);
+  assert.deepEqual(game.position, mate.body.position);
+  assert.equal(game.updated_at, mate.body.updated_at);
   await assertEnded(g, { status: 'checkmate', result: '1-0', termination: 'checkmate' });
 
   // The old ETag no longer matches.
@@ -290,7 +330,9 @@ test('undo: only the last mover, only before the reply', async () => {
   await move(g, 'e4');
   expectProblem(await change(g, 'black', 'undo', { expected_version: 2 }), 409, 'nothing_to_undo');
   const undone = await changeOk(g, 'white', 'undo', { expected_version: 2 });
-  assert.deepEqual(undone.body.moves, []);
+  assert.equal(undone.body.move, null);
+  assert.equal(undone.body.move_count, 0);
+  assert.deepEqual((await readGame(g)).moves, []);
   assert.equal(undone.body.position.fen, START_FEN);
   assert.equal(undone.body.position.turn, 'white');
   assert.equal(undone.body.version, 3, 'an undo is a change: the version still grows');
@@ -298,7 +340,8 @@ test('undo: only the last mover, only before the reply', async () => {
   await play(g, ['d4', 'd5']);
   expectProblem(await change(g, 'white', 'undo', { expected_version: 5 }), 409, 'nothing_to_undo');
   const blackUndo = await changeOk(g, 'black', 'undo', { expected_version: 5 });
-  assert.deepEqual(blackUndo.body.moves.map((m) => m.san), ['d4']);
+  assert.equal(blackUndo.body.move_count, 1);
+  assert.deepEqual((await readGame(g)).moves.map((m) => m.san), ['d4']);
   assert.equal(blackUndo.body.position.turn, 'black');
   await play(g, ['Nf6', 'c4']);
   // White replied to Nf6, so black may no longer take it back.
@@ -307,8 +350,14 @@ test('undo: only the last mover, only before the reply', async () => {
   const res = await call(server, 'POST', `/v1/games/${g.id}/undo`, { headers: { ...auth(g.tokens.white), 'if-match': `"${g.version}"` } });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.version, 9);
-  assert.deepEqual(res.body.moves.map((m) => m.san), ['d4', 'Nf6']);
+  assert.equal(res.body.move, null);
+  assert.equal(res.body.move_count, 2);
+  g.played.pop();
   update(g, res.body);
+  const afterUndo = await readGame(g);
+  assert.deepEqual(afterUndo.moves.map((m) => m.san), ['d4', 'Nf6']);
+  assert.deepEqual(afterUndo.moves, g.played);
+  assert.deepEqual(afterUndo.position, res.body.position);
   // A stale undo is a conflict.
   expectProblem(await change(g, 'black', 'undo', { expected_version: 8 }), 409, 'version_conflict');
   // An undo withdraws a standing draw offer.
@@ -317,6 +366,7 @@ test('undo: only the last mover, only before the reply', async () => {
   assert.equal(g.body.draw_offer, 'white');
   const withdrawn = await changeOk(g, 'white', 'undo', { expected_version: g.version });
   assert.equal(withdrawn.body.draw_offer, null);
+  assert.deepEqual((await readGame(g)).moves, g.played);
 });
 
 test('resign: either player, on either turn; the other player wins', async () => {
@@ -451,7 +501,8 @@ test('Chess960 from an X-FEN start: castling by SAN and by king-takes-rook UCI',
   assert.equal(g.body.chess960, true);
   assert.equal(g.body.position.chess960, true);
   await play(g, C960_MOVES);
-  assert.deepEqual(g.body.moves.slice(6), [{ uci: 'b1a1', san: 'O-O-O' }, { uci: 'b8a8', san: 'O-O-O' }]);
+  assert.deepEqual(g.played.slice(6), [{ uci: 'b1a1', san: 'O-O-O' }, { uci: 'b8a8', san: 'O-O-O' }]);
+  assert.deepEqual((await readGame(g)).moves, g.played);
   assert.equal(g.body.position.fen, '2krbqrn/ppbppppp/2pn4/8/8/2PN4/PPBPPPPP/2KRBQRN w - - 4 5');
   assert.equal(g.body.position.castling_rights, '-');
   assert.equal(g.body.version, 9);
@@ -513,6 +564,8 @@ test('Idempotency-Key: a retry gets the first answer; another request with the k
   const key = { 'idempotency-key': 'move-1 of game' };
   const first = await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 }, key);
   assert.equal(first.status, 200);
+  assert.deepEqual(first.body.move, { uci: 'e2e4', san: 'e4' });
+  g.played.push(first.body.move);
   update(g, first.body);
   await move(g, 'e5');
   const retry = await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 }, key);
@@ -525,6 +578,7 @@ test('Idempotency-Key: a retry gets the first answer; another request with the k
   const read = await get(server, `/v1/games/${g.id}`);
   assert.equal(read.body.version, 3, 'the retry changed nothing');
   assert.deepEqual(read.body.moves.map((m) => m.san), ['e4', 'e5']);
+  assert.deepEqual(read.body.moves, g.played);
   // Keys belong to one game: the same key on another game is a new key.
   const h = await createGame();
   assert.equal((await change(h, 'white', 'moves', { move: 'e4', expected_version: 1 }, key)).status, 200);
@@ -539,12 +593,12 @@ test('Idempotency-Key: a retry gets the first answer; another request with the k
   assert.equal(offerAgain.headers.get('etag'), '"4"');
 
   // Creation: the retry answers the same game (same id, 201, Location); no second game is made.
-  const gamesBefore = [...(await redis.dump()).keys()].filter((k) => k.startsWith('chessd:game:')).length;
+  const gamesBefore = [...(await redis.dump()).keys()].filter((k) => GAME_KEY.test(k)).length;
   const createKey = { 'idempotency-key': 'create-ann-bob-7Qx2mN9pL4vK' }; // a creation key is 22+ base64url characters
   const one = await post(server, '/v1/games', { white: 'Ann', black: 'Bob' }, { headers: createKey });
   assert.equal(one.status, 201);
   created.push({ id: one.body.id, tokens: one.body.tokens, idempotencyKey: createKey['idempotency-key'] });
-  const og = { id: one.body.id, tokens: one.body.tokens, srv: server };
+  const og = { id: one.body.id, tokens: one.body.tokens, srv: server, played: [] };
   update(og, one.body);
   await move(og, 'e4');
   const two = await post(server, '/v1/games', { white: 'Ann', black: 'Bob' }, { headers: createKey });
@@ -553,7 +607,7 @@ test('Idempotency-Key: a retry gets the first answer; another request with the k
   assert.equal(two.text, one.text);
   assert.equal(two.headers.get('location'), `/v1/games/${one.body.id}`);
   assert.equal(two.headers.get('etag'), '"1"');
-  const gamesAfter = [...(await redis.dump()).keys()].filter((k) => k.startsWith('chessd:game:')).length;
+  const gamesAfter = [...(await redis.dump()).keys()].filter((k) => GAME_KEY.test(k)).length;
   assert.equal(gamesAfter, gamesBefore + 1, 'one game for two requests with one key');
   expectProblem(await post(server, '/v1/games', { white: 'Ann', black: 'Carl' }, { headers: createKey }), 422, 'idempotency_key_reused');
 });
@@ -749,7 +803,7 @@ test('PGN: a known game\'s movetext exactly, finished and unfinished games, a cu
     '8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 13. Rxd7 Rxd7',
     '14. Rd1 Qe6 15. Bxd7+ Nxd7 16. Qb8+ Nxb8 17. Rd8# 1-0',
   ].join('\n'));
-  const date = opera.body.created_at.slice(0, 10).replaceAll('-', '.');
+  const date = opera.res.body.created_at.slice(0, 10).replaceAll('-', '.');
   assert.equal(p.text.slice(0, p.text.indexOf('\n\n')), [
     '[Event "?"]', '[Site "?"]', `[Date "${date}"]`, '[Round "-"]', '[White "Paul Morphy"]',
     '[Black "Duke Karl / Count Isouard"]', '[Result "1-0"]', '[Termination "normal"]',
@@ -791,7 +845,7 @@ test('PGN: a known game\'s movetext exactly, finished and unfinished games, a cu
   await play(c960, C960_MOVES);
   const cp = await checkPgn(c960);
   assert.equal(cp.tag.Variant, 'Chess960');
-  assert.equal(cp.tag.FEN, c960.body.initial_fen);
+  assert.equal(cp.tag.FEN, c960.res.body.initial_fen);
   assert.equal(cp.movetext, '1. Nd3 Nd6 2. c3 c6 3. Bc2 Bc7 4. O-O-O O-O-O *');
 
   // Tag values are escaped: a quote and a backslash in a name.
@@ -814,17 +868,24 @@ test('player tokens are kept only as HMACs: never in Redis (games made without a
   const plain = created.filter((g) => !g.idempotencyKey);
   assert.ok(plain.length >= 20, `only ${plain.length} games to check`);
   for (const g of plain) {
-    const record = dump.get(`chessd:game:${g.id}`);
-    assert.ok(record, `game ${g.id} is in Redis under chessd:game:<id>`);
+    const keys = gameKeys(g.id);
+    const record = dump.get(keys.game);
+    assert.ok(record, `game ${g.id} is in Redis under ${keys.game}`);
     assert.equal(record.type, 'hash');
     const fields = Object.fromEntries(record.values.flatMap((v, i, a) => (i % 2 ? [] : [[v, a[i + 1]]])));
-    const data = JSON.parse(fields.data);
+    assert.deepEqual(Object.keys(fields).sort(), ['hlen', 'state', 'version']);
+    // The state text: one "name value" line a field (store/game_record.c).
+    const state = Object.fromEntries(fields.state.split('\n').slice(1).map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
+    for (const key of [keys.moves, keys.history]) {
+      const part = dump.get(key);
+      if (part) assert.equal(part.type, 'string', `${key} is a string`);
+    }
     for (const color of ['white', 'black']) {
       const token = g.tokens[color];
       for (const form of tokenForms(token))
         assert.ok(!everything.includes(form), `Redis holds ${color}'s token of game ${g.id} (as ${form})`);
       const hmac = createHmac('sha256', TOKEN_SECRET).update(token).digest('hex');
-      assert.equal(data.players[color].token_hash, hmac, 'what is kept is HMAC-SHA256(secret, token)');
+      assert.equal(state[`${color}.token`], hmac, 'what is kept is HMAC-SHA256(secret, token)');
     }
   }
   await server.waitForLog((l) => l.path === '/v1/games' && l.status === 201);

@@ -135,30 +135,48 @@ test('If-Match is part of the request a key stands for: the same key and body wi
 
 // --- what Redis keeps, and for how long ---
 
+// A game's keys (store/store.h): the hash chessd:game:{<id>} (version, state
+// text, hlen), its move list chessd:moves:{<id>} and its position history
+// chessd:history:{<id>}. A creation writes the hash only; the first move makes the other two.
+const gameKeys = (id) => [`chessd:game:{${id}}`, `chessd:moves:{${id}}`, `chessd:history:{${id}}`];
+
+/** The TTL of the game's hash (seconds; -1 none, -2 no such key). */
 async function ttl(store, id) {
-  return store.command('TTL', `chessd:game:${id}`);
+  return store.command('TTL', gameKeys(id)[0]);
 }
+
+/** The TTLs of all three of the game's keys. */
+async function ttls(store, id) {
+  return Promise.all(gameKeys(id).map((key) => store.command('TTL', key)));
+}
+
+const within = (ttlSeconds, limit) => ttlSeconds > limit - 10 && ttlSeconds <= limit;
 
 test('an active game expires --active-ttl after its last change (every write renews it); a finished one after --finished-ttl', async () => {
   const g = await createGame();
   const created = await ttl(redis, g.id);
-  assert.ok(created > ACTIVE_TTL - 10 && created <= ACTIVE_TTL, `TTL after creation: ${created}`);
-  assert.equal(await redis.command('EXPIRE', `chessd:game:${g.id}`, '50'), 1);
+  assert.ok(within(created, ACTIVE_TTL), `TTL after creation: ${created}`);
+  assert.equal(await redis.command('EXPIRE', gameKeys(g.id)[0], '50'), 1);
   assert.ok(await ttl(redis, g.id) <= 50);
   const moved = await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 });
   assert.equal(moved.status, 200, moved.text);
-  const renewed = await ttl(redis, g.id);
-  assert.ok(renewed > ACTIVE_TTL - 10 && renewed <= ACTIVE_TTL, `TTL after a move: ${renewed}`);
+  // The move renews the hash and gives the move list and history it made the same TTL.
+  const renewed = await ttls(redis, g.id);
+  assert.ok(renewed.every((t) => within(t, ACTIVE_TTL)), `TTLs of ${gameKeys(g.id).join(', ')} after a move: ${renewed}`);
+  for (const key of gameKeys(g.id)) assert.equal(await redis.command('EXPIRE', key, '50'), 1);
   const resigned = await change(g, 'black', 'resign', { expected_version: 2 });
   assert.equal(resigned.status, 200, resigned.text);
-  const finished = await ttl(redis, g.id);
-  assert.ok(finished > FINISHED_TTL - 10 && finished <= FINISHED_TTL, `TTL after the end: ${finished}`);
+  const finished = await ttls(redis, g.id);
+  assert.ok(finished.every((t) => within(t, FINISHED_TTL)), `TTLs after the end: ${finished}`);
 
-  // --active-ttl 0 keeps active games forever.
+  // --active-ttl 0 keeps active games forever, every key of them.
   const forever = await startServer(['--redis', redis.url, '--active-ttl', '0']);
   try {
     const h = await createGame(forever);
     assert.equal(await ttl(redis, h.id), -1);
+    const played = await change(h, 'white', 'moves', { move: 'd4', expected_version: 1 });
+    assert.equal(played.status, 200, played.text);
+    assert.deepEqual(await ttls(redis, h.id), [-1, -1, -1]);
   } finally {
     await forever.stop();
   }
@@ -198,11 +216,15 @@ function isStopped(pid) {
 
 /**
  * A TCP proxy in front of `store` (a startRedis handle) that can stand in the
- * way of the next game write (the first command holding EVAL after arming):
- * 'pause' SIGSTOPs redis-server and lets the write through only once it is
- * stopped, so Redis holds the write unanswered until resume(); 'lose' lets the
- * write through and swallows its reply.
+ * way of the next game write after arming: the first command that carries a
+ * game's state text (the compare-and-set script's argument, "chessd-game
+ * <format>" in store/game_record.c; a change's load, also a script, sends
+ * none). 'pause' SIGSTOPs redis-server and lets the write through only once
+ * it is stopped, so Redis holds the write unanswered until resume(); 'lose'
+ * lets the write through and swallows its reply.
  */
+const isGameWrite = (bytes) => bytes.includes('EVAL') && bytes.includes('\r\nchessd-game ');
+
 async function startProxy(store) {
   let armed = null;
   const sockets = new Set();
@@ -215,7 +237,7 @@ async function startProxy(store) {
     for (const s of [client, upstream]) { s.on('error', end); s.on('close', end); }
     upstream.on('data', (d) => { if (losing) losing = false; else client.write(d); });
     client.on('data', async (d) => {
-      if (armed && d.includes('EVAL')) {
+      if (armed && isGameWrite(d)) {
         const mode = armed;
         armed = null;
         if (mode === 'lose') losing = true;
@@ -311,7 +333,10 @@ test('Redis paused with a move in its socket: 503 outcome_unknown (not store_una
     const retry = await change(g, 'white', 'moves', { move: 'Nf3', expected_version: 3 }, key);
     assert.equal(retry.status, 200, retry.text);
     assert.equal(retry.body.version, 4);
-    assert.deepEqual(retry.body.moves.map((m) => m.san), ['e4', 'e5', 'Nf3']);
+    assert.deepEqual(retry.body.move, { uci: 'g1f3', san: 'Nf3' });
+    assert.equal(retry.body.move_count, 3);
+    const after = await waitForVersion(g, 4);
+    assert.deepEqual(after.moves.map((m) => m.san), ['e4', 'e5', 'Nf3'], 'made once');
   });
 });
 
@@ -331,6 +356,8 @@ test('a write whose reply is lost is settled by reading it back: the answer is t
     const moved = await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 });
     assert.equal(moved.status, 200, moved.text);
     assert.equal(moved.body.version, 2);
+    assert.deepEqual(moved.body.move, { uci: 'e2e4', san: 'e4' });
+    assert.equal(moved.body.move_count, 1);
 
     // With a key: the kept answer is found.
     proxy.arm('lose');
@@ -338,6 +365,7 @@ test('a write whose reply is lost is settled by reading it back: the answer is t
     const keyed = await change(g, 'black', 'moves', { move: 'e5', expected_version: 2 }, key);
     assert.equal(keyed.status, 200, keyed.text);
     assert.equal(keyed.body.version, 3);
+    assert.deepEqual(keyed.body.move, { uci: 'e7e5', san: 'e5' });
     const retry = await change(g, 'black', 'moves', { move: 'e5', expected_version: 2 }, key);
     assert.equal(retry.text, keyed.text);
 

@@ -124,7 +124,8 @@ test('32 racing moves with one version through the balancer, spread over all thr
   assert.equal(ok.length, 1, `one winner; statuses: ${statuses}`);
   assert.equal(conflicts.length, 31, `31 conflicts; statuses: ${statuses}`);
   assert.equal(ok[0].body.version, 2);
-  assert.deepEqual(ok[0].body.moves, [{ uci: 'e2e4', san: 'e4' }]);
+  assert.deepEqual(ok[0].body.move, { uci: 'e2e4', san: 'e4' });
+  assert.equal(ok[0].body.move_count, 1);
   for (const c of conflicts) {
     expectProblem(c, 409, 'version_conflict');
     assert.equal(c.body.current_version, 2);
@@ -158,6 +159,7 @@ test('a whole game through the balancer is served by all three replicas, and eac
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     let version = 1;
+    const played = []; // the moves as their answers gave them
     for (const [i, san] of OPERA.entries()) {
       const color = i % 2 ? 'black' : 'white';
       const res = await send(lb, {
@@ -166,8 +168,9 @@ test('a whole game through the balancer is served by all three replicas, and eac
       });
       assert.equal(res.status, 200, `move ${i} ${san}: ${res.text}`);
       assert.equal(res.body.version, version + 1);
-      assert.equal(res.body.moves.length, i + 1);
-      assert.equal(res.body.moves[i].san, san);
+      assert.equal(res.body.move_count, i + 1);
+      assert.equal(res.body.move.san, san);
+      played.push(res.body.move);
       version = res.body.version;
       // Every replica, asked directly, has this move already: the same version, moves and position.
       for (const [n, r] of replicas.entries()) {
@@ -175,9 +178,10 @@ test('a whole game through the balancer is served by all three replicas, and eac
         assert.equal(read.status, 200);
         assert.equal(read.headers.etag, `"${version}"`, `replica ${n} after move ${i} ${san}`);
         assert.equal(read.body.version, version, `replica ${n} after move ${i} ${san}`);
-        assert.deepEqual(read.body.moves, res.body.moves, `replica ${n} after move ${i} ${san}`);
-        assert.equal(read.body.position.fen, res.body.position.fen, `replica ${n} after move ${i} ${san}`);
+        assert.deepEqual(read.body.moves, played, `replica ${n} after move ${i} ${san}`);
+        assert.deepEqual(read.body.position, res.body.position, `replica ${n} after move ${i} ${san}`);
         assert.equal(read.body.status, res.body.status);
+        assert.equal(read.body.updated_at, res.body.updated_at);
       }
     }
     const last = await send(lb, { path: `/v1/games/${g.id}` });
@@ -263,8 +267,8 @@ async function playUntil(lbTarget, seed, stop, stats) {
       });
       if (res.status === 200) {
         assert.equal(res.body.version, version + 1, `game ${g.id}: ${uci} at version ${version}`);
-        assert.equal(res.body.moves.length, g.applied.length + 1);
-        assert.equal(res.body.moves.at(-1).uci, uci);
+        assert.equal(res.body.move_count, g.applied.length + 1);
+        assert.equal(res.body.move.uci, uci);
         g.applied.push(uci);
         g.acked.push({ ply: g.applied.length - 1, uci, at: performance.now() });
         g.state = res.body;
@@ -331,7 +335,7 @@ test('SIGKILL of one replica under load through the balancer: no acknowledged mo
     assert.deepEqual(moves, g.applied, `game ${g.id}: the stored moves are exactly the ones the client played`);
     const other = await send(survivors[1], { path: `/v1/games/${g.id}` });
     assert.equal(other.text, read.text, `game ${g.id}: the surviving replicas disagree`);
-    const [version] = await redis.command('HMGET', `chessd:game:${g.id}`, 'version');
+    const [version] = await redis.command('HMGET', `chessd:game:{${g.id}}`, 'version');
     assert.equal(Number(version), read.body.version);
   }
   // What the killed replica wrote: every stored move not written by a survivor. Those it wrote
@@ -486,7 +490,7 @@ test('SIGTERM on a replica under direct load: whole answers, 200 for every reque
             const { uci } = rnd.pick(state.position.legal_moves);
             entry = await recorded(c, conn, 'POST', `/v1/games/${g.id}/moves`,
               { json: { move: uci, expected_version: state.version }, headers: auth(g.tokens[state.position.turn]) },
-              (b) => { assert.equal(b.moves.at(-1).uci, uci); state = b; });
+              (b) => { assert.equal(b.move.uci, uci); state = b; });
             break;
           }
           case 2:

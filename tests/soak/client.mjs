@@ -6,9 +6,11 @@
 // - stateless rules requests (position, position/moves, perft, health),
 //   with their answers checked where the answer is known;
 // - its own game: create (Idempotency-Key), play a legal move (Idempotency-Key
-//   and expected_version), now and then two different moves raced at the same
-//   version on the two replicas (exactly one may win), read the game back from
-//   the other replica, resign when the game is long enough;
+//   and expected_version; the answer is the change: the move played, the
+//   move count and the new state), now and then two different moves raced at
+//   the same version on the two replicas (exactly one may win), read the game
+//   back (the move list) from the other replica, resign when the game is long
+//   enough;
 // - bad requests that must be refused and change nothing: garbage JSON,
 //   illegal moves, unknown/opponent/missing tokens, stale versions, If-Match
 //   mismatches, a reused Idempotency-Key, unknown ids, wrong media type,
@@ -180,6 +182,12 @@ function sameMoves(list, acked) {
   return Array.isArray(list) && list.length === acked.length && list.every((m, i) => m.uci === acked[i]);
 }
 
+/** Whether a change's answer (GameChange) played `move` ({uci, san}; null: none) and counts `count` moves. */
+function changeIs(change, move, count) {
+  const got = change?.move;
+  return change?.move_count === count && (move === null ? got === null : got?.uci === move.uci && got?.san === move.san);
+}
+
 function inconsistent(what, detail) {
   counts.inconsistent++;
   sample('inconsistent', { what, ...detail });
@@ -199,8 +207,11 @@ async function createGame(rng, loop) {
   }
   if (res.status !== 201 || !res.json?.id) return null;
   const g = res.json;
+  // state: the last answer (the Game, then each change's GameChange: the position and the game's state);
+  // the start position and variant only come with the Game.
   const game = {
     id: g.id, tokens: g.tokens, acked: [], version: g.version, floor: 0, state: g, done: g.status !== 'active',
+    initialFen: g.initial_fen, chess960: g.chess960,
     pending: [], abandoned: false, maxPlies: 8 + rng.int(90), createKey: key, client: ID, loop,
   };
   observe(game, g.version, 0, 'create', res.rid);
@@ -235,11 +246,11 @@ async function sendMove(game, move, replica, rng, kind) {
     const g = res.json;
     observe(game, g.version, floor, 'move 200', res.rid);
     if (res.attempts > 1) counts.replays++;
-    const expected = [...game.acked, move.uci];
-    if (g.version !== v + 1 || !sameMoves(g.moves, expected)) {
+    const count = game.acked.length + 1;
+    if (g.version !== v + 1 || !changeIs(g, move, count)) {
       counts.wrongReplays += res.attempts > 1 ? 1 : 0;
       inconsistent('move answer', { game: game.id, sent: text, expected_version: v, got_version: g.version,
-        got_moves: g.moves?.length, expected_moves: expected.length, rid: res.rid, attempts: res.attempts });
+        got_move: g.move, got_move_count: g.move_count, expected_move_count: count, rid: res.rid, attempts: res.attempts });
     }
     return { outcome: 'won', res, move, game: g };
   }
@@ -348,7 +359,7 @@ async function resign(game, rng) {
   }
   if (res.status === 200 && res.json) {
     observe(game, res.json.version, floor, 'resign 200', res.rid);
-    if (res.json.version !== v + 1 || res.json.status !== 'resigned' || !sameMoves(res.json.moves, game.acked))
+    if (res.json.version !== v + 1 || res.json.status !== 'resigned' || !changeIs(res.json, null, game.acked.length))
       inconsistent('resign answer', { game: game.id, version: res.json.version, status: res.json.status, rid: res.rid });
     game.version = res.json.version;
     game.state = res.json;
@@ -373,7 +384,7 @@ async function stateless(rng) {
     // Replay some game's acknowledged line statelessly: same final position as the game says.
     const game = games.length ? games[games.length - 1 - rng.int(Math.min(games.length, 8))] : null;
     if (!game) return;
-    const snapshot = { acked: [...game.acked], fen: game.state.position.fen, initial: game.state.initial_fen, c960: game.state.chess960 };
+    const snapshot = { acked: [...game.acked], fen: game.state.position.fen, initial: game.initialFen, c960: game.chess960 };
     const res = await send('position_moves', replica, 'POST', `/v1/position/moves?legal_moves=false`,
       jsonInit({ fen: snapshot.initial, chess960: snapshot.c960, moves: snapshot.acked }), [200]);
     if (res.status === 200 && res.json?.position?.fen !== snapshot.fen)

@@ -291,7 +291,8 @@ SAMPLER_PID=""
 rss_sample end
 scrape_metrics 0 end
 scrape_metrics 1 end
-redis-cli -p "$REDIS_PORT" --scan --pattern 'chessd:game:*' >"$TMP/redis-game-keys.txt"
+# A game is the hash chessd:game:{<id>} beside chessd:moves:{<id>} and chessd:history:{<id>} (store/store.h).
+redis-cli -p "$REDIS_PORT" --scan --pattern 'chessd:game:{*}' >"$TMP/redis-game-keys.txt"
 redis-cli -p "$REDIS_PORT" --scan --pattern 'chessd:idem:*' | wc -l >"$TMP/redis-idem-count.txt"
 redis-cli -p "$REDIS_PORT" info memory | tr -d '\r' | grep -E '^used_memory(_rss)?:' >"$TMP/redis-memory.txt" || true
 ls -l "$TMP/redis/appendonlydir" >"$TMP/redis-aof.txt" 2>/dev/null || true

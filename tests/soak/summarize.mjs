@@ -151,7 +151,7 @@ const unresolvedTotal = Object.values(c.unresolved).reduce((a, b) => a + b, 0);
 // Games in Redis against the games the clients know.
 const known = new Set(results.flatMap((r) => r.gameIds));
 const keys = existsSync(path.join(DIR, 'redis-game-keys.txt'))
-  ? readFileSync(path.join(DIR, 'redis-game-keys.txt'), 'utf8').split('\n').filter(Boolean).map((k) => k.replace(/^chessd:game:/, ''))
+  ? readFileSync(path.join(DIR, 'redis-game-keys.txt'), 'utf8').split('\n').filter(Boolean).map((k) => /^chessd:game:\{(.*)\}$/.exec(k)?.[1] ?? k)
   : [];
 const inRedis = new Set(keys);
 const missingGames = [...known].filter((id) => !inRedis.has(id)).length;
