@@ -297,8 +297,22 @@ static bool read_idempotency(const api_request_t *req, bool creation, idem_reque
                     NULL);
         return false;
     }
-    if (!idem_fingerprint(req->method, req->path, api_request_header(req, "If-Match"), req->body, req->body_length,
-                          idem->fingerprint)) {
+    /* The query is part of the request: each parameter as its two lengths and bytes. */
+    char query[TARGET_QUERY_TEXT_MAX + TARGET_PARAM_MAX * 48];
+    size_t query_length = 0;
+    for (int i = 0; i < req->target->param_count; i++) {
+        const target_param_t *p = &req->target->params[i];
+        int n = snprintf(query + query_length, sizeof query - query_length, "%zu:%zu:", p->name_length,
+                         p->value_length);
+        if (n < 0 || (size_t)n + p->name_length + p->value_length > sizeof query - query_length)
+            break;
+        query_length += (size_t)n;
+        memcpy(query + query_length, p->name, p->name_length);
+        memcpy(query + query_length + p->name_length, p->value, p->value_length);
+        query_length += p->name_length + p->value_length;
+    }
+    if (!idem_fingerprint(req->method, req->path, query, query_length, api_request_header(req, "If-Match"),
+                          req->body, req->body_length, idem->fingerprint)) {
         api_problem(res, API_EINTERNAL, "the request's fingerprint cannot be computed", NULL, NULL);
         return false;
     }

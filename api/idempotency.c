@@ -32,8 +32,8 @@ idem_key_check_t idem_check_key(const char *key, bool creation, char *detail, si
     return IDEM_KEY_WEAK;
 }
 
-bool idem_fingerprint(const char *method, const char *path, const char *if_match, const char *body,
-                      size_t body_length, char out[IDEM_FINGERPRINT_SIZE])
+bool idem_fingerprint(const char *method, const char *path, const char *query, size_t query_length,
+                      const char *if_match, const char *body, size_t body_length, char out[IDEM_FINGERPRINT_SIZE])
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
@@ -41,6 +41,7 @@ bool idem_fingerprint(const char *method, const char *path, const char *if_match
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, method, strlen(method))
               && EVP_DigestUpdate(ctx, " ", 1) && EVP_DigestUpdate(ctx, path, strlen(path))
+              && EVP_DigestUpdate(ctx, "\n?", 2) && EVP_DigestUpdate(ctx, query, query_length)
               && EVP_DigestUpdate(ctx, if_match ? "\n+" : "\n-", 2)
               && EVP_DigestUpdate(ctx, precondition, strlen(precondition)) && EVP_DigestUpdate(ctx, "\n", 1)
               && EVP_DigestUpdate(ctx, body, body_length) && EVP_DigestFinal_ex(ctx, digest, &length)

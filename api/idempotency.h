@@ -25,11 +25,12 @@ typedef enum { IDEM_KEY_OK = 0, IDEM_KEY_INVALID, IDEM_KEY_WEAK } idem_key_check
  * base64url characters. Anything else gets the reason in detail. */
 idem_key_check_t idem_check_key(const char *key, bool creation, char *detail, size_t detail_size);
 
-/* The fingerprint of a request: method, path, If-Match (or its absence) and
+/* The fingerprint of a request: method, path, query (its parameters as the
+ * caller lists them, query_length bytes), If-Match (or its absence) and
  * body. False when the digest fails (out is then unusable: no two failures
  * compare equal because there is nothing to compare). */
-bool idem_fingerprint(const char *method, const char *path, const char *if_match, const char *body,
-                      size_t body_length, char out[IDEM_FINGERPRINT_SIZE]);
+bool idem_fingerprint(const char *method, const char *path, const char *query, size_t query_length,
+                      const char *if_match, const char *body, size_t body_length, char out[IDEM_FINGERPRINT_SIZE]);
 
 /* The sealed kept answer (malloc'd, caller frees), or NULL on failure. */
 char *idem_kept_seal(const char *fingerprint, unsigned status, uint64_t version, const char *location,
