@@ -111,13 +111,16 @@ void game_start(game_t *g, const position_t *initial)
 }
 
 /* Plays a legal move: the history keeps the keys since the last irreversible
- * move (an active game never needs more than GAME_HISTORY_MAX of them). */
+ * move (an active game never needs more than GAME_HISTORY_MAX of them). The
+ * slots past history_count stay zero, as game_start() and game_restore() leave
+ * them, so a game_t is the same value however it was reached. */
 static void play(game_t *g, move_t move)
 {
     position_undo_t undo;
     uint64_t before = g->pos.key;
     position_make(&g->pos, move, &undo);
     if (g->pos.halfmove_clock == 0) {
+        memset(g->history, 0, sizeof g->history[0] * (size_t)g->history_count);
         g->history_count = 0;
     } else {
         if (g->history_count == GAME_HISTORY_MAX) {
