@@ -297,13 +297,18 @@ game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length)
         return GAME_EOVER;
     if (g->ply_count == 0 || who == g->pos.side_to_move)
         return GAME_ENOTHING_TO_UNDO;
+    /* The whole line must be this game's: its moves, all of them, lead to g's position. */
+    game_t t;
+    if (game_replay(&t, &g->initial, line, length, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                    GAME_OFFER_NONE) != GAME_OK
+        || t.ply_count != g->ply_count || t.pos.key != g->pos.key)
+        return GAME_EBAD_RECORD;
     /* The line without its last entry. */
     size_t keep = length;
     while (keep > 0 && line[keep - 1] != ' ')
         keep--;
     if (keep > 0)
         keep--;
-    game_t t;
     if (game_replay(&t, &g->initial, line, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK
         || t.ply_count != g->ply_count - 1)
