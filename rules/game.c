@@ -111,13 +111,16 @@ void game_start(game_t *g, const position_t *initial)
 }
 
 /* Plays a legal move: the history keeps the keys since the last irreversible
- * move (an active game never needs more than GAME_HISTORY_MAX of them). */
+ * move (an active game never needs more than GAME_HISTORY_MAX of them). The
+ * slots past history_count stay zero, as game_start() and game_restore() leave
+ * them, so a game_t is the same value however it was reached. */
 static void play(game_t *g, move_t move)
 {
     position_undo_t undo;
     uint64_t before = g->pos.key;
     position_make(&g->pos, move, &undo);
     if (g->pos.halfmove_clock == 0) {
+        memset(g->history, 0, sizeof g->history[0] * (size_t)g->history_count);
         g->history_count = 0;
     } else {
         if (g->history_count == GAME_HISTORY_MAX) {
@@ -164,9 +167,11 @@ size_t game_line_entry(const game_played_t *played, char *out)
     return uci + 1 + san;
 }
 
-/* The next entry of a move list at *p (before end): its UCI part. False at
- * the end; *bad set when the text is not move-list text. */
-static bool next_entry(const char **p, const char *end, const char **uci, size_t *uci_length, bool *bad)
+/* The next entry of a move list at *p (before end): its UCI part, and its
+ * SAN part (NULL when the entry has none). False at the end; *bad set when
+ * the text is not move-list text. */
+static bool next_entry(const char **p, const char *end, const char **uci, size_t *uci_length, const char **san,
+                       size_t *san_length, bool *bad)
 {
     if (*p >= end)
         return false;
@@ -177,6 +182,8 @@ static bool next_entry(const char **p, const char *end, const char **uci, size_t
     const char *colon = memchr(entry, ':', (size_t)(stop - entry));
     *uci = entry;
     *uci_length = (size_t)((colon ? colon : stop) - entry);
+    *san = colon ? colon + 1 : NULL;
+    *san_length = colon ? (size_t)(stop - colon - 1) : 0;
     /* One space between entries, none at either end. */
     if (*uci_length == 0 || (stop < end && stop + 1 == end)) {
         *bad = true;
@@ -238,15 +245,19 @@ game_status_t game_replay(game_t *g, const position_t *initial, const char *line
 {
     game_t t;
     game_start(&t, initial);
-    const char *p = line, *end = line + length, *uci;
-    size_t uci_length;
+    const char *p = line, *end = line + length, *uci, *san;
+    size_t uci_length, san_length;
     bool bad = false;
-    while (next_entry(&p, end, &uci, &uci_length, &bad)) {
+    while (next_entry(&p, end, &uci, &uci_length, &san, &san_length, &bad)) {
         uci_text_t text;
         if (game_is_over(&t) || t.ply_count >= GAME_MAX_PLIES || !uci_read(uci, uci_length, &text))
             return GAME_EBAD_RECORD;
         move_t move = uci_to_move(&t.pos, &text);
         if (!movegen_is_legal(&t.pos, move))
+            return GAME_EBAD_RECORD;
+        /* An entry's SAN, when it has one, is its move's. */
+        char expected[SAN_BUFFER_SIZE];
+        if (san && (san_length != strlen(san_format(&t.pos, move, expected)) || memcmp(san, expected, san_length)))
             return GAME_EBAD_RECORD;
         play(&t, move);
         evaluate(&t);
@@ -286,13 +297,18 @@ game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length)
         return GAME_EOVER;
     if (g->ply_count == 0 || who == g->pos.side_to_move)
         return GAME_ENOTHING_TO_UNDO;
+    /* The whole line must be this game's: its moves, all of them, lead to g's position. */
+    game_t t;
+    if (game_replay(&t, &g->initial, line, length, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                    GAME_OFFER_NONE) != GAME_OK
+        || t.ply_count != g->ply_count || t.pos.key != g->pos.key)
+        return GAME_EBAD_RECORD;
     /* The line without its last entry. */
     size_t keep = length;
     while (keep > 0 && line[keep - 1] != ' ')
         keep--;
     if (keep > 0)
         keep--;
-    game_t t;
     if (game_replay(&t, &g->initial, line, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK
         || t.ply_count != g->ply_count - 1)

@@ -15,6 +15,7 @@ int test_fen_register(void);
 int test_san_register(void);
 int test_legality_register(void);
 int test_status_register(void);
+int test_game_register(void);
 int test_stockfish_register(void);
 int test_oracle_register(void);
 int test_store_register(void);

@@ -1,0 +1,1568 @@
+/* Tests for rules/game.c, the game state machine: starting, moving, the
+ * endings that come by themselves, undo, resignation, draw offers and claims,
+ * replay of move-list text, restore from stored parts and the name tables.
+ * No HTTP and no Redis. Every refusal is checked to leave the game_t byte for
+ * byte as it was; a seeded differential test plays random games through
+ * game_move and checks each step against status_evaluate on a full history
+ * kept here, against game_replay, game_restore and game_undo. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/game.h"
+#include "epd.h"
+#include "random_game.h"
+#include "tests.h"
+
+enum { LINE_MOVES_MAX = 640, LINE_SIZE = LINE_MOVES_MAX * (GAME_LINE_ENTRY_SIZE + 1) + 1 };
+
+/* Move-list text built as the store builds it, with game_line_entry(). */
+typedef struct {
+    char text[LINE_SIZE];
+    size_t length;
+} line_t;
+
+/* A refused operation: it returns `expected` and leaves *g exactly as it was. */
+#define EXPECT_REFUSED(g, call, expected)                                    \
+    do {                                                                     \
+        game_t before_ = *(g);                                               \
+        game_status_t got_ = (call);                                         \
+        CU_ASSERT_EQUAL(got_, (expected));                                   \
+        CU_ASSERT(memcmp(&before_, (g), sizeof before_) == 0);               \
+    } while (0)
+
+#define EXPECT_SAME_GAME(a, b) CU_ASSERT(memcmp((a), (b), sizeof(game_t)) == 0)
+
+#define EXPECT_ENDING(g, state_, result_, termination_)                      \
+    do {                                                                     \
+        CU_ASSERT_EQUAL((g)->state, (state_));                               \
+        CU_ASSERT_EQUAL((g)->result, (result_));                             \
+        CU_ASSERT_EQUAL((g)->termination, (termination_));                   \
+        CU_ASSERT_EQUAL((g)->draw_offer, GAME_OFFER_NONE);                   \
+        CU_ASSERT_EQUAL(game_is_over(g), (state_) != GAME_ACTIVE);           \
+    } while (0)
+
+#define EXPECT_ACTIVE(g) EXPECT_ENDING(g, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE)
+
+static void line_clear(line_t *line) { line->length = 0, line->text[0] = '\0'; }
+
+/* Appends the entry of a played move: "uci:san", or the bare UCI. */
+static void line_append(line_t *line, const game_played_t *played, bool bare)
+{
+    CU_ASSERT_FATAL(line->length + GAME_LINE_ENTRY_SIZE + 1 < sizeof line->text);
+    if (line->length)
+        line->text[line->length++] = ' ';
+    if (bare) {
+        size_t n = strlen(played->uci);
+        memcpy(line->text + line->length, played->uci, n + 1);
+        line->length += n;
+    } else {
+        line->length += game_line_entry(played, line->text + line->length);
+    }
+}
+
+/* A game from fen (NULL: the standard start). */
+static void start(game_t *g, const char *fen)
+{
+    position_t pos;
+    tests_parse_fen(fen ? fen : FEN_START, &pos);
+    game_start(g, &pos);
+}
+
+/* Plays one move for the side to move; CU-asserts it is accepted. */
+static void move(game_t *g, const char *text, game_played_t *played)
+{
+    game_status_t status = game_move(g, (color_t)g->pos.side_to_move, text, strlen(text), GAME_MAX_PLIES, played);
+    if (status != GAME_OK)
+        fprintf(stderr, "\nmove '%s' refused: %s (%s)\n", text, game_status_name(status), played->message);
+    CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
+}
+
+/* Plays space-separated moves (UCI or SAN) for whoever is to move, appending
+ * their entries to line when it is not NULL (bare UCI when bare). */
+static void play(game_t *g, const char *moves, line_t *line, bool bare)
+{
+    for (const char *p = moves; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n == 0)
+            break;
+        char text[SAN_INPUT_MAX + 1];
+        CU_ASSERT_FATAL(n < sizeof text);
+        memcpy(text, p, n);
+        text[n] = '\0';
+        game_played_t played;
+        move(g, text, &played);
+        if (line)
+            line_append(line, &played, bare);
+        p += n;
+    }
+}
+
+/* A game from fen with moves played; its line in *line when not NULL. */
+static void game_of(game_t *g, const char *fen, const char *moves, line_t *line)
+{
+    if (line)
+        line_clear(line);
+    start(g, fen);
+    play(g, moves, line, false);
+}
+
+static game_status_t move_for(game_t *g, color_t who, const char *text, game_played_t *played)
+{
+    return game_move(g, who, text, strlen(text), GAME_MAX_PLIES, played);
+}
+
+static game_status_t replay(game_t *g, const position_t *initial, const char *line, game_state_t state,
+                            game_result_t result, game_termination_t termination, game_offer_t offer)
+{
+    return game_replay(g, initial, line, strlen(line), state, result, termination, offer);
+}
+
+static game_status_t replay_active(game_t *g, const position_t *initial, const char *line)
+{
+    return replay(g, initial, line, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+}
+
+/* Restores *g from the parts of `from`. */
+static game_status_t restore(game_t *g, const game_t *from)
+{
+    return game_restore(g, &from->initial, &from->pos, from->history, from->history_count, from->ply_count,
+                        from->state, from->result, from->termination, from->draw_offer);
+}
+
+static const char *const knight_shuffle = "Nf3 Nf6 Ng1 Ng8";
+static const char *const fools_mate = "f3 e5 g4 Qh4#";
+
+/* ---- game_start ---- */
+
+static void test_start_position_is_an_active_game(void)
+{
+    game_t g;
+    start(&g, NULL);
+    EXPECT_ACTIVE(&g);
+    CU_ASSERT(memcmp(&g.initial, &g.pos, sizeof g.pos) == 0);
+    CU_ASSERT_EQUAL(g.ply_count, 0);
+    CU_ASSERT_EQUAL(g.history_count, 0);
+    CU_ASSERT_EQUAL(g.status.state, STATUS_ACTIVE);
+    CU_ASSERT_EQUAL(g.status.legal_move_count, 20);
+    CU_ASSERT_EQUAL(g.status.repetitions, 1);
+    CU_ASSERT_FALSE(g.status.check);
+}
+
+static void test_start_in_checkmate_is_over_at_once(void)
+{
+    game_t g;
+    start(&g, "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_BLACK_WINS, GAME_TERMINATION_CHECKMATE);
+    start(&g, "R6k/8/6K1/8/8/8/8/8 b - - 0 1");
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE);
+}
+
+static void test_start_in_stalemate_is_over_at_once(void)
+{
+    game_t g;
+    start(&g, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    EXPECT_ENDING(&g, GAME_STALEMATE, GAME_DRAWN, GAME_TERMINATION_STALEMATE);
+}
+
+static void test_start_with_insufficient_material_is_drawn_at_once(void)
+{
+    game_t g;
+    start(&g, "8/8/4k3/8/8/3K4/8/8 w - - 0 1");
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_INSUFFICIENT_MATERIAL);
+    start(&g, "8/8/4k3/8/8/3KN3/8/8 b - - 0 1");
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_INSUFFICIENT_MATERIAL);
+}
+
+static void test_start_at_halfmove_150_is_drawn_by_the_seventyfive_move_rule(void)
+{
+    game_t g;
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 149 120");
+    EXPECT_ACTIVE(&g);
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 150 120");
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 b - - 400 120");
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
+}
+
+static void test_start_in_checkmate_at_halfmove_150_is_checkmate(void)
+{
+    game_t g;
+    start(&g, "R6k/8/6K1/8/8/8/8/8 b - - 150 120");
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE);
+}
+
+/* ---- game_move ---- */
+
+static void test_move_in_san_is_played_and_reported_in_uci_and_san(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(move_for(&g, WHITE, "Nf3", &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.uci, "g1f3");
+    CU_ASSERT_STRING_EQUAL(played.san, "Nf3");
+    CU_ASSERT_EQUAL(played.move, move_make(square_make(6, 0), square_make(5, 2), MOVE_NORMAL, NO_PIECE_TYPE));
+    CU_ASSERT_EQUAL(played.reason, LEGALITY_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 1);
+    CU_ASSERT_EQUAL(g.pos.side_to_move, BLACK);
+    CU_ASSERT_EQUAL(g.history_count, 1);
+    CU_ASSERT_EQUAL(g.history[0], g.initial.key);
+    EXPECT_ACTIVE(&g);
+}
+
+static void test_move_in_uci_is_played_and_reported_in_uci_and_san(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(move_for(&g, WHITE, "g1f3", &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.uci, "g1f3");
+    CU_ASSERT_STRING_EQUAL(played.san, "Nf3");
+    /* Only `length` bytes are read. */
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e7e5e2e4", 4, GAME_MAX_PLIES, &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.uci, "e7e5");
+    CU_ASSERT_STRING_EQUAL(played.san, "e5");
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+}
+
+static void test_castling_is_reported_as_the_kings_two_step_and_o_o(void)
+{
+    static const char *const fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    static const struct {
+        const char *text, *uci, *san;
+    } cases[] = {
+        { "O-O", "e1g1", "O-O" },       { "e1g1", "e1g1", "O-O" },     { "e1h1", "e1g1", "O-O" },
+        { "O-O-O", "e1c1", "O-O-O" }, { "e1c1", "e1c1", "O-O-O" }, { "e1a1", "e1c1", "O-O-O" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t g;
+        game_played_t played;
+        start(&g, fen);
+        CU_ASSERT_EQUAL(move_for(&g, WHITE, cases[i].text, &played), GAME_OK);
+        CU_ASSERT_STRING_EQUAL(played.uci, cases[i].uci);
+        CU_ASSERT_STRING_EQUAL(played.san, cases[i].san);
+        CU_ASSERT_EQUAL(move_kind(played.move), MOVE_CASTLING);
+    }
+}
+
+static void test_promotion_is_reported_with_the_piece_and_the_check(void)
+{
+    static const char *const fen = "k7/4P3/8/8/8/8/8/4K3 w - - 0 1";
+    /* A minor piece leaves K + minor v K: that draw comes with the move. */
+    static const struct {
+        const char *text, *uci, *san;
+        bool insufficient;
+    } cases[] = {
+        { "e7e8q", "e7e8q", "e8=Q+", false }, { "e8=Q", "e7e8q", "e8=Q+", false },
+        { "e7e8r", "e7e8r", "e8=R+", false }, { "e7e8b", "e7e8b", "e8=B", true },
+        { "e8=N", "e7e8n", "e8=N", true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t g;
+        game_played_t played;
+        start(&g, fen);
+        CU_ASSERT_EQUAL(move_for(&g, WHITE, cases[i].text, &played), GAME_OK);
+        CU_ASSERT_STRING_EQUAL(played.uci, cases[i].uci);
+        CU_ASSERT_STRING_EQUAL(played.san, cases[i].san);
+        CU_ASSERT_EQUAL(move_kind(played.move), MOVE_PROMOTION);
+        CU_ASSERT_EQUAL(g.history_count, 0);
+        if (cases[i].insufficient)
+            EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_INSUFFICIENT_MATERIAL);
+        else
+            EXPECT_ACTIVE(&g);
+    }
+}
+
+static void test_check_is_marked_with_a_plus_and_the_game_goes_on(void)
+{
+    game_t g;
+    game_played_t played;
+    game_of(&g, NULL, "e4 f5", NULL);
+    CU_ASSERT_EQUAL(move_for(&g, WHITE, "d1h5", &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.san, "Qh5+");
+    CU_ASSERT_TRUE(g.status.check);
+    EXPECT_ACTIVE(&g);
+}
+
+static void test_checkmate_is_marked_ends_the_game_and_clears_the_draw_offer(void)
+{
+    game_t g;
+    game_played_t played;
+    game_of(&g, NULL, "f3 e5 g4", NULL);
+    /* Black's own offer would stand after Black's move; the mate ends it. */
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+    CU_ASSERT_EQUAL(move_for(&g, BLACK, "d8h4", &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.uci, "d8h4");
+    CU_ASSERT_STRING_EQUAL(played.san, "Qh4#");
+    CU_ASSERT_EQUAL(g.status.state, STATUS_CHECKMATE);
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_BLACK_WINS, GAME_TERMINATION_CHECKMATE);
+    CU_ASSERT_EQUAL(g.ply_count, 4);
+}
+
+static void test_stalemating_move_ends_the_game_drawn(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, "7k/4Q3/6K1/8/8/8/8/8 w - - 0 1");
+    EXPECT_ACTIVE(&g);
+    CU_ASSERT_EQUAL(move_for(&g, WHITE, "e7f7", &played), GAME_OK);
+    CU_ASSERT_STRING_EQUAL(played.san, "Qf7");
+    EXPECT_ENDING(&g, GAME_STALEMATE, GAME_DRAWN, GAME_TERMINATION_STALEMATE);
+}
+
+static void test_move_by_the_player_not_to_move_changes_nothing(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, NULL);
+    EXPECT_REFUSED(&g, move_for(&g, BLACK, "e7e5", &played), GAME_ENOT_YOUR_TURN);
+    EXPECT_REFUSED(&g, move_for(&g, BLACK, "e4", &played), GAME_ENOT_YOUR_TURN); /* legal for White, not Black's */
+    play(&g, "e4", NULL, false);
+    EXPECT_REFUSED(&g, move_for(&g, WHITE, "d2d4", &played), GAME_ENOT_YOUR_TURN);
+    /* With a draw offer by the other player standing, which a move would end. */
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_REFUSED(&g, move_for(&g, WHITE, "d2d4", &played), GAME_ENOT_YOUR_TURN);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+}
+
+static void test_illegal_move_is_refused_with_the_rules_reason_and_changes_nothing(void)
+{
+    static const struct {
+        const char *fen, *text;
+        legality_reason_t reason;
+    } cases[] = {
+        { NULL, "e2e5", LEGALITY_CANNOT_MOVE_SO },
+        { NULL, "e1e2", LEGALITY_OWN_PIECE_ON_TARGET },
+        { NULL, "e3e4", LEGALITY_NO_PIECE },
+        { NULL, "e7e5", LEGALITY_NOT_YOUR_PIECE },
+        { NULL, "f1c4", LEGALITY_PATH_BLOCKED },
+        { NULL, "hello", LEGALITY_UNPARSEABLE },
+        { NULL, "", LEGALITY_UNPARSEABLE },
+        { "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1", "e2d3", LEGALITY_LEAVES_KING_IN_CHECK },
+        { "4k3/4P3/8/8/8/8/8/4K3 w - - 0 1", "e7e8", LEGALITY_PATH_BLOCKED },
+        { "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", "e7e8", LEGALITY_PROMOTION_MISSING },
+        { "r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1", "e1g1", LEGALITY_CASTLING_NO_RIGHT },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t g;
+        game_played_t played;
+        start(&g, cases[i].fen);
+        EXPECT_REFUSED(&g, move_for(&g, WHITE, cases[i].text, &played), GAME_EILLEGAL_MOVE);
+        if (played.reason != cases[i].reason)
+            fprintf(stderr, "\n'%s': reason %s, expected %s\n", cases[i].text, legality_reason_code(played.reason),
+                    legality_reason_code(cases[i].reason));
+        CU_ASSERT_EQUAL(played.reason, cases[i].reason);
+        CU_ASSERT(played.message[0] != '\0');
+        CU_ASSERT(memchr(played.message, '\0', sizeof played.message) != NULL);
+        CU_ASSERT_STRING_EQUAL(played.uci, "");
+        CU_ASSERT_STRING_EQUAL(played.san, "");
+    }
+}
+
+static void test_move_on_a_finished_game_is_refused(void)
+{
+    game_t g;
+    game_played_t played;
+    game_of(&g, NULL, fools_mate, NULL);
+    EXPECT_REFUSED(&g, move_for(&g, WHITE, "a2a3", &played), GAME_EOVER);
+    EXPECT_REFUSED(&g, move_for(&g, BLACK, "a7a6", &played), GAME_EOVER);
+    game_of(&g, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_resign(&g, WHITE), GAME_OK);
+    EXPECT_REFUSED(&g, move_for(&g, BLACK, "e7e5", &played), GAME_EOVER);
+    start(&g, "8/8/4k3/8/8/3K4/8/8 w - - 0 1");
+    EXPECT_REFUSED(&g, move_for(&g, WHITE, "Kd4", &played), GAME_EOVER);
+}
+
+static void test_move_beyond_max_plies_is_refused(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, NULL);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "e4", 2, 0, &played), GAME_ETOO_LONG);
+    CU_ASSERT_EQUAL(game_move(&g, WHITE, "e4", 2, 2, &played), GAME_OK);
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, 2, &played), GAME_OK);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, 2, &played), GAME_ETOO_LONG);
+    CU_ASSERT_EQUAL(game_move(&g, WHITE, "Nf3", 3, 3, &played), GAME_OK);
+}
+
+static void test_max_plies_above_the_limit_is_clamped_to_game_max_plies(void)
+{
+    game_t played_game, g;
+    game_played_t played;
+    /* A game one ply short of the limit, restored from its parts. */
+    game_of(&played_game, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL_FATAL(game_restore(&g, &played_game.initial, &played_game.pos, played_game.history, 0,
+                                       GAME_MAX_PLIES - 1, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                                       GAME_OFFER_NONE),
+                          GAME_OK);
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, GAME_MAX_PLIES + 1000, &played), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, GAME_MAX_PLIES);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, INT_MAX, &played), GAME_ETOO_LONG);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES + 1, &played), GAME_ETOO_LONG);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES, &played), GAME_ETOO_LONG);
+}
+
+static void test_draw_offer_lapses_when_the_other_player_moves_instead_of_answering(void)
+{
+    game_t g;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    play(&g, "e4", NULL, false);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_WHITE);
+    play(&g, "e5", NULL, false);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
+}
+
+static void test_own_draw_offer_stands_after_own_move(void)
+{
+    game_t g;
+    game_of(&g, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    play(&g, "e5", NULL, false);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+}
+
+static void test_fivefold_repetition_ends_the_game_on_the_fifth_occurrence(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, NULL);
+    for (int i = 0; i < 3; i++)
+        play(&g, knight_shuffle, NULL, false);
+    play(&g, "Nf3 Nf6 Ng1", NULL, false);
+    EXPECT_ACTIVE(&g);
+    CU_ASSERT_EQUAL(g.status.repetitions, 4); /* the position after Ng1 */
+    play(&g, "Ng8", NULL, false);
+    CU_ASSERT_EQUAL(g.status.repetitions, 5);
+    CU_ASSERT_EQUAL(g.ply_count, 16);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIVEFOLD_REPETITION);
+    EXPECT_REFUSED(&g, move_for(&g, WHITE, "Nf3", &played), GAME_EOVER);
+}
+
+static void test_threefold_repetition_becomes_claimable_on_the_third_occurrence(void)
+{
+    game_t g;
+    game_of(&g, NULL, knight_shuffle, NULL);
+    play(&g, "Nf3 Nf6 Ng1", NULL, false);
+    CU_ASSERT_FALSE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    play(&g, "Ng8", NULL, false);
+    CU_ASSERT_EQUAL(g.status.repetitions, 3);
+    CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
+    EXPECT_ACTIVE(&g); /* a claim, not an ending by itself */
+}
+
+static void test_seventyfive_move_rule_ends_the_game_after_one_quiet_move(void)
+{
+    game_t g;
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 149 120");
+    EXPECT_ACTIVE(&g);
+    play(&g, "Rg3", NULL, false);
+    CU_ASSERT_EQUAL(g.pos.halfmove_clock, 150);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
+}
+
+static void test_capture_leaving_insufficient_material_ends_the_game(void)
+{
+    game_t g;
+    game_played_t played;
+    start(&g, "8/8/4k3/8/8/3K4/4r3/8 w - - 10 40");
+    EXPECT_ACTIVE(&g);
+    move(&g, "d3e2", &played);
+    CU_ASSERT_STRING_EQUAL(played.san, "Kxe2");
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_INSUFFICIENT_MATERIAL);
+    CU_ASSERT_EQUAL(g.history_count, 0);
+}
+
+static void test_history_restarts_at_a_pawn_move_and_at_a_capture(void)
+{
+    game_t g;
+    game_of(&g, NULL, "Nf3 Nf6", NULL);
+    CU_ASSERT_EQUAL(g.history_count, 2);
+    uint64_t after_nf3 = g.history[1];
+    CU_ASSERT_EQUAL(g.history[0], g.initial.key);
+    play(&g, "e4", NULL, false);
+    CU_ASSERT_EQUAL(g.history_count, 0);
+    play(&g, "Nc6 Nc3", NULL, false);
+    CU_ASSERT_EQUAL(g.history_count, 2);
+    CU_ASSERT_NOT_EQUAL(g.history[0], after_nf3);
+    play(&g, "Nxe4", NULL, false);
+    CU_ASSERT_EQUAL(g.history_count, 0);
+    CU_ASSERT_EQUAL(g.pos.halfmove_clock, 0);
+}
+
+/* A quiet walk of kings, rooks and knights from halfmove 0, never repeating a
+ * position, until the 75-move rule ends it. */
+static void test_history_never_exceeds_game_history_max(void)
+{
+    game_t g;
+    start(&g, "r3k1n1/8/8/8/8/8/8/1N2K2R w - - 0 1");
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    uint64_t seen[GAME_HISTORY_MAX + 1];
+    int seen_count = 0;
+    seen[seen_count++] = g.pos.key;
+    while (!game_is_over(&g)) {
+        move_list_t legal, quiet;
+        movegen_legal(&g.pos, &legal);
+        quiet.count = 0;
+        for (int i = 0; i < legal.count; i++) {
+            move_t m = legal.moves[i];
+            if (random_game_move_is(&g.pos, NULL, m, RANDOM_GAME_PICK_CAPTURE))
+                continue;
+            position_t after = g.pos;
+            position_undo_t undo;
+            position_make(&after, m, &undo);
+            bool repeated = false;
+            for (int s = 0; s < seen_count; s++)
+                repeated |= seen[s] == after.key;
+            if (!repeated && movegen_count(&after) > 0)
+                quiet.moves[quiet.count++] = m;
+        }
+        CU_ASSERT_FATAL(quiet.count > 0);
+        char uci[UCI_BUFFER_SIZE];
+        uci_format(&g.pos, quiet.moves[random_game_below(&rng, quiet.count)], uci);
+        game_played_t played;
+        move(&g, uci, &played);
+        CU_ASSERT_FATAL(seen_count <= GAME_HISTORY_MAX);
+        seen[seen_count++] = g.pos.key;
+        CU_ASSERT_EQUAL(g.history_count, g.ply_count);
+        CU_ASSERT(g.history_count <= GAME_HISTORY_MAX);
+        CU_ASSERT(memcmp(g.history, seen, sizeof seen[0] * (size_t)g.history_count) == 0);
+    }
+    CU_ASSERT_EQUAL(g.ply_count, 150);
+    CU_ASSERT_EQUAL(g.history_count, GAME_HISTORY_MAX);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
+}
+
+/* ---- game_undo ---- */
+
+static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
+{
+    static const struct {
+        const char *fen, *before, *last;
+    } cases[] = {
+        { NULL, "", "e4" },
+        { NULL, "e4 e5", "Nf3" },
+        { NULL, "e4 e5 Nf3", "Nc6" },
+        { NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", "Ng8" }, /* undoes a threefold repetition */
+        { "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 30 20", "Rb1", "O-O" },
+        { "k7/4P3/8/8/8/8/8/4K3 w - - 5 60", "", "e8=Q" },
+        { "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "", "exd6" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t expected, g;
+        line_t line;
+        game_of(&expected, cases[i].fen, cases[i].before, NULL);
+        game_of(&g, cases[i].fen, cases[i].before, &line);
+        play(&g, cases[i].last, &line, false);
+        color_t mover = (color_t)!g.pos.side_to_move;
+        CU_ASSERT_EQUAL(game_undo(&g, mover, line.text, line.length), GAME_OK);
+        EXPECT_SAME_GAME(&g, &expected);
+    }
+}
+
+static void test_undo_accepts_a_line_of_bare_uci(void)
+{
+    game_t expected, g;
+    line_t line;
+    game_of(&expected, NULL, "e4 e5", NULL);
+    line_clear(&line);
+    start(&g, NULL);
+    play(&g, "e4 e5 Nf3", &line, true);
+    CU_ASSERT_STRING_EQUAL(line.text, "e2e4 e7e5 g1f3");
+    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length), GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    game_of(&g, NULL, "e4", &line);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length), GAME_ENOTHING_TO_UNDO);
+    play(&g, "e5", &line, false);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_ENOTHING_TO_UNDO);
+}
+
+static void test_undo_without_a_move_is_refused(void)
+{
+    game_t g;
+    start(&g, NULL);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, "", 0), GAME_ENOTHING_TO_UNDO);
+    start(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0), GAME_ENOTHING_TO_UNDO);
+}
+
+static void test_undo_on_a_finished_game_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    game_of(&g, NULL, fools_mate, &line);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length), GAME_EOVER);
+    game_of(&g, NULL, "e4", &line);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK), GAME_OK);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_EOVER);
+    game_of(&g, NULL, "e4", &line);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_OK);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_EOVER);
+}
+
+/* The line must be this game's: every entry a legal move, ply_count of them,
+ * leading to the game's position. */
+static void test_undo_with_a_line_that_is_not_the_games_is_refused(void)
+{
+    static const char *const lines[] = {
+        "",                              /* no moves */
+        "e2e4:e4",                       /* one too few */
+        "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6", /* one too many */
+        "e2e4:e4 e2e4:e4 g1f3:Nf3",      /* an illegal move */
+        "e2e4:e4 e7e5:e5 zzzz",          /* a last entry that is no move */
+        "e2e4:e4 e7e5:e5 ",              /* an empty last entry */
+        "e2e4:e4 e7e5:e5 g1f3:Nf3 ",     /* a trailing space */
+        "e2e4:e4  e7e5:e5 g1f3:Nf3",     /* a double space */
+        "d2d4:d4 d7d5:d5 g1f3:Nf3",      /* another game of the same length */
+        "e2e4:e4 e7e5:e5 b1c3:Nc3",      /* another last move */
+        "e2e4:e4 e7e5:e5 g1f3:Nc3",      /* the last move's SAN is another move's */
+    };
+    game_t g;
+    line_t line;
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    CU_ASSERT_STRING_EQUAL(line.text, "e2e4:e4 e7e5:e5 g1f3:Nf3");
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        game_t before = g;
+        game_status_t status = game_undo(&g, WHITE, lines[i], strlen(lines[i]));
+        if (status != GAME_EBAD_RECORD)
+            fprintf(stderr, "\nundo with line '%s': %s\n", lines[i], game_status_name(status));
+        CU_ASSERT_EQUAL(status, GAME_EBAD_RECORD);
+        CU_ASSERT(memcmp(&before, &g, sizeof g) == 0);
+        g = before;
+    }
+    /* The right line still works afterwards. */
+    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+}
+
+/* ---- game_resign ---- */
+
+static void test_resignation_gives_the_game_to_the_other_side(void)
+{
+    static const struct {
+        color_t who;
+        game_result_t result;
+    } cases[] = { { WHITE, GAME_BLACK_WINS }, { BLACK, GAME_WHITE_WINS } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* On the player's own turn, on the other's, and with a draw offer standing. */
+        game_t g;
+        start(&g, NULL);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
+        game_of(&g, NULL, "e4", NULL);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
+        game_of(&g, NULL, "e4", NULL);
+        CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
+        CU_ASSERT_EQUAL(g.ply_count, 1);
+    }
+}
+
+static void test_resigning_a_finished_game_is_refused(void)
+{
+    game_t g;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_resign(&g, WHITE), GAME_OK);
+    EXPECT_REFUSED(&g, game_resign(&g, WHITE), GAME_EOVER);
+    EXPECT_REFUSED(&g, game_resign(&g, BLACK), GAME_EOVER);
+    game_of(&g, NULL, fools_mate, NULL);
+    EXPECT_REFUSED(&g, game_resign(&g, WHITE), GAME_EOVER);
+    start(&g, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    EXPECT_REFUSED(&g, game_resign(&g, BLACK), GAME_EOVER);
+}
+
+/* ---- game_draw ---- */
+
+static void test_draw_offer_is_recorded_for_either_player_on_either_turn(void)
+{
+    game_t g;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_WHITE);
+    CU_ASSERT_EQUAL(g.state, GAME_ACTIVE);
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+    CU_ASSERT_EQUAL(g.state, GAME_ACTIVE);
+    CU_ASSERT_EQUAL(g.result, GAME_RESULT_NONE);
+}
+
+static void test_repeated_draw_offer_is_refused(void)
+{
+    game_t g;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_EDRAW_ALREADY_OFFERED);
+}
+
+static void test_crossing_draw_offers_are_an_agreement(void)
+{
+    game_t g;
+    game_of(&g, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+}
+
+static void test_accept_or_decline_without_the_other_players_offer_is_refused(void)
+{
+    game_t g;
+    start(&g, NULL);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_DECLINE), GAME_ENO_DRAW_OFFER);
+    /* One's own offer cannot be accepted or declined by oneself. */
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_DECLINE), GAME_ENO_DRAW_OFFER);
+}
+
+static void test_accepting_a_draw_offer_draws_by_agreement(void)
+{
+    game_t g;
+    game_of(&g, NULL, "e4 e5", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_ACCEPT), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+}
+
+static void test_declining_a_draw_offer_clears_it(void)
+{
+    game_t g, before;
+    game_of(&g, NULL, "e4 e5", NULL);
+    before = g;
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_DECLINE), GAME_OK);
+    EXPECT_SAME_GAME(&g, &before);
+    EXPECT_ACTIVE(&g);
+    /* Declined, it can neither be accepted nor declined again, and can be made again. */
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+}
+
+static void test_draw_claim_by_the_player_not_to_move_is_refused(void)
+{
+    game_t g;
+    game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_ENOT_YOUR_TURN);
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80");
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_ENOT_YOUR_TURN);
+}
+
+static void test_draw_claim_under_threefold_repetition_ends_the_game(void)
+{
+    game_t g;
+    game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+    /* Black may claim on the third occurrence of the position after Nf6... */
+    game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+    /* ...and a claim ends a standing offer too. */
+    game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+}
+
+static void test_draw_claim_under_the_fifty_move_rule_ends_the_game(void)
+{
+    game_t g;
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80");
+    CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_FIFTY_MOVES);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
+    /* From halfmove 99, the hundredth quiet halfmove makes it claimable for the other side. */
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 99 80");
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    play(&g, "Rg3", NULL, false);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
+}
+
+static void test_draw_claim_when_neither_rule_applies_is_refused(void)
+{
+    game_t g;
+    start(&g, NULL);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    game_of(&g, NULL, knight_shuffle, NULL); /* twice is not three times */
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 99 80");
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    /* With a draw offer standing, the failed claim keeps it. */
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+}
+
+static void test_unknown_draw_action_changes_nothing(void)
+{
+    game_t g, before;
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    before = g;
+    CU_ASSERT_NOT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACTION_COUNT), GAME_OK);
+    EXPECT_SAME_GAME(&g, &before);
+}
+
+static void test_every_draw_action_on_a_finished_game_is_refused(void)
+{
+    game_t finished[4];
+    game_of(&finished[0], NULL, fools_mate, NULL);
+    game_of(&finished[1], NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_resign(&finished[1], WHITE), GAME_OK);
+    game_of(&finished[2], NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    CU_ASSERT_EQUAL(game_draw(&finished[2], WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    start(&finished[3], "8/8/4k3/8/8/3K4/8/8 w - - 0 1");
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_TRUE(game_is_over(&finished[i]));
+        for (int who = WHITE; who <= BLACK; who++)
+            for (int action = 0; action < GAME_DRAW_ACTION_COUNT; action++)
+                EXPECT_REFUSED(&finished[i], game_draw(&finished[i], (color_t)who, (game_draw_action_t)action),
+                               GAME_EOVER);
+    }
+}
+
+/* ---- game_line_entry ---- */
+
+static void test_line_entry_is_uci_colon_san(void)
+{
+    game_t g;
+    game_played_t played;
+    char entry[GAME_LINE_ENTRY_SIZE];
+    start(&g, "k7/4P3/8/8/8/8/8/4K3 w - - 0 1");
+    move(&g, "e8=Q", &played);
+    CU_ASSERT_EQUAL(game_line_entry(&played, entry), strlen("e7e8q:e8=Q+"));
+    CU_ASSERT_STRING_EQUAL(entry, "e7e8q:e8=Q+");
+    start(&g, NULL);
+    move(&g, "Nf3", &played);
+    CU_ASSERT_EQUAL(game_line_entry(&played, entry), 8);
+    CU_ASSERT_STRING_EQUAL(entry, "g1f3:Nf3");
+}
+
+/* ---- game_replay ---- */
+
+static const char *const varied_moves = "e4 Nf6 e5 d5 exd6 e6 dxc7 Be7 cxb8=Q O-O Nf3 Qxd2+ Nbxd2 a6 Bc4 Kh8 O-O";
+
+static void test_replay_of_uci_san_entries_equals_playing_the_moves(void)
+{
+    game_t played_game, g;
+    line_t line;
+    game_of(&played_game, NULL, varied_moves, &line);
+    CU_ASSERT_EQUAL(replay_active(&g, &played_game.initial, line.text), GAME_OK);
+    EXPECT_SAME_GAME(&g, &played_game);
+    /* Only `length` bytes are read: the first two entries. */
+    game_t two;
+    game_of(&two, NULL, "e4 Nf6", NULL);
+    size_t length = strlen("e2e4:e4 g8f6:Nf6");
+    CU_ASSERT_EQUAL(game_replay(&g, &played_game.initial, line.text, length, GAME_ACTIVE, GAME_RESULT_NONE,
+                                GAME_TERMINATION_NONE, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &two);
+}
+
+static void test_replay_of_bare_uci_entries_equals_playing_the_moves(void)
+{
+    game_t played_game, g;
+    line_t line;
+    line_clear(&line);
+    start(&played_game, NULL);
+    play(&played_game, varied_moves, &line, true);
+    CU_ASSERT(strchr(line.text, ':') == NULL);
+    CU_ASSERT_EQUAL(replay_active(&g, &played_game.initial, line.text), GAME_OK);
+    EXPECT_SAME_GAME(&g, &played_game);
+    /* Entries of both kinds in one line. */
+    start(&played_game, NULL);
+    line_clear(&line);
+    play(&played_game, "e4 e5", &line, true);
+    play(&played_game, "Nf3 Nc6", &line, false);
+    play(&played_game, "Bb5", &line, true);
+    CU_ASSERT_STRING_EQUAL(line.text, "e2e4 e7e5 g1f3:Nf3 b8c6:Nc6 f1b5");
+    CU_ASSERT_EQUAL(replay_active(&g, &played_game.initial, line.text), GAME_OK);
+    EXPECT_SAME_GAME(&g, &played_game);
+}
+
+static void test_replay_of_an_empty_line_is_the_start(void)
+{
+    game_t expected, g;
+    start(&expected, "8/8/4k3/8/8/3K4/6R1/8 w - - 30 40");
+    CU_ASSERT_EQUAL(game_replay(&g, &expected.initial, "", 0, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                                GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+static void test_replay_keeps_the_ending_and_the_offer_given(void)
+{
+    game_t expected, g;
+    line_t line;
+    /* Checkmate, as the line ends. */
+    game_of(&expected, NULL, fools_mate, &line);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_CHECKMATE, GAME_BLACK_WINS,
+                           GAME_TERMINATION_CHECKMATE, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    /* A draw offer standing in an active game. */
+    game_of(&expected, NULL, "e4 e5", &line);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                           GAME_OFFER_WHITE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    /* Resignations, agreements and claims. */
+    game_of(&expected, NULL, "e4 e5", &line);
+    CU_ASSERT_EQUAL(game_resign(&expected, WHITE), GAME_OK);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_RESIGNED, GAME_BLACK_WINS,
+                           GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    game_of(&expected, NULL, "e4 e5", &line);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&expected, BLACK, GAME_DRAW_ACCEPT), GAME_OK);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT,
+                           GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    game_of(&expected, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", &line);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN,
+                           GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    /* The automatic draws. */
+    game_of(&expected, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", &line);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN,
+                           GAME_TERMINATION_FIVEFOLD_REPETITION, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    game_of(&expected, "8/8/4k3/8/8/3K4/6R1/8 w - - 149 120", "Rg3", &line);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN,
+                           GAME_TERMINATION_SEVENTYFIVE_MOVES, GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    game_of(&expected, "7k/4Q3/6K1/8/8/8/8/8 w - - 0 1", "Qf7", &line);
+    CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_STALEMATE, GAME_DRAWN, GAME_TERMINATION_STALEMATE,
+                           GAME_OFFER_NONE),
+                    GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+/* Each line is refused whatever ending is given with it, and g is untouched. */
+static void test_replay_refuses_text_that_is_not_a_legal_move_list(void)
+{
+    static const char *const lines[] = {
+        "e2e5",                         /* an illegal move */
+        "e2e4 e2e4",                    /* the same pawn again: no piece there */
+        "e2e4 d2d4",                    /* White twice */
+        "zzzz",                         /* garbage */
+        "e2e4 hello",                   /* garbage later on */
+        "Nf3",                          /* SAN is not an entry's first part */
+        "e2e4:e4:e4",                   /* two colons */
+        "e2e4:e4 e7e5:Nf6",             /* a SAN that is not the move's */
+        "e2e4:",                        /* an empty SAN */
+        ":e4",                          /* an empty UCI */
+        " ",                            /* one space */
+        "e2e4  e7e5",                   /* a double space */
+        " e2e4",                        /* a leading space */
+        "e2e4 ",                        /* a trailing space */
+        "e2e4\te7e5",                   /* another separator */
+        "f2f3 e7e5 g2g4 d8h4 a2a3",     /* a move after the mate */
+        "f2f3:f3 e7e5:e5 g2g4:g4 d8h4:Qh4# a2a3:a3",
+    };
+    game_t g, before;
+    game_of(&g, NULL, "d4 d5", NULL);
+    before = g;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        game_status_t status = replay_active(&g, &before.initial, lines[i]);
+        if (status != GAME_EBAD_RECORD)
+            fprintf(stderr, "\nreplay of '%s': %s\n", lines[i], game_status_name(status));
+        CU_ASSERT_EQUAL(status, GAME_EBAD_RECORD);
+        for (int state = GAME_CHECKMATE; state < GAME_STATE_COUNT; state++)
+            for (int termination = 0; termination < GAME_TERMINATION_COUNT; termination++)
+                for (int result = 0; result < GAME_RESULT_COUNT; result++)
+                    CU_ASSERT_EQUAL(replay(&g, &before.initial, lines[i], (game_state_t)state, (game_result_t)result,
+                                           (game_termination_t)termination, GAME_OFFER_NONE),
+                                    GAME_EBAD_RECORD);
+        EXPECT_SAME_GAME(&g, &before);
+        g = before;
+    }
+}
+
+static void test_replay_refuses_an_ending_the_line_does_not_have(void)
+{
+    static const struct {
+        const char *moves;
+        game_state_t state;
+        game_result_t result;
+        game_termination_t termination;
+        game_offer_t offer;
+    } cases[] = {
+        /* A line ending in mate is mate, and White lost it. */
+        { "f2f3 e7e5 g2g4 d8h4", GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+        { "f2f3 e7e5 g2g4 d8h4", GAME_CHECKMATE, GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, GAME_OFFER_NONE },
+        { "f2f3 e7e5 g2g4 d8h4", GAME_RESIGNED, GAME_BLACK_WINS, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE },
+        { "f2f3 e7e5 g2g4 d8h4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, GAME_OFFER_NONE },
+        { "f2f3 e7e5 g2g4 d8h4", GAME_CHECKMATE, GAME_BLACK_WINS, GAME_TERMINATION_CHECKMATE, GAME_OFFER_WHITE },
+        /* An active line is not mate, stalemate or an automatic draw. */
+        { "e2e4", GAME_CHECKMATE, GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, GAME_OFFER_NONE },
+        { "e2e4", GAME_STALEMATE, GAME_DRAWN, GAME_TERMINATION_STALEMATE, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_INSUFFICIENT_MATERIAL, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIVEFOLD_REPETITION, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES, GAME_OFFER_NONE },
+        /* Claims need a claimable position. */
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE },
+        { "g1f3 g8f6 f3g1 f6g8", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES, GAME_OFFER_NONE },
+        /* A resignation is a win; an agreement is a draw. */
+        { "e2e4", GAME_RESIGNED, GAME_DRAWN, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE },
+        { "e2e4", GAME_RESIGNED, GAME_RESULT_NONE, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE },
+        { "e2e4", GAME_RESIGNED, GAME_WHITE_WINS, GAME_TERMINATION_AGREEMENT, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_WHITE_WINS, GAME_TERMINATION_AGREEMENT, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE },
+        /* An active game has no result or termination. */
+        { "e2e4", GAME_ACTIVE, GAME_WHITE_WINS, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+        { "e2e4", GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_AGREEMENT, GAME_OFFER_NONE },
+        /* A finished game has no draw offer. */
+        { "e2e4", GAME_RESIGNED, GAME_BLACK_WINS, GAME_TERMINATION_RESIGNATION, GAME_OFFER_BLACK },
+        { "e2e4", GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, GAME_OFFER_WHITE },
+        /* Values outside the enums. */
+        { "e2e4", GAME_STATE_COUNT, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+        { "e2e4", GAME_ACTIVE, GAME_RESULT_COUNT, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+        { "e2e4", GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_COUNT, GAME_OFFER_NONE },
+        { "e2e4", GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_COUNT },
+        { "e2e4", (game_state_t)-1, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE },
+    };
+    game_t g, before;
+    game_of(&g, NULL, "d4", NULL);
+    before = g;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_status_t status = replay(&g, &before.initial, cases[i].moves, cases[i].state, cases[i].result,
+                                      cases[i].termination, cases[i].offer);
+        if (status != GAME_EBAD_RECORD)
+            fprintf(stderr, "\nreplay case %zu: %s\n", i, game_status_name(status));
+        CU_ASSERT_EQUAL(status, GAME_EBAD_RECORD);
+        EXPECT_SAME_GAME(&g, &before);
+    }
+}
+
+/* ---- game_restore ---- */
+
+/* Restores *r from g's parts with its positions written as FEN text and read
+ * back, as the store keeps them. */
+static game_status_t restore_from_fen(game_t *r, const game_t *g)
+{
+    char initial_fen[FEN_BUFFER_SIZE], current_fen[FEN_BUFFER_SIZE];
+    position_t initial, current;
+    unsigned flags = g->initial.chess960 ? FEN_CHESS960 : 0;
+    fen_format(&g->initial, initial_fen, sizeof initial_fen);
+    fen_format(&g->pos, current_fen, sizeof current_fen);
+    if (fen_parse(initial_fen, strlen(initial_fen), flags, &initial, NULL, 0) != FEN_OK
+        || fen_parse(current_fen, strlen(current_fen), flags, &current, NULL, 0) != FEN_OK)
+        return GAME_EBAD_RECORD;
+    return game_restore(r, &initial, &current, g->history, g->history_count, g->ply_count, g->state, g->result,
+                        g->termination, g->draw_offer);
+}
+
+/* Restoring g from its parts, and from them through FEN text, gives g back. */
+static void expect_restored(const game_t *g)
+{
+    game_t r;
+    CU_ASSERT_EQUAL(restore(&r, g), GAME_OK);
+    EXPECT_SAME_GAME(&r, g);
+    CU_ASSERT_EQUAL(restore_from_fen(&r, g), GAME_OK);
+    EXPECT_SAME_GAME(&r, g);
+}
+
+static void test_restore_from_the_parts_of_a_game_gives_it_back(void)
+{
+    game_t g;
+    start(&g, NULL);
+    expect_restored(&g);
+    /* A pawn move after quiet ones: the history is empty again, whatever it held. */
+    game_of(&g, NULL, "Nf3 Nf6 e4", NULL);
+    CU_ASSERT_EQUAL(g.history_count, 0);
+    expect_restored(&g);
+    game_of(&g, NULL, varied_moves, NULL);
+    expect_restored(&g);
+    game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    expect_restored(&g);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    expect_restored(&g);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    expect_restored(&g);
+    game_of(&g, NULL, fools_mate, NULL);
+    expect_restored(&g);
+    game_of(&g, NULL, "e4 e5", NULL);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK), GAME_OK);
+    expect_restored(&g);
+    game_of(&g, NULL, "e4 e5", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    expect_restored(&g);
+    game_of(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80", "Rg3 Kd5 Rg4", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    expect_restored(&g);
+    game_of(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 149 120", "Rg3", NULL);
+    expect_restored(&g);
+    game_of(&g, "7k/4Q3/6K1/8/8/8/8/8 w - - 0 1", "Qf7", NULL);
+    expect_restored(&g);
+    game_of(&g, "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9", "a3a4 d6d5", NULL);
+    CU_ASSERT_TRUE(g.initial.chess960);
+    expect_restored(&g);
+}
+
+static void test_restore_refuses_parts_that_do_not_belong_together(void)
+{
+    game_t g, mated, resigned, chess960, before;
+    game_of(&g, NULL, "e4 e5 Nf3 Nc6 Nc3", NULL); /* history 3, halfmove clock 3, 5 plies */
+    game_of(&mated, NULL, fools_mate, NULL);
+    game_of(&resigned, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_resign(&resigned, WHITE), GAME_OK);
+    game_of(&chess960, "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9", "", NULL);
+    uint64_t long_history[GAME_HISTORY_MAX + 1] = { 0 };
+    game_t r;
+    game_of(&r, NULL, "d4", NULL);
+    before = r;
+    const game_t *a = &g;
+#define EXPECT_BAD_RESTORE(initial, current, history, history_count, ply_count, state, result, termination, offer) \
+    EXPECT_REFUSED(&r,                                                                                           \
+                   game_restore(&r, initial, current, history, history_count, ply_count, state, result,          \
+                                termination, offer),                                                             \
+                   GAME_EBAD_RECORD)
+    /* The parts as they are do restore. */
+    CU_ASSERT_EQUAL(restore(&r, a), GAME_OK);
+    r = before;
+    /* Counts. */
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 4, 5, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE); /* longer than the halfmove clock */
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, -1, 5, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, -1, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 0, -1, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, GAME_MAX_PLIES + 1, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    /* Longer than ply_count: two plies from a position whose clock was at 100. */
+    game_t late;
+    game_of(&late, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80", "Rg3 Kd5", NULL);
+    EXPECT_BAD_RESTORE(&late.initial, &late.pos, long_history, 3, 2, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&late.initial, &late.pos, long_history, 4, 2, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    CU_ASSERT_EQUAL(game_restore(&r, &late.initial, &late.pos, long_history, 2, 2, GAME_ACTIVE, GAME_RESULT_NONE,
+                                 GAME_TERMINATION_NONE, GAME_OFFER_NONE),
+                    GAME_OK);
+    r = before;
+    /* Longer than GAME_HISTORY_MAX, with the clock and the plies for more (a game
+     * the 75-move rule ended), and exactly GAME_HISTORY_MAX for comparison. */
+    game_t long_game;
+    start(&long_game, "8/8/4k3/8/8/3K4/6R1/8 b - - 400 80");
+    CU_ASSERT_EQUAL(long_game.termination, GAME_TERMINATION_SEVENTYFIVE_MOVES);
+    EXPECT_BAD_RESTORE(&long_game.initial, &long_game.pos, long_history, GAME_HISTORY_MAX + 1, 200, GAME_DRAW,
+                       GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES, GAME_OFFER_NONE);
+    CU_ASSERT_EQUAL(game_restore(&r, &long_game.initial, &long_game.pos, long_history, GAME_HISTORY_MAX, 200,
+                                 GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES, GAME_OFFER_NONE),
+                    GAME_OK);
+    r = before;
+    /* The side to move must follow from the ply count. */
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 4, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 6, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    /* The variant cannot change. */
+    EXPECT_BAD_RESTORE(&chess960.initial, &a->pos, a->history, 3, 5, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &chess960.pos, long_history, 0, 0, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    /* The state must be the position's. */
+    EXPECT_BAD_RESTORE(&mated.initial, &mated.pos, mated.history, mated.history_count, mated.ply_count, GAME_ACTIVE,
+                       GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&mated.initial, &mated.pos, mated.history, mated.history_count, mated.ply_count, GAME_CHECKMATE,
+                       GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&mated.initial, &mated.pos, mated.history, mated.history_count, mated.ply_count, GAME_RESIGNED,
+                       GAME_BLACK_WINS, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_CHECKMATE, GAME_WHITE_WINS,
+                       GAME_TERMINATION_CHECKMATE, GAME_OFFER_NONE);
+    /* Result and termination must match the state. */
+    EXPECT_BAD_RESTORE(&resigned.initial, &resigned.pos, resigned.history, resigned.history_count,
+                       resigned.ply_count, GAME_RESIGNED, GAME_DRAWN, GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&resigned.initial, &resigned.pos, resigned.history, resigned.history_count,
+                       resigned.ply_count, GAME_RESIGNED, GAME_BLACK_WINS, GAME_TERMINATION_AGREEMENT,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_DRAW, GAME_DRAWN,
+                       GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_DRAW, GAME_BLACK_WINS,
+                       GAME_TERMINATION_AGREEMENT, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_ACTIVE, GAME_DRAWN, GAME_TERMINATION_NONE,
+                       GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT,
+                       GAME_OFFER_WHITE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                       GAME_OFFER_COUNT);
+    /* A threefold claim needs the history that makes it one. */
+    game_t claimed;
+    game_of(&claimed, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
+    EXPECT_BAD_RESTORE(&claimed.initial, &claimed.pos, claimed.history, 4, claimed.ply_count, GAME_DRAW, GAME_DRAWN,
+                       GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE);
+#undef EXPECT_BAD_RESTORE
+}
+
+/* ---- names ---- */
+
+typedef struct {
+    const char *(*name)(int value);
+    int (*from_name)(const char *name, size_t length);
+    int count;
+} name_table_t;
+
+static const char *state_name(int v) { return game_state_name((game_state_t)v); }
+static const char *result_name(int v) { return game_result_name((game_result_t)v); }
+static const char *termination_name(int v) { return game_termination_name((game_termination_t)v); }
+static const char *offer_name(int v) { return game_offer_name((game_offer_t)v); }
+static const char *status_name(int v) { return game_status_name((game_status_t)v); }
+
+static void test_every_value_has_a_distinct_name_that_reads_back(void)
+{
+    const name_table_t tables[] = {
+        { state_name, game_state_from_name, GAME_STATE_COUNT },
+        { result_name, game_result_from_name, GAME_RESULT_COUNT },
+        { termination_name, game_termination_from_name, GAME_TERMINATION_COUNT },
+        { offer_name, game_offer_from_name, GAME_OFFER_COUNT },
+        { status_name, NULL, GAME_STATUS_COUNT },
+    };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        for (int v = 0; v < tables[t].count; v++) {
+            const char *name = tables[t].name(v);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+            CU_ASSERT(name[0] != '\0');
+            CU_ASSERT_STRING_NOT_EQUAL(name, "unknown");
+            for (int w = 0; w < v; w++)
+                CU_ASSERT_STRING_NOT_EQUAL(name, tables[t].name(w));
+            if (tables[t].from_name)
+                CU_ASSERT_EQUAL(tables[t].from_name(name, strlen(name)), v);
+        }
+        CU_ASSERT_STRING_EQUAL(tables[t].name(tables[t].count), "unknown");
+        CU_ASSERT_STRING_EQUAL(tables[t].name(-1), "unknown");
+    }
+}
+
+static void test_names_are_the_documented_ones(void)
+{
+    CU_ASSERT_STRING_EQUAL(game_state_name(GAME_ACTIVE), "active");
+    CU_ASSERT_STRING_EQUAL(game_state_name(GAME_RESIGNED), "resigned");
+    CU_ASSERT_STRING_EQUAL(game_result_name(GAME_RESULT_NONE), "*");
+    CU_ASSERT_STRING_EQUAL(game_result_name(GAME_WHITE_WINS), "1-0");
+    CU_ASSERT_STRING_EQUAL(game_result_name(GAME_BLACK_WINS), "0-1");
+    CU_ASSERT_STRING_EQUAL(game_result_name(GAME_DRAWN), "1/2-1/2");
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_THREEFOLD_REPETITION), "threefold_repetition");
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_NONE), "none");
+    CU_ASSERT_STRING_EQUAL(game_offer_name(GAME_OFFER_NONE), "none");
+    CU_ASSERT_STRING_EQUAL(game_offer_name(GAME_OFFER_WHITE), "white");
+    CU_ASSERT_STRING_EQUAL(game_offer_name(GAME_OFFER_BLACK), "black");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_OK), "ok");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_ENOT_YOUR_TURN), "not_your_turn");
+    /* The termination names of the automatic draws are status.c's. */
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_INSUFFICIENT_MATERIAL),
+                           status_draw_reason_name(STATUS_DRAW_INSUFFICIENT_MATERIAL));
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_SEVENTYFIVE_MOVES),
+                           status_draw_reason_name(STATUS_DRAW_SEVENTYFIVE_MOVES));
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_FIVEFOLD_REPETITION),
+                           status_draw_reason_name(STATUS_DRAW_FIVEFOLD_REPETITION));
+}
+
+static void test_unknown_names_read_as_minus_one(void)
+{
+    int (*const readers[])(const char *, size_t) = { game_state_from_name, game_result_from_name,
+                                                      game_termination_from_name, game_offer_from_name };
+    static const char *const unknown[] = { "", "unknown", "Active", "activ", "actives", "1-1", "1/2", "1/2-1/2 ",
+                                           "whites", "whit", "NONE", "ok", "checkmate\n" };
+    for (size_t r = 0; r < sizeof readers / sizeof readers[0]; r++)
+        for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+            CU_ASSERT_EQUAL(readers[r](unknown[i], strlen(unknown[i])), -1);
+    /* Only `length` bytes are read: a prefix of a name is not it, a name in a longer buffer is. */
+    CU_ASSERT_EQUAL(game_state_from_name("active", 3), -1);
+    CU_ASSERT_EQUAL(game_state_from_name("activeXYZ", 6), GAME_ACTIVE);
+    CU_ASSERT_EQUAL(game_result_from_name("1-0 ", 3), GAME_WHITE_WINS);
+    /* A name of one table is not a name of another. */
+    CU_ASSERT_EQUAL(game_state_from_name("agreement", 9), -1);
+    CU_ASSERT_EQUAL(game_offer_from_name("draw", 4), -1);
+    CU_ASSERT_EQUAL(game_state_from_name("checkmate", 9), GAME_CHECKMATE);
+    CU_ASSERT_EQUAL(game_termination_from_name("checkmate", 9), GAME_TERMINATION_CHECKMATE);
+}
+
+/* ---- differential: random games against status_evaluate, replay, restore and undo ---- */
+
+enum { RANDOM_GAMES = 300, RANDOM_PLY_MAX = 600, CHESS960_STARTS_MAX = 1024 };
+
+static const random_game_preference_t decisive_preferences[] = {
+    { RANDOM_GAME_PICK_MATE, 80 },      { RANDOM_GAME_PICK_PROMOTION, 70 }, { RANDOM_GAME_PICK_EN_PASSANT, 60 },
+    { RANDOM_GAME_PICK_CASTLING, 20 },  { RANDOM_GAME_PICK_CAPTURE, 40 },   { RANDOM_GAME_PICK_PAWN, 30 },
+};
+/* Mostly captures and no hunt for mate: the board empties, and insufficient
+ * material, the clock or repetitions end most of these games. */
+static const random_game_preference_t drawish_preferences[] = {
+    { RANDOM_GAME_PICK_CAPTURE, 60 },
+};
+static const random_game_style_t styles[] = {
+    { decisive_preferences, sizeof decisive_preferences / sizeof decisive_preferences[0], RANDOM_PLY_MAX },
+    { drawish_preferences, sizeof drawish_preferences / sizeof drawish_preferences[0], RANDOM_PLY_MAX },
+};
+
+typedef struct {
+    int games, plies, chess960_games, replays, undos;
+    int claimable_threefold, claimable_fifty;
+    int endings[GAME_TERMINATION_COUNT];
+    int mismatches;
+} differential_t;
+
+static game_termination_t expected_termination(const status_t *st)
+{
+    switch (st->state) {
+    case STATUS_CHECKMATE: return GAME_TERMINATION_CHECKMATE;
+    case STATUS_STALEMATE: return GAME_TERMINATION_STALEMATE;
+    case STATUS_DRAW:
+        return st->draw_reason == STATUS_DRAW_INSUFFICIENT_MATERIAL ? GAME_TERMINATION_INSUFFICIENT_MATERIAL
+               : st->draw_reason == STATUS_DRAW_FIVEFOLD_REPETITION ? GAME_TERMINATION_FIVEFOLD_REPETITION
+                                                                     : GAME_TERMINATION_SEVENTYFIVE_MOVES;
+    default: return GAME_TERMINATION_NONE;
+    }
+}
+
+static void mismatch(differential_t *d, int game, int ply, const char *what)
+{
+    if (d->mismatches++ < 10)
+        fprintf(stderr, "\ngame %d ply %d: %s\n", game, ply, what);
+}
+
+/* The game_t's own checks after a move: status as status_evaluate gives it on
+ * the full history, the ending it implies, the bounded history's tail. */
+static void check_step(differential_t *d, int game, const game_t *g, const position_t *pos, const uint64_t *history,
+                       int history_count)
+{
+    status_t st;
+    memset(&st, 0, sizeof st);
+    status_evaluate(pos, history, (size_t)history_count, &st);
+    if (memcmp(&g->pos, pos, sizeof *pos) != 0)
+        mismatch(d, game, g->ply_count, "position differs");
+    if (memcmp(&g->status, &st, sizeof st) != 0)
+        mismatch(d, game, g->ply_count, "status differs from status_evaluate on the full history");
+    int kept = pos->halfmove_clock < history_count ? pos->halfmove_clock : history_count;
+    if (g->history_count != kept || g->history_count > GAME_HISTORY_MAX
+        || memcmp(g->history, history + history_count - kept, sizeof history[0] * (size_t)kept) != 0)
+        mismatch(d, game, g->ply_count, "history is not the full history's tail since the last irreversible move");
+    static const game_state_t states[STATUS_STATE_COUNT] = { GAME_ACTIVE, GAME_CHECKMATE, GAME_STALEMATE, GAME_DRAW };
+    game_result_t result = st.state == STATUS_ACTIVE      ? GAME_RESULT_NONE
+                           : st.state != STATUS_CHECKMATE ? GAME_DRAWN
+                           : pos->side_to_move == WHITE   ? GAME_BLACK_WINS
+                                                          : GAME_WHITE_WINS;
+    if (g->state != states[st.state] || g->result != result || g->termination != expected_termination(&st)
+        || g->draw_offer != GAME_OFFER_NONE)
+        mismatch(d, game, g->ply_count, "ending differs from the position's status");
+    d->claimable_threefold += (st.claimable & STATUS_CLAIM_THREEFOLD_REPETITION) != 0;
+    d->claimable_fifty += (st.claimable & STATUS_CLAIM_FIFTY_MOVES) != 0;
+}
+
+/* Replay of the line so far and restore from the parts (also through FEN
+ * text) give g back. */
+static void check_replay_and_restore(differential_t *d, int game, const game_t *g, const line_t *line)
+{
+    game_t r;
+    if (game_replay(&r, &g->initial, line->text, line->length, g->state, g->result, g->termination, g->draw_offer)
+            != GAME_OK
+        || memcmp(&r, g, sizeof r) != 0)
+        mismatch(d, game, g->ply_count, "game_replay of the line differs");
+    if (restore(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+        mismatch(d, game, g->ply_count, "game_restore from the parts differs");
+    if (restore_from_fen(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+        mismatch(d, game, g->ply_count, "game_restore from the parts through FEN text differs");
+    d->replays++;
+}
+
+/* Undo of the last move gives back the game before it. */
+static void check_undo(differential_t *d, int game, const game_t *g, const game_t *before_last, const line_t *line)
+{
+    game_t r = *g;
+    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length) != GAME_OK
+        || memcmp(&r, before_last, sizeof r) != 0)
+        mismatch(d, game, g->ply_count, "game_undo differs from the game before the last move");
+    d->undos++;
+}
+
+/* Plays one game through game_move by UCI text, checking every step; the
+ * line's entries are bare UCI when bare. */
+static void play_random_game(differential_t *d, int game, const position_t *start_pos,
+                             const random_game_style_t *style, uint64_t *rng, bool bare)
+{
+    game_t g, before_last;
+    line_t line;
+    uint64_t history[RANDOM_PLY_MAX + 1];
+    int history_count = 0;
+    position_t pos = *start_pos;
+    game_start(&g, start_pos);
+    line_clear(&line);
+    check_step(d, game, &g, &pos, history, history_count);
+    int replay_countdown = 1 + random_game_below(rng, 7), undo_countdown = 1 + random_game_below(rng, 15);
+    while (!game_is_over(&g) && g.ply_count < style->ply_max) {
+        move_list_t legal;
+        movegen_legal(&pos, &legal);
+        move_t m = random_game_pick(&pos, &legal, style, rng);
+        char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE];
+        uci_format(&pos, m, uci);
+        san_format(&pos, m, san);
+        game_played_t played;
+        before_last = g;
+        game_status_t status = game_move(&g, (color_t)pos.side_to_move, uci, strlen(uci), GAME_MAX_PLIES, &played);
+        if (status != GAME_OK || played.move != m || strcmp(played.uci, uci) != 0 || strcmp(played.san, san) != 0) {
+            mismatch(d, game, g.ply_count, "game_move refused or misreported a legal move");
+            return;
+        }
+        line_append(&line, &played, bare);
+        history[history_count++] = pos.key;
+        position_undo_t undo;
+        position_make(&pos, m, &undo);
+        d->plies++;
+        check_step(d, game, &g, &pos, history, history_count);
+        /* Replays cost the line's length: at random plies, one in four on
+         * average, and at the end; undo (two replays) one in eight. */
+        if (--replay_countdown == 0 || game_is_over(&g)) {
+            check_replay_and_restore(d, game, &g, &line);
+            replay_countdown = 1 + random_game_below(rng, 7);
+        }
+        if (--undo_countdown == 0 && !game_is_over(&g)) {
+            check_undo(d, game, &g, &before_last, &line);
+            undo_countdown = 1 + random_game_below(rng, 15);
+        }
+    }
+    d->endings[g.termination]++;
+}
+
+static void test_game_matches_status_replay_restore_and_undo_on_random_games(void)
+{
+    position_t *chess960_starts = malloc(CHESS960_STARTS_MAX * sizeof *chess960_starts);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(chess960_starts);
+    int refused;
+    int chess960_count = epd_read_positions("chess960.epd", FEN_CHESS960, chess960_starts, CHESS960_STARTS_MAX,
+                                            &refused);
+    CU_ASSERT(chess960_count > 0);
+    position_t standard;
+    tests_parse_fen(FEN_START, &standard);
+    differential_t d = { 0 };
+    uint64_t rng = 0x2545f4914f6cdd1du;
+    long started = tests_monotonic_ms();
+    for (int game = 0; game < RANDOM_GAMES; game++) {
+        const position_t *start_pos = &standard;
+        if (game % 4 == 3 && chess960_count > 0) {
+            start_pos = &chess960_starts[random_game_below(&rng, chess960_count)];
+            d.chess960_games++;
+        }
+        play_random_game(&d, game, start_pos, &styles[game % 2], &rng, game % 3 == 0);
+        d.games++;
+    }
+    free(chess960_starts);
+    fprintf(stderr,
+            "\n  game random games: %d games (%d Chess960), %d plies, %d replays, %d undos, %d threefold and %d "
+            "fifty-move claimable positions; endings:",
+            d.games, d.chess960_games, d.plies, d.replays, d.undos, d.claimable_threefold, d.claimable_fifty);
+    for (int t = 0; t < GAME_TERMINATION_COUNT; t++)
+        fprintf(stderr, " %s %d", game_termination_name((game_termination_t)t), d.endings[t]);
+    fprintf(stderr, "; %d mismatches, %ld ms\n", d.mismatches, tests_monotonic_ms() - started);
+    CU_ASSERT_EQUAL(d.mismatches, 0);
+    CU_ASSERT_EQUAL(d.games, RANDOM_GAMES);
+    CU_ASSERT(d.chess960_games > 0);
+    CU_ASSERT(d.undos > 0);
+    CU_ASSERT(d.claimable_threefold > 0);
+    CU_ASSERT(d.claimable_fifty > 0);
+    CU_ASSERT(d.endings[GAME_TERMINATION_CHECKMATE] > 0);
+    CU_ASSERT(d.endings[GAME_TERMINATION_INSUFFICIENT_MATERIAL] > 0);
+}
+
+int test_game_register(void)
+{
+    CU_pSuite suite = CU_add_suite("game", NULL, NULL);
+    if (!suite)
+        return CU_get_error();
+    CU_ADD_TEST(suite, test_start_position_is_an_active_game);
+    CU_ADD_TEST(suite, test_start_in_checkmate_is_over_at_once);
+    CU_ADD_TEST(suite, test_start_in_stalemate_is_over_at_once);
+    CU_ADD_TEST(suite, test_start_with_insufficient_material_is_drawn_at_once);
+    CU_ADD_TEST(suite, test_start_at_halfmove_150_is_drawn_by_the_seventyfive_move_rule);
+    CU_ADD_TEST(suite, test_start_in_checkmate_at_halfmove_150_is_checkmate);
+    CU_ADD_TEST(suite, test_move_in_san_is_played_and_reported_in_uci_and_san);
+    CU_ADD_TEST(suite, test_move_in_uci_is_played_and_reported_in_uci_and_san);
+    CU_ADD_TEST(suite, test_castling_is_reported_as_the_kings_two_step_and_o_o);
+    CU_ADD_TEST(suite, test_promotion_is_reported_with_the_piece_and_the_check);
+    CU_ADD_TEST(suite, test_check_is_marked_with_a_plus_and_the_game_goes_on);
+    CU_ADD_TEST(suite, test_checkmate_is_marked_ends_the_game_and_clears_the_draw_offer);
+    CU_ADD_TEST(suite, test_stalemating_move_ends_the_game_drawn);
+    CU_ADD_TEST(suite, test_move_by_the_player_not_to_move_changes_nothing);
+    CU_ADD_TEST(suite, test_illegal_move_is_refused_with_the_rules_reason_and_changes_nothing);
+    CU_ADD_TEST(suite, test_move_on_a_finished_game_is_refused);
+    CU_ADD_TEST(suite, test_move_beyond_max_plies_is_refused);
+    CU_ADD_TEST(suite, test_max_plies_above_the_limit_is_clamped_to_game_max_plies);
+    CU_ADD_TEST(suite, test_draw_offer_lapses_when_the_other_player_moves_instead_of_answering);
+    CU_ADD_TEST(suite, test_own_draw_offer_stands_after_own_move);
+    CU_ADD_TEST(suite, test_fivefold_repetition_ends_the_game_on_the_fifth_occurrence);
+    CU_ADD_TEST(suite, test_threefold_repetition_becomes_claimable_on_the_third_occurrence);
+    CU_ADD_TEST(suite, test_seventyfive_move_rule_ends_the_game_after_one_quiet_move);
+    CU_ADD_TEST(suite, test_capture_leaving_insufficient_material_ends_the_game);
+    CU_ADD_TEST(suite, test_history_restarts_at_a_pawn_move_and_at_a_capture);
+    CU_ADD_TEST(suite, test_history_never_exceeds_game_history_max);
+    CU_ADD_TEST(suite, test_undo_gives_back_exactly_the_game_before_the_last_move);
+    CU_ADD_TEST(suite, test_undo_accepts_a_line_of_bare_uci);
+    CU_ADD_TEST(suite, test_undo_by_the_player_who_did_not_make_the_last_move_is_refused);
+    CU_ADD_TEST(suite, test_undo_without_a_move_is_refused);
+    CU_ADD_TEST(suite, test_undo_on_a_finished_game_is_refused);
+    CU_ADD_TEST(suite, test_undo_with_a_line_that_is_not_the_games_is_refused);
+    CU_ADD_TEST(suite, test_resignation_gives_the_game_to_the_other_side);
+    CU_ADD_TEST(suite, test_resigning_a_finished_game_is_refused);
+    CU_ADD_TEST(suite, test_draw_offer_is_recorded_for_either_player_on_either_turn);
+    CU_ADD_TEST(suite, test_repeated_draw_offer_is_refused);
+    CU_ADD_TEST(suite, test_crossing_draw_offers_are_an_agreement);
+    CU_ADD_TEST(suite, test_accept_or_decline_without_the_other_players_offer_is_refused);
+    CU_ADD_TEST(suite, test_accepting_a_draw_offer_draws_by_agreement);
+    CU_ADD_TEST(suite, test_declining_a_draw_offer_clears_it);
+    CU_ADD_TEST(suite, test_draw_claim_by_the_player_not_to_move_is_refused);
+    CU_ADD_TEST(suite, test_draw_claim_under_threefold_repetition_ends_the_game);
+    CU_ADD_TEST(suite, test_draw_claim_under_the_fifty_move_rule_ends_the_game);
+    CU_ADD_TEST(suite, test_draw_claim_when_neither_rule_applies_is_refused);
+    CU_ADD_TEST(suite, test_unknown_draw_action_changes_nothing);
+    CU_ADD_TEST(suite, test_every_draw_action_on_a_finished_game_is_refused);
+    CU_ADD_TEST(suite, test_line_entry_is_uci_colon_san);
+    CU_ADD_TEST(suite, test_replay_of_uci_san_entries_equals_playing_the_moves);
+    CU_ADD_TEST(suite, test_replay_of_bare_uci_entries_equals_playing_the_moves);
+    CU_ADD_TEST(suite, test_replay_of_an_empty_line_is_the_start);
+    CU_ADD_TEST(suite, test_replay_keeps_the_ending_and_the_offer_given);
+    CU_ADD_TEST(suite, test_replay_refuses_text_that_is_not_a_legal_move_list);
+    CU_ADD_TEST(suite, test_replay_refuses_an_ending_the_line_does_not_have);
+    CU_ADD_TEST(suite, test_restore_from_the_parts_of_a_game_gives_it_back);
+    CU_ADD_TEST(suite, test_restore_refuses_parts_that_do_not_belong_together);
+    CU_ADD_TEST(suite, test_every_value_has_a_distinct_name_that_reads_back);
+    CU_ADD_TEST(suite, test_names_are_the_documented_ones);
+    CU_ADD_TEST(suite, test_unknown_names_read_as_minus_one);
+    CU_ADD_TEST(suite, test_game_matches_status_replay_restore_and_undo_on_random_games);
+    return CUE_SUCCESS;
+}
