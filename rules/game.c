@@ -281,7 +281,8 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
     memset(&t, 0, sizeof t);
     t.initial = *initial;
     t.pos = *current;
-    memcpy(t.history, history, sizeof history[0] * (size_t)history_count);
+    if (history_count > 0)
+        memcpy(t.history, history, sizeof history[0] * (size_t)history_count);
     t.history_count = history_count;
     t.ply_count = ply_count;
     status_evaluate(&t.pos, t.history, (size_t)t.history_count, &t.status);
