@@ -133,6 +133,23 @@ test('If-Match is part of the request a key stands for: the same key and body wi
   assert.equal(await version(g), 2);
 });
 
+test('the query is part of the request a key stands for: the same key with another legal_moves is 422, not an answer of the other shape', async () => {
+  const g = await createGame();
+  const key = 'with-a-query';
+  const path = `/v1/games/${g.id}/moves`;
+  const send = (query) => post(server, path + query, { move: 'e4', expected_version: 1 },
+    { headers: { ...auth(g.tokens.white), 'idempotency-key': key } });
+  const first = await send('?legal_moves=false');
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.body.position.legal_moves, undefined);
+  const retry = await send('?legal_moves=false');
+  assert.equal(retry.status, 200);
+  assert.equal(retry.text, first.text);
+  expectProblem(await send(''), 422, 'idempotency_key_reused');
+  expectProblem(await send('?legal_moves=true'), 422, 'idempotency_key_reused');
+  assert.equal(await version(g), 2);
+});
+
 // --- what Redis keeps, and for how long ---
 
 // A game's keys (store/store.h): the hash chessd:game:{<id>} (version, state
