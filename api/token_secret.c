@@ -1,8 +1,8 @@
 /* See token_secret.h. `shared` is set once by token_secret_init() before
  * the threads. `candidate` (the random secret this replica offers to Redis),
  * `in_use` (the shared secret once taken) and `last` (the last outcome, so
- * each change is logged once) are touched only under ask_lock; `differs` is
- * also read without it. */
+ * each change is logged once) are touched only under ask_lock; `differs` and
+ * `asked` are also read without it. */
 #include "token_secret.h"
 
 #include <openssl/crypto.h>
@@ -36,6 +36,7 @@ static char in_use[SHARED_SECRET_MAX];
 static size_t in_use_length;
 static outcome_t last = OUTCOME_NONE;
 static atomic_bool differs; /* the last check found another secret in Redis */
+static atomic_uint asked;   /* how often Redis was asked for the secret (changed under ask_lock) */
 
 bool token_secret_init(const char *env, char *err, size_t err_size)
 {
@@ -157,12 +158,15 @@ bool token_secret_ready(store_t *store)
 {
     if (tokens_ready() || !shared)
         return tokens_ready();
-    /* One thread asks; the others answer 503 at once rather than queue behind
-     * a Redis that may take its whole timeout. */
-    if (pthread_mutex_trylock(&ask_lock) != 0)
-        return false;
-    if (!tokens_ready())
+    /* One thread asks at a time. A thread that waited while another asked
+     * takes that answer rather than asking again, so a burst of requests
+     * against a Redis that does not answer waits for one timeout, not one each. */
+    unsigned before = atomic_load(&asked);
+    pthread_mutex_lock(&ask_lock);
+    if (!tokens_ready() && atomic_load(&asked) == before) {
         take(store);
+        atomic_fetch_add(&asked, 1);
+    }
     pthread_mutex_unlock(&ask_lock);
     return tokens_ready();
 }

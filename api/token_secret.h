@@ -1,10 +1,9 @@
-/* Where the player-token secret comes from. CHESSD_TOKEN_SECRET when it is
- * set; otherwise one secret shared by every replica through Redis: the first
- * replica that needs it stores a random one there (SET NX, see
- * store_token_secret) and every replica uses what Redis holds. Until a
- * replica knows it, its game requests are refused (503 store_unavailable)
- * and it is not ready; it asks Redis again on the next such request. It never
- * falls back to a secret of its own, and the secret is never logged. */
+/* Where the player-token secret comes from: CHESSD_TOKEN_SECRET, or else one
+ * secret that the replicas share through Redis (the first to need it stores a
+ * random one with SET NX; see store_token_secret). Until a replica knows it,
+ * its game requests answer 503 store_unavailable and it is not ready; it asks
+ * Redis again on the next one. It never falls back to a secret of its own,
+ * and never logs the secret. */
 #ifndef CHESSD_API_TOKEN_SECRET_H
 #define CHESSD_API_TOKEN_SECRET_H
 
@@ -20,8 +19,8 @@
 bool token_secret_init(const char *env, char *err, size_t err_size);
 
 /* Whether the secret is known; when it is not, asks Redis through store (on
- * this thread's connection) unless another thread is asking right now. Each
- * change of outcome is logged once. Any thread, any time after init. */
+ * this thread's connection), or, when another thread is asking, waits for its
+ * answer. Each change of outcome is logged once. Any thread, after init. */
 bool token_secret_ready(store_t *store);
 
 /* For readiness: token_secret_ready(), and for a shared secret also that
