@@ -493,6 +493,7 @@ static store_status_t token_secret_get(store_t *store, char **secret, size_t *le
         *secret = copy_bytes(r->str, r->len);
         *length = r->len;
         status = *secret ? STORE_OK : STORE_EUNAVAILABLE;
+        explicit_bzero(r->str, r->len); /* the one copy left is the caller's */
     }
     freeReplyObject(r);
     return status;
