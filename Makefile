@@ -1,11 +1,13 @@
-# chessd: build, test, run, bench. `make` builds build/chessd; `make test`
-# builds and runs every test; `make deps` installs the Debian packages needed.
+# chessd: build, test, run, bench. `make` builds build/chessd with what is
+# installed and never installs anything; `make test` builds and runs every
+# test and `make run` starts the service, each first running `make deps`
+# once (see DEPS_STAMP); `make deps` installs the Debian and npm packages.
 CC ?= cc
 OPTFLAGS ?= -O3
 CFLAGS ?= $(OPTFLAGS) -g
 WARNINGS = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) -MMD -MP
+ALL_CFLAGS = $(WARNINGS) $(CFLAGS) $(CPPFLAGS) $(LIB_CFLAGS) -MMD -MP
 # `make test SANITIZE=1` builds into build/sanitize with AddressSanitizer and
 # UndefinedBehaviorSanitizer and runs the whole suite there; any report fails.
 ifeq ($(SANITIZE),1)
@@ -17,7 +19,19 @@ export ASAN_OPTIONS = detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 endif
 BUILD ?= build
-API_LIBS = -lmicrohttpd -lcjson -lhiredis -lcrypto -lpthread
+
+# The libraries, by their pkg-config names, with the Debian package that
+# ships each .pc file: chessd's own, then the test runner's.
+PKG_CONFIG ?= pkg-config
+LIB_PKGS = libmicrohttpd:libmicrohttpd-dev libcjson:libcjson-dev hiredis:libhiredis-dev libcrypto:libssl-dev
+TEST_PKGS = cunit:libcunit1-dev
+pc_names = $(foreach p,$(1),$(firstword $(subst :, ,$(p))))
+# pkg-config is asked once, when a recipe first needs the flags (so after
+# `make test` or `make run` has installed the packages on a fresh machine).
+LIB_CFLAGS = $(eval LIB_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(LIB_PKGS)) 2>/dev/null))$(LIB_CFLAGS)
+LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LIB_PKGS)) 2>/dev/null) -lpthread)$(LIB_LIBS)
+TEST_CFLAGS = $(eval TEST_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_CFLAGS)
+TEST_LIBS = $(eval TEST_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_LIBS)
 
 RULES_SRC = $(wildcard rules/*.c)
 API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c)) $(wildcard store/*.c)
@@ -28,34 +42,58 @@ RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
 API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
+# What `make deps` installs: the build, the tests, the fuzz targets (FUZZ_PACKAGES, tests/fuzz/fuzz.mk).
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx \
-	clang-14 libclang-rt-14-dev
-# Only `make bench` needs these.
+	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx $(FUZZ_PACKAGES)
+# Only `make bench` needs these (it installs them itself).
 BENCH_PACKAGES = wrk
 
 # Node packages of the test oracles, installed by `make deps` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
-.PHONY: all test bench deps run clean soak
+.PHONY: all test bench deps run clean soak check-build-deps check-test-deps
 
 all: $(BUILD)/chessd
 
-# Every build first makes sure the packages are there (see deps), so `make run`
-# and `make test` work on a fresh machine; the stamp keeps it to once per
-# build directory and lock file change.
+# `make test` and `make run` are all a newcomer needs on a fresh Debian 12:
+# they run `make deps` first, once per build directory (`make deps` writes
+# the stamp; a changed lock file runs it again). Every other goal builds
+# with what is installed. Edits to this Makefile do not rerun it (npm ci
+# would reinstall every node_modules): after changing DEB_PACKAGES, run
+# `make deps` by hand.
 DEPS_STAMP = $(BUILD)/.deps-installed
-$(DEPS_STAMP): Makefile $(wildcard tests/*/package-lock.json)
-	@mkdir -p $(BUILD)
+ifneq ($(filter test run,$(MAKECMDGOALS)),)
+AUTO_DEPS = $(DEPS_STAMP)
+endif
+$(DEPS_STAMP): $(wildcard tests/*/package-lock.json)
 	$(MAKE) --no-print-directory deps
-	@touch $@
 
-$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+# Fails, naming them, when any of the pkg-config packages in $(1) (name:debian-package) is missing.
+define need_pkgs
+@command -v $(PKG_CONFIG) >/dev/null 2>&1 || { echo "make: $(PKG_CONFIG) is not installed: run 'make deps'" >&2; exit 1; }
+@missing=""; for p in $(1); do \
+		$(PKG_CONFIG) --exists "$${p%%:*}" || missing="$$missing $${p%%:*} (Debian package $${p#*:})"; \
+	done; \
+	[ -z "$$missing" ] || { echo "make: missing libraries:$$missing; run 'make deps' to install them" >&2; exit 1; }
+endef
+
+# Every object waits for these checks (order-only: they never rebuild anything).
+check-build-deps: | $(AUTO_DEPS)
+	@command -v $(CC) >/dev/null 2>&1 || { echo "make: the C compiler '$(CC)' is not installed: run 'make deps'" >&2; exit 1; }
+	$(call need_pkgs,$(LIB_PKGS))
+
+check-test-deps: | check-build-deps
+	$(call need_pkgs,$(TEST_PKGS))
+
+$(BUILD)/%.o: %.c | check-build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(TEST_OBJ): ALL_CFLAGS += $(TEST_CFLAGS)
+$(TEST_OBJ): | check-test-deps
+
 # The OpenAPI document is embedded in the binary (api/spec.S, .incbin).
-$(BUILD)/api/spec.o: api/spec.S openapi.yaml | $(DEPS_STAMP)
+$(BUILD)/api/spec.o: api/spec.S openapi.yaml | check-build-deps
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
@@ -63,15 +101,18 @@ $(BUILD)/librules.a: $(RULES_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(API_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS)
+
+# tests/test_tokens.c makes OpenSSL's RAND_bytes and HMAC fail on demand through these wrappers.
+TEST_LDFLAGS = -Wl,--wrap=RAND_bytes,--wrap=HMAC
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
-	$(CC) $(CFLAGS) -o $@ $^ -lcunit $(LDLIBS) $(API_LIBS)
+	$(CC) $(CFLAGS) $(TEST_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS) $(LIB_LIBS)
 
 REDOCLY = tests/openapi/node_modules/.bin/redocly
 
-test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
-	$(BUILD)/run_tests
+test: $(BUILD)/run_tests $(BUILD)/chessd | $(AUTO_DEPS)
+	CHESSD_BIN=$(BUILD)/chessd $(BUILD)/run_tests
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
@@ -80,8 +121,20 @@ ifneq ($(SANITIZE),1)
 	$(MAKE) --no-print-directory fuzz-short
 endif
 
+# Installs the Debian packages of $(1) that are missing (apt-get, as root or with sudo).
+define apt_install
+@missing=""; for p in $(1); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "all packages installed"; fi
+endef
+
 bench: $(BUILD)/chessd
-	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)" NPM_DIRS=
+	$(call apt_install,$(BENCH_PACKAGES))
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_bench.sh $(BUILD)/chessd
@@ -92,18 +145,11 @@ soak: $(BUILD)/chessd
 	CHESSD_BIN=$(BUILD)/chessd SOAK_SUMMARY=$(BUILD)/soak-summary.txt tests/soak/soak.sh
 
 # Starts a private redis-server too when CHESSD_REDIS_URL is not set.
-run: $(BUILD)/chessd
-	scripts/run-local.sh $(BUILD)/chessd
+run: $(BUILD)/chessd | $(AUTO_DEPS)
+	tests/run-local.sh $(BUILD)/chessd
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	else echo "all packages installed"; fi
+	$(call apt_install,$(DEB_PACKAGES))
 	@# Debian's nodejs lacks npm; a NodeSource nodejs bundles it (and conflicts with Debian's npm).
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
@@ -112,11 +158,12 @@ deps:
 	@# (another vendor's kubectl package owns /usr/bin/kubectl and kubernetes-client cannot replace it).
 	@[ -z "$(NPM_DIRS)" ] || command -v kubectl >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kubernetes-client; }
+	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
 
 clean:
 	rm -rf $(BUILD)
 
 -include $(RULES_OBJ:.o=.d) $(API_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/api/chessd.d
 
-include mk/image.mk
-include mk/fuzz.mk
+include k8s/image/image.mk
+include tests/fuzz/fuzz.mk

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "config.h"
 #include "server.h"
-#include "tokens.h"
+#include "token_secret.h"
 #include "version.h"
 
 static void usage(FILE *out)
@@ -33,16 +33,10 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chessd serve: %s\n", err);
         return 2;
     }
-    const char *secret = getenv("CHESSD_TOKEN_SECRET");
-    /* A short secret can be guessed offline from one stored token hash. */
-    if (secret && *secret && strlen(secret) < TOKENS_SECRET_MIN) {
-        fprintf(stderr, "chessd serve: CHESSD_TOKEN_SECRET must be at least %d bytes (it has %zu); make one with "
-                        "head -c 32 /dev/urandom | base64\n", TOKENS_SECRET_MIN, strlen(secret));
+    if (!token_secret_init(getenv("CHESSD_TOKEN_SECRET"), err, sizeof err)) {
+        fprintf(stderr, "chessd serve: %s; not starting\n", err);
         return 2;
     }
-    if (!tokens_init(secret))
-        fprintf(stderr, "chessd: warning: CHESSD_TOKEN_SECRET is not set; using a random secret, so player "
-                        "tokens stop working when this process ends and differ between replicas\n");
     return server_run(&cfg);
 }
 

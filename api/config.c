@@ -174,6 +174,7 @@ void config_usage(FILE *out)
         fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
     }
     fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only, at least 32 bytes) is the HMAC key for player tokens;\n"
-                 "every replica needs the same one. Without it a random key is made and tokens die with the\n"
-                 "process.\n");
+                 "every replica needs the same one. Without it the replicas share one kept in Redis under\n"
+                 "chessd:token-secret (made by the first that needs it): anyone who can read that Redis can\n"
+                 "then make player tokens, so set it in production.\n");
 }

@@ -9,6 +9,7 @@
 #include "jsonw.h"
 #include "metrics.h"
 #include "problem.h"
+#include "token_secret.h"
 #include "version.h"
 
 /* openapi.yaml, linked in by spec.S. */
@@ -43,6 +44,11 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     }
     if (store_ping(req->store) != STORE_OK) {
         api_problem(res, API_ESTORE_UNAVAILABLE, "the game store does not answer", NULL, NULL);
+        return;
+    }
+    if (!token_secret_check(req->store)) {
+        api_problem(res, API_ESTORE_UNAVAILABLE, "the player-token secret in the game store cannot be used", NULL,
+                    NULL);
         return;
     }
     small_json(res, 200, "{\"status\":\"ready\"}");

@@ -9,6 +9,7 @@
 
 #include "handlers.h"
 #include "problem.h"
+#include "token_secret.h"
 
 typedef struct {
     const char *name; /* the metrics label */
@@ -33,13 +34,14 @@ static const route_t routes[] = {
     { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST", legal_moves_param, 0 },
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST", legal_moves_param, 0 },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD", perft_params, ROUTE_POOL },
-    { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST", legal_moves_param, ROUTE_CREATES },
-    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD", legal_moves_param, 0 },
-    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, "POST", legal_moves_param, 0 },
-    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, "POST", legal_moves_param, 0 },
-    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST", legal_moves_param, 0 },
-    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST", legal_moves_param, 0 },
-    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, 0 },
+    { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST", legal_moves_param, ROUTE_CREATES | ROUTE_GAME },
+    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD", legal_moves_param, ROUTE_GAME },
+    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, "POST", legal_moves_param, ROUTE_GAME },
+    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, "POST", legal_moves_param, ROUTE_GAME },
+    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST", legal_moves_param,
+      ROUTE_GAME },
+    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST", legal_moves_param, ROUTE_GAME },
+    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },
 };
 
@@ -151,6 +153,13 @@ bool router_find(api_request_t *req, api_response_t *res)
 
 void router_handle(const api_request_t *req, api_response_t *res)
 {
+    if ((routes[req->route].flags & ROUTE_GAME) && !token_secret_ready(req->store)) {
+        api_problem(res, API_ESTORE_UNAVAILABLE,
+                    "the player-token secret shared through the game store cannot be read yet; nothing was changed",
+                    NULL, NULL);
+        res->retry_after = 1;
+        return;
+    }
     routes[req->route].handler(req, res);
 }
 

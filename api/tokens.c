@@ -1,46 +1,65 @@
-/* See tokens.h. The secret is written once, before any thread starts. */
+/* See tokens.h. The secret and the sealing key are written once, under
+ * init_lock, then published by the release store to `ready`; readers check
+ * `ready` (acquire) before they touch either. */
 #include "tokens.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { SHA256_SIZE = 32 };
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool ready;
 static unsigned char secret[64];
 static size_t secret_length;
-static unsigned char seal_key[32]; /* HMAC(secret, "chessd sealed answers") */
+static unsigned char seal_key[SHA256_SIZE]; /* HMAC(secret, "chessd sealed answers") */
 
-static void derive_seal_key(void)
+/* Fills secret and seal_key from text; on failure leaves both zeroed. */
+static bool derive(const char *text)
 {
     static const char label[] = "chessd sealed answers";
+    size_t n = strlen(text);
     unsigned length = 0;
-    HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)label, sizeof label - 1, seal_key, &length);
+    bool ok;
+    if (n > sizeof secret) { /* long secrets are hashed down, as HMAC itself would */
+        ok = EVP_Digest(text, n, secret, &length, EVP_sha256(), NULL) && length == SHA256_SIZE;
+        secret_length = length;
+    } else {
+        memcpy(secret, text, n);
+        secret_length = n;
+        ok = true;
+    }
+    ok = ok && HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)label, sizeof label - 1, seal_key,
+                    &length)
+         && length == SHA256_SIZE;
+    if (!ok) {
+        OPENSSL_cleanse(secret, sizeof secret);
+        OPENSSL_cleanse(seal_key, sizeof seal_key);
+        secret_length = 0;
+    }
+    return ok;
 }
 
 bool tokens_init(const char *text)
 {
-    if (text && *text) {
-        size_t n = strlen(text);
-        /* Long secrets are hashed down, as HMAC itself would. */
-        if (n > sizeof secret) {
-            unsigned len = 0;
-            EVP_Digest(text, n, secret, &len, EVP_sha256(), NULL);
-            secret_length = len;
-        } else {
-            memcpy(secret, text, n);
-            secret_length = n;
-        }
-        derive_seal_key();
-        return true;
-    }
-    RAND_bytes(secret, 32);
-    secret_length = 32;
-    derive_seal_key();
-    return false;
+    if (!text || !*text)
+        return false;
+    pthread_mutex_lock(&init_lock);
+    bool ok = !atomic_load_explicit(&ready, memory_order_relaxed) && derive(text);
+    if (ok)
+        atomic_store_explicit(&ready, true, memory_order_release);
+    pthread_mutex_unlock(&init_lock);
+    return ok;
 }
+
+bool tokens_ready(void) { return atomic_load_explicit(&ready, memory_order_acquire); }
 
 static void base64url(const unsigned char *bytes, size_t n, char *out)
 {
@@ -60,15 +79,20 @@ static void base64url(const unsigned char *bytes, size_t n, char *out)
     out[o] = '\0';
 }
 
-/* n random bytes from OpenSSL, written as base64url into out. */
+/* n random bytes from OpenSSL, written as base64url into out; on failure
+ * out is the empty string. */
 static bool random_text(size_t n, char *out)
 {
-    unsigned char bytes[16];
+    unsigned char bytes[32];
+    out[0] = '\0';
     if (n > sizeof bytes || RAND_bytes(bytes, (int)n) != 1)
         return false;
     base64url(bytes, n, out);
+    OPENSSL_cleanse(bytes, sizeof bytes);
     return true;
 }
+
+bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]) { return random_text(32, out); }
 
 bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
 
@@ -78,10 +102,13 @@ bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
 {
     unsigned char mac[EVP_MAX_MD_SIZE];
     unsigned length = 0;
-    if (!HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)token, strlen(token), mac, &length))
+    out[0] = '\0';
+    if (!tokens_ready()
+        || !HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)token, strlen(token), mac, &length)
+        || length != SHA256_SIZE)
         return false;
     static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < length && i < 32; i++) {
+    for (unsigned i = 0; i < SHA256_SIZE; i++) {
         out[2 * i] = hex[mac[i] >> 4];
         out[2 * i + 1] = hex[mac[i] & 15];
     }
@@ -118,7 +145,7 @@ char *tokens_seal(const char *text, size_t length)
     char *out = malloc(4 * ((raw_length + 2) / 3) + 1);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int n = 0, final = 0;
-    bool ok = raw && out && ctx && length <= INT32_MAX && RAND_bytes(raw, SEAL_NONCE) == 1
+    bool ok = tokens_ready() && raw && out && ctx && length <= INT32_MAX && RAND_bytes(raw, SEAL_NONCE) == 1
               && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, seal_key, raw) == 1
               && EVP_EncryptUpdate(ctx, raw + SEAL_NONCE + SEAL_TAG, &n, (const unsigned char *)text, (int)length) == 1
               && EVP_EncryptFinal_ex(ctx, raw + SEAL_NONCE + SEAL_TAG + n, &final) == 1
@@ -137,7 +164,7 @@ char *tokens_seal(const char *text, size_t length)
 char *tokens_open(const char *sealed)
 {
     size_t sealed_length = strlen(sealed);
-    if (sealed_length % 4 || sealed_length > (size_t)INT32_MAX)
+    if (!tokens_ready() || sealed_length % 4 || sealed_length > (size_t)INT32_MAX)
         return NULL;
     unsigned char *raw = malloc(sealed_length / 4 * 3 + 1);
     if (!raw)

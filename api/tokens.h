@@ -1,32 +1,51 @@
 /* Secrets: game ids and player tokens from OpenSSL's RAND_bytes, written in
  * base64url; tokens are kept only as HMAC-SHA256 under the server secret and
- * compared in constant time. tokens_init() must run before the threads. */
+ * compared in constant time. The secret is set once (tokens_init), from any
+ * thread; until then, and whenever OpenSSL fails, every function that needs
+ * it says so by its result, never with a value that could pass for a good one. */
 #ifndef CHESSD_API_TOKENS_H
 #define CHESSD_API_TOKENS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { TOKENS_ID_SIZE = 17, TOKENS_TOKEN_SIZE = 23, TOKENS_HASH_SIZE = 65, TOKENS_SECRET_MIN = 32 };
+enum {
+    TOKENS_ID_SIZE = 17,
+    TOKENS_TOKEN_SIZE = 23,
+    TOKENS_HASH_SIZE = 65,
+    TOKENS_SECRET_MIN = 32,      /* bytes: shorter secrets can be guessed offline from one stored hash */
+    TOKENS_SECRET_TEXT_SIZE = 44 /* a made secret: 256 random bits as 43 base64url characters */
+};
 
-/* Sets the HMAC secret; NULL or empty makes a random one (and returns false
- * so the caller can warn: tokens then die with the process). */
+/* Sets the HMAC secret (and the sealing key derived from it) to the text's
+ * bytes; the caller checks its length. Only the first call that succeeds
+ * counts: false when a secret is already set, text is NULL or empty, or
+ * OpenSSL cannot derive the sealing key (then no secret is set). Other
+ * threads see the secret whole or not at all. */
 bool tokens_init(const char *secret);
+/* Whether tokens_init() has succeeded. */
+bool tokens_ready(void);
+/* A new secret: 256 random bits as base64url text. False when RAND_bytes
+ * fails (out is then the empty string). */
+bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]);
 /* 96 random bits as 16 base64url characters. False when RAND_bytes fails. */
 bool tokens_new_id(char out[TOKENS_ID_SIZE]);
-/* 128 random bits as 22 base64url characters. */
+/* 128 random bits as 22 base64url characters. False when RAND_bytes fails. */
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]);
-/* Hex HMAC-SHA256 of token under the secret. */
+/* Hex HMAC-SHA256 of token under the secret. False when no secret is set or
+ * the HMAC fails; out is then the empty string, which equals no hash. */
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE]);
-/* Whether a hash made by tokens_hash() equals stored_hash, in constant time. */
+/* Whether a hash made by tokens_hash() equals stored_hash, in constant time.
+ * False unless both are whole hashes (64 characters): two failed hashes never
+ * compare equal. */
 bool tokens_hash_equal(const char *hash, const char *stored_hash);
 /* Encrypts and authenticates text (AES-256-GCM under a key derived from the
  * secret) for keeping at rest; returns base64 text (malloc'd, caller frees)
- * or NULL. Kept answers hold player tokens, which must not sit in Redis in
- * the clear. */
+ * or NULL (also when no secret is set). Kept answers hold player tokens,
+ * which must not sit in Redis in the clear. */
 char *tokens_seal(const char *text, size_t length);
 /* Reverses tokens_seal(); NULL when the text was not sealed with this secret
- * or was altered. The result is malloc'd and NUL-terminated. */
+ * or was altered, or no secret is set. The result is malloc'd and NUL-terminated. */
 char *tokens_open(const char *sealed);
 
 /* Whether text could be an id we made (16 base64url characters). */

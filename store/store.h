@@ -130,4 +130,17 @@ typedef struct {
 /* Counters since store_open(). */
 void store_stats(store_t *store, store_stats_t *out);
 
+/* The player-token secret that replicas without CHESSD_TOKEN_SECRET share
+ * (see api/token_secret.h), kept without expiry under this key. */
+#define STORE_TOKEN_SECRET_KEY "chessd:token-secret"
+
+/* Reads the shared token secret; when the key is missing, stores candidate
+ * there first (SET NX, so of replicas racing one wins and all read the same).
+ * On STORE_OK *secret is what Redis holds (malloc'd, NUL added, caller frees;
+ * binary: *length counts its bytes) and *created tells whether this call
+ * stored it. STORE_ECORRUPT: the key holds something other than a string;
+ * STORE_EFULL: the key is missing and Redis is too full to store it. */
+store_status_t store_token_secret(store_t *store, const char *candidate, char **secret, size_t *length,
+                                  bool *created);
+
 #endif

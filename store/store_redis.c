@@ -653,3 +653,49 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         *current_version = current;
     return status;
 }
+
+/* GET of the token secret's key: STORE_OK with a copy, STORE_ENOT_FOUND, or a failure. */
+static store_status_t token_secret_get(store_t *store, char **secret, size_t *length)
+{
+    const char *argv[] = { "GET", STORE_TOKEN_SECRET_KEY };
+    redisReply *r = command(store, 2, argv, NULL, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    if (r->type == REDIS_REPLY_NIL) {
+        status = STORE_ENOT_FOUND;
+    } else if (r->type == REDIS_REPLY_STRING) {
+        *secret = copy_bytes(r->str, r->len);
+        *length = r->len;
+        status = *secret ? STORE_OK : STORE_EUNAVAILABLE;
+        explicit_bzero(r->str, r->len); /* the one copy left is the caller's */
+    }
+    freeReplyObject(r);
+    return status;
+}
+
+store_status_t store_token_secret(store_t *store, const char *candidate, char **secret, size_t *length,
+                                  bool *created)
+{
+    *secret = NULL;
+    *length = 0;
+    *created = false;
+    /* A read first: once the key exists (always, after the first start) no
+     * write is sent, so a Redis that refuses writes (full) still serves it. */
+    store_status_t status = token_secret_get(store, secret, length);
+    if (status != STORE_ENOT_FOUND)
+        return status;
+    const char *argv[] = { "SET", STORE_TOKEN_SECRET_KEY, candidate, "NX" };
+    redisReply *r = command(store, 4, argv, NULL, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE; /* maybe stored: the next call reads it */
+    status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_OK;
+    *created = r->type == REDIS_REPLY_STATUS;
+    freeReplyObject(r);
+    if (status != STORE_OK)
+        return status;
+    /* Read back even when this call stored it: Redis is the one truth. A key
+     * gone again already (deleted, evicted) is for the next call. */
+    status = token_secret_get(store, secret, length);
+    return status == STORE_ENOT_FOUND ? STORE_EUNAVAILABLE : status;
+}

@@ -21,6 +21,7 @@ int test_oracle_register(void);
 int test_store_register(void);
 int test_target_register(void);
 int test_wire_register(void);
+int test_tokens_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

@@ -252,7 +252,10 @@ export function freePort() {
  * private redis-server, so /readyz can be ready. Unless they name a
  * --rate-limit-create, the per-address creation limit is off: the suites
  * create hundreds of games from 127.0.0.1, and the limit has tests of its own
- * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). Resolves to
+ * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). A
+ * variable given as undefined in env is taken out of the server's environment
+ * (CHESSD_TOKEN_SECRET: undefined starts it without a token secret even when
+ * the test run has one exported). Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
 export async function startServer(extraArgs = [], { env = {}, defaultLimits = false } = {}) {
@@ -261,7 +264,7 @@ export async function startServer(extraArgs = [], { env = {}, defaultLimits = fa
   const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
   const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+    env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
   });
   let stderr = '';
   let stdout = '';

@@ -38,7 +38,7 @@ void http_harness_init(config_t *cfg)
 {
     rules_init();
     print_responses = getenv("FUZZ_HTTP_PRINT") != NULL;
-    tokens_init("fuzz-secret-that-is-long-enough");
+    FUZZ_CHECK(tokens_init("fuzz-secret-that-is-long-enough"), "tokens_init");
     /* The server's defaults (and any CHESSD_* variables), so settings added
      * later get their real values; then limits that keep each input fast. */
     char err[256];

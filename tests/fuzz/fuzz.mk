@@ -1,5 +1,5 @@
 # libFuzzer targets (tests/fuzz/fuzz_*.c) under ASan and UBSan, built with clang.
-# Included from the Makefile (include mk/fuzz.mk):
+# Included from the Makefile (include tests/fuzz/fuzz.mk):
 #   make fuzz         builds $(FUZZ_BUILD)/<target> for every tests/fuzz/fuzz_*.c
 #   make fuzz-short   runs each target FUZZ_SHORT_SECONDS on its seed corpus (for make test)
 #   make fuzz-long    runs each target FUZZ_SECONDS (default 600); with -j they run side by side
@@ -7,7 +7,7 @@
 # Objects go to $(FUZZ_BUILD)/obj, new inputs to $(FUZZ_BUILD)/corpus/<target>, crashes to
 # $(FUZZ_BUILD)/artifacts/<target>/: tests/fuzz/corpus/ (the committed seeds) is only read.
 
-# Debian packages these targets need (the Makefile adds them to deps).
+# Debian packages these targets need (the Makefile's deps installs them).
 FUZZ_PACKAGES = clang-14 libclang-rt-14-dev
 
 CC_FUZZ ?= $(or $(shell command -v clang-14 2>/dev/null),$(shell command -v clang 2>/dev/null),clang-14)
@@ -15,11 +15,9 @@ FUZZ_BUILD ?= $(BUILD)/fuzz
 FUZZ_OBJ = $(FUZZ_BUILD)/obj
 FUZZ_CFLAGS ?= -O1 -g
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_ALL_CFLAGS = $(WARNINGS) $(FUZZ_CFLAGS) $(CPPFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_LIBS = -lmicrohttpd -lcjson -lhiredis -lcrypto -lpthread
-# Order-only prerequisite of every fuzz object: the Makefile's package stamp
-# when it has one; set FUZZ_DEPS_STAMP= to build without running deps.
-FUZZ_DEPS_STAMP ?= $(DEPS_STAMP)
+# The libraries' flags and the package checks are the Makefile's (LIB_CFLAGS, LIB_LIBS, check-build-deps).
+FUZZ_ALL_CFLAGS = $(WARNINGS) $(FUZZ_CFLAGS) $(CPPFLAGS) $(LIB_CFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_LIBS = $(LIB_LIBS)
 
 FUZZ_SHORT_SECONDS ?= 10
 FUZZ_SHORT_RUNS ?= 500000
@@ -36,16 +34,20 @@ FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o) $(patsubst %.S,$(FUZZ_OBJ)/%.
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
 
-.PHONY: fuzz fuzz-short fuzz-long $(FUZZ_TARGETS:%=fuzz-short-%) $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: check-fuzz-deps fuzz fuzz-short fuzz-long $(FUZZ_TARGETS:%=fuzz-short-%) $(FUZZ_TARGETS:%=fuzz-run-%)
 
 fuzz: $(FUZZ_BINS)
 
-$(FUZZ_OBJ)/%.o: %.c | $(FUZZ_DEPS_STAMP)
+# Order-only prerequisite of every fuzz object: the libraries, then clang.
+check-fuzz-deps: | check-build-deps
+	@command -v $(CC_FUZZ) >/dev/null 2>&1 || { echo "make: $(CC_FUZZ) is not installed (the fuzz targets need clang): run 'make deps'" >&2; exit 1; }
+
+$(FUZZ_OBJ)/%.o: %.c | check-fuzz-deps
 	@mkdir -p $(dir $@)
 	$(CC_FUZZ) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
 # api/spec.S embeds openapi.yaml with .incbin.
-$(FUZZ_OBJ)/api/spec.o: api/spec.S openapi.yaml | $(FUZZ_DEPS_STAMP)
+$(FUZZ_OBJ)/api/spec.o: api/spec.S openapi.yaml | check-fuzz-deps
 	@mkdir -p $(dir $@)
 	$(CC_FUZZ) -c $< -o $@
 

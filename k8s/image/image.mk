@@ -1,5 +1,6 @@
-# Container image targets (buildah; see Dockerfile). Included from the Makefile:
-#   include mk/image.mk
+# Container image targets (buildah; see Dockerfile), with their scripts
+# beside this file (build.sh, test.sh). Included from the Makefile:
+#   include k8s/image/image.mk
 #   make image        local Debian 12 base images (debootstrap, cached under
 #                     $(BUILD)/image) if missing, then buildah bud -> $(IMAGE)
 #   make image-test   runs $(IMAGE) and checks it (HTTP, uid, contents, size)
@@ -19,9 +20,9 @@ IMAGE_WORK ?= $(BUILD)/image
 
 image:
 	IMAGE='$(IMAGE)' BASE_IMAGE='$(IMAGE_BASE)' RUNTIME_BASE_IMAGE='$(IMAGE_RUNTIME_BASE)' \
-		WORK='$(IMAGE_WORK)' scripts/image-build.sh
+		WORK='$(IMAGE_WORK)' k8s/image/build.sh
 
 image-test:
-	IMAGE='$(IMAGE)' scripts/image-test.sh
+	IMAGE='$(IMAGE)' k8s/image/test.sh
 
 .DEFAULT_GOAL := $(image_mk_saved_goal)

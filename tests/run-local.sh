@@ -2,9 +2,9 @@
 # Runs chessd for a newcomer: when CHESSD_REDIS_URL is not set, starts a
 # private redis-server on a free loopback port (data under build/run/redis),
 # points chessd at it, and stops it again when chessd exits.
-#   usage: scripts/run-local.sh path/to/chessd [serve options...]
+#   usage: tests/run-local.sh path/to/chessd [serve options...]
 set -euo pipefail
-chessd=${1:?usage: scripts/run-local.sh path/to/chessd [options]}
+chessd=${1:?usage: tests/run-local.sh path/to/chessd [options]}
 shift
 
 if [ -n "${CHESSD_REDIS_URL:-}" ]; then

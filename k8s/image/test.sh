@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the chessd image built by scripts/image-build.sh and checks it:
+# Runs the chessd image built by k8s/image/build.sh and checks it:
 #   - the image config: User 10001, ENTRYPOINT ["chessd","serve"], port 8080
 #   - the entrypoint, started in a buildah working container
 #     (buildah run --isolation chroot, host network, on 127.0.0.1:<free port>):
@@ -11,7 +11,7 @@
 # and prints the image size. Needs root, buildah, curl and jq.
 #   IMAGE  image to test (localhost/chessd:latest)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 IMAGE=${IMAGE:-localhost/chessd:latest}
 export BUILDAH_ISOLATION=${BUILDAH_ISOLATION:-chroot}

@@ -24,7 +24,7 @@
 #   BUILDAH_ISOLATION   chroot by default (no user namespaces or runc needed)
 #   STORAGE_DRIVER      buildah reads it itself (e.g. vfs where overlay fails)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 IMAGE=${IMAGE:-localhost/chessd:latest}
 BASE_IMAGE=${BASE_IMAGE:-localhost/debian:bookworm}
@@ -106,7 +106,7 @@ EOF
     # told to accept them, so the image's apt must be too (only then).
     if apt-config dump | grep -q '^Acquire::Check-Valid-Until "false"'; then
         cat > "$root/etc/apt/apt.conf.d/99local-mirror" <<'EOF'
-// Written by scripts/image-build.sh: the local mirror is a dated snapshot.
+// Written by k8s/image/build.sh: the local mirror is a dated snapshot.
 Acquire::Check-Valid-Until "false";
 Acquire::Check-Date "false";
 EOF
@@ -157,7 +157,7 @@ import_rootfs() {
     buildah config --os linux --arch "$(dpkg --print-architecture)" \
         --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         --cmd '["bash"]' \
-        --label org.opencontainers.image.description="Debian $SUITE made by scripts/image-build.sh with debootstrap from $MIRROR" \
+        --label org.opencontainers.image.description="Debian $SUITE made by k8s/image/build.sh with debootstrap from $MIRROR" \
         "$ctr"
     buildah commit --rm --quiet "$ctr" "$name" >/dev/null
     trap - EXIT

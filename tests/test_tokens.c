@@ -1,0 +1,271 @@
+/* Tests for api/tokens.c and api/token_secret.c: no secret means no hash and
+ * no seal; failed randomness at start and failed digests are failures, never
+ * zeros that pass; replicas without CHESSD_TOKEN_SECRET share one made in a
+ * real, private redis-server (store_token_secret). OpenSSL's RAND_bytes and
+ * HMAC are wrapped at link time (-Wl,--wrap, see the Makefile) so a test can
+ * make them fail. The secret can be set once per process, so the tests run
+ * in order: the ones without a secret first. */
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../api/token_secret.h"
+#include "../api/tokens.h"
+#include "../store/store.h"
+#include "redis_server.h"
+#include "tests.h"
+
+/* --- OpenSSL, failing on demand --- */
+
+static bool fail_random, fail_hmac;
+
+int __real_RAND_bytes(unsigned char *buf, int num);
+int __wrap_RAND_bytes(unsigned char *buf, int num);
+unsigned char *__real_HMAC(const EVP_MD *md, const void *key, int key_length, const unsigned char *data,
+                           size_t data_length, unsigned char *out, unsigned int *out_length);
+unsigned char *__wrap_HMAC(const EVP_MD *md, const void *key, int key_length, const unsigned char *data,
+                           size_t data_length, unsigned char *out, unsigned int *out_length);
+
+int __wrap_RAND_bytes(unsigned char *buf, int num)
+{
+    if (fail_random) {
+        memset(buf, 0, (size_t)num); /* what a careless caller would then use */
+        return 0;
+    }
+    return __real_RAND_bytes(buf, num);
+}
+
+unsigned char *__wrap_HMAC(const EVP_MD *md, const void *key, int key_length, const unsigned char *data,
+                           size_t data_length, unsigned char *out, unsigned int *out_length)
+{
+    if (fail_hmac) {
+        memset(out, 0, 32);
+        return NULL;
+    }
+    return __real_HMAC(md, key, key_length, data, data_length, out, out_length);
+}
+
+/* --- the suite's Redis --- */
+
+enum { TIMEOUT_MS = 300 };
+
+static redis_server_t server;
+static store_t *store, *other_replica, *unreachable;
+
+static store_t *open_store(const char *url)
+{
+    store_config_t cfg = { .connect_timeout_ms = TIMEOUT_MS, .command_timeout_ms = TIMEOUT_MS };
+    snprintf(cfg.url, sizeof cfg.url, "%s", url);
+    char err[256] = "";
+    store_t *s = store_open(&cfg, err, sizeof err);
+    if (!s)
+        fprintf(stderr, "\nstore_open(%s): %s\n", url, err);
+    return s;
+}
+
+static int suite_init(void)
+{
+    redis_server_init(&server);
+    if (!redis_server_start(&server)) {
+        fprintf(stderr, "\ntokens suite: cannot start a private redis-server: %s\n", server.error);
+        return 1;
+    }
+    char url[64];
+    redis_server_url(&server, url, sizeof url);
+    store = open_store(url);
+    other_replica = open_store(url);
+    unreachable = open_store("redis://127.0.0.1:1/0");
+    if (!store || !other_replica || !unreachable) {
+        store_close(store);
+        store_close(other_replica);
+        store_close(unreachable);
+        redis_server_stop(&server);
+        return 1;
+    }
+    return 0;
+}
+
+static int suite_cleanup(void)
+{
+    store_close(store);
+    store_close(other_replica);
+    store_close(unreachable);
+    redis_server_stop(&server);
+    return 0;
+}
+
+/* Runs a command (hiredis format) on the suite's Redis; whether it answered without an error. */
+static bool redis(const char *format, const char *argument)
+{
+    redisReply *r = redis_server_command(&server, NULL, format, argument);
+    bool ok = r && r->type != REDIS_REPLY_ERROR;
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* --- without a secret --- */
+
+static void test_without_a_secret_no_hash_or_seal_is_made_and_no_two_failures_compare_equal(void)
+{
+    char a[TOKENS_HASH_SIZE] = "x", b[TOKENS_HASH_SIZE] = "y";
+    CU_ASSERT_FALSE(tokens_ready());
+    CU_ASSERT_FALSE(tokens_hash("some-token", a));
+    CU_ASSERT_FALSE(tokens_hash("some-token", b));
+    CU_ASSERT_STRING_EQUAL(a, "");
+    CU_ASSERT_FALSE(tokens_hash_equal(a, b));
+    CU_ASSERT_PTR_NULL(tokens_seal("answer", 6));
+    CU_ASSERT_PTR_NULL(tokens_open("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+    CU_ASSERT_FALSE(token_secret_ready(store)); /* token_secret_init() has not run: nothing to ask for */
+}
+
+static void test_a_failed_rand_bytes_at_start_refuses_to_start_and_makes_no_ids(void)
+{
+    char err[256] = "", secret[TOKENS_SECRET_TEXT_SIZE] = "x", id[TOKENS_ID_SIZE] = "x", token[TOKENS_TOKEN_SIZE] = "x";
+    fail_random = true;
+    CU_ASSERT_FALSE(token_secret_init(NULL, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "RAND_bytes"));
+    CU_ASSERT_FALSE(tokens_new_secret(secret));
+    CU_ASSERT_FALSE(tokens_new_id(id));
+    CU_ASSERT_FALSE(tokens_new_token(token));
+    fail_random = false;
+    CU_ASSERT_STRING_EQUAL(secret, "");
+    CU_ASSERT_STRING_EQUAL(id, "");
+    CU_ASSERT_STRING_EQUAL(token, "");
+    CU_ASSERT_FALSE(tokens_ready());
+    CU_ASSERT_FALSE(token_secret_ready(store));
+}
+
+static void test_a_token_secret_under_32_bytes_is_refused_without_echoing_it(void)
+{
+    char err[256] = "";
+    CU_ASSERT_FALSE(token_secret_init("Short-Secret-31-bytes-long-0123", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "at least 32 bytes"));
+    CU_ASSERT_PTR_NULL(strstr(err, "Short-Secret"));
+    CU_ASSERT_FALSE(tokens_ready());
+}
+
+static void test_replicas_racing_for_the_shared_secret_all_read_the_one_stored_first(void)
+{
+    char a[TOKENS_SECRET_TEXT_SIZE], b[TOKENS_SECRET_TEXT_SIZE];
+    CU_ASSERT_TRUE_FATAL(tokens_new_secret(a) && tokens_new_secret(b));
+    CU_ASSERT_EQUAL(strlen(a), TOKENS_SECRET_TEXT_SIZE - 1);
+    CU_ASSERT_STRING_NOT_EQUAL(a, b);
+    char *first = NULL, *second = NULL;
+    size_t first_length = 0, second_length = 0;
+    bool first_created = false, second_created = true;
+    CU_ASSERT_EQUAL(store_token_secret(store, a, &first, &first_length, &first_created), STORE_OK);
+    CU_ASSERT_EQUAL(store_token_secret(other_replica, b, &second, &second_length, &second_created), STORE_OK);
+    CU_ASSERT_TRUE(first_created);
+    CU_ASSERT_FALSE(second_created);
+    CU_ASSERT(first && second && first_length == strlen(a) && !strcmp(first, a) && !strcmp(second, a));
+    free(first);
+    free(second);
+    CU_ASSERT_TRUE(redis("DEL %s", STORE_TOKEN_SECRET_KEY));
+}
+
+/* --- a secret shared through Redis --- */
+
+static void test_game_requests_wait_while_redis_is_unreachable_or_holds_an_unusable_secret(void)
+{
+    char err[256] = "";
+    CU_ASSERT_TRUE_FATAL(token_secret_init(NULL, err, sizeof err));
+    CU_ASSERT_FALSE(token_secret_ready(unreachable)); /* no fallback to a secret of its own */
+    CU_ASSERT_FALSE(tokens_ready());
+    CU_ASSERT_TRUE(redis("SET " STORE_TOKEN_SECRET_KEY " %s", "only-31-bytes-0123456789abcdef0"));
+    CU_ASSERT_FALSE(token_secret_ready(store));
+    CU_ASSERT_TRUE(redis("DEL %s", STORE_TOKEN_SECRET_KEY));
+    CU_ASSERT_TRUE(redis("HSET " STORE_TOKEN_SECRET_KEY " field %s", "a hash, not a string"));
+    CU_ASSERT_FALSE(token_secret_ready(store));
+    CU_ASSERT_FALSE(tokens_ready());
+    CU_ASSERT_TRUE(redis("DEL %s", STORE_TOKEN_SECRET_KEY));
+    CU_ASSERT_TRUE(token_secret_ready(store));
+    CU_ASSERT_TRUE(tokens_ready());
+    char *held = NULL;
+    size_t length = 0;
+    bool created = true;
+    CU_ASSERT_EQUAL(store_token_secret(other_replica, "another-candidate-0123456789-0123456789", &held, &length,
+                                       &created),
+                    STORE_OK);
+    CU_ASSERT_FALSE(created);
+    CU_ASSERT_EQUAL(length, TOKENS_SECRET_TEXT_SIZE - 1);
+    free(held);
+}
+
+static void test_the_shared_secret_keys_hashes_and_the_sealing_of_kept_answers(void)
+{
+    CU_ASSERT_TRUE_FATAL(tokens_ready());
+    char a[TOKENS_HASH_SIZE], b[TOKENS_HASH_SIZE], c[TOKENS_HASH_SIZE];
+    CU_ASSERT_TRUE(tokens_hash("player-token", a) && tokens_hash("player-token", b) && tokens_hash("other", c));
+    CU_ASSERT_EQUAL(strlen(a), TOKENS_HASH_SIZE - 1);
+    CU_ASSERT_TRUE(tokens_hash_equal(a, b));
+    CU_ASSERT_FALSE(tokens_hash_equal(a, c));
+    char *sealed = tokens_seal("{\"tokens\":1}", 12);
+    char *opened = sealed ? tokens_open(sealed) : NULL;
+    CU_ASSERT(opened && !strcmp(opened, "{\"tokens\":1}"));
+    free(sealed);
+    free(opened);
+}
+
+static void test_readiness_stores_a_lost_shared_secret_again_and_refuses_a_replaced_one(void)
+{
+    static const char unused[] = "a-candidate-never-stored-0123456789-0123456789";
+    char *before = NULL, *after = NULL;
+    size_t length = 0;
+    bool created = false;
+    CU_ASSERT_TRUE(token_secret_check(store));
+    CU_ASSERT_EQUAL_FATAL(store_token_secret(store, unused, &before, &length, &created), STORE_OK);
+    CU_ASSERT_TRUE(redis("DEL %s", STORE_TOKEN_SECRET_KEY));
+    CU_ASSERT_TRUE(token_secret_check(store)); /* stored again */
+    CU_ASSERT_EQUAL(store_token_secret(store, unused, &after, &length, &created), STORE_OK);
+    CU_ASSERT(after && before && !strcmp(after, before));
+    CU_ASSERT_TRUE(redis("SET " STORE_TOKEN_SECRET_KEY " %s", "a-new-secret-made-by-someone-else-0123456789"));
+    CU_ASSERT_FALSE(token_secret_check(store));
+    CU_ASSERT_TRUE(token_secret_ready(store)); /* the secret in use stays: requests go on */
+    CU_ASSERT_TRUE(redis("SET " STORE_TOKEN_SECRET_KEY " %s", before));
+    CU_ASSERT_TRUE(token_secret_check(store));
+    free(before);
+    free(after);
+}
+
+static void test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal(void)
+{
+    char a[TOKENS_HASH_SIZE] = "x", b[TOKENS_HASH_SIZE] = "y";
+    fail_hmac = true;
+    CU_ASSERT_FALSE(tokens_hash("player-token", a));
+    CU_ASSERT_FALSE(tokens_hash("player-token", b));
+    fail_hmac = false;
+    CU_ASSERT_STRING_EQUAL(a, "");
+    CU_ASSERT_FALSE(tokens_hash_equal(a, b));
+    CU_ASSERT_FALSE(tokens_hash_equal("", ""));
+    CU_ASSERT_TRUE(tokens_hash("player-token", a));
+    CU_ASSERT_FALSE(tokens_hash_equal(a, b)); /* a good hash never equals a failed one */
+}
+
+int test_tokens_register(void)
+{
+    CU_pSuite suite = CU_add_suite("tokens", suite_init, suite_cleanup);
+    if (!suite)
+        return CU_get_error();
+    if (!CU_add_test(suite, "test_without_a_secret_no_hash_or_seal_is_made_and_no_two_failures_compare_equal",
+                     test_without_a_secret_no_hash_or_seal_is_made_and_no_two_failures_compare_equal)
+        || !CU_add_test(suite, "test_a_failed_rand_bytes_at_start_refuses_to_start_and_makes_no_ids",
+                        test_a_failed_rand_bytes_at_start_refuses_to_start_and_makes_no_ids)
+        || !CU_add_test(suite, "test_a_token_secret_under_32_bytes_is_refused_without_echoing_it",
+                        test_a_token_secret_under_32_bytes_is_refused_without_echoing_it)
+        || !CU_add_test(suite, "test_replicas_racing_for_the_shared_secret_all_read_the_one_stored_first",
+                        test_replicas_racing_for_the_shared_secret_all_read_the_one_stored_first)
+        || !CU_add_test(suite, "test_game_requests_wait_while_redis_is_unreachable_or_holds_an_unusable_secret",
+                        test_game_requests_wait_while_redis_is_unreachable_or_holds_an_unusable_secret)
+        || !CU_add_test(suite, "test_the_shared_secret_keys_hashes_and_the_sealing_of_kept_answers",
+                        test_the_shared_secret_keys_hashes_and_the_sealing_of_kept_answers)
+        || !CU_add_test(suite, "test_readiness_stores_a_lost_shared_secret_again_and_refuses_a_replaced_one",
+                        test_readiness_stores_a_lost_shared_secret_again_and_refuses_a_replaced_one)
+        || !CU_add_test(suite, "test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal",
+                        test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal))
+        return CU_get_error();
+    return CUE_SUCCESS;
+}
