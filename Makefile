@@ -103,8 +103,8 @@ $(BUILD)/librules.a: $(RULES_OBJ)
 $(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS)
 
-# tests/test_tokens.c makes OpenSSL's RAND_bytes and HMAC fail on demand through these wrappers.
-TEST_LDFLAGS = -Wl,--wrap=RAND_bytes,--wrap=HMAC
+# tests/test_tokens.c makes OpenSSL's RAND_bytes, HMAC and digest copies fail on demand through these wrappers.
+TEST_LDFLAGS = -Wl,--wrap=RAND_bytes,--wrap=HMAC,--wrap=EVP_MD_CTX_copy_ex
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) $(TEST_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS) $(LIB_LIBS)

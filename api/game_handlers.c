@@ -545,10 +545,13 @@ static int authenticate(const api_request_t *req, const game_record_t *r, char h
         return -1;
     }
     int who = -1;
-    if (tokens_hash(header + 7, hash)) /* one HMAC, compared with both players' */
-        for (int c = 0; c < COLOR_COUNT; c++)
-            if (tokens_hash_equal(hash, r->players[c].token_hash))
-                who = c;
+    if (!tokens_hash(header + 7, hash)) { /* one HMAC, compared with both players' */
+        api_problem(res, API_EINTERNAL, "the token cannot be checked now", NULL, NULL);
+        return -1;
+    }
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (tokens_hash_equal(hash, r->players[c].token_hash))
+            who = c;
     if (who < 0)
         api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
     return who;

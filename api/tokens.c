@@ -20,6 +20,49 @@ static atomic_bool ready;
 static unsigned char secret[64];
 static size_t secret_length;
 static unsigned char seal_key[SHA256_SIZE]; /* HMAC(secret, "chessd sealed answers") */
+/* SHA-256 after the HMAC key's inner and outer pads (RFC 2104): a token's
+ * HMAC starts from copies of these instead of hashing the pads each time. */
+static EVP_MD_CTX *inner_pad, *outer_pad;
+
+/* inner_pad and outer_pad for key; false (both freed) on failure. */
+static bool pads_init(const unsigned char *key, size_t key_length)
+{
+    enum { BLOCK = 64 };
+    unsigned char ipad[BLOCK], opad[BLOCK];
+    for (size_t i = 0; i < BLOCK; i++) {
+        unsigned char k = i < key_length ? key[i] : 0;
+        ipad[i] = k ^ 0x36;
+        opad[i] = k ^ 0x5c;
+    }
+    EVP_MD_CTX_free(inner_pad);
+    EVP_MD_CTX_free(outer_pad);
+    inner_pad = EVP_MD_CTX_new();
+    outer_pad = EVP_MD_CTX_new();
+    bool ok = inner_pad && outer_pad && EVP_DigestInit_ex(inner_pad, EVP_sha256(), NULL)
+              && EVP_DigestUpdate(inner_pad, ipad, BLOCK) && EVP_DigestInit_ex(outer_pad, EVP_sha256(), NULL)
+              && EVP_DigestUpdate(outer_pad, opad, BLOCK);
+    OPENSSL_cleanse(ipad, sizeof ipad);
+    OPENSSL_cleanse(opad, sizeof opad);
+    if (!ok) {
+        EVP_MD_CTX_free(inner_pad);
+        EVP_MD_CTX_free(outer_pad);
+        inner_pad = outer_pad = NULL;
+    }
+    return ok;
+}
+
+/* HMAC-SHA256 of data under the secret, from the precomputed pads. */
+static bool hmac_sha256(const unsigned char *data, size_t length, unsigned char mac[SHA256_SIZE])
+{
+    unsigned char inner[SHA256_SIZE];
+    unsigned n = 0, m = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    bool ok = ctx && EVP_MD_CTX_copy_ex(ctx, inner_pad) && EVP_DigestUpdate(ctx, data, length)
+              && EVP_DigestFinal_ex(ctx, inner, &n) && n == SHA256_SIZE && EVP_MD_CTX_copy_ex(ctx, outer_pad)
+              && EVP_DigestUpdate(ctx, inner, SHA256_SIZE) && EVP_DigestFinal_ex(ctx, mac, &m) && m == SHA256_SIZE;
+    EVP_MD_CTX_free(ctx);
+    return ok;
+}
 
 /* Fills secret and seal_key from text; on failure leaves both zeroed. */
 static bool derive(const char *text)
@@ -38,7 +81,7 @@ static bool derive(const char *text)
     }
     ok = ok && HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)label, sizeof label - 1, seal_key,
                     &length)
-         && length == SHA256_SIZE;
+         && length == SHA256_SIZE && pads_init(secret, secret_length);
     if (!ok) {
         OPENSSL_cleanse(secret, sizeof secret);
         OPENSSL_cleanse(seal_key, sizeof seal_key);
@@ -100,12 +143,9 @@ bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]) { return random_text(16, out)
 
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
 {
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned length = 0;
+    unsigned char mac[SHA256_SIZE];
     out[0] = '\0';
-    if (!tokens_ready()
-        || !HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)token, strlen(token), mac, &length)
-        || length != SHA256_SIZE)
+    if (!tokens_ready() || !hmac_sha256((const unsigned char *)token, strlen(token), mac))
         return false;
     static const char hex[] = "0123456789abcdef";
     for (unsigned i = 0; i < SHA256_SIZE; i++) {

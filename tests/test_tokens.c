@@ -22,6 +22,14 @@
 
 static bool fail_random, fail_hmac;
 
+int __real_EVP_MD_CTX_copy_ex(EVP_MD_CTX *out, const EVP_MD_CTX *in);
+int __wrap_EVP_MD_CTX_copy_ex(EVP_MD_CTX *out, const EVP_MD_CTX *in);
+/* tokens_hash() starts each HMAC from a copy of its precomputed pads. */
+int __wrap_EVP_MD_CTX_copy_ex(EVP_MD_CTX *out, const EVP_MD_CTX *in)
+{
+    return fail_hmac ? 0 : __real_EVP_MD_CTX_copy_ex(out, in);
+}
+
 int __real_RAND_bytes(unsigned char *buf, int num);
 int __wrap_RAND_bytes(unsigned char *buf, int num);
 unsigned char *__real_HMAC(const EVP_MD *md, const void *key, int key_length, const unsigned char *data,
@@ -203,6 +211,26 @@ static void test_the_shared_secret_keys_hashes_and_the_sealing_of_kept_answers(v
     CU_ASSERT_EQUAL(strlen(a), TOKENS_HASH_SIZE - 1);
     CU_ASSERT_TRUE(tokens_hash_equal(a, b));
     CU_ASSERT_FALSE(tokens_hash_equal(a, c));
+    /* The HMAC from the precomputed pads is OpenSSL's HMAC-SHA256 under the shared secret. */
+    char *secret = NULL;
+    size_t secret_length = 0;
+    bool created = false;
+    CU_ASSERT_EQUAL_FATAL(store_token_secret(store, "an-unused-candidate-0123456789-0123456789", &secret,
+                                             &secret_length, &created), STORE_OK);
+    static const char *const samples[] = { "player-token", "", "a", "0123456789012345678901",
+                                           "a token longer than one SHA-256 block of sixty-four bytes, to be sure" };
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        unsigned char mac[32];
+        unsigned mac_length = 0;
+        char expected[TOKENS_HASH_SIZE], got[TOKENS_HASH_SIZE];
+        CU_ASSERT_FATAL(__real_HMAC(EVP_sha256(), secret, (int)secret_length, (const unsigned char *)samples[i],
+                                    strlen(samples[i]), mac, &mac_length) != NULL);
+        for (unsigned j = 0; j < 32; j++)
+            snprintf(expected + 2 * j, 3, "%02x", mac[j]);
+        CU_ASSERT_TRUE(tokens_hash(samples[i], got));
+        CU_ASSERT_STRING_EQUAL(got, expected);
+    }
+    free(secret);
     char *sealed = tokens_seal("{\"tokens\":1}", 12);
     char *opened = sealed ? tokens_open(sealed) : NULL;
     CU_ASSERT(opened && !strcmp(opened, "{\"tokens\":1}"));
