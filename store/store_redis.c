@@ -433,13 +433,17 @@ static bool take_string(const redisReply *r, char **out, size_t *length)
     return true;
 }
 
+/* A version as this code writes it: a decimal number from 1, no sign, no
+ * leading zero, nothing after it, in range (strtoull alone takes "-3",
+ * stops at a NUL and saturates on overflow). */
 static bool read_version(const redisReply *r, uint64_t *version)
 {
-    if (r->type != REDIS_REPLY_STRING)
+    if (r->type != REDIS_REPLY_STRING || r->str[0] < '1' || r->str[0] > '9')
         return false;
     char *end;
+    errno = 0;
     *version = strtoull(r->str, &end, 10);
-    return *end == '\0' && *version > 0;
+    return end == r->str + r->len && errno == 0;
 }
 
 /* Runs a script by EVALSHA, loading it with EVAL the first time a Redis
