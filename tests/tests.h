@@ -18,6 +18,7 @@ int test_status_register(void);
 int test_stockfish_register(void);
 int test_oracle_register(void);
 int test_store_register(void);
+int test_game_record_register(void);
 int test_target_register(void);
 int test_wire_register(void);
 
