@@ -409,9 +409,11 @@ static bool line_write_prepare(const loaded_t *g, const change_t *change, line_w
     if (!lw->moves || !lw->history)
         return false;
     memcpy(lw->moves, g->moves, old_moves);
-    memcpy(lw->moves + old_moves, s->moves, extra_moves);
     memcpy(lw->history, g->legacy_history, old_history);
-    memcpy(lw->history + old_history, s->history, extra_history);
+    if (change->op == STORE_LINE_APPEND) { /* only a move has texts to add (memcpy from NULL is undefined) */
+        memcpy(lw->moves + old_moves, s->moves, extra_moves);
+        memcpy(lw->history + old_history, s->history, extra_history);
+    }
     s->line_op = STORE_LINE_SET;
     s->moves = lw->moves;
     s->moves_length = old_moves + extra_moves;

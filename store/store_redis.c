@@ -28,7 +28,9 @@
  * move list and history texts (append, set) or bytes kept (truncate), [9]
  * ttl (0: keep), [10] idempotency answer, [11] its ttl, [12] most records
  * kept in the scope. The bound keeps what one caller can store flat: a
- * client looping a change with fresh keys replaces its own oldest answers. */
+ * client looping a change with fresh keys replaces its own oldest answers.
+ * Every key is read or its type checked before the first write: Redis does
+ * not undo a script's earlier commands when a later one fails. */
 static const char cas_script[] =
     "local k = 4\n"
     "local legacy, idem, list\n"
@@ -48,6 +50,12 @@ static const char cas_script[] =
     "elseif current ~= ARGV[2] then\n"
     "  return {'conflict', current}\n"
     "end\n"
+    "local function expect(key, kind)\n"
+    "  local t = redis.call('TYPE', key)['ok']\n"
+    "  if t ~= 'none' and t ~= kind then return redis.error_reply('WRONGTYPE ' .. key .. ' is not a ' .. kind) end\n"
+    "end\n"
+    "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
+    "if wrong then return wrong end\n"
     "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5])\n"
     "local op = ARGV[6]\n"
     "if op == 'append' then\n"
@@ -433,13 +441,17 @@ static bool take_string(const redisReply *r, char **out, size_t *length)
     return true;
 }
 
+/* A version as this code writes it: a decimal number from 1, no sign, no
+ * leading zero, nothing after it, in range (strtoull alone takes "-3",
+ * stops at a NUL and saturates on overflow). */
 static bool read_version(const redisReply *r, uint64_t *version)
 {
-    if (r->type != REDIS_REPLY_STRING)
+    if (r->type != REDIS_REPLY_STRING || r->str[0] < '1' || r->str[0] > '9')
         return false;
     char *end;
+    errno = 0;
     *version = strtoull(r->str, &end, 10);
-    return *end == '\0' && *version > 0;
+    return end == r->str + r->len && errno == 0;
 }
 
 /* Runs a script by EVALSHA, loading it with EVAL the first time a Redis

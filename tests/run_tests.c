@@ -62,7 +62,8 @@ int main(int argc, char **argv)
     int (*const suites[])(void) = {
         test_perft_register, test_position_register, test_fen_register, test_san_register,
         test_legality_register, test_status_register, test_game_register, test_stockfish_register,
-        test_oracle_register, test_store_register, test_target_register, test_wire_register, test_tokens_register,
+        test_oracle_register, test_store_register, test_game_record_register, test_target_register,
+        test_wire_register, test_tokens_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

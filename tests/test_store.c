@@ -1,9 +1,12 @@
 /* Tests for store/store_redis.c against a real, private redis-server (see
- * redis_server.h): compare-and-set versions, TTLs, idempotency records, a
- * 32-thread race, Redis restarted, stopped, paused, full, and behind a proxy
- * that loses a reply; URLs with passwords and databases; and
- * store/game_record.c's JSON round trip and refusals. The suite fails (it
- * does not skip) when redis-server cannot be started. */
+ * redis_server.h): compare-and-set versions, the move list and history a
+ * write appends, sets or truncates and the tail a load returns, records of
+ * the first format (loaded as legacy, replaced in one write), TTLs,
+ * idempotency records, a 32-thread race, Redis restarted, stopped, paused,
+ * full, and behind a proxy that loses a reply; URLs with passwords and
+ * databases; what Redis holds that the store did not write. The state text
+ * itself is tested in test_game_record.c. The suite fails (it does not skip)
+ * when redis-server cannot be started. */
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,6 +21,7 @@
 
 #include "../store/game_record.h"
 #include "../store/store.h"
+#include "legacy_fixture.h"
 #include "redis_server.h"
 #include "tests.h"
 
@@ -74,32 +78,152 @@ static void new_id(char *id, size_t size)
     snprintf(id, size, "t%04u", ++id_sequence);
 }
 
-static store_status_t write_game(const char *id, uint64_t expected, const char *data, unsigned ttl,
-                                 const store_idempotency_t *idem, uint64_t *current, char **replay)
+/* The Redis keys of game id: kind "game" (the hash), "moves" or "history". */
+static void game_key(const char *kind, const char *id, char *key, size_t size)
 {
-    uint64_t ignored = 0;
-    return store_game_write(store, id, expected, data, strlen(data), ttl, idem, current ? current : &ignored, replay);
+    snprintf(key, size, "chessd:%s:{%s}", kind, id);
 }
 
-/* Creates id with data, CU-asserting it became version 1. */
-static void create_game(const char *id, const char *data)
+/* The key of a record of the first format. */
+static void legacy_key(const char *id, char *key, size_t size)
+{
+    snprintf(key, size, "chessd:game:%s", id);
+}
+
+/* A change that writes state and leaves the move list and history as they are. */
+static store_game_change_t state_only(const char *state)
+{
+    return (store_game_change_t){ .state = state, .state_length = strlen(state), .line_op = STORE_LINE_KEEP };
+}
+
+/* A change that writes state, history_count and the line op with moves and history texts. */
+static store_game_change_t line_change(const char *state, unsigned history_count, store_line_op_t op,
+                                       const char *moves, const char *history)
+{
+    store_game_change_t c = state_only(state);
+    c.history_count = history_count;
+    c.line_op = op;
+    c.moves = moves;
+    c.moves_length = strlen(moves);
+    c.history = history;
+    c.history_length = strlen(history);
+    return c;
+}
+
+static store_status_t write_change(const char *id, uint64_t expected, const store_game_change_t *change,
+                                   unsigned ttl, const store_idempotency_t *idem, uint64_t *current, char **replay)
+{
+    uint64_t ignored = 0;
+    return store_game_write(store, id, expected, change, ttl, idem, current ? current : &ignored, replay);
+}
+
+static store_status_t write_game(const char *id, uint64_t expected, const char *state, unsigned ttl,
+                                 const store_idempotency_t *idem, uint64_t *current, char **replay)
+{
+    store_game_change_t change = state_only(state);
+    return write_change(id, expected, &change, ttl, idem, current, replay);
+}
+
+/* Creates id with state, CU-asserting it became version 1. */
+static void create_game(const char *id, const char *state)
 {
     uint64_t version = 0;
-    CU_ASSERT_EQUAL(write_game(id, 0, data, 0, NULL, &version, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(write_game(id, 0, state, 0, NULL, &version, NULL), STORE_OK);
     CU_ASSERT_EQUAL(version, 1);
 }
 
-/* CU-asserts that id holds exactly data at version. */
-static void expect_game(const char *id, const char *data, size_t length, uint64_t version)
+static store_status_t load_game(const char *id, store_load_t what)
 {
-    char *loaded = NULL;
-    size_t loaded_length = 0;
-    uint64_t loaded_version = 0;
-    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, &loaded, &loaded_length, &loaded_version), STORE_OK);
-    CU_ASSERT_EQUAL(loaded_version, version);
-    CU_ASSERT_EQUAL(loaded_length, length);
-    CU_ASSERT(loaded_length == length && !memcmp(loaded, data, length));
-    free(loaded);
+    store_game_t g;
+    store_status_t status = store_game_load(store, id, what, &g);
+    store_game_clear(&g);
+    return status;
+}
+
+/* CU-asserts that bytes (length) holds exactly expected. */
+static void expect_bytes(const char *what, const char *bytes, size_t length, const char *expected, size_t expected_length)
+{
+    CU_ASSERT_PTR_NOT_NULL(bytes);
+    CU_ASSERT_EQUAL(length, expected_length);
+    bool same = bytes && length == expected_length && !memcmp(bytes, expected, length) && bytes[length] == '\0';
+    CU_ASSERT(same);
+    if (!same)
+        fprintf(stderr, "\n%s: '%.*s', not '%.*s'\n", what, bytes ? (int)length : 6, bytes ? bytes : "(null)",
+                (int)expected_length, expected);
+}
+
+/* CU-asserts that id holds exactly state at version, in the new format. */
+static void expect_game(const char *id, const char *state, size_t length, uint64_t version)
+{
+    store_game_t g;
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_CHANGE, &g), STORE_OK);
+    CU_ASSERT_EQUAL(g.version, version);
+    expect_bytes("state", g.state, g.state_length, state, length);
+    CU_ASSERT_PTR_NULL(g.legacy);
+    CU_ASSERT_PTR_NULL(g.moves); /* a change load does not read the move list */
+    store_game_clear(&g);
+}
+
+/* CU-asserts what a load of id returns: the version, the move list (a full
+ * load) and the history's tail. */
+static void expect_line(const char *id, store_load_t what, uint64_t version, const char *moves, const char *history)
+{
+    store_game_t g;
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, what, &g), STORE_OK);
+    CU_ASSERT_EQUAL(g.version, version);
+    CU_ASSERT_PTR_NOT_NULL(g.state);
+    expect_bytes("history", g.history, g.history_length, history, strlen(history));
+    if (what == STORE_LOAD_FULL)
+        expect_bytes("moves", g.moves, g.moves_length, moves, strlen(moves));
+    else
+        CU_ASSERT_PTR_NULL(g.moves);
+    store_game_clear(&g);
+}
+
+/* Runs one command (argv, each a text) on the test Redis, CU-asserting it
+ * answered with a reply of the type. */
+static void redis_run(int type, int argc, const char **argv)
+{
+    redisContext *c = redis_server_connect(&server, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    CU_ASSERT(r && r->type == type);
+    if (r && r->type != type)
+        fprintf(stderr, "\n%s %s: reply type %d %s\n", argv[0], argc > 1 ? argv[1] : "", r->type,
+                r->type == REDIS_REPLY_ERROR ? r->str : "");
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+}
+
+#define REDIS_RUN(type, ...)                                                                                           \
+    do {                                                                                                               \
+        const char *redis_argv_[] = { __VA_ARGS__ };                                                                   \
+        redis_run(type, (int)(sizeof redis_argv_ / sizeof redis_argv_[0]), redis_argv_);                               \
+    } while (0)
+
+/* The string value of a Redis key as a malloc'd text (NULL: no key or not a string). */
+static char *redis_get(const char *key)
+{
+    redisReply *r = redis_server_command(&server, NULL, "GET %s", key);
+    char *value = NULL;
+    if (r && r->type == REDIS_REPLY_STRING && (value = malloc(r->len + 1))) {
+        memcpy(value, r->str, r->len);
+        value[r->len] = '\0';
+    }
+    if (r)
+        freeReplyObject(r);
+    return value;
+}
+
+/* EXISTS key: 1 or 0; -1 when Redis did not answer. */
+static long long key_exists(const char *key)
+{
+    redisReply *r = redis_server_command(&server, NULL, "EXISTS %s", key);
+    long long exists = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return exists;
 }
 
 /* TTL of a Redis key as Redis reports it (-2: no key, -1: no expiry); -3 when Redis did not answer. */
@@ -112,10 +236,10 @@ static long long key_ttl(const char *key)
     return ttl;
 }
 
-static long long game_ttl(const char *id)
+static long long game_ttl(const char *kind, const char *id)
 {
     char key[96];
-    snprintf(key, sizeof key, "chessd:game:%s", id);
+    game_key(kind, id, key, sizeof key);
     return key_ttl(key);
 }
 
@@ -149,23 +273,27 @@ static void test_second_create_of_the_same_id_is_exists(void)
     expect_game(id, "first", 5, 1);
 }
 
-static void test_load_returns_the_data_byte_for_byte_and_the_version(void)
+static void test_load_returns_the_state_byte_for_byte_and_the_version(void)
 {
     char id[32];
     new_id(id, sizeof id);
     static const char data[] = "{\"a\":1}\0after a NUL\r\n\xff";
+    store_game_change_t change = { .state = data, .state_length = sizeof data - 1 };
     uint64_t version = 0;
-    CU_ASSERT_EQUAL(store_game_write(store, id, 0, data, sizeof data - 1, 0, NULL, &version, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(write_change(id, 0, &change, 0, NULL, &version, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(version, 1);
     expect_game(id, data, sizeof data - 1, 1);
 }
 
-static void test_load_of_an_unknown_id_is_not_found(void)
+static void test_load_of_an_unknown_id_is_not_found_and_leaves_nothing_to_free(void)
 {
-    char *data = NULL;
-    size_t length = 0;
-    uint64_t version = 0;
-    CU_ASSERT_EQUAL(store_game_load(store, "no-such-game", &data, &length, &version), STORE_ENOT_FOUND);
-    CU_ASSERT_PTR_NULL(data);
+    store_game_t g;
+    memset(&g, 0xa5, sizeof g); /* the load clears it first */
+    CU_ASSERT_EQUAL(store_game_load(store, "no-such-game", STORE_LOAD_FULL, &g), STORE_ENOT_FOUND);
+    CU_ASSERT(g.state == NULL && g.history == NULL && g.moves == NULL && g.legacy == NULL && g.version == 0);
+    store_game_clear(&g);
+    store_game_clear(NULL);
+    CU_ASSERT_EQUAL(load_game("no-such-game", STORE_LOAD_CHANGE), STORE_ENOT_FOUND);
 }
 
 static void test_write_with_the_expected_version_bumps_it(void)
@@ -185,43 +313,329 @@ static void test_stale_expected_version_is_conflict_and_changes_nothing(void)
 {
     char id[32];
     new_id(id, sizeof id);
-    create_game(id, "v1");
+    store_game_change_t first = line_change("v1", 1, STORE_LINE_SET, "e2e4:e4", "00000000000000a1");
+    CU_ASSERT_EQUAL(write_change(id, 0, &first, 0, NULL, NULL, NULL), STORE_OK);
     CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, NULL, NULL, NULL), STORE_OK);
     uint64_t current = 0;
-    CU_ASSERT_EQUAL(write_game(id, 1, "stale", 0, NULL, &current, NULL), STORE_ECONFLICT);
+    store_game_change_t stale = line_change("stale", 2, STORE_LINE_APPEND, " e7e5:e5", "00000000000000a2");
+    CU_ASSERT_EQUAL(write_change(id, 1, &stale, 0, NULL, &current, NULL), STORE_ECONFLICT);
     CU_ASSERT_EQUAL(current, 2);
     current = 0;
-    CU_ASSERT_EQUAL(write_game(id, 99, "ahead", 0, NULL, &current, NULL), STORE_ECONFLICT);
+    store_game_change_t ahead = line_change("ahead", 0, STORE_LINE_TRUNCATE, "", "");
+    CU_ASSERT_EQUAL(write_change(id, 99, &ahead, 0, NULL, &current, NULL), STORE_ECONFLICT);
     CU_ASSERT_EQUAL(current, 2);
     expect_game(id, "v2", 2, 2);
+    expect_line(id, STORE_LOAD_FULL, 2, "e2e4:e4", "");
 }
 
 static void test_write_to_a_missing_id_is_not_found_and_creates_nothing(void)
 {
     char id[32];
     new_id(id, sizeof id);
-    CU_ASSERT_EQUAL(write_game(id, 3, "data", 0, NULL, NULL, NULL), STORE_ENOT_FOUND);
-    char *data = NULL;
-    size_t length;
-    uint64_t version;
-    CU_ASSERT_EQUAL(store_game_load(store, id, &data, &length, &version), STORE_ENOT_FOUND);
-    CU_ASSERT_EQUAL(game_ttl(id), -2);
+    store_game_change_t change = line_change("data", 1, STORE_LINE_APPEND, "e2e4:e4", "00000000000000a1");
+    CU_ASSERT_EQUAL(write_change(id, 3, &change, 0, NULL, NULL, NULL), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ENOT_FOUND);
+    static const char *const kinds[] = { "game", "moves", "history" };
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(game_ttl(kinds[i], id), -2);
+}
+
+/* --- the move list and the history --- */
+
+/* History entry n: 16 hex digits. */
+static const char *entry(unsigned n, char out[STORE_HISTORY_ENTRY_SIZE + 1])
+{
+    snprintf(out, STORE_HISTORY_ENTRY_SIZE + 1, "%016x", n);
+    return out;
+}
+
+/* Entries first..last, concatenated (at most 8). */
+static const char *entries(unsigned first, unsigned last, char out[8 * STORE_HISTORY_ENTRY_SIZE + 1])
+{
+    out[0] = '\0';
+    for (unsigned n = first; n <= last && n - first < 8; n++)
+        entry(n, out + (n - first) * STORE_HISTORY_ENTRY_SIZE);
+    return out;
+}
+
+/* Appends one move (its list text and history entry n) with history count hlen. */
+static store_status_t append_move(const char *id, uint64_t expected, const char *move, unsigned n, unsigned hlen)
+{
+    char e[STORE_HISTORY_ENTRY_SIZE + 1];
+    store_game_change_t change = line_change("state", hlen, STORE_LINE_APPEND, move, entry(n, e));
+    return write_change(id, expected, &change, 0, NULL, NULL, NULL);
+}
+
+/* Creates id with the move list "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6" and
+ * history entries 1..4, all of it kept in the history count. */
+static void create_four_moves(const char *id)
+{
+    static const char *const moves[] = { "e2e4:e4", " e7e5:e5", " g1f3:Nf3", " b8c6:Nc6" };
+    for (unsigned i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(append_move(id, i, moves[i], i + 1, i + 1), STORE_OK);
+}
+
+static void test_appended_moves_and_history_accumulate_and_a_load_returns_the_last_hlen_entries(void)
+{
+    char id[32], h[8 * STORE_HISTORY_ENTRY_SIZE + 1], key[96];
+    new_id(id, sizeof id);
+    CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK); /* the first write creates the keys */
+    expect_line(id, STORE_LOAD_CHANGE, 1, NULL, entries(1, 1, h));
+    CU_ASSERT_EQUAL(append_move(id, 1, " e7e5:e5", 2, 2), STORE_OK);
+    CU_ASSERT_EQUAL(append_move(id, 2, " g1f3:Nf3", 3, 3), STORE_OK);
+    expect_line(id, STORE_LOAD_CHANGE, 3, NULL, entries(1, 3, h));
+    expect_line(id, STORE_LOAD_FULL, 3, "e2e4:e4 e7e5:e5 g1f3:Nf3", entries(1, 3, h));
+    /* A shorter count (after an irreversible move, or the bound) returns only the tail. */
+    CU_ASSERT_EQUAL(append_move(id, 3, " b8c6:Nc6", 4, 2), STORE_OK);
+    expect_line(id, STORE_LOAD_CHANGE, 4, NULL, entries(3, 4, h));
+    expect_line(id, STORE_LOAD_FULL, 4, "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6", entries(3, 4, h));
+    CU_ASSERT_EQUAL(append_move(id, 4, " f1b5:Bb5", 5, 0), STORE_OK);
+    expect_line(id, STORE_LOAD_CHANGE, 5, NULL, "");
+    expect_line(id, STORE_LOAD_FULL, 5, "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6 f1b5:Bb5", "");
+    /* Redis keeps every entry; only the load is bounded. */
+    game_key("history", id, key, sizeof key);
+    char *all = redis_get(key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_STRING_EQUAL(all, entries(1, 5, h));
+    free(all);
+}
+
+static void test_keep_leaves_the_move_list_and_history_and_sets_the_count(void)
+{
+    char id[32], h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
+    new_id(id, sizeof id);
+    create_four_moves(id);
+    store_game_change_t keep = line_change("offer", 3, STORE_LINE_KEEP, " ignored", "ffffffffffffffff");
+    CU_ASSERT_EQUAL(write_change(id, 4, &keep, 0, NULL, NULL, NULL), STORE_OK);
+    expect_game(id, "offer", 5, 5);
+    expect_line(id, STORE_LOAD_FULL, 5, "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6", entries(2, 4, h));
+}
+
+static void test_set_replaces_the_move_list_and_history(void)
+{
+    char id[32], h[8 * STORE_HISTORY_ENTRY_SIZE + 1], key[96];
+    new_id(id, sizeof id);
+    create_four_moves(id);
+    store_game_change_t set = line_change("set", 2, STORE_LINE_SET, "d2d4:d4 d7d5:d5", entries(7, 8, h));
+    CU_ASSERT_EQUAL(write_change(id, 4, &set, 0, NULL, NULL, NULL), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 5, "d2d4:d4 d7d5:d5", entries(7, 8, h));
+    game_key("history", id, key, sizeof key);
+    char *all = redis_get(key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    CU_ASSERT_STRING_EQUAL(all, entries(7, 8, h));
+    free(all);
+    /* Set to nothing: a game back at its start. */
+    set = line_change("start", 0, STORE_LINE_SET, "", "");
+    CU_ASSERT_EQUAL(write_change(id, 5, &set, 0, NULL, NULL, NULL), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 6, "", "");
+}
+
+static void test_truncate_cuts_the_move_list_and_history_to_the_bytes_kept(void)
+{
+    char id[32], h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
+    new_id(id, sizeof id);
+    create_four_moves(id);
+    store_game_change_t cut = line_change("undone", 3, STORE_LINE_TRUNCATE, "", "");
+    cut.moves_keep = strlen("e2e4:e4 e7e5:e5 g1f3:Nf3");
+    cut.history_keep = 3 * STORE_HISTORY_ENTRY_SIZE;
+    CU_ASSERT_EQUAL(write_change(id, 4, &cut, 0, NULL, NULL, NULL), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 5, "e2e4:e4 e7e5:e5 g1f3:Nf3", entries(1, 3, h));
+    /* An append after a truncation continues the shorter line. */
+    CU_ASSERT_EQUAL(append_move(id, 5, " g8f6:Nf6", 6, 2), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 6, "e2e4:e4 e7e5:e5 g1f3:Nf3 g8f6:Nf6", "00000000000000030000000000000006");
+    /* Truncating to 0 bytes empties both (GETRANGE 0 -1 would keep all). */
+    cut = line_change("back to the start", 0, STORE_LINE_TRUNCATE, "", "");
+    CU_ASSERT_EQUAL(write_change(id, 6, &cut, 0, NULL, NULL, NULL), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 7, "", "");
+    CU_ASSERT_EQUAL(append_move(id, 7, "d2d4:d4", 9, 1), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 8, "d2d4:d4", entries(9, 9, h));
+}
+
+static void test_truncate_of_a_game_without_a_move_list_leaves_it_empty(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    create_game(id, "no moves yet"); /* KEEP: no move list or history key */
+    store_game_change_t cut = line_change("cut", 0, STORE_LINE_TRUNCATE, "", "");
+    cut.moves_keep = 7;
+    cut.history_keep = STORE_HISTORY_ENTRY_SIZE;
+    CU_ASSERT_EQUAL(write_change(id, 1, &cut, 0, NULL, NULL, NULL), STORE_OK);
+    expect_line(id, STORE_LOAD_FULL, 2, "", "");
+}
+
+/* --- records of the first format --- */
+
+/* Stores a record of the first format under its old key. */
+static void put_legacy(const char *id, const char *version, const char *data)
+{
+    char key[96];
+    legacy_key(id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "HSET", key, "version", version, "data", data);
+}
+
+static void test_a_record_of_the_first_format_loads_as_legacy(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    static const char data[] = "{\"id\":\"x\",\"moves\":[\"e2e4\"]}";
+    put_legacy(id, "7", data);
+    for (int what = STORE_LOAD_CHANGE; what <= STORE_LOAD_FULL; what++) {
+        store_game_t g;
+        CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, (store_load_t)what, &g), STORE_OK);
+        CU_ASSERT_EQUAL(g.version, 7);
+        expect_bytes("legacy", g.legacy, g.legacy_length, data, strlen(data));
+        CU_ASSERT(g.state == NULL && g.history == NULL && g.moves == NULL);
+        store_game_clear(&g);
+    }
+}
+
+static void test_a_record_of_the_first_format_without_version_or_data_is_corrupt(void)
+{
+    char id[32], key[96];
+    static const char *const bad_versions[] = { "0", "x", "-1", "12abc", "" };
+    for (size_t i = 0; i < sizeof bad_versions / sizeof bad_versions[0]; i++) {
+        new_id(id, sizeof id);
+        put_legacy(id, bad_versions[i], "{}");
+        CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_ECORRUPT);
+    }
+    new_id(id, sizeof id);
+    legacy_key(id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "HSET", key, "version", "3");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_ECORRUPT);
+    new_id(id, sizeof id);
+    legacy_key(id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "HSET", key, "data", "{}");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ECORRUPT);
+    new_id(id, sizeof id);
+    legacy_key(id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_STATUS, "SET", key, "a string, not a hash");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ECORRUPT);
+}
+
+/* The conversion compares the old record's version and deletes it in the
+ * same write; a refused write leaves the old record as it was. */
+static void test_replaces_legacy_compares_the_old_version_and_deletes_the_old_key_in_the_same_write(void)
+{
+    char id[32], key[96], old[96], h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
+    new_id(id, sizeof id);
+    legacy_key(id, old, sizeof old);
+    put_legacy(id, "7", "{}");
+    uint64_t current = 0;
+    store_game_change_t convert = line_change("converted", 2, STORE_LINE_SET, "e2e4:e4 e7e5:e5", entries(1, 2, h));
+
+    /* Without the flag the old record is not the game's. */
+    CU_ASSERT_EQUAL(write_change(id, 7, &convert, 100, NULL, &current, NULL), STORE_ENOT_FOUND);
+    convert.replaces_legacy = true;
+    CU_ASSERT_EQUAL(write_change(id, 6, &convert, 100, NULL, &current, NULL), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(current, 7);
+    CU_ASSERT_EQUAL(write_change(id, 0, &convert, 100, NULL, &current, NULL), STORE_EEXISTS);
+    CU_ASSERT_EQUAL(current, 7);
+    CU_ASSERT_EQUAL(key_exists(old), 1);
+    game_key("game", id, key, sizeof key);
+    CU_ASSERT_EQUAL(key_exists(key), 0);
+
+    CU_ASSERT_EQUAL(write_change(id, 7, &convert, 100, NULL, &current, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(current, 8);
+    CU_ASSERT_EQUAL(key_exists(old), 0);
+    expect_game(id, "converted", 9, 8);
+    expect_line(id, STORE_LOAD_FULL, 8, "e2e4:e4 e7e5:e5", entries(1, 2, h));
+    static const char *const kinds[] = { "game", "moves", "history" };
+    for (int i = 0; i < 3; i++) {
+        long long ttl = game_ttl(kinds[i], id);
+        CU_ASSERT(ttl > 90 && ttl <= 100);
+    }
+
+    /* A second converter that loaded the old record finds the new version. */
+    CU_ASSERT_EQUAL(write_change(id, 7, &convert, 100, NULL, &current, NULL), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(current, 8);
+    /* A converted game's next write may still carry the flag: there is nothing left to delete. */
+    CU_ASSERT_EQUAL(write_change(id, 8, &convert, 100, NULL, &current, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(current, 9);
+}
+
+/* The legacy fixtures (tests/data/legacy_game*.json, written by chessd
+ * c8df95b): each loads as legacy under its old key, converts, and one write
+ * with replaces_legacy stores it in the new format as version N + 1. */
+static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
+{
+    for (size_t i = 0; i < LEGACY_FIXTURE_COUNT; i++) {
+        legacy_fixture_t f;
+        CU_ASSERT_FATAL(legacy_fixture_load(legacy_fixture_paths[i], &f));
+        char version[24], keys[3][96];
+        snprintf(version, sizeof version, "%llu", (unsigned long long)f.version);
+        put_legacy(f.id, version, f.data);
+        static const char *const kinds[] = { "game", "moves", "history" };
+        for (int k = 0; k < 3; k++)
+            game_key(kinds[k], f.id, keys[k], sizeof keys[k]);
+
+        store_game_t loaded;
+        CU_ASSERT_EQUAL_FATAL(store_game_load(store, f.id, STORE_LOAD_FULL, &loaded), STORE_OK);
+        CU_ASSERT_EQUAL(loaded.version, f.version);
+        CU_ASSERT_PTR_NULL(loaded.state);
+        expect_bytes("legacy", loaded.legacy, loaded.legacy_length, f.data, f.data_length);
+        game_record_t r;
+        char *moves = NULL, *history = NULL;
+        size_t moves_length = 0, history_length = 0;
+        CU_ASSERT_FATAL(game_record_from_legacy(&r, loaded.legacy, loaded.legacy_length, &moves, &moves_length,
+                                                &history, &history_length));
+        store_game_clear(&loaded);
+        char state[GAME_RECORD_STATE_MAX];
+        size_t state_length = game_record_state(&r, state, sizeof state);
+        CU_ASSERT_FATAL(state_length > 0);
+        store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
+                                        moves, moves_length, history, history_length, 0, 0, true };
+        uint64_t current = 0;
+        CU_ASSERT_EQUAL(write_change(f.id, f.version, &convert, 0, NULL, &current, NULL), STORE_OK);
+        CU_ASSERT_EQUAL(current, f.version + 1);
+        CU_ASSERT_EQUAL(key_exists(f.key), 0);
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_EQUAL(key_exists(keys[k]), 1);
+
+        /* What a later load reads back is the same game. */
+        CU_ASSERT_EQUAL_FATAL(store_game_load(store, f.id, STORE_LOAD_FULL, &loaded), STORE_OK);
+        CU_ASSERT_EQUAL(loaded.version, f.version + 1);
+        CU_ASSERT_PTR_NULL(loaded.legacy);
+        expect_bytes("state", loaded.state, loaded.state_length, state, state_length);
+        expect_bytes("moves", loaded.moves, loaded.moves_length, moves, moves_length);
+        size_t tail = (size_t)r.game.history_count * STORE_HISTORY_ENTRY_SIZE;
+        CU_ASSERT_FATAL(tail <= history_length);
+        expect_bytes("history", loaded.history, loaded.history_length, history + history_length - tail, tail);
+        game_record_t back;
+        CU_ASSERT(game_record_read(&back, loaded.state, loaded.state_length, loaded.history, loaded.history_length));
+        char again[GAME_RECORD_STATE_MAX];
+        size_t again_length = game_record_state(&back, again, sizeof again);
+        CU_ASSERT(again_length == state_length && !memcmp(again, state, state_length));
+        CU_ASSERT_EQUAL(back.game.ply_count, f.plies);
+        store_game_clear(&loaded);
+        free(moves);
+        free(history);
+        legacy_fixture_free(&f);
+    }
 }
 
 /* --- TTL --- */
 
-static void test_ttl_sets_an_expiry_and_ttl_0_removes_it(void)
+static void test_ttl_sets_an_expiry_on_every_key_of_the_game_and_ttl_0_removes_it(void)
 {
     char id[32];
     new_id(id, sizeof id);
-    CU_ASSERT_EQUAL(write_game(id, 0, "v1", 100, NULL, NULL, NULL), STORE_OK);
-    long long ttl = game_ttl(id);
-    CU_ASSERT(ttl > 90 && ttl <= 100);
-    CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, NULL, NULL, NULL), STORE_OK);
-    CU_ASSERT_EQUAL(game_ttl(id), -1);
-    CU_ASSERT_EQUAL(write_game(id, 2, "v3", 50, NULL, NULL, NULL), STORE_OK);
-    ttl = game_ttl(id);
-    CU_ASSERT(ttl > 40 && ttl <= 50);
+    static const char *const kinds[] = { "game", "moves", "history" };
+    CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
+    store_game_change_t change = line_change("v2", 2, STORE_LINE_APPEND, " e7e5:e5", "0000000000000002");
+    CU_ASSERT_EQUAL(write_change(id, 1, &change, 100, NULL, NULL, NULL), STORE_OK);
+    for (int i = 0; i < 3; i++) {
+        long long ttl = game_ttl(kinds[i], id);
+        CU_ASSERT(ttl > 90 && ttl <= 100);
+    }
+    CU_ASSERT_EQUAL(write_game(id, 2, "v3", 0, NULL, NULL, NULL), STORE_OK); /* KEEP: the line keys too */
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(game_ttl(kinds[i], id), -1);
+    change = line_change("v4", 0, STORE_LINE_TRUNCATE, "", "");
+    CU_ASSERT_EQUAL(write_change(id, 3, &change, 50, NULL, NULL, NULL), STORE_OK);
+    for (int i = 0; i < 3; i++) {
+        long long ttl = game_ttl(kinds[i], id);
+        CU_ASSERT(ttl > 40 && ttl <= 50);
+    }
 }
 
 /* --- idempotency --- */
@@ -301,10 +715,7 @@ static void test_idempotent_create_replays_without_creating_a_second_game(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(replay);
     CU_ASSERT_STRING_EQUAL(replay, "created first");
     free(replay);
-    char *data = NULL;
-    size_t length;
-    uint64_t version;
-    CU_ASSERT_EQUAL(store_game_load(store, other, &data, &length, &version), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(load_game(other, STORE_LOAD_CHANGE), STORE_ENOT_FOUND);
 }
 
 static void test_idempotency_get_of_an_unknown_key_is_not_found(void)
@@ -391,19 +802,121 @@ static void test_flushed_script_cache_is_reloaded_by_the_next_write(void)
  * although Redis answered at once; a load of the same key says STORE_ECORRUPT. */
 static void test_write_over_a_value_the_store_did_not_write_is_corrupt_not_unavailable(void)
 {
-    char id[32], key[64];
+    char id[32], key[96];
     new_id(id, sizeof id);
-    snprintf(key, sizeof key, "chessd:game:%s", id);
-    redisReply *r = redis_server_command(&server, NULL, "SET %s %s", key, "not a hash");
-    CU_ASSERT(r && r->type == REDIS_REPLY_STATUS);
-    if (r)
-        freeReplyObject(r);
-    char *data = NULL;
-    size_t length;
-    uint64_t version;
-    CU_ASSERT_EQUAL(store_game_load(store, id, &data, &length, &version), STORE_ECORRUPT);
+    game_key("game", id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_STATUS, "SET", key, "not a hash");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ECORRUPT);
     CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, NULL, NULL, NULL), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(write_game(id, 0, "v1", 0, NULL, NULL, NULL), STORE_ECORRUPT);
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
+}
+
+/* A write checks every key it changes before it changes any: Redis does not
+ * undo a script's earlier commands when a later one fails. */
+static void test_write_over_a_move_list_or_history_the_store_did_not_write_is_corrupt_and_changes_nothing(void)
+{
+    static const char *const kinds[] = { "moves", "history" };
+    static const store_line_op_t ops[] = { STORE_LINE_APPEND, STORE_LINE_SET, STORE_LINE_TRUNCATE };
+    for (int k = 0; k < 2; k++) {
+        for (int o = 0; o < 3; o++) {
+            char id[32], key[96];
+            new_id(id, sizeof id);
+            CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
+            game_key(kinds[k], id, key, sizeof key);
+            REDIS_RUN(REDIS_REPLY_INTEGER, "DEL", key);
+            REDIS_RUN(REDIS_REPLY_INTEGER, "RPUSH", key, "not a string");
+            store_game_change_t change = line_change("v2", 2, ops[o], " e7e5:e5", "0000000000000002");
+            change.moves_keep = 4;
+            change.history_keep = 16;
+            store_status_t status = write_change(id, 1, &change, 0, NULL, NULL, NULL);
+            CU_ASSERT_EQUAL(status, STORE_ECORRUPT);
+            if (status != STORE_ECORRUPT)
+                fprintf(stderr, "\n%s of a %s list: %s\n", ops[o] == STORE_LINE_APPEND ? "append"
+                                                             : ops[o] == STORE_LINE_SET  ? "set"
+                                                                                         : "truncate",
+                        kinds[k], store_status_name(status));
+            char game[96];
+            game_key("game", id, game, sizeof game);
+            redisReply *r = redis_server_command(&server, NULL, "HMGET %s version state", game);
+            CU_ASSERT(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->str
+                      && !strcmp(r->element[0]->str, "1") && r->element[1]->str && !strcmp(r->element[1]->str, "state"));
+            if (r)
+                freeReplyObject(r);
+        }
+    }
+}
+
+static void test_write_whose_list_of_kept_answers_is_not_a_list_is_corrupt_and_changes_nothing(void)
+{
+    char id[32], scope[64], list[128];
+    new_id(id, sizeof id);
+    snprintf(scope, sizeof scope, "%s:caller", id);
+    snprintf(list, sizeof list, "chessd:idemlist:%s", scope);
+    create_game(id, "v1");
+    REDIS_RUN(REDIS_REPLY_STATUS, "SET", list, "not a list");
+    store_idempotency_t idem = { scope, "key", "answer", 600, 4 };
+    CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, &idem, NULL, NULL), STORE_ECORRUPT);
+    expect_game(id, "v1", 2, 1);
+    char *answer = NULL;
+    CU_ASSERT_EQUAL(store_idempotency_get(store, scope, "key", &answer), STORE_ENOT_FOUND);
+    free(answer);
+}
+
+/* A hash of the new format the store did not write: the load says corrupt,
+ * it does not make up a state or a history. */
+static void test_load_of_a_game_hash_with_a_bad_hlen_or_version_or_without_state_is_corrupt(void)
+{
+    static const char *const bad[][6] = {
+        { "version", "1", "hlen", "0", NULL },                   /* no state */
+        { "version", "1", "state", "s", NULL },                  /* no hlen */
+        { "version", "1", "state", "s", "hlen", "abc" },
+        { "version", "1", "state", "s", "hlen", "-1" },
+        { "version", "1", "state", "s", "hlen", "" },
+        { "version", "x", "state", "s", "hlen", "0" },
+        { "version", "0", "state", "s", "hlen", "0" },
+        { "version", "-3", "state", "s", "hlen", "0" },
+        { "version", "99999999999999999999999", "state", "s", "hlen", "0" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char id[32], key[96];
+        new_id(id, sizeof id);
+        game_key("game", id, key, sizeof key);
+        const char *argv[8] = { "HSET", key };
+        int argc = 2;
+        for (int f = 0; f < 6 && bad[i][f]; f++)
+            argv[argc++] = bad[i][f];
+        redis_run(REDIS_REPLY_INTEGER, argc, argv);
+        for (int what = STORE_LOAD_CHANGE; what <= STORE_LOAD_FULL; what++) {
+            store_game_t g;
+            store_status_t status = store_game_load(store, id, (store_load_t)what, &g);
+            CU_ASSERT_EQUAL(status, STORE_ECORRUPT);
+            if (status != STORE_ECORRUPT)
+                fprintf(stderr, "\ngame hash %zu: %s\n", i, store_status_name(status));
+            CU_ASSERT(g.state == NULL && g.history == NULL && g.moves == NULL && g.legacy == NULL);
+            store_game_clear(&g);
+        }
+    }
+}
+
+static void test_load_of_a_move_list_or_history_the_store_did_not_write_is_corrupt(void)
+{
+    char id[32], key[96];
+    new_id(id, sizeof id);
+    CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
+    game_key("moves", id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "DEL", key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "HSET", key, "a", "b");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_OK); /* a change does not read the move list */
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ECORRUPT);
+    new_id(id, sizeof id);
+    CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
+    game_key("history", id, key, sizeof key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "DEL", key);
+    REDIS_RUN(REDIS_REPLY_INTEGER, "SADD", key, "a");
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_ECORRUPT);
 }
 
 /* Bug (store_redis.c): with an idempotency ttl of 0 the script fails on
@@ -484,7 +997,8 @@ static void *race(void *arg)
     char data[32];
     snprintf(data, sizeof data, "written by %d", r->index);
     pthread_barrier_wait(r->start);
-    r->status = store_game_write(store, r->id, r->expected, data, strlen(data), 0, NULL, &r->current, NULL);
+    store_game_change_t change = state_only(data);
+    r->status = store_game_write(store, r->id, r->expected, &change, 0, NULL, &r->current, NULL);
     return NULL;
 }
 
@@ -628,12 +1142,9 @@ static void test_restarted_redis_fails_at_most_one_call_then_writes_again(void)
     if (!redis_server_restart(&server))
         fprintf(stderr, "\nrestart: %s\n", server.error);
     CU_ASSERT_FATAL(server.pid != 0);
-    char *data = NULL;
-    size_t length;
-    uint64_t version;
-    status = store_game_load(store, id, &data, &length, &version);
+    status = load_game(id, STORE_LOAD_CHANGE);
     if (status == STORE_EUNAVAILABLE)
-        status = store_game_load(store, id, &data, &length, &version);
+        status = load_game(id, STORE_LOAD_CHANGE);
     CU_ASSERT_EQUAL(status, STORE_ENOT_FOUND); /* no persistence: the restart lost it */
     CU_ASSERT_EQUAL(write_game(id, 0, "recreated", 0, NULL, NULL, NULL), STORE_OK);
     expect_game(id, "recreated", 9, 1);
@@ -649,16 +1160,16 @@ static void test_stopped_redis_is_unavailable_promptly_and_the_next_start_works(
     for (int round = 0; round < 2; round++) { /* with the stale connection, then with none */
         long start = tests_monotonic_ms();
         CU_ASSERT_EQUAL(write_game(id, 0, "x", 0, NULL, NULL, NULL), STORE_EUNAVAILABLE);
-        char *data = NULL, *answer = NULL;
-        size_t length;
-        uint64_t version;
-        CU_ASSERT_EQUAL(store_game_load(store, id, &data, &length, &version), STORE_EUNAVAILABLE);
+        char *answer = NULL;
+        CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_EUNAVAILABLE);
+        CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_EUNAVAILABLE);
+        CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_EUNAVAILABLE);
         CU_ASSERT_EQUAL(store_idempotency_get(store, id, "k", &answer), STORE_EUNAVAILABLE);
         CU_ASSERT_EQUAL(store_ping(store), STORE_EUNAVAILABLE);
         long elapsed = tests_monotonic_ms() - start;
         CU_ASSERT(elapsed < TIMEOUT_MS + SLACK_MS);
         if (elapsed >= TIMEOUT_MS + SLACK_MS)
-            fprintf(stderr, "\nfour calls to a stopped Redis took %ld ms\n", elapsed);
+            fprintf(stderr, "\nsix calls to a stopped Redis took %ld ms\n", elapsed);
     }
     if (!redis_server_start(&server))
         fprintf(stderr, "\nstart: %s\n", server.error);
@@ -686,20 +1197,13 @@ static void expect_prompt_failure(const char *what, store_status_t (*call)(const
 
 static store_status_t load_call(const char *id)
 {
-    char *data = NULL;
-    size_t length;
-    uint64_t version;
-    store_status_t status = store_game_load(store, id, &data, &length, &version);
-    free(data);
-    return status;
+    return load_game(id, STORE_LOAD_FULL);
 }
 
-/* Creates a game of its own: the timed-out write is applied after the resume. */
+/* Appends a move: the timed-out write is applied after the resume. */
 static store_status_t write_call(const char *id)
 {
-    char other[48];
-    snprintf(other, sizeof other, "%s-paused", id);
-    return write_game(other, 0, "while paused", 0, NULL, NULL, NULL);
+    return append_move(id, 1, " e7e5:e5", 2, 2);
 }
 
 static store_status_t ping_call(const char *id)
@@ -712,7 +1216,7 @@ static void test_paused_redis_is_unavailable_within_the_command_timeout_and_work
 {
     char id[32];
     new_id(id, sizeof id);
-    create_game(id, "v1");
+    CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
     CU_ASSERT_FATAL(redis_server_pause(&server));
     expect_prompt_failure("load (open connection)", load_call, id, STORE_EUNAVAILABLE);
     /* The write went out whole: Redis runs it when it resumes, so it is not "unavailable". */
@@ -720,11 +1224,11 @@ static void test_paused_redis_is_unavailable_within_the_command_timeout_and_work
     expect_prompt_failure("ping (new connection)", ping_call, id, STORE_EUNAVAILABLE);
     CU_ASSERT_FATAL(redis_server_resume(&server));
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
-    CU_ASSERT_EQUAL(write_game(id, 1, "after resume", 0, NULL, NULL, NULL), STORE_OK);
-    expect_game(id, "after resume", 12, 2);
-    char paused[48];
-    snprintf(paused, sizeof paused, "%s-paused", id);
-    expect_game(paused, "while paused", 12, 1);
+    char h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
+    expect_line(id, STORE_LOAD_FULL, 2, "e2e4:e4 e7e5:e5", entries(1, 2, h)); /* made after all */
+    CU_ASSERT_EQUAL(append_move(id, 1, " d7d5:d5", 3, 2), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(write_game(id, 2, "after resume", 0, NULL, NULL, NULL), STORE_OK);
+    expect_game(id, "after resume", 12, 3);
 }
 
 
@@ -754,20 +1258,21 @@ static void test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing(void)
     store_idempotency_t idem = { id, "full-key", "the answer", 600, 0 };
     store_status_t update = write_game(id, 1, "v2", 0, &idem, &current, NULL);
     store_status_t create = write_game(fresh, 0, "new", 0, NULL, NULL, NULL);
-    char *answer = NULL, *data = NULL;
-    size_t length;
-    uint64_t version;
+    store_status_t append = append_move(id, 1, "e2e4:e4", 1, 1);
+    char *answer = NULL;
     store_status_t kept = store_idempotency_get(store, id, "full-key", &answer);
-    store_status_t load = store_game_load(store, fresh, &data, &length, &version);
+    store_status_t load = load_game(fresh, STORE_LOAD_CHANGE);
+    store_status_t read = load_game(id, STORE_LOAD_FULL); /* reads still work on a full Redis */
     config_set("maxmemory", "0");
     CU_ASSERT_EQUAL(update, STORE_EFULL);
     CU_ASSERT_EQUAL(create, STORE_EFULL);
+    CU_ASSERT_EQUAL(append, STORE_EFULL);
     CU_ASSERT_STRING_EQUAL(store_status_name(STORE_EFULL), "full");
     CU_ASSERT_EQUAL(kept, STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(load, STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(read, STORE_OK);
     free(answer);
-    free(data);
-    expect_game(id, "v1", 2, 1); /* reads still work on a full Redis */
+    expect_line(id, STORE_LOAD_FULL, 1, "", "");
     CU_ASSERT_EQUAL(write_game(id, 1, "v2", 0, &idem, NULL, NULL), STORE_OK);
     expect_game(id, "v2", 2, 2);
 }
@@ -886,9 +1391,11 @@ static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_no
     uint64_t current = 0;
     store_status_t created = STORE_STATUS_COUNT, lost = STORE_STATUS_COUNT;
     if (through) {
-        created = store_game_write(through, id, 0, "v1", 2, 0, NULL, &current, NULL); /* a kept connection */
+        store_game_change_t first = line_change("v1", 1, STORE_LINE_APPEND, "e2e4:e4", "0000000000000001");
+        store_game_change_t second = line_change("v2", 2, STORE_LINE_APPEND, " e7e5:e5", "0000000000000002");
+        created = store_game_write(through, id, 0, &first, 0, NULL, &current, NULL); /* a kept connection */
         atomic_store(&proxy.armed, true);
-        lost = store_game_write(through, id, 1, "v2", 2, 0, NULL, &current, NULL);
+        lost = store_game_write(through, id, 1, &second, 0, NULL, &current, NULL);
         store_close(through);
     }
     proxy_stop(&proxy);
@@ -898,6 +1405,8 @@ static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_no
     if (lost != STORE_EUNKNOWN)
         fprintf(stderr, "\na resent write that found its own version: %s\n", store_status_name(lost));
     expect_game(id, "v2", 2, 2); /* the first send was made */
+    char h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
+    expect_line(id, STORE_LOAD_FULL, 2, "e2e4:e4 e7e5:e5", entries(1, 2, h)); /* once, not twice */
 }
 
 /* --- configuration --- */
@@ -1041,10 +1550,12 @@ static void test_url_with_password_and_database_is_used(void)
 {
     static const char password[] = "pw-for-the-store-test";
     CU_ASSERT_FATAL(set_password(NULL, password));
-    char url[160], id[32], key[64];
+    char url[160], id[32], keys[3][96];
     int port = server.port;
     new_id(id, sizeof id);
-    snprintf(key, sizeof key, "chessd:game:%s", id);
+    static const char *const kinds[] = { "game", "moves", "history" };
+    for (int k = 0; k < 3; k++)
+        game_key(kinds[k], id, keys[k], sizeof keys[k]);
 
     snprintf(url, sizeof url, "redis://:%s@127.0.0.1:%d/5", password, port);
     store_t *s = open_store(url);
@@ -1052,11 +1563,18 @@ static void test_url_with_password_and_database_is_used(void)
     if (s) {
         CU_ASSERT_EQUAL(store_ping(s), STORE_OK);
         uint64_t version = 0;
-        CU_ASSERT_EQUAL(store_game_write(s, id, 0, "in db 5", 7, 0, NULL, &version, NULL), STORE_OK);
+        store_game_change_t change = line_change("in db 5", 1, STORE_LINE_APPEND, "e2e4:e4", "0000000000000001");
+        CU_ASSERT_EQUAL(store_game_write(s, id, 0, &change, 0, NULL, &version, NULL), STORE_OK);
+        store_game_t g;
+        CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_FULL, &g), STORE_OK);
+        CU_ASSERT(g.version == 1 && g.moves && !strcmp(g.moves, "e2e4:e4"));
+        store_game_clear(&g);
         store_close(s);
     }
-    CU_ASSERT_EQUAL(exists_in_db(password, 5, key), 1);
-    CU_ASSERT_EQUAL(exists_in_db(password, 0, key), 0);
+    for (int k = 0; k < 3; k++) {
+        CU_ASSERT_EQUAL(exists_in_db(password, 5, keys[k]), 1);
+        CU_ASSERT_EQUAL(exists_in_db(password, 0, keys[k]), 0);
+    }
 
     snprintf(url, sizeof url, "redis://default:%s@127.0.0.1:%d/5", password, port);
     CU_ASSERT_EQUAL(ping_url(url), STORE_OK);
@@ -1071,248 +1589,6 @@ static void test_url_with_password_and_database_is_used(void)
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
 }
 
-/* --- game records --- */
-
-static const char token_white[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-static const char token_black[] = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
-
-/* A record starting at fen (Chess960 when asked) with the moves (UCI or SAN) played. */
-static bool build_record(game_record_t *g, const char *fen, bool chess960, const char *moves)
-{
-    game_record_init(g);
-    snprintf(g->id, sizeof g->id, "AbCdEfGh_-123456");
-    snprintf(g->initial_fen, sizeof g->initial_fen, "%s", fen);
-    g->chess960 = chess960;
-    g->created_at_ms = 1700000000123;
-    g->updated_at_ms = 1700000456789;
-    snprintf(g->players[WHITE].name, sizeof g->players[WHITE].name, "Anna \"the rook\" Müller");
-    snprintf(g->players[BLACK].name, sizeof g->players[BLACK].name, "Bo\\b\t<&>");
-    memcpy(g->players[WHITE].token_hash, token_white, sizeof token_white);
-    memcpy(g->players[BLACK].token_hash, token_black, sizeof token_black);
-    g->draw_offer = BLACK;
-    position_t pos;
-    char message[256];
-    fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, &pos, message, sizeof message);
-    CU_ASSERT_EQUAL_FATAL(err, FEN_OK);
-    for (const char *p = moves; *p;) {
-        p += strspn(p, " ");
-        size_t length = strcspn(p, " ");
-        if (!length)
-            break;
-        move_t move;
-        legality_reason_t r = notation_parse_move(&pos, p, length, &move, message, sizeof message);
-        if (r != LEGALITY_OK)
-            fprintf(stderr, "\nmove '%.*s': %s\n", (int)length, p, message);
-        CU_ASSERT_EQUAL_FATAL(r, LEGALITY_OK);
-        CU_ASSERT_FATAL(game_record_push_move(g, &pos, move));
-        position_undo_t undo;
-        position_make(&pos, move, &undo);
-        p += length;
-    }
-    fen_format(&pos, g->fen, sizeof g->fen);
-    return true;
-}
-
-static void expect_same_record(const game_record_t *a, const game_record_t *b)
-{
-    CU_ASSERT_STRING_EQUAL(a->id, b->id);
-    CU_ASSERT_EQUAL(a->created_at_ms, b->created_at_ms);
-    CU_ASSERT_EQUAL(a->updated_at_ms, b->updated_at_ms);
-    CU_ASSERT_EQUAL(a->chess960, b->chess960);
-    CU_ASSERT_STRING_EQUAL(a->initial_fen, b->initial_fen);
-    CU_ASSERT_STRING_EQUAL(a->fen, b->fen);
-    CU_ASSERT_EQUAL_FATAL(a->move_count, b->move_count);
-    CU_ASSERT(a->move_count == 0 || !memcmp(a->moves, b->moves, sizeof *a->moves * (size_t)a->move_count));
-    CU_ASSERT_STRING_EQUAL(a->status, b->status);
-    CU_ASSERT_STRING_EQUAL(a->result, b->result);
-    CU_ASSERT_STRING_EQUAL(a->termination, b->termination);
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        CU_ASSERT_STRING_EQUAL(a->players[c].name, b->players[c].name);
-        CU_ASSERT_STRING_EQUAL(a->players[c].token_hash, b->players[c].token_hash);
-    }
-    CU_ASSERT_EQUAL(a->draw_offer, b->draw_offer);
-}
-
-/* Castling both ways, en passant, promotion with capture, then mate. */
-static const char standard_moves[] =
-    "e4 d5 e5 f5 exf6 Nc6 fxg7 Be6 gxh8=N Qd6 Nf3 O-O-O Bc4 Bh6 O-O Nf6 d3 a6 Re1 Kb8";
-
-static void test_game_record_round_trips_through_json_and_the_store(void)
-{
-    game_record_t g, back;
-    build_record(&g, FEN_START, false, standard_moves);
-    snprintf(g.termination, sizeof g.termination, "%s", "");
-    size_t length = 0;
-    char *json = game_record_to_json(&g, &length);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    CU_ASSERT_EQUAL(length, strlen(json));
-    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"e1g1\"")); /* moves are kept as UCI */
-    CU_ASSERT_TRUE_FATAL(game_record_from_json(&back, json, length));
-    expect_same_record(&g, &back);
-
-    char *again = game_record_to_json(&back, NULL);
-    CU_ASSERT_PTR_NOT_NULL(again);
-    if (again)
-        CU_ASSERT_STRING_EQUAL(again, json);
-    free(again);
-    game_record_free(&back);
-
-    char id[32];
-    new_id(id, sizeof id);
-    uint64_t version = 0;
-    CU_ASSERT_EQUAL(store_game_write(store, id, 0, json, length, 0, NULL, &version, NULL), STORE_OK);
-    char *stored = NULL;
-    size_t stored_length = 0;
-    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, &stored, &stored_length, &version), STORE_OK);
-    CU_ASSERT_TRUE(game_record_from_json(&back, stored, stored_length));
-    expect_same_record(&g, &back);
-    game_record_free(&back);
-    free(stored);
-    free(json);
-    game_record_free(&g);
-    game_record_free(NULL);
-}
-
-static void test_chess960_game_record_round_trips_castling_as_king_takes_rook(void)
-{
-    game_record_t g, back;
-    build_record(&g, "rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1", true, "O-O O-O-O");
-    g.draw_offer = -1;
-    snprintf(g.status, sizeof g.status, "resigned");
-    snprintf(g.result, sizeof g.result, "0-1");
-    snprintf(g.termination, sizeof g.termination, "resignation");
-    size_t length = 0;
-    char *json = game_record_to_json(&g, &length);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"b1e1\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"b8a8\""));
-    CU_ASSERT_TRUE(game_record_from_json(&back, json, length));
-    expect_same_record(&g, &back);
-    game_record_free(&back);
-    free(json);
-    game_record_free(&g);
-}
-
-/* A copy of text with the first `from` replaced by `to` (caller frees). */
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    size_t head = (size_t)(at - text), from_length = strlen(from), to_length = strlen(to);
-    char *out = malloc(strlen(text) - from_length + to_length + 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    memcpy(out, text, head);
-    memcpy(out + head, to, to_length);
-    strcpy(out + head + to_length, at + from_length);
-    return out;
-}
-
-static void expect_refused(const char *text, size_t length, const char *why)
-{
-    game_record_t g;
-    bool ok = game_record_from_json(&g, text, length);
-    if (ok)
-        fprintf(stderr, "\ngame_record_from_json accepted %s\n", why);
-    CU_ASSERT_FALSE(ok);
-    if (!ok) { /* a refused record holds nothing to free */
-        CU_ASSERT_PTR_NULL(g.moves);
-        CU_ASSERT_EQUAL(g.move_count, 0);
-    }
-    game_record_free(&g);
-}
-
-static void expect_edit_refused(const char *json, const char *from, const char *to, const char *why)
-{
-    char *edited = replace(json, from, to);
-    expect_refused(edited, strlen(edited), why);
-    free(edited);
-}
-
-static void test_game_record_from_json_refuses_corrupt_text(void)
-{
-    game_record_t g;
-    build_record(&g, FEN_START, false, "e4 e5 Nf3");
-    size_t length = 0;
-    char *json = game_record_to_json(&g, &length);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    game_record_free(&g);
-
-    expect_refused("", 0, "empty text");
-    expect_refused("null", 4, "null");
-    expect_refused("[]", 2, "an array");
-    expect_refused("{}", 2, "an empty object");
-    expect_refused(json, length / 2, "half a record");
-    expect_refused(json, length - 1, "a record without its last brace");
-    expect_edit_refused(json, "\"moves\"", "\"movez\"", "a record without moves");
-    expect_edit_refused(json, "\"players\"", "\"playerz\"", "a record without players");
-    expect_edit_refused(json, "\"black\"", "\"blank\"", "a record without black");
-    expect_edit_refused(json, "\"chess960\":false", "\"chess960\":0", "a number for chess960");
-    expect_edit_refused(json, "\"created_at\":", "\"created_at\":\"x\",\"_\":", "a string for created_at");
-    expect_edit_refused(json, "\"moves\":[", "\"moves\":[1,", "a number among the moves");
-    expect_edit_refused(json, "\"status\":\"active\"", "\"status\":\"active-but-far-too-long\"", "an overlong status");
-    expect_edit_refused(json, token_white, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0",
-                        "an overlong token hash");
-    expect_edit_refused(json, "\"initial_fen\":\"", "\"initial_fen\":\"x", "a bad initial FEN");
-    free(json);
-}
-
-static void test_game_record_from_json_refuses_illegal_move_lists(void)
-{
-    game_record_t g;
-    build_record(&g, FEN_START, false, "e4 e5 Nf3");
-    char *json = game_record_to_json(&g, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    game_record_free(&g);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(json, "[\"e2e4\",\"e7e5\",\"g1f3\"]"));
-
-    expect_edit_refused(json, "[\"e2e4\",", "[\"e7e5\",", "black moving first");
-    expect_edit_refused(json, "\"g1f3\"", "\"g1g3\"", "a knight moving like a rook");
-    expect_edit_refused(json, "\"g1f3\"", "\"e1g1\"", "castling through pieces");
-    expect_edit_refused(json, "\"g1f3\"", "\"e4e5\"", "a pawn moving into a pawn");
-    expect_edit_refused(json, "\"g1f3\"", "\"zz\"", "move text that is no move");
-    expect_edit_refused(json, "\"g1f3\"", "\"\"", "an empty move");
-    /* Chess960 castling in a standard game. */
-    expect_edit_refused(json, "\"initial_fen\":\"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"",
-                        "\"initial_fen\":\"rkbqnbnr/pppppppp/8/8/8/8/PPPPPPPP/RKBQNBNR w HAha - 0 1\"",
-                        "a Chess960 start in a standard game");
-    free(json);
-}
-
-/* Bug (game_record.c): cJSON_ParseWithLength stops after the first value, so
- * text after the record is ignored (STYLE.md: ParseWithLengthOpts with
- * require_null_terminated). */
-static void test_game_record_from_json_refuses_text_after_the_record(void)
-{
-    game_record_t g;
-    build_record(&g, FEN_START, false, "e4");
-    char *json = game_record_to_json(&g, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    game_record_free(&g);
-    char *edited = malloc(strlen(json) + 32);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(edited);
-    sprintf(edited, "%s{\"more\":1}", json);
-    expect_refused(edited, strlen(edited), "a record followed by more JSON");
-    sprintf(edited, "%s trailing", json);
-    expect_refused(edited, strlen(edited), "a record followed by text");
-    free(edited);
-    free(json);
-}
-
-/* Bug (game_record.c): the times are cast from double to int64_t unchecked;
- * 1e300 is undefined behaviour (it reads as INT64_MIN here). */
-static void test_game_record_from_json_refuses_times_out_of_range(void)
-{
-    game_record_t g;
-    build_record(&g, FEN_START, false, "e4");
-    g.created_at_ms = 1700000000000;
-    char *json = game_record_to_json(&g, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-    game_record_free(&g);
-    expect_edit_refused(json, "\"created_at\":1700000000000", "\"created_at\":1e300", "created_at 1e300");
-    expect_edit_refused(json, "\"created_at\":1700000000000", "\"created_at\":-1e300", "created_at -1e300");
-    free(json);
-}
-
 int test_store_register(void)
 {
     CU_pSuite suite = CU_add_suite("store", suite_init, suite_cleanup);
@@ -1320,12 +1596,21 @@ int test_store_register(void)
         return CU_get_error();
     CU_ADD_TEST(suite, test_create_with_expected_version_0_makes_version_1);
     CU_ADD_TEST(suite, test_second_create_of_the_same_id_is_exists);
-    CU_ADD_TEST(suite, test_load_returns_the_data_byte_for_byte_and_the_version);
-    CU_ADD_TEST(suite, test_load_of_an_unknown_id_is_not_found);
+    CU_ADD_TEST(suite, test_load_returns_the_state_byte_for_byte_and_the_version);
+    CU_ADD_TEST(suite, test_load_of_an_unknown_id_is_not_found_and_leaves_nothing_to_free);
     CU_ADD_TEST(suite, test_write_with_the_expected_version_bumps_it);
     CU_ADD_TEST(suite, test_stale_expected_version_is_conflict_and_changes_nothing);
     CU_ADD_TEST(suite, test_write_to_a_missing_id_is_not_found_and_creates_nothing);
-    CU_ADD_TEST(suite, test_ttl_sets_an_expiry_and_ttl_0_removes_it);
+    CU_ADD_TEST(suite, test_appended_moves_and_history_accumulate_and_a_load_returns_the_last_hlen_entries);
+    CU_ADD_TEST(suite, test_keep_leaves_the_move_list_and_history_and_sets_the_count);
+    CU_ADD_TEST(suite, test_set_replaces_the_move_list_and_history);
+    CU_ADD_TEST(suite, test_truncate_cuts_the_move_list_and_history_to_the_bytes_kept);
+    CU_ADD_TEST(suite, test_truncate_of_a_game_without_a_move_list_leaves_it_empty);
+    CU_ADD_TEST(suite, test_a_record_of_the_first_format_loads_as_legacy);
+    CU_ADD_TEST(suite, test_a_record_of_the_first_format_without_version_or_data_is_corrupt);
+    CU_ADD_TEST(suite, test_replaces_legacy_compares_the_old_version_and_deletes_the_old_key_in_the_same_write);
+    CU_ADD_TEST(suite, test_a_record_saved_by_the_first_format_converts_in_one_write);
+    CU_ADD_TEST(suite, test_ttl_sets_an_expiry_on_every_key_of_the_game_and_ttl_0_removes_it);
     CU_ADD_TEST(suite, test_idempotent_write_keeps_its_answer_and_replays_it_for_any_version);
     CU_ADD_TEST(suite, test_kept_answers_in_a_bounded_scope_drop_the_oldest);
     CU_ADD_TEST(suite, test_idempotent_create_replays_without_creating_a_second_game);
@@ -1335,6 +1620,10 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_idempotency_answer_has_its_ttl_and_the_client_key_is_hashed);
     CU_ADD_TEST(suite, test_flushed_script_cache_is_reloaded_by_the_next_write);
     CU_ADD_TEST(suite, test_write_over_a_value_the_store_did_not_write_is_corrupt_not_unavailable);
+    CU_ADD_TEST(suite, test_write_over_a_move_list_or_history_the_store_did_not_write_is_corrupt_and_changes_nothing);
+    CU_ADD_TEST(suite, test_write_whose_list_of_kept_answers_is_not_a_list_is_corrupt_and_changes_nothing);
+    CU_ADD_TEST(suite, test_load_of_a_game_hash_with_a_bad_hlen_or_version_or_without_state_is_corrupt);
+    CU_ADD_TEST(suite, test_load_of_a_move_list_or_history_the_store_did_not_write_is_corrupt);
     CU_ADD_TEST(suite, test_idempotency_ttl_0_never_half_applies_a_write);
     CU_ADD_TEST(suite, test_long_ids_and_scopes_never_share_a_record);
     CU_ADD_TEST(suite, test_32_threads_writing_the_same_version_make_exactly_one_winner);
@@ -1349,11 +1638,5 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
     CU_ADD_TEST(suite, test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict);
-    CU_ADD_TEST(suite, test_game_record_round_trips_through_json_and_the_store);
-    CU_ADD_TEST(suite, test_chess960_game_record_round_trips_castling_as_king_takes_rook);
-    CU_ADD_TEST(suite, test_game_record_from_json_refuses_corrupt_text);
-    CU_ADD_TEST(suite, test_game_record_from_json_refuses_illegal_move_lists);
-    CU_ADD_TEST(suite, test_game_record_from_json_refuses_text_after_the_record);
-    CU_ADD_TEST(suite, test_game_record_from_json_refuses_times_out_of_range);
     return CUE_SUCCESS;
 }

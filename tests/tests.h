@@ -19,6 +19,7 @@ int test_game_register(void);
 int test_stockfish_register(void);
 int test_oracle_register(void);
 int test_store_register(void);
+int test_game_record_register(void);
 int test_target_register(void);
 int test_wire_register(void);
 int test_tokens_register(void);

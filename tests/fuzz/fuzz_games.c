@@ -1,9 +1,11 @@
 /* libFuzzer target for the game API with a store that answers: an in-memory
- * store.h (replacing store_redis.c, reset per input) holding four games whose
- * tokens the seeds know. Input: a mode byte (bit 0: writes unavailable, bit 1:
- * changes lose a version race), then up to 16 requests (http_harness.h framing)
- * split by "\n---\n". Stored games must read back, and each changed seeded game
- * must still answer GET and GET .../pgn with 200. */
+ * store.h (replacing store_redis.c, reset per input) holding four games in
+ * the new format and one record of the first format, whose tokens the seeds
+ * know. Input: a mode byte (bit 0: writes unavailable, bit 1: changes lose a
+ * version race), then up to 16 requests (http_harness.h framing) split by
+ * "\n---\n". Stored games must read back, their move list must replay to
+ * the state and their history hold the key before each move; each changed
+ * seeded game must still answer GET and GET .../pgn with 200. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,22 +17,40 @@
 #include "fuzz.h"
 #include "http_harness.h"
 
-enum { GAME_SLOTS = 32, ANSWER_SLOTS = 64, KEY_MAX = 400, REQUESTS_MAX = 16 };
+enum { GAME_SLOTS = 32, LEGACY_SLOTS = 4, ANSWER_SLOTS = 64, KEY_MAX = 400, REQUESTS_MAX = 16 };
 enum { MODE_WRITES_UNAVAILABLE = 1, MODE_WRITES_CONFLICT = 2 };
 
 #define WHITE_TOKEN "whiteTokenForFuzzing01"
 #define BLACK_TOKEN "blackTokenForFuzzing01"
 #define SEPARATOR "\n---\n"
 
+/* A malloc'd byte string (NULL: none yet, read as empty). */
 typedef struct {
-    char key[KEY_MAX]; /* game id, or scope "\x1f" client key for a kept answer */
-    char *data;        /* malloc'd, NUL-terminated; NULL: slot free */
+    char *bytes;
+    size_t length;
+} text_t;
+
+/* A game as store_redis.c keeps it: the hash (version, state, hlen), the
+ * move list and the history. */
+typedef struct {
+    char id[KEY_MAX];
+    bool used;
+    uint64_t version;
+    text_t state, moves, history;
+    unsigned history_count;
+} game_slot_t;
+
+/* A kept answer (key: scope "\x1f" client key) or a record of the first format (key: id). */
+typedef struct {
+    char key[KEY_MAX];
+    char *data; /* malloc'd, NUL-terminated; NULL: slot free */
     size_t length;
     uint64_t version;
 } slot_t;
 
 struct store {
-    slot_t games[GAME_SLOTS];
+    game_slot_t games[GAME_SLOTS];
+    slot_t legacy[LEGACY_SLOTS];
     slot_t answers[ANSWER_SLOTS];
     unsigned mode;
     store_stats_t stats;
@@ -53,8 +73,18 @@ static const seeded_game_t seeded[] = {
     { "fuzzgame0000end1", "7k/8/5K2/8/8/8/8/6Q1 w - - 98 80", false, "", BLACK }, /* Qg7#, or 50 moves */
 };
 enum { SEEDED_COUNT = sizeof seeded / sizeof seeded[0] };
-static char *seeded_json[SEEDED_COUNT];
-static size_t seeded_length[SEEDED_COUNT];
+
+/* A game of the first format (one JSON text), converted by its first change. */
+#define LEGACY_ID "fuzzgame0000leg1"
+
+typedef struct {
+    char *state, *moves, *history;
+    size_t state_length, moves_length, history_length;
+    unsigned history_count;
+} seeded_parts_t;
+
+static seeded_parts_t seeded_parts[SEEDED_COUNT];
+static char *legacy_json;
 
 /* --- the in-memory store --- */
 
@@ -62,10 +92,32 @@ static char *copy_bytes(const char *text, size_t length)
 {
     char *out = malloc(length + 1);
     if (out) {
-        memcpy(out, text, length);
+        if (length)
+            memcpy(out, text, length);
         out[length] = '\0';
     }
     return out;
+}
+
+/* head then tail as one new text; NULL when out of memory. */
+static char *joined(const text_t *head, size_t head_length, const char *tail, size_t tail_length)
+{
+    char *out = malloc(head_length + tail_length + 1);
+    if (out) {
+        if (head_length)
+            memcpy(out, head->bytes, head_length);
+        if (tail_length)
+            memcpy(out + head_length, tail, tail_length);
+        out[head_length + tail_length] = '\0';
+    }
+    return out;
+}
+
+static void text_set(text_t *t, char *bytes, size_t length)
+{
+    free(t->bytes);
+    t->bytes = bytes;
+    t->length = length;
 }
 
 static slot_t *find(slot_t *slots, int count, const char *key)
@@ -104,6 +156,22 @@ static void clear(slot_t *slots, int count)
     }
 }
 
+static game_slot_t *find_game(store_t *store, const char *id)
+{
+    for (int i = 0; i < GAME_SLOTS; i++)
+        if (store->games[i].used && !strcmp(store->games[i].id, id))
+            return &store->games[i];
+    return NULL;
+}
+
+static void clear_game(game_slot_t *g)
+{
+    text_set(&g->state, NULL, 0);
+    text_set(&g->moves, NULL, 0);
+    text_set(&g->history, NULL, 0);
+    memset(g, 0, sizeof *g);
+}
+
 static void answer_key(const char *scope, const char *key, char *out)
 {
     snprintf(out, KEY_MAX, "%s\x1f%s", scope, key);
@@ -121,7 +189,9 @@ void store_close(store_t *store)
 {
     if (!store)
         return;
-    clear(store->games, GAME_SLOTS);
+    for (int i = 0; i < GAME_SLOTS; i++)
+        clear_game(&store->games[i]);
+    clear(store->legacy, LEGACY_SLOTS);
     clear(store->answers, ANSWER_SLOTS);
 }
 
@@ -131,15 +201,48 @@ store_status_t store_ping(store_t *store)
     return STORE_OK;
 }
 
-store_status_t store_game_load(store_t *store, const char *id, char **data, size_t *length, uint64_t *version)
+void store_game_clear(store_game_t *game)
 {
-    const slot_t *slot = find(store->games, GAME_SLOTS, id);
-    if (!slot)
-        return STORE_ENOT_FOUND;
-    if (!(*data = copy_bytes(slot->data, slot->length)))
+    if (!game)
+        return;
+    free(game->state);
+    free(game->history);
+    free(game->moves);
+    free(game->legacy);
+    memset(game, 0, sizeof *game);
+}
+
+/* The load script of store_redis.c: the state and the last hlen history
+ * entries (GETRANGE keeps what there is), the move list in full; a record of
+ * the first format when there is no game hash. */
+store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out)
+{
+    memset(out, 0, sizeof *out);
+    const game_slot_t *g = find_game(store, id);
+    if (!g) {
+        const slot_t *old = find(store->legacy, LEGACY_SLOTS, id);
+        if (!old)
+            return STORE_ENOT_FOUND;
+        out->version = old->version;
+        out->legacy_length = old->length;
+        return (out->legacy = copy_bytes(old->data, old->length)) ? STORE_OK : STORE_EUNAVAILABLE;
+    }
+    size_t tail = (size_t)g->history_count * STORE_HISTORY_ENTRY_SIZE;
+    if (tail > g->history.length)
+        tail = g->history.length;
+    out->version = g->version;
+    out->state_length = g->state.length;
+    out->history_length = tail;
+    out->state = copy_bytes(g->state.bytes, g->state.length);
+    out->history = copy_bytes(g->history.bytes + g->history.length - tail, tail);
+    if (what == STORE_LOAD_FULL) {
+        out->moves_length = g->moves.length;
+        out->moves = copy_bytes(g->moves.bytes, g->moves.length);
+    }
+    if (!out->state || !out->history || (what == STORE_LOAD_FULL && !out->moves)) {
+        store_game_clear(out);
         return STORE_EUNAVAILABLE;
-    *length = slot->length;
-    *version = slot->version;
+    }
     return STORE_OK;
 }
 
@@ -153,10 +256,31 @@ store_status_t store_idempotency_get(store_t *store, const char *scope, const ch
     return (*answer = copy_bytes(slot->data, slot->length)) ? STORE_OK : STORE_EUNAVAILABLE;
 }
 
+/* One part of the line (move list or history) after op: a new text, or
+ * NULL when out of memory. */
+static char *line_after(const text_t *old, store_line_op_t op, const char *text, size_t length, size_t keep,
+                        size_t *new_length)
+{
+    switch (op) {
+    case STORE_LINE_APPEND:
+        *new_length = old->length + length;
+        return joined(old, old->length, text, length);
+    case STORE_LINE_SET:
+        *new_length = length;
+        return copy_bytes(text ? text : "", length);
+    case STORE_LINE_TRUNCATE:
+        *new_length = keep < old->length ? keep : old->length;
+        return joined(old, *new_length, NULL, 0);
+    default:
+        *new_length = old->length;
+        return joined(old, old->length, NULL, 0);
+    }
+}
+
 /* The compare-and-set of store_redis.c's Lua script, in the same order. */
-store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version, const char *data,
-                                size_t length, unsigned ttl_seconds, const store_idempotency_t *idempotency,
-                                uint64_t *current_version, char **replay)
+store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
+                                const store_game_change_t *change, unsigned ttl_seconds,
+                                const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
 {
     (void)ttl_seconds;
     if (store->mode & MODE_WRITES_UNAVAILABLE) {
@@ -171,21 +295,48 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         if (prior)
             return (*replay = copy_bytes(prior->data, prior->length)) ? STORE_EREPLAY : STORE_EUNAVAILABLE;
     }
-    const slot_t *game = find(store->games, GAME_SLOTS, id);
-    uint64_t current = game ? game->version : 0;
+    game_slot_t *game = find_game(store, id);
+    slot_t *old = change->replaces_legacy ? find(store->legacy, LEGACY_SLOTS, id) : NULL;
+    uint64_t current = game ? game->version : old ? old->version : 0;
     if (current_version)
         *current_version = current;
-    if (expected_version == 0 && game)
+    if (expected_version == 0 && current)
         return STORE_EEXISTS;
-    if (expected_version > 0 && !game)
+    if (expected_version > 0 && !current)
         return STORE_ENOT_FOUND;
     if (expected_version > 0 && (current != expected_version || (store->mode & MODE_WRITES_CONFLICT))) {
         if (current_version && current == expected_version)
             *current_version = current + 1; /* another writer got there first */
         return STORE_ECONFLICT;
     }
-    if (!put(store->games, GAME_SLOTS, id, data, length, expected_version + 1))
+    for (int i = 0; !game && i < GAME_SLOTS; i++)
+        if (!store->games[i].used)
+            game = &store->games[i];
+    if (!game || strlen(id) >= KEY_MAX)
         return STORE_EUNAVAILABLE;
+    size_t moves_length, history_length;
+    char *state = copy_bytes(change->state, change->state_length);
+    char *moves = line_after(&game->moves, change->line_op, change->moves, change->moves_length, change->moves_keep,
+                             &moves_length);
+    char *history = line_after(&game->history, change->line_op, change->history, change->history_length,
+                               change->history_keep, &history_length);
+    if (!state || !moves || !history) {
+        free(state);
+        free(moves);
+        free(history);
+        return STORE_EUNAVAILABLE;
+    }
+    game->used = true;
+    snprintf(game->id, sizeof game->id, "%s", id);
+    game->version = expected_version + 1;
+    game->history_count = change->history_count;
+    text_set(&game->state, state, change->state_length);
+    text_set(&game->moves, moves, moves_length);
+    text_set(&game->history, history, history_length);
+    if (old) {
+        free(old->data);
+        old->data = NULL;
+    }
     if (with_answer && !put(store->answers, ANSWER_SLOTS, k, idempotency->answer, strlen(idempotency->answer), 0))
         return STORE_EUNAVAILABLE;
     if (current_version)
@@ -196,7 +347,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 const char *store_status_name(store_status_t status)
 {
     static const char *const names[STORE_STATUS_COUNT] = {
-        "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt",
+        "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown",
     };
     return (unsigned)status < STORE_STATUS_COUNT ? names[status] : "unknown";
 }
@@ -217,36 +368,79 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
 
 /* --- the seeded games --- */
 
-/* A stored record for g, as game_handlers.c would have written it. */
-static char *seeded_record(const seeded_game_t *g, size_t *length)
+static void seeded_players(game_record_t *r)
+{
+    snprintf(r->players[WHITE].name, sizeof r->players[WHITE].name, "White \"W\" \\ Player");
+    FUZZ_CHECK(tokens_hash(WHITE_TOKEN, r->players[WHITE].token_hash), "tokens_hash");
+    FUZZ_CHECK(tokens_hash(BLACK_TOKEN, r->players[BLACK].token_hash), "tokens_hash");
+}
+
+/* The stored parts of g, as game_handlers.c would have written them: the
+ * state text, the move list and every history entry. */
+static void seed_parts(const seeded_game_t *g, seeded_parts_t *out)
 {
     game_record_t r;
-    game_record_init(&r);
-    snprintf(r.id, sizeof r.id, "%s", g->id);
+    memset(&r, 0, sizeof r);
     r.created_at_ms = 1732800000000;
     r.updated_at_ms = 1732800000000;
-    r.chess960 = g->chess960;
-    r.draw_offer = g->draw_offer;
-    snprintf(r.players[WHITE].name, sizeof r.players[WHITE].name, "White \"W\" \\ Player");
-    FUZZ_CHECK(tokens_hash(WHITE_TOKEN, r.players[WHITE].token_hash), "tokens_hash");
-    FUZZ_CHECK(tokens_hash(BLACK_TOKEN, r.players[BLACK].token_hash), "tokens_hash");
+    seeded_players(&r);
     position_t pos;
     FUZZ_CHECK(fen_parse(g->fen, strlen(g->fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) == FEN_OK, "%s", g->fen);
-    fen_format(&pos, r.initial_fen, sizeof r.initial_fen);
+    game_start(&r.game, &pos);
+    char moves[64 * GAME_LINE_ENTRY_SIZE], history[64 * GAME_RECORD_HISTORY_ENTRY];
+    size_t moves_length = 0, history_length = 0;
     for (const char *p = g->moves; *p;) {
         size_t n = strcspn(p, " ");
-        move_t move = MOVE_NONE;
-        FUZZ_CHECK(notation_parse_move(&pos, p, n, &move, NULL, 0) == LEGALITY_OK && game_record_push_move(&r, &pos, move),
+        game_played_t played;
+        uint64_t key_before = r.game.pos.key;
+        FUZZ_CHECK(game_move(&r.game, (color_t)r.game.pos.side_to_move, p, n, GAME_MAX_PLIES, &played) == GAME_OK,
                    "seeded move %.*s", (int)n, p);
-        position_undo_t undo;
-        position_make(&pos, move, &undo);
+        if (moves_length)
+            moves[moves_length++] = ' ';
+        moves_length += game_line_entry(&played, moves + moves_length);
+        game_record_history_entry(key_before, history + history_length);
+        history_length += GAME_RECORD_HISTORY_ENTRY;
         p += n + (p[n] == ' ');
     }
-    fen_format(&pos, r.fen, sizeof r.fen);
-    char *json = game_record_to_json(&r, length);
-    FUZZ_CHECK(json != NULL, "game_record_to_json for %s", g->id);
-    game_record_free(&r);
-    return json;
+    if (g->draw_offer >= 0)
+        FUZZ_CHECK(game_draw(&r.game, (color_t)g->draw_offer, GAME_DRAW_OFFER) == GAME_OK, "seeded offer");
+    char state[GAME_RECORD_STATE_MAX];
+    out->state_length = game_record_state(&r, state, sizeof state);
+    FUZZ_CHECK(out->state_length > 0, "game_record_state for %s", g->id);
+    out->state = copy_bytes(state, out->state_length);
+    out->moves = copy_bytes(moves, moves_length);
+    out->moves_length = moves_length;
+    out->history = copy_bytes(history, history_length);
+    out->history_length = history_length;
+    out->history_count = (unsigned)r.game.history_count;
+    FUZZ_CHECK(out->state && out->moves && out->history, "out of memory");
+}
+
+/* A record of the first format: Italian opening, black's draw offer standing. */
+static char *seed_legacy(void)
+{
+    game_record_t r;
+    memset(&r, 0, sizeof r);
+    seeded_players(&r);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"id\":\"" LEGACY_ID "\",\"created_at\":1732800000000,\"updated_at\":1732800060000,"
+             "\"chess960\":false,\"initial_fen\":\"" FEN_START "\","
+             "\"fen\":\"r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4\",\"status\":\"active\","
+             "\"result\":\"*\",\"termination\":\"\",\"draw_offer\":1,"
+             "\"moves\":[\"e2e4\",\"e7e5\",\"g1f3\",\"b8c6\",\"f1c4\",\"g8f6\"],"
+             "\"players\":{\"white\":{\"name\":\"%s\",\"token_hash\":\"%s\"},"
+             "\"black\":{\"name\":\"\",\"token_hash\":\"%s\"}}}",
+             "Legacy White", r.players[WHITE].token_hash, r.players[BLACK].token_hash);
+    char *moves = NULL, *history = NULL;
+    size_t moves_length, history_length;
+    FUZZ_CHECK(game_record_from_legacy(&r, json, strlen(json), &moves, &moves_length, &history, &history_length),
+               "the seeded legacy record does not convert");
+    free(moves);
+    free(history);
+    char *out = copy_bytes(json, strlen(json));
+    FUZZ_CHECK(out, "out of memory");
+    return out;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -255,22 +449,94 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     http_harness_init(&config);
     for (int i = 0; i < SEEDED_COUNT; i++)
-        seeded_json[i] = seeded_record(&seeded[i], &seeded_length[i]);
+        seed_parts(&seeded[i], &seeded_parts[i]);
+    legacy_json = seed_legacy();
     return 0;
 }
 
-/* Every game the handlers stored must read back as a record. */
-static void check_stored_games(const store_t *store)
+static void seed_store(store_t *store)
+{
+    for (int i = 0; i < SEEDED_COUNT; i++) {
+        const seeded_parts_t *p = &seeded_parts[i];
+        store_game_change_t change = { p->state, p->state_length, p->history_count, STORE_LINE_SET, p->moves,
+                                       p->moves_length, p->history, p->history_length, 0, 0, false };
+        FUZZ_CHECK(store_game_write(store, seeded[i].id, 0, &change, 0, NULL, NULL, NULL) == STORE_OK, "seeding");
+    }
+    FUZZ_CHECK(put(store->legacy, LEGACY_SLOTS, LEGACY_ID, legacy_json, strlen(legacy_json), 1), "seeding");
+}
+
+/* The move list of g replays from r's start to r's position, each entry's
+ * SAN is the move's, and the history holds the key before each move. */
+static void check_line(const game_slot_t *g, const game_record_t *r)
+{
+    position_t pos = r->game.initial;
+    const char *p = g->moves.bytes ? g->moves.bytes : "", *end = p + g->moves.length;
+    int plies = 0;
+    while (p < end) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        uci_text_t uci;
+        FUZZ_CHECK(colon && uci_read(p, (size_t)(colon - p), &uci), "game %s: move list entry %d: %.*s", g->id, plies,
+                   (int)(stop - p), p);
+        move_t move = uci_to_move(&pos, &uci);
+        FUZZ_CHECK(movegen_is_legal(&pos, move), "game %s: move %d is not legal", g->id, plies);
+        char san[SAN_BUFFER_SIZE], entry[GAME_RECORD_HISTORY_ENTRY];
+        san_format(&pos, move, san);
+        FUZZ_CHECK(strlen(san) == (size_t)(stop - colon - 1) && !memcmp(san, colon + 1, strlen(san)),
+                   "game %s: move %d's SAN is %s, not %.*s", g->id, plies, san, (int)(stop - colon - 1), colon + 1);
+        game_record_history_entry(pos.key, entry);
+        FUZZ_CHECK(g->history.length >= (size_t)(plies + 1) * GAME_RECORD_HISTORY_ENTRY
+                       && !memcmp(g->history.bytes + plies * GAME_RECORD_HISTORY_ENTRY, entry, GAME_RECORD_HISTORY_ENTRY),
+                   "game %s: history entry %d is not the key before move %d", g->id, plies, plies);
+        position_undo_t undo;
+        position_make(&pos, move, &undo);
+        plies++;
+        p = stop < end ? stop + 1 : end;
+    }
+    FUZZ_CHECK(plies == r->game.ply_count, "game %s: %d moves in the list, %d plies in the state", g->id, plies,
+               r->game.ply_count);
+    FUZZ_CHECK(g->history.length == (size_t)plies * GAME_RECORD_HISTORY_ENTRY, "game %s: %zu history bytes for %d plies",
+               g->id, g->history.length, plies);
+    FUZZ_CHECK(!memcmp(&pos, &r->game.pos, sizeof pos), "game %s: the move list does not reach the state's position",
+               g->id);
+}
+
+/* Every game the handlers stored must read back as the store would load it. */
+static void check_stored_games(store_t *store)
 {
     for (int i = 0; i < GAME_SLOTS; i++) {
-        const slot_t *slot = &store->games[i];
-        if (!slot->data)
+        const game_slot_t *g = &store->games[i];
+        if (!g->used)
+            continue;
+        store_game_t loaded;
+        FUZZ_CHECK(store_game_load(store, g->id, STORE_LOAD_CHANGE, &loaded) == STORE_OK, "load");
+        game_record_t r;
+        FUZZ_CHECK(game_record_read(&r, loaded.state, loaded.state_length, loaded.history, loaded.history_length),
+                   "stored game %s does not read back:\n%s", g->id, loaded.state);
+        store_game_clear(&loaded);
+        check_line(g, &r);
+    }
+    for (int i = 0; i < LEGACY_SLOTS; i++) {
+        const slot_t *old = &store->legacy[i];
+        if (!old->data)
             continue;
         game_record_t r;
-        FUZZ_CHECK(game_record_from_json(&r, slot->data, slot->length), "stored game %s does not read back: %s",
-                   slot->key, slot->data);
-        game_record_free(&r);
+        char *moves = NULL, *history = NULL;
+        size_t moves_length, history_length;
+        FUZZ_CHECK(game_record_from_legacy(&r, old->data, old->length, &moves, &moves_length, &history, &history_length),
+                   "record %s of the first format does not read back", old->key);
+        free(moves);
+        free(history);
     }
+}
+
+/* Whether game id was changed: written since the seeding (or converted). */
+static bool changed(store_t *store, const char *id)
+{
+    const game_slot_t *g = find_game(store, id);
+    return g && (g->version > 1 || !strcmp(id, LEGACY_ID));
 }
 
 static const char *find_separator(const char *text, const char *end)
@@ -287,9 +553,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     store_t *store = store_open(NULL, NULL, 0);
+    store->mode = 0;
+    seed_store(store);
     store->mode = data[0];
-    for (int i = 0; i < SEEDED_COUNT; i++)
-        FUZZ_CHECK(put(store->games, GAME_SLOTS, seeded[i].id, seeded_json[i], seeded_length[i], 1), "seeding");
     const char *text = (const char *)data + 1, *end = (const char *)data + size;
     for (int n = 0; n < REQUESTS_MAX && text < end; n++) {
         const char *next = find_separator(text, end);
@@ -300,17 +566,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         text = next + strlen(SEPARATOR);
     }
-    for (int i = 0; i < SEEDED_COUNT; i++) {
-        const slot_t *slot = find(store->games, GAME_SLOTS, seeded[i].id);
-        if (slot && slot->version == 1)
+    static const char *const ids[] = { "fuzzgame0000std1", "fuzzgame0000rep1", "fuzzgame0000c960", "fuzzgame0000end1",
+                                       LEGACY_ID };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        if (!changed(store, ids[i]))
             continue; /* unchanged: the seeds read back by construction */
         char request[96];
-        int n = snprintf(request, sizeof request, "GET /v1/games/%s", seeded[i].id);
+        int n = snprintf(request, sizeof request, "GET /v1/games/%s", ids[i]);
         unsigned status = http_harness_run(request, (size_t)n, &config, store);
-        FUZZ_CHECK(status == 200, "GET of game %s answers %u after the requests", seeded[i].id, status);
-        n = snprintf(request, sizeof request, "GET /v1/games/%s/pgn", seeded[i].id);
+        FUZZ_CHECK(status == 200, "GET of game %s answers %u after the requests", ids[i], status);
+        n = snprintf(request, sizeof request, "GET /v1/games/%s/pgn", ids[i]);
         status = http_harness_run(request, (size_t)n, &config, store);
-        FUZZ_CHECK(status == 200, "GET of game %s's PGN answers %u after the requests", seeded[i].id, status);
+        FUZZ_CHECK(status == 200, "GET of game %s's PGN answers %u after the requests", ids[i], status);
     }
     store_close(store);
     return 0;
