@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 enum { JSONW_MAX_DEPTH = 32 };
 
 typedef struct {
-    char *data;
-    size_t length, capacity;
-    bool failed;
+    buf_t out;
     int depth;
     bool need_comma[JSONW_MAX_DEPTH];
 } jsonw_t;
