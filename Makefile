@@ -72,6 +72,7 @@ REDOCLY = tests/openapi/node_modules/.bin/redocly
 
 test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
 	$(BUILD)/run_tests
+	tests/layering.sh $(BUILD)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
