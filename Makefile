@@ -71,7 +71,7 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
 REDOCLY = tests/openapi/node_modules/.bin/redocly
 
 test: $(DEPS_STAMP) $(BUILD)/run_tests $(BUILD)/chessd
-	$(BUILD)/run_tests
+	CHESSD_BIN=$(BUILD)/chessd $(BUILD)/run_tests
 	tests/layering.sh $(BUILD)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
