@@ -86,6 +86,11 @@ bench: $(BUILD)/chessd
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_bench.sh $(BUILD)/chessd
+	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
+
+# jsonw against a cJSON tree on a full Position (the figure quoted in api/jsonw.h).
+$(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(API_LIBS)
 
 # Soak test (not in CI, a few minutes): SOAK_SECONDS (default 180), see tests/soak/soak.sh.
 soak: $(BUILD)/chessd

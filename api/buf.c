@@ -4,7 +4,6 @@
  * pressure a failed answer should not hold on to what it had. */
 #include "buf.h"
 
-#include <assert.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,11 +34,11 @@ void buf_fail(buf_t *b)
 
 bool buf_failed(const buf_t *b) { return b->failed; }
 
-bool buf_reserve(buf_t *b, size_t extra)
+bool buf_grow(buf_t *b, size_t extra)
 {
     if (b->failed)
         return false;
-    if (extra < b->capacity - b->length) /* room for extra and the NUL */
+    if (extra < b->capacity - b->length) /* room for extra and the NUL already */
         return true;
     if (extra > SIZE_MAX - 1 - b->length) {
         buf_fail(b);
@@ -60,33 +59,7 @@ bool buf_reserve(buf_t *b, size_t extra)
     return true;
 }
 
-void buf_commit(buf_t *b, size_t n)
-{
-    if (b->failed || !b->data)
-        return;
-    assert(n < b->capacity - b->length);
-    b->length += n;
-    b->data[b->length] = '\0';
-}
-
-void buf_append(buf_t *b, const void *data, size_t n)
-{
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->data + b->length, data, n);
-    b->length += n;
-    b->data[b->length] = '\0';
-}
-
 void buf_puts(buf_t *b, const char *s) { buf_append(b, s, strlen(s)); }
-
-void buf_putc(buf_t *b, char c)
-{
-    if (!buf_reserve(b, 1))
-        return;
-    b->data[b->length++] = c;
-    b->data[b->length] = '\0';
-}
 
 void buf_printf(buf_t *b, const char *format, ...)
 {

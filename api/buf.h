@@ -10,9 +10,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct {
-    char *data;      /* NULL until the first append */
+    char *data;      /* NULL until the first append, and after a failure */
     size_t length;   /* bytes written, the terminating NUL not counted */
     size_t capacity; /* bytes allocated, the NUL's included */
     bool failed;
@@ -24,16 +25,48 @@ void buf_init(buf_t *b);
  * NULL is fine. */
 void buf_free(buf_t *b);
 
+/* buf_reserve's slow path: grows b, or fails it. Call buf_reserve. */
+bool buf_grow(buf_t *b, size_t extra);
+
+/* The calls below that run once per byte or per JSON token are inline, so
+ * writers such as jsonw pay no call for the common case of enough room. A
+ * failed buffer has no data and no capacity, so the room check alone sends
+ * it to buf_grow, which refuses. */
+
 /* Makes room for `extra` more bytes (and the NUL) so the appends that follow
  * do not reallocate; false when b has failed or the room cannot be had. */
-bool buf_reserve(buf_t *b, size_t extra);
+static inline bool buf_reserve(buf_t *b, size_t extra)
+{
+    return extra < b->capacity - b->length || buf_grow(b, extra);
+}
+
 /* For writing in place: after buf_reserve(b, n) succeeded and n bytes (or
  * fewer) were written at data + length, counts them and terminates. */
-void buf_commit(buf_t *b, size_t n);
+static inline void buf_commit(buf_t *b, size_t n)
+{
+    if (!b->data)
+        return;
+    b->length += n;
+    b->data[b->length] = '\0';
+}
 
-void buf_append(buf_t *b, const void *data, size_t n);
+static inline void buf_append(buf_t *b, const void *data, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->length, data, n);
+    buf_commit(b, n);
+}
+
+static inline void buf_putc(buf_t *b, char c)
+{
+    if (!buf_reserve(b, 1))
+        return;
+    b->data[b->length] = c;
+    buf_commit(b, 1);
+}
+
 void buf_puts(buf_t *b, const char *s);
-void buf_putc(buf_t *b, char c);
 void buf_printf(buf_t *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* Marks b failed, as an allocation failure would (a producer's own error). */
