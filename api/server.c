@@ -4,6 +4,8 @@
  * callback (or on the work pool for ROUTE_POOL routes, with the connection
  * suspended), and the state freed and the log line written in the completion
  * callback. The bytes themselves pass wire.c's checks and deadlines first.
+ * Handlers see the request's headers through a callback put in the request and
+ * the drain in req.draining, so nothing they link against lives here.
  * Signals are taken synchronously with sigwait in the main thread. */
 #include "server.h"
 
