@@ -113,6 +113,7 @@ REDOCLY = tests/openapi/node_modules/.bin/redocly
 
 test: $(BUILD)/run_tests $(BUILD)/chessd | $(AUTO_DEPS)
 	CHESSD_BIN=$(BUILD)/chessd $(BUILD)/run_tests
+	tests/layering.sh $(BUILD)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
@@ -139,6 +140,11 @@ bench: $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_bench.sh $(BUILD)/chessd
 	tests/bench/game_growth.sh $(BUILD)/chessd
+	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
+
+# jsonw against a cJSON tree on a full Position (the figure quoted in api/jsonw.h).
+$(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS)
 
 # Soak test (not in CI, a few minutes): SOAK_SECONDS (default 180), see tests/soak/soak.sh.
 soak: $(BUILD)/chessd

@@ -27,9 +27,4 @@ void handle_game_resign(const api_request_t *req, api_response_t *res);
 void handle_game_draw(const api_request_t *req, api_response_t *res);
 void handle_game_pgn(const api_request_t *req, api_response_t *res);
 
-/* Set by the server while it drains on SIGTERM: /readyz then answers 503,
- * and answers close their connection. */
-void handlers_set_draining(bool draining);
-bool handlers_draining(void);
-
 #endif

@@ -1,6 +1,6 @@
-/* The parts of http.h that do not depend on the HTTP library: query lookups,
- * content negotiation and filling a response. server.c supplies the header
- * lookup (and the fuzz harness its own). */
+/* http.h's request accessors and response filler. None depends on the HTTP
+ * library: headers come through the callback the server (or a test harness)
+ * puts in the request. */
 #include "http.h"
 
 #include <stdlib.h>
@@ -9,6 +9,11 @@
 const char *api_request_query(const api_request_t *req, const char *name)
 {
     return req->target ? target_query(req->target, name) : NULL;
+}
+
+const char *api_request_header(const api_request_t *req, const char *name)
+{
+    return req->header ? req->header(req->header_source, name) : NULL;
 }
 
 bool api_request_wants_text(const api_request_t *req)

@@ -1,5 +1,7 @@
 /* The request and response as handlers see them, independent of the HTTP
- * library: handlers read an api_request_t and fill an api_response_t. */
+ * library: handlers read an api_request_t and fill an api_response_t. What
+ * only the transport can answer (a header's value) it supplies through a
+ * callback in the request, so nothing here links against the server. */
 #ifndef CHESSD_API_HTTP_H
 #define CHESSD_API_HTTP_H
 
@@ -8,11 +10,14 @@
 
 #include "target.h"
 
-struct MHD_Connection;
 struct config;
 struct store;
 
 enum { API_PATH_PARAM_MAX = 64 };
+
+/* The value of request header `name` (case-insensitive), or NULL; source is
+ * api_request_t.header_source. Valid for the request's lifetime. */
+typedef const char *(*api_header_fn)(const void *source, const char *name);
 
 typedef struct {
     const char *method;
@@ -25,7 +30,9 @@ typedef struct {
     struct store *store;               /* the game store */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
-    struct MHD_Connection *connection; /* for api_request_header only */
+    bool draining;                     /* the server is shutting down (SIGTERM) */
+    api_header_fn header;              /* set by the server; NULL: no headers */
+    const void *header_source;         /* header's first argument (the connection) */
 } api_request_t;
 
 typedef struct {
@@ -44,7 +51,7 @@ typedef struct {
 /* A query parameter's value (exact, case-sensitive name), or NULL. Valid for
  * the request's lifetime. */
 const char *api_request_query(const api_request_t *req, const char *name);
-/* A request header's value, or NULL (supplied by the server). */
+/* A request header's value, or NULL (through req->header). */
 const char *api_request_header(const api_request_t *req, const char *name);
 /* Whether the client prefers text/plain over JSON (Accept header). */
 bool api_request_wants_text(const api_request_t *req);

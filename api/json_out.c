@@ -2,9 +2,9 @@
  * square in both variants, while `uci` follows the variant's convention. */
 #include "json_out.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "buf.h"
 
 static const char piece_letters[] = "pnbrqk";
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
@@ -141,47 +141,43 @@ void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status
 
 char *text_out_position(const position_t *pos, const status_t *status, bool with_moves, size_t *length)
 {
-    enum { TEXT_MAX = 4096 };
-    char *out = malloc(TEXT_MAX);
-    if (!out)
-        return NULL;
-    size_t n = 0;
-#define ADD(...) n += (size_t)snprintf(out + n, n < TEXT_MAX ? TEXT_MAX - n : 0, __VA_ARGS__)
+    buf_t b;
+    buf_init(&b);
     for (int rank = 7; rank >= 0; rank--) {
-        ADD("%d ", rank + 1);
+        buf_printf(&b, "%d ", rank + 1);
         for (int file = 0; file < 8; file++) {
             piece_t p = pos->board[square_make(file, rank)];
             char c = p == NO_PIECE ? '.' : piece_letters[piece_type(p)];
             if (p != NO_PIECE && piece_color(p) == WHITE)
                 c = (char)(c - 32);
-            ADD(" %c", c);
+            buf_putc(&b, ' ');
+            buf_putc(&b, c);
         }
-        ADD("\n");
+        buf_putc(&b, '\n');
     }
-    ADD("   a b c d e f g h\n\n");
+    buf_puts(&b, "   a b c d e f g h\n\n");
     char fen[FEN_BUFFER_SIZE];
-    ADD("FEN: %s\n", fen_format(pos, fen, sizeof fen));
-    ADD("%s to move%s\n", pos->side_to_move == WHITE ? "White" : "Black", status->check ? ", in check" : "");
-    ADD("Status: %s", status_state_name(status->state));
+    buf_printf(&b, "FEN: %s\n", fen_format(pos, fen, sizeof fen));
+    buf_printf(&b, "%s to move%s\n", pos->side_to_move == WHITE ? "White" : "Black",
+               status->check ? ", in check" : "");
+    buf_printf(&b, "Status: %s", status_state_name(status->state));
     if (status->state == STATUS_DRAW)
-        ADD(" (%s)", status_draw_reason_name(status->draw_reason));
-    ADD(", result %s\n", json_out_result(pos, status));
+        buf_printf(&b, " (%s)", status_draw_reason_name(status->draw_reason));
+    buf_printf(&b, ", result %s\n", json_out_result(pos, status));
     if (status->claimable)
-        ADD("Draw may be claimed:%s%s\n", status->claimable & STATUS_CLAIM_FIFTY_MOVES ? " fifty_moves" : "",
-            status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION ? " threefold_repetition" : "");
+        buf_printf(&b, "Draw may be claimed:%s%s\n",
+                   status->claimable & STATUS_CLAIM_FIFTY_MOVES ? " fifty_moves" : "",
+                   status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION ? " threefold_repetition" : "");
     if (with_moves) {
         move_list_t legal;
         movegen_legal(pos, &legal);
-        ADD("Legal moves (%d):", legal.count);
+        buf_printf(&b, "Legal moves (%d):", legal.count);
         for (int i = 0; i < legal.count; i++) {
             char san[SAN_BUFFER_SIZE];
-            ADD(" %s", san_format_with(pos, &legal, legal.moves[i], san));
+            buf_putc(&b, ' ');
+            buf_puts(&b, san_format_with(pos, &legal, legal.moves[i], san));
         }
-        ADD("\n");
+        buf_putc(&b, '\n');
     }
-#undef ADD
-    if (n >= TEXT_MAX)
-        n = TEXT_MAX - 1;
-    *length = n;
-    return out;
+    return buf_finish(&b, length);
 }

@@ -5,6 +5,7 @@
 
 #include "utf8.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,57 +13,14 @@
 void jsonw_init(jsonw_t *w)
 {
     memset(w, 0, sizeof *w);
+    buf_init(&w->out);
 }
 
-void jsonw_discard(jsonw_t *w)
-{
-    free(w->data);
-    w->data = NULL;
-    w->length = w->capacity = 0;
-}
+void jsonw_discard(jsonw_t *w) { buf_free(&w->out); }
 
-char *jsonw_finish(jsonw_t *w, size_t *length)
-{
-    if (w->failed || !w->data) {
-        jsonw_discard(w);
-        return NULL;
-    }
-    char *out = w->data;
-    out[w->length] = '\0'; /* reserve() always keeps room for it */
-    if (length)
-        *length = w->length;
-    w->data = NULL;
-    w->length = w->capacity = 0;
-    return out;
-}
+char *jsonw_finish(jsonw_t *w, size_t *length) { return buf_finish(&w->out, length); }
 
-static bool reserve(jsonw_t *w, size_t extra)
-{
-    if (w->failed)
-        return false;
-    if (w->length + extra + 1 <= w->capacity)
-        return true;
-    size_t capacity = w->capacity ? w->capacity : 4096;
-    while (capacity < w->length + extra + 1)
-        capacity *= 2;
-    char *data = realloc(w->data, capacity);
-    if (!data) {
-        w->failed = true;
-        return false;
-    }
-    w->data = data;
-    w->capacity = capacity;
-    return true;
-}
-
-/* Appends n bytes. The text is terminated only by jsonw_finish(). */
-static void put(jsonw_t *w, const char *s, size_t n)
-{
-    if (!reserve(w, n))
-        return;
-    memcpy(w->data + w->length, s, n);
-    w->length += n;
-}
+static void put(jsonw_t *w, const char *s, size_t n) { buf_append(&w->out, s, n); }
 
 /* Comma before a value or key at the current level, unless right after a key. */
 static void separate(jsonw_t *w)
@@ -77,7 +35,7 @@ static void open_level(jsonw_t *w, char c)
     separate(w);
     put(w, &c, 1);
     if (w->depth + 1 >= JSONW_MAX_DEPTH) {
-        w->failed = true;
+        buf_fail(&w->out);
         return;
     }
     w->need_comma[++w->depth] = false;
@@ -101,19 +59,25 @@ static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == 
 static void put_escaped(jsonw_t *w, const char *s, size_t n)
 {
     /* Most strings need no escaping: one reservation and one copy. */
-    if (!reserve(w, n + 2))
+    buf_t *b = &w->out;
+    if (n > SIZE_MAX - 2) {
+        buf_fail(b);
+        return;
+    }
+    if (!buf_reserve(b, n + 2))
         return;
     size_t i = 0;
     while (i < n && !needs_escape((unsigned char)s[i]))
         i++;
-    char *out = w->data + w->length;
+    char *out = b->data + b->length;
     out[0] = '"';
     memcpy(out + 1, s, i);
-    w->length += i + 1;
     if (i == n) {
-        w->data[w->length++] = '"'; /* reserved above */
+        out[i + 1] = '"'; /* reserved above */
+        buf_commit(b, i + 2);
         return;
     }
+    buf_commit(b, i + 1);
     size_t start = i;
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -152,9 +116,9 @@ void jsonw_key(jsonw_t *w, const char *key)
 {
     /* Keys are the program's own literals: written without escaping. */
     size_t n = strlen(key);
-    if (!reserve(w, n + 4))
+    if (!buf_reserve(&w->out, n + 4))
         return;
-    char *out = w->data + w->length;
+    char *start = w->out.data + w->out.length, *out = start;
     if (w->need_comma[w->depth])
         *out++ = ',';
     *out++ = '"';
@@ -162,7 +126,7 @@ void jsonw_key(jsonw_t *w, const char *key)
     out += n;
     *out++ = '"';
     *out++ = ':';
-    w->length = (size_t)(out - w->data);
+    buf_commit(&w->out, (size_t)(out - start));
     w->need_comma[w->depth] = false; /* the value follows without a comma */
 }
 

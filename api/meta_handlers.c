@@ -1,6 +1,6 @@
-/* Service endpoints: liveness, readiness, version, and the OpenAPI document
- * (embedded into the binary at build time from openapi.yaml). */
-#include <stdatomic.h>
+/* Service endpoints: liveness, readiness (503 while the server drains),
+ * version, metrics, and the OpenAPI document (embedded into the binary at
+ * build time from openapi.yaml). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +15,6 @@
 /* openapi.yaml, linked in by spec.S. */
 extern const char chessd_openapi_start[];
 extern const char chessd_openapi_end[];
-
-static atomic_bool draining;
-
-void handlers_set_draining(bool value) { atomic_store(&draining, value); }
-bool handlers_draining(void) { return atomic_load(&draining); }
 
 static void small_json(api_response_t *res, unsigned status, const char *text)
 {
@@ -38,7 +33,7 @@ void handle_healthz(const api_request_t *req, api_response_t *res)
 
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
-    if (atomic_load(&draining)) {
+    if (req->draining) {
         api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
         return;
     }

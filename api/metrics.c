@@ -3,14 +3,11 @@
  * set stays bounded whatever clients send. */
 #include "metrics.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../store/store.h"
-#include "router.h"
+#include "buf.h"
 #include "wire.h"
 
 enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
@@ -28,6 +25,9 @@ static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unkn
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
 static atomic_llong perft_waiting;
+/* Set once by metrics_init(), before the server's threads start. */
+static int routes;
+static metrics_route_name_fn route_names;
 
 static int status_slot(unsigned status)
 {
@@ -39,7 +39,7 @@ static int status_slot(unsigned status)
 
 void metrics_request(int route, unsigned status, uint64_t micros)
 {
-    int row = route >= 0 && route < ROUTE_SLOTS ? route : ROUTE_SLOTS;
+    int row = route >= 0 && route < routes ? route : ROUTE_SLOTS;
     atomic_fetch_add_explicit(&requests[row][status_slot(status)], 1, memory_order_relaxed);
     double seconds = (double)micros / 1e6;
     int b = 0;
@@ -60,55 +60,23 @@ void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
-typedef struct {
-    char *text;
-    size_t length, capacity;
-    bool failed;
-} buffer_t;
-
-static void add(buffer_t *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(buffer_t *b, const char *format, ...)
+void metrics_init(int route_count, metrics_route_name_fn route_name)
 {
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list args;
-        va_start(args, format);
-        int n = vsnprintf(b->text + b->length, b->capacity - b->length, format, args);
-        va_end(args);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)n < b->capacity - b->length) {
-            b->length += (size_t)n;
-            return;
-        }
-        size_t capacity = b->capacity * 2 + (size_t)n;
-        char *text = realloc(b->text, capacity);
-        if (!text) {
-            b->failed = true;
-            return;
-        }
-        b->text = text;
-        b->capacity = capacity;
-    }
+    routes = !route_name || route_count < 0 ? 0 : route_count < ROUTE_SLOTS ? route_count : ROUTE_SLOTS;
+    route_names = route_name;
 }
 
 char *metrics_render(struct store *store, size_t *length)
 {
-    buffer_t b = { malloc(8192), 0, 8192, false };
-    if (!b.text)
-        return NULL;
-    b.text[0] = '\0';
-    add(&b, "# HELP chessd_http_requests_total HTTP requests by route and status.\n"
+    buf_t b;
+    buf_init(&b);
+    buf_reserve(&b, 8192);
+    buf_printf(&b, "# HELP chessd_http_requests_total HTTP requests by route and status.\n"
             "# TYPE chessd_http_requests_total counter\n");
-    int routes = router_route_count();
     for (int r = 0; r <= ROUTE_SLOTS; r++) {
         if (r < ROUTE_SLOTS && r >= routes)
             continue;
-        const char *name = r < ROUTE_SLOTS ? router_route_name(r) : "unmatched";
+        const char *name = r < ROUTE_SLOTS ? route_names(r) : "unmatched";
         for (int s = 0; s < STATUS_SLOTS; s++) {
             unsigned long long n = atomic_load_explicit(&requests[r][s], memory_order_relaxed);
             if (!n)
@@ -118,66 +86,61 @@ char *metrics_render(struct store *store, size_t *length)
                 snprintf(status, sizeof status, "%u", status_codes[s]);
             else
                 snprintf(status, sizeof status, "other");
-            add(&b, "chessd_http_requests_total{route=\"%s\",status=\"%s\"} %llu\n", name, status, n);
+            buf_printf(&b, "chessd_http_requests_total{route=\"%s\",status=\"%s\"} %llu\n", name, status, n);
         }
     }
-    add(&b, "# HELP chessd_http_request_duration_seconds Time from first byte to response queued.\n"
+    buf_printf(&b, "# HELP chessd_http_request_duration_seconds Time from first byte to response queued.\n"
             "# TYPE chessd_http_request_duration_seconds histogram\n");
     unsigned long long cumulative = 0;
     for (int i = 0; i <= BUCKET_COUNT; i++) {
         cumulative += atomic_load_explicit(&latency_buckets[i], memory_order_relaxed);
         if (i < BUCKET_COUNT)
-            add(&b, "chessd_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[i], cumulative);
+            buf_printf(&b, "chessd_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[i], cumulative);
         else
-            add(&b, "chessd_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cumulative);
+            buf_printf(&b, "chessd_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cumulative);
     }
-    add(&b, "chessd_http_request_duration_seconds_sum %.6f\n",
+    buf_printf(&b, "chessd_http_request_duration_seconds_sum %.6f\n",
         (double)atomic_load_explicit(&latency_micros_sum, memory_order_relaxed) / 1e6);
-    add(&b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
-    add(&b, "# HELP chessd_moves_applied_total Game moves written.\n# TYPE chessd_moves_applied_total counter\n"
+    buf_printf(&b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
+    buf_printf(&b, "# HELP chessd_moves_applied_total Game moves written.\n# TYPE chessd_moves_applied_total counter\n"
             "chessd_moves_applied_total %llu\n", atomic_load_explicit(&moves_applied, memory_order_relaxed));
-    add(&b, "# HELP chessd_version_conflicts_total Game changes refused for a stale version.\n"
+    buf_printf(&b, "# HELP chessd_version_conflicts_total Game changes refused for a stale version.\n"
             "# TYPE chessd_version_conflicts_total counter\nchessd_version_conflicts_total %llu\n",
         atomic_load_explicit(&version_conflicts, memory_order_relaxed));
-    add(&b, "# HELP chessd_store_full_total Game writes refused because Redis is out of memory (507).\n"
+    buf_printf(&b, "# HELP chessd_store_full_total Game writes refused because Redis is out of memory (507).\n"
             "# TYPE chessd_store_full_total counter\nchessd_store_full_total %llu\n",
         atomic_load_explicit(&store_full, memory_order_relaxed));
-    add(&b, "# HELP chessd_outcome_unknown_total Game writes sent to Redis that got no answer and could not be "
+    buf_printf(&b, "# HELP chessd_outcome_unknown_total Game writes sent to Redis that got no answer and could not be "
             "checked (503 outcome_unknown).\n"
             "# TYPE chessd_outcome_unknown_total counter\nchessd_outcome_unknown_total %llu\n",
         atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
-    add(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
+    buf_printf(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
             "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
-    add(&b, "# HELP chessd_perft_waiting Perft requests queued for a pool thread now.\n"
+    buf_printf(&b, "# HELP chessd_perft_waiting Perft requests queued for a pool thread now.\n"
             "# TYPE chessd_perft_waiting gauge\nchessd_perft_waiting %lld\n",
         atomic_load_explicit(&perft_waiting, memory_order_relaxed));
     wire_stats_t wire;
     wire_stats(&wire);
-    add(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "
+    buf_printf(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "
             "cap (413) before any of the request ran.\n# TYPE chessd_http_refused_total counter\n"
             "chessd_http_refused_total %llu\n", (unsigned long long)wire.refused);
-    add(&b, "# HELP chessd_http_deadline_closes_total Connections closed because a request's head or body came too "
+    buf_printf(&b, "# HELP chessd_http_deadline_closes_total Connections closed because a request's head or body came too "
             "slowly.\n# TYPE chessd_http_deadline_closes_total counter\n"
             "chessd_http_deadline_closes_total{phase=\"head\"} %llu\n"
             "chessd_http_deadline_closes_total{phase=\"body\"} %llu\n",
         (unsigned long long)wire.header_timeouts, (unsigned long long)wire.body_timeouts);
-    add(&b, "# HELP chessd_http_library_messages_total Messages from libmicrohttpd (aborted connections and the "
+    buf_printf(&b, "# HELP chessd_http_library_messages_total Messages from libmicrohttpd (aborted connections and the "
             "like); a few a second are logged.\n# TYPE chessd_http_library_messages_total counter\n"
             "chessd_http_library_messages_total %llu\n",
         atomic_load_explicit(&library_messages, memory_order_relaxed));
     store_stats_t stats = { 0 };
     if (store)
         store_stats(store, &stats);
-    add(&b, "# HELP chessd_redis_errors_total Redis commands that failed or timed out.\n"
+    buf_printf(&b, "# HELP chessd_redis_errors_total Redis commands that failed or timed out.\n"
             "# TYPE chessd_redis_errors_total counter\nchessd_redis_errors_total %llu\n",
         (unsigned long long)stats.errors);
-    add(&b, "# HELP chessd_redis_connects_total Redis connections made (first and reconnects).\n"
+    buf_printf(&b, "# HELP chessd_redis_connects_total Redis connections made (first and reconnects).\n"
             "# TYPE chessd_redis_connects_total counter\nchessd_redis_connects_total %llu\n",
         (unsigned long long)stats.connects);
-    if (b.failed) {
-        free(b.text);
-        return NULL;
-    }
-    *length = b.length;
-    return b.text;
+    return buf_finish(&b, length);
 }

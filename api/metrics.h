@@ -11,7 +11,13 @@
 
 struct store;
 
-/* route: an index from router_route_name(), or -1 when no route matched. */
+/* The route labels: route_name(i) for 0 <= i < route_count (static strings).
+ * The server calls this once, before its threads start; until then, and for
+ * routes past the first 32, requests are counted as "unmatched". */
+typedef const char *(*metrics_route_name_fn)(int route);
+void metrics_init(int route_count, metrics_route_name_fn route_name);
+
+/* route: an index below metrics_init's route_count, or -1 when no route matched. */
 void metrics_request(int route, unsigned status, uint64_t micros);
 void metrics_move_applied(void);
 void metrics_version_conflict(void);

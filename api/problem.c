@@ -88,6 +88,8 @@ void api_problem(api_response_t *res, api_status_t status, const char *detail, a
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);
     api_response_set(res, table[status].http, "application/problem+json", body, length);
+    if (!body)
+        return; /* a 500 without a body: not the problem it would have been */
     res->allow = NULL;
     res->etag[0] = res->location[0] = '\0';
     res->retry_after = table[status].http == 503 ? 1 : 0;

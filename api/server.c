@@ -4,6 +4,8 @@
  * callback (or on the work pool for ROUTE_POOL routes, with the connection
  * suspended), and the state freed and the log line written in the completion
  * callback. The bytes themselves pass wire.c's checks and deadlines first.
+ * Handlers see the request's headers through a callback put in the request and
+ * the drain in req.draining, so nothing they link against lives here.
  * Signals are taken synchronously with sigwait in the main thread. */
 #include "server.h"
 
@@ -24,7 +26,7 @@
 #include <unistd.h>
 
 #include "../store/store.h"
-#include "handlers.h"
+#include "buf.h"
 #include "http.h"
 #include "metrics.h"
 #include "ratelimit.h"
@@ -52,8 +54,7 @@ typedef struct {
     int route;
     bool seen;    /* the first access callback has run */
     bool closing; /* answer with Connection: close */
-    char *body;
-    size_t length, capacity;
+    buf_t body;
     bool too_large;
     /* a ROUTE_POOL request: run on the pool while the connection is suspended */
     bool queued;
@@ -71,6 +72,7 @@ typedef struct server {
     workpool_t *pool;
     atomic_int in_flight;
     atomic_int connections;
+    atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
@@ -83,9 +85,10 @@ static uint64_t now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-const char *api_request_header(const api_request_t *req, const char *name)
+/* api_request_t.header: the request's headers are the connection's. */
+static const char *connection_header(const void *connection, const char *name)
 {
-    return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
+    return MHD_lookup_connection_value((struct MHD_Connection *)connection, MHD_HEADER_KIND, name);
 }
 
 /* A fresh request id: unique, not secret. A per-thread xorshift generator,
@@ -136,6 +139,14 @@ static void choose_request_id(struct MHD_Connection *connection, char *out)
     make_request_id(out);
 }
 
+/* The answer when even the out-of-memory problem cannot be written. */
+static const char out_of_memory_problem[] =
+    "{\"type\":\"urn:chessd:problem:internal_error\",\"title\":\"Internal error\",\"status\":500,"
+    "\"detail\":\"out of memory\",\"code\":\"internal_error\"}";
+
+/* Queues res (its body freed by libmicrohttpd). A response without a body is
+ * one whose text could not be made (out of memory): a 500 problem goes
+ * instead, never a 200 with a part of its text. */
 static enum MHD_Result send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
 {
     if (!res->body) {
@@ -143,11 +154,17 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
         api_problem(&fallback, API_EINTERNAL, "out of memory", NULL, NULL);
         *res = fallback;
     }
-    struct MHD_Response *response = MHD_create_response_from_buffer(res->body_length, res->body,
-                                                                    MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *response =
+        res->body ? MHD_create_response_from_buffer(res->body_length, res->body, MHD_RESPMEM_MUST_FREE)
+                  : MHD_create_response_from_buffer(sizeof out_of_memory_problem - 1, (void *)out_of_memory_problem,
+                                                    MHD_RESPMEM_PERSISTENT);
     if (!response) {
         free(res->body);
         return MHD_NO;
+    }
+    if (!res->body) {
+        res->status = 500;
+        res->content_type = "application/problem+json";
     }
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
     MHD_add_response_header(response, "X-Request-Id", st->request_id);
@@ -179,26 +196,6 @@ static enum MHD_Result send_problem(struct MHD_Connection *connection, request_s
     api_response_t res = { 0 };
     api_problem(&res, status, detail, NULL, NULL);
     return send_response(connection, st, &res);
-}
-
-static bool append_body(request_state_t *st, const char *data, size_t size, size_t cap)
-{
-    if (st->length + size > cap)
-        return false;
-    if (st->length + size + 1 > st->capacity) {
-        size_t capacity = st->capacity ? st->capacity : 1024;
-        while (capacity < st->length + size + 1)
-            capacity *= 2;
-        char *body = realloc(st->body, capacity);
-        if (!body)
-            return false;
-        st->body = body;
-        st->capacity = capacity;
-    }
-    memcpy(st->body + st->length, data, size);
-    st->length += size;
-    st->body[st->length] = '\0';
-    return true;
 }
 
 typedef struct {
@@ -293,6 +290,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
         return NULL;
     st->started_us = now_us();
     st->route = -1;
+    buf_init(&st->body);
     st->connection = connection;
     /* libmicrohttpd's memory limit (16 KiB a connection) bounds its length. */
     st->raw_target = strdup(uri);
@@ -361,12 +359,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     if (!st->seen)
         return start_request(srv, connection, st, method);
     if (*upload_data_size) {
-        if (!st->too_large && !append_body(st, upload_data, *upload_data_size, srv->cfg->max_body)) {
+        /* Past the cap the body is dropped as it comes; out of memory, the
+         * buffer's failure sticks and the request gets a 500. */
+        if (*upload_data_size > srv->cfg->max_body - st->body.length) {
             st->too_large = true;
-            free(st->body);
-            st->body = NULL;
-            st->length = st->capacity = 0;
+            buf_free(&st->body);
         }
+        if (!st->too_large)
+            buf_append(&st->body, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -376,16 +376,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return MHD_YES; /* answered on the first callback */
     if (st->too_large)
         return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
+    if (buf_failed(&st->body))
+        return send_problem(connection, st, API_EINTERNAL, "out of memory reading the request body");
     st->req = (api_request_t){
         .method = method,
         .path = st->target.path,
         .target = &st->target,
-        .body = st->body ? st->body : "",
-        .body_length = st->length,
+        .body = st->body.data ? st->body.data : "",
+        .body_length = st->body.length,
         .request_id = st->request_id,
         .config = srv->cfg,
         .store = srv->store,
-        .connection = connection,
+        .draining = atomic_load(&srv->draining),
+        .header = connection_header,
+        .header_source = connection,
     };
     api_response_t res = { 0 };
     if (!router_parse_target(st->raw_target, st->raw_target_length, &st->target, &res)
@@ -410,7 +414,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         res.retry_after = retry_after;
         return send_response(connection, st, &res);
     }
-    st->closing = handlers_draining(); /* after SIGTERM answers close their connection */
+    st->closing = st->req.draining; /* after SIGTERM answers close their connection */
     if (flags & ROUTE_POOL) {
         /* Long work leaves the connection thread: the connection waits, suspended. */
         st->queued = true;
@@ -430,43 +434,45 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     return send_response(connection, st, &res);
 }
 
-/* Copies client text for the log: anything that could break the JSON line
- * (quotes, backslashes, controls, non-ASCII) becomes '?'. */
-static void log_safe(const char *in, char *out, size_t size)
+/* Appends client text (bounded by where it was kept) to a log line: anything
+ * that could break the JSON line (quotes, backslashes, controls, non-ASCII)
+ * becomes '?'. */
+static void log_safe(buf_t *line, const char *text)
 {
-    size_t p = 0;
-    for (const char *s = in; *s && p + 1 < size; s++) {
-        unsigned char c = (unsigned char)*s;
-        out[p++] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
+    for (size_t i = 0; text[i]; i++) {
+        unsigned char c = (unsigned char)text[i];
+        buf_putc(line, (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c);
     }
-    out[p] = '\0';
 }
 
-/* Writes one log line with a single write(2), so lines from different
- * threads never interleave. */
-static void write_line(int fd, const char *line, int n, size_t size)
+/* Writes a log line with a single write(2), so lines from different threads
+ * never interleave, and frees it. A line that could not be made is dropped. */
+static void write_line(int fd, buf_t *line)
 {
-    if (n > 0) {
-        ssize_t written = write(fd, line, (size_t)n < size ? (size_t)n : size - 1);
+    size_t length;
+    char *text = buf_finish(line, &length);
+    if (text) {
+        ssize_t written = write(fd, text, length);
         (void)written;
     }
+    free(text);
 }
 
 /* One JSON line per request on stdout. */
-static void log_line(const char *method_text, const char *path_text, unsigned status, uint64_t micros,
+static void log_line(const char *method, const char *path, unsigned status, uint64_t micros,
                      const char *request_id)
 {
-    char line[512], path[LOG_PATH_MAX + 1], method[16];
-    log_safe(path_text, path, sizeof path);
-    log_safe(method_text, method, sizeof method);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
-    int n = snprintf(line, sizeof line,
-                     "{\"ts\":%lld.%03ld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%llu,"
-                     "\"request_id\":\"%s\"}\n",
-                     (long long)wall.tv_sec, wall.tv_nsec / 1000000, method, path, status,
-                     (unsigned long long)micros, request_id);
-    write_line(STDOUT_FILENO, line, n, sizeof line);
+    buf_t line;
+    buf_init(&line);
+    buf_printf(&line, "{\"ts\":%lld.%03ld,\"method\":\"", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
+    log_safe(&line, method);
+    buf_puts(&line, "\",\"path\":\"");
+    log_safe(&line, path);
+    buf_printf(&line, "\",\"status\":%u,\"us\":%llu,\"request_id\":\"%s\"}\n", status, (unsigned long long)micros,
+               request_id);
+    write_line(STDOUT_FILENO, &line);
 }
 
 static int connection_fd(struct MHD_Connection *connection)
@@ -490,7 +496,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (st->seen)
         atomic_fetch_sub(&srv->in_flight, 1);
     free(st->raw_target);
-    free(st->body);
+    buf_free(&st->body);
     free(st);
     *con_cls = NULL;
 }
@@ -547,15 +553,17 @@ static void on_mhd_error(void *cls, const char *format, va_list ap)
         atomic_store(&in_window, 0);
     if (atomic_fetch_add(&in_window, 1) >= MHD_LOG_PER_SECOND)
         return;
-    char message[256], safe[256], line[400];
+    char message[256];
     vsnprintf(message, sizeof message, format, ap);
-    log_safe(message, safe, sizeof safe);
-    size_t n = strlen(safe);
-    while (n > 0 && safe[n - 1] == '?') /* the message's own newline */
-        safe[--n] = '\0';
-    int length = snprintf(line, sizeof line, "{\"level\":\"warning\",\"source\":\"libmicrohttpd\",\"message\":\"%s\"}\n",
-                          safe);
-    write_line(STDERR_FILENO, line, length, sizeof line);
+    size_t n = strlen(message);
+    while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r')) /* the message's own newline */
+        message[--n] = '\0';
+    buf_t line;
+    buf_init(&line);
+    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"libmicrohttpd\",\"message\":\"");
+    log_safe(&line, message);
+    buf_puts(&line, "\"}\n");
+    write_line(STDERR_FILENO, &line);
 }
 
 /* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
@@ -625,6 +633,7 @@ int server_run(const config_t *cfg)
                                .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
                                .max_body = cfg->max_body,
                                .answer = wire_answer };
+    metrics_init(router_route_count(), router_route_name);
     if (!srv.store || !srv.pool || !wire_start(&wire_cfg)) {
         if (!srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
@@ -666,7 +675,7 @@ int server_run(const config_t *cfg)
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
-    handlers_set_draining(true);
+    atomic_store(&srv.draining, true);
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);

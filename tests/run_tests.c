@@ -7,6 +7,7 @@
 
 #include <CUnit/Basic.h>
 
+#include "../api/buf.h"
 #include "tests.h"
 
 const char *tests_perft_dir(void)
@@ -50,6 +51,33 @@ bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *h
     return true;
 }
 
+static long allocations_left, allocation_calls;
+static size_t last_allocation_size;
+
+static void *failing_realloc(void *ptr, size_t size)
+{
+    allocation_calls++;
+    last_allocation_size = size;
+    if (allocations_left == 0)
+        return NULL;
+    allocations_left--;
+    return realloc(ptr, size);
+}
+
+void tests_fail_allocations_after(long successes)
+{
+    allocations_left = successes;
+    allocation_calls = 0;
+    last_allocation_size = 0;
+    buf_set_realloc(failing_realloc);
+}
+
+void tests_allocations_work(void) { buf_set_realloc(NULL); }
+
+long tests_allocation_calls(void) { return allocation_calls; }
+
+size_t tests_last_allocation_size(void) { return last_allocation_size; }
+
 long tests_monotonic_ms(void)
 {
     struct timespec now;
@@ -63,7 +91,7 @@ int main(int argc, char **argv)
         test_perft_register, test_position_register, test_fen_register, test_san_register,
         test_legality_register, test_status_register, test_game_register, test_stockfish_register,
         test_oracle_register, test_store_register, test_game_record_register, test_target_register,
-        test_wire_register, test_tokens_register,
+        test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -23,6 +23,8 @@ int test_game_record_register(void);
 int test_target_register(void);
 int test_wire_register(void);
 int test_tokens_register(void);
+int test_buf_register(void);
+int test_jsonw_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
@@ -35,6 +37,16 @@ bool tests_parse_fen(const char *fen, position_t *pos);
  * legal. When history is not NULL, the key of each position before a move is
  * appended to history[*history_count]. Returns true when all were played. */
 bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count);
+
+/* Makes every buf allocation after the next `successes` fail (buf_set_realloc),
+ * counting them; tests_allocations_work() restores realloc. Register suites
+ * that use it with tests_allocations_work as their per-test teardown, so a
+ * failed assertion cannot leave allocations failing for the suites after. */
+void tests_fail_allocations_after(long successes);
+void tests_allocations_work(void);
+/* Allocations asked for since tests_fail_allocations_after(), and the size of the last one. */
+long tests_allocation_calls(void);
+size_t tests_last_allocation_size(void);
 
 /* Milliseconds on the monotonic clock, for timeouts and timings. */
 long tests_monotonic_ms(void);

@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_FLAGS ?=
 
 # The server's own sources minus main (chessd.c) and the libmicrohttpd glue
-# (server.c), whose request accessors tests/fuzz/http_harness.c defines, plus
+# (server.c): tests/fuzz/http_harness.c hands requests to the router itself, plus
 # the targets' shared helpers (tests/fuzz/*.c other than fuzz_*.c).
 FUZZ_LIB_SRC = $(wildcard rules/*.c) $(filter-out api/chessd.c api/server.c,$(wildcard api/*.c)) $(wildcard store/*.c) \
 	$(filter-out tests/fuzz/fuzz_%.c,$(wildcard tests/fuzz/*.c))

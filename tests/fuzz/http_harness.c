@@ -1,8 +1,8 @@
 /* See http_harness.h. The request target goes through the server's own
  * target parser (router_parse_target); the headers sit in a harness_request_t
- * that api_request_t.connection points to, which is how the stand-in for
- * server.c's header lookup below finds them. Each input's strings live in
- * exact-size heap copies, so ASan sees any read past them. */
+ * that the request's header callback (harness_header below, in place of the
+ * server's) reads. Each input's strings live in exact-size heap copies, so
+ * ASan sees any read past them. */
 #include "http_harness.h"
 
 #include <cjson/cJSON.h>
@@ -43,17 +43,18 @@ void http_harness_init(config_t *cfg)
      * later get their real values; then limits that keep each input fast. */
     char err[256];
     FUZZ_CHECK(config_load(cfg, 0, NULL, err, sizeof err), "config_load: %s", err);
+    metrics_init(router_route_count(), router_route_name);
     cfg->max_perft_depth = 2; /* perft within milliseconds; 3 and above take the 400 path */
     snprintf(cfg->redis_url, sizeof cfg->redis_url, "redis://127.0.0.1:1/0");
     cfg->redis_connect_timeout_ms = 50;
     cfg->redis_timeout_ms = 50;
 }
 
-/* --- the server.c functions, backed by the parsed input --- */
+/* --- the request's header callback, backed by the parsed input --- */
 
-const char *api_request_header(const api_request_t *req, const char *name)
+static const char *harness_header(const void *source, const char *name)
 {
-    const harness_request_t *parsed = (const harness_request_t *)req->connection;
+    const harness_request_t *parsed = source;
     for (int i = 0; i < parsed->header_count; i++)
         if (!strcasecmp(parsed->headers[i].name, name))
             return parsed->headers[i].value;
@@ -178,7 +179,8 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
         .request_id = "fuzz-request",
         .config = cfg,
         .store = store,
-        .connection = (struct MHD_Connection *)&parsed,
+        .header = harness_header,
+        .header_source = &parsed,
     };
     api_response_t res = { 0 };
     if (router_parse_target(target, strlen(target), &parsed_target, &res))

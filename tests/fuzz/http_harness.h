@@ -1,7 +1,7 @@
 /* The HTTP side of the fuzz targets fuzz_http and fuzz_games: one framed
  * request run through router_dispatch, as the server would run it, with the
- * answer checked. http_harness.c also defines server.c's libmicrohttpd
- * accessors, so a binary using it links without api/server.o. Framing:
+ * answer checked. The request's headers come through its own header
+ * callback, so a binary using it links without api/server.o. Framing:
  * "METHOD TARGET\n", "Name: value\n" header lines, an empty line, then the
  * body ("\r\n" works too; no empty line: no body). */
 #ifndef CHESSD_TESTS_FUZZ_HTTP_HARNESS_H

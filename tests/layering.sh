@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The layers point one way (STYLE.md): run from the repository root after a
+# build, `tests/layering.sh BUILD` fails, printing each cycle or wrong-way
+# edge, when
+#   - the quoted #includes among api/ store/ rules/ files form a cycle, or a
+#     rules/ file includes outside rules/, or a store/ file outside store/ and rules/;
+#   - the objects under BUILD/{api,store,rules} form a link cycle (object A uses
+#     a symbol that object B defines, by nm, and B reaches A again), or a
+#     rules/ or store/ object uses a symbol of a layer above it.
+# Files are found, never listed, so new ones are checked as they come. It first
+# runs itself on a small tree with one of each fault, and fails unless all are
+# found: a check that cannot fail would pass silently.
+set -euo pipefail
+
+# Reads "from to why" lines; prints each cycle ("a -> b (why) -> a") once per
+# strongly connected component of more than one node and exits 1 if any.
+# Reachability by a search from every node: the graphs have at most a few
+# hundred nodes.
+find_cycles() {
+    awk -v kind="$1" '
+    $1 != $2 && !(($1, $2) in why) {
+        why[$1, $2] = $3
+        if (!($1 in outs)) { outs[$1] = ""; order[++n] = $1 }
+        if (!($2 in outs)) { outs[$2] = ""; order[++n] = $2 }
+        outs[$1] = outs[$1] " " $2
+    }
+    # Breadth-first from s: reach[s, v] for every v reachable in one step or
+    # more; parent[s, v] the node before v on a shortest path.
+    function search(s,    queue, head, tail, u, k, m, next_nodes, v) {
+        head = 1; tail = 0
+        queue[++tail] = s
+        while (head <= tail) {
+            u = queue[head++]
+            m = split(outs[u], next_nodes, " ")
+            for (k = 1; k <= m; k++) {
+                v = next_nodes[k]
+                if ((s, v) in reach) continue
+                reach[s, v] = 1; parent[s, v] = u
+                if (v != s) queue[++tail] = v
+            }
+        }
+    }
+    END {
+        for (i = 1; i <= n; i++) search(order[i])
+        found = 0
+        for (i = 1; i <= n; i++) {
+            a = order[i]
+            if (!((a, a) in reach) || (a in reported)) continue
+            found = 1
+            members = ""
+            for (j = 1; j <= n; j++) {
+                b = order[j]
+                if ((a, b) in reach && (b, a) in reach) { reported[b] = 1; members = members " " b }
+            }
+            # The shortest cycle through a, walked back from a to a.
+            path = a; v = a
+            do { u = parent[a, v]; path = u " -(" why[u, v] ")-> " path; v = u } while (v != a)
+            printf "%s cycle among%s:\n    %s\n", kind, members, path
+        }
+        exit found
+    }'
+}
+
+# Reads "from to why" lines; prints each edge that points up a layer (rules/
+# below store/ below api/) and exits 1 if any.
+check_layers() {
+    awk -v kind="$1" '
+    function layer(path,    top) {
+        top = substr(path, 1, index(path, "/") - 1)
+        return top == "rules" ? 1 : top == "store" ? 2 : top == "api" ? 3 : 99
+    }
+    layer($1) < layer($2) {
+        printf "%s against the layers: %s uses %s (%s); rules/ uses only rules/, store/ only store/ and rules/\n",
+            kind, $1, $2, $3
+        bad = 1
+    }
+    END { exit bad }'
+}
+
+# The directories among the arguments that exist (a tree may lack a layer).
+existing() {
+    local dir
+    for dir; do
+        if [ -d "$dir" ]; then printf '%s\n' "$dir"; fi
+    done
+}
+
+# "file included-file include" for every quoted #include, paths from the root.
+include_edges() {
+    local file target dirs
+    dirs=$(existing api store rules)
+    [ -n "$dirs" ] || return 0
+    find $dirs -type f \( -name '*.c' -o -name '*.h' \) | sort | while read -r file; do
+        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file" | while read -r target; do
+            printf '%s %s include\n' "$file" "$(realpath -m --relative-to=. "$(dirname "$file")/$target")"
+        done
+    done
+}
+
+# "object object symbol" for every symbol an object uses that another
+# defines; only objects whose source is still there (a stale object from a
+# removed file would add edges the program no longer has).
+link_edges() {
+    local build=$1 object source dirs
+    dirs=$(existing "$build/api" "$build/store" "$build/rules")
+    [ -n "$dirs" ] || return 0
+    find $dirs -name '*.o' | sort | while read -r object; do
+        source=${object#"$build"/}
+        source=${source%.o}
+        if [ -f "$source.c" ] || [ -f "$source.S" ]; then
+            nm -P "$object" | awk -v object="${object#"$build"/}" '{ print object, $1, $2 }'
+        fi
+    done | awk '
+    # Defined: an upper-case type other than U (or u, i); used: U.
+    $3 == "U" { uses[++n] = $1 " " $2; next }
+    $3 ~ /^[A-TV-Zui]$/ && !($2 in owner) { owner[$2] = $1 }
+    END {
+        for (i = 1; i <= n; i++) {
+            split(uses[i], use, " ")
+            if (use[2] in owner) print use[1], owner[use[2]], use[2]
+        }
+    }' | sort -u
+}
+
+check_tree() {
+    local build=$1 status=0 edges
+    edges=$(include_edges)
+    find_cycles include <<<"$edges" || status=1
+    check_layers include <<<"$edges" || status=1
+    edges=$(link_edges "$build")
+    if [ -z "$edges" ]; then
+        echo "layering: no objects under $build/{api,store,rules}: build first" >&2
+        return 1
+    fi
+    find_cycles link <<<"$edges" || status=1
+    check_layers link <<<"$edges" || status=1
+    return $status
+}
+
+# A tree with an include cycle (a.h <-> b.h), a link cycle (a.o <-> b.o) and
+# a rules/ file that includes api/: each must be reported.
+self_test() (
+    script=$(realpath "$0")
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+    mkdir -p "$dir/api" "$dir/rules" "$dir/build/api" "$dir/build/rules"
+    printf '#pragma once\n#include "b.h"\nint a_f(int);\n' >"$dir/api/a.h"
+    printf '#pragma once\n#include "a.h"\nint b_f(int);\n' >"$dir/api/b.h"
+    printf '#include "a.h"\nint a_f(int x) { return x ? b_f(x - 1) : 0; }\n' >"$dir/api/a.c"
+    printf '#include "b.h"\nint b_f(int x) { return x ? a_f(x - 1) : 1; }\n' >"$dir/api/b.c"
+    printf '#include "../api/a.h"\n' >"$dir/rules/r.h"
+    printf '#include "r.h"\nint r_f(void) { return a_f(1); }\n' >"$dir/rules/r.c"
+    for f in api/a api/b rules/r; do
+        "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
+    done
+    if output=$(cd "$dir" && "$script" --check-only build 2>&1); then
+        echo "layering: the self-test tree passed; the check has stopped finding faults" >&2
+        exit 1
+    fi
+    for expect in "include cycle among api/a.h api/b.h" "link cycle among api/a.o api/b.o" \
+        "include against the layers: rules/r.h uses api/a.h" "link against the layers: rules/r.o uses api/a.o"; do
+        if ! grep -qF "$expect" <<<"$output"; then
+            printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
+            exit 1
+        fi
+    done
+)
+
+if [ "${1:-}" = --check-only ]; then
+    check_tree "${2:?usage: tests/layering.sh [--check-only] BUILD}"
+    exit
+fi
+build=${1:?usage: tests/layering.sh [--check-only] BUILD}
+self_test
+if check_tree "$build"; then
+    echo "layering: no include or link cycle; rules/ and store/ use nothing above them"
+else
+    exit 1
+fi
