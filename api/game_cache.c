@@ -71,8 +71,9 @@ void game_cache_put(const game_record_t *r)
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    /* An older version never replaces a newer copy of the same game. */
-    if (!s->used || strcmp(s->record.id, r->id) || s->record.version < r->version) {
+    /* An older version never replaces a newer copy of the same game; the
+     * same version does (read from the store, it may be another write's). */
+    if (!s->used || strcmp(s->record.id, r->id) || s->record.version <= r->version) {
         memcpy(&s->record, r, sizeof *r);
         s->used = true;
     }

@@ -1,9 +1,11 @@
 /* A replica's copies of the games it changed or read last, so that a change
  * made against the version it holds skips reading the game from the store.
- * A copy is only a guess: the compare-and-set write still checks the version
- * in the store (no two writes make the same version, so a copy of version V
- * is the stored V when the write succeeds), and a change that fails on a copy
- * is run again on the game as read from the store. Fixed size: a slot per
+ * A copy is only a guess: the compare-and-set write still checks the
+ * version and the write id in the store (a version is made by one write
+ * only, unless Redis lost writes; the random write id tells such twins
+ * apart), so a copy of version V is the stored V when the write succeeds,
+ * and a change that fails on a copy is run again on the game as read from
+ * the store. Fixed size: a slot per
  * hash of the id, a newer game replaces the one in its slot. Thread-safe. */
 #ifndef CHESSD_API_GAME_CACHE_H
 #define CHESSD_API_GAME_CACHE_H

@@ -118,6 +118,7 @@ static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, 
     }
     memcpy(g->record.id, req->path_param, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
     g->record.version = s->version;
+    memcpy(g->record.write_id, s->write_id, sizeof g->record.write_id);
     return true;
 }
 
@@ -468,6 +469,16 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
     }
     lw.store.state = state;
     lw.store.state_length = state_length;
+    char write_id[STORE_WRITE_ID_SIZE];
+    if (!tokens_new_write_id(write_id)) {
+        free(body);
+        free(kept);
+        line_write_free(&lw);
+        api_problem(res, API_EINTERNAL, "no randomness for a write id", NULL, NULL);
+        return SAVE_FAILED;
+    }
+    lw.store.expected_write_id = r->write_id;
+    lw.store.write_id = write_id;
     /* In a game a caller's kept answers are bounded, oldest dropped first, so
      * changes looped with fresh keys cannot grow the store; a creation's is
      * not (each comes with a new game, under the per-address creation limit). */
@@ -483,6 +494,7 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
     free(kept);
     line_write_free(&lw);
     if (status == STORE_OK) {
+        memcpy(r->write_id, write_id, sizeof r->write_id);
         api_response_set(res, success_status, "application/json", body, body_length);
         set_etag(res, r->version);
         snprintf(res->location, sizeof res->location, "%s", location);

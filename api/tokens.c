@@ -141,6 +141,8 @@ bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
 
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]) { return random_text(16, out); }
 
+bool tokens_new_write_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
+
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
 {
     unsigned char mac[SHA256_SIZE];

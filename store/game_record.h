@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
     char id[GAME_ID_SIZE];
     uint64_t version; /* from the store, not the state text */
+    char write_id[33]; /* the store's tag of the write that made this version (STORE_WRITE_ID_SIZE) */
     int64_t created_at_ms, updated_at_ms;
     game_player_t players[COLOR_COUNT];
     game_t game;

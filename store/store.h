@@ -54,8 +54,13 @@ enum { STORE_HISTORY_ENTRY_SIZE = 16 };
 /* A game as read. Every text is malloc'd and NUL-terminated (the length
  * excludes the NUL), owned by the value: free with store_game_clear(). A
  * record of the first format (one JSON text) comes as legacy, nothing else set. */
+/* Characters of a write id (the store's tag of each write, see
+ * store_game_change_t), the NUL included. */
+enum { STORE_WRITE_ID_SIZE = 33 };
+
 typedef struct {
     uint64_t version;
+    char write_id[STORE_WRITE_ID_SIZE]; /* "" for a game written without one */
     char *state;
     size_t state_length;
     char *history;   /* the last history_count entries */
@@ -92,6 +97,11 @@ typedef struct {
     size_t history_length;
     size_t moves_keep, history_keep; /* TRUNCATE */
     bool replaces_legacy; /* the game is stored in the first format: the write replaces that record */
+    /* The write id the stored game must have (NULL or "": not checked), and
+     * this write's (NULL: ""). A version is only made once, unless Redis
+     * lost writes; ids drawn at random tell such twins apart, so a change
+     * made on a copy of one never lands on the other. */
+    const char *expected_write_id, *write_id;
 } store_game_change_t;
 
 /* A write's idempotency record: when key is set and a record exists under it,

@@ -27,7 +27,10 @@
  * history count, [6] line op (keep, append, set, truncate), [7] and [8] the
  * move list and history texts (append, set) or bytes kept (truncate), [9]
  * ttl (0: keep), [10] idempotency answer, [11] its ttl, [12] most records
- * kept in the scope. The bound keeps what one caller can store flat: a
+ * kept in the scope, [13] the write id the game must have ('' : any, for a
+ * creation or a record of the first format), [14] this write's id. The
+ * write id tells two states of one version apart, which only a Redis that
+ * lost writes (a restart without its data, a failover) can hold. The bound keeps what one caller can store flat: a
  * client looping a change with fresh keys replaces its own oldest answers.
  * Every key is read or its type checked before the first write: Redis does
  * not undo a script's earlier commands when a later one fails. */
@@ -50,13 +53,14 @@ static const char cas_script[] =
     "elseif current ~= ARGV[2] then\n"
     "  return {'conflict', current}\n"
     "end\n"
+    "if ARGV[13] ~= '' and redis.call('HGET', KEYS[1], 'wid') ~= ARGV[13] then return {'conflict', current} end\n"
     "local function expect(key, kind)\n"
     "  local t = redis.call('TYPE', key)['ok']\n"
     "  if t ~= 'none' and t ~= kind then return redis.error_reply('WRONGTYPE ' .. key .. ' is not a ' .. kind) end\n"
     "end\n"
     "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
     "if wrong then return wrong end\n"
-    "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5])\n"
+    "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5], 'wid', ARGV[14])\n"
     "local op = ARGV[6]\n"
     "if op == 'append' then\n"
     "  redis.call('APPEND', KEYS[2], ARGV[7])\n"
@@ -89,18 +93,18 @@ static const char cas_script[] =
     "return {'ok', ARGV[3]}\n";
 
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
- * 'change' (version, state and the last hlen history entries, of ARGV[2]
- * bytes each) or 'full' (the same and the move list). An empty array: no
+ * 'change' (version, state, the last hlen history entries of ARGV[2] bytes
+ * each, and the write id) or 'full' (the same and the move list). An empty array: no
  * such game. */
 static const char load_script[] =
-    "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen')\n"
+    "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid')\n"
     "if not v[1] then return {} end\n"
     "local n = tonumber(v[3])\n"
     "if not v[2] or not n or n < 0 then return {v[1]} end\n"
     "local tail = ''\n"
     "if n > 0 then tail = redis.call('GETRANGE', KEYS[3], -n * tonumber(ARGV[2]), -1) end\n"
-    "if ARGV[1] == 'full' then return {v[1], v[2], tail, redis.call('GET', KEYS[2]) or ''} end\n"
-    "return {v[1], v[2], tail}\n";
+    "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', redis.call('GET', KEYS[2]) or ''} end\n"
+    "return {v[1], v[2], tail, v[4] or ''}\n";
 
 typedef struct {
     const char *text;
@@ -520,11 +524,15 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
         return load_legacy(store, id, out);
     }
     bool full = what == STORE_LOAD_FULL;
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 4u : 3u) && read_version(r->element[0], &out->version)
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 5u : 4u) && read_version(r->element[0], &out->version)
         && take_string(r->element[1], &out->state, &out->state_length)
         && take_string(r->element[2], &out->history, &out->history_length)
-        && (!full || take_string(r->element[3], &out->moves, &out->moves_length)))
+        && r->element[3]->type == REDIS_REPLY_STRING && r->element[3]->len < sizeof out->write_id
+        && (!full || take_string(r->element[4], &out->moves, &out->moves_length))) {
+        memcpy(out->write_id, r->element[3]->str, r->element[3]->len);
+        out->write_id[r->element[3]->len] = '\0';
         status = STORE_OK;
+    }
     freeReplyObject(r);
     if (status != STORE_OK)
         store_game_clear(out);
@@ -602,7 +610,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
         snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
     }
-    enum { ARGS_MAX = 20 };
+    enum { ARGS_MAX = 32 /* 3 + 6 keys + 14 values */ };
     const char *argv[ARGS_MAX];
     size_t lengths[ARGS_MAX];
     char key_count[4];
@@ -647,6 +655,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     PUSH_TEXT(with_idem ? idempotency->answer : "");
     PUSH_TEXT(idem_ttl);
     PUSH_TEXT(keep_max);
+    PUSH_TEXT(change->expected_write_id ? change->expected_write_id : "");
+    PUSH_TEXT(change->write_id ? change->write_id : "");
 #undef PUSH_TEXT
 #undef PUSH
 

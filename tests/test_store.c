@@ -583,7 +583,7 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         size_t state_length = game_record_state(&r, state, sizeof state);
         CU_ASSERT_FATAL(state_length > 0);
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
-                                        moves, moves_length, history, history_length, 0, 0, true };
+                                        moves, moves_length, history, history_length, 0, 0, true, NULL, NULL };
         uint64_t current = 0;
         CU_ASSERT_EQUAL(write_change(f.id, f.version, &convert, 0, NULL, &current, NULL), STORE_OK);
         CU_ASSERT_EQUAL(current, f.version + 1);

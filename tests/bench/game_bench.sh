@@ -214,7 +214,7 @@ extract_script load_script >"$TMP/load.lua" || die "cannot extract the load_scri
 SCRIPT_SHA=$(sha1sum "$TMP/cas.lua" | awk '{ print $1 }')
 LOAD_SHA=$(sha1sum "$TMP/load.lua" | awk '{ print $1 }')
 # The redis-benchmark call below relies on the argument order.
-grep -q "redis.call('HSET', KEYS\[1\], 'version', ARGV\[3\], 'state', ARGV\[4\], 'hlen', ARGV\[5\])" "$TMP/cas.lua" ||
+grep -q "redis.call('HSET', KEYS\[1\], 'version', ARGV\[3\], 'state', ARGV\[4\], 'hlen', ARGV\[5\], 'wid', ARGV\[14\])" "$TMP/cas.lua" ||
     die "the script extracted from $STORE_SRC no longer writes version and state as this bench assumes: $(cat "$TMP/cas.lua")"
 
 # ---------------------------------------------------------------- redis
@@ -600,11 +600,11 @@ rb_count() { awk -v r="$1" -v d="$DURATION" 'BEGIN { n = int(r * d / 2); if (n <
 # Our own SCRIPT LOAD (after the SCRIPT EXISTS check above) and the keys.
 [[ $(rcli -x SCRIPT LOAD <"$TMP/cas.lua") == "$SCRIPT_SHA" ]] || die "SCRIPT LOAD did not answer the script's SHA-1 $SCRIPT_SHA"
 [[ $(rcli -x SCRIPT LOAD <"$TMP/load.lua") == "$LOAD_SHA" ]] || die "SCRIPT LOAD did not answer the load script's SHA-1 $LOAD_SHA"
-rcli EVAL "for i = 0, tonumber(ARGV[1]) - 1 do local n = string.format('%012d', i) redis.call('HSET', 'chessd:bench:game:' .. n, 'version', '1', 'state', ARGV[2], 'hlen', ARGV[5]) redis.call('SET', 'chessd:bench:moves:' .. n, ARGV[3]) redis.call('SET', 'chessd:bench:history:' .. n, ARGV[4]) end return 1" \
+rcli EVAL "for i = 0, tonumber(ARGV[1]) - 1 do local n = string.format('%012d', i) redis.call('HSET', 'chessd:bench:game:' .. n, 'version', '1', 'state', ARGV[2], 'hlen', ARGV[5], 'wid', 'benchwriteid0000') redis.call('SET', 'chessd:bench:moves:' .. n, ARGV[3]) redis.call('SET', 'chessd:bench:history:' .. n, ARGV[4]) end return 1" \
     0 "$GAMES" "$DATA" "$DATA_MOVES" "$DATA_HISTORY" "$DATA_HLEN" >/dev/null || die "cannot pre-create the redis-benchmark keys"
 # A move's write: the state, one move list entry and one history entry appended.
 CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
-          - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' 0123456789abcdef 0 '' 0 0)
+          - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' 0123456789abcdef 0 '' 0 0 benchwriteid0000 benchwriteid0000)
 # A move's read: the state and the history's tail.
 READ_ARGS=(EVALSHA "$LOAD_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
            change 16)

@@ -14,6 +14,7 @@
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
+#include "../../api/game_cache.h"
 #include "fuzz.h"
 #include "http_harness.h"
 
@@ -38,6 +39,7 @@ typedef struct {
     uint64_t version;
     text_t state, moves, history;
     unsigned history_count;
+    char write_id[STORE_WRITE_ID_SIZE];
 } game_slot_t;
 
 /* A kept answer (key: scope "\x1f" client key) or a record of the first format (key: id). */
@@ -231,6 +233,7 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     if (tail > g->history.length)
         tail = g->history.length;
     out->version = g->version;
+    memcpy(out->write_id, g->write_id, sizeof out->write_id);
     out->state_length = g->state.length;
     out->history_length = tail;
     out->state = copy_bytes(g->state.bytes, g->state.length);
@@ -309,6 +312,9 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
             *current_version = current + 1; /* another writer got there first */
         return STORE_ECONFLICT;
     }
+    if (game && change->expected_write_id && *change->expected_write_id
+        && strcmp(game->write_id, change->expected_write_id))
+        return STORE_ECONFLICT; /* the same version, written by another write */
     for (int i = 0; !game && i < GAME_SLOTS; i++)
         if (!store->games[i].used)
             game = &store->games[i];
@@ -330,6 +336,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     snprintf(game->id, sizeof game->id, "%s", id);
     game->version = expected_version + 1;
     game->history_count = change->history_count;
+    snprintf(game->write_id, sizeof game->write_id, "%s", change->write_id ? change->write_id : "");
     text_set(&game->state, state, change->state_length);
     text_set(&game->moves, moves, moves_length);
     text_set(&game->history, history, history_length);
@@ -459,7 +466,7 @@ static void seed_store(store_t *store)
     for (int i = 0; i < SEEDED_COUNT; i++) {
         const seeded_parts_t *p = &seeded_parts[i];
         store_game_change_t change = { p->state, p->state_length, p->history_count, STORE_LINE_SET, p->moves,
-                                       p->moves_length, p->history, p->history_length, 0, 0, false };
+                                       p->moves_length, p->history, p->history_length, 0, 0, false, NULL, NULL };
         FUZZ_CHECK(store_game_write(store, seeded[i].id, 0, &change, 0, NULL, NULL, NULL) == STORE_OK, "seeding");
     }
     FUZZ_CHECK(put(store->legacy, LEGACY_SLOTS, LEGACY_ID, legacy_json, strlen(legacy_json), 1), "seeding");
@@ -555,6 +562,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     store_t *store = store_open(NULL, NULL, 0);
     store->mode = 0;
     seed_store(store);
+    /* Each input starts from the seeds: no copy of a game from an earlier input. */
+    static const char *const seeded_ids[] = { "fuzzgame0000std1", "fuzzgame0000rep1", "fuzzgame0000c960",
+                                              "fuzzgame0000end1", LEGACY_ID };
+    for (size_t i = 0; i < sizeof seeded_ids / sizeof seeded_ids[0]; i++)
+        game_cache_drop(seeded_ids[i]);
     store->mode = data[0];
     const char *text = (const char *)data + 1, *end = (const char *)data + size;
     for (int n = 0; n < REQUESTS_MAX && text < end; n++) {
