@@ -553,6 +553,40 @@ static void test_replaces_legacy_compares_the_old_version_and_deletes_the_old_ke
     CU_ASSERT_EQUAL(current, 9);
 }
 
+/* A version is made by one write only, unless Redis lost writes: then two
+ * writes of one number differ in their write id, and a write naming the
+ * other one is a conflict that changes nothing. */
+static void test_a_write_naming_another_write_id_is_a_conflict_and_changes_nothing(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    store_game_change_t create = state_only("v1");
+    create.write_id = "first";
+    CU_ASSERT_EQUAL_FATAL(write_change(id, 0, &create, 0, NULL, NULL, NULL), STORE_OK);
+    store_game_change_t stale = state_only("v2 on another v1");
+    stale.line_op = STORE_LINE_APPEND;
+    stale.moves = "e2e4:e4";
+    stale.moves_length = 7;
+    stale.expected_write_id = "lost";
+    stale.write_id = "second";
+    uint64_t current = 0;
+    CU_ASSERT_EQUAL(write_change(id, 1, &stale, 0, NULL, &current, NULL), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(current, 1);
+    store_game_t loaded;
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_FULL, &loaded), STORE_OK);
+    CU_ASSERT_EQUAL(loaded.version, 1);
+    CU_ASSERT_STRING_EQUAL(loaded.write_id, "first");
+    CU_ASSERT(loaded.state && !strcmp(loaded.state, "v1"));
+    CU_ASSERT_EQUAL(loaded.moves_length, 0);
+    store_game_clear(&loaded);
+    stale.expected_write_id = "first";
+    CU_ASSERT_EQUAL(write_change(id, 1, &stale, 0, NULL, &current, NULL), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_FULL, &loaded), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(loaded.write_id, "second");
+    CU_ASSERT(loaded.moves && !strcmp(loaded.moves, "e2e4:e4"));
+    store_game_clear(&loaded);
+}
+
 /* The legacy fixtures (tests/data/legacy_game*.json, written by chessd
  * c8df95b): each loads as legacy under its old key, converts, and one write
  * with replaces_legacy stores it in the new format as version N + 1. */
@@ -582,10 +616,19 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         char state[GAME_RECORD_STATE_MAX];
         size_t state_length = game_record_state(&r, state, sizeof state);
         CU_ASSERT_FATAL(state_length > 0);
+        /* Every key and value a write can send at once: the old record, a
+         * kept answer bounded in its scope, and a write id. */
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
-                                        moves, moves_length, history, history_length, 0, 0, true, NULL, NULL };
+                                        moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert" };
+        char scope[64];
+        snprintf(scope, sizeof scope, "{%s}:caller", f.id);
+        store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };
         uint64_t current = 0;
-        CU_ASSERT_EQUAL(write_change(f.id, f.version, &convert, 0, NULL, &current, NULL), STORE_OK);
+        CU_ASSERT_EQUAL(write_change(f.id, f.version, &convert, 0, &idem, &current, NULL), STORE_OK);
+        char *kept = NULL;
+        CU_ASSERT_EQUAL(store_idempotency_get(store, scope, "convert-key", &kept), STORE_OK);
+        CU_ASSERT(kept && !strcmp(kept, "the kept answer"));
+        free(kept);
         CU_ASSERT_EQUAL(current, f.version + 1);
         CU_ASSERT_EQUAL(key_exists(f.key), 0);
         for (int k = 0; k < 3; k++)
@@ -594,6 +637,7 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         /* What a later load reads back is the same game. */
         CU_ASSERT_EQUAL_FATAL(store_game_load(store, f.id, STORE_LOAD_FULL, &loaded), STORE_OK);
         CU_ASSERT_EQUAL(loaded.version, f.version + 1);
+        CU_ASSERT_STRING_EQUAL(loaded.write_id, "wid-of-convert");
         CU_ASSERT_PTR_NULL(loaded.legacy);
         expect_bytes("state", loaded.state, loaded.state_length, state, state_length);
         expect_bytes("moves", loaded.moves, loaded.moves_length, moves, moves_length);
@@ -1609,6 +1653,7 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_a_record_of_the_first_format_loads_as_legacy);
     CU_ADD_TEST(suite, test_a_record_of_the_first_format_without_version_or_data_is_corrupt);
     CU_ADD_TEST(suite, test_replaces_legacy_compares_the_old_version_and_deletes_the_old_key_in_the_same_write);
+    CU_ADD_TEST(suite, test_a_write_naming_another_write_id_is_a_conflict_and_changes_nothing);
     CU_ADD_TEST(suite, test_a_record_saved_by_the_first_format_converts_in_one_write);
     CU_ADD_TEST(suite, test_ttl_sets_an_expiry_on_every_key_of_the_game_and_ttl_0_removes_it);
     CU_ADD_TEST(suite, test_idempotent_write_keeps_its_answer_and_replays_it_for_any_version);
