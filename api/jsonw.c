@@ -142,21 +142,36 @@ void jsonw_string_len(jsonw_t *w, const char *s, size_t length)
 
 void jsonw_string(jsonw_t *w, const char *s) { jsonw_string_len(w, s, strlen(s)); }
 
+/* Writes v in decimal at the end of buf (24 bytes suffice); returns where it starts. */
+static char *decimal(uint64_t v, bool negative, char *end)
+{
+    char *p = end;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        *--p = '-';
+    return p;
+}
+
 void jsonw_int(jsonw_t *w, long long v)
 {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%lld", v);
+    char buf[24];
+    /* The magnitude as unsigned, so LLONG_MIN does not overflow. */
+    uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *start = decimal(magnitude, v < 0, buf + sizeof buf);
     separate(w);
-    put(w, buf, (size_t)n);
+    put(w, start, (size_t)(buf + sizeof buf - start));
     value_done(w);
 }
 
 void jsonw_uint(jsonw_t *w, uint64_t v)
 {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    char buf[24];
+    char *start = decimal(v, false, buf + sizeof buf);
     separate(w);
-    put(w, buf, (size_t)n);
+    put(w, start, (size_t)(buf + sizeof buf - start));
     value_done(w);
 }
 
