@@ -16,15 +16,40 @@ static void square_name(int sq, char *buf)
     buf[2] = '\0';
 }
 
-static void kv_letter(jsonw_t *w, const char *key, int type)
+/* A small text built in place: the Move object is written into a stack
+ * buffer and handed to jsonw as one raw value, since every part of it is
+ * ASCII that needs no escaping (square names, piece letters, UCI, SAN). */
+typedef struct {
+    char text[256];
+    size_t length;
+} move_text_t;
+
+static void add(move_text_t *t, const char *s)
 {
-    jsonw_key(w, key);
+    size_t n = strlen(s);
+    memcpy(t->text + t->length, s, n); /* the longest Move object is well under the buffer */
+    t->length += n;
+}
+
+/* "key":"x" for a piece letter, or "key":null. */
+static void add_letter(move_text_t *t, const char *key, int type)
+{
+    add(t, key);
     if (type < 0 || type >= PIECE_TYPE_COUNT) {
-        jsonw_null(w);
+        add(t, "null");
         return;
     }
-    char letter[2] = { piece_letters[type], '\0' };
-    jsonw_string(w, letter);
+    char letter[4] = { '"', piece_letters[type], '"', '\0' };
+    add(t, letter);
+}
+
+/* A flag in the flags array. */
+static void add_flag(move_text_t *t, bool *first, const char *flag)
+{
+    add(t, *first ? "\"" : ",\"");
+    add(t, flag);
+    add(t, "\"");
+    *first = false;
 }
 
 void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move)
@@ -44,33 +69,42 @@ void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, 
     size_t san_length = strlen(san);
     char suffix = san_length ? san[san_length - 1] : '\0';
 
-    jsonw_object_begin(w);
-    jsonw_kv_string(w, "uci", uci);
-    jsonw_kv_string(w, "san", san);
-    jsonw_kv_string(w, "from", from);
-    jsonw_kv_string(w, "to", to);
-    kv_letter(w, "piece", piece_type(piece));
-    jsonw_kv_string(w, "color", color_names[piece_color(piece)]);
-    kv_letter(w, "captured", captured);
-    kv_letter(w, "promotion", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
-    jsonw_key(w, "flags");
-    jsonw_array_begin(w);
+    move_text_t t = { .length = 0 };
+    add(&t, "{\"uci\":\"");
+    add(&t, uci);
+    add(&t, "\",\"san\":\"");
+    add(&t, san);
+    add(&t, "\",\"from\":\"");
+    add(&t, from);
+    add(&t, "\",\"to\":\"");
+    add(&t, to);
+    add(&t, "\",");
+    add_letter(&t, "\"piece\":", piece_type(piece));
+    add(&t, ",\"color\":\"");
+    add(&t, color_names[piece_color(piece)]);
+    add(&t, "\",");
+    add_letter(&t, "\"captured\":", captured);
+    add(&t, ",");
+    add_letter(&t, "\"promotion\":", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
+    add(&t, ",\"flags\":[");
+    bool first = true;
     if (captured >= 0)
-        jsonw_string(w, "capture");
+        add_flag(&t, &first, "capture");
     if (kind == MOVE_EN_PASSANT)
-        jsonw_string(w, "en_passant");
+        add_flag(&t, &first, "en_passant");
     if (kind == MOVE_CASTLING)
-        jsonw_string(w, "castle");
+        add_flag(&t, &first, "castle");
     if (kind == MOVE_PROMOTION)
-        jsonw_string(w, "promotion");
+        add_flag(&t, &first, "promotion");
     if (piece_type(piece) == PAWN && (from_sq ^ to_sq) == 16)
-        jsonw_string(w, "double_push");
+        add_flag(&t, &first, "double_push");
     if (suffix == '+' || suffix == '#')
-        jsonw_string(w, "check");
+        add_flag(&t, &first, "check");
     if (suffix == '#')
-        jsonw_string(w, "checkmate");
-    jsonw_array_end(w);
-    jsonw_object_end(w);
+        add_flag(&t, &first, "checkmate");
+    add(&t, "]}");
+    t.text[t.length] = '\0';
+    jsonw_raw(w, t.text);
 }
 
 /* The castling field (the third) of a canonical FEN, into buf. */
