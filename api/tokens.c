@@ -141,7 +141,34 @@ bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
 
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]) { return random_text(16, out); }
 
-bool tokens_new_write_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
+/* Write ids need to differ, not to be secret: each thread draws them from
+ * splitmix64 over a 64-bit state seeded once from RAND_bytes, which costs
+ * as much as the rest of a move's work when asked each time. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+bool tokens_new_write_id(char out[TOKENS_ID_SIZE])
+{
+    static _Thread_local uint64_t state;
+    static _Thread_local bool seeded;
+    out[0] = '\0';
+    if (!seeded) {
+        if (RAND_bytes((unsigned char *)&state, sizeof state) != 1)
+            return false;
+        seeded = true;
+    }
+    uint64_t a = splitmix64(&state), b = splitmix64(&state);
+    unsigned char bytes[12];
+    memcpy(bytes, &a, 8);
+    memcpy(bytes + 8, &b, 4);
+    base64url(bytes, sizeof bytes, out);
+    return true;
+}
 
 bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
 {

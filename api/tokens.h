@@ -30,7 +30,9 @@ bool tokens_ready(void);
 bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]);
 /* 96 random bits as 16 base64url characters. False when RAND_bytes fails. */
 bool tokens_new_id(char out[TOKENS_ID_SIZE]);
-/* A tag for one write of a game (96 random bits, as an id): not a secret. */
+/* A tag for one write of a game (96 bits, written as an id): unique with
+ * overwhelming odds, not a secret (a fast per-thread generator seeded from
+ * RAND_bytes). */
 bool tokens_new_write_id(char out[TOKENS_ID_SIZE]);
 /* 128 random bits as 22 base64url characters. False when RAND_bytes fails. */
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]);
