@@ -58,7 +58,9 @@ bool idem_fingerprint(const char *method, const char *path, const char *query, s
 char *idem_kept_seal(const char *fingerprint, unsigned status, uint64_t version, const char *location,
                      const char *body, size_t body_length)
 {
-    if (strlen(fingerprint) != IDEM_FINGERPRINT_SIZE - 1 || strchr(location, '\n'))
+    /* A location idem_kept_open() could not read back is refused here, not found out at a retry. */
+    if (strlen(fingerprint) != IDEM_FINGERPRINT_SIZE - 1 || strchr(location, '\n')
+        || strlen(location) >= IDEM_LOCATION_SIZE)
         return NULL;
     size_t size = body_length + IDEM_FINGERPRINT_SIZE + IDEM_LOCATION_SIZE + 48;
     char *plain = malloc(size);
@@ -74,28 +76,53 @@ char *idem_kept_seal(const char *fingerprint, unsigned status, uint64_t version,
     return sealed;
 }
 
-/* Reads an opened kept answer into *out (the body copied). */
+/* Reads the decimal digits at *p, which must end with `stop`, into *value
+ * (no sign, no overflow), and moves *p past the stop. */
+static bool read_number(const char **p, char stop, uint64_t *value)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned digit = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - digit) / 10)
+            return false;
+        v = v * 10 + digit;
+    }
+    if (*s != stop)
+        return false;
+    *value = v;
+    *p = s + 1;
+    return true;
+}
+
+/* Reads an opened kept answer into *out (the body copied). The first line
+ * must be exactly "<64 lowercase hex> <status> <version>", as
+ * idem_kept_seal() writes it: anything else is corrupt, not another request. */
 static idem_replay_t read_kept(const char *kept, const char *fingerprint, idem_answer_t *out)
 {
-    char kept_fingerprint[IDEM_FINGERPRINT_SIZE];
-    unsigned status = 0;
-    uint64_t version = 0;
-    const char *line2 = strchr(kept, '\n');
-    const char *line3 = line2 ? strchr(line2 + 1, '\n') : NULL;
-    if (!line3 || sscanf(kept, "%64s %u %" SCNu64, kept_fingerprint, &status, &version) != 3 || status < 100
-        || status > 599 || (size_t)(line3 - line2 - 1) >= sizeof out->location)
+    size_t hex = strspn(kept, "0123456789abcdef");
+    if (hex != IDEM_FINGERPRINT_SIZE - 1 || kept[hex] != ' ')
         return IDEM_REPLAY_CORRUPT;
-    if (strcmp(fingerprint, kept_fingerprint))
+    const char *p = kept + hex + 1;
+    uint64_t status = 0, version = 0;
+    if (!read_number(&p, ' ', &status) || !read_number(&p, '\n', &version) || status < 100 || status > 599)
+        return IDEM_REPLAY_CORRUPT;
+    const char *line3 = strchr(p, '\n');
+    if (!line3 || (size_t)(line3 - p) >= sizeof out->location)
+        return IDEM_REPLAY_CORRUPT;
+    if (memcmp(fingerprint, kept, hex))
         return IDEM_REPLAY_OTHER;
-    size_t location_length = (size_t)(line3 - line2 - 1);
-    memcpy(out->location, line2 + 1, location_length);
+    size_t location_length = (size_t)(line3 - p);
+    memcpy(out->location, p, location_length);
     out->location[location_length] = '\0';
     out->body_length = strlen(line3 + 1);
     out->body = malloc(out->body_length + 1);
     if (!out->body)
         return IDEM_REPLAY_CORRUPT;
     memcpy(out->body, line3 + 1, out->body_length + 1);
-    out->status = status;
+    out->status = (unsigned)status;
     out->version = version;
     return IDEM_REPLAY_OK;
 }

@@ -92,6 +92,8 @@ int main(int argc, char **argv)
         test_legality_register, test_status_register, test_game_register, test_stockfish_register,
         test_oracle_register, test_store_register, test_game_record_register, test_target_register,
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
+        /* after tokens, whose first test needs no secret set yet */
+        test_pgn_register, test_idempotency_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

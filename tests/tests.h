@@ -25,6 +25,8 @@ int test_wire_register(void);
 int test_tokens_register(void);
 int test_buf_register(void);
 int test_jsonw_register(void);
+int test_pgn_register(void);
+int test_idempotency_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
