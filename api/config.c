@@ -56,7 +56,7 @@ static const setting_t settings[] = {
     { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "most moves (plies) one game may have", KIND_UINT,
       FIELD(max_game_plies), 1, 18000 },
     { "--game-cache", "CHESSD_GAME_CACHE", "games kept in memory to skip a read before a change (0: none)",
-      KIND_UINT, FIELD(game_cache_slots), 0, 1000000 },
+      KIND_UINT, FIELD(game_cache_slots), 0, 262144 },
     { "--rate-limit-ip", "CHESSD_RATE_LIMIT_IP", "requests/s per client address (0: off)", KIND_UINT,
       FIELD(rate_limit_ip), 0, 1000000 },
     { "--rate-limit-token", "CHESSD_RATE_LIMIT_TOKEN", "requests/s per player token (0: off)", KIND_UINT,

@@ -705,8 +705,10 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
         /* Only a player of this game may see a kept answer, and only their
          * own: the token is checked before a retry is answered from it. */
         char caller[TOKENS_HASH_SIZE];
+        /* Refused on a copy, even for the token, the answer is the stored
+         * game's: the game may be gone (expired) since the copy was made. */
         int who = authenticate(req, &g.record, caller, res);
-        bool final = who < 0 ? false : true;
+        bool final = !from_copy;
         if (who >= 0) {
             snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
             final = game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
