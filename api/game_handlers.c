@@ -536,13 +536,10 @@ static bool read_name(const cJSON *root, const char *key, char *out, api_respons
         api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
         return false;
     }
-    for (const unsigned char *p = (const unsigned char *)item->valuestring; *p; p++) {
-        /* C0 controls, DEL, and C1 controls (U+0080..U+009F: C2 80..C2 9F in UTF-8). */
-        if (*p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)) {
-            snprintf(detail, sizeof detail, "'%s' must not contain control characters", key);
-            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
-            return false;
-        }
+    if (!game_record_name_ok(item->valuestring)) {
+        snprintf(detail, sizeof detail, "'%s' must not contain control characters", key);
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+        return false;
     }
     strcpy(out, item->valuestring);
     return true;

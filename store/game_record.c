@@ -143,6 +143,14 @@ static bool read_fen(lines_t *l, const char *name, bool chess960, position_t *po
            && fen_parse(fen, strlen(fen), fen_flags(chess960), pos, NULL, 0) == FEN_OK;
 }
 
+bool game_record_name_ok(const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+            return false;
+    return true;
+}
+
 static bool is_token_hash(const char *text)
 {
     return strlen(text) == GAME_TOKEN_HASH_SIZE - 1 && strspn(text, hex_digits) == GAME_TOKEN_HASH_SIZE - 1;
@@ -171,7 +179,8 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
         || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
         || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
-        || !l.finished) /* something after the last line */
+        || !l.finished /* something after the last line */
+        || !game_record_name_ok(r->players[WHITE].name) || !game_record_name_ok(r->players[BLACK].name))
         return false;
     if (history_length % GAME_RECORD_HISTORY_ENTRY || history_length / GAME_RECORD_HISTORY_ENTRY > GAME_HISTORY_MAX)
         return false;
@@ -291,7 +300,7 @@ bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, 
         const cJSON *p = member(players, colors[c]);
         if (!copy_string(p, "name", r->players[c].name, sizeof r->players[c].name)
             || !copy_string(p, "token_hash", r->players[c].token_hash, sizeof r->players[c].token_hash)
-            || strchr(r->players[c].name, '\n') || !is_token_hash(r->players[c].token_hash))
+            || !game_record_name_ok(r->players[c].name) || !is_token_hash(r->players[c].token_hash))
             goto done;
     }
     game_offer_t draw_offer = offer->valuedouble == WHITE   ? GAME_OFFER_WHITE

@@ -39,6 +39,12 @@ typedef struct {
     game_t game;
 } game_record_t;
 
+/* Whether name may be a player's: no C0 control, DEL or C1 control
+ * (U+0080..U+009F, C2 80..C2 9F in UTF-8). Checked on creation and again on
+ * every stored name read, so a hand-made record cannot put terminal escapes
+ * into a PGN or break the state text's lines. */
+bool game_record_name_ok(const char *name);
+
 /* Writes r's state text into out (GAME_RECORD_STATE_MAX bytes); returns its
  * length (not terminated), or 0 when it does not fit. */
 size_t game_record_state(const game_record_t *r, char *out, size_t size);

@@ -99,10 +99,11 @@ static const char cas_script[] =
 static const char load_script[] =
     "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid')\n"
     "if not v[1] then return {} end\n"
-    "local n = tonumber(v[3])\n"
-    "if not v[2] or not n or n < 0 then return {v[1]} end\n"
+    "local n = v[3] and string.match(v[3], '^%d+$') and tonumber(v[3])\n"
+    "if not v[2] or not n or n > 1000 then return {v[1]} end\n"
     "local tail = ''\n"
     "if n > 0 then tail = redis.call('GETRANGE', KEYS[3], -n * tonumber(ARGV[2]), -1) end\n"
+    "if #tail ~= n * tonumber(ARGV[2]) then return {v[1]} end\n"
     "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', redis.call('GET', KEYS[2]) or ''} end\n"
     "return {v[1], v[2], tail, v[4] or ''}\n";
 
@@ -455,7 +456,8 @@ static bool read_version(const redisReply *r, uint64_t *version)
     char *end;
     errno = 0;
     *version = strtoull(r->str, &end, 10);
-    return end == r->str + r->len && errno == 0;
+    /* At most 2^53 - 1: the largest expected_version a client can send (a JSON number). */
+    return end == r->str + r->len && errno == 0 && *version <= UINT64_C(9007199254740991);
 }
 
 /* Runs a script by EVALSHA, loading it with EVAL the first time a Redis
@@ -502,7 +504,9 @@ static store_status_t load_legacy(store_t *store, const char *id, store_game_t *
     return status;
 }
 
-store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out)
+/* One read: the new keys, then (when legacy_fallback) the record of the first format. */
+static store_status_t game_load_once(store_t *store, const char *id, store_load_t what, store_game_t *out,
+                                     bool legacy_fallback)
 {
     memset(out, 0, sizeof *out);
     char keys[GAME_KEY_COUNT][GAME_KEY_SIZE];
@@ -521,7 +525,7 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 0) {
         freeReplyObject(r);
-        return load_legacy(store, id, out);
+        return legacy_fallback ? load_legacy(store, id, out) : STORE_ENOT_FOUND;
     }
     bool full = what == STORE_LOAD_FULL;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 5u : 4u) && read_version(r->element[0], &out->version)
@@ -537,6 +541,14 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     if (status != STORE_OK)
         store_game_clear(out);
     return status;
+}
+
+store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out)
+{
+    store_status_t status = game_load_once(store, id, what, out, true);
+    /* Between the two reads another replica may have converted a game of the
+     * first format, writing the new keys and deleting the old one: look again. */
+    return status == STORE_ENOT_FOUND ? game_load_once(store, id, what, out, false) : status;
 }
 
 store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer)

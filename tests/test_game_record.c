@@ -319,7 +319,7 @@ static void test_names_in_utf8_empty_and_of_the_largest_size_round_trip(void)
         { "", "Only black" },
         { "  spaces  ", " " },
         { "black.name x", "white.name y" },
-        { "tab\tand\rreturn", "\"quoted\" \\ <&>" },
+        { "no-break\xc2\xa0space", "\"quoted\" \\ <&>" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         game_record_t r;
@@ -336,6 +336,26 @@ static void test_names_in_utf8_empty_and_of_the_largest_size_round_trip(void)
     }
     CU_ASSERT_EQUAL(strlen(r.players[WHITE].name), GAME_NAME_MAX);
     expect_round_trip(&r);
+}
+
+/* A name chessd would refuse on creation (a control character: a tab, a
+ * carriage return, an escape, DEL, a C1 control) is refused in a stored state
+ * too, so a hand-made record cannot put terminal escapes into a PGN. */
+static void test_read_refuses_a_name_with_a_control_character(void)
+{
+    static const char *const names[] = { "tab\there", "carriage\rreturn", "\x1b]0;title\x07", "del\x7f", "c1\xc2\x9b" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        for (int c = 0; c < COLOR_COUNT; c++) {
+            game_record_t r, back;
+            start_record(&r, FEN_START, 0, c == WHITE ? names[i] : "", c == BLACK ? names[i] : "");
+            char state[GAME_RECORD_STATE_MAX];
+            size_t length = state_text(&r, state);
+            CU_ASSERT_FATAL(length > 0);
+            CU_ASSERT_FALSE(game_record_read(&back, state, length, "", 0));
+        }
+        CU_ASSERT_FALSE(game_record_name_ok(names[i]));
+    }
+    CU_ASSERT_TRUE(game_record_name_ok("Zo\xc3\xab \xc2\xa0"));
 }
 
 static void test_times_round_trip_at_their_bounds(void)
@@ -966,6 +986,7 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_game_from_a_custom_fen_with_black_to_move_round_trips);
     CU_ADD_TEST(suite, test_finished_games_of_every_kind_round_trip);
     CU_ADD_TEST(suite, test_names_in_utf8_empty_and_of_the_largest_size_round_trip);
+    CU_ADD_TEST(suite, test_read_refuses_a_name_with_a_control_character);
     CU_ADD_TEST(suite, test_times_round_trip_at_their_bounds);
     CU_ADD_TEST(suite, test_read_refuses_a_line_missing_reordered_or_duplicated);
     CU_ADD_TEST(suite, test_read_refuses_text_around_the_record);

@@ -922,6 +922,11 @@ static void test_load_of_a_game_hash_with_a_bad_hlen_or_version_or_without_state
         { "version", "0", "state", "s", "hlen", "0" },
         { "version", "-3", "state", "s", "hlen", "0" },
         { "version", "99999999999999999999999", "state", "s", "hlen", "0" },
+        { "version", "9007199254740992", "state", "s", "hlen", "0" }, /* past 2^53 - 1, the largest a client can name */
+        { "version", "1", "state", "s", "hlen", "inf" },
+        { "version", "1", "state", "s", "hlen", "1e2" },
+        { "version", "1", "state", "s", "hlen", "0x1" },
+        { "version", "1", "state", "s", "hlen", "2" }, /* more entries than the (missing) history holds */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char id[32], key[96];
