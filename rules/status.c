@@ -33,6 +33,21 @@ bool status_insufficient_material(const position_t *pos)
     return !(t[BISHOP] & BB_DARK_SQUARES) || !(t[BISHOP] & ~BB_DARK_SQUARES);
 }
 
+bool status_insufficient_material_for(const position_t *pos, color_t color)
+{
+    const bitboard_t *t = pos->by_type;
+    bitboard_t own = pos->by_color[color], theirs = pos->by_color[(color_t)!color];
+    if (own & (t[PAWN] | t[ROOK] | t[QUEEN]))
+        return false;
+    if (own & t[KNIGHT]) /* a lone knight mates only against a king hemmed in by its own men */
+        return bb_count(own) <= 2 && !(theirs & ~(t[KING] | t[QUEEN]));
+    if (own & t[BISHOP]) {
+        bool one_square_colour = !(t[BISHOP] & BB_DARK_SQUARES) || !(t[BISHOP] & ~BB_DARK_SQUARES);
+        return one_square_colour && !(t[PAWN] | t[KNIGHT]);
+    }
+    return true; /* a bare king */
+}
+
 int status_repetitions(const position_t *pos, const uint64_t *history, size_t history_count)
 {
     size_t reach = pos->halfmove_clock < history_count ? pos->halfmove_clock : history_count;

@@ -44,6 +44,23 @@ int status_repetitions(const position_t *pos, const uint64_t *history, size_t hi
  * the kings, all on squares of one colour. */
 bool status_insufficient_material(const position_t *pos);
 
+/* Whether `color` has too little material ever to checkmate, judged by
+ * material alone, exactly as chessops's hasInsufficientMaterial(color)
+ * (Lichess's rule for a flag fall, FIDE 6.9): true when `color` has
+ *   - a bare king;
+ *   - king and one knight, and the other side has nothing but its king and
+ *     queens (any other piece or pawn of theirs could hem its king in; a
+ *     queen next to its king could always take the checking knight);
+ *   - king and bishops, and every bishop on the board stands on squares of
+ *     one colour, with no pawn and no knight anywhere (the other side's
+ *     rooks and queens do not count: they can always interpose or capture).
+ * A safe under-approximation of FIDE 6.9's "no series of legal moves can
+ * mate": it may say "can mate" where no mate is possible (where the pieces
+ * stand, blocked pawns and whose turn it is are not looked at), never the
+ * reverse. When the other side's flag falls, the game is drawn if this is
+ * true for `color`, and won by `color` otherwise. */
+bool status_insufficient_material_for(const position_t *pos, color_t color);
+
 /* Stable names: "active", "checkmate", ...; "insufficient_material", ... */
 const char *status_state_name(status_state_t state);
 const char *status_draw_reason_name(status_draw_reason_t reason);

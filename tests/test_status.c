@@ -2,6 +2,7 @@
  * (insufficient material, 75-move rule, fivefold repetition) and the claims
  * (50-move rule, threefold repetition), including the en passant subtlety of
  * "same position". */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests.h"
@@ -196,6 +197,68 @@ static void test_names_are_stable(void)
     CU_ASSERT_STRING_EQUAL(status_draw_reason_name(STATUS_DRAW_FIVEFOLD_REPETITION), "fivefold_repetition");
 }
 
+/* status_insufficient_material_for: each side judged alone, by material
+ * only, as chessops's hasInsufficientMaterial(color) judges it. */
+static void test_insufficient_material_for_each_side(void)
+{
+    static const struct {
+        const char *fen;
+        bool white, black; /* expected for each colour */
+    } cases[] = {
+        { "8/8/4k3/8/8/3K4/8/8 w - - 0 1", true, true },          /* K v K */
+        { "8/8/4k3/8/8/3K4/8/q7 w - - 0 1", true, false },        /* a bare king against a queen */
+        { "8/8/4k3/8/8/3KN3/8/8 w - - 0 1", true, true },         /* K+N v K */
+        { "8/8/4k3/8/8/3KN3/8/q7 w - - 0 1", true, false },       /* K+N v K+Q: the queen never blocks its king */
+        { "8/8/4k3/8/8/3KN3/8/r7 w - - 0 1", false, false },      /* K+N v K+R: the rook can hem its king in */
+        { "8/8/4k3/8/8/3KN3/8/b7 w - - 0 1", false, false },      /* K+N v K+B: each has a blocker for the other */
+        { "8/8/2n1k3/8/8/3KN3/8/8 w - - 0 1", false, false },     /* K+N v K+N */
+        { "8/8/4k3/4p3/8/3KN3/8/8 w - - 0 1", false, false },     /* K+N v K+P */
+        { "8/8/4k3/8/8/3KNN2/8/8 w - - 0 1", false, true },       /* K+N+N v K: no mate can be forced, one can be allowed */
+        { "8/8/4k3/8/8/3KNB2/8/8 w - - 0 1", false, true },       /* K+N+B v K */
+        { "8/8/4k3/8/8/3KB3/8/8 w - - 0 1", true, true },         /* K+B v K */
+        { "8/8/4k3/8/8/3KB3/8/q7 w - - 0 1", true, false },       /* K+B v K+Q */
+        { "8/8/4k3/8/8/3KB3/8/r7 w - - 0 1", true, false },       /* K+B v K+R: rooks do not count either */
+        { "8/8/3bk3/8/8/3KB3/8/8 w - - 0 1", true, true },        /* bishops on one colour (d6, e3: both dark) */
+        { "8/8/2b1k3/8/8/3KB3/8/8 w - - 0 1", false, false },     /* opposite-coloured bishops */
+        { "8/8/4k3/8/8/3KB3/6B1/8 w - - 0 1", false, true },      /* K+B+B on both colours v K */
+        { "8/8/1b2k3/8/8/2BK4/8/B7 w - - 0 1", true, true },      /* three bishops, all dark */
+        { "8/8/4k3/8/8/3KB3/8/n7 w - - 0 1", false, false },      /* K+B v K+N: the same */
+        { "8/8/4k3/4p3/8/3KB3/8/8 w - - 0 1", false, false },     /* K+B v K+P: the pawn can block */
+        { "8/8/4k3/8/8/3KP3/8/8 b - - 0 1", false, true },        /* a pawn */
+        { "8/8/4k3/8/8/3K4/8/R7 b - - 0 1", false, true },        /* a rook */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        position_t pos;
+        if (!tests_parse_fen(cases[i].fen, &pos))
+            continue;
+        bool white = status_insufficient_material_for(&pos, WHITE);
+        bool black = status_insufficient_material_for(&pos, BLACK);
+        CU_ASSERT_EQUAL(white, cases[i].white);
+        CU_ASSERT_EQUAL(black, cases[i].black);
+        if (white != cases[i].white || black != cases[i].black)
+            fprintf(stderr, "\ninsufficient material for white/black in %s: %d/%d, expected %d/%d\n",
+                    cases[i].fen, white, black, cases[i].white, cases[i].black);
+    }
+}
+
+/* When neither side could mate by the game-ending rule, neither can by the
+ * per-side rule: the per-side rule is never the stricter one. */
+static void test_a_dead_position_by_material_is_insufficient_for_both_sides(void)
+{
+    static const char *const dead[] = {
+        "8/8/4k3/8/8/3K4/8/8 w - - 0 1", "8/8/4k3/8/8/3KB3/8/8 w - - 0 1", "8/8/4k3/8/8/3Kn3/8/8 b - - 0 1",
+        "8/8/3bk3/8/8/3KB3/8/8 w - - 0 1", "8/8/1b2k3/8/8/2BK4/8/B7 w - - 0 1",
+    };
+    for (size_t i = 0; i < sizeof dead / sizeof dead[0]; i++) {
+        position_t pos;
+        if (!tests_parse_fen(dead[i], &pos))
+            continue;
+        CU_ASSERT_TRUE(status_insufficient_material(&pos));
+        CU_ASSERT_TRUE(status_insufficient_material_for(&pos, WHITE));
+        CU_ASSERT_TRUE(status_insufficient_material_for(&pos, BLACK));
+    }
+}
+
 int test_status_register(void)
 {
     CU_pSuite suite = CU_add_suite("status", NULL, NULL);
@@ -206,6 +269,8 @@ int test_status_register(void)
     CU_ADD_TEST(suite, test_stalemate);
     CU_ADD_TEST(suite, test_insufficient_material_cases);
     CU_ADD_TEST(suite, test_opposite_coloured_bishops_are_not_insufficient);
+    CU_ADD_TEST(suite, test_insufficient_material_for_each_side);
+    CU_ADD_TEST(suite, test_a_dead_position_by_material_is_insufficient_for_both_sides);
     CU_ADD_TEST(suite, test_seventyfive_move_rule_ends_the_game);
     CU_ADD_TEST(suite, test_mate_on_the_150th_halfmove_is_mate);
     CU_ADD_TEST(suite, test_fifty_move_rule_is_a_claim_from_100_halfmoves);
