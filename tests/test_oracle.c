@@ -1,9 +1,11 @@
 /* Differential test of SAN, canonical FEN and game status against chess.js
  * 1.4.0: positions from seeded random games and hand-picked edge cases are
  * written to a temp file and judged by `node tests/oracle/chessjs_check.mjs`
- * (format documented there). Also, in C alone: SAN round trips, the lenient
- * SAN forms and the ambiguity/promotion errors. A missing node or chess.js
- * fails the suite (CI installs them: npm ci --prefix tests/oracle). */
+ * (format documented there). Likewise each side's insufficient material
+ * against chessops 0.15.1 (tests/oracle/chessops_check.mjs). Also, in C
+ * alone: SAN round trips, the lenient SAN forms and the ambiguity/promotion
+ * errors. A missing node, chess.js or chessops fails the suite (CI installs
+ * them: npm ci --prefix tests/oracle). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +24,7 @@ int test_oracle_register(void);
 
 enum {
     RANDOM_POSITION_TARGET = 2000, /* random-game positions judged by chess.js (>= 1000 required) */
+    SPARSE_POSITION_TARGET = 3000, /* random few-piece positions judged by chessops */
     GAME_PLY_MAX = 200,
     EPD_POSITION_MAX = 64,
     ORACLE_TIMEOUT_MS = 300000,    /* a hung node fails the test instead of hanging it */
@@ -31,9 +34,24 @@ enum {
     FAILURE_REPORT_MAX = 20,       /* C-side failures printed in full; the rest are counted */
 };
 
-static const char *const oracle_script = "tests/oracle/chessjs_check.mjs";
-static const char *const oracle_package = "tests/oracle/node_modules/chess.js/package.json";
+/* A node script that judges our output, and the package it needs. */
+typedef struct {
+    const char *name;           /* the library, for messages */
+    const char *script;
+    const char *package;        /* its package.json: present once installed */
+    const char *summary_format; /* sscanf format of the script's last line: positions, mismatches */
+} oracle_t;
+
+static const oracle_t chessjs_oracle = {
+    "chess.js", "tests/oracle/chessjs_check.mjs", "tests/oracle/node_modules/chess.js/package.json",
+    "chessjs: %d positions checked, %d mismatches",
+};
+static const oracle_t chessops_oracle = {
+    "chessops", "tests/oracle/chessops_check.mjs", "tests/oracle/node_modules/chessops/package.json",
+    "chessops: %d positions checked, %d mismatches",
+};
 static const uint64_t random_games_seed = 0x2545f4914f6cdd1du;
+static const uint64_t sparse_positions_seed = 0x9e3779b97f4a7c15u;
 
 /* ---- position lists ---- */
 
@@ -316,17 +334,17 @@ static const char *node_program(void)
     return node && *node ? node : "node";
 }
 
-/* Whether the script and chess.js are where the run needs them; prints why not. */
-static bool oracle_installed(void)
+/* Whether the script and its library are where the run needs them; prints why not. */
+static bool oracle_installed(const oracle_t *oracle)
 {
-    if (access(oracle_script, R_OK) != 0) {
+    if (access(oracle->script, R_OK) != 0) {
         fprintf(stderr, "\noracle: %s is missing (%s); tests must run from the repository root\n",
-                oracle_script, strerror(errno));
+                oracle->script, strerror(errno));
         return false;
     }
-    if (access(oracle_package, R_OK) != 0) {
-        fprintf(stderr, "\noracle: chess.js is not installed (%s: %s); run `npm ci --prefix tests/oracle`\n",
-                oracle_package, strerror(errno));
+    if (access(oracle->package, R_OK) != 0) {
+        fprintf(stderr, "\noracle: %s is not installed (%s: %s); run `npm ci --prefix tests/oracle`\n",
+                oracle->name, oracle->package, strerror(errno));
         return false;
     }
     return true;
@@ -368,13 +386,13 @@ static bool read_child_output(int fd, oracle_run_t *run, long deadline)
     }
 }
 
-/* Finds the last "chessjs: N positions checked, M mismatches" line. */
-static void parse_summary(oracle_run_t *run)
+/* Finds the last summary line ("chessjs: N positions checked, M mismatches"). */
+static void parse_summary(const oracle_t *oracle, oracle_run_t *run)
 {
     run->positions = run->mismatches = -1;
     for (const char *line = run->tail; line && *line;) {
         int positions, mismatches;
-        if (sscanf(line, "chessjs: %d positions checked, %d mismatches", &positions, &mismatches) == 2) {
+        if (sscanf(line, oracle->summary_format, &positions, &mismatches) == 2) {
             run->positions = positions;
             run->mismatches = mismatches;
         }
@@ -383,10 +401,10 @@ static void parse_summary(oracle_run_t *run)
     }
 }
 
-/* Runs node on the script with input_path as its argument (no shell), with
- * stdout and stderr on one pipe. False, with the reason printed, when node
- * could not be started or did not finish within ORACLE_TIMEOUT_MS. */
-static bool oracle_run(const char *input_path, oracle_run_t *run)
+/* Runs node on the oracle's script with input_path as its argument (no
+ * shell), with stdout and stderr on one pipe. False, with the reason printed,
+ * when node could not be started or did not finish within ORACLE_TIMEOUT_MS. */
+static bool oracle_run(const oracle_t *oracle, const char *input_path, oracle_run_t *run)
 {
     *run = (oracle_run_t){ .exit_status = -1, .positions = -1, .mismatches = -1 };
     run->output = malloc(ORACLE_OUTPUT_MAX + 1);
@@ -405,7 +423,7 @@ static bool oracle_run(const char *input_path, oracle_run_t *run)
         if (dup2(pipe_fds[1], STDOUT_FILENO) < 0 || dup2(pipe_fds[1], STDERR_FILENO) < 0)
             _exit(127);
         close(pipe_fds[1]);
-        execlp(node, node, oracle_script, input_path, (char *)NULL);
+        execlp(node, node, oracle->script, input_path, (char *)NULL);
         dprintf(STDERR_FILENO, "cannot run %s: %s\n", node, strerror(errno));
         _exit(127);
     }
@@ -424,9 +442,9 @@ static bool oracle_run(const char *input_path, oracle_run_t *run)
         continue;
     if (WIFEXITED(wait_status))
         run->exit_status = WEXITSTATUS(wait_status);
-    parse_summary(run);
+    parse_summary(oracle, run);
     if (!finished) {
-        fprintf(stderr, "\noracle: %s %s did not finish within %d ms\n", node, oracle_script, ORACLE_TIMEOUT_MS);
+        fprintf(stderr, "\noracle: %s %s did not finish within %d ms\n", node, oracle->script, ORACLE_TIMEOUT_MS);
         return false;
     }
     if (run->exit_status == 127)
@@ -474,7 +492,7 @@ static FILE *create_input_file(char *path, size_t path_size)
  * file is kept (and named) when the run is not clean. */
 static void assert_chessjs_agrees(const char *what, const position_list_t *list, coverage_t *coverage)
 {
-    if (!oracle_installed())
+    if (!oracle_installed(&chessjs_oracle))
         CU_FAIL_FATAL("chess.js oracle not installed (see the message above; CI runs npm ci --prefix tests/oracle)");
     oracle_line_t *line = malloc(sizeof *line);
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
@@ -497,7 +515,7 @@ static void assert_chessjs_agrees(const char *what, const position_list_t *list,
 
     long started = tests_monotonic_ms();
     oracle_run_t run;
-    bool ran = oracle_run(path, &run);
+    bool ran = oracle_run(&chessjs_oracle, path, &run);
     long elapsed = tests_monotonic_ms() - started;
     CU_ASSERT(ran);
     CU_ASSERT_EQUAL(run.exit_status, 0);
@@ -778,7 +796,7 @@ static void test_san_fen_and_status_match_chessjs_on_hand_picked_positions(void)
  * exit status 1 and exactly three mismatches. */
 static void test_chessjs_oracle_reports_planted_faults(void)
 {
-    if (!oracle_installed())
+    if (!oracle_installed(&chessjs_oracle))
         CU_FAIL_FATAL("chess.js oracle not installed (see the message above; CI runs npm ci --prefix tests/oracle)");
     position_t start;
     CU_ASSERT_FATAL(tests_parse_fen(FEN_START, &start));
@@ -800,7 +818,7 @@ static void test_chessjs_oracle_reports_planted_faults(void)
         write_oracle_line(file, line);
         CU_ASSERT(fclose(file) == 0);
         oracle_run_t run;
-        CU_ASSERT(oracle_run(path, &run));
+        CU_ASSERT(oracle_run(&chessjs_oracle, path, &run));
         CU_ASSERT_EQUAL(run.exit_status, 1);
         CU_ASSERT_EQUAL(run.positions, 3);
         CU_ASSERT_EQUAL(run.mismatches, 3);
@@ -810,6 +828,251 @@ static void test_chessjs_oracle_reports_planted_faults(void)
         unlink(path);
     }
     free(line);
+}
+
+/* ---- chessops: each side's insufficient material ---- */
+
+/* What each side may get besides its king in a random few-piece position,
+ * weighted towards what the rule tells apart (minor pieces, and whether
+ * the other side has something to block its own king with). */
+static const struct {
+    char letter; /* white's FEN letter */
+    int weight;
+} sparse_menu[] = { { 'N', 6 }, { 'B', 8 }, { 'P', 3 }, { 'R', 1 }, { 'Q', 2 } };
+
+static char sparse_pick_piece(uint64_t *rng)
+{
+    int total = 0;
+    for (size_t i = 0; i < sizeof sparse_menu / sizeof sparse_menu[0]; i++)
+        total += sparse_menu[i].weight;
+    int pick = random_game_below(rng, total);
+    for (size_t i = 0; i < sizeof sparse_menu / sizeof sparse_menu[0]; i++) {
+        if (pick < sparse_menu[i].weight)
+            return sparse_menu[i].letter;
+        pick -= sparse_menu[i].weight;
+    }
+    return 'N';
+}
+
+/* An empty square of board (a1 = 0), for a pawn off the first and last ranks. */
+static int sparse_pick_square(char board[64], uint64_t *rng, bool pawn)
+{
+    for (;;) {
+        int square = pawn ? 8 + random_game_below(rng, 48) : random_game_below(rng, 64);
+        if (!board[square])
+            return square;
+    }
+}
+
+/* Writes a random position into text: two kings apart, 0 to 3 more pieces a
+ * side from sparse_menu, either side to move. fen_parse judges it later. */
+static void sparse_random_fen(uint64_t *rng, char *text, size_t size)
+{
+    char board[64] = { 0 };
+    int white_king = random_game_below(rng, 64), black_king;
+    do
+        black_king = random_game_below(rng, 64);
+    while (abs(square_file(black_king) - square_file(white_king)) <= 1
+           && abs(square_rank(black_king) - square_rank(white_king)) <= 1);
+    board[white_king] = 'K';
+    board[black_king] = 'k';
+    for (int side = 0; side < 2; side++) {
+        int extra = random_game_below(rng, 4);
+        for (int i = 0; i < extra; i++) {
+            char letter = sparse_pick_piece(rng);
+            board[sparse_pick_square(board, rng, letter == 'P')] = side ? (char)(letter + ('a' - 'A')) : letter;
+        }
+    }
+    size_t n = 0;
+    for (int rank = 7; rank >= 0; rank--) {
+        int empty = 0;
+        for (int file = 0; file < 8; file++) {
+            char piece = board[rank * 8 + file];
+            if (!piece) {
+                empty++;
+                continue;
+            }
+            if (empty)
+                text[n++] = (char)('0' + empty);
+            text[n++] = piece;
+            empty = 0;
+        }
+        if (empty)
+            text[n++] = (char)('0' + empty);
+        if (rank)
+            text[n++] = '/';
+    }
+    snprintf(text + n, size - n, " %c - - 0 1", random_game_below(rng, 2) ? 'b' : 'w');
+}
+
+/* Adds count legal random few-piece positions (drawn from a fixed seed;
+ * those fen_parse refuses, such as a side to move giving check, are drawn
+ * again). */
+static bool collect_sparse_positions(position_list_t *out, int count)
+{
+    uint64_t rng = sparse_positions_seed;
+    bool ok = true;
+    for (int added = 0; added < count && ok;) {
+        char text[FEN_BUFFER_SIZE], message[256];
+        position_t pos;
+        sparse_random_fen(&rng, text, sizeof text);
+        if (fen_parse(text, strlen(text), 0, &pos, message, sizeof message) != FEN_OK)
+            continue;
+        ok = position_list_add(out, &pos);
+        added++;
+    }
+    return ok;
+}
+
+/* The material cases of chessops's rule, each with and without something of
+ * the other side's that could hem its king in; every one with its children. */
+static const char *const material_positions[] = {
+    "8/8/4k3/8/8/3K4/8/8 w - - 0 1",       /* K v K */
+    "8/8/4k3/8/8/3K4/8/q7 b - - 0 1",      /* K v K+Q */
+    "8/8/4k3/8/8/3KN3/8/8 w - - 0 1",      /* K+N v K */
+    "8/8/4k3/8/8/3KN3/8/q7 w - - 0 1",     /* K+N v K+Q */
+    "8/8/4k3/8/8/3KN3/q7/q7 w - - 0 1",    /* K+N v K+Q+Q */
+    "8/8/4k3/8/8/3KN3/8/r7 w - - 0 1",     /* K+N v K+R */
+    "8/8/4k3/8/8/3KN3/8/b7 w - - 0 1",     /* K+N v K+B */
+    "8/8/2n1k3/8/8/3KN3/8/8 w - - 0 1",    /* K+N v K+N */
+    "8/8/4k3/4p3/8/3KN3/8/8 w - - 0 1",    /* K+N v K+P */
+    "8/8/4k3/8/8/3KNN2/8/8 w - - 0 1",     /* K+N+N v K */
+    "8/8/4k3/8/8/3KNN2/8/q7 w - - 0 1",    /* K+N+N v K+Q */
+    "8/8/4k3/8/8/3KNB2/8/8 w - - 0 1",     /* K+N+B v K */
+    "8/8/4k3/8/8/3KB3/8/8 w - - 0 1",      /* K+B v K */
+    "8/8/4k3/8/8/3KB3/8/q7 w - - 0 1",     /* K+B v K+Q */
+    "8/8/4k3/8/8/3KB3/8/r7 w - - 0 1",     /* K+B v K+R */
+    "8/8/4k3/8/8/3KB3/8/n7 w - - 0 1",     /* K+B v K+N */
+    "8/8/4k3/4p3/8/3KB3/8/8 w - - 0 1",    /* K+B v K+P */
+    "8/8/3bk3/8/8/3KB3/8/8 w - - 0 1",     /* K+B v K+B, one colour */
+    "8/8/2b1k3/8/8/3KB3/8/8 w - - 0 1",    /* K+B v K+B, both colours */
+    "8/8/4k3/8/8/3KB3/6B1/8 w - - 0 1",    /* K+B+B on both colours v K */
+    "8/8/1b2k3/8/8/2BK4/8/B7 w - - 0 1",   /* three bishops on dark squares */
+    "8/8/1b2k3/8/8/2BK4/8/B6r w - - 0 1",  /* the same and a rook */
+    "8/8/1b2k3/8/8/2BK4/7P/B7 w - - 0 1",  /* the same and a pawn */
+    "8/8/4k3/8/8/3K4/8/R7 b - - 0 1",      /* K+R v K */
+    "8/8/4k3/8/8/3KP3/8/8 b - - 0 1",      /* K+P v K */
+};
+
+static bool collect_material_positions(position_list_t *out)
+{
+    bool ok = true;
+    for (size_t i = 0; i < sizeof material_positions / sizeof material_positions[0] && ok; i++) {
+        position_t pos;
+        ok = tests_parse_fen(material_positions[i], &pos) && position_list_add_with_children(out, &pos);
+    }
+    return ok;
+}
+
+/* Counts over the positions sent to chessops. */
+typedef struct {
+    int positions;
+    int insufficient[COLOR_COUNT];
+    int both; /* insufficient for both sides */
+} material_coverage_t;
+
+static void write_material_line(FILE *out, const position_t *pos, material_coverage_t *coverage)
+{
+    char fen[FEN_BUFFER_SIZE];
+    bool white = status_insufficient_material_for(pos, WHITE), black = status_insufficient_material_for(pos, BLACK);
+    fprintf(out, "%s\t%s\t%s\n", fen_format(pos, fen, sizeof fen), white ? "insufficient" : "sufficient",
+            black ? "insufficient" : "sufficient");
+    coverage->positions++;
+    coverage->insufficient[WHITE] += white;
+    coverage->insufficient[BLACK] += black;
+    coverage->both += white && black;
+}
+
+/* Writes every position of list to a temp file, has chessops judge both
+ * sides of each, and asserts a clean run (kept and named when not clean). */
+static void assert_chessops_agrees(const char *what, const position_list_t *list, material_coverage_t *coverage)
+{
+    if (!oracle_installed(&chessops_oracle))
+        CU_FAIL_FATAL("chessops oracle not installed (see the message above; CI runs npm ci --prefix tests/oracle)");
+    char path[1024];
+    FILE *file = create_input_file(path, sizeof path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+    fprintf(file, "# chessd %s positions for tests/oracle/chessops_check.mjs\n", what);
+    for (int i = 0; i < list->count; i++)
+        write_material_line(file, &list->items[i], coverage);
+    bool written = !ferror(file);
+    written &= fclose(file) == 0;
+    CU_ASSERT(written);
+
+    long started = tests_monotonic_ms();
+    oracle_run_t run;
+    bool ran = oracle_run(&chessops_oracle, path, &run);
+    long elapsed = tests_monotonic_ms() - started;
+    CU_ASSERT(ran);
+    CU_ASSERT_EQUAL(run.exit_status, 0);
+    CU_ASSERT_EQUAL(run.positions, list->count);
+    CU_ASSERT_EQUAL(run.mismatches, 0);
+    bool clean = ran && run.exit_status == 0 && run.positions == list->count && run.mismatches == 0;
+    fprintf(stderr,
+            "\n  chessops %s: %d positions, %d side verdicts (insufficient for white %d, for black %d, "
+            "for both %d); %d mismatches, %ld ms\n",
+            what, coverage->positions, 2 * coverage->positions, coverage->insufficient[WHITE],
+            coverage->insufficient[BLACK], coverage->both, run.mismatches, elapsed);
+    if (clean) {
+        unlink(path);
+    } else {
+        fprintf(stderr, "  oracle exit %d, expected %d positions; input kept in %s\n", run.exit_status,
+                list->count, path);
+        print_oracle_output(&run);
+    }
+    free(run.output);
+}
+
+static void test_insufficient_material_per_side_matches_chessops_on_random_positions(void)
+{
+    position_list_t positions = { 0 };
+    CU_ASSERT_FATAL(collect_random_positions(&positions));
+    CU_ASSERT_FATAL(collect_sparse_positions(&positions, SPARSE_POSITION_TARGET));
+    CU_ASSERT(positions.count >= 2000);
+    material_coverage_t coverage = { 0 };
+    assert_chessops_agrees("random games and random few-piece positions", &positions, &coverage);
+    /* Both verdicts must be well represented, for each side. */
+    for (int color = 0; color < COLOR_COUNT; color++) {
+        CU_ASSERT(coverage.insufficient[color] >= 200);
+        CU_ASSERT(coverage.positions - coverage.insufficient[color] >= 200);
+    }
+    position_list_free(&positions);
+}
+
+static void test_insufficient_material_per_side_matches_chessops_on_hand_picked_positions(void)
+{
+    position_list_t positions = { 0 };
+    CU_ASSERT_FATAL(collect_material_positions(&positions));
+    material_coverage_t coverage = { 0 };
+    assert_chessops_agrees("hand-picked material and their children", &positions, &coverage);
+    CU_ASSERT(coverage.insufficient[WHITE] > 0);
+    CU_ASSERT(coverage.insufficient[BLACK] > 0);
+    CU_ASSERT(coverage.both > 0);
+    position_list_free(&positions);
+}
+
+/* The chessops oracle must catch errors: a verdict flipped on each side of
+ * one position and on one side of another give exit status 1, 3 mismatches. */
+static void test_chessops_oracle_reports_planted_faults(void)
+{
+    if (!oracle_installed(&chessops_oracle))
+        CU_FAIL_FATAL("chessops oracle not installed (see the message above; CI runs npm ci --prefix tests/oracle)");
+    char path[1024];
+    FILE *file = create_input_file(path, sizeof path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+    fprintf(file, "8/8/4k3/8/8/3KN3/8/8 w - - 0 1\tsufficient\tsufficient\n");       /* both wrong */
+    fprintf(file, "8/8/4k3/8/8/3KN3/8/r7 w - - 0 1\tinsufficient\tsufficient\n");    /* white wrong */
+    fprintf(file, "8/8/4k3/8/8/3KB3/8/q7 w - - 0 1\tinsufficient\tsufficient\n");    /* right */
+    CU_ASSERT(fclose(file) == 0);
+    oracle_run_t run;
+    CU_ASSERT(oracle_run(&chessops_oracle, path, &run));
+    CU_ASSERT_EQUAL(run.exit_status, 1);
+    CU_ASSERT_EQUAL(run.positions, 3);
+    CU_ASSERT_EQUAL(run.mismatches, 3);
+    if (run.exit_status != 1 || run.positions != 3 || run.mismatches != 3)
+        print_oracle_output(&run);
+    free(run.output);
+    unlink(path);
 }
 
 /* ---- suite ---- */
@@ -829,7 +1092,13 @@ int test_oracle_register(void)
         || !CU_add_test(suite, "test_san_fen_and_status_match_chessjs_on_random_games",
                         test_san_fen_and_status_match_chessjs_on_random_games)
         || !CU_add_test(suite, "test_san_fen_and_status_match_chessjs_on_hand_picked_positions",
-                        test_san_fen_and_status_match_chessjs_on_hand_picked_positions))
+                        test_san_fen_and_status_match_chessjs_on_hand_picked_positions)
+        || !CU_add_test(suite, "test_chessops_oracle_reports_planted_faults",
+                        test_chessops_oracle_reports_planted_faults)
+        || !CU_add_test(suite, "test_insufficient_material_per_side_matches_chessops_on_random_positions",
+                        test_insufficient_material_per_side_matches_chessops_on_random_positions)
+        || !CU_add_test(suite, "test_insufficient_material_per_side_matches_chessops_on_hand_picked_positions",
+                        test_insufficient_material_per_side_matches_chessops_on_hand_picked_positions))
         return CU_get_error();
     return CUE_SUCCESS;
 }
