@@ -551,12 +551,14 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     return status == STORE_ENOT_FOUND ? game_load_once(store, id, what, out, false) : status;
 }
 
-store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer)
+/* GET key: STORE_OK with a malloc'd, NUL-terminated copy in *out (caller
+ * frees; length in *length), STORE_ENOT_FOUND, STORE_ECORRUPT for a value
+ * that is not a string, STORE_EUNAVAILABLE when Redis cannot answer or the
+ * copy cannot be made. A secret's bytes are wiped from the reply, so the
+ * one copy left is the caller's. */
+static store_status_t get_string(store_t *store, const char *key, char **out, size_t *length, bool secret)
 {
-    char redis_key[IDEMPOTENCY_KEY_SIZE];
-    if (!idempotency_key(scope, key, redis_key, sizeof redis_key))
-        return STORE_ECORRUPT;
-    const char *argv[] = { "GET", redis_key };
+    const char *argv[] = { "GET", key };
     redisReply *r = command(store, 2, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
@@ -564,11 +566,21 @@ store_status_t store_idempotency_get(store_t *store, const char *scope, const ch
     if (r->type == REDIS_REPLY_NIL) {
         status = STORE_ENOT_FOUND;
     } else if (r->type == REDIS_REPLY_STRING) {
-        *answer = copy_bytes(r->str, r->len);
-        status = *answer ? STORE_OK : STORE_ECORRUPT;
+        status = take_string(r, out, length) ? STORE_OK : STORE_EUNAVAILABLE;
+        if (secret)
+            explicit_bzero(r->str, r->len);
     }
     freeReplyObject(r);
     return status;
+}
+
+store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer)
+{
+    char redis_key[IDEMPOTENCY_KEY_SIZE];
+    if (!idempotency_key(scope, key, redis_key, sizeof redis_key))
+        return STORE_ECORRUPT;
+    size_t length;
+    return get_string(store, redis_key, answer, &length, false);
 }
 
 static store_status_t script_result(redisReply *r, uint64_t *current_version, char **replay)
@@ -691,21 +703,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 /* GET of the token secret's key: STORE_OK with a copy, STORE_ENOT_FOUND, or a failure. */
 static store_status_t token_secret_get(store_t *store, char **secret, size_t *length)
 {
-    const char *argv[] = { "GET", STORE_TOKEN_SECRET_KEY };
-    redisReply *r = command(store, 2, argv, NULL, NULL);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
-    if (r->type == REDIS_REPLY_NIL) {
-        status = STORE_ENOT_FOUND;
-    } else if (r->type == REDIS_REPLY_STRING) {
-        *secret = copy_bytes(r->str, r->len);
-        *length = r->len;
-        status = *secret ? STORE_OK : STORE_EUNAVAILABLE;
-        explicit_bzero(r->str, r->len); /* the one copy left is the caller's */
-    }
-    freeReplyObject(r);
-    return status;
+    return get_string(store, STORE_TOKEN_SECRET_KEY, secret, length, true);
 }
 
 store_status_t store_token_secret(store_t *store, const char *candidate, char **secret, size_t *length,
