@@ -24,20 +24,10 @@
 //     and tests its king), which is exactly chessd's rule, so no field needs
 //     to be left out.
 //   - isCheck, isCheckmate, isStalemate and isInsufficientMaterial with FLAGS.
-import { readFileSync } from 'node:fs'
 import { Chess } from 'chess.js'
+import { runOracle } from './oracle_run.mjs'
 
 const FLAG_WORDS = ['check', 'checkmate', 'stalemate', 'insufficient']
-
-function readInput() {
-  const path = process.argv[2]
-  try {
-    return readFileSync(path === undefined || path === '-' ? 0 : path, 'utf8')
-  } catch (error) {
-    console.error(`chessjs: cannot read ${path ?? 'stdin'}: ${error.message}`)
-    process.exit(2)
-  }
-}
 
 // Splits one input line into its fields; throws on a malformed line.
 function parseLine(line, lineNumber) {
@@ -109,29 +99,4 @@ function comparePosition({ fen, sans, flags, afters }) {
   return problems
 }
 
-function main() {
-  const lines = readInput().split('\n')
-  let positions = 0
-  let mismatches = 0
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, '')
-    if (line === '' || line.startsWith('#')) continue
-    let parsed
-    try {
-      parsed = parseLine(line, i + 1)
-    } catch (error) {
-      console.error(`chessjs: malformed input: ${error.message}`)
-      process.exit(2)
-    }
-    positions++
-    const problems = comparePosition(parsed)
-    for (const problem of problems) {
-      console.log(`mismatch at ${parsed.fen}: ${problem}`)
-    }
-    mismatches += problems.length
-  }
-  console.log(`chessjs: ${positions} positions checked, ${mismatches} mismatches`)
-  process.exit(mismatches ? 1 : 0)
-}
-
-main()
+runOracle('chessjs', parseLine, comparePosition)

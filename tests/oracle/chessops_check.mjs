@@ -13,22 +13,12 @@
 //   BLACK    the same for black
 // Each colour whose verdict differs from chessops's counts as one mismatch;
 // a FEN chessops refuses counts as one too.
-import { readFileSync } from 'node:fs'
 import { Chess } from 'chessops/chess'
 import { parseFen } from 'chessops/fen'
+import { runOracle } from './oracle_run.mjs'
 
 const VERDICTS = ['insufficient', 'sufficient']
 const COLORS = ['white', 'black']
-
-function readInput() {
-  const path = process.argv[2]
-  try {
-    return readFileSync(path === undefined || path === '-' ? 0 : path, 'utf8')
-  } catch (error) {
-    console.error(`chessops: cannot read ${path ?? 'stdin'}: ${error.message}`)
-    process.exit(2)
-  }
-}
 
 // Splits one input line into its fields; throws on a malformed line.
 function parseLine(line, lineNumber) {
@@ -45,50 +35,26 @@ function parseLine(line, lineNumber) {
   return { fen, verdicts: { white: white === 'insufficient', black: black === 'insufficient' } }
 }
 
-// Compares one position; returns the list of disagreements (strings) and
-// chessops's verdicts.
+// chessops's "insufficient" verdicts, counted for the summary.
+const insufficient = { white: 0, black: 0 }
+
+// Compares one position; returns the list of disagreements (strings).
 function comparePosition({ fen, verdicts }) {
   const position = parseFen(fen).chain((setup) => Chess.fromSetup(setup))
   if (position.isErr) {
-    return { problems: [`chessops rejects the FEN: ${position.error.message}`], theirs: null }
+    return [`chessops rejects the FEN: ${position.error.message}`]
   }
   const problems = []
-  const theirs = {}
   for (const color of COLORS) {
-    theirs[color] = position.value.hasInsufficientMaterial(color)
-    if (theirs[color] !== verdicts[color]) {
-      problems.push(`${color} insufficient material: chessd ${verdicts[color]}, chessops ${theirs[color]}`)
+    const theirs = position.value.hasInsufficientMaterial(color)
+    insufficient[color] += theirs ? 1 : 0
+    if (theirs !== verdicts[color]) {
+      problems.push(`${color} insufficient material: chessd ${verdicts[color]}, chessops ${theirs}`)
     }
   }
-  return { problems, theirs }
+  return problems
 }
 
-function main() {
-  const lines = readInput().split('\n')
-  let positions = 0
-  let mismatches = 0
-  const insufficient = { white: 0, black: 0 }
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, '')
-    if (line === '' || line.startsWith('#')) continue
-    let parsed
-    try {
-      parsed = parseLine(line, i + 1)
-    } catch (error) {
-      console.error(`chessops: malformed input: ${error.message}`)
-      process.exit(2)
-    }
-    positions++
-    const { problems, theirs } = comparePosition(parsed)
-    for (const problem of problems) {
-      console.log(`mismatch at ${parsed.fen}: ${problem}`)
-    }
-    mismatches += problems.length
-    for (const color of COLORS) insufficient[color] += theirs?.[color] ? 1 : 0
-  }
-  console.log(`chessops says insufficient: white ${insufficient.white}, black ${insufficient.black}`)
-  console.log(`chessops: ${positions} positions checked, ${mismatches} mismatches`)
-  process.exit(mismatches ? 1 : 0)
-}
-
-main()
+runOracle('chessops', parseLine, comparePosition, () => [
+  `chessops says insufficient: white ${insufficient.white}, black ${insufficient.black}`,
+])
