@@ -471,6 +471,41 @@ static void print_oracle_output(const oracle_run_t *run)
     }
 }
 
+/* Closes file (the oracle's input, at path), runs the oracle on it and
+ * asserts it read `positions` positions and found no mismatch. Returns
+ * whether all of that held; *run (its output to free with oracle_finish())
+ * and *elapsed_ms are filled either way. */
+static bool oracle_check(const oracle_t *oracle, FILE *file, const char *path, int positions, oracle_run_t *run,
+                         long *elapsed_ms)
+{
+    bool written = !ferror(file);
+    written &= fclose(file) == 0;
+    CU_ASSERT(written);
+    long started = tests_monotonic_ms();
+    bool ran = oracle_run(oracle, path, run);
+    *elapsed_ms = tests_monotonic_ms() - started;
+    CU_ASSERT(ran);
+    CU_ASSERT_EQUAL(run->exit_status, 0);
+    CU_ASSERT_EQUAL(run->positions, positions);
+    CU_ASSERT_EQUAL(run->mismatches, 0);
+    return ran && run->exit_status == 0 && run->positions == positions && run->mismatches == 0;
+}
+
+/* After oracle_check(): removes a clean run's input, or keeps it and shows
+ * the oracle's output; frees the output. */
+static void oracle_finish(bool clean, const char *path, int positions, oracle_run_t *run)
+{
+    if (clean) {
+        unlink(path);
+    } else {
+        fprintf(stderr, "  oracle exit %d, expected %d positions; input kept in %s\n", run->exit_status, positions,
+                path);
+        print_oracle_output(run);
+    }
+    free(run->output);
+}
+
+
 /* A temp file for the oracle's input, opened for writing; path receives its name. */
 static FILE *create_input_file(char *path, size_t path_size)
 {
@@ -509,19 +544,9 @@ static void assert_chessjs_agrees(const char *what, const position_list_t *list,
         write_oracle_line(file, line);
     }
     free(line);
-    bool written = !ferror(file);
-    written &= fclose(file) == 0;
-    CU_ASSERT(written);
-
-    long started = tests_monotonic_ms();
     oracle_run_t run;
-    bool ran = oracle_run(&chessjs_oracle, path, &run);
-    long elapsed = tests_monotonic_ms() - started;
-    CU_ASSERT(ran);
-    CU_ASSERT_EQUAL(run.exit_status, 0);
-    CU_ASSERT_EQUAL(run.positions, list->count);
-    CU_ASSERT_EQUAL(run.mismatches, 0);
-    bool clean = ran && run.exit_status == 0 && run.positions == list->count && run.mismatches == 0;
+    long elapsed;
+    bool clean = oracle_check(&chessjs_oracle, file, path, list->count, &run, &elapsed);
     fprintf(stderr,
             "\n  chess.js %s: %d positions (%d check, %d mate, %d stalemate, %d insufficient; %d with castling, "
             "%d with promotion, %d with en passant), SAN with +: %d, #: %d, disambiguated by file %d, rank %d, "
@@ -530,14 +555,7 @@ static void assert_chessjs_agrees(const char *what, const position_list_t *list,
             coverage->insufficient, coverage->with_castling, coverage->with_promotion, coverage->with_en_passant,
             coverage->check_sans, coverage->mate_sans, coverage->file_disambiguated, coverage->rank_disambiguated,
             coverage->square_disambiguated, run.mismatches, elapsed);
-    if (clean) {
-        unlink(path);
-    } else {
-        fprintf(stderr, "  oracle exit %d, expected %d positions; input kept in %s\n", run.exit_status,
-                list->count, path);
-        print_oracle_output(&run);
-    }
-    free(run.output);
+    oracle_finish(clean, path, list->count, &run);
 }
 
 /* ---- hand-picked positions, checked in C first ---- */
@@ -995,32 +1013,15 @@ static void assert_chessops_agrees(const char *what, const position_list_t *list
     fprintf(file, "# chessd %s positions for tests/oracle/chessops_check.mjs\n", what);
     for (int i = 0; i < list->count; i++)
         write_material_line(file, &list->items[i], coverage);
-    bool written = !ferror(file);
-    written &= fclose(file) == 0;
-    CU_ASSERT(written);
-
-    long started = tests_monotonic_ms();
     oracle_run_t run;
-    bool ran = oracle_run(&chessops_oracle, path, &run);
-    long elapsed = tests_monotonic_ms() - started;
-    CU_ASSERT(ran);
-    CU_ASSERT_EQUAL(run.exit_status, 0);
-    CU_ASSERT_EQUAL(run.positions, list->count);
-    CU_ASSERT_EQUAL(run.mismatches, 0);
-    bool clean = ran && run.exit_status == 0 && run.positions == list->count && run.mismatches == 0;
+    long elapsed;
+    bool clean = oracle_check(&chessops_oracle, file, path, list->count, &run, &elapsed);
     fprintf(stderr,
             "\n  chessops %s: %d positions, %d side verdicts (insufficient for white %d, for black %d, "
             "for both %d); %d mismatches, %ld ms\n",
             what, coverage->positions, 2 * coverage->positions, coverage->insufficient[WHITE],
             coverage->insufficient[BLACK], coverage->both, run.mismatches, elapsed);
-    if (clean) {
-        unlink(path);
-    } else {
-        fprintf(stderr, "  oracle exit %d, expected %d positions; input kept in %s\n", run.exit_status,
-                list->count, path);
-        print_oracle_output(&run);
-    }
-    free(run.output);
+    oracle_finish(clean, path, list->count, &run);
 }
 
 static void test_insufficient_material_per_side_matches_chessops_on_random_positions(void)
