@@ -4,6 +4,8 @@
  * PR_SET_PDEATHSIG ends it if the runner dies first. */
 #include "redis_server.h"
 
+#include "../store/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -292,4 +294,15 @@ redisReply *redis_server_command(const redis_server_t *s, const char *password, 
     va_end(args);
     redisFree(c);
     return r;
+}
+
+store_t *redis_server_open_store(const char *url, unsigned timeout_ms)
+{
+    store_config_t cfg = { .connect_timeout_ms = timeout_ms, .command_timeout_ms = timeout_ms };
+    snprintf(cfg.url, sizeof cfg.url, "%s", url);
+    char err[256] = "";
+    store_t *s = store_open(&cfg, err, sizeof err);
+    if (!s)
+        fprintf(stderr, "\nstore_open(%s): %s\n", url, err);
+    return s;
 }

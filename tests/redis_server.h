@@ -50,4 +50,10 @@ redisContext *redis_server_connect(const redis_server_t *s, const char *password
  * returns its reply (caller frees with freeReplyObject), or NULL. */
 redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...);
 
+struct store;
+
+/* store_open() on url with connect and command timeouts of timeout_ms; NULL
+ * (the reason on stderr) when refused. Close with store_close(). */
+struct store *redis_server_open_store(const char *url, unsigned timeout_ms);
+
 #endif

@@ -32,16 +32,7 @@ static store_t *store;
 static struct sigaction saved_sigpipe_action;
 static unsigned id_sequence;
 
-static store_t *open_store(const char *url)
-{
-    store_config_t cfg = { .connect_timeout_ms = TIMEOUT_MS, .command_timeout_ms = TIMEOUT_MS };
-    snprintf(cfg.url, sizeof cfg.url, "%s", url);
-    char err[256] = "";
-    store_t *s = store_open(&cfg, err, sizeof err);
-    if (!s)
-        fprintf(stderr, "\nstore_open(%s): %s\n", url, err);
-    return s;
-}
+static store_t *open_store(const char *url) { return redis_server_open_store(url, TIMEOUT_MS); }
 
 static int suite_init(void)
 {
