@@ -466,7 +466,7 @@ static void seed_store(store_t *store)
     for (int i = 0; i < SEEDED_COUNT; i++) {
         const seeded_parts_t *p = &seeded_parts[i];
         store_game_change_t change = { p->state, p->state_length, p->history_count, STORE_LINE_SET, p->moves,
-                                       p->moves_length, p->history, p->history_length, 0, 0, false, NULL, NULL };
+                                       p->moves_length, p->history, p->history_length, 0, 0, false, NULL, NULL, 0, 0, NULL, 0 };
         FUZZ_CHECK(store_game_write(store, seeded[i].id, 0, &change, 0, NULL, NULL, NULL) == STORE_OK, "seeding");
     }
     FUZZ_CHECK(put(store->legacy, LEGACY_SLOTS, LEGACY_ID, legacy_json, strlen(legacy_json), 1), "seeding");
