@@ -42,6 +42,8 @@ static const route_t routes[] = {
       ROUTE_GAME },
     { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST", legal_moves_param, ROUTE_GAME },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
+    { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, "GET, HEAD", NULL,
+      ROUTE_GAME | ROUTE_STREAM },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },
 };
 
