@@ -25,6 +25,8 @@ static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unkn
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
 static atomic_llong perft_waiting;
+static atomic_llong streams_open;
+static atomic_ullong stream_events, stream_resyncs, pubsub_reconnects, flag_checks;
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
 static metrics_route_name_fn route_names;
@@ -57,6 +59,12 @@ void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown
 void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
 
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
+
+void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
+void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
+void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
+void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
+void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
@@ -119,6 +127,22 @@ char *metrics_render(struct store *store, size_t *length)
     buf_printf(&b, "# HELP chessd_perft_waiting Perft requests queued for a pool thread now.\n"
             "# TYPE chessd_perft_waiting gauge\nchessd_perft_waiting %lld\n",
         atomic_load_explicit(&perft_waiting, memory_order_relaxed));
+    buf_printf(&b, "# HELP chessd_streams_open Game event streams and long-poll requests held now.\n"
+            "# TYPE chessd_streams_open gauge\nchessd_streams_open %lld\n",
+        atomic_load_explicit(&streams_open, memory_order_relaxed));
+    buf_printf(&b, "# HELP chessd_stream_events_total Events queued on game event streams (snapshots included).\n"
+            "# TYPE chessd_stream_events_total counter\nchessd_stream_events_total %llu\n",
+        atomic_load_explicit(&stream_events, memory_order_relaxed));
+    buf_printf(&b, "# HELP chessd_stream_resyncs_total Snapshots sent to a stream that missed events (a gap, a new "
+            "subscription, a lost Redis connection, a silent game that moved).\n"
+            "# TYPE chessd_stream_resyncs_total counter\nchessd_stream_resyncs_total %llu\n",
+        atomic_load_explicit(&stream_resyncs, memory_order_relaxed));
+    buf_printf(&b, "# HELP chessd_pubsub_reconnects_total Redis Pub/Sub connections made again after one was lost.\n"
+            "# TYPE chessd_pubsub_reconnects_total counter\nchessd_pubsub_reconnects_total %llu\n",
+        atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
+    buf_printf(&b, "# HELP chessd_flag_checks_total Games checked for a fallen flag when their clock's deadline came.\n"
+            "# TYPE chessd_flag_checks_total counter\nchessd_flag_checks_total %llu\n",
+        atomic_load_explicit(&flag_checks, memory_order_relaxed));
     wire_stats_t wire;
     wire_stats(&wire);
     buf_printf(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "
