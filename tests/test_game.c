@@ -110,6 +110,22 @@ static void game_of(game_t *g, const char *fen, const char *moves, line_t *line)
     play(g, moves, line, false);
 }
 
+/* Sets a new game's takeback policy (untimed); CU-asserts it is taken. */
+static void set_policy(game_t *g, game_takeback_t takeback)
+{
+    CU_ASSERT_FATAL(game_set_rules(g, 0, 0, takeback));
+}
+
+/* game_of() under the free takeback policy, where the mover may undo alone. */
+static void free_game_of(game_t *g, const char *fen, const char *moves, line_t *line)
+{
+    if (line)
+        line_clear(line);
+    start(g, fen);
+    set_policy(g, GAME_TAKEBACK_FREE);
+    play(g, moves, line, false);
+}
+
 static game_status_t move_for(game_t *g, color_t who, const char *text, game_played_t *played)
 {
     return game_move(g, who, text, strlen(text), GAME_MAX_PLIES, 0, played);
@@ -542,7 +558,7 @@ static void test_history_never_exceeds_game_history_max(void)
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
 }
 
-/* ---- game_undo ---- */
+/* ---- game_undo (the free takeback policy: the mover alone takes a move back) ---- */
 
 static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
 {
@@ -560,8 +576,8 @@ static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         game_t expected, g;
         line_t line;
-        game_of(&expected, cases[i].fen, cases[i].before, NULL);
-        game_of(&g, cases[i].fen, cases[i].before, &line);
+        free_game_of(&expected, cases[i].fen, cases[i].before, NULL);
+        free_game_of(&g, cases[i].fen, cases[i].before, &line);
         play(&g, cases[i].last, &line, false);
         color_t mover = (color_t)!g.pos.side_to_move;
         CU_ASSERT_EQUAL(game_undo(&g, mover, line.text, line.length, 0), GAME_OK);
@@ -573,9 +589,8 @@ static void test_undo_accepts_a_line_of_bare_uci(void)
 {
     game_t expected, g;
     line_t line;
-    game_of(&expected, NULL, "e4 e5", NULL);
-    line_clear(&line);
-    start(&g, NULL);
+    free_game_of(&expected, NULL, "e4 e5", NULL);
+    free_game_of(&g, NULL, "", &line);
     play(&g, "e4 e5 Nf3", &line, true);
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4 e7e5 g1f3");
     CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length, 0), GAME_OK);
@@ -586,7 +601,7 @@ static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(vo
 {
     game_t g;
     line_t line;
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
     play(&g, "e5", &line, false);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
@@ -595,10 +610,10 @@ static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(vo
 static void test_undo_without_a_move_is_refused(void)
 {
     game_t g;
-    start(&g, NULL);
+    free_game_of(&g, NULL, "", NULL);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, "", 0, 0), GAME_ENOTHING_TO_UNDO);
-    start(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
+    free_game_of(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", "", NULL);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
 }
 
@@ -606,12 +621,12 @@ static void test_undo_on_a_finished_game_is_refused(void)
 {
     game_t g;
     line_t line;
-    game_of(&g, NULL, fools_mate, &line);
+    free_game_of(&g, NULL, fools_mate, &line);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_EOVER);
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     CU_ASSERT_EQUAL(game_resign(&g, BLACK, 0), GAME_OK);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_OK);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
@@ -636,7 +651,7 @@ static void test_undo_with_a_line_that_is_not_the_games_is_refused(void)
     };
     game_t g;
     line_t line;
-    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    free_game_of(&g, NULL, "e4 e5 Nf3", &line);
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4:e4 e7e5:e5 g1f3:Nf3");
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         game_t before = g;
@@ -1393,11 +1408,14 @@ static void check_replay_and_restore(differential_t *d, int game, const game_t *
     game_t r;
     if (game_replay(&r, &g->initial, line->text, line->length, g->state, g->result, g->termination, g->draw_offer)
             != GAME_OK
-        || memcmp(&r, g, sizeof r) != 0)
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_replay of the line differs");
-    if (restore(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+    if (restore(&r, g) != GAME_OK || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+        || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts differs");
-    if (restore_from_fen(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+    if (restore_from_fen(&r, g) != GAME_OK
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+        || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts through FEN text differs");
     d->replays++;
 }
@@ -1423,6 +1441,7 @@ static void play_random_game(differential_t *d, int game, const position_t *star
     int history_count = 0;
     position_t pos = *start_pos;
     game_start(&g, start_pos);
+    CU_ASSERT_FATAL(game_set_rules(&g, 0, 0, GAME_TAKEBACK_FREE)); /* undo is the free policy's */
     line_clear(&line);
     check_step(d, game, &g, &pos, history, history_count);
     int replay_countdown = 1 + random_game_below(rng, 7), undo_countdown = 1 + random_game_below(rng, 15);
