@@ -1,10 +1,12 @@
 /* Tests for rules/game.c, the game state machine: starting, moving, the
  * endings that come by themselves, undo, resignation, draw offers and claims,
- * replay of move-list text, restore from stored parts and the name tables.
- * No HTTP and no Redis. Every refusal is checked to leave the game_t byte for
- * byte as it was; a seeded differential test plays random games through
- * game_move and checks each step against status_evaluate on a full history
- * kept here, against game_replay, game_restore and game_undo. */
+ * the clock (charges, increments, flag fall) at explicit instants, takeback
+ * policies and offers, abort, replay of move-list text, restore from stored
+ * parts and rules, and the name tables. No HTTP, no Redis, no real time.
+ * Every refusal is checked to leave the game_t byte for byte as it was; a
+ * seeded differential test plays random games through game_move and checks
+ * each step against status_evaluate on a full history kept here, against
+ * game_replay, game_restore and game_undo. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,22 @@ static void game_of(game_t *g, const char *fen, const char *moves, line_t *line)
     if (line)
         line_clear(line);
     start(g, fen);
+    play(g, moves, line, false);
+}
+
+/* Sets a new game's takeback policy (untimed); CU-asserts it is taken. */
+static void set_policy(game_t *g, game_takeback_t takeback)
+{
+    CU_ASSERT_FATAL(game_set_rules(g, 0, 0, takeback));
+}
+
+/* game_of() under the free takeback policy, where the mover may undo alone. */
+static void free_game_of(game_t *g, const char *fen, const char *moves, line_t *line)
+{
+    if (line)
+        line_clear(line);
+    start(g, fen);
+    set_policy(g, GAME_TAKEBACK_FREE);
     play(g, moves, line, false);
 }
 
@@ -542,7 +560,7 @@ static void test_history_never_exceeds_game_history_max(void)
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_SEVENTYFIVE_MOVES);
 }
 
-/* ---- game_undo ---- */
+/* ---- game_undo (the free takeback policy: the mover alone takes a move back) ---- */
 
 static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
 {
@@ -560,8 +578,8 @@ static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         game_t expected, g;
         line_t line;
-        game_of(&expected, cases[i].fen, cases[i].before, NULL);
-        game_of(&g, cases[i].fen, cases[i].before, &line);
+        free_game_of(&expected, cases[i].fen, cases[i].before, NULL);
+        free_game_of(&g, cases[i].fen, cases[i].before, &line);
         play(&g, cases[i].last, &line, false);
         color_t mover = (color_t)!g.pos.side_to_move;
         CU_ASSERT_EQUAL(game_undo(&g, mover, line.text, line.length, 0), GAME_OK);
@@ -573,9 +591,8 @@ static void test_undo_accepts_a_line_of_bare_uci(void)
 {
     game_t expected, g;
     line_t line;
-    game_of(&expected, NULL, "e4 e5", NULL);
-    line_clear(&line);
-    start(&g, NULL);
+    free_game_of(&expected, NULL, "e4 e5", NULL);
+    free_game_of(&g, NULL, "", &line);
     play(&g, "e4 e5 Nf3", &line, true);
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4 e7e5 g1f3");
     CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length, 0), GAME_OK);
@@ -586,7 +603,7 @@ static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(vo
 {
     game_t g;
     line_t line;
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
     play(&g, "e5", &line, false);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
@@ -595,10 +612,10 @@ static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(vo
 static void test_undo_without_a_move_is_refused(void)
 {
     game_t g;
-    start(&g, NULL);
+    free_game_of(&g, NULL, "", NULL);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, "", 0, 0), GAME_ENOTHING_TO_UNDO);
-    start(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
+    free_game_of(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", "", NULL);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
 }
 
@@ -606,12 +623,12 @@ static void test_undo_on_a_finished_game_is_refused(void)
 {
     game_t g;
     line_t line;
-    game_of(&g, NULL, fools_mate, &line);
+    free_game_of(&g, NULL, fools_mate, &line);
     EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_EOVER);
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     CU_ASSERT_EQUAL(game_resign(&g, BLACK, 0), GAME_OK);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
-    game_of(&g, NULL, "e4", &line);
+    free_game_of(&g, NULL, "e4", &line);
     CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_OK);
     EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
@@ -636,7 +653,7 @@ static void test_undo_with_a_line_that_is_not_the_games_is_refused(void)
     };
     game_t g;
     line_t line;
-    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    free_game_of(&g, NULL, "e4 e5 Nf3", &line);
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4:e4 e7e5:e5 g1f3:Nf3");
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         game_t before = g;
@@ -1223,12 +1240,1010 @@ static void test_restore_refuses_parts_that_do_not_belong_together(void)
                        GAME_OFFER_WHITE);
     EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                        GAME_OFFER_COUNT);
+    /* A loss on time is the side to move's, or a draw; an abort comes before the second ply and has no result. */
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_BLACK_WINS,
+                       GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_NONE); /* Black to move */
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_RESULT_NONE,
+                       GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_WHITE_WINS,
+                       GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_WHITE_WINS,
+                       GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_BLACK);
+    EXPECT_BAD_RESTORE(&mated.initial, &mated.pos, mated.history, mated.history_count, mated.ply_count, GAME_TIMEOUT,
+                       GAME_BLACK_WINS, GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&a->initial, &a->pos, a->history, 3, 5, GAME_ABORTED, GAME_RESULT_NONE,
+                       GAME_TERMINATION_ABORTED, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&resigned.initial, &resigned.pos, resigned.history, resigned.history_count,
+                       resigned.ply_count, GAME_ABORTED, GAME_BLACK_WINS, GAME_TERMINATION_ABORTED, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&resigned.initial, &resigned.pos, resigned.history, resigned.history_count,
+                       resigned.ply_count, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_RESIGNATION,
+                       GAME_OFFER_NONE);
+    /* What does fit is restored (the cases above differ from these in one thing). */
+    CU_ASSERT_EQUAL(game_restore(&r, &a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_WHITE_WINS,
+                                 GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_NONE),
+                    GAME_OK);
+    CU_ASSERT_EQUAL(game_restore(&r, &a->initial, &a->pos, a->history, 3, 5, GAME_TIMEOUT, GAME_DRAWN,
+                                 GAME_TERMINATION_TIME_FORFEIT, GAME_OFFER_NONE),
+                    GAME_OK);
+    CU_ASSERT_EQUAL(game_restore(&r, &resigned.initial, &resigned.pos, resigned.history, resigned.history_count,
+                                 resigned.ply_count, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED,
+                                 GAME_OFFER_NONE),
+                    GAME_OK);
+    r = before;
     /* A threefold claim needs the history that makes it one. */
     game_t claimed;
     game_of(&claimed, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
     EXPECT_BAD_RESTORE(&claimed.initial, &claimed.pos, claimed.history, 4, claimed.ply_count, GAME_DRAW, GAME_DRAWN,
                        GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE);
 #undef EXPECT_BAD_RESTORE
+}
+
+/* ---- the clock ---- */
+
+enum { MINUTE_MS = 60000, HOUR_MS = 3600000 };
+
+/* A new game from fen (NULL: the standard start) on a clock of initial_ms
+ * each plus increment_ms a move, takebacks under policy. */
+static void timed_start(game_t *g, const char *fen, int64_t initial_ms, int64_t increment_ms, game_takeback_t policy)
+{
+    start(g, fen);
+    CU_ASSERT_FATAL(game_set_rules(g, initial_ms, increment_ms, policy));
+}
+
+/* Plays one move (UCI or SAN) for the side to move at now_ms, appending its
+ * entry to line when not NULL; CU-asserts it is accepted. */
+static void move_at(game_t *g, const char *text, int64_t now_ms, line_t *line)
+{
+    game_played_t played;
+    game_status_t status = game_move(g, (color_t)g->pos.side_to_move, text, strlen(text), GAME_MAX_PLIES, now_ms,
+                                     &played);
+    if (status != GAME_OK)
+        fprintf(stderr, "\nmove '%s' at %lld refused: %s\n", text, (long long)now_ms, game_status_name(status));
+    CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
+    if (line)
+        line_append(line, &played, false);
+}
+
+/* game_flag at now_ms does not end the game, and changes nothing. */
+#define EXPECT_NO_FLAG(g, now_ms)                                            \
+    do {                                                                     \
+        game_t before_ = *(g);                                               \
+        CU_ASSERT_FALSE(game_flag((g), (now_ms)));                           \
+        CU_ASSERT(memcmp(&before_, (g), sizeof before_) == 0);               \
+    } while (0)
+
+/* The clock stands at white_ms and black_ms whenever it is read. */
+static void expect_clock_stands(const game_t *g, int64_t white_ms, int64_t black_ms)
+{
+    static const int64_t later[] = { 0, 1, MINUTE_MS, HOUR_MS, INT64_C(1) << 50 };
+    CU_ASSERT_FALSE(game_clock_running(g));
+    CU_ASSERT_EQUAL(game_flag_deadline(g), 0);
+    CU_ASSERT_EQUAL(g->clock.remaining_ms[WHITE], white_ms);
+    CU_ASSERT_EQUAL(g->clock.remaining_ms[BLACK], black_ms);
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+        CU_ASSERT_EQUAL(game_clock_remaining(g, WHITE, g->clock.turn_started_ms + later[i]), white_ms);
+        CU_ASSERT_EQUAL(game_clock_remaining(g, BLACK, g->clock.turn_started_ms + later[i]), black_ms);
+    }
+}
+
+static void test_first_two_plies_charge_no_time_and_add_no_increment(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 2000, GAME_TAKEBACK_AGREEMENT);
+    CU_ASSERT_TRUE(game_is_timed(&g));
+    CU_ASSERT_EQUAL(g.clock.initial_ms, MINUTE_MS);
+    CU_ASSERT_EQUAL(g.clock.increment_ms, 2000);
+    expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    move_at(&g, "e4", 5000, NULL); /* White thought 5 s: free */
+    expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
+    EXPECT_NO_FLAG(&g, 5000 + HOUR_MS);
+    move_at(&g, "e5", 5000 + 2 * MINUTE_MS, NULL); /* Black thought two minutes, more than it has: free too */
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], MINUTE_MS);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], MINUTE_MS);
+    /* From here White's clock runs. */
+    CU_ASSERT_TRUE(game_clock_running(&g));
+    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 5000 + 2 * MINUTE_MS);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 5000 + 3 * MINUTE_MS);
+}
+
+static void test_from_the_third_ply_the_mover_is_charged_the_elapsed_time_and_gets_the_increment(void)
+{
+    static const struct {
+        const char *move;
+        int64_t at_ms, white_ms, black_ms; /* the clock after the move */
+    } plies[] = {
+        { "e4", 1000, 60000, 60000 },
+        { "e5", 2000, 60000, 60000 },
+        { "Nf3", 5500, 60000 - 3500 + 2000, 60000 },       /* 3.5 s */
+        { "Nc6", 5500, 58500, 60000 + 2000 },              /* no time at all */
+        { "Bb5", 17845, 58500 - 12345 + 2000, 62000 },     /* 12.345 s */
+        { "a6", 17846, 48155, 62000 - 1 + 2000 },          /* 1 ms */
+        { "Ba4", 17846 + 48154, 1 + 2000, 63999 },       /* with 1 ms to spare */
+    };
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 2000, GAME_TAKEBACK_AGREEMENT);
+    for (size_t i = 0; i < sizeof plies / sizeof plies[0]; i++) {
+        move_at(&g, plies[i].move, plies[i].at_ms, NULL);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], plies[i].white_ms);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], plies[i].black_ms);
+        CU_ASSERT_EQUAL(g.clock.turn_started_ms, plies[i].at_ms);
+        CU_ASSERT_EQUAL(g.clock.initial_ms, MINUTE_MS);
+        CU_ASSERT_EQUAL(g.clock.increment_ms, 2000);
+    }
+}
+
+static void test_a_move_that_ends_the_game_is_charged_and_then_the_clock_stands(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    move_at(&g, "f3", 0, NULL);
+    move_at(&g, "e5", 0, NULL);
+    move_at(&g, "g4", 4000, NULL); /* White: 60 - 4 + 1 */
+    move_at(&g, "Qh4#", 10000, NULL); /* Black: 60 - 6 + 1 */
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_BLACK_WINS, GAME_TERMINATION_CHECKMATE);
+    expect_clock_stands(&g, 57000, 55000);
+}
+
+static void test_remaining_time_of_the_side_to_move_runs_down_to_zero_and_the_other_stands_still(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    move_at(&g, "e4", 0, NULL);
+    move_at(&g, "e5", 10000, NULL); /* White's turn starts at 10 s */
+    static const struct {
+        int64_t at_ms, white_ms;
+    } reads[] = {
+        { 0, 60000 },     /* before the turn started: not more than it has */
+        { 10000, 60000 }, { 11000, 59000 }, { 69999, 1 }, { 70000, 0 },
+        { 70001, 0 },     /* never below zero */
+        { INT64_C(1) << 50, 0 },
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        game_t before = g;
+        CU_ASSERT_EQUAL(game_clock_remaining(&g, WHITE, reads[i].at_ms), reads[i].white_ms);
+        CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, reads[i].at_ms), MINUTE_MS);
+        EXPECT_SAME_GAME(&g, &before); /* reading changes nothing */
+    }
+    /* After White's move at 25 s, White's 45 s stand and Black's run. */
+    move_at(&g, "Nf3", 25000, NULL);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, WHITE, 25000), 45000);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, WHITE, HOUR_MS), 45000);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, 25000), 60000);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, 55000), 30000);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, HOUR_MS), 0);
+}
+
+static void test_flag_deadline_is_when_the_side_to_move_runs_out_and_zero_while_the_clock_stands(void)
+{
+    game_t g;
+    start(&g, NULL);
+    play(&g, "e4 e5 Nf3", NULL, false);
+    CU_ASSERT_FALSE(game_is_timed(&g));
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 0); /* untimed */
+    timed_start(&g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 0);
+    move_at(&g, "e4", 3000, NULL);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 0);
+    move_at(&g, "e5", 7000, NULL);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 7000 + MINUTE_MS);
+    move_at(&g, "Nf3", 10000, NULL); /* Black's turn: its whole minute */
+    int64_t deadline = game_flag_deadline(&g);
+    CU_ASSERT_EQUAL(deadline, 10000 + MINUTE_MS);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, deadline - 1), 1);
+    CU_ASSERT_EQUAL(game_clock_remaining(&g, BLACK, deadline), 0);
+    CU_ASSERT_EQUAL(game_resign(&g, WHITE, 12000), GAME_OK);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 0);
+}
+
+/* ---- game_flag ---- */
+
+static void test_flag_before_the_deadline_changes_nothing(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    move_at(&g, "e4", 0, NULL);
+    move_at(&g, "e5", 1000, NULL);
+    int64_t deadline = game_flag_deadline(&g);
+    CU_ASSERT_EQUAL(deadline, 1000 + MINUTE_MS);
+    EXPECT_NO_FLAG(&g, deadline - 1);
+    EXPECT_NO_FLAG(&g, 1000);
+    EXPECT_NO_FLAG(&g, 0);
+    EXPECT_NO_FLAG(&g, -HOUR_MS);
+    EXPECT_ACTIVE(&g);
+}
+
+/* White flags on move 2 (after e4 e5) or Black (after e4 e5 Nf3), with a
+ * draw offer by the loser and a takeback offer by the other standing. */
+static void test_flag_at_or_after_the_deadline_loses_on_time_for_the_side_to_move(void)
+{
+    static const int64_t late[] = { 0, 1, HOUR_MS };
+    for (int loser = WHITE; loser <= BLACK; loser++) {
+        for (size_t i = 0; i < sizeof late / sizeof late[0]; i++) {
+            game_t g;
+            timed_start(&g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+            move_at(&g, "e4", 0, NULL);
+            move_at(&g, "e5", 0, NULL);
+            if (loser == BLACK)
+                move_at(&g, "Nf3", 2000, NULL);
+            color_t other = (color_t)!loser;
+            int plies = -1;
+            CU_ASSERT_EQUAL(game_draw(&g, (color_t)loser, GAME_DRAW_OFFER, 2500), GAME_OK);
+            CU_ASSERT_EQUAL(game_takeback(&g, other, GAME_TAKEBACK_OFFER, "", 0, 2500, &plies), GAME_OK);
+            int64_t other_ms = g.clock.remaining_ms[other], deadline = game_flag_deadline(&g);
+            game_t before = g;
+            CU_ASSERT_TRUE(game_flag(&g, deadline + late[i]));
+            EXPECT_ENDING(&g, GAME_TIMEOUT, other == WHITE ? GAME_WHITE_WINS : GAME_BLACK_WINS,
+                          GAME_TERMINATION_TIME_FORFEIT);
+            CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+            expect_clock_stands(&g, loser == WHITE ? 0 : other_ms, loser == BLACK ? 0 : other_ms);
+            /* The moves stand as they were. */
+            CU_ASSERT(memcmp(&g.pos, &before.pos, sizeof g.pos) == 0);
+            CU_ASSERT_EQUAL(g.ply_count, before.ply_count);
+            CU_ASSERT(memcmp(&g.status, &before.status, sizeof g.status) == 0);
+            /* A flag falls once. */
+            EXPECT_NO_FLAG(&g, deadline + late[i] + HOUR_MS);
+        }
+    }
+}
+
+/* FIDE 6.9: the side whose flag fell loses, unless the other side cannot
+ * checkmate by any series of legal moves; then the game is drawn. */
+static void test_flag_against_a_side_that_cannot_mate_is_a_draw(void)
+{
+    static const struct {
+        const char *fen, *moves; /* then the side to move flags */
+        game_result_t result;
+    } cases[] = {
+        /* White flags against a bare king, king and knight, king and bishop: drawn. */
+        { "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "Qd2 Kf7", GAME_DRAWN },
+        { "n3k3/8/8/8/8/8/8/3QK3 w - - 0 1", "Qd2 Kf7", GAME_DRAWN },
+        { "b3k3/8/8/8/8/8/8/3QK3 w - - 0 1", "Qd2 Kf7", GAME_DRAWN },
+        /* Against king and rook, king and pawn: lost. */
+        { "r3k3/8/8/8/8/8/8/3QK3 w - - 0 1", "Qd2 Kf7", GAME_BLACK_WINS },
+        { "4k3/p7/8/8/8/8/8/3QK3 w - - 0 1", "Qd2 Kf7", GAME_BLACK_WINS },
+        /* Black flags against king and knight, king and bishop: drawn; */
+        { "3qk3/8/8/8/8/8/8/1N2K3 w - - 0 1", "Nc3 Qd7 Nb1", GAME_DRAWN },
+        { "3qk3/8/8/8/8/8/8/2B1K3 w - - 0 1", "Bd2 Qd7 Bc1", GAME_DRAWN },
+        /* against king and rook, king and pawn: lost; and a knight can mate a king hemmed in by its own pawns. */
+        { "3qk3/8/8/8/8/8/8/R3K3 w - - 0 1", "Ra2 Qd7 Ra1", GAME_WHITE_WINS },
+        { "3qk3/8/8/8/8/8/P7/4K3 w - - 0 1", "a3 Qd7 a4", GAME_WHITE_WINS },
+        { "3qk3/p7/8/8/8/8/8/1N2K3 w - - 0 1", "Nc3 Qd7 Nb1", GAME_WHITE_WINS },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t g;
+        timed_start(&g, cases[i].fen, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+        play(&g, cases[i].moves, NULL, false);
+        EXPECT_ACTIVE(&g);
+        CU_ASSERT_TRUE_FATAL(game_clock_running(&g));
+        CU_ASSERT_TRUE(game_flag(&g, game_flag_deadline(&g)));
+        if (g.result != cases[i].result)
+            fprintf(stderr, "\n%s %s: %s on time\n", cases[i].fen, cases[i].moves, game_result_name(g.result));
+        EXPECT_ENDING(&g, GAME_TIMEOUT, cases[i].result, GAME_TERMINATION_TIME_FORFEIT);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[g.pos.side_to_move], 0);
+    }
+}
+
+static void test_untimed_game_never_flags(void)
+{
+    game_t g;
+    start(&g, NULL);
+    play(&g, "e4 e5 Nf3", NULL, false);
+    CU_ASSERT_FALSE(game_is_timed(&g));
+    CU_ASSERT_FALSE(game_clock_running(&g));
+    EXPECT_NO_FLAG(&g, 0);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    EXPECT_NO_FLAG(&g, INT64_C(1) << 60);
+}
+
+static void test_finished_game_never_flags(void)
+{
+    game_t g;
+    /* Resigned, mated, drawn by agreement, aborted: all on a clock. */
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    play(&g, "e4 e5 Nf3", NULL, false);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK, 1000), GAME_OK);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    play(&g, fools_mate, NULL, false);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    play(&g, "e4 e5", NULL, false);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_ACCEPT, 0), GAME_OK);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    CU_ASSERT_EQUAL(game_abort(&g, WHITE, 0), GAME_OK);
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+}
+
+/* ---- endings on the clock ---- */
+
+/* Nf3 Nf6 Ng1 Ng8 twice, every move at 0 on a clock of a minute plus a
+ * second: 63 s each, White to move since 0, the repetition claimable. */
+static void repetition_on_the_clock(game_t *g)
+{
+    timed_start(g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    play(g, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL, false);
+    CU_ASSERT_EQUAL_FATAL(g->clock.remaining_ms[WHITE], 63000);
+    CU_ASSERT_EQUAL_FATAL(g->clock.remaining_ms[BLACK], 63000);
+    CU_ASSERT_EQUAL_FATAL(g->clock.turn_started_ms, 0);
+    CU_ASSERT_TRUE_FATAL(g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
+}
+
+/* Every ending by a player charges the side to move (White) the 7 s since
+ * its turn started, whoever ends it, and adds no increment. */
+static void test_resignation_agreement_and_claim_settle_the_clock_so_the_ending_shows_the_time_used(void)
+{
+    game_t g;
+    for (int who = WHITE; who <= BLACK; who++) {
+        repetition_on_the_clock(&g);
+        CU_ASSERT_EQUAL(game_resign(&g, (color_t)who, 7000), GAME_OK);
+        EXPECT_ENDING(&g, GAME_RESIGNED, who == WHITE ? GAME_BLACK_WINS : GAME_WHITE_WINS,
+                      GAME_TERMINATION_RESIGNATION);
+        expect_clock_stands(&g, 56000, 63000);
+        /* A draw offered by one and accepted by the other. */
+        repetition_on_the_clock(&g);
+        game_t before = g;
+        CU_ASSERT_EQUAL(game_draw(&g, (color_t)who, GAME_DRAW_OFFER, 3000), GAME_OK);
+        CU_ASSERT(memcmp(&g.clock, &before.clock, sizeof g.clock) == 0); /* an offer does not touch the clock */
+        CU_ASSERT_EQUAL(game_draw(&g, (color_t)!who, GAME_DRAW_ACCEPT, 7000), GAME_OK);
+        EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+        expect_clock_stands(&g, 56000, 63000);
+        /* Offers crossing. */
+        repetition_on_the_clock(&g);
+        CU_ASSERT_EQUAL(game_draw(&g, (color_t)who, GAME_DRAW_OFFER, 3000), GAME_OK);
+        CU_ASSERT_EQUAL(game_draw(&g, (color_t)!who, GAME_DRAW_OFFER, 7000), GAME_OK);
+        EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+        expect_clock_stands(&g, 56000, 63000);
+    }
+    repetition_on_the_clock(&g);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 7000), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+    expect_clock_stands(&g, 56000, 63000);
+    /* Later than the flag (the caller runs game_flag first): the clock shows 0, never less. */
+    repetition_on_the_clock(&g);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK, HOUR_MS), GAME_OK);
+    expect_clock_stands(&g, 0, 63000);
+}
+
+static void test_abort_before_the_clock_runs_leaves_both_clocks_full(void)
+{
+    for (int plies = 0; plies < 2; plies++) {
+        game_t g;
+        timed_start(&g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+        if (plies)
+            move_at(&g, "e4", 4000, NULL);
+        CU_ASSERT_EQUAL(game_abort(&g, BLACK, 9000), GAME_OK);
+        EXPECT_ENDING(&g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+        expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
+    }
+}
+
+/* ---- game_takeback ---- */
+
+static game_status_t takeback(game_t *g, color_t who, game_takeback_action_t action, const line_t *line, int64_t now_ms,
+                              int *plies_back)
+{
+    return game_takeback(g, who, action, line->text, line->length, now_ms, plies_back);
+}
+
+/* g with a takeback offer by who made: OK, nothing else changed, nothing taken back. */
+static void offer_takeback(game_t *g, color_t who, const line_t *line)
+{
+    game_t before = *g;
+    int plies = -1;
+    CU_ASSERT_EQUAL_FATAL(takeback(g, who, GAME_TAKEBACK_OFFER, line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 0);
+    CU_ASSERT_EQUAL(g->takeback_offer, who == WHITE ? GAME_OFFER_WHITE : GAME_OFFER_BLACK);
+    before.takeback_offer = g->takeback_offer;
+    EXPECT_SAME_GAME(g, &before);
+}
+
+static void test_takeback_offer_by_the_player_who_just_moved_goes_back_one_ply_on_acceptance(void)
+{
+    game_t g, expected;
+    line_t line;
+    game_of(&expected, NULL, "e4 e5", NULL);
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    CU_ASSERT_EQUAL(g.takeback, GAME_TAKEBACK_AGREEMENT); /* the policy of a new game */
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, WHITE), 1);
+    offer_takeback(&g, WHITE, &line);
+    int plies = -1;
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 1);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+static void test_takeback_offer_by_the_player_to_move_goes_back_two_plies_on_acceptance(void)
+{
+    game_t g, expected;
+    line_t line;
+    game_of(&expected, NULL, "e4", NULL);
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, BLACK), 2);
+    offer_takeback(&g, BLACK, &line); /* Black's e5, and White's reply */
+    int plies = -1;
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 2);
+    EXPECT_SAME_GAME(&g, &expected);
+    CU_ASSERT_EQUAL(g.pos.side_to_move, BLACK); /* the proposer's turn again */
+}
+
+static void test_takeback_offer_with_nothing_to_take_back_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "", &line);
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, WHITE), 0);
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, BLACK), 0);
+    EXPECT_REFUSED(&g, takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_ENOTHING_TO_UNDO);
+    /* After White's first move Black, to move, has no move of its own to take back. */
+    play(&g, "e4", &line, false);
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, BLACK), 0);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_ENOTHING_TO_UNDO);
+    offer_takeback(&g, WHITE, &line);
+    /* A game started with Black to move: White has no move before the start. */
+    game_of(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", "Kd7", &line);
+    CU_ASSERT_EQUAL(game_takeback_plies(&g, WHITE), 0);
+    EXPECT_REFUSED(&g, takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_ENOTHING_TO_UNDO);
+    CU_ASSERT_EQUAL(plies, 0);
+}
+
+static void test_second_takeback_offer_by_the_same_player_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "e4 e5", &line);
+    offer_takeback(&g, BLACK, &line);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_ETAKEBACK_ALREADY_OFFERED);
+}
+
+static void test_takeback_accept_or_decline_without_the_other_players_offer_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "e4 e5", &line);
+    for (int who = WHITE; who <= BLACK; who++) {
+        EXPECT_REFUSED(&g, takeback(&g, (color_t)who, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+        EXPECT_REFUSED(&g, takeback(&g, (color_t)who, GAME_TAKEBACK_DECLINE, &line, 0, &plies),
+                       GAME_ENO_TAKEBACK_OFFER);
+    }
+    /* One's own offer cannot be accepted or declined by oneself. */
+    offer_takeback(&g, BLACK, &line);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_DECLINE, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+    /* A draw offer is not a takeback offer. */
+    game_of(&g, NULL, "e4 e5", &line);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    EXPECT_REFUSED(&g, takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+}
+
+static void test_declining_a_takeback_offer_drops_it_and_keeps_the_game(void)
+{
+    game_t g, before;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    before = g;
+    offer_takeback(&g, WHITE, &line);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_DECLINE, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 0);
+    EXPECT_SAME_GAME(&g, &before);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+    offer_takeback(&g, WHITE, &line); /* and it can be made again */
+}
+
+static void test_crossing_takeback_offers_are_an_acceptance_of_the_first(void)
+{
+    game_t g, expected;
+    line_t line;
+    int plies = -1;
+    /* White's offer (its Nf3) accepted by Black's. */
+    game_of(&expected, NULL, "e4 e5", NULL);
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    offer_takeback(&g, WHITE, &line);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 1);
+    EXPECT_SAME_GAME(&g, &expected);
+    /* Black's offer (its e5 and White's reply) accepted by White's. */
+    game_of(&expected, NULL, "e4", NULL);
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    offer_takeback(&g, BLACK, &line);
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 2);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+static void test_takeback_policy_none_refuses_offers_and_undo(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    start(&g, NULL);
+    set_policy(&g, GAME_TAKEBACK_NONE);
+    line_clear(&line);
+    play(&g, "e4 e5 Nf3", &line, false);
+    for (int who = WHITE; who <= BLACK; who++)
+        for (int action = 0; action < GAME_TAKEBACK_ACTION_COUNT; action++)
+            EXPECT_REFUSED(&g, takeback(&g, (color_t)who, (game_takeback_action_t)action, &line, 0, &plies),
+                           GAME_ETAKEBACK_NOT_ALLOWED);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_ETAKEBACK_NOT_ALLOWED);
+    CU_ASSERT_EQUAL(plies, 0);
+}
+
+static void test_takeback_policy_agreement_refuses_undo(void)
+{
+    game_t g;
+    line_t line;
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    CU_ASSERT_EQUAL(g.takeback, GAME_TAKEBACK_AGREEMENT);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_ETAKEBACK_NOT_ALLOWED);
+}
+
+static void test_takeback_policy_free_allows_undo_and_takebacks_by_agreement(void)
+{
+    game_t g, expected;
+    line_t line;
+    int plies = -1;
+    free_game_of(&expected, NULL, "e4 e5", NULL);
+    free_game_of(&g, NULL, "e4 e5 Nf3", &line);
+    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length, 0), GAME_OK);
+    EXPECT_SAME_GAME(&g, &expected);
+    free_game_of(&g, NULL, "e4 e5 Nf3", &line);
+    offer_takeback(&g, WHITE, &line);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 1);
+    EXPECT_SAME_GAME(&g, &expected);
+}
+
+/* The game as replayed from its start to line (move-list text), under the
+ * agreement policy, with the clock given. */
+static void replayed_with_clock(game_t *g, const char *line, const game_clock_t *clock)
+{
+    position_t initial;
+    tests_parse_fen(FEN_START, &initial);
+    CU_ASSERT_EQUAL_FATAL(replay_active(g, &initial, line), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(game_restore_rules(g, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, clock), GAME_OK);
+}
+
+/* e4 e5 Nf3 Nc6 Bb5 at 1, 2, 5, 9 and 10 s on a minute plus a second:
+ * White has 58 s, Black 57 s and is to move since 10 s. */
+static void ruy_lopez_on_the_clock(game_t *g, line_t *line)
+{
+    static const char *const moves[] = { "e4", "e5", "Nf3", "Nc6", "Bb5" };
+    static const int64_t times[] = { 1000, 2000, 5000, 9000, 10000 };
+    timed_start(g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    line_clear(line);
+    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++)
+        move_at(g, moves[i], times[i], line);
+    CU_ASSERT_EQUAL_FATAL(g->clock.remaining_ms[WHITE], 58000);
+    CU_ASSERT_EQUAL_FATAL(g->clock.remaining_ms[BLACK], 57000);
+    CU_ASSERT_EQUAL_FATAL(g->clock.turn_started_ms, 10000);
+}
+
+/* Accepted at 14 s: Black (to move) is charged its 4 s, and the side to
+ * move in the position gone back to starts its turn then. */
+static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_clock_settled_and_restarted(void)
+{
+    game_t g, expected;
+    line_t line;
+    int plies = -1;
+    const game_clock_t clock = { MINUTE_MS, 1000, { 58000, 53000 }, 14000 };
+    /* White takes back its Bb5: White to move. */
+    ruy_lopez_on_the_clock(&g, &line);
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 1);
+    replayed_with_clock(&expected, "e2e4 e7e5 g1f3 b8c6", &clock);
+    EXPECT_SAME_GAME(&g, &expected);
+    CU_ASSERT_TRUE(game_clock_running(&g));
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 58000);
+    /* Black takes back its Nc6 and White's Bb5: Black to move. */
+    ruy_lopez_on_the_clock(&g, &line);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 2);
+    replayed_with_clock(&expected, "e2e4 e7e5 g1f3", &clock);
+    EXPECT_SAME_GAME(&g, &expected);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 53000);
+}
+
+static void test_takeback_on_the_clock_back_below_two_plies_stops_the_clock(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    timed_start(&g, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    line_clear(&line);
+    move_at(&g, "e4", 1000, &line);
+    move_at(&g, "e5", 2000, &line);
+    move_at(&g, "Nf3", 5000, &line); /* White: 60 - 3 + 1 */
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 6000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 8000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(plies, 2);
+    CU_ASSERT_EQUAL(g.ply_count, 1);
+    expect_clock_stands(&g, 58000, 57000); /* Black paid its 3 s until the acceptance */
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+    /* The second ply is free again, and the clock then runs from it. */
+    move_at(&g, "e5", 20000, NULL);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 57000);
+    CU_ASSERT_TRUE(game_clock_running(&g));
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 20000 + 58000);
+    /* Taken back to the start, the clock stands with the turn started at the acceptance. */
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    line_clear(&line);
+    move_at(&g, "e4", 1000, &line);
+    CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 2000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 4000, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 0);
+    expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
+    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 4000);
+    /* An undo (the free policy) of the second ply stops it too, White paying until then. */
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
+    line_clear(&line);
+    move_at(&g, "e4", 0, &line);
+    move_at(&g, "e5", 0, &line);
+    CU_ASSERT_TRUE(game_clock_running(&g));
+    CU_ASSERT_EQUAL(game_undo(&g, BLACK, line.text, line.length, 5000), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 1);
+    expect_clock_stands(&g, 55000, MINUTE_MS);
+}
+
+static void test_takeback_with_a_line_that_is_not_the_games_is_refused(void)
+{
+    static const char *const lines[] = {
+        "", "e2e4:e4 e7e5:e5", "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6", "d2d4:d4 d7d5:d5 g1f3:Nf3", "e2e4:e4 e7e5:e5 g1f3 ",
+    };
+    game_t g;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    offer_takeback(&g, WHITE, &line);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        EXPECT_REFUSED(&g, game_takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, lines[i], strlen(lines[i]), 0, &plies),
+                       GAME_EBAD_RECORD);
+    CU_ASSERT_EQUAL(plies, 0);
+    CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+}
+
+static void test_unknown_takeback_action_changes_nothing(void)
+{
+    game_t g, before;
+    line_t line;
+    int plies = -1;
+    game_of(&g, NULL, "e4 e5 Nf3", &line);
+    offer_takeback(&g, WHITE, &line);
+    before = g;
+    CU_ASSERT_NOT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACTION_COUNT, &line, 0, &plies), GAME_OK);
+    EXPECT_SAME_GAME(&g, &before);
+    CU_ASSERT_EQUAL(plies, 0);
+}
+
+/* ---- offers that lapse ---- */
+
+static void test_a_move_drops_any_takeback_offer(void)
+{
+    game_t g;
+    line_t line;
+    int plies = -1;
+    /* White's, when Black moves instead of answering. */
+    game_of(&g, NULL, "e4", &line);
+    offer_takeback(&g, WHITE, &line);
+    play(&g, "e5", &line, false);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+    /* The proposer's own, made on its turn, when it then moves: the moves it
+     * would take back are no longer the last ones. White's, then Black's. */
+    offer_takeback(&g, WHITE, &line);
+    play(&g, "Nf3", &line, false);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    EXPECT_REFUSED(&g, takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+    offer_takeback(&g, BLACK, &line);
+    play(&g, "Nc6", &line, false);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    EXPECT_REFUSED(&g, takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 0, &plies), GAME_ENO_TAKEBACK_OFFER);
+}
+
+/* A draw offer lapses when the player it was made to moves; the maker's own move keeps it. */
+static void test_draw_offer_lapses_when_its_receiver_moves_not_when_its_maker_moves(void)
+{
+    game_t g;
+    game_of(&g, NULL, "e4", NULL);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK); /* Black's, on its turn */
+    play(&g, "e5", NULL, false);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
+    play(&g, "Nf3", NULL, false); /* White moves instead of answering */
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK); /* White's, on Black's turn */
+    play(&g, "Nc6", NULL, false);
+    CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
+}
+
+/* A game with a draw offer by `drawer` and a takeback offer by the other
+ * player standing, on a clock, after e4 e5 Nf3 (Black to move). */
+static void game_with_both_offers(game_t *g, line_t *line, color_t drawer)
+{
+    int plies = -1;
+    timed_start(g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    line_clear(line);
+    play(g, "e4 e5 Nf3", line, false);
+    CU_ASSERT_EQUAL_FATAL(game_draw(g, drawer, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(takeback(g, (color_t)!drawer, GAME_TAKEBACK_OFFER, line, 0, &plies), GAME_OK);
+}
+
+static void test_every_ending_drops_the_draw_and_takeback_offers(void)
+{
+    for (int drawer = WHITE; drawer <= BLACK; drawer++) {
+        game_t g;
+        line_t line;
+        game_with_both_offers(&g, &line, (color_t)drawer);
+        CU_ASSERT_EQUAL(game_resign(&g, WHITE, 1000), GAME_OK);
+        CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
+        CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+        game_with_both_offers(&g, &line, (color_t)drawer);
+        CU_ASSERT_TRUE(game_flag(&g, HOUR_MS));
+        CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
+        CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+        game_with_both_offers(&g, &line, (color_t)drawer);
+        CU_ASSERT_EQUAL(game_draw(&g, (color_t)!drawer, GAME_DRAW_ACCEPT, 1000), GAME_OK);
+        CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    }
+    /* A claim, with both offers standing. */
+    game_t g;
+    line_t line;
+    line_clear(&line);
+    start(&g, NULL);
+    play(&g, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", &line, false);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    offer_takeback(&g, BLACK, &line);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
+    EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    /* An abort after White's first move. */
+    game_of(&g, NULL, "e4", &line);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    offer_takeback(&g, WHITE, &line);
+    CU_ASSERT_EQUAL(game_abort(&g, WHITE, 0), GAME_OK);
+    EXPECT_ENDING(&g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    /* A mate by the player whose draw offer stands. */
+    game_of(&g, NULL, "f3 e5 g4", &line);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    play(&g, "Qh4#", &line, false);
+    EXPECT_ENDING(&g, GAME_CHECKMATE, GAME_BLACK_WINS, GAME_TERMINATION_CHECKMATE);
+}
+
+static void test_every_takeback_action_on_a_finished_game_is_refused(void)
+{
+    game_t finished[3];
+    line_t lines[3];
+    int plies = -1;
+    game_of(&finished[0], NULL, fools_mate, &lines[0]);
+    game_of(&finished[1], NULL, "e4 e5", &lines[1]);
+    CU_ASSERT_EQUAL(game_resign(&finished[1], WHITE, 0), GAME_OK);
+    free_game_of(&finished[2], NULL, "e4 e5 Nf3", &lines[2]);
+    CU_ASSERT_EQUAL(game_draw(&finished[2], WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&finished[2], BLACK, GAME_DRAW_ACCEPT, 0), GAME_OK);
+    for (int i = 0; i < 3; i++) {
+        for (int who = WHITE; who <= BLACK; who++) {
+            for (int action = 0; action < GAME_TAKEBACK_ACTION_COUNT; action++)
+                EXPECT_REFUSED(&finished[i],
+                               takeback(&finished[i], (color_t)who, (game_takeback_action_t)action, &lines[i], 0,
+                                        &plies),
+                               GAME_EOVER);
+            EXPECT_REFUSED(&finished[i], game_undo(&finished[i], (color_t)who, lines[i].text, lines[i].length, 0),
+                           GAME_EOVER);
+        }
+    }
+    CU_ASSERT_EQUAL(plies, 0);
+}
+
+/* ---- game_abort ---- */
+
+static void test_abort_by_either_player_before_both_have_moved_ends_the_game_without_a_result(void)
+{
+    for (int plies = 0; plies < 2; plies++) {
+        for (int who = WHITE; who <= BLACK; who++) {
+            game_t g;
+            game_of(&g, NULL, plies ? "e4" : "", NULL);
+            CU_ASSERT_EQUAL(game_abort(&g, (color_t)who, 0), GAME_OK);
+            EXPECT_ENDING(&g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+            CU_ASSERT_STRING_EQUAL(game_result_name(g.result), "*");
+            CU_ASSERT_STRING_EQUAL(game_state_name(g.state), "aborted");
+            CU_ASSERT_STRING_EQUAL(game_termination_name(g.termination), "aborted");
+            CU_ASSERT_EQUAL(g.ply_count, plies);
+        }
+    }
+}
+
+static void test_abort_once_both_players_have_moved_is_refused(void)
+{
+    game_t g;
+    game_of(&g, NULL, "e4 e5", NULL);
+    EXPECT_REFUSED(&g, game_abort(&g, WHITE, 0), GAME_EABORT_TOO_LATE);
+    EXPECT_REFUSED(&g, game_abort(&g, BLACK, 0), GAME_EABORT_TOO_LATE);
+    play(&g, "Nf3", NULL, false);
+    EXPECT_REFUSED(&g, game_abort(&g, BLACK, 0), GAME_EABORT_TOO_LATE);
+    /* Plies count from the game's start, whatever its move number. */
+    game_of(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 40", "Kd7 Ra2", NULL);
+    EXPECT_REFUSED(&g, game_abort(&g, BLACK, 0), GAME_EABORT_TOO_LATE);
+    game_of(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 40", "Kd7", NULL);
+    CU_ASSERT_EQUAL(game_abort(&g, BLACK, 0), GAME_OK);
+}
+
+static void test_every_operation_on_an_aborted_game_is_refused(void)
+{
+    game_t g;
+    line_t line;
+    game_played_t played;
+    int plies = -1;
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
+    line_clear(&line);
+    move_at(&g, "e4", 0, &line);
+    CU_ASSERT_EQUAL(game_abort(&g, BLACK, 0), GAME_OK);
+    for (int who = WHITE; who <= BLACK; who++) {
+        EXPECT_REFUSED(&g, move_for(&g, (color_t)who, who == WHITE ? "d4" : "e5", &played), GAME_EOVER);
+        EXPECT_REFUSED(&g, game_undo(&g, (color_t)who, line.text, line.length, 0), GAME_EOVER);
+        for (int action = 0; action < GAME_TAKEBACK_ACTION_COUNT; action++)
+            EXPECT_REFUSED(&g, takeback(&g, (color_t)who, (game_takeback_action_t)action, &line, 0, &plies),
+                           GAME_EOVER);
+        for (int action = 0; action < GAME_DRAW_ACTION_COUNT; action++)
+            EXPECT_REFUSED(&g, game_draw(&g, (color_t)who, (game_draw_action_t)action, 0), GAME_EOVER);
+        EXPECT_REFUSED(&g, game_resign(&g, (color_t)who, 0), GAME_EOVER);
+        EXPECT_REFUSED(&g, game_abort(&g, (color_t)who, 0), GAME_EOVER);
+    }
+    EXPECT_NO_FLAG(&g, HOUR_MS);
+}
+
+/* ---- game_set_rules and game_restore_rules ---- */
+
+static void test_set_rules_takes_a_clock_within_its_bounds_only(void)
+{
+    static const struct {
+        int64_t initial_ms, increment_ms;
+        game_takeback_t takeback;
+        bool taken;
+    } cases[] = {
+        { 999, 0, GAME_TAKEBACK_AGREEMENT, false },
+        { 1000, 0, GAME_TAKEBACK_AGREEMENT, true },
+        { 86400000, 0, GAME_TAKEBACK_FREE, true },
+        { 86400001, 0, GAME_TAKEBACK_AGREEMENT, false },
+        { 1000, 600000, GAME_TAKEBACK_NONE, true },
+        { 1000, 600001, GAME_TAKEBACK_AGREEMENT, false },
+        { 1000, -1, GAME_TAKEBACK_AGREEMENT, false },
+        { 0, 1000, GAME_TAKEBACK_AGREEMENT, false }, /* an increment on no clock */
+        { -1000, 0, GAME_TAKEBACK_AGREEMENT, false },
+        { INT64_MAX, 0, GAME_TAKEBACK_AGREEMENT, false },
+        { 0, 0, GAME_TAKEBACK_NONE, true },
+        { 0, 0, GAME_TAKEBACK_COUNT, false },
+        { 1000, 0, (game_takeback_t)-1, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_t g, before;
+        start(&g, NULL);
+        before = g;
+        bool taken = game_set_rules(&g, cases[i].initial_ms, cases[i].increment_ms, cases[i].takeback);
+        if (taken != cases[i].taken)
+            fprintf(stderr, "\ngame_set_rules %lld + %lld: %s\n", (long long)cases[i].initial_ms,
+                    (long long)cases[i].increment_ms, taken ? "taken" : "refused");
+        CU_ASSERT_EQUAL(taken, cases[i].taken);
+        if (!cases[i].taken) {
+            EXPECT_SAME_GAME(&g, &before);
+            continue;
+        }
+        CU_ASSERT_EQUAL(g.takeback, cases[i].takeback);
+        CU_ASSERT_EQUAL(game_is_timed(&g), cases[i].initial_ms > 0);
+        CU_ASSERT_EQUAL(g.clock.initial_ms, cases[i].initial_ms);
+        CU_ASSERT_EQUAL(g.clock.increment_ms, cases[i].increment_ms);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], cases[i].initial_ms);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], cases[i].initial_ms);
+        CU_ASSERT_EQUAL(g.clock.turn_started_ms, 0);
+    }
+}
+
+/* r restored from g's parts (game_restore) and rules; CU-asserts that it
+ * gives g back. */
+static void expect_rules_restored(const game_t *g)
+{
+    game_t r;
+    CU_ASSERT_EQUAL_FATAL(restore(&r, g), GAME_OK);
+    CU_ASSERT_EQUAL(game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock), GAME_OK);
+    EXPECT_SAME_GAME(&r, g);
+}
+
+static void test_restore_rules_gives_back_the_policy_the_offer_and_the_clock(void)
+{
+    game_t g;
+    line_t line;
+    for (int policy = 0; policy < GAME_TAKEBACK_COUNT; policy++) {
+        start(&g, NULL);
+        set_policy(&g, (game_takeback_t)policy);
+        expect_rules_restored(&g);
+    }
+    ruy_lopez_on_the_clock(&g, &line); /* running */
+    expect_rules_restored(&g);
+    offer_takeback(&g, BLACK, &line);
+    expect_rules_restored(&g);
+    CU_ASSERT_TRUE(game_flag(&g, HOUR_MS)); /* a timeout */
+    expect_rules_restored(&g);
+    ruy_lopez_on_the_clock(&g, &line);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK, 12000), GAME_OK); /* stopped */
+    expect_rules_restored(&g);
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_NONE);
+    play(&g, "e4", NULL, false); /* not running yet */
+    expect_rules_restored(&g);
+    CU_ASSERT_EQUAL(game_abort(&g, WHITE, 0), GAME_OK);
+    expect_rules_restored(&g);
+}
+
+static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
+{
+    game_t active, timeout, resigned, r;
+    line_t line;
+    ruy_lopez_on_the_clock(&active, &line); /* Black to move, White just moved */
+    timeout = active;
+    CU_ASSERT_TRUE_FATAL(game_flag(&timeout, HOUR_MS)); /* Black lost on time */
+    resigned = active;
+    CU_ASSERT_EQUAL_FATAL(game_resign(&resigned, WHITE, 12000), GAME_OK);
+    const game_clock_t ok = active.clock, untimed = { 0 };
+#define EXPECT_BAD_RULES(game, takeback_, offer_, ...)                                                       \
+    do {                                                                                                   \
+        const game_clock_t clock_ = __VA_ARGS__;                                                           \
+        r = (game);                                                                                        \
+        EXPECT_REFUSED(&r, game_restore_rules(&r, takeback_, offer_, &clock_), GAME_EBAD_RECORD);          \
+    } while (0)
+    /* The clock's bounds. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0 });
+    /* Negative or absurd figures. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
+                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
+                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001) });
+    /* An untimed game with figures. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1 });
+    /* A timeout on no clock, or with the loser's time left. */
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0 });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS });
+    /* Takeback offers: in a finished game, under the policy none, by a player with nothing to take back. */
+    EXPECT_BAD_RULES(resigned, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, resigned.clock);
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_FREE, GAME_OFFER_BLACK, timeout.clock);
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_NONE, GAME_OFFER_WHITE, ok);
+    game_t one;
+    game_of(&one, NULL, "e4", NULL);
+    EXPECT_BAD_RULES(one, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_BLACK, untimed);
+    game_t none;
+    game_of(&none, NULL, "", NULL);
+    EXPECT_BAD_RULES(none, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, untimed);
+    /* Values outside the enums. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_COUNT, GAME_OFFER_NONE, ok);
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_COUNT, ok);
+#undef EXPECT_BAD_RULES
+    /* What does fit is taken (the cases above differ from these in one thing). */
+    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000 } };
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        r = active;
+        CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_FREE, GAME_OFFER_WHITE, &fits[i]), GAME_OK);
+    }
+    r = one;
+    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, &untimed), GAME_OK);
+    r = timeout;
+    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS };
+    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_NONE, GAME_OFFER_NONE, &timeout_clock), GAME_OK);
 }
 
 /* ---- names ---- */
@@ -1244,6 +2259,7 @@ static const char *result_name(int v) { return game_result_name((game_result_t)v
 static const char *termination_name(int v) { return game_termination_name((game_termination_t)v); }
 static const char *offer_name(int v) { return game_offer_name((game_offer_t)v); }
 static const char *status_name(int v) { return game_status_name((game_status_t)v); }
+static const char *takeback_name(int v) { return game_takeback_name((game_takeback_t)v); }
 
 static void test_every_value_has_a_distinct_name_that_reads_back(void)
 {
@@ -1253,6 +2269,7 @@ static void test_every_value_has_a_distinct_name_that_reads_back(void)
         { termination_name, game_termination_from_name, GAME_TERMINATION_COUNT },
         { offer_name, game_offer_from_name, GAME_OFFER_COUNT },
         { status_name, NULL, GAME_STATUS_COUNT },
+        { takeback_name, game_takeback_from_name, GAME_TAKEBACK_COUNT },
     };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (int v = 0; v < tables[t].count; v++) {
@@ -1285,6 +2302,17 @@ static void test_names_are_the_documented_ones(void)
     CU_ASSERT_STRING_EQUAL(game_offer_name(GAME_OFFER_BLACK), "black");
     CU_ASSERT_STRING_EQUAL(game_status_name(GAME_OK), "ok");
     CU_ASSERT_STRING_EQUAL(game_status_name(GAME_ENOT_YOUR_TURN), "not_your_turn");
+    CU_ASSERT_STRING_EQUAL(game_state_name(GAME_TIMEOUT), "timeout");
+    CU_ASSERT_STRING_EQUAL(game_state_name(GAME_ABORTED), "aborted");
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_TIME_FORFEIT), "time_forfeit");
+    CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_ABORTED), "aborted");
+    CU_ASSERT_STRING_EQUAL(game_takeback_name(GAME_TAKEBACK_AGREEMENT), "agreement");
+    CU_ASSERT_STRING_EQUAL(game_takeback_name(GAME_TAKEBACK_FREE), "free");
+    CU_ASSERT_STRING_EQUAL(game_takeback_name(GAME_TAKEBACK_NONE), "none");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_ETAKEBACK_NOT_ALLOWED), "takeback_not_allowed");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_ETAKEBACK_ALREADY_OFFERED), "takeback_already_offered");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_ENO_TAKEBACK_OFFER), "no_takeback_offer");
+    CU_ASSERT_STRING_EQUAL(game_status_name(GAME_EABORT_TOO_LATE), "abort_too_late");
     /* The termination names of the automatic draws are status.c's. */
     CU_ASSERT_STRING_EQUAL(game_termination_name(GAME_TERMINATION_INSUFFICIENT_MATERIAL),
                            status_draw_reason_name(STATUS_DRAW_INSUFFICIENT_MATERIAL));
@@ -1297,9 +2325,10 @@ static void test_names_are_the_documented_ones(void)
 static void test_unknown_names_read_as_minus_one(void)
 {
     int (*const readers[])(const char *, size_t) = { game_state_from_name, game_result_from_name,
-                                                      game_termination_from_name, game_offer_from_name };
+                                                      game_termination_from_name, game_offer_from_name,
+                                                      game_takeback_from_name };
     static const char *const unknown[] = { "", "unknown", "Active", "activ", "actives", "1-1", "1/2", "1/2-1/2 ",
-                                           "whites", "whit", "NONE", "ok", "checkmate\n" };
+                                           "whites", "whit", "NONE", "ok", "checkmate\n", "Free", "agree", "undo" };
     for (size_t r = 0; r < sizeof readers / sizeof readers[0]; r++)
         for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
             CU_ASSERT_EQUAL(readers[r](unknown[i], strlen(unknown[i])), -1);
@@ -1393,11 +2422,14 @@ static void check_replay_and_restore(differential_t *d, int game, const game_t *
     game_t r;
     if (game_replay(&r, &g->initial, line->text, line->length, g->state, g->result, g->termination, g->draw_offer)
             != GAME_OK
-        || memcmp(&r, g, sizeof r) != 0)
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_replay of the line differs");
-    if (restore(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+    if (restore(&r, g) != GAME_OK || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+        || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts differs");
-    if (restore_from_fen(&r, g) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+    if (restore_from_fen(&r, g) != GAME_OK
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+        || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts through FEN text differs");
     d->replays++;
 }
@@ -1423,6 +2455,7 @@ static void play_random_game(differential_t *d, int game, const position_t *star
     int history_count = 0;
     position_t pos = *start_pos;
     game_start(&g, start_pos);
+    CU_ASSERT_FATAL(game_set_rules(&g, 0, 0, GAME_TAKEBACK_FREE)); /* undo is the free policy's */
     line_clear(&line);
     check_step(d, game, &g, &pos, history, history_count);
     int replay_countdown = 1 + random_game_below(rng, 7), undo_countdown = 1 + random_game_below(rng, 15);
@@ -1560,6 +2593,42 @@ int test_game_register(void)
     CU_ADD_TEST(suite, test_replay_refuses_an_ending_the_line_does_not_have);
     CU_ADD_TEST(suite, test_restore_from_the_parts_of_a_game_gives_it_back);
     CU_ADD_TEST(suite, test_restore_refuses_parts_that_do_not_belong_together);
+    CU_ADD_TEST(suite, test_first_two_plies_charge_no_time_and_add_no_increment);
+    CU_ADD_TEST(suite, test_from_the_third_ply_the_mover_is_charged_the_elapsed_time_and_gets_the_increment);
+    CU_ADD_TEST(suite, test_a_move_that_ends_the_game_is_charged_and_then_the_clock_stands);
+    CU_ADD_TEST(suite, test_remaining_time_of_the_side_to_move_runs_down_to_zero_and_the_other_stands_still);
+    CU_ADD_TEST(suite, test_flag_deadline_is_when_the_side_to_move_runs_out_and_zero_while_the_clock_stands);
+    CU_ADD_TEST(suite, test_flag_before_the_deadline_changes_nothing);
+    CU_ADD_TEST(suite, test_flag_at_or_after_the_deadline_loses_on_time_for_the_side_to_move);
+    CU_ADD_TEST(suite, test_flag_against_a_side_that_cannot_mate_is_a_draw);
+    CU_ADD_TEST(suite, test_untimed_game_never_flags);
+    CU_ADD_TEST(suite, test_finished_game_never_flags);
+    CU_ADD_TEST(suite, test_resignation_agreement_and_claim_settle_the_clock_so_the_ending_shows_the_time_used);
+    CU_ADD_TEST(suite, test_abort_before_the_clock_runs_leaves_both_clocks_full);
+    CU_ADD_TEST(suite, test_takeback_offer_by_the_player_who_just_moved_goes_back_one_ply_on_acceptance);
+    CU_ADD_TEST(suite, test_takeback_offer_by_the_player_to_move_goes_back_two_plies_on_acceptance);
+    CU_ADD_TEST(suite, test_takeback_offer_with_nothing_to_take_back_is_refused);
+    CU_ADD_TEST(suite, test_second_takeback_offer_by_the_same_player_is_refused);
+    CU_ADD_TEST(suite, test_takeback_accept_or_decline_without_the_other_players_offer_is_refused);
+    CU_ADD_TEST(suite, test_declining_a_takeback_offer_drops_it_and_keeps_the_game);
+    CU_ADD_TEST(suite, test_crossing_takeback_offers_are_an_acceptance_of_the_first);
+    CU_ADD_TEST(suite, test_takeback_policy_none_refuses_offers_and_undo);
+    CU_ADD_TEST(suite, test_takeback_policy_agreement_refuses_undo);
+    CU_ADD_TEST(suite, test_takeback_policy_free_allows_undo_and_takebacks_by_agreement);
+    CU_ADD_TEST(suite, test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_clock_settled_and_restarted);
+    CU_ADD_TEST(suite, test_takeback_on_the_clock_back_below_two_plies_stops_the_clock);
+    CU_ADD_TEST(suite, test_takeback_with_a_line_that_is_not_the_games_is_refused);
+    CU_ADD_TEST(suite, test_unknown_takeback_action_changes_nothing);
+    CU_ADD_TEST(suite, test_a_move_drops_any_takeback_offer);
+    CU_ADD_TEST(suite, test_draw_offer_lapses_when_its_receiver_moves_not_when_its_maker_moves);
+    CU_ADD_TEST(suite, test_every_ending_drops_the_draw_and_takeback_offers);
+    CU_ADD_TEST(suite, test_every_takeback_action_on_a_finished_game_is_refused);
+    CU_ADD_TEST(suite, test_abort_by_either_player_before_both_have_moved_ends_the_game_without_a_result);
+    CU_ADD_TEST(suite, test_abort_once_both_players_have_moved_is_refused);
+    CU_ADD_TEST(suite, test_every_operation_on_an_aborted_game_is_refused);
+    CU_ADD_TEST(suite, test_set_rules_takes_a_clock_within_its_bounds_only);
+    CU_ADD_TEST(suite, test_restore_rules_gives_back_the_policy_the_offer_and_the_clock);
+    CU_ADD_TEST(suite, test_restore_rules_refuses_rules_that_do_not_fit_the_game);
     CU_ADD_TEST(suite, test_every_value_has_a_distinct_name_that_reads_back);
     CU_ADD_TEST(suite, test_names_are_the_documented_ones);
     CU_ADD_TEST(suite, test_unknown_names_read_as_minus_one);

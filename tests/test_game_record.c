@@ -142,7 +142,7 @@ static void test_state_text_is_one_named_line_a_field_in_a_fixed_order(void)
     draw_action(&r, WHITE, GAME_DRAW_OFFER);
     char state[GAME_RECORD_STATE_MAX];
     size_t length = state_text(&r, state);
-    static const char expected[] = "chessd-game 2\n"
+    static const char expected[] = "chessd-game 3\n"
                                    "created 1700000000123\n"
                                    "updated 1700000456789\n"
                                    "chess960 0\n"
@@ -153,6 +153,9 @@ static void test_state_text_is_one_named_line_a_field_in_a_fixed_order(void)
                                    "result *\n"
                                    "termination none\n"
                                    "offer white\n"
+                                   "takeback agreement\n"
+                                   "takeback.offer none\n"
+                                   "clock none\n"
                                    "white.token 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
                                    "black.token fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n"
                                    "white.name Anna\n"
@@ -249,37 +252,50 @@ typedef struct {
     game_state_t state;
     game_result_t result;
     game_termination_t termination;
+    bool flags;  /* played on a clock (ENDING_CLOCK_MS each, the moves at 0) whose flag then falls */
+    bool aborts; /* the side to move aborts */
 } ending_t;
+
+enum { ENDING_CLOCK_MS = 60000 };
 
 static const ending_t endings[] = {
     { "mate by white", FEN_START, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", -1, -1, -1, GAME_CHECKMATE, GAME_WHITE_WINS,
-      GAME_TERMINATION_CHECKMATE },
+      GAME_TERMINATION_CHECKMATE, false, false },
     { "mate by black", FEN_START, "f3 e5 g4 Qh4#", -1, -1, -1, GAME_CHECKMATE, GAME_BLACK_WINS,
-      GAME_TERMINATION_CHECKMATE },
+      GAME_TERMINATION_CHECKMATE, false, false },
     { "stalemate", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE, GAME_DRAWN,
-      GAME_TERMINATION_STALEMATE },
+      GAME_TERMINATION_STALEMATE, false, false },
     { "insufficient material", "k7/8/8/8/8/8/1q6/K7 w - - 0 1", "Kxb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_INSUFFICIENT_MATERIAL },
+      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false },
     { "fivefold repetition", FEN_START,
       "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIVEFOLD_REPETITION },
+      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false },
     { "seventy-five moves", "k7/8/8/8/8/8/8/KR6 w - - 149 80", "Rb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_SEVENTYFIVE_MOVES },
+      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false },
     { "threefold repetition claimed", FEN_START, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, WHITE, GAME_DRAW,
-      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION },
+      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false },
     { "fifty moves claimed", "k7/8/8/8/8/8/8/KR6 w - - 99 80", "Rb2", -1, -1, BLACK, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIFTY_MOVES },
-    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT },
+      GAME_TERMINATION_FIFTY_MOVES, false, false },
+    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false },
     { "white resigned", FEN_START, "e4 e5 Nf3", WHITE, -1, -1, GAME_RESIGNED, GAME_BLACK_WINS,
-      GAME_TERMINATION_RESIGNATION },
+      GAME_TERMINATION_RESIGNATION, false, false },
     { "black resigned at the start", FEN_START, "", BLACK, -1, -1, GAME_RESIGNED, GAME_WHITE_WINS,
-      GAME_TERMINATION_RESIGNATION },
+      GAME_TERMINATION_RESIGNATION, false, false },
+    { "white lost on time", FEN_START, "e4 e5", -1, -1, -1, GAME_TIMEOUT, GAME_BLACK_WINS,
+      GAME_TERMINATION_TIME_FORFEIT, true, false },
+    /* Black has a bare king: it cannot win on time. */
+    { "white's flag fell against a bare king", "k7/8/8/8/8/8/8/2Q4K w - - 0 1", "Qc2 Kb8", -1, -1, -1, GAME_TIMEOUT,
+      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false },
+    { "aborted after white's first move", FEN_START, "e4", -1, -1, -1, GAME_ABORTED, GAME_RESULT_NONE,
+      GAME_TERMINATION_ABORTED, false, true },
 };
 
 /* Plays ending e into r (a standing offer is accepted by the other player). */
 static void play_ending(game_record_t *r, const ending_t *e)
 {
     start_record(r, e->fen, 0, "Anna", "Boris");
+    if (e->flags)
+        CU_ASSERT_FATAL(game_set_rules(&r->game, ENDING_CLOCK_MS, 0, GAME_TAKEBACK_AGREEMENT));
     play(r, e->moves);
     if (e->offers >= 0) {
         draw_action(r, (color_t)e->offers, GAME_DRAW_OFFER);
@@ -289,6 +305,10 @@ static void play_ending(game_record_t *r, const ending_t *e)
         draw_action(r, (color_t)e->claims, GAME_DRAW_CLAIM);
     if (e->resigns >= 0)
         CU_ASSERT_EQUAL_FATAL(game_resign(&r->game, (color_t)e->resigns, 0), GAME_OK);
+    if (e->flags)
+        CU_ASSERT_FATAL(game_flag(&r->game, ENDING_CLOCK_MS));
+    if (e->aborts)
+        CU_ASSERT_EQUAL_FATAL(game_abort(&r->game, (color_t)r->game.pos.side_to_move, 0), GAME_OK);
 }
 
 static void test_finished_games_of_every_kind_round_trip(void)
@@ -397,6 +417,36 @@ static void base_text(text_t *t)
     CU_ASSERT_FATAL(game_record_read(&back, t->state, t->length, t->history, t->history_length));
 }
 
+/* Plays space-separated moves, each by the side to move at its own instant
+ * (times[i] for the i-th, in ms). */
+static void play_at(game_record_t *r, const char *moves, const int64_t *times)
+{
+    for (const char *p = moves; *p; times++) {
+        p += strspn(p, " ");
+        size_t length = strcspn(p, " ");
+        if (!length)
+            break;
+        game_played_t played;
+        game_status_t status = game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES,
+                                         *times, &played);
+        CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
+        p += length;
+    }
+}
+
+/* A game on a running clock (5 minutes + 2 s) with Black's takeback offer
+ * standing: every line holds something other than its default. */
+static void timed_record(game_record_t *r)
+{
+    static const int64_t times[] = { 1000, 2000, 5000, 9500 };
+    start_record(r, FEN_START, 0, "Anna", "Boris");
+    CU_ASSERT_FATAL(game_set_rules(&r->game, 300000, 2000, GAME_TAKEBACK_AGREEMENT));
+    play_at(r, "e4 e5 Nf3 Nc6", times);
+    int plies = -1;
+    CU_ASSERT_EQUAL_FATAL(game_takeback(&r->game, BLACK, GAME_TAKEBACK_OFFER, "", 0, 9600, &plies), GAME_OK);
+    CU_ASSERT_FATAL(game_clock_running(&r->game));
+}
+
 static void text_of(const game_record_t *r, text_t *t)
 {
     t->length = state_text(r, t->state);
@@ -472,14 +522,13 @@ static void expect_line_refused(const text_t *t, const char *name, const char *v
     expect_refused(edited, length, t->history, t->history_length, why);
 }
 
-static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
+/* Each of t's lines is needed, once, in its place. */
+static void expect_every_line_needed(const text_t *t)
 {
-    text_t t;
-    base_text(&t);
     const char *lines[LINES_MAX], *edited_lines[LINES_MAX + 1];
     size_t lengths[LINES_MAX], edited_lengths[LINES_MAX + 1];
-    int count = split_lines(t.state, t.length, lines, lengths);
-    CU_ASSERT_EQUAL_FATAL(count, 15);
+    int count = split_lines(t->state, t->length, lines, lengths);
+    CU_ASSERT_EQUAL_FATAL(count, 18);
     char edited[GAME_RECORD_STATE_MAX * 2], why[64];
     for (int i = 0; i < count; i++) {
         /* Missing. */
@@ -488,7 +537,7 @@ static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
             if (j != i)
                 edited_lines[n] = lines[j], edited_lengths[n++] = lengths[j];
         snprintf(why, sizeof why, "a text without line %d", i + 1);
-        expect_refused(edited, join_lines(edited_lines, edited_lengths, n, edited), t.history, t.history_length, why);
+        expect_refused(edited, join_lines(edited_lines, edited_lengths, n, edited), t->history, t->history_length, why);
         /* Duplicated. */
         n = 0;
         for (int j = 0; j < count; j++) {
@@ -497,7 +546,7 @@ static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
                 edited_lines[n] = lines[j], edited_lengths[n++] = lengths[j];
         }
         snprintf(why, sizeof why, "a text with line %d twice", i + 1);
-        expect_refused(edited, join_lines(edited_lines, edited_lengths, n, edited), t.history, t.history_length, why);
+        expect_refused(edited, join_lines(edited_lines, edited_lengths, n, edited), t->history, t->history_length, why);
         /* Swapped with the next. */
         if (i + 1 < count) {
             memcpy(edited_lines, lines, sizeof lines[0] * (size_t)count);
@@ -505,10 +554,26 @@ static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
             edited_lines[i] = lines[i + 1], edited_lengths[i] = lengths[i + 1];
             edited_lines[i + 1] = lines[i], edited_lengths[i + 1] = lengths[i];
             snprintf(why, sizeof why, "a text with lines %d and %d swapped", i + 1, i + 2);
-            expect_refused(edited, join_lines(edited_lines, edited_lengths, count, edited), t.history,
-                           t.history_length, why);
+            expect_refused(edited, join_lines(edited_lines, edited_lengths, count, edited), t->history,
+                           t->history_length, why);
         }
     }
+}
+
+static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
+{
+    text_t t;
+    base_text(&t);
+    expect_every_line_needed(&t);
+    /* With a clock running and a takeback offer standing. */
+    game_record_t r;
+    timed_record(&r);
+    text_of(&r, &t);
+    char text[GAME_RECORD_STATE_MAX + 1];
+    memcpy(text, t.state, t.length);
+    text[t.length] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\ntakeback.offer black\nclock 300000 2000 "));
+    expect_every_line_needed(&t);
 }
 
 static void test_read_refuses_text_around_the_record(void)
@@ -543,7 +608,11 @@ static void test_read_refuses_text_around_the_record(void)
     expect_refused(t.state, t.length - strlen("black.name Boris") - 1, t.history, t.history_length,
                    "a text without its last line");
     expect_line_refused(&t, "chessd-game", "1");
-    expect_line_refused(&t, "chessd-game", "3");
+    expect_line_refused(&t, "chessd-game", "4");
+    expect_line_refused(&t, "chessd-game", "3 ");
+    expect_line_refused(&t, "chessd-game", "03");
+    /* A text of this format named as one of format 2: that format has no takeback and clock lines. */
+    expect_line_refused(&t, "chessd-game", "2");
     expect_line_refused(&t, "chessd-game", "2 ");
 }
 
