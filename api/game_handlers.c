@@ -2,9 +2,14 @@
  * (its state and the tail of its history, not its moves), checks the
  * caller's token and the version, calls one operation of rules/game.h and
  * writes the outcome with one compare-and-set (game_save) that also keeps the
- * answer for the caller's Idempotency-Key and settles a write whose outcome
- * the store could not report. A move's load, write and answer cost the same
- * at any length of the game; only GET, PGN and undo read the move list. */
+ * answer for the caller's Idempotency-Key, publishes the change's event and
+ * settles a write whose outcome the store could not report. A move's load,
+ * write and answer cost the same at any length of the game; only GET, PGN,
+ * undo and takeback read the move list. Time is Redis's: a load brings its
+ * clock (TIME), every clock figure and flag is computed from it, and a
+ * timed write is refused by the store if Redis's clock has passed the
+ * mover's flag meanwhile. Any read that finds a flag fallen records the
+ * ending first (a compare-and-set like any change: it happens once). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,7 @@
 #include "body.h"
 #include "config.h"
 #include "game_cache.h"
+#include "game_events.h"
 #include "handlers.h"
 #include "idempotency.h"
 #include "json_out.h"
@@ -47,6 +53,7 @@ typedef struct {
     bool legacy;
     char *legacy_moves, *legacy_history;
     size_t legacy_history_length;
+    int64_t now_ms; /* Redis's clock when loaded (0: a cached copy, or not read yet) */
 } loaded_t;
 
 static void loaded_free(loaded_t *g)
@@ -82,16 +89,16 @@ static bool line_well_formed(const char *line, size_t length, int plies)
     return entries == plies;
 }
 
-/* Loads game req->path_param; fills res with the problem on failure (g is
- * then still to be freed). */
-static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, api_response_t *res)
+/* Loads game id; fills res with the problem on failure (g is then still to
+ * be freed). */
+static bool game_load_id(store_t *store, const char *id, store_load_t what, loaded_t *g, api_response_t *res)
 {
     memset(g, 0, sizeof *g);
-    if (!tokens_is_id(req->path_param)) {
+    if (!tokens_is_id(id)) {
         api_problem_store(res, STORE_ENOT_FOUND);
         return false;
     }
-    store_status_t status = store_game_load(req->store, req->path_param, what, &g->stored);
+    store_status_t status = store_game_load(store, id, what, &g->stored);
     if (status != STORE_OK) {
         api_problem_store(res, status);
         return false;
@@ -116,10 +123,16 @@ static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, 
         api_problem_game(res, GAME_EBAD_RECORD);
         return false;
     }
-    memcpy(g->record.id, req->path_param, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
+    memcpy(g->record.id, id, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
     g->record.version = s->version;
+    g->now_ms = s->now_ms;
     memcpy(g->record.write_id, s->write_id, sizeof g->record.write_id);
     return true;
+}
+
+static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, api_response_t *res)
+{
+    return game_load_id(req->store, req->path_param, what, g, res);
 }
 
 /* --- answers --- */
@@ -149,8 +162,26 @@ static void write_optional(jsonw_t *w, const char *key, bool present, const char
         jsonw_null(w);
 }
 
-/* The position and the game's ending, common to both answers. */
-static void write_state(jsonw_t *w, const game_t *g, bool with_moves)
+/* The clock as of now_ms (Unix ms, Redis's clock), or null for an untimed game. */
+static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
+{
+    jsonw_key(w, "clock");
+    if (!game_is_timed(g)) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_object_begin(w);
+    jsonw_kv_int(w, "initial_ms", (long long)g->clock.initial_ms);
+    jsonw_kv_int(w, "increment_ms", (long long)g->clock.increment_ms);
+    jsonw_kv_int(w, "white_ms", (long long)game_clock_remaining(g, WHITE, now_ms));
+    jsonw_kv_int(w, "black_ms", (long long)game_clock_remaining(g, BLACK, now_ms));
+    write_optional(w, "running", game_clock_running(g), color_names[g->pos.side_to_move]);
+    jsonw_kv_int(w, "at_ms", (long long)now_ms);
+    jsonw_object_end(w);
+}
+
+/* The position, the game's ending, offers and clock, common to both answers. */
+static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
 {
     jsonw_key(w, "position");
     json_out_position(w, &g->pos, &g->status, with_moves && !game_is_over(g));
@@ -158,6 +189,9 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves)
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
     write_optional(w, "draw_offer", g->draw_offer != GAME_OFFER_NONE, game_offer_name(g->draw_offer));
+    jsonw_kv_string(w, "takeback", game_takeback_name(g->takeback));
+    write_optional(w, "takeback_offer", g->takeback_offer != GAME_OFFER_NONE, game_offer_name(g->takeback_offer));
+    write_clock(w, g, now_ms);
 }
 
 /* The moves of a move list as [{uci, san}] (the list is well formed). */
@@ -181,8 +215,9 @@ static void write_moves(jsonw_t *w, const char *line, size_t length)
     jsonw_array_end(w);
 }
 
-/* The Game object, with every move; tokens (two strings) only in the creation answer. */
-static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
+/* The Game object, with every move; tokens (two strings) only in the
+ * creation answer; as an event (type "game") when event is set. */
+static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], bool event,
                        size_t *length)
 {
     const game_record_t *r = &g->record;
@@ -190,6 +225,8 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
     jsonw_t w;
     jsonw_init(&w);
     jsonw_object_begin(&w);
+    if (event)
+        jsonw_kv_string(&w, "type", "game");
     jsonw_kv_string(&w, "id", r->id);
     jsonw_kv_int(&w, "version", (long long)r->version);
     for (int c = 0; c < COLOR_COUNT; c++) {
@@ -201,7 +238,7 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, g->moves ? g->moves : "", g->moves ? g->moves_length : 0);
-    write_state(&w, &r->game, with_moves);
+    write_state(&w, &r->game, with_moves, g->now_ms);
     write_time(&w, "created_at", r->created_at_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
     if (tokens) {
@@ -215,20 +252,30 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
     return jsonw_finish(&w, length);
 }
 
-/* What a change did: the move it played, if any, and how the move list changes. */
+/* What a change did: the move it played, if any, how the move list
+ * changes, and its event's name. */
 typedef struct {
     const game_played_t *played;
     store_line_op_t op;
     uint64_t key_before; /* STORE_LINE_APPEND: the position key before the move */
     size_t moves_keep;   /* STORE_LINE_TRUNCATE: bytes of the move list kept */
+    const char *event;   /* "move", "resign", "timeout"... */
+    int64_t deadline_ms; /* the mover's flag before the change (0: no running clock) */
 } change_t;
 
-/* The GameChange object: the new version and state, the move played; no move list. */
-static char *change_json(const game_record_t *r, const change_t *change, bool with_moves, size_t *length)
+/* The GameChange object: the new version and state, the move played; no
+ * move list. As an event (with_event: type "change" and the event's name)
+ * it is also what streams receive. */
+static char *change_json(const game_record_t *r, const change_t *change, bool with_moves, bool with_event,
+                         int64_t now_ms, size_t *length)
 {
     jsonw_t w;
     jsonw_init(&w);
     jsonw_object_begin(&w);
+    if (with_event) {
+        jsonw_kv_string(&w, "type", "change");
+        jsonw_kv_string(&w, "event", change->event);
+    }
     jsonw_kv_string(&w, "id", r->id);
     jsonw_kv_int(&w, "version", (long long)r->version);
     jsonw_key(&w, "move");
@@ -241,7 +288,7 @@ static char *change_json(const game_record_t *r, const change_t *change, bool wi
         jsonw_null(&w);
     }
     jsonw_kv_int(&w, "move_count", r->game.ply_count);
-    write_state(&w, &r->game, with_moves);
+    write_state(&w, &r->game, with_moves, now_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
     jsonw_object_end(&w);
     return jsonw_finish(&w, length);
@@ -434,8 +481,27 @@ static void line_write_free(line_write_t *lw)
 typedef enum {
     SAVE_MADE = 0, /* this request's write was made (or found made) */
     SAVE_STALE,    /* refused because the game is not at the version g has (or is gone): nothing was written */
+    SAVE_LATE,     /* refused by Redis's clock (see STORE_ELATE): nothing was written; load again and redo */
     SAVE_FAILED,   /* anything else: res holds the answer */
 } save_t;
+
+/* The message a change publishes on its game's channel: a line
+ * "<version> <ended 0|1> <at_ms> <flag deadline ms> change", then the
+ * change's event object (see api/game_events.h). NULL when out of memory. */
+static char *event_message(const game_record_t *r, const change_t *change, int64_t now, size_t *length)
+{
+    size_t json_length;
+    char *json = change_json(r, change, false, true, now, &json_length);
+    if (!json)
+        return NULL;
+    buf_t message;
+    buf_init(&message);
+    buf_printf(&message, "%" PRIu64 " %d %" PRId64 " %" PRId64 " change\n", r->version, game_is_over(&r->game) ? 1 : 0,
+               now, game_flag_deadline(&r->game));
+    buf_append(&message, json, json_length);
+    free(json);
+    return buf_finish(&message, length);
+}
 
 /* Writes g as version expected + 1 and answers (success_status) with the
  * Game (creation: tokens given) or the GameChange, keeping the answer under
@@ -447,12 +513,15 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
                       const idem_request_t *idem, bool with_moves)
 {
     game_record_t *r = &g->record;
-    r->updated_at_ms = now_ms();
+    int64_t now = g->now_ms ? g->now_ms : now_ms();
+    g->now_ms = now;
+    r->updated_at_ms = now;
     r->version = expected + 1;
     char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "";
-    size_t state_length = game_record_state(r, state, sizeof state), body_length = 0;
-    char *body = tokens ? game_json(g, with_moves, tokens, &body_length)
-                        : change_json(r, change, with_moves, &body_length);
+    size_t state_length = game_record_state(r, state, sizeof state), body_length = 0, message_length = 0;
+    char *body = tokens ? game_json(g, with_moves, tokens, false, &body_length)
+                        : change_json(r, change, with_moves, false, now, &body_length);
+    char *message = change->event ? event_message(r, change, now, &message_length) : NULL;
     char *kept = NULL, *replay = NULL;
     if (success_status == 201)
         snprintf(location, sizeof location, "/v1/games/%s", r->id);
@@ -460,9 +529,10 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
         kept = idem_kept_seal(idem->fingerprint, success_status, r->version, location, body, body_length);
     line_write_t lw;
     bool prepared = line_write_prepare(g, change, &lw);
-    if (!state_length || !body || (idem->key && !kept) || !prepared) {
+    if (!state_length || !body || (idem->key && !kept) || !prepared || (change->event && !message)) {
         free(body);
         free(kept);
+        free(message);
         line_write_free(&lw);
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         return SAVE_FAILED;
@@ -473,12 +543,19 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
     if (!tokens_new_write_id(write_id)) {
         free(body);
         free(kept);
+        free(message);
         line_write_free(&lw);
         api_problem(res, API_EINTERNAL, "no randomness for a write id", NULL, NULL);
         return SAVE_FAILED;
     }
     lw.store.expected_write_id = r->write_id;
     lw.store.write_id = write_id;
+    lw.store.event = message;
+    lw.store.event_length = message_length;
+    if (game_is_timed(&r->game) && g->stored.now_ms) { /* the time came from Redis: Redis checks it */
+        lw.store.time_from_ms = now;
+        lw.store.deadline_ms = change->deadline_ms;
+    }
     /* In a game a caller's kept answers are bounded, oldest dropped first, so
      * changes looped with fresh keys cannot grow the store; a creation's is
      * not (each comes with a new game, under the per-address creation limit). */
@@ -492,6 +569,7 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
     if (status == STORE_EUNKNOWN)
         status = settle_unknown_write(req, r->id, expected, state, state_length, idem, &current, &replay);
     free(kept);
+    free(message);
     line_write_free(&lw);
     if (status == STORE_OK) {
         memcpy(r->write_id, write_id, sizeof r->write_id);
@@ -503,6 +581,11 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
     }
     free(body);
     game_cache_drop(r->id);
+    if (status == STORE_ELATE) {
+        api_problem(res, API_EUNAVAILABLE, "the game's clock moved on while the change was made; retry", NULL, NULL);
+        res->retry_after = 1;
+        return SAVE_LATE;
+    }
     if (status == STORE_EREPLAY) {
         replay_answer(idem->fingerprint, replay, res);
         free(replay);
@@ -629,34 +712,71 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
 
 /* --- one path for every change --- */
 
-/* Applies a change for player `who` to g, filling *change; false with res filled when refused. */
+/* Applies a change for player `who` to g at g->now_ms, filling *change;
+ * false with res filled when refused. */
 typedef bool (*change_fn)(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
                           game_played_t *played, api_response_t *res);
 
+/* Records the fall of g's flag when it fell by g's load time (Redis's
+ * clock): one write, nobody's request (no Idempotency-Key), publishing a
+ * "timeout" event. SAVE_MADE also when the flag had not fallen (nothing to
+ * write: *fell false). On SAVE_FAILED res holds the problem. */
+static save_t record_flag(const api_request_t *req, loaded_t *g, bool *fell, api_response_t *res)
+{
+    *fell = g->now_ms && game_flag(&g->record.game, g->now_ms);
+    if (!*fell)
+        return SAVE_MADE;
+    change_t change = { .op = STORE_LINE_KEEP, .event = "timeout" };
+    idem_request_t nobody;
+    memset(&nobody, 0, sizeof nobody);
+    api_response_t written = { 0 };
+    save_t saved = game_save(req, &written, g, g->record.version, &change, 200, NULL, &nobody, false);
+    if (saved == SAVE_FAILED)
+        *res = written;
+    else
+        free(written.body);
+    return saved;
+}
+
+/* What one attempt at a change came to. */
+typedef enum {
+    CHANGE_FINAL = 0, /* res is the answer */
+    CHANGE_REFUSED,   /* refused on g's content, nothing written: on a cached copy, judge again from the store */
+    CHANGE_AGAIN,     /* nothing written, for a reason a fresh load clears (a flag or a change recorded meanwhile) */
+} change_outcome_t;
+
 /* A change by player `who` (whose keys live in idem->scope) on the loaded
- * game g. Returns true when the answer is final; false when it is a
- * refusal that depends on g's content and nothing was written (so, on a
- * cached copy, it may only mean the copy is old). */
-static bool game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root, loaded_t *g,
-                           color_t who, const idem_request_t *idem, change_fn apply, bool with_moves)
+ * game g. */
+static change_outcome_t game_change_by(const api_request_t *req, api_response_t *res, const cJSON *root,
+                                       loaded_t *g, color_t who, const idem_request_t *idem, change_fn apply,
+                                       bool with_moves)
 {
     uint64_t expected = 0;
-    change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
+    change_t change = { .op = STORE_LINE_KEEP };
     game_played_t played;
-    bool final = true;
-    if (!answered_before(req, idem, res)) {
-        if (!check_version(req, root, g->record.version, &expected, res)) {
-            final = false;
-        } else if (game_is_over(&g->record.game)) {
-            api_problem_game(res, GAME_EOVER);
-            final = false;
-        } else if (!apply(req, root, g, who, &change, &played, res)) {
-            final = false;
+    change_outcome_t outcome = CHANGE_FINAL;
+    bool fell = false;
+    save_t flagged = SAVE_MADE;
+    if (answered_before(req, idem, res)) {
+        /* a kept answer */
+    } else if ((flagged = record_flag(req, g, &fell, res)) != SAVE_MADE) {
+        outcome = flagged == SAVE_FAILED ? CHANGE_FINAL : CHANGE_AGAIN;
+    } else if (fell) {
+        api_problem(res, API_EGAME_OVER, "the flag fell before this request: the game is over on time", NULL, NULL);
+    } else if (!check_version(req, root, g->record.version, &expected, res)) {
+        outcome = CHANGE_REFUSED;
+    } else if (game_is_over(&g->record.game)) {
+        api_problem_game(res, GAME_EOVER);
+        outcome = CHANGE_REFUSED;
+    } else {
+        change.deadline_ms = game_flag_deadline(&g->record.game);
+        if (!apply(req, root, g, who, &change, &played, res)) {
+            outcome = CHANGE_REFUSED;
         } else {
             save_t saved = game_save(req, res, g, expected, &change, 200, NULL, idem, with_moves);
             if (saved == SAVE_MADE && change.played)
                 metrics_move_applied();
-            final = saved != SAVE_STALE;
+            outcome = saved == SAVE_STALE ? CHANGE_REFUSED : saved == SAVE_LATE ? CHANGE_AGAIN : CHANGE_FINAL;
         }
     }
     /* A retry racing its own first attempt can see the version that attempt
@@ -666,25 +786,30 @@ static bool game_change_by(const api_request_t *req, api_response_t *res, const 
         if (answered_before(req, idem, &kept)) {
             free(res->body);
             *res = kept;
-            final = true;
+            outcome = CHANGE_FINAL;
         } else {
             free(kept.body);
         }
     }
-    return final;
+    return outcome;
 }
 
 /* The game for a change: the cached copy when there is one (*from_copy),
- * else the game as stored. False with res filled when it cannot be loaded. */
+ * else the game as stored. A timed game is always read from the store,
+ * which brings Redis's clock. False with res filled when it cannot be loaded. */
 static bool change_load(const api_request_t *req, store_load_t what, bool use_copy, loaded_t *g, bool *from_copy,
                         api_response_t *res)
 {
     memset(g, 0, sizeof *g);
     game_cache_setup(req->config->game_cache_slots);
     *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(req->path_param)
-                 && game_cache_get(req->path_param, &g->record);
+                 && game_cache_get(req->path_param, &g->record) && !game_is_timed(&g->record.game);
+    if (!*from_copy)
+        memset(g, 0, sizeof *g);
     return *from_copy || game_load(req, what, g, res);
 }
+
+enum { CHANGE_ATTEMPTS = 4 }; /* loads for one change: a copy, then the store again after a flag or a late write */
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed,
                         store_load_t what, change_fn apply)
@@ -698,22 +823,22 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
         return;
     loaded_t g;
     bool from_copy, use_copy = true;
-    while (change_load(req, what, use_copy, &g, &from_copy, res)) {
+    for (int attempt = 1; change_load(req, what, use_copy, &g, &from_copy, res); attempt++) {
         /* Only a player of this game may see a kept answer, and only their
          * own: the token is checked before a retry is answered from it. */
         char caller[TOKENS_HASH_SIZE];
         /* Refused on a copy, even for the token, the answer is the stored
          * game's: the game may be gone (expired) since the copy was made. */
         int who = authenticate(req, &g.record, caller, res);
-        bool final = !from_copy;
+        change_outcome_t outcome = from_copy ? CHANGE_REFUSED : CHANGE_FINAL;
         if (who >= 0) {
             snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
-            final = game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
+            outcome = game_change_by(req, res, root, &g, (color_t)who, &idem, apply, with_moves);
         }
         loaded_free(&g);
-        if (final || !from_copy)
+        if (outcome == CHANGE_FINAL || (outcome == CHANGE_REFUSED && !from_copy) || attempt == CHANGE_ATTEMPTS)
             break;
-        /* Refused on a copy: judged again on the game as stored. */
+        /* Refused on a copy, or to be redone: judged again on the game as stored. */
         game_cache_drop(req->path_param);
         free(res->body);
         memset(res, 0, sizeof *res);
@@ -734,7 +859,7 @@ static bool apply_move(const api_request_t *req, const cJSON *root, loaded_t *g,
     game_t *game = &g->record.game;
     uint64_t key_before = game->pos.key;
     game_status_t status = game_move(game, who, item->valuestring, strlen(item->valuestring),
-                                     (int)req->config->max_game_plies, played);
+                                     (int)req->config->max_game_plies, g->now_ms, played);
     if (status == GAME_EILLEGAL_MOVE) {
         char fen[FEN_BUFFER_SIZE];
         fen_format(&game->pos, fen, sizeof fen);
@@ -749,7 +874,39 @@ static bool apply_move(const api_request_t *req, const cJSON *root, loaded_t *g,
     change->played = played;
     change->op = STORE_LINE_APPEND;
     change->key_before = key_before;
+    change->event = "move";
     return true;
+}
+
+/* A refusal; one about the takeback policy names the game's policy. */
+static void refuse(api_response_t *res, const game_t *game, game_status_t status)
+{
+    if (status != GAME_ETAKEBACK_NOT_ALLOWED) {
+        api_problem_game(res, status);
+        return;
+    }
+    static const char *const allows[GAME_TAKEBACK_COUNT] = {
+        "moves are taken back by agreement: POST /takeback with action offer, then the other player accepts",
+        "either player may take back their last move with POST /undo, or by agreement with POST /takeback",
+        "no move may be taken back",
+    };
+    char detail[200];
+    snprintf(detail, sizeof detail, "this game's takeback policy is '%s': %s", game_takeback_name(game->takeback),
+             allows[game->takeback]);
+    api_problem(res, API_ETAKEBACK_NOT_ALLOWED, detail, NULL, NULL);
+}
+
+/* The move list without its last `plies` entries: the bytes kept. */
+static size_t line_keep(const char *line, size_t length, int plies)
+{
+    size_t keep = length;
+    for (int i = 0; i < plies; i++) {
+        while (keep > 0 && line[keep - 1] != ' ')
+            keep--;
+        if (keep > 0)
+            keep--;
+    }
+    return keep;
 }
 
 static bool apply_undo(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
@@ -758,18 +915,62 @@ static bool apply_undo(const api_request_t *req, const cJSON *root, loaded_t *g,
     (void)req;
     (void)root;
     (void)played;
-    game_status_t status = game_undo(&g->record.game, who, g->moves, g->moves_length);
+    game_status_t status = game_undo(&g->record.game, who, g->moves, g->moves_length, g->now_ms);
     if (status != GAME_OK) {
-        api_problem_game(res, status);
+        refuse(res, &g->record.game, status);
         return false;
     }
     /* The move list loses its last entry and the space before it. */
-    size_t keep = g->moves_length;
-    while (keep > 0 && g->moves[keep - 1] != ' ')
-        keep--;
     change->op = STORE_LINE_TRUNCATE;
-    change->moves_keep = keep > 0 ? keep - 1 : 0;
+    change->moves_keep = line_keep(g->moves, g->moves_length, 1);
+    change->event = "undo";
     return true;
+}
+
+static bool apply_takeback(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                           game_played_t *played, api_response_t *res)
+{
+    static const char *const actions[GAME_TAKEBACK_ACTION_COUNT] = { "offer", "accept", "decline" };
+    static const char *const events[GAME_TAKEBACK_ACTION_COUNT] = { "takeback_offer", "takeback_accept",
+                                                                     "takeback_decline" };
+    (void)req;
+    (void)played;
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "action");
+    int action = -1;
+    for (int i = 0; i < GAME_TAKEBACK_ACTION_COUNT && cJSON_IsString(item); i++)
+        if (!strcmp(item->valuestring, actions[i]))
+            action = i;
+    if (action < 0) {
+        api_problem(res, API_EINVALID_FIELD, "'action' must be offer, accept or decline", NULL, NULL);
+        return false;
+    }
+    int plies = 0;
+    game_status_t status = game_takeback(&g->record.game, who, (game_takeback_action_t)action, g->moves,
+                                         g->moves_length, g->now_ms, &plies);
+    if (status != GAME_OK) {
+        refuse(res, &g->record.game, status);
+        return false;
+    }
+    change->event = events[action];
+    if (plies > 0) { /* accepted: the move list and history lose the plies taken back */
+        change->op = STORE_LINE_TRUNCATE;
+        change->moves_keep = line_keep(g->moves, g->moves_length, plies);
+        change->event = "takeback_accept";
+    }
+    return true;
+}
+
+static bool apply_abort(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
+                        game_played_t *played, api_response_t *res)
+{
+    (void)req;
+    (void)root;
+    (void)played;
+    game_status_t status = game_abort(&g->record.game, who, g->now_ms);
+    if (status != GAME_OK)
+        api_problem_game(res, status);
+    change->event = "abort";
+    return status == GAME_OK;
 }
 
 static bool apply_resign(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
@@ -779,9 +980,10 @@ static bool apply_resign(const api_request_t *req, const cJSON *root, loaded_t *
     (void)root;
     (void)change;
     (void)played;
-    game_status_t status = game_resign(&g->record.game, who);
+    game_status_t status = game_resign(&g->record.game, who, g->now_ms);
     if (status != GAME_OK)
         api_problem_game(res, status);
+    change->event = "resign";
     return status == GAME_OK;
 }
 
@@ -789,8 +991,9 @@ static bool apply_draw(const api_request_t *req, const cJSON *root, loaded_t *g,
                        game_played_t *played, api_response_t *res)
 {
     static const char *const actions[GAME_DRAW_ACTION_COUNT] = { "offer", "accept", "decline", "claim" };
+    static const char *const events[GAME_DRAW_ACTION_COUNT] = { "draw_offer", "draw_accept", "draw_decline",
+                                                                 "draw_claim" };
     (void)req;
-    (void)change;
     (void)played;
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "action");
     int action = -1;
@@ -801,9 +1004,10 @@ static bool apply_draw(const api_request_t *req, const cJSON *root, loaded_t *g,
         api_problem(res, API_EINVALID_FIELD, "'action' must be offer, accept, decline or claim", NULL, NULL);
         return false;
     }
-    game_status_t status = game_draw(&g->record.game, who, (game_draw_action_t)action);
+    game_status_t status = game_draw(&g->record.game, who, (game_draw_action_t)action, g->now_ms);
     if (status != GAME_OK)
         api_problem_game(res, status);
+    change->event = events[action];
     return status == GAME_OK;
 }
 
@@ -831,6 +1035,76 @@ void handle_game_draw(const api_request_t *req, api_response_t *res)
     game_change(req, res, allowed, STORE_LOAD_CHANGE, apply_draw);
 }
 
+void handle_game_takeback(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "action", "expected_version", NULL };
+    game_change(req, res, allowed, STORE_LOAD_FULL, apply_takeback);
+}
+
+void handle_game_abort(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "expected_version", NULL };
+    game_change(req, res, allowed, STORE_LOAD_CHANGE, apply_abort);
+}
+
+/* A whole number of milliseconds in [min, max] under key in object, or
+ * fallback when absent; false with res filled (naming the field) when not. */
+static bool read_ms_field(const cJSON *object, const char *key, int64_t min, int64_t max, int64_t fallback,
+                          int64_t *out, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    *out = fallback;
+    if (!item)
+        return true;
+    if (cJSON_IsNumber(item) && item->valuedouble >= (double)min && item->valuedouble <= (double)max
+        && item->valuedouble == (double)(int64_t)item->valuedouble) {
+        *out = (int64_t)item->valuedouble;
+        return true;
+    }
+    char detail[128];
+    snprintf(detail, sizeof detail, "'clock.%s' must be a whole number of milliseconds from %lld to %lld", key,
+             (long long)min, (long long)max);
+    api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+    return false;
+}
+
+/* The creation's clock ({"initial_ms", "increment_ms"}, or absent/null:
+ * untimed) and takeback policy; false with res filled when refused. */
+static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *increment_ms, game_takeback_t *takeback,
+                       api_response_t *res)
+{
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(root, "clock");
+    const cJSON *policy = cJSON_GetObjectItemCaseSensitive(root, "takeback");
+    *initial_ms = *increment_ms = 0;
+    *takeback = GAME_TAKEBACK_AGREEMENT;
+    if (clock && !cJSON_IsNull(clock)) {
+        for (const cJSON *member = cJSON_IsObject(clock) ? clock->child : NULL; member; member = member->next) {
+            if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")) {
+                api_problem(res, API_EUNKNOWN_FIELD, "'clock' has only 'initial_ms' and 'increment_ms'", NULL, NULL);
+                return false;
+            }
+        }
+        if (!cJSON_IsObject(clock) || !cJSON_GetObjectItemCaseSensitive(clock, "initial_ms")) {
+            api_problem(res, API_EINVALID_FIELD,
+                        "'clock' must be an object with 'initial_ms' (and optionally 'increment_ms')", NULL, NULL);
+            return false;
+        }
+        if (!read_ms_field(clock, "initial_ms", GAME_CLOCK_INITIAL_MIN, GAME_CLOCK_INITIAL_MAX, 0, initial_ms, res)
+            || !read_ms_field(clock, "increment_ms", 0, GAME_CLOCK_INCREMENT_MAX, 0, increment_ms, res))
+            return false;
+    }
+    if (policy && !cJSON_IsNull(policy)) {
+        int value = cJSON_IsString(policy) ? game_takeback_from_name(policy->valuestring, strlen(policy->valuestring))
+                                           : -1;
+        if (value < 0) {
+            api_problem(res, API_EINVALID_FIELD, "'takeback' must be agreement, free or none", NULL, NULL);
+            return false;
+        }
+        *takeback = (game_takeback_t)value;
+    }
+    return true;
+}
+
 /* Sets up a new game from the creation request; false with res filled when refused. */
 static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
                      api_response_t *res)
@@ -845,6 +1119,10 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
     }
     if (!read_name(root, "white", r->players[WHITE].name, res) || !read_name(root, "black", r->players[BLACK].name, res))
         return false;
+    int64_t initial_ms, increment_ms;
+    game_takeback_t takeback;
+    if (!read_rules(root, &initial_ms, &increment_ms, &takeback, res))
+        return false;
     const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
     position_t pos;
     char message[200];
@@ -855,6 +1133,7 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
         return false;
     }
     game_start(&r->game, &pos);
+    (void)game_set_rules(&r->game, initial_ms, increment_ms, takeback); /* within bounds: read_rules checked */
     r->created_at_ms = now_ms();
     if (!tokens_new_id(r->id)) {
         api_problem(res, API_EINTERNAL, "no randomness for an id", NULL, NULL);
@@ -871,7 +1150,7 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "white", "black", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "white", "black", "clock", "takeback", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
@@ -883,20 +1162,45 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     loaded_t g;
     memset(&g, 0, sizeof g);
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
-    change_t change = { NULL, STORE_LINE_KEEP, 0, 0 };
+    change_t change = { .op = STORE_LINE_KEEP };
     if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res))
         (void)game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
     loaded_free(&g);
     cJSON_Delete(root);
 }
 
+/* Loads game id in full for a read, recording a fallen flag first (then
+ * g is the ended game). False with res filled when it cannot be read. */
+static bool read_load(const api_request_t *req, const char *id, loaded_t *g, api_response_t *res)
+{
+    for (int attempt = 1;; attempt++) {
+        if (!game_load_id(req->store, id, STORE_LOAD_FULL, g, res))
+            return false;
+        bool fell;
+        save_t saved = record_flag(req, g, &fell, res);
+        if (saved == SAVE_MADE)
+            return true;
+        loaded_free(g);
+        if (saved == SAVE_FAILED)
+            return false;
+        if (attempt == CHANGE_ATTEMPTS) { /* the game keeps changing under this read */
+            api_problem(res, API_EUNAVAILABLE, "the game is changing too fast to be read; retry", NULL, NULL);
+            res->retry_after = 1;
+            return false;
+        }
+        free(res->body);
+        memset(res, 0, sizeof *res);
+    }
+}
+
 void handle_game_get(const api_request_t *req, api_response_t *res)
 {
     bool with_moves;
     loaded_t g;
+    memset(&g, 0, sizeof g);
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
-    if (game_load(req, STORE_LOAD_FULL, &g, res)) {
+    if (read_load(req, req->path_param, &g, res)) {
         char etag[32];
         snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", g.record.version);
         const char *if_none_match = api_request_header(req, "If-None-Match");
@@ -904,11 +1208,11 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
             api_response_set(res, 304, "application/json", calloc(1, 1), 0);
         } else {
             size_t length = 0;
-            char *body = game_json(&g, with_moves, NULL, &length);
+            char *body = game_json(&g, with_moves, NULL, false, &length);
             api_response_set(res, 200, "application/json", body, length);
         }
         set_etag(res, g.record.version);
-        if (!g.legacy) {
+        if (!g.legacy && !game_is_timed(&g.record.game)) {
             game_cache_setup(req->config->game_cache_slots);
             game_cache_put(&g.record);
         }
@@ -916,11 +1220,37 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     loaded_free(&g);
 }
 
+/* The PGN TimeControl of a clock: seconds and increment ("300+2", "0.5"
+ * written as such), "-" for an untimed game. */
+static void time_control(const game_t *g, char *out, size_t size)
+{
+    if (!game_is_timed(g)) {
+        snprintf(out, size, "-");
+        return;
+    }
+    int64_t parts[2] = { g->clock.initial_ms, g->clock.increment_ms };
+    size_t n = 0;
+    for (int i = 0; i < 2 && n < size; i++) {
+        int64_t ms = parts[i];
+        n += (size_t)snprintf(out + n, size - n, i ? "+%lld" : "%lld", (long long)(ms / 1000));
+        if (ms % 1000 && n < size) { /* a fraction of a second, its trailing zeros dropped */
+            char fraction[8];
+            snprintf(fraction, sizeof fraction, "%03d", (int)(ms % 1000));
+            for (int k = 2; k > 0 && fraction[k] == '0'; k--)
+                fraction[k] = '\0';
+            n += (size_t)snprintf(out + n, size - n, ".%s", fraction);
+        }
+    }
+}
+
 void handle_game_pgn(const api_request_t *req, api_response_t *res)
 {
     loaded_t g;
-    if (game_load(req, STORE_LOAD_FULL, &g, res)) {
+    memset(&g, 0, sizeof g);
+    if (read_load(req, req->path_param, &g, res)) {
         const game_record_t *r = &g.record;
+        char control[48];
+        time_control(&r->game, control, sizeof control);
         pgn_game_t pgn = {
             .white = r->players[WHITE].name,
             .black = r->players[BLACK].name,
@@ -928,6 +1258,10 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
             .initial = &r->game.initial,
             .result = game_result_name(r->game.result),
             .over = game_is_over(&r->game),
+            .termination = r->game.state == GAME_TIMEOUT   ? "time forfeit"
+                           : r->game.state == GAME_ABORTED ? "abandoned"
+                                                           : NULL,
+            .time_control = control,
             .moves = g.moves ? g.moves : "",
             .moves_length = g.moves ? g.moves_length : 0,
         };
@@ -937,4 +1271,76 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
         set_etag(res, r->version);
     }
     loaded_free(&g);
+}
+
+/* --- the event side's reads (api/game_events.h) --- */
+
+static game_events_status_t events_status(const api_response_t *res)
+{
+    return res->problem_code && !strcmp(res->problem_code, "game_not_found") ? GAME_EVENTS_NOT_FOUND
+                                                                             : GAME_EVENTS_UNAVAILABLE;
+}
+
+static void event_meta(const loaded_t *g, const char *type, game_event_meta_t *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    meta->version = g->record.version;
+    meta->ended = game_is_over(&g->record.game);
+    meta->at_ms = g->now_ms;
+    meta->deadline_ms = game_flag_deadline(&g->record.game);
+    snprintf(meta->type, sizeof meta->type, "%s", type);
+}
+
+game_events_status_t game_events_snapshot(store_t *store, const config_t *config, const char *id, buf_t *out,
+                                          game_event_meta_t *meta)
+{
+    api_request_t req = { .store = store, .config = config, .request_id = "events" };
+    api_response_t res = { 0 };
+    loaded_t g;
+    memset(&g, 0, sizeof g);
+    game_events_status_t status = GAME_EVENTS_OK;
+    if (read_load(&req, id, &g, &res)) {
+        size_t length = 0;
+        char *json = game_json(&g, false, NULL, true, &length);
+        event_meta(&g, "game", meta);
+        if (json)
+            buf_append(out, json, length);
+        else
+            status = GAME_EVENTS_UNAVAILABLE;
+        free(json);
+    } else {
+        status = events_status(&res);
+    }
+    free(res.body);
+    loaded_free(&g);
+    return status;
+}
+
+game_events_status_t game_events_check_flag(store_t *store, const config_t *config, const char *id,
+                                            game_event_meta_t *meta)
+{
+    api_request_t req = { .store = store, .config = config, .request_id = "events" };
+    api_response_t res = { 0 };
+    loaded_t g;
+    game_events_status_t status = GAME_EVENTS_UNAVAILABLE;
+    for (int attempt = 0; attempt < CHANGE_ATTEMPTS && status == GAME_EVENTS_UNAVAILABLE; attempt++) {
+        free(res.body);
+        memset(&res, 0, sizeof res);
+        if (!game_load_id(store, id, STORE_LOAD_CHANGE, &g, &res)) {
+            status = events_status(&res);
+            loaded_free(&g);
+            break;
+        }
+        bool fell;
+        save_t saved = record_flag(&req, &g, &fell, &res);
+        if (saved == SAVE_MADE) {
+            event_meta(&g, "change", meta);
+            status = GAME_EVENTS_OK;
+        }
+        loaded_free(&g);
+        if (saved == SAVE_FAILED)
+            break;
+    }
+    free(res.body);
+    return status;
 }

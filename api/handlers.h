@@ -26,5 +26,7 @@ void handle_game_undo(const api_request_t *req, api_response_t *res);
 void handle_game_resign(const api_request_t *req, api_response_t *res);
 void handle_game_draw(const api_request_t *req, api_response_t *res);
 void handle_game_pgn(const api_request_t *req, api_response_t *res);
+void handle_game_takeback(const api_request_t *req, api_response_t *res);
+void handle_game_abort(const api_request_t *req, api_response_t *res);
 
 #endif

@@ -59,7 +59,9 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
         write_tag(&out, "SetUp", "1");
         write_tag(&out, "FEN", fen);
     }
-    write_tag(&out, "Termination", game->over ? "normal" : "unterminated");
+    write_tag(&out, "Termination", game->termination ? game->termination : game->over ? "normal" : "unterminated");
+    if (game->time_control)
+        write_tag(&out, "TimeControl", game->time_control);
     buf_putc(&out, '\n');
 
     size_t line_start = out.length;

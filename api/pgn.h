@@ -17,7 +17,9 @@ typedef struct {
     int64_t created_at_ms;     /* the Date tag */
     const position_t *initial;
     const char *result;        /* "1-0", "0-1", "1/2-1/2" or "*" */
-    bool over;                 /* the Termination tag: normal or unterminated */
+    bool over;                 /* the Termination tag: normal or unterminated, unless termination says */
+    const char *termination;   /* the Termination tag's value when not NULL ("time forfeit", "abandoned") */
+    const char *time_control;  /* the TimeControl tag ("300+2", "-" for none) when not NULL */
     const char *moves;         /* the move list: "uci:san" entries separated by single spaces */
     size_t moves_length;
 } pgn_game_t;

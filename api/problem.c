@@ -53,6 +53,10 @@ static const struct {
     [API_EOUTCOME_UNKNOWN] = { "outcome_unknown", 503,
                                "The change was sent to the game store but no answer came; it may have been made" },
     [API_ESTORE_FULL] = { "store_full", 507, "The game store is out of memory and refuses new data" },
+    [API_ETAKEBACK_NOT_ALLOWED] = { "takeback_not_allowed", 409, "The game's takeback policy does not allow this" },
+    [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
+    [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
+    [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -172,6 +176,14 @@ void api_problem_game(api_response_t *res, game_status_t status)
         [GAME_EDRAW_NOT_CLAIMABLE] = { API_EDRAW_NOT_CLAIMABLE,
                                        "neither the 50-move rule nor threefold repetition applies" },
         [GAME_EBAD_RECORD] = { API_EINTERNAL, "the stored game cannot be read" },
+        [GAME_ETAKEBACK_NOT_ALLOWED] = { API_ETAKEBACK_NOT_ALLOWED,
+                                         "the game's takeback policy does not allow this way of taking back" },
+        [GAME_ETAKEBACK_ALREADY_OFFERED] = { API_ETAKEBACK_ALREADY_OFFERED,
+                                             "your takeback offer already stands until the other player answers "
+                                             "it or moves" },
+        [GAME_ENO_TAKEBACK_OFFER] = { API_ENO_TAKEBACK_OFFER, "the other player has not offered a takeback" },
+        [GAME_EABORT_TOO_LATE] = { API_EABORT_TOO_LATE,
+                                   "both players have moved; resign or offer a draw instead" },
     };
     if ((unsigned)status >= GAME_STATUS_COUNT)
         status = GAME_OK;

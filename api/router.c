@@ -41,6 +41,10 @@ static const route_t routes[] = {
     { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, "POST", legal_moves_param,
       ROUTE_GAME },
     { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, "POST", legal_moves_param, ROUTE_GAME },
+    { "POST /v1/games/{id}/takeback", "/v1/games/*/takeback", "POST", handle_game_takeback, "POST", legal_moves_param,
+      ROUTE_GAME },
+    { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, "POST", legal_moves_param,
+      ROUTE_GAME },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },
 };

@@ -1,7 +1,10 @@
 /* The game state machine of game.h. Each operation checks everything first
  * and changes g only when it succeeds. A move costs the same at any length:
- * it updates the position, the bounded repetition history and the status;
- * only undo and replay walk the move list. */
+ * it updates the position, the bounded repetition history, the status and
+ * the clock; only undo, takeback and replay walk the move list. The clock is
+ * charged by "settling" it: the running side's remaining time loses what has
+ * elapsed since turn_started_ms, which moves to now (the flag's deadline,
+ * turn_started_ms + remaining, stays where it was). */
 #include "game.h"
 
 #include <string.h>
@@ -9,17 +12,20 @@
 #include "movegen.h"
 #include "notation.h"
 
-static const char *const state_names[GAME_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw", "resigned" };
+static const char *const state_names[GAME_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw",
+                                                            "resigned", "timeout",   "aborted" };
 static const char *const result_names[GAME_RESULT_COUNT] = { "*", "1-0", "0-1", "1/2-1/2" };
 static const char *const termination_names[GAME_TERMINATION_COUNT] = {
     "none", "checkmate", "stalemate", "insufficient_material", "fivefold_repetition", "seventyfive_moves",
-    "threefold_repetition", "fifty_moves", "agreement", "resignation",
+    "threefold_repetition", "fifty_moves", "agreement", "resignation", "time_forfeit", "aborted",
 };
 static const char *const offer_names[GAME_OFFER_COUNT] = { "none", "white", "black" };
 static const char *const status_names[GAME_STATUS_COUNT] = {
     "ok", "not_your_turn", "game_over", "illegal_move", "game_too_long", "nothing_to_undo", "no_draw_offer",
-    "draw_already_offered", "draw_not_claimable", "bad_record",
+    "draw_already_offered", "draw_not_claimable", "bad_record", "takeback_not_allowed", "takeback_already_offered",
+    "no_takeback_offer", "abort_too_late",
 };
+static const char *const takeback_names[GAME_TAKEBACK_COUNT] = { "agreement", "free", "none" };
 
 static const char *name_of(const char *const *names, int count, int value)
 {
@@ -42,6 +48,14 @@ const char *game_termination_name(game_termination_t termination)
 }
 const char *game_offer_name(game_offer_t offer) { return name_of(offer_names, GAME_OFFER_COUNT, (int)offer); }
 const char *game_status_name(game_status_t status) { return name_of(status_names, GAME_STATUS_COUNT, (int)status); }
+const char *game_takeback_name(game_takeback_t takeback)
+{
+    return name_of(takeback_names, GAME_TAKEBACK_COUNT, (int)takeback);
+}
+int game_takeback_from_name(const char *name, size_t length)
+{
+    return from_name(takeback_names, GAME_TAKEBACK_COUNT, name, length);
+}
 
 int game_state_from_name(const char *name, size_t length)
 {
@@ -71,6 +85,78 @@ static void end_game(game_t *g, game_state_t state, game_result_t result, game_t
     g->result = result;
     g->termination = termination;
     g->draw_offer = GAME_OFFER_NONE;
+    g->takeback_offer = GAME_OFFER_NONE;
+}
+
+/* --- the clock --- */
+
+bool game_is_timed(const game_t *g) { return g->clock.initial_ms > 0; }
+
+bool game_clock_running(const game_t *g)
+{
+    return game_is_timed(g) && g->state == GAME_ACTIVE && g->ply_count >= 2;
+}
+
+int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms)
+{
+    int64_t left = g->clock.remaining_ms[color];
+    if (game_clock_running(g) && color == g->pos.side_to_move && now_ms > g->clock.turn_started_ms)
+        left -= now_ms - g->clock.turn_started_ms;
+    return left > 0 ? left : 0;
+}
+
+int64_t game_flag_deadline(const game_t *g)
+{
+    return game_clock_running(g) ? g->clock.turn_started_ms + g->clock.remaining_ms[g->pos.side_to_move] : 0;
+}
+
+/* Charges the running side with the time since its turn started; the
+ * clock then reads as of now_ms. A clock that is not running is left. */
+static void clock_settle(game_t *g, int64_t now_ms)
+{
+    if (!game_clock_running(g))
+        return;
+    color_t side = g->pos.side_to_move;
+    g->clock.remaining_ms[side] = game_clock_remaining(g, side, now_ms);
+    if (now_ms > g->clock.turn_started_ms)
+        g->clock.turn_started_ms = now_ms;
+}
+
+/* The running side's turn starts now (it matters once the clock runs). */
+static void clock_restart(game_t *g, int64_t now_ms)
+{
+    if (game_is_timed(g))
+        g->clock.turn_started_ms = now_ms;
+}
+
+bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_takeback_t takeback)
+{
+    if ((unsigned)takeback >= GAME_TAKEBACK_COUNT)
+        return false;
+    if (initial_ms != 0 || increment_ms != 0) {
+        if (initial_ms < GAME_CLOCK_INITIAL_MIN || initial_ms > GAME_CLOCK_INITIAL_MAX || increment_ms < 0
+            || increment_ms > GAME_CLOCK_INCREMENT_MAX)
+            return false;
+    }
+    g->takeback = takeback;
+    memset(&g->clock, 0, sizeof g->clock);
+    g->clock.initial_ms = initial_ms;
+    g->clock.increment_ms = increment_ms;
+    g->clock.remaining_ms[WHITE] = g->clock.remaining_ms[BLACK] = initial_ms;
+    return true;
+}
+
+bool game_flag(game_t *g, int64_t now_ms)
+{
+    if (!game_clock_running(g) || now_ms < game_flag_deadline(g))
+        return false;
+    color_t loser = g->pos.side_to_move, other = (color_t)!loser;
+    g->clock.remaining_ms[loser] = 0;
+    g->clock.turn_started_ms = now_ms;
+    /* FIDE 6.9: a side that cannot mate does not win on time. */
+    end_game(g, GAME_TIMEOUT, status_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
+             GAME_TERMINATION_TIME_FORFEIT);
+    return true;
 }
 
 static game_termination_t termination_for_draw(status_draw_reason_t reason)
@@ -132,7 +218,8 @@ static void play(game_t *g, move_t move)
     g->ply_count++;
 }
 
-game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, game_played_t *out)
+game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, int64_t now_ms,
+                        game_played_t *out)
 {
     memset(out, 0, sizeof *out);
     if (game_is_over(g))
@@ -150,11 +237,19 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
     movegen_legal(&g->pos, &legal);
     uci_format(&g->pos, out->move, out->uci);
     san_format_with(&g->pos, &legal, out->move, out->san);
-    /* An offer lapses when the player it was made to moves instead of answering. */
+    /* An offer lapses when the player it was made to moves instead of
+     * answering; a takeback offer by the mover is void once the moves it
+     * would take back are no longer the last ones. */
     if (g->draw_offer == offer_by((color_t)!who))
         g->draw_offer = GAME_OFFER_NONE;
+    g->takeback_offer = GAME_OFFER_NONE;
+    bool running = game_clock_running(g);
+    clock_settle(g, now_ms);
+    if (running)
+        g->clock.remaining_ms[who] += g->clock.increment_ms;
     play(g, out->move);
     evaluate(g);
+    clock_restart(g, now_ms);
     return GAME_OK;
 }
 
@@ -200,7 +295,7 @@ static bool consistent(const game_t *g)
     if ((unsigned)g->state >= GAME_STATE_COUNT || (unsigned)g->result >= GAME_RESULT_COUNT
         || (unsigned)g->termination >= GAME_TERMINATION_COUNT || (unsigned)g->draw_offer >= GAME_OFFER_COUNT)
         return false;
-    if (g->state != GAME_ACTIVE && g->draw_offer != GAME_OFFER_NONE)
+    if (g->state != GAME_ACTIVE && (g->draw_offer != GAME_OFFER_NONE || g->takeback_offer != GAME_OFFER_NONE))
         return false;
     switch (g->state) {
     case GAME_ACTIVE:
@@ -223,6 +318,12 @@ static bool consistent(const game_t *g)
     case GAME_RESIGNED:
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_RESIGNATION
                && (g->result == GAME_WHITE_WINS || g->result == GAME_BLACK_WINS);
+    case GAME_TIMEOUT: /* the side to move lost on time (or drew: the other cannot mate) */
+        return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_TIME_FORFEIT
+               && (g->result == GAME_DRAWN || g->result == win_for((color_t)!g->pos.side_to_move));
+    case GAME_ABORTED:
+        return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_ABORTED
+               && g->result == GAME_RESULT_NONE && g->ply_count < 2;
     default:
         return false;
     }
@@ -292,41 +393,116 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
     return GAME_OK;
 }
 
-game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length)
+/* Goes back `plies` plies: line (the whole move list) is checked to be
+ * this game's, cut, and replayed. The clock is charged up to now_ms and
+ * the side to move then starts its turn; offers are dropped. */
+static game_status_t go_back(game_t *g, int plies, const char *line, size_t length, int64_t now_ms)
 {
-    if (game_is_over(g))
-        return GAME_EOVER;
-    if (g->ply_count == 0 || who == g->pos.side_to_move)
-        return GAME_ENOTHING_TO_UNDO;
-    /* The whole line must be this game's: its moves, all of them, lead to g's position. */
     game_t t;
     if (game_replay(&t, &g->initial, line, length, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK
         || t.ply_count != g->ply_count || t.pos.key != g->pos.key)
         return GAME_EBAD_RECORD;
-    /* The line without its last entry. */
+    /* The line without its last `plies` entries (and the spaces before them). */
     size_t keep = length;
-    while (keep > 0 && line[keep - 1] != ' ')
-        keep--;
-    if (keep > 0)
-        keep--;
+    for (int i = 0; i < plies; i++) {
+        while (keep > 0 && line[keep - 1] != ' ')
+            keep--;
+        if (keep > 0)
+            keep--;
+    }
     if (game_replay(&t, &g->initial, line, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK
-        || t.ply_count != g->ply_count - 1)
+        || t.ply_count != g->ply_count - plies)
         return GAME_EBAD_RECORD;
+    game_t settled = *g;
+    clock_settle(&settled, now_ms);
+    t.takeback = g->takeback;
+    t.clock = settled.clock;
+    clock_restart(&t, now_ms);
     *g = t;
     return GAME_OK;
 }
 
-game_status_t game_resign(game_t *g, color_t who)
+game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length, int64_t now_ms)
 {
     if (game_is_over(g))
         return GAME_EOVER;
+    if (g->takeback != GAME_TAKEBACK_FREE)
+        return GAME_ETAKEBACK_NOT_ALLOWED;
+    if (g->ply_count == 0 || who == g->pos.side_to_move)
+        return GAME_ENOTHING_TO_UNDO;
+    return go_back(g, 1, line, length, now_ms);
+}
+
+int game_takeback_plies(const game_t *g, color_t who)
+{
+    int plies = who == g->pos.side_to_move ? 2 : 1;
+    return g->ply_count >= plies ? plies : 0;
+}
+
+game_status_t game_takeback(game_t *g, color_t who, game_takeback_action_t action, const char *line, size_t length,
+                            int64_t now_ms, int *plies_back)
+{
+    *plies_back = 0;
+    if (game_is_over(g))
+        return GAME_EOVER;
+    if (g->takeback == GAME_TAKEBACK_NONE)
+        return GAME_ETAKEBACK_NOT_ALLOWED;
+    game_offer_t mine = offer_by(who), theirs = offer_by((color_t)!who);
+    if (action == GAME_TAKEBACK_OFFER && g->takeback_offer == mine)
+        return GAME_ETAKEBACK_ALREADY_OFFERED;
+    if (action == GAME_TAKEBACK_OFFER && g->takeback_offer != theirs) {
+        if (!game_takeback_plies(g, who))
+            return GAME_ENOTHING_TO_UNDO;
+        g->takeback_offer = mine;
+        return GAME_OK;
+    }
+    /* Accept, decline, or an offer crossing the other player's (an acceptance). */
+    if (g->takeback_offer != theirs || (unsigned)action >= GAME_TAKEBACK_ACTION_COUNT)
+        return GAME_ENO_TAKEBACK_OFFER;
+    if (action == GAME_TAKEBACK_DECLINE) {
+        g->takeback_offer = GAME_OFFER_NONE;
+        return GAME_OK;
+    }
+    int plies = game_takeback_plies(g, (color_t)!who);
+    if (!plies)
+        return GAME_ENOTHING_TO_UNDO;
+    game_status_t status = go_back(g, plies, line, length, now_ms);
+    if (status == GAME_OK)
+        *plies_back = plies;
+    return status;
+}
+
+game_status_t game_abort(game_t *g, color_t who, int64_t now_ms)
+{
+    (void)who; /* either player may */
+    if (game_is_over(g))
+        return GAME_EOVER;
+    if (g->ply_count >= 2)
+        return GAME_EABORT_TOO_LATE;
+    clock_settle(g, now_ms);
+    end_game(g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+    return GAME_OK;
+}
+
+game_status_t game_resign(game_t *g, color_t who, int64_t now_ms)
+{
+    if (game_is_over(g))
+        return GAME_EOVER;
+    clock_settle(g, now_ms);
     end_game(g, GAME_RESIGNED, win_for((color_t)!who), GAME_TERMINATION_RESIGNATION);
     return GAME_OK;
 }
 
-game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action)
+/* Ends the game drawn at now_ms. */
+static void end_drawn(game_t *g, game_termination_t termination, int64_t now_ms)
+{
+    clock_settle(g, now_ms);
+    end_game(g, GAME_DRAW, GAME_DRAWN, termination);
+}
+
+game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64_t now_ms)
 {
     if (game_is_over(g))
         return GAME_EOVER;
@@ -336,7 +512,7 @@ game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action)
         if (g->draw_offer == mine)
             return GAME_EDRAW_ALREADY_OFFERED;
         if (g->draw_offer == theirs) /* offers crossed: that is an agreement */
-            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+            end_drawn(g, GAME_TERMINATION_AGREEMENT, now_ms);
         else
             g->draw_offer = mine;
         return GAME_OK;
@@ -345,7 +521,7 @@ game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action)
         if (g->draw_offer != theirs)
             return GAME_ENO_DRAW_OFFER;
         if (action == GAME_DRAW_ACCEPT)
-            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
+            end_drawn(g, GAME_TERMINATION_AGREEMENT, now_ms);
         else
             g->draw_offer = GAME_OFFER_NONE;
         return GAME_OK;
@@ -353,13 +529,39 @@ game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action)
         if (who != g->pos.side_to_move)
             return GAME_ENOT_YOUR_TURN;
         if (g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
-            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
+            end_drawn(g, GAME_TERMINATION_THREEFOLD_REPETITION, now_ms);
         else if (g->status.claimable & STATUS_CLAIM_FIFTY_MOVES)
-            end_game(g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
+            end_drawn(g, GAME_TERMINATION_FIFTY_MOVES, now_ms);
         else
             return GAME_EDRAW_NOT_CLAIMABLE;
         return GAME_OK;
     default:
         return GAME_EDRAW_NOT_CLAIMABLE;
     }
+}
+
+game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer_t takeback_offer,
+                                 const game_clock_t *clock)
+{
+    const int64_t ms_max = INT64_C(9000000000000000);
+    game_t t = *g;
+    if ((unsigned)takeback >= GAME_TAKEBACK_COUNT || (unsigned)takeback_offer >= GAME_OFFER_COUNT
+        || !game_set_rules(&t, clock->initial_ms, clock->increment_ms, takeback))
+        return GAME_EBAD_RECORD;
+    t.clock = *clock;
+    t.takeback_offer = takeback_offer;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (clock->remaining_ms[c] < 0 || clock->remaining_ms[c] > ms_max)
+            return GAME_EBAD_RECORD;
+    if (clock->turn_started_ms < 0 || clock->turn_started_ms > ms_max
+        || (!game_is_timed(&t) && (clock->remaining_ms[WHITE] || clock->remaining_ms[BLACK] || clock->turn_started_ms))
+        || (t.state == GAME_TIMEOUT && (!game_is_timed(&t) || clock->remaining_ms[t.pos.side_to_move] != 0)))
+        return GAME_EBAD_RECORD;
+    /* An offer stands only in an active game, by a player who has a move to take back, under a policy with offers. */
+    if (takeback_offer != GAME_OFFER_NONE
+        && (t.state != GAME_ACTIVE || takeback == GAME_TAKEBACK_NONE
+            || !game_takeback_plies(&t, takeback_offer == GAME_OFFER_WHITE ? WHITE : BLACK)))
+        return GAME_EBAD_RECORD;
+    *g = t;
+    return GAME_OK;
 }

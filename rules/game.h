@@ -1,6 +1,9 @@
 /* A game under the Laws of Chess beyond the board: whose turn it is, the
  * endings (checkmate, stalemate, the automatic draws, resignation, draws by
- * agreement and by claim), draw offers and taking back a move. A game_t is a
+ * agreement and by claim, loss on time, abort), draw and takeback offers,
+ * taking back moves, and the chess clock (Fischer increment). Time is an
+ * input: every operation that may touch the clock takes the instant it
+ * happens at (now_ms, milliseconds on the caller's one clock). A game_t is a
  * fixed-size value with no pointers, like position_t: the start and current
  * positions, the repetition history since the last irreversible move, and the
  * state. The moves played are the caller's to keep (as move-list text, see
@@ -24,7 +27,16 @@
  * repetition history it can need. */
 enum { GAME_HISTORY_MAX = 150, GAME_MAX_PLIES = 18000 };
 
-typedef enum { GAME_ACTIVE = 0, GAME_CHECKMATE, GAME_STALEMATE, GAME_DRAW, GAME_RESIGNED, GAME_STATE_COUNT } game_state_t;
+typedef enum {
+    GAME_ACTIVE = 0,
+    GAME_CHECKMATE,
+    GAME_STALEMATE,
+    GAME_DRAW,
+    GAME_RESIGNED,
+    GAME_TIMEOUT, /* a flag fell: lost on time, or drawn when the other side cannot mate */
+    GAME_ABORTED, /* ended before both players had moved: no result */
+    GAME_STATE_COUNT
+} game_state_t;
 
 typedef enum { GAME_RESULT_NONE = 0, GAME_WHITE_WINS, GAME_BLACK_WINS, GAME_DRAWN, GAME_RESULT_COUNT } game_result_t;
 
@@ -39,11 +51,34 @@ typedef enum {
     GAME_TERMINATION_FIFTY_MOVES,
     GAME_TERMINATION_AGREEMENT,
     GAME_TERMINATION_RESIGNATION,
+    GAME_TERMINATION_TIME_FORFEIT,
+    GAME_TERMINATION_ABORTED,
     GAME_TERMINATION_COUNT
 } game_termination_t;
 
-/* Who has a draw offer standing. */
+/* Who has a draw (or takeback) offer standing. */
 typedef enum { GAME_OFFER_NONE = 0, GAME_OFFER_WHITE, GAME_OFFER_BLACK, GAME_OFFER_COUNT } game_offer_t;
+
+/* How moves may be taken back: by the other player's agreement (takeback
+ * offers), by the mover alone (undo), or not at all. */
+typedef enum { GAME_TAKEBACK_AGREEMENT = 0, GAME_TAKEBACK_FREE, GAME_TAKEBACK_NONE, GAME_TAKEBACK_COUNT } game_takeback_t;
+
+typedef enum { GAME_TAKEBACK_OFFER = 0, GAME_TAKEBACK_ACCEPT, GAME_TAKEBACK_DECLINE, GAME_TAKEBACK_ACTION_COUNT } game_takeback_action_t;
+
+/* The bounds of a clock (milliseconds). */
+#define GAME_CLOCK_INITIAL_MIN INT64_C(1000)
+#define GAME_CLOCK_INITIAL_MAX INT64_C(86400000)
+#define GAME_CLOCK_INCREMENT_MAX INT64_C(600000)
+
+/* A chess clock with Fischer increment. Untimed when initial_ms is 0. It
+ * runs once the second ply has been played (the first two are free), for
+ * the side to move, while the game is active: remaining_ms of the side to
+ * move is as of turn_started_ms; the other side's is exact. */
+typedef struct {
+    int64_t initial_ms, increment_ms;
+    int64_t remaining_ms[COLOR_COUNT];
+    int64_t turn_started_ms;
+} game_clock_t;
 
 typedef enum { GAME_DRAW_OFFER = 0, GAME_DRAW_ACCEPT, GAME_DRAW_DECLINE, GAME_DRAW_CLAIM, GAME_DRAW_ACTION_COUNT } game_draw_action_t;
 
@@ -59,6 +94,10 @@ typedef enum {
     GAME_EDRAW_ALREADY_OFFERED, /* the caller's own offer still stands */
     GAME_EDRAW_NOT_CLAIMABLE,   /* neither the 50-move rule nor threefold repetition applies */
     GAME_EBAD_RECORD,           /* a stored game (restore, replay) is not consistent */
+    GAME_ETAKEBACK_NOT_ALLOWED, /* the game's takeback policy does not allow this way of taking back */
+    GAME_ETAKEBACK_ALREADY_OFFERED, /* the caller's own takeback offer still stands */
+    GAME_ENO_TAKEBACK_OFFER,    /* accept/decline with no takeback offer by the other player */
+    GAME_EABORT_TOO_LATE,       /* both players have moved: the game can no longer be aborted */
     GAME_STATUS_COUNT
 } game_status_t;
 
@@ -73,6 +112,9 @@ typedef struct {
     game_result_t result;
     game_termination_t termination;      /* GAME_TERMINATION_NONE while active */
     game_offer_t draw_offer;
+    game_takeback_t takeback;            /* the policy */
+    game_offer_t takeback_offer;
+    game_clock_t clock;
 } game_t;
 
 /* What game_move() played, or why not. */
@@ -84,26 +126,68 @@ typedef struct {
     char message[200];        /* GAME_EILLEGAL_MOVE: the rules' explanation */
 } game_played_t;
 
-/* A new game from initial (a legal position). It is already over when the
- * position is (mate, stalemate, an automatic draw). */
+/* A new game from initial (a legal position), untimed, takebacks by
+ * agreement. It is already over when the position is (mate, stalemate, an
+ * automatic draw). */
 void game_start(game_t *g, const position_t *initial);
 
-/* Plays the move in text (UCI or SAN, length bytes) for `who`. A standing
- * draw offer by the other player lapses when `who` moves instead of
- * answering it. The game ends by itself on mate, stalemate and the automatic
- * draws. max_plies (at most GAME_MAX_PLIES) bounds ply_count. */
-game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, game_played_t *out);
+/* Sets a new game's clock (initial_ms 0: untimed) and takeback policy.
+ * False, changing nothing, when the clock is out of the GAME_CLOCK bounds. */
+bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_takeback_t takeback);
 
-/* Takes back the last move; only its player may, before the reply. line is
- * the game's move-list text (see game_replay), all ply_count moves. */
-game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length);
+bool game_is_timed(const game_t *g);
+/* Whether the clock runs now (timed, active, two plies played). */
+bool game_clock_running(const game_t *g);
+/* Time left to color at now_ms (never below 0). */
+int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms);
+/* When the flag of the side to move falls (0 when the clock is not running). */
+int64_t game_flag_deadline(const game_t *g);
 
-game_status_t game_resign(game_t *g, color_t who);
+/* Ends the game on time when the flag of the side to move has fallen by
+ * now_ms: lost, or drawn when the other side has no material to mate with
+ * (status_insufficient_material_for: a safe under-approximation of "cannot
+ * mate by any series of legal moves"). True when it ended the game. */
+bool game_flag(game_t *g, int64_t now_ms);
+
+/* Operations at now_ms on a game whose flag has not fallen by then (the
+ * caller runs game_flag first): the clock is charged, the operation done.
+ * They refuse nothing on time. */
+
+/* Plays the move in text (UCI or SAN, length bytes) for `who`. Standing
+ * draw and takeback offers by the other player lapse when `who` moves
+ * instead of answering them. The mover's clock is charged and, once the clock
+ * runs, the increment added. The game ends by itself on mate, stalemate and
+ * the automatic draws. max_plies (at most GAME_MAX_PLIES) bounds ply_count. */
+game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, int64_t now_ms,
+                        game_played_t *out);
+
+/* Takes back the last move; only its player may, before the reply, and only
+ * under the free takeback policy. line is the game's move-list text (see
+ * game_replay), all ply_count moves. */
+game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length, int64_t now_ms);
+
+/* Takebacks by agreement (policy agreement or free): an offer by `who`, who
+ * must have a move to take back (an offer crossing the other player's is an
+ * acceptance of it); accepting goes back to the last position in which the
+ * proposer was to move (one or two plies); declining drops the offer. line
+ * as for game_undo. *plies_back is the count of plies taken back (0 unless
+ * accepted). */
+game_status_t game_takeback(game_t *g, color_t who, game_takeback_action_t action, const char *line, size_t length,
+                            int64_t now_ms, int *plies_back);
+
+/* The plies a takeback proposed by `who` would take back now (0: none). */
+int game_takeback_plies(const game_t *g, color_t who);
+
+game_status_t game_resign(game_t *g, color_t who, int64_t now_ms);
+
+/* Ends the game with no result, by either player, before both have moved
+ * (fewer than two plies). */
+game_status_t game_abort(game_t *g, color_t who, int64_t now_ms);
 
 /* Offer (two crossing offers are an agreement), accept or decline the other
  * player's offer, or claim a draw (by the player to move, under the 50-move
  * rule or threefold repetition). */
-game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action);
+game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64_t now_ms);
 
 bool game_is_over(const game_t *g);
 
@@ -129,6 +213,12 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
                            int history_count, int ply_count, game_state_t state, game_result_t result,
                            game_termination_t termination, game_offer_t offer);
 
+/* Sets the policy, takeback offer and clock of a restored or replayed game
+ * (its other parts in place); GAME_EBAD_RECORD when they do not fit it (a
+ * finished game with an offer, a clock out of bounds or below zero). */
+game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer_t takeback_offer,
+                                 const game_clock_t *clock);
+
 /* Stable names ("active", "1-0", "threefold_repetition", "white",
  * "not_your_turn") and their reverse (-1 when the name is not one). The
  * offer's names are "none", "white", "black". */
@@ -137,6 +227,8 @@ const char *game_result_name(game_result_t result);
 const char *game_termination_name(game_termination_t termination);
 const char *game_offer_name(game_offer_t offer);
 const char *game_status_name(game_status_t status);
+const char *game_takeback_name(game_takeback_t takeback);
+int game_takeback_from_name(const char *name, size_t length);
 int game_state_from_name(const char *name, size_t length);
 int game_result_from_name(const char *name, size_t length);
 int game_termination_from_name(const char *name, size_t length);

@@ -1,9 +1,12 @@
 /* The state text of a stored game, and the conversion of records of the
  * first format. The state text is one "name value" line a field, in a fixed
  * order, after a first line naming the format:
- *   chessd-game 2 / created / updated / chess960 / initial / fen / plies /
- *   state / result / termination / offer / white.token / black.token /
- *   white.name / black.name
+ *   chessd-game 3 / created / updated / chess960 / initial / fen / plies /
+ *   state / result / termination / offer / takeback / takeback.offer /
+ *   clock / white.token / black.token / white.name / black.name
+ * where clock is "none" or "<initial> <increment> <white> <black> <turn
+ * started>" in milliseconds. Texts of format 2 (no takeback and clock
+ * lines) are read as untimed games with free takebacks, as they were made.
  * Reading is strict (every line, in order, nothing after) and checks the
  * game's consistency with game_restore(), so a record this code did not
  * write is refused, never trusted. */
@@ -15,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char format_line[] = "chessd-game 2";
+static const char format_line[] = "chessd-game 3";
+static const char format_line_2[] = "chessd-game 2";
 static const char hex_digits[] = "0123456789abcdef";
 
 static unsigned fen_flags(bool chess960) { return chess960 ? FEN_CHESS960 : 0; }
@@ -23,16 +27,21 @@ static unsigned fen_flags(bool chess960) { return chess960 ? FEN_CHESS960 : 0; }
 size_t game_record_state(const game_record_t *r, char *out, size_t size)
 {
     const game_t *g = &r->game;
-    char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE];
+    char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE], clock[120] = "none";
     fen_format(&g->initial, initial, sizeof initial);
     fen_format(&g->pos, current, sizeof current);
+    if (game_is_timed(g))
+        snprintf(clock, sizeof clock, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, g->clock.initial_ms,
+                 g->clock.increment_ms, g->clock.remaining_ms[WHITE], g->clock.remaining_ms[BLACK],
+                 g->clock.turn_started_ms);
     int n = snprintf(out, size,
                      "%s\ncreated %" PRId64 "\nupdated %" PRId64 "\nchess960 %d\ninitial %s\nfen %s\nplies %d\n"
-                     "state %s\nresult %s\ntermination %s\noffer %s\nwhite.token %s\nblack.token %s\n"
-                     "white.name %s\nblack.name %s",
+                     "state %s\nresult %s\ntermination %s\noffer %s\ntakeback %s\ntakeback.offer %s\nclock %s\n"
+                     "white.token %s\nblack.token %s\nwhite.name %s\nblack.name %s",
                      format_line, r->created_at_ms, r->updated_at_ms, g->initial.chess960 ? 1 : 0, initial, current,
                      g->ply_count, game_state_name(g->state), game_result_name(g->result),
                      game_termination_name(g->termination), game_offer_name(g->draw_offer),
+                     game_takeback_name(g->takeback), game_offer_name(g->takeback_offer), clock,
                      r->players[WHITE].token_hash, r->players[BLACK].token_hash, r->players[WHITE].name,
                      r->players[BLACK].name);
     return n > 0 && (size_t)n < size ? (size_t)n : 0;
@@ -151,6 +160,33 @@ bool game_record_name_ok(const char *name)
     return true;
 }
 
+/* The clock line's value: "none", or five whole numbers. */
+static bool read_clock(lines_t *l, game_clock_t *clock)
+{
+    char text[120];
+    memset(clock, 0, sizeof *clock);
+    if (!read_text(l, "clock", text, sizeof text))
+        return false;
+    if (!strcmp(text, "none"))
+        return true;
+    int64_t *fields[] = { &clock->initial_ms, &clock->increment_ms, &clock->remaining_ms[WHITE],
+                          &clock->remaining_ms[BLACK], &clock->turn_started_ms };
+    const char *p = text;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (i > 0 && *p++ != ' ')
+            return false;
+        if (*p < '0' || *p > '9')
+            return false;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (v < 0 || v > INT64_C(9000000000000000))
+            return false;
+        *fields[i] = v;
+        p = end;
+    }
+    return *p == '\0' && clock->initial_ms > 0;
+}
+
 static bool is_token_hash(const char *text)
 {
     return strlen(text) == GAME_TOKEN_HASH_SIZE - 1 && strspn(text, hex_digits) == GAME_TOKEN_HASH_SIZE - 1;
@@ -164,7 +200,11 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     int64_t created, updated, chess960, plies;
     const int64_t ms_max = INT64_C(9000000000000000);
     position_t initial, current;
-    if (!next_line(&l, format_line, NULL, NULL) || !read_int(&l, "created", -ms_max, ms_max, &created)
+    lines_t first = l;
+    bool format_2 = next_line(&first, format_line_2, NULL, NULL);
+    if (format_2)
+        l = first;
+    if ((!format_2 && !next_line(&l, format_line, NULL, NULL)) || !read_int(&l, "created", -ms_max, ms_max, &created)
         || !read_int(&l, "updated", -ms_max, ms_max, &updated) || !read_int(&l, "chess960", 0, 1, &chess960)
         || !read_fen(&l, "initial", chess960, &initial) || !read_fen(&l, "fen", chess960, &current)
         || !read_int(&l, "plies", 0, GAME_MAX_PLIES, &plies))
@@ -173,7 +213,16 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     int result = read_name(&l, "result", game_result_from_name);
     int termination = read_name(&l, "termination", game_termination_from_name);
     int offer = read_name(&l, "offer", game_offer_from_name);
-    if (state_value < 0 || result < 0 || termination < 0 || offer < 0
+    /* Format 2 games were made when /undo was the only takeback, with no clock. */
+    int takeback = GAME_TAKEBACK_FREE, takeback_offer = GAME_OFFER_NONE;
+    game_clock_t clock = { 0 };
+    if (!format_2) {
+        takeback = read_name(&l, "takeback", game_takeback_from_name);
+        takeback_offer = read_name(&l, "takeback.offer", game_offer_from_name);
+        if (!read_clock(&l, &clock))
+            return false;
+    }
+    if (state_value < 0 || result < 0 || termination < 0 || offer < 0 || takeback < 0 || takeback_offer < 0
         || !read_text(&l, "white.token", r->players[WHITE].token_hash, GAME_TOKEN_HASH_SIZE)
         || !read_text(&l, "black.token", r->players[BLACK].token_hash, GAME_TOKEN_HASH_SIZE)
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
@@ -193,7 +242,8 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     r->updated_at_ms = updated;
     return game_restore(&r->game, &initial, &current, keys, count, (int)plies, (game_state_t)state_value,
                         (game_result_t)result, (game_termination_t)termination, (game_offer_t)offer)
-           == GAME_OK;
+               == GAME_OK
+           && game_restore_rules(&r->game, (game_takeback_t)takeback, (game_offer_t)takeback_offer, &clock) == GAME_OK;
 }
 
 /* --- the first format: {"id", "created_at", "updated_at", "chess960", "initial_fen", "fen", "status",
@@ -306,10 +356,14 @@ bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, 
     game_offer_t draw_offer = offer->valuedouble == WHITE   ? GAME_OFFER_WHITE
                               : offer->valuedouble == BLACK ? GAME_OFFER_BLACK
                                                             : GAME_OFFER_NONE;
-    ok = legacy_line(&initial, line, moves, moves_length, history, history_length)
+    /* The first format had no clock, no abort and free takebacks (/undo). */
+    game_clock_t untimed = { 0 };
+    ok = state != GAME_TIMEOUT && state != GAME_ABORTED
+         && legacy_line(&initial, line, moves, moves_length, history, history_length)
          && game_replay(&r->game, &initial, *moves, *moves_length, (game_state_t)state, (game_result_t)result,
                         (game_termination_t)termination, draw_offer)
-                == GAME_OK;
+                == GAME_OK
+         && game_restore_rules(&r->game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE, &untimed) == GAME_OK;
 done:
     cJSON_Delete(root);
     if (!ok) {

@@ -26,6 +26,8 @@ typedef enum {
     STORE_ECORRUPT,     /* Redis answered something this code did not write */
     STORE_EFULL,        /* Redis is out of memory (maxmemory, noeviction) and refused the write: nothing was made */
     STORE_EUNKNOWN,     /* write only: the command was sent but no answer came; it may have been made (or still be) */
+    STORE_ELATE,        /* a timed write: Redis's clock is past the mover's flag, or far from the change's time;
+                         * nothing was written: load again and redo the change */
     STORE_STATUS_COUNT
 } store_status_t;
 
@@ -69,6 +71,7 @@ typedef struct {
     size_t moves_length;
     char *legacy;    /* the whole record of the first format */
     size_t legacy_length;
+    int64_t now_ms;  /* Redis's clock (TIME) when it was read, in Unix milliseconds; 0 for legacy */
 } store_game_t;
 
 void store_game_clear(store_game_t *game);
@@ -102,7 +105,20 @@ typedef struct {
      * lost writes; ids drawn at random tell such twins apart, so a change
      * made on a copy of one never lands on the other. */
     const char *expected_write_id, *write_id;
+    /* A timed change: the Redis time (a load's now_ms) it was computed at,
+     * and when the mover's flag falls (0: no running clock). The write is
+     * STORE_ELATE when Redis's clock, read in the write, is past the flag or
+     * more than a second from time_from_ms. 0: no check. */
+    int64_t time_from_ms, deadline_ms;
+    /* Published on the game's channel (store_game_channel) in the same
+     * atomic step, when event_length > 0. */
+    const char *event;
+    size_t event_length;
 } store_game_change_t;
+
+/* The Pub/Sub channel of game id's events: "chessd:events:{<id>}". */
+enum { STORE_CHANNEL_SIZE = 64 };
+void store_game_channel(const char *id, char *out);
 
 /* A write's idempotency record: when key is set and a record exists under it,
  * the write is not done and STORE_EREPLAY returns the stored answer. */

@@ -28,7 +28,13 @@
  * move list and history texts (append, set) or bytes kept (truncate), [9]
  * ttl (0: keep), [10] idempotency answer, [11] its ttl, [12] most records
  * kept in the scope, [13] the write id the game must have ('' : any, for a
- * creation or a record of the first format), [14] this write's id. The
+ * creation or a record of the first format), [14] this write's id, [15]
+ * the Redis time (ms) the change was computed at ('0': not timed), [16] the
+ * time the mover's flag falls ('0': none), [17] a channel and [18] a
+ * message to publish once written ('' : none). A timed write is refused as
+ * 'late' when Redis's clock has passed the flag or is more than a second
+ * away from the time the change was computed at: one clock, Redis's, decides
+ * whether a move was in time, and a change computed long ago is redone. The
  * write id tells two states of one version apart, which only a Redis that
  * lost writes (a restart without its data, a failover) can hold. The bound keeps what one caller can store flat: a
  * client looping a change with fresh keys replaces its own oldest answers.
@@ -60,6 +66,14 @@ static const char cas_script[] =
     "end\n"
     "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
     "if wrong then return wrong end\n"
+    "if ARGV[15] ~= '0' then\n"
+    "  local t = redis.call('TIME')\n"
+    "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "  local from, deadline = tonumber(ARGV[15]), tonumber(ARGV[16])\n"
+    "  if now - from > 1000 or from - now > 1000 or (deadline > 0 and now >= deadline) then\n"
+    "    return {'late', current or '0'}\n"
+    "  end\n"
+    "end\n"
     "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5], 'wid', ARGV[14])\n"
     "local op = ARGV[6]\n"
     "if op == 'append' then\n"
@@ -90,12 +104,13 @@ static const char cas_script[] =
     "  end\n"
     "  if tonumber(ARGV[11]) > 0 then redis.call('EXPIRE', list, ARGV[11]) end\n"
     "end\n"
+    "if ARGV[17] ~= '' then redis.call('PUBLISH', ARGV[17], ARGV[18]) end\n"
     "return {'ok', ARGV[3]}\n";
 
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
  * 'change' (version, state, the last hlen history entries of ARGV[2] bytes
- * each, and the write id) or 'full' (the same and the move list). An empty array: no
- * such game. */
+ * each, the write id and Redis's time in milliseconds) or 'full' (the same
+ * and the move list). An empty array: no such game. */
 static const char load_script[] =
     "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid')\n"
     "if not v[1] then return {} end\n"
@@ -104,8 +119,10 @@ static const char load_script[] =
     "local tail = ''\n"
     "if n > 0 then tail = redis.call('GETRANGE', KEYS[3], -n * tonumber(ARGV[2]), -1) end\n"
     "if #tail ~= n * tonumber(ARGV[2]) then return {v[1]} end\n"
-    "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', redis.call('GET', KEYS[2]) or ''} end\n"
-    "return {v[1], v[2], tail, v[4] or ''}\n";
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', now, redis.call('GET', KEYS[2]) or ''} end\n"
+    "return {v[1], v[2], tail, v[4] or '', now}\n";
 
 typedef struct {
     const char *text;
@@ -125,8 +142,13 @@ struct store {
 };
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
-    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown",
+    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late",
 };
+
+void store_game_channel(const char *id, char *out)
+{
+    snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.*s}", STORE_CHANNEL_SIZE - 20, id);
+}
 
 const char *store_status_name(store_status_t status)
 {
@@ -528,11 +550,13 @@ static store_status_t game_load_once(store_t *store, const char *id, store_load_
         return legacy_fallback ? load_legacy(store, id, out) : STORE_ENOT_FOUND;
     }
     bool full = what == STORE_LOAD_FULL;
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 5u : 4u) && read_version(r->element[0], &out->version)
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 6u : 5u) && read_version(r->element[0], &out->version)
         && take_string(r->element[1], &out->state, &out->state_length)
         && take_string(r->element[2], &out->history, &out->history_length)
         && r->element[3]->type == REDIS_REPLY_STRING && r->element[3]->len < sizeof out->write_id
-        && (!full || take_string(r->element[4], &out->moves, &out->moves_length))) {
+        && r->element[4]->type == REDIS_REPLY_INTEGER && r->element[4]->integer > 0
+        && (!full || take_string(r->element[5], &out->moves, &out->moves_length))) {
+        out->now_ms = (int64_t)r->element[4]->integer;
         memcpy(out->write_id, r->element[3]->str, r->element[3]->len);
         out->write_id[r->element[3]->len] = '\0';
         status = STORE_OK;
@@ -604,6 +628,8 @@ static store_status_t script_result(redisReply *r, uint64_t *current_version, ch
         return STORE_EEXISTS;
     if (!strcmp(outcome, "missing"))
         return STORE_ENOT_FOUND;
+    if (!strcmp(outcome, "late"))
+        return STORE_ELATE;
     return STORE_ECORRUPT;
 }
 
@@ -615,7 +641,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 {
     char keys[GAME_KEY_COUNT][GAME_KEY_SIZE], legacy[GAME_KEY_SIZE], idem_key[IDEMPOTENCY_KEY_SIZE],
         idem_list[IDEMPOTENCY_KEY_SIZE], flags[4] = "", expected[24], next[24], history_count[16], ttl[16],
-        moves_keep[24], history_keep[24], idem_ttl[16] = "0", keep_max[16] = "0";
+        moves_keep[24], history_keep[24], idem_ttl[16] = "0", keep_max[16] = "0", time_from[24], deadline[24],
+        channel[STORE_CHANNEL_SIZE] = "";
     if (!game_keys(id, keys) || !legacy_key(id, legacy, sizeof legacy) || (unsigned)change->line_op > STORE_LINE_TRUNCATE)
         return STORE_ENOT_FOUND;
     bool with_idem = idempotency && idempotency->key;
@@ -629,12 +656,16 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     snprintf(history_count, sizeof history_count, "%u", change->history_count);
     snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
     snprintf(moves_keep, sizeof moves_keep, "%zu", change->moves_keep);
+    snprintf(time_from, sizeof time_from, "%lld", (long long)(change->time_from_ms > 0 ? change->time_from_ms : 0));
+    snprintf(deadline, sizeof deadline, "%lld", (long long)(change->deadline_ms > 0 ? change->deadline_ms : 0));
+    if (change->event_length)
+        store_game_channel(id, channel);
     snprintf(history_keep, sizeof history_keep, "%zu", change->history_keep);
     if (with_idem) {
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
         snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
     }
-    enum { ARGS_MAX = 32 /* 3 + 6 keys + 14 values */ };
+    enum { ARGS_MAX = 32 /* 3 + 6 keys + 18 values */ };
     const char *argv[ARGS_MAX];
     size_t lengths[ARGS_MAX];
     char key_count[4];
@@ -681,6 +712,10 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     PUSH_TEXT(keep_max);
     PUSH_TEXT(change->expected_write_id ? change->expected_write_id : "");
     PUSH_TEXT(change->write_id ? change->write_id : "");
+    PUSH_TEXT(time_from);
+    PUSH_TEXT(deadline);
+    PUSH_TEXT(channel);
+    PUSH(change->event_length ? change->event : "", change->event_length);
 #undef PUSH_TEXT
 #undef PUSH
 

@@ -73,7 +73,7 @@ static void start(game_t *g, const char *fen)
 /* Plays one move for the side to move; CU-asserts it is accepted. */
 static void move(game_t *g, const char *text, game_played_t *played)
 {
-    game_status_t status = game_move(g, (color_t)g->pos.side_to_move, text, strlen(text), GAME_MAX_PLIES, played);
+    game_status_t status = game_move(g, (color_t)g->pos.side_to_move, text, strlen(text), GAME_MAX_PLIES, 0, played);
     if (status != GAME_OK)
         fprintf(stderr, "\nmove '%s' refused: %s (%s)\n", text, game_status_name(status), played->message);
     CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
@@ -112,7 +112,7 @@ static void game_of(game_t *g, const char *fen, const char *moves, line_t *line)
 
 static game_status_t move_for(game_t *g, color_t who, const char *text, game_played_t *played)
 {
-    return game_move(g, who, text, strlen(text), GAME_MAX_PLIES, played);
+    return game_move(g, who, text, strlen(text), GAME_MAX_PLIES, 0, played);
 }
 
 static game_status_t replay(game_t *g, const position_t *initial, const char *line, game_state_t state,
@@ -223,7 +223,7 @@ static void test_move_in_uci_is_played_and_reported_in_uci_and_san(void)
     CU_ASSERT_STRING_EQUAL(played.uci, "g1f3");
     CU_ASSERT_STRING_EQUAL(played.san, "Nf3");
     /* Only `length` bytes are read. */
-    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e7e5e2e4", 4, GAME_MAX_PLIES, &played), GAME_OK);
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e7e5e2e4", 4, GAME_MAX_PLIES, 0, &played), GAME_OK);
     CU_ASSERT_STRING_EQUAL(played.uci, "e7e5");
     CU_ASSERT_STRING_EQUAL(played.san, "e5");
     CU_ASSERT_EQUAL(g.ply_count, 2);
@@ -294,7 +294,7 @@ static void test_checkmate_is_marked_ends_the_game_and_clears_the_draw_offer(voi
     game_played_t played;
     game_of(&g, NULL, "f3 e5 g4", NULL);
     /* Black's own offer would stand after Black's move; the mate ends it. */
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
     CU_ASSERT_EQUAL(move_for(&g, BLACK, "d8h4", &played), GAME_OK);
     CU_ASSERT_STRING_EQUAL(played.uci, "d8h4");
@@ -325,7 +325,7 @@ static void test_move_by_the_player_not_to_move_changes_nothing(void)
     play(&g, "e4", NULL, false);
     EXPECT_REFUSED(&g, move_for(&g, WHITE, "d2d4", &played), GAME_ENOT_YOUR_TURN);
     /* With a draw offer by the other player standing, which a move would end. */
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     EXPECT_REFUSED(&g, move_for(&g, WHITE, "d2d4", &played), GAME_ENOT_YOUR_TURN);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
 }
@@ -372,7 +372,7 @@ static void test_move_on_a_finished_game_is_refused(void)
     EXPECT_REFUSED(&g, move_for(&g, WHITE, "a2a3", &played), GAME_EOVER);
     EXPECT_REFUSED(&g, move_for(&g, BLACK, "a7a6", &played), GAME_EOVER);
     game_of(&g, NULL, "e4", NULL);
-    CU_ASSERT_EQUAL(game_resign(&g, WHITE), GAME_OK);
+    CU_ASSERT_EQUAL(game_resign(&g, WHITE, 0), GAME_OK);
     EXPECT_REFUSED(&g, move_for(&g, BLACK, "e7e5", &played), GAME_EOVER);
     start(&g, "8/8/4k3/8/8/3K4/8/8 w - - 0 1");
     EXPECT_REFUSED(&g, move_for(&g, WHITE, "Kd4", &played), GAME_EOVER);
@@ -383,11 +383,11 @@ static void test_move_beyond_max_plies_is_refused(void)
     game_t g;
     game_played_t played;
     start(&g, NULL);
-    EXPECT_REFUSED(&g, game_move(&g, WHITE, "e4", 2, 0, &played), GAME_ETOO_LONG);
-    CU_ASSERT_EQUAL(game_move(&g, WHITE, "e4", 2, 2, &played), GAME_OK);
-    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, 2, &played), GAME_OK);
-    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, 2, &played), GAME_ETOO_LONG);
-    CU_ASSERT_EQUAL(game_move(&g, WHITE, "Nf3", 3, 3, &played), GAME_OK);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "e4", 2, 0, 0, &played), GAME_ETOO_LONG);
+    CU_ASSERT_EQUAL(game_move(&g, WHITE, "e4", 2, 2, 0, &played), GAME_OK);
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, 2, 0, &played), GAME_OK);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, 2, 0, &played), GAME_ETOO_LONG);
+    CU_ASSERT_EQUAL(game_move(&g, WHITE, "Nf3", 3, 3, 0, &played), GAME_OK);
 }
 
 static void test_max_plies_above_the_limit_is_clamped_to_game_max_plies(void)
@@ -400,33 +400,33 @@ static void test_max_plies_above_the_limit_is_clamped_to_game_max_plies(void)
                                        GAME_MAX_PLIES - 1, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                                        GAME_OFFER_NONE),
                           GAME_OK);
-    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, GAME_MAX_PLIES + 1000, &played), GAME_OK);
+    CU_ASSERT_EQUAL(game_move(&g, BLACK, "e5", 2, GAME_MAX_PLIES + 1000, 0, &played), GAME_OK);
     CU_ASSERT_EQUAL(g.ply_count, GAME_MAX_PLIES);
-    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, INT_MAX, &played), GAME_ETOO_LONG);
-    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES + 1, &played), GAME_ETOO_LONG);
-    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES, &played), GAME_ETOO_LONG);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, INT_MAX, 0, &played), GAME_ETOO_LONG);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES + 1, 0, &played), GAME_ETOO_LONG);
+    EXPECT_REFUSED(&g, game_move(&g, WHITE, "Nf3", 3, GAME_MAX_PLIES, 0, &played), GAME_ETOO_LONG);
 }
 
 static void test_draw_offer_lapses_when_the_other_player_moves_instead_of_answering(void)
 {
     game_t g;
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
     play(&g, "e4", NULL, false);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_WHITE);
     play(&g, "e5", NULL, false);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_NONE);
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_ACCEPT, 0), GAME_ENO_DRAW_OFFER);
 }
 
 static void test_own_draw_offer_stands_after_own_move(void)
 {
     game_t g;
     game_of(&g, NULL, "e4", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     play(&g, "e5", NULL, false);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
 }
 
@@ -453,7 +453,7 @@ static void test_threefold_repetition_becomes_claimable_on_the_third_occurrence(
     game_of(&g, NULL, knight_shuffle, NULL);
     play(&g, "Nf3 Nf6 Ng1", NULL, false);
     CU_ASSERT_FALSE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
     play(&g, "Ng8", NULL, false);
     CU_ASSERT_EQUAL(g.status.repetitions, 3);
     CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
@@ -564,7 +564,7 @@ static void test_undo_gives_back_exactly_the_game_before_the_last_move(void)
         game_of(&g, cases[i].fen, cases[i].before, &line);
         play(&g, cases[i].last, &line, false);
         color_t mover = (color_t)!g.pos.side_to_move;
-        CU_ASSERT_EQUAL(game_undo(&g, mover, line.text, line.length), GAME_OK);
+        CU_ASSERT_EQUAL(game_undo(&g, mover, line.text, line.length, 0), GAME_OK);
         EXPECT_SAME_GAME(&g, &expected);
     }
 }
@@ -578,7 +578,7 @@ static void test_undo_accepts_a_line_of_bare_uci(void)
     start(&g, NULL);
     play(&g, "e4 e5 Nf3", &line, true);
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4 e7e5 g1f3");
-    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length), GAME_OK);
+    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length, 0), GAME_OK);
     EXPECT_SAME_GAME(&g, &expected);
 }
 
@@ -587,19 +587,19 @@ static void test_undo_by_the_player_who_did_not_make_the_last_move_is_refused(vo
     game_t g;
     line_t line;
     game_of(&g, NULL, "e4", &line);
-    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
     play(&g, "e5", &line, false);
-    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_ENOTHING_TO_UNDO);
 }
 
 static void test_undo_without_a_move_is_refused(void)
 {
     game_t g;
     start(&g, NULL);
-    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0), GAME_ENOTHING_TO_UNDO);
-    EXPECT_REFUSED(&g, game_undo(&g, BLACK, "", 0), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, "", 0, 0), GAME_ENOTHING_TO_UNDO);
     start(&g, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
-    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0), GAME_ENOTHING_TO_UNDO);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, "", 0, 0), GAME_ENOTHING_TO_UNDO);
 }
 
 static void test_undo_on_a_finished_game_is_refused(void)
@@ -607,14 +607,14 @@ static void test_undo_on_a_finished_game_is_refused(void)
     game_t g;
     line_t line;
     game_of(&g, NULL, fools_mate, &line);
-    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length), GAME_EOVER);
+    EXPECT_REFUSED(&g, game_undo(&g, BLACK, line.text, line.length, 0), GAME_EOVER);
     game_of(&g, NULL, "e4", &line);
-    CU_ASSERT_EQUAL(game_resign(&g, BLACK), GAME_OK);
-    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_EOVER);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
     game_of(&g, NULL, "e4", &line);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_OK);
-    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length), GAME_EOVER);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_undo(&g, WHITE, line.text, line.length, 0), GAME_EOVER);
 }
 
 /* The line must be this game's: every entry a legal move, ply_count of them,
@@ -640,7 +640,7 @@ static void test_undo_with_a_line_that_is_not_the_games_is_refused(void)
     CU_ASSERT_STRING_EQUAL(line.text, "e2e4:e4 e7e5:e5 g1f3:Nf3");
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         game_t before = g;
-        game_status_t status = game_undo(&g, WHITE, lines[i], strlen(lines[i]));
+        game_status_t status = game_undo(&g, WHITE, lines[i], strlen(lines[i]), 0);
         if (status != GAME_EBAD_RECORD)
             fprintf(stderr, "\nundo with line '%s': %s\n", lines[i], game_status_name(status));
         CU_ASSERT_EQUAL(status, GAME_EBAD_RECORD);
@@ -648,7 +648,7 @@ static void test_undo_with_a_line_that_is_not_the_games_is_refused(void)
         g = before;
     }
     /* The right line still works afterwards. */
-    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length), GAME_OK);
+    CU_ASSERT_EQUAL(game_undo(&g, WHITE, line.text, line.length, 0), GAME_OK);
     CU_ASSERT_EQUAL(g.ply_count, 2);
 }
 
@@ -664,14 +664,14 @@ static void test_resignation_gives_the_game_to_the_other_side(void)
         /* On the player's own turn, on the other's, and with a draw offer standing. */
         game_t g;
         start(&g, NULL);
-        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who, 0), GAME_OK);
         EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
         game_of(&g, NULL, "e4", NULL);
-        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who, 0), GAME_OK);
         EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
         game_of(&g, NULL, "e4", NULL);
-        CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
-        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who), GAME_OK);
+        CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+        CU_ASSERT_EQUAL(game_resign(&g, cases[i].who, 0), GAME_OK);
         EXPECT_ENDING(&g, GAME_RESIGNED, cases[i].result, GAME_TERMINATION_RESIGNATION);
         CU_ASSERT_EQUAL(g.ply_count, 1);
     }
@@ -681,13 +681,13 @@ static void test_resigning_a_finished_game_is_refused(void)
 {
     game_t g;
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_resign(&g, WHITE), GAME_OK);
-    EXPECT_REFUSED(&g, game_resign(&g, WHITE), GAME_EOVER);
-    EXPECT_REFUSED(&g, game_resign(&g, BLACK), GAME_EOVER);
+    CU_ASSERT_EQUAL(game_resign(&g, WHITE, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_resign(&g, WHITE, 0), GAME_EOVER);
+    EXPECT_REFUSED(&g, game_resign(&g, BLACK, 0), GAME_EOVER);
     game_of(&g, NULL, fools_mate, NULL);
-    EXPECT_REFUSED(&g, game_resign(&g, WHITE), GAME_EOVER);
+    EXPECT_REFUSED(&g, game_resign(&g, WHITE, 0), GAME_EOVER);
     start(&g, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
-    EXPECT_REFUSED(&g, game_resign(&g, BLACK), GAME_EOVER);
+    EXPECT_REFUSED(&g, game_resign(&g, BLACK, 0), GAME_EOVER);
 }
 
 /* ---- game_draw ---- */
@@ -696,11 +696,11 @@ static void test_draw_offer_is_recorded_for_either_player_on_either_turn(void)
 {
     game_t g;
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_WHITE);
     CU_ASSERT_EQUAL(g.state, GAME_ACTIVE);
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
     CU_ASSERT_EQUAL(g.state, GAME_ACTIVE);
     CU_ASSERT_EQUAL(g.result, GAME_RESULT_NONE);
@@ -710,16 +710,16 @@ static void test_repeated_draw_offer_is_refused(void)
 {
     game_t g;
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_EDRAW_ALREADY_OFFERED);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_EDRAW_ALREADY_OFFERED);
 }
 
 static void test_crossing_draw_offers_are_an_agreement(void)
 {
     game_t g;
     game_of(&g, NULL, "e4", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
 }
 
@@ -727,20 +727,20 @@ static void test_accept_or_decline_without_the_other_players_offer_is_refused(vo
 {
     game_t g;
     start(&g, NULL);
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_DECLINE), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_DECLINE, 0), GAME_ENO_DRAW_OFFER);
     /* One's own offer cannot be accepted or declined by oneself. */
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_DECLINE), GAME_ENO_DRAW_OFFER);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_ENO_DRAW_OFFER);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_DECLINE, 0), GAME_ENO_DRAW_OFFER);
 }
 
 static void test_accepting_a_draw_offer_draws_by_agreement(void)
 {
     game_t g;
     game_of(&g, NULL, "e4 e5", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_ACCEPT), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_ACCEPT, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT);
     CU_ASSERT_EQUAL(g.ply_count, 2);
 }
@@ -750,13 +750,13 @@ static void test_declining_a_draw_offer_clears_it(void)
     game_t g, before;
     game_of(&g, NULL, "e4 e5", NULL);
     before = g;
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_DECLINE), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_DECLINE, 0), GAME_OK);
     EXPECT_SAME_GAME(&g, &before);
     EXPECT_ACTIVE(&g);
     /* Declined, it can neither be accepted nor declined again, and can be made again. */
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT), GAME_ENO_DRAW_OFFER);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_ACCEPT, 0), GAME_ENO_DRAW_OFFER);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(g.draw_offer, GAME_OFFER_BLACK);
 }
 
@@ -765,25 +765,25 @@ static void test_draw_claim_by_the_player_not_to_move_is_refused(void)
     game_t g;
     game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
     CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION);
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_ENOT_YOUR_TURN);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_ENOT_YOUR_TURN);
     start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80");
-    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_ENOT_YOUR_TURN);
+    EXPECT_REFUSED(&g, game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_ENOT_YOUR_TURN);
 }
 
 static void test_draw_claim_under_threefold_repetition_ends_the_game(void)
 {
     game_t g;
     game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
     /* Black may claim on the third occurrence of the position after Nf6... */
     game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
     /* ...and a claim ends a standing offer too. */
     game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION);
 }
 
@@ -792,13 +792,13 @@ static void test_draw_claim_under_the_fifty_move_rule_ends_the_game(void)
     game_t g;
     start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80");
     CU_ASSERT_TRUE(g.status.claimable & STATUS_CLAIM_FIFTY_MOVES);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
     /* From halfmove 99, the hundredth quiet halfmove makes it claimable for the other side. */
     start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 99 80");
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
     play(&g, "Rg3", NULL, false);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_OK);
     EXPECT_ENDING(&g, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_FIFTY_MOVES);
 }
 
@@ -806,24 +806,24 @@ static void test_draw_claim_when_neither_rule_applies_is_refused(void)
 {
     game_t g;
     start(&g, NULL);
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
     game_of(&g, NULL, knight_shuffle, NULL); /* twice is not three times */
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
     start(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 99 80");
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
     /* With a draw offer standing, the failed claim keeps it. */
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_EDRAW_NOT_CLAIMABLE);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    EXPECT_REFUSED(&g, game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_EDRAW_NOT_CLAIMABLE);
 }
 
 static void test_unknown_draw_action_changes_nothing(void)
 {
     game_t g, before;
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     before = g;
-    CU_ASSERT_NOT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACTION_COUNT), GAME_OK);
+    CU_ASSERT_NOT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_ACTION_COUNT, 0), GAME_OK);
     EXPECT_SAME_GAME(&g, &before);
 }
 
@@ -832,15 +832,15 @@ static void test_every_draw_action_on_a_finished_game_is_refused(void)
     game_t finished[4];
     game_of(&finished[0], NULL, fools_mate, NULL);
     game_of(&finished[1], NULL, "e4", NULL);
-    CU_ASSERT_EQUAL(game_resign(&finished[1], WHITE), GAME_OK);
+    CU_ASSERT_EQUAL(game_resign(&finished[1], WHITE, 0), GAME_OK);
     game_of(&finished[2], NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
-    CU_ASSERT_EQUAL(game_draw(&finished[2], WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&finished[2], WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     start(&finished[3], "8/8/4k3/8/8/3K4/8/8 w - - 0 1");
     for (int i = 0; i < 4; i++) {
         CU_ASSERT_TRUE(game_is_over(&finished[i]));
         for (int who = WHITE; who <= BLACK; who++)
             for (int action = 0; action < GAME_DRAW_ACTION_COUNT; action++)
-                EXPECT_REFUSED(&finished[i], game_draw(&finished[i], (color_t)who, (game_draw_action_t)action),
+                EXPECT_REFUSED(&finished[i], game_draw(&finished[i], (color_t)who, (game_draw_action_t)action, 0),
                                GAME_EOVER);
     }
 }
@@ -926,27 +926,27 @@ static void test_replay_keeps_the_ending_and_the_offer_given(void)
     EXPECT_SAME_GAME(&g, &expected);
     /* A draw offer standing in an active game. */
     game_of(&expected, NULL, "e4 e5", &line);
-    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
     CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                            GAME_OFFER_WHITE),
                     GAME_OK);
     EXPECT_SAME_GAME(&g, &expected);
     /* Resignations, agreements and claims. */
     game_of(&expected, NULL, "e4 e5", &line);
-    CU_ASSERT_EQUAL(game_resign(&expected, WHITE), GAME_OK);
+    CU_ASSERT_EQUAL(game_resign(&expected, WHITE, 0), GAME_OK);
     CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_RESIGNED, GAME_BLACK_WINS,
                            GAME_TERMINATION_RESIGNATION, GAME_OFFER_NONE),
                     GAME_OK);
     EXPECT_SAME_GAME(&g, &expected);
     game_of(&expected, NULL, "e4 e5", &line);
-    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&expected, BLACK, GAME_DRAW_ACCEPT), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&expected, BLACK, GAME_DRAW_ACCEPT, 0), GAME_OK);
     CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT,
                            GAME_OFFER_NONE),
                     GAME_OK);
     EXPECT_SAME_GAME(&g, &expected);
     game_of(&expected, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", &line);
-    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&expected, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     CU_ASSERT_EQUAL(replay(&g, &expected.initial, line.text, GAME_DRAW, GAME_DRAWN,
                            GAME_TERMINATION_THREEFOLD_REPETITION, GAME_OFFER_NONE),
                     GAME_OK);
@@ -1109,21 +1109,21 @@ static void test_restore_from_the_parts_of_a_game_gives_it_back(void)
     expect_restored(&g);
     game_of(&g, NULL, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", NULL);
     expect_restored(&g);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
     expect_restored(&g);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_CLAIM, 0), GAME_OK);
     expect_restored(&g);
     game_of(&g, NULL, fools_mate, NULL);
     expect_restored(&g);
     game_of(&g, NULL, "e4 e5", NULL);
-    CU_ASSERT_EQUAL(game_resign(&g, BLACK), GAME_OK);
+    CU_ASSERT_EQUAL(game_resign(&g, BLACK, 0), GAME_OK);
     expect_restored(&g);
     game_of(&g, NULL, "e4 e5", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER), GAME_OK);
-    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_OFFER, 0), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, WHITE, GAME_DRAW_OFFER, 0), GAME_OK);
     expect_restored(&g);
     game_of(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 100 80", "Rg3 Kd5 Rg4", NULL);
-    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&g, BLACK, GAME_DRAW_CLAIM, 0), GAME_OK);
     expect_restored(&g);
     game_of(&g, "8/8/4k3/8/8/3K4/6R1/8 w - - 149 120", "Rg3", NULL);
     expect_restored(&g);
@@ -1140,7 +1140,7 @@ static void test_restore_refuses_parts_that_do_not_belong_together(void)
     game_of(&g, NULL, "e4 e5 Nf3 Nc6 Nc3", NULL); /* history 3, halfmove clock 3, 5 plies */
     game_of(&mated, NULL, fools_mate, NULL);
     game_of(&resigned, NULL, "e4", NULL);
-    CU_ASSERT_EQUAL(game_resign(&resigned, WHITE), GAME_OK);
+    CU_ASSERT_EQUAL(game_resign(&resigned, WHITE, 0), GAME_OK);
     game_of(&chess960, "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9", "", NULL);
     uint64_t long_history[GAME_HISTORY_MAX + 1] = { 0 };
     game_t r;
@@ -1406,7 +1406,7 @@ static void check_replay_and_restore(differential_t *d, int game, const game_t *
 static void check_undo(differential_t *d, int game, const game_t *g, const game_t *before_last, const line_t *line)
 {
     game_t r = *g;
-    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length) != GAME_OK
+    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length, 0) != GAME_OK
         || memcmp(&r, before_last, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_undo differs from the game before the last move");
     d->undos++;
@@ -1435,7 +1435,7 @@ static void play_random_game(differential_t *d, int game, const position_t *star
         san_format(&pos, m, san);
         game_played_t played;
         before_last = g;
-        game_status_t status = game_move(&g, (color_t)pos.side_to_move, uci, strlen(uci), GAME_MAX_PLIES, &played);
+        game_status_t status = game_move(&g, (color_t)pos.side_to_move, uci, strlen(uci), GAME_MAX_PLIES, 0, &played);
         if (status != GAME_OK || played.move != m || strcmp(played.uci, uci) != 0 || strcmp(played.san, san) != 0) {
             mismatch(d, game, g.ply_count, "game_move refused or misreported a legal move");
             return;

@@ -47,7 +47,7 @@ static void play(game_record_t *r, const char *moves)
         if (!length)
             break;
         game_played_t played;
-        game_status_t status = game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES,
+        game_status_t status = game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES, 0,
                                          &played);
         if (status != GAME_OK)
             fprintf(stderr, "\nmove '%.*s': %s %s\n", (int)length, p, game_status_name(status), played.message);
@@ -58,7 +58,7 @@ static void play(game_record_t *r, const char *moves)
 
 static void draw_action(game_record_t *r, color_t who, game_draw_action_t action)
 {
-    CU_ASSERT_EQUAL_FATAL(game_draw(&r->game, who, action), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(game_draw(&r->game, who, action, 0), GAME_OK);
 }
 
 /* The history text of g: its history_count entries. */
@@ -288,7 +288,7 @@ static void play_ending(game_record_t *r, const ending_t *e)
     if (e->claims >= 0)
         draw_action(r, (color_t)e->claims, GAME_DRAW_CLAIM);
     if (e->resigns >= 0)
-        CU_ASSERT_EQUAL_FATAL(game_resign(&r->game, (color_t)e->resigns), GAME_OK);
+        CU_ASSERT_EQUAL_FATAL(game_resign(&r->game, (color_t)e->resigns, 0), GAME_OK);
 }
 
 static void test_finished_games_of_every_kind_round_trip(void)
@@ -830,7 +830,7 @@ static void test_converted_game_keeps_its_draw_offer_and_plays_on(void)
     CU_ASSERT_FATAL(game_record_from_legacy(&r, f.data, f.data_length, &moves, &moves_length, &history,
                                             &history_length));
     game_record_t accepted = r;
-    CU_ASSERT_EQUAL(game_draw(&accepted.game, BLACK, GAME_DRAW_ACCEPT), GAME_OK);
+    CU_ASSERT_EQUAL(game_draw(&accepted.game, BLACK, GAME_DRAW_ACCEPT, 0), GAME_OK);
     CU_ASSERT_EQUAL(accepted.game.termination, GAME_TERMINATION_AGREEMENT);
     play(&r, "a3 Qd7");
     CU_ASSERT_EQUAL(r.game.draw_offer, GAME_OFFER_NONE); /* black moved instead of answering */

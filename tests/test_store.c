@@ -608,9 +608,10 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         size_t state_length = game_record_state(&r, state, sizeof state);
         CU_ASSERT_FATAL(state_length > 0);
         /* Every key and value a write can send at once: the old record, a
-         * kept answer bounded in its scope, and a write id. */
+         * kept answer bounded in its scope, a write id and an event. */
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
-                                        moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert" };
+                                        moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert",
+                                        0, 0, "1 0 0 0 change\n{}", 18 };
         char scope[64];
         snprintf(scope, sizeof scope, "{%s}:caller", f.id);
         store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };

@@ -400,7 +400,7 @@ static void seed_parts(const seeded_game_t *g, seeded_parts_t *out)
         size_t n = strcspn(p, " ");
         game_played_t played;
         uint64_t key_before = r.game.pos.key;
-        FUZZ_CHECK(game_move(&r.game, (color_t)r.game.pos.side_to_move, p, n, GAME_MAX_PLIES, &played) == GAME_OK,
+        FUZZ_CHECK(game_move(&r.game, (color_t)r.game.pos.side_to_move, p, n, GAME_MAX_PLIES, 0, &played) == GAME_OK,
                    "seeded move %.*s", (int)n, p);
         if (moves_length)
             moves[moves_length++] = ' ';
@@ -410,7 +410,7 @@ static void seed_parts(const seeded_game_t *g, seeded_parts_t *out)
         p += n + (p[n] == ' ');
     }
     if (g->draw_offer >= 0)
-        FUZZ_CHECK(game_draw(&r.game, (color_t)g->draw_offer, GAME_DRAW_OFFER) == GAME_OK, "seeded offer");
+        FUZZ_CHECK(game_draw(&r.game, (color_t)g->draw_offer, GAME_DRAW_OFFER, 0) == GAME_OK, "seeded offer");
     char state[GAME_RECORD_STATE_MAX];
     out->state_length = game_record_state(&r, state, sizeof state);
     FUZZ_CHECK(out->state_length > 0, "game_record_state for %s", g->id);

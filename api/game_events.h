@@ -1,0 +1,52 @@
+/* A game's events as they travel between replicas. Every change written to
+ * a game is published, in the same atomic step as the write, on the game's
+ * Pub/Sub channel as one message: a header line
+ *   "<version> <ended 0|1> <at_ms> <deadline_ms> <type>"
+ * then one JSON object (the event, {"type": "change", "event": ...}). at_ms
+ * is Redis's clock when the change was made, deadline_ms when the flag of
+ * the side to move then falls (0: no clock running). The stream side reads
+ * messages with game_event_parse and asks the game side for whole games
+ * (game_events_snapshot) and for flag checks (game_events_check_flag). */
+#ifndef CHESSD_API_GAME_EVENTS_H
+#define CHESSD_API_GAME_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+struct store;
+struct config;
+
+typedef struct {
+    uint64_t version;
+    bool ended;          /* the game is over after this event */
+    int64_t at_ms;       /* Redis's clock when the figures were taken */
+    int64_t deadline_ms; /* when the side to move's flag falls, on Redis's clock (0: none) */
+    char type[16];       /* "change", or "game" for a snapshot */
+} game_event_meta_t;
+
+/* Parses a published message; *json points into message. False when it is not one. */
+bool game_event_parse(const char *message, size_t length, game_event_meta_t *meta, const char **json,
+                      size_t *json_length);
+
+/* The Pub/Sub channel of game id's events, into out. */
+enum { GAME_EVENTS_CHANNEL_SIZE = 64 };
+void game_events_channel(const char *id, char *out);
+
+typedef enum { GAME_EVENTS_OK = 0, GAME_EVENTS_NOT_FOUND, GAME_EVENTS_UNAVAILABLE } game_events_status_t;
+
+/* Appends the whole game as an event object ({"type": "game", ...} with
+ * the Game's members, no tokens, no legal moves) to out, and fills meta
+ * (type "game"). A fallen flag is recorded first. Any thread. */
+game_events_status_t game_events_snapshot(struct store *store, const struct config *config, const char *id, buf_t *out,
+                                          game_event_meta_t *meta);
+
+/* Records the end of game id on time when its flag has fallen by Redis's
+ * clock (the write publishes its "timeout" event); *meta is the game's
+ * state after, so a caller whose timer fired early can arm it again. */
+game_events_status_t game_events_check_flag(struct store *store, const struct config *config, const char *id,
+                                            game_event_meta_t *meta);
+
+#endif
