@@ -24,6 +24,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { startServer, startRedis, startNginx, REPO_ROOT } from './server.mjs';
 import { expectProblem, nodeRequest, sleep, START_FEN } from './http.mjs';
@@ -228,6 +229,105 @@ async function expectChange(stream, version, event, timeoutMs = 5000) {
   assert.equal(ev.data.event, event);
   return ev;
 }
+
+/**
+ * A raw Redis subscriber (PSUBSCRIBE pattern) on the redis-server at port:
+ * resolves once subscribed to { messages: [{ channel, payload, at }], close() }.
+ */
+function redisSubscriber(port, pattern) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const messages = [];
+    let buf = '';
+    let subscribed = false;
+    socket.setEncoding('utf8');
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(`*2\r\n$10\r\nPSUBSCRIBE\r\n$${Buffer.byteLength(pattern)}\r\n${pattern}\r\n`));
+    // Pushes are arrays of bulk strings and one integer; the JSON is ASCII-safe here (no names with
+    // multibyte characters), so string lengths are byte lengths.
+    const parse = () => {
+      const items = [];
+      let at = 0;
+      const lineEnd = (from) => buf.indexOf('\r\n', from);
+      let e = lineEnd(at);
+      if (e < 0 || buf[0] !== '*') return null;
+      const n = Number(buf.slice(1, e));
+      at = e + 2;
+      for (let i = 0; i < n; i++) {
+        e = lineEnd(at);
+        if (e < 0) return null;
+        if (buf[at] === ':') { items.push(Number(buf.slice(at + 1, e))); at = e + 2; continue; }
+        const len = Number(buf.slice(at + 1, e));
+        if (buf.length < e + 2 + len + 2) return null;
+        items.push(buf.slice(e + 2, e + 2 + len));
+        at = e + 2 + len + 2;
+      }
+      buf = buf.slice(at);
+      return items;
+    };
+    socket.on('data', (d) => {
+      const at = performance.now();
+      buf += d;
+      for (let m; (m = parse());) {
+        if (m[0] === 'psubscribe') { subscribed = true; resolve({ messages, close: () => socket.destroy() }); }
+        else if (m[0] === 'pmessage') messages.push({ channel: m[2], payload: m[3], at });
+      }
+    });
+    setTimeout(() => { if (!subscribed) reject(new Error('PSUBSCRIBE got no answer')); }, 5000);
+  });
+}
+
+/** A published event message split as issue 11 fixes it: "<version> <ended> <at_ms> <deadline_ms> <type>\n<json>". */
+function parsePublished(payload) {
+  const nl = payload.indexOf('\n');
+  assert.ok(nl > 0, `no header line: ${JSON.stringify(payload.slice(0, 100))}`);
+  const m = /^(\d+) ([01]) (\d+) (\d+) ([a-z]+)$/.exec(payload.slice(0, nl));
+  assert.ok(m, `bad header line ${JSON.stringify(payload.slice(0, nl))}`);
+  const json = payload.slice(nl + 1);
+  assert.ok(!json.includes('\n'), 'no newline inside the JSON');
+  return { version: Number(m[1]), ended: m[2] === '1', at_ms: Number(m[3]), deadline_ms: Number(m[4]), type: m[5], data: JSON.parse(json) };
+}
+
+test('publications: each write publishes its change in its own Lua step on chessd:events:{id}; creation and refusals publish nothing', async () => {
+  const { A, B, C, redis } = main;
+  const sub = await redisSubscriber(redis.port, 'chessd:events:*');
+  try {
+    const g = await createGame(A, { clock: { initial_ms: 60000, increment_ms: 1000 } });
+    const channel = `chessd:events:{${g.id}}`;
+    const mine = () => sub.messages.filter((m) => m.channel === channel);
+    const answers = [];
+    answers.push(await play(A, g, 'white', 'e4'));
+    answers.push(await play(B, g, 'black', 'e5'));
+    expectProblem(await change(C, g, 'black', 'moves', { move: 'Nc6' }), 403, 'not_your_turn');
+    expectProblem(await api(C, 'POST', `/v1/games/${g.id}/moves`, { json: { move: 'Nf3', expected_version: 1 }, token: g.tokens.white }),
+      409, 'version_conflict');
+    answers.push(await play(C, g, 'white', 'Nf3'));
+    answers.push(await step(A, g, 'black', 'draw', { action: 'offer' }));
+    answers.push(await step(B, g, 'black', 'resign'));
+    await waitUntil(() => mine().length >= answers.length, 5000, () => `${mine().length} of ${answers.length} publications`);
+    // Redis runs the writes one after another, so a message from the creation or a refusal would
+    // come before a later write's and shift every version below.
+    const pubs = mine().map((m) => parsePublished(m.payload));
+    assert.equal(pubs.length, answers.length, 'one message per write: none for the creation or the refusals');
+    for (const [i, p] of pubs.entries()) {
+      const a = answers[i];
+      assert.equal(p.type, 'change');
+      assert.equal(p.version, a.version, 'published in the order of the writes');
+      assert.equal(p.data.version, a.version);
+      assert.equal(p.data.type, 'change');
+      assert.equal(p.data.event, ['move', 'move', 'move', 'draw_offer', 'resign'][i]);
+      assert.equal(p.ended, i === 4, 'ended only with the resignation');
+      assert.equal(p.at_ms, a.clock.at_ms, 'at_ms is the write\'s clock time');
+      const running = a.clock.running;
+      assert.equal(p.deadline_ms, running ? a.clock.at_ms + a.clock[`${running}_ms`] : 0, `deadline at version ${p.version}`);
+      const { sent, received, ...answer } = a;
+      const { legal_moves: _, ...position } = answer.position;
+      assert.deepEqual({ ...p.data, type: undefined, event: undefined }, { ...answer, position, type: undefined, event: undefined });
+    }
+  } finally {
+    sub.close();
+  }
+});
 
 // ---------------------------------------------------------------- clocks
 
@@ -578,8 +678,8 @@ test('fan-out: 200 moves on replica A reach NDJSON and SSE streams on B and C (l
   }
   const all = [...lat.values()].flat();
   const fmt = (xs) => `p50 ${quantile(xs, 0.5).toFixed(2)} ms, p99 ${quantile(xs, 0.99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
-  for (const [label, xs] of lat) console.log(`# fan-out move on A -> event on ${label}: ${fmt(xs)} (${xs.length} moves)`);
-  console.log(`# fan-out all streams: ${fmt(all)}; goal p99 < 50 ms`);
+  for (const [label, xs] of lat) console.log(`fan-out move on A -> event on ${label}: ${fmt(xs)} (${xs.length} moves)`);
+  console.log(`fan-out all streams: ${fmt(all)}; goal p99 < 50 ms`);
   assert.ok(quantile(all, 0.99) < 1000, `p99 ${quantile(all, 0.99)} ms: a move takes a second to reach a stream`);
   for (const s of streams) {
     s.assertClean();
@@ -680,7 +780,7 @@ test('a replica killed under an SSE stream held through nginx: the client reconn
       () => `every follower reaches version ${g.v}: ${followers.map((f) => `${f.label} ${f.covered}`).join(', ')}`);
     for (const f of followers) await f.stop();
     const cut = followers.filter((f) => f.cuts > 0);
-    console.log(`# kill: ${followers.length} followers, ${onVictim} on the killed replica, ${cut.length} cut and reconnected` +
+    console.log(`kill: ${followers.length} followers, ${onVictim} on the killed replica, ${cut.length} cut and reconnected` +
       `, reconnections answered with ${cut.map((f) => f.streams.slice(1).map((s) => s.events[0]?.data.type).join('+')).join(', ')}`);
     assert.equal(cut.length, onVictim, 'exactly the streams on the killed replica were cut');
     for (const f of followers) assert.equal(f.covered, g.v, `${f.label} covers every version`);
@@ -733,7 +833,7 @@ test('a redis-server restart: open streams resync (later versions arrive) withou
     }
     const after = await Promise.all([B, C].map((r) => metric(r, 'chessd_pubsub_reconnects_total')));
     assert.ok(after.every((n, i) => n > reconnects[i]), `both stream replicas reconnected to Redis: ${reconnects} -> ${after}`);
-    console.log(`# redis restart: ${streams.map((s) => `${s.label} ${s.summary()}`).join('; ')}`);
+    console.log(`redis restart: ${streams.map((s) => `${s.label} ${s.summary()}`).join('; ')}`);
     for (const s of streams) await s.close();
   } finally {
     await cluster.stop();
@@ -777,7 +877,7 @@ test('a flag that falls with nobody moving is announced within 200 ms of the dea
     const end = await s.end(2000);
     assert.equal(end.complete, true, `${s.label}: the stream ends after the ending event`);
   }
-  console.log(`# flag announced ${delays.map((d) => d.toFixed(1)).join(', ')} ms after the deadline (B ndjson, C sse, nginx sse)`);
+  console.log(`flag announced ${delays.map((d) => d.toFixed(1)).join(', ')} ms after the deadline (B ndjson, C sse, nginx sse)`);
   const r = await read(A, g);
   assert.equal(r.version, 4, 'three replicas with timers wrote one ending');
   assert.equal(r.status, 'timeout');
@@ -824,7 +924,7 @@ test('1,000 streams on one replica: RSS and threads printed; every stream gets a
     const evs = await Promise.all(streams.map((s) => expectChange(s, 2, 'move', 10000)));
     const lat = evs.map((ev) => ev.at - sent);
     const perStream = ((afterOpen.rssKiB - before.rssKiB) * 1024) / n;
-    console.log(`# ${n} streams: RSS ${before.rssKiB} -> ${afterOpen.rssKiB} KiB (${(perStream / 1024).toFixed(1)} KiB per stream), ` +
+    console.log(`${n} streams: RSS ${before.rssKiB} -> ${afterOpen.rssKiB} KiB (${(perStream / 1024).toFixed(1)} KiB per stream), ` +
       `threads ${before.threads} -> ${afterOpen.threads}; one move on A -> all ${n}: p50 ${quantile(lat, 0.5).toFixed(1)} ms, ` +
       `last ${Math.max(...lat).toFixed(1)} ms`);
     assert.ok(afterOpen.threads <= before.threads + 8, `no thread per stream: ${before.threads} -> ${afterOpen.threads}`);
@@ -887,7 +987,7 @@ async function longPolls(A, B, C, lb) {
   assert.equal(woken.status, 200, woken.text);
   assert.equal(woken.body.version, 2);
   assert.equal(woken.headers['preference-applied'], 'wait=10');
-  console.log(`# long-poll woken ${(performance.now() - moveSent).toFixed(1)} ms after the move was sent`);
+  console.log(`long-poll woken ${(performance.now() - moveSent).toFixed(1)} ms after the move was sent`);
 
   // Nothing changes for N s: 304.
   const t0 = performance.now();

@@ -24,7 +24,7 @@ for ((run = 1; run <= count; run++)); do
     took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
     summary=$(grep -E '^# (pass|fail) ' "$out" | tr '\n' ' ')
     echo "run $run/$count: $([[ $status == 0 ]] && echo passed || echo FAILED) in ${took} s; ${summary}"
-    grep -E '^# (fan-out|kill|redis restart|flag|long-poll|[0-9]+ streams)' "$out" | sed 's/^/    /'
+    grep -E '^# (fan-out|kill:|redis restart:|flag announced|long-poll woken|[0-9]+ streams:)' "$out" | sed 's/^/    /'
     if ((status != 0)); then
         echo "---- output of the failed run $run ----"
         cat "$out"
