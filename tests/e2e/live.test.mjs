@@ -886,9 +886,22 @@ test('a flag that falls with nobody moving is announced within 200 ms of the dea
 test('32 concurrent reads after a deadline make exactly one ending write', async () => {
   const { A, B, C, lb, redis } = main;
   const { g, deadline } = await flaggingGame();
+  const barrier = await createGame(A);
+  const sub = await redisSubscriber(redis.port, 'chessd:events:*');
   await untilRedisTime(redis, deadline + 20);
   const targets = [A, B, C, lb];
   const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => api(targets[i % 4], 'GET', `/v1/games/${g.id}`, { agent: false })));
+  // The one ending write published one timeout event; the reads after it publish nothing. A move on
+  // another game afterwards is the barrier: Redis sends one subscriber its messages in order.
+  await read(A, g);
+  await play(A, barrier, 'white', 'e4');
+  await waitUntil(() => sub.messages.some((m) => m.channel === `chessd:events:{${barrier.id}}`), 5000, 'the barrier move is published');
+  sub.close();
+  const ours = sub.messages.filter((m) => m.channel === `chessd:events:{${g.id}}`);
+  assert.equal(ours.length, 1, `one publication: ${ours.map((m) => m.payload.slice(0, 40)).join(' | ')}`);
+  const pub = parsePublished(ours[0].payload);
+  assert.deepEqual([pub.version, pub.ended, pub.deadline_ms, pub.data.event, pub.data.status], [4, true, 0, 'timeout', 'timeout']);
+  assert.ok(pub.at_ms >= deadline, 'written after the flag fell');
   for (const [i, res] of answers.entries()) {
     assert.equal(res.status, 200, `read ${i}: ${res.text}`);
     assert.equal(res.body.status, 'timeout', `read ${i}`);
