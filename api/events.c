@@ -11,7 +11,11 @@
  * it is; further past (a gap) the topic is re-read and the stream gets the
  * snapshot instead. Every SUBSCRIBE acknowledgement, a gap, a stream that
  * joins behind the topic, a topic silent for SILENT_US and a reconnection
- * re-read the game, and every stream behind the snapshot gets it. */
+ * re-read the game, and every stream behind the snapshot gets it. A new
+ * stream is held (its client reads nothing) until its topic is subscribed
+ * and has no news it lacks: then its first snapshot, if a later one came,
+ * is replaced by that one, so a client never gets a snapshot for a change
+ * made after its first event: every later change comes as a change event. */
 #include "events.h"
 
 #include <errno.h>
@@ -67,6 +71,7 @@ struct events_stream {
     bool suspended; /* conn.suspend was called and conn.resume not yet */
     bool ended;     /* the end is queued */
     bool failed;    /* over PENDING_MAX: closed */
+    bool held;      /* its topic is not known to be live and current for it yet: nothing is read */
     /* set before the stream is shared */
     events_format_t format;
     char id[ID_SIZE];
@@ -273,7 +278,7 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
     pthread_mutex_lock(&s->lock);
     if (s->failed) {
         n = -2;
-    } else if (s->sent < s->out.length) {
+    } else if (s->sent < s->out.length && !s->held) {
         size_t take = s->out.length - s->sent < max ? s->out.length - s->sent : max;
         memcpy(out, s->out.data + s->sent, take);
         s->sent += take;
@@ -282,7 +287,7 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
             s->sent = 0;
         }
         n = (ssize_t)take;
-    } else if (s->ended) {
+    } else if (s->ended && !s->held) {
         n = -1;
     } else if (s->conn.suspend) {
         s->suspended = true;
@@ -316,11 +321,32 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
         if (end) {
             s->ended = true;
             s->finished = true;
+            s->held = false; /* an ending (the game's, a shutdown) is sent as soon as it is known */
         }
     }
-    if (s->suspended) {
+    if (s->suspended && !s->held) {
         s->suspended = false;
         s->conn.resume(s->conn.arg);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Lets a held stream's client read (hub lock held); first drops the snapshot
+ * it was born with when a later one replaces it (drop_first: nothing of it
+ * was read, since the stream was held). */
+static void stream_unhold(events_stream_t *s, bool drop_first)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->held && drop_first && s->sent == 0) {
+        buf_free(&s->out);
+        buf_init(&s->out);
+    }
+    if (!drop_first) {
+        s->held = false;
+        if (s->suspended) {
+            s->suspended = false;
+            s->conn.resume(s->conn.arg);
+        }
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -673,7 +699,10 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
             t->streams->prev = s;
         t->streams = s;
         t->members++;
-        /* It read the game before news the topic has: it is behind. */
+        /* Until the topic is subscribed (its acknowledgement re-reads the
+         * game) and has no news the stream lacks (it read the game before
+         * news the topic has: re-read), its client reads nothing. */
+        s->held = t->sub != SUB_LIVE || t->version > s->last_version;
         if (t->sub == SUB_LIVE && t->version > s->last_version)
             want_resync(h, t);
     }
@@ -728,6 +757,8 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
         }
         stream_push_event(s, &event, meta->ended);
         s->last_version = meta->version;
+        if (s->held && t->sub == SUB_LIVE) /* a message comes only on a live subscription, and follows what it has */
+            stream_unhold(s, false);
     }
     framed_free(&event);
     wake_waiters(h, t, meta->version);
@@ -746,13 +777,18 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
     for (events_stream_t *s = t->streams; s; s = s->next) {
         if (s->finished)
             continue;
+        bool held = s->held;
         if (s->last_version < meta->version) {
+            if (held)
+                stream_unhold(s, true); /* its client has seen nothing: this snapshot instead of its first */
             stream_push_event(s, &event, meta->ended);
             s->last_version = meta->version;
             metrics_stream_resync();
         } else if (meta->ended) {
             stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
         }
+        if (held && t->sub == SUB_LIVE)
+            stream_unhold(s, false);
     }
     framed_free(&event);
     wake_waiters(h, t, meta->version);
@@ -773,7 +809,8 @@ static void send_heartbeats(events_t *h)
     for (size_t b = 0; b < h->bucket_count; b++)
         for (topic_t *t = h->buckets[b]; t; t = t->hash_next)
             for (events_stream_t *s = t->streams; s; s = s->next)
-                stream_push(s, beats[s->format], strlen(beats[s->format]), false);
+                if (!s->held) /* a held stream is released within a round trip to Redis, or ends */
+                    stream_push(s, beats[s->format], strlen(beats[s->format]), false);
 }
 
 void events_drain(events_t *h)

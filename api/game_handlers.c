@@ -1080,7 +1080,10 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
     if (clock && !cJSON_IsNull(clock)) {
         for (const cJSON *member = cJSON_IsObject(clock) ? clock->child : NULL; member; member = member->next) {
             if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")) {
-                api_problem(res, API_EUNKNOWN_FIELD, "'clock' has only 'initial_ms' and 'increment_ms'", NULL, NULL);
+                char detail[160];
+                snprintf(detail, sizeof detail, "unknown field 'clock.%.64s': a clock has only 'initial_ms' and 'increment_ms'",
+                         member->string);
+                api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
                 return false;
             }
         }
