@@ -76,7 +76,7 @@ typedef struct {
     unsigned held_seconds;
     atomic_bool woken;
     struct MHD_Connection *connection;
-    target_t target;
+    target_t *target; /* malloc'd (5 KiB) while the handler may run; an event stream frees it at its start */
     api_request_t req;
     api_response_t res;
 } request_state_t;
@@ -495,8 +495,14 @@ static enum MHD_Result run_stream_route(server_t *srv, struct MHD_Connection *co
         return send_problem(connection, st, API_EINTERNAL, "out of memory");
     }
     router_handle(&st->req, &res);
-    if (res.stream)
+    if (res.stream) {
+        /* The handler never runs again for a stream: what it read goes, so an open stream costs less. */
+        free(st->target);
+        st->target = NULL;
+        st->req.target = NULL;
+        st->req.path = NULL;
         return start_stream(srv, connection, st, &res);
+    }
     events_release(srv->events, address, length);
     return send_response(connection, st, &res);
 }
@@ -587,10 +593,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
     if (buf_failed(&st->body))
         return send_problem(connection, st, API_EINTERNAL, "out of memory reading the request body");
+    if (!st->target && !(st->target = malloc(sizeof *st->target)))
+        return send_problem(connection, st, API_EINTERNAL, "out of memory");
     st->req = (api_request_t){
         .method = method,
-        .path = st->target.path,
-        .target = &st->target,
+        .path = st->target->path,
+        .target = st->target,
         .body = st->body.data ? st->body.data : "",
         .body_length = st->body.length,
         .request_id = st->request_id,
@@ -601,7 +609,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .header_source = connection,
     };
     api_response_t res = { 0 };
-    if (!router_parse_target(st->raw_target, st->raw_target_length, &st->target, &res)
+    if (!router_parse_target(st->raw_target, st->raw_target_length, st->target, &res)
         || !router_find(&st->req, &res)) {
         st->route = st->req.route;
         return send_response(connection, st, &res);
@@ -709,6 +717,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (st->seen)
         atomic_fetch_sub(&srv->in_flight, 1);
     free(st->raw_target);
+    free(st->target);
     buf_free(&st->body);
     free(st);
     *con_cls = NULL;
