@@ -964,19 +964,26 @@ static void fire_timers(events_t *h, uint64_t now)
     }
 }
 
+/* The next topic in q still followed here, its id copied into id (hub
+ * lock held), or NULL; the caller drops the queue's reference to it. */
+static topic_t *next_followed(topic_queue_t *q, char id[ID_SIZE])
+{
+    topic_t *t;
+    while ((t = queue_pop(q)) && t->removed)
+        topic_unref(t);
+    if (t)
+        memcpy(id, t->id, ID_SIZE);
+    return t;
+}
+
 /* Reads up to RESYNCS_PER_ROUND queued games and applies them. */
 static void run_resyncs(events_t *h)
 {
     for (int i = 0; i < RESYNCS_PER_ROUND && h->sub; i++) {
-        topic_t *t = queue_pop(&h->resyncs);
+        char id[ID_SIZE];
+        topic_t *t = next_followed(&h->resyncs, id);
         if (!t)
             return;
-        if (t->removed) {
-            topic_unref(t);
-            continue;
-        }
-        char id[ID_SIZE];
-        memcpy(id, t->id, sizeof id);
         pthread_mutex_unlock(&h->lock);
         buf_t json;
         buf_init(&json);
@@ -1002,15 +1009,10 @@ static void run_resyncs(events_t *h)
 static void run_flag_checks(events_t *h)
 {
     for (int i = 0; i < FLAG_CHECKS_PER_ROUND; i++) {
-        topic_t *t = queue_pop(&h->flags);
+        char id[ID_SIZE];
+        topic_t *t = next_followed(&h->flags, id);
         if (!t)
             return;
-        if (t->removed) {
-            topic_unref(t);
-            continue;
-        }
-        char id[ID_SIZE];
-        memcpy(id, t->id, sizeof id);
         pthread_mutex_unlock(&h->lock);
         game_event_meta_t meta;
         game_events_status_t status = game_events_check_flag(h->cfg.store, h->cfg.config, id, &meta);
