@@ -1076,6 +1076,27 @@ static void test_read_refuses_a_format_2_text_missing_a_line_or_with_lines_of_fo
     }
 }
 
+/* Bug (game_record.c): a text of format 2 said to be aborted was read,
+ * although chessd wrote format 2 before games could be aborted or lost on
+ * time; like a record of the first format, it is one this code did not write. */
+static void test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had(void)
+{
+    text_t t, u;
+    game_record_t same, r;
+    format_2_text(&t, &same);
+    /* After "e4" alone, where an abort would fit. */
+    start_record(&r, FEN_START, 0, "Anna", "");
+    play(&r, "e4");
+    edit_lines(&t, &u, (const char *[]){ "fen", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "plies",
+                                         "1", "offer", "none", NULL });
+    u.history_length = 0;
+    CU_ASSERT_FATAL(game_record_read(&r, u.state, u.length, u.history, u.history_length)); /* the edits are sound */
+    expect_edits_refused(&u, (const char *[]){ "state", "aborted", "termination", "aborted", NULL },
+                         "an aborted game in format 2");
+    expect_edits_refused(&u, (const char *[]){ "state", "timeout", "result", "1-0", "termination", "time_forfeit", NULL },
+                         "a game lost on time in format 2");
+}
+
 /* --- records of the first format --- */
 
 /* The entries of a move list ("uci:san uci:san"), CU-asserted against the fixture's. */
@@ -1349,6 +1370,7 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_read_refuses_a_clock_or_takeback_offer_that_does_not_fit_the_game);
     CU_ADD_TEST(suite, test_format_2_text_reads_as_an_untimed_game_with_free_takebacks);
     CU_ADD_TEST(suite, test_read_refuses_a_format_2_text_missing_a_line_or_with_lines_of_format_3);
+    CU_ADD_TEST(suite, test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had);
     CU_ADD_TEST(suite, test_records_of_the_first_format_convert_to_the_games_they_held);
     CU_ADD_TEST(suite, test_converted_game_keeps_its_draw_offer_and_plays_on);
     CU_ADD_TEST(suite, test_from_legacy_refuses_text_that_is_not_such_a_record);
