@@ -6,7 +6,8 @@
  *   clock / white.token / black.token / white.name / black.name
  * where clock is "none" or "<initial> <increment> <white> <black> <turn
  * started>" in milliseconds. Texts of format 2 (no takeback and clock
- * lines) are read as untimed games with free takebacks, as they were made.
+ * lines) are read as untimed games with free takebacks, as they were made
+ * (and refused when they end on time or by an abort, which format 2 had not).
  * Reading is strict (every line, in order, nothing after) and checks the
  * game's consistency with game_restore(), so a record this code did not
  * write is refused, never trusted. */
@@ -213,7 +214,11 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     int result = read_name(&l, "result", game_result_from_name);
     int termination = read_name(&l, "termination", game_termination_from_name);
     int offer = read_name(&l, "offer", game_offer_from_name);
-    /* Format 2 games were made when /undo was the only takeback, with no clock. */
+    /* Format 2 games were made when /undo was the only takeback, with no
+     * clock and no abort: such a text that ended on time or by an abort is
+     * not one this code wrote. */
+    if (format_2 && (state_value == GAME_TIMEOUT || state_value == GAME_ABORTED))
+        return false;
     int takeback = GAME_TAKEBACK_FREE, takeback_offer = GAME_OFFER_NONE;
     game_clock_t clock = { 0 };
     if (!format_2) {

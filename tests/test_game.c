@@ -2343,7 +2343,7 @@ static void test_unknown_names_read_as_minus_one(void)
     CU_ASSERT_EQUAL(game_termination_from_name("checkmate", 9), GAME_TERMINATION_CHECKMATE);
 }
 
-/* ---- differential: random games against status_evaluate, replay, restore and undo ---- */
+/* ---- differential: random games against status_evaluate, replay, restore, undo and a clock model ---- */
 
 enum { RANDOM_GAMES = 300, RANDOM_PLY_MAX = 600, CHESS960_STARTS_MAX = 1024 };
 
@@ -2362,7 +2362,7 @@ static const random_game_style_t styles[] = {
 };
 
 typedef struct {
-    int games, plies, chess960_games, replays, undos;
+    int games, plies, chess960_games, timed_games, replays, undos;
     int claimable_threefold, claimable_fifty;
     int endings[GAME_TERMINATION_COUNT];
     int mismatches;
@@ -2434,14 +2434,73 @@ static void check_replay_and_restore(differential_t *d, int game, const game_t *
     d->replays++;
 }
 
-/* Undo of the last move gives back the game before it. */
-static void check_undo(differential_t *d, int game, const game_t *g, const game_t *before_last, const line_t *line)
+/* The clock of a timed random game as this test keeps it: the time now,
+ * each side's time, and a random stream of its own, so that the moves
+ * played are the same as untimed. */
+typedef struct {
+    bool timed;
+    int64_t now_ms, increment_ms, remaining_ms[COLOR_COUNT];
+    uint64_t rng;
+    int flag_at_ply; /* the ply at which the side to move lets its flag fall (-1: never) */
+} clock_model_t;
+
+enum { CLOCK_THINK_MAX_MS = 20000 };
+
+/* Milliseconds below bound (at least 1) from the model's stream. */
+static int64_t clock_below(clock_model_t *c, int64_t bound)
 {
-    game_t r = *g;
-    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length, 0) != GAME_OK
-        || memcmp(&r, before_last, sizeof r) != 0)
+    return random_game_below(&c->rng, (int)(bound < INT_MAX ? (bound > 1 ? bound : 1) : INT_MAX));
+}
+
+/* Undo of the last move at undo_ms gives back the game before it, with the
+ * clock as the move left it charged up to undo_ms and restarted then. */
+static void check_undo(differential_t *d, int game, const game_t *g, const game_t *before_last, const line_t *line,
+                       int64_t undo_ms)
+{
+    game_t r = *g, expected = *before_last;
+    expected.clock = g->clock;
+    if (game_clock_running(g))
+        expected.clock.remaining_ms[g->pos.side_to_move] -= undo_ms - g->clock.turn_started_ms;
+    if (game_is_timed(g))
+        expected.clock.turn_started_ms = undo_ms;
+    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length, undo_ms) != GAME_OK
+        || memcmp(&r, &expected, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_undo differs from the game before the last move");
     d->undos++;
+}
+
+/* The clock after a move is the model's: the mover charged its thinking
+ * time and given the increment once the clock ran, the other's turn started. */
+static void check_clock(differential_t *d, int game, const game_t *g, const clock_model_t *c)
+{
+    if (!c->timed)
+        return;
+    if (g->clock.remaining_ms[WHITE] != c->remaining_ms[WHITE] || g->clock.remaining_ms[BLACK] != c->remaining_ms[BLACK]
+        || g->clock.turn_started_ms != c->now_ms || g->clock.increment_ms != c->increment_ms)
+        mismatch(d, game, g->ply_count, "clock differs from the model");
+    int64_t deadline = game_clock_running(g) ? c->now_ms + c->remaining_ms[g->pos.side_to_move] : 0;
+    if (game_flag_deadline(g) != deadline)
+        mismatch(d, game, g->ply_count, "flag deadline differs from the model");
+}
+
+/* The side to move lets its flag fall: not a millisecond before the
+ * deadline, and at or after it the game is lost, or drawn when the other
+ * side cannot mate. */
+static void check_flag(differential_t *d, int game, game_t *g, clock_model_t *c)
+{
+    color_t loser = g->pos.side_to_move, other = (color_t)!loser;
+    int64_t deadline = c->now_ms + c->remaining_ms[loser];
+    game_t before = *g;
+    if (game_flag(g, deadline - 1) || memcmp(&before, g, sizeof before) != 0)
+        mismatch(d, game, g->ply_count, "flag fell before the deadline");
+    c->now_ms = deadline + clock_below(c, 1000);
+    game_result_t result = status_insufficient_material_for(&g->pos, other) ? GAME_DRAWN
+                           : other == WHITE                                 ? GAME_WHITE_WINS
+                                                                            : GAME_BLACK_WINS;
+    if (!game_flag(g, c->now_ms) || g->state != GAME_TIMEOUT || g->result != result
+        || g->termination != GAME_TERMINATION_TIME_FORFEIT || g->clock.remaining_ms[loser] != 0
+        || g->clock.remaining_ms[other] != c->remaining_ms[other] || g->ply_count != before.ply_count)
+        mismatch(d, game, g->ply_count, "flag fall differs from the model");
 }
 
 /* Plays one game through game_move by UCI text, checking every step; the
@@ -2455,11 +2514,28 @@ static void play_random_game(differential_t *d, int game, const position_t *star
     int history_count = 0;
     position_t pos = *start_pos;
     game_start(&g, start_pos);
-    CU_ASSERT_FATAL(game_set_rules(&g, 0, 0, GAME_TAKEBACK_FREE)); /* undo is the free policy's */
+    /* One game in three on a clock, half of those ending on time. */
+    clock_model_t clock = { .timed = game % 3 == 1, .rng = 0x9e3779b97f4a7c15u ^ (uint64_t)game, .flag_at_ply = -1 };
+    if (clock.timed) {
+        int64_t initial_ms = GAME_CLOCK_INITIAL_MIN + clock_below(&clock, 10 * MINUTE_MS);
+        clock.increment_ms = clock_below(&clock, 5000);
+        clock.remaining_ms[WHITE] = clock.remaining_ms[BLACK] = initial_ms;
+        clock.now_ms = INT64_C(1732800000000);
+        if (clock_below(&clock, 2))
+            clock.flag_at_ply = 2 + (int)clock_below(&clock, 200);
+        d->timed_games++;
+    }
+    CU_ASSERT_FATAL(game_set_rules(&g, clock.timed ? clock.remaining_ms[WHITE] : 0, clock.increment_ms,
+                                   GAME_TAKEBACK_FREE)); /* undo is the free policy's */
     line_clear(&line);
     check_step(d, game, &g, &pos, history, history_count);
     int replay_countdown = 1 + random_game_below(rng, 7), undo_countdown = 1 + random_game_below(rng, 15);
     while (!game_is_over(&g) && g.ply_count < style->ply_max) {
+        if (g.ply_count == clock.flag_at_ply) {
+            check_flag(d, game, &g, &clock);
+            check_replay_and_restore(d, game, &g, &line);
+            break;
+        }
         move_list_t legal;
         movegen_legal(&pos, &legal);
         move_t m = random_game_pick(&pos, &legal, style, rng);
@@ -2468,7 +2544,19 @@ static void play_random_game(differential_t *d, int game, const position_t *star
         san_format(&pos, m, san);
         game_played_t played;
         before_last = g;
-        game_status_t status = game_move(&g, (color_t)pos.side_to_move, uci, strlen(uci), GAME_MAX_PLIES, 0, &played);
+        /* The mover thinks, never as long as it has once its clock runs. */
+        color_t mover = (color_t)pos.side_to_move;
+        bool running = game_clock_running(&g);
+        int64_t think_ms = 0;
+        if (clock.timed) {
+            think_ms = clock_below(&clock, running && clock.remaining_ms[mover] < CLOCK_THINK_MAX_MS
+                                               ? clock.remaining_ms[mover]
+                                               : CLOCK_THINK_MAX_MS);
+            clock.now_ms += think_ms;
+            if (running)
+                clock.remaining_ms[mover] += clock.increment_ms - think_ms;
+        }
+        game_status_t status = game_move(&g, mover, uci, strlen(uci), GAME_MAX_PLIES, clock.now_ms, &played);
         if (status != GAME_OK || played.move != m || strcmp(played.uci, uci) != 0 || strcmp(played.san, san) != 0) {
             mismatch(d, game, g.ply_count, "game_move refused or misreported a legal move");
             return;
@@ -2479,6 +2567,7 @@ static void play_random_game(differential_t *d, int game, const position_t *star
         position_make(&pos, m, &undo);
         d->plies++;
         check_step(d, game, &g, &pos, history, history_count);
+        check_clock(d, game, &g, &clock);
         /* Replays cost the line's length: at random plies, one in four on
          * average, and at the end; undo (two replays) one in eight. */
         if (--replay_countdown == 0 || game_is_over(&g)) {
@@ -2486,7 +2575,10 @@ static void play_random_game(differential_t *d, int game, const position_t *star
             replay_countdown = 1 + random_game_below(rng, 7);
         }
         if (--undo_countdown == 0 && !game_is_over(&g)) {
-            check_undo(d, game, &g, &before_last, &line);
+            int64_t undo_ms = clock.now_ms;
+            if (game_clock_running(&g)) /* before the flag of the side to move */
+                undo_ms += clock_below(&clock, clock.remaining_ms[g.pos.side_to_move]);
+            check_undo(d, game, &g, &before_last, &line, undo_ms);
             undo_countdown = 1 + random_game_below(rng, 15);
         }
     }
@@ -2517,15 +2609,18 @@ static void test_game_matches_status_replay_restore_and_undo_on_random_games(voi
     }
     free(chess960_starts);
     fprintf(stderr,
-            "\n  game random games: %d games (%d Chess960), %d plies, %d replays, %d undos, %d threefold and %d "
-            "fifty-move claimable positions; endings:",
-            d.games, d.chess960_games, d.plies, d.replays, d.undos, d.claimable_threefold, d.claimable_fifty);
+            "\n  game random games: %d games (%d Chess960, %d on a clock), %d plies, %d replays, %d undos, %d threefold "
+            "and %d fifty-move claimable positions; endings:",
+            d.games, d.chess960_games, d.timed_games, d.plies, d.replays, d.undos, d.claimable_threefold,
+            d.claimable_fifty);
     for (int t = 0; t < GAME_TERMINATION_COUNT; t++)
         fprintf(stderr, " %s %d", game_termination_name((game_termination_t)t), d.endings[t]);
     fprintf(stderr, "; %d mismatches, %ld ms\n", d.mismatches, tests_monotonic_ms() - started);
     CU_ASSERT_EQUAL(d.mismatches, 0);
     CU_ASSERT_EQUAL(d.games, RANDOM_GAMES);
     CU_ASSERT(d.chess960_games > 0);
+    CU_ASSERT(d.timed_games > 0);
+    CU_ASSERT(d.endings[GAME_TERMINATION_TIME_FORFEIT] > 0);
     CU_ASSERT(d.undos > 0);
     CU_ASSERT(d.claimable_threefold > 0);
     CU_ASSERT(d.claimable_fifty > 0);

@@ -61,6 +61,36 @@ static void draw_action(game_record_t *r, color_t who, game_draw_action_t action
     CU_ASSERT_EQUAL_FATAL(game_draw(&r->game, who, action, 0), GAME_OK);
 }
 
+/* Plays space-separated moves, each by the side to move at its own instant
+ * (times[i] for the i-th, in ms). */
+static void play_at(game_record_t *r, const char *moves, const int64_t *times)
+{
+    for (const char *p = moves; *p; times++) {
+        p += strspn(p, " ");
+        size_t length = strcspn(p, " ");
+        if (!length)
+            break;
+        game_played_t played;
+        game_status_t status = game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES,
+                                         *times, &played);
+        CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
+        p += length;
+    }
+}
+
+/* A game on a running clock (5 minutes + 2 s) with Black's takeback offer
+ * standing: every line holds something other than its default. */
+static void timed_record(game_record_t *r)
+{
+    static const int64_t times[] = { 1000, 2000, 5000, 9500 };
+    start_record(r, FEN_START, 0, "Anna", "Boris");
+    CU_ASSERT_FATAL(game_set_rules(&r->game, 300000, 2000, GAME_TAKEBACK_AGREEMENT));
+    play_at(r, "e4 e5 Nf3 Nc6", times);
+    int plies = -1;
+    CU_ASSERT_EQUAL_FATAL(game_takeback(&r->game, BLACK, GAME_TAKEBACK_OFFER, "", 0, 9600, &plies), GAME_OK);
+    CU_ASSERT_FATAL(game_clock_running(&r->game));
+}
+
 /* The history text of g: its history_count entries. */
 static size_t history_text(const game_t *g, char *out)
 {
@@ -256,7 +286,7 @@ typedef struct {
     bool aborts; /* the side to move aborts */
 } ending_t;
 
-enum { ENDING_CLOCK_MS = 60000 };
+enum { ENDING_CLOCK_MS = 60000, HOUR_MS = 3600000 };
 
 static const ending_t endings[] = {
     { "mate by white", FEN_START, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", -1, -1, -1, GAME_CHECKMATE, GAME_WHITE_WINS,
@@ -394,6 +424,77 @@ static void test_times_round_trip_at_their_bounds(void)
     }
 }
 
+/* r's state text as a C string in out (GAME_RECORD_STATE_MAX + 1 bytes). */
+static const char *state_string(const game_record_t *r, char *out)
+{
+    out[state_text(r, out)] = '\0';
+    return out;
+}
+
+static void test_timed_game_round_trips_with_its_clock_before_running_running_stopped_and_fallen(void)
+{
+    char text[GAME_RECORD_STATE_MAX + 1];
+    game_record_t r;
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    CU_ASSERT_FATAL(game_set_rules(&r.game, 300000, 2000, GAME_TAKEBACK_AGREEMENT));
+    expect_round_trip(&r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&r, text), "\nclock 300000 2000 300000 300000 0\n"));
+    play_at(&r, "e4", (const int64_t[]){ 1000 });
+    CU_ASSERT_FALSE(game_clock_running(&r.game));
+    expect_round_trip(&r);
+    /* Running: White 5 min - 3 s + 2 s, Black 5 min - 4.5 s + 2 s, White to move since 9.5 s. */
+    timed_record(&r);
+    expect_round_trip(&r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&r, text), "\nclock 300000 2000 299000 297500 9500\n"));
+    /* Stopped by a resignation 2.5 s into White's turn. */
+    game_record_t stopped = r;
+    CU_ASSERT_EQUAL(game_resign(&stopped.game, BLACK, 12000), GAME_OK);
+    expect_round_trip(&stopped);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&stopped, text), "\nclock 300000 2000 296500 297500 12000\n"));
+    /* Fallen: White lost on time. */
+    game_record_t fallen = r;
+    CU_ASSERT_TRUE(game_flag(&fallen.game, 9500 + 299000));
+    expect_round_trip(&fallen);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&fallen, text),
+                                  "\nstate timeout\nresult 0-1\ntermination time_forfeit\noffer none\n"
+                                  "takeback agreement\ntakeback.offer none\nclock 300000 2000 0 297500 308500\n"));
+    /* The largest clock, at times of today's Unix clock. */
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    CU_ASSERT_FATAL(game_set_rules(&r.game, GAME_CLOCK_INITIAL_MAX, GAME_CLOCK_INCREMENT_MAX, GAME_TAKEBACK_NONE));
+    play_at(&r, "e4 e5 Nf3", (const int64_t[]){ INT64_C(1732800000000), INT64_C(1732800001000), INT64_C(1732800090000) });
+    expect_round_trip(&r);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(state_string(&r, text), "\nclock 86400000 600000 86911000 86400000 1732800090000\n"));
+}
+
+static void test_each_takeback_policy_and_a_standing_takeback_offer_round_trip(void)
+{
+    static const char *const lines[GAME_TAKEBACK_COUNT] = { "\ntakeback agreement\ntakeback.offer none\n",
+                                                            "\ntakeback free\ntakeback.offer none\n",
+                                                            "\ntakeback none\ntakeback.offer none\n" };
+    char text[GAME_RECORD_STATE_MAX + 1];
+    for (int policy = 0; policy < GAME_TAKEBACK_COUNT; policy++) {
+        game_record_t r;
+        start_record(&r, FEN_START, 0, "Anna", "Boris");
+        CU_ASSERT_FATAL(game_set_rules(&r.game, 0, 0, (game_takeback_t)policy));
+        play(&r, "e4 e5");
+        expect_round_trip(&r);
+        CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&r, text), lines[policy]));
+        if (policy == GAME_TAKEBACK_NONE)
+            continue;
+        /* White's offer (two plies: its turn), then Black's instead (one ply). */
+        int plies = -1;
+        game_record_t offered = r;
+        CU_ASSERT_EQUAL(game_takeback(&offered.game, WHITE, GAME_TAKEBACK_OFFER, "", 0, 0, &plies), GAME_OK);
+        expect_round_trip(&offered);
+        CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&offered, text), "\ntakeback.offer white\nclock none\n"));
+        offered = r;
+        CU_ASSERT_EQUAL(game_takeback(&offered.game, BLACK, GAME_TAKEBACK_OFFER, "", 0, 0, &plies), GAME_OK);
+        expect_round_trip(&offered);
+        CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&offered, text), "\ntakeback.offer black\nclock none\n"));
+    }
+}
+
 /* --- refusals --- */
 
 /* The state text and history of a game in progress: "e4 e5 Nf3 Nc6" (two
@@ -415,36 +516,6 @@ static void base_text(text_t *t)
     t->history_length = history_text(&r.game, t->history);
     game_record_t back;
     CU_ASSERT_FATAL(game_record_read(&back, t->state, t->length, t->history, t->history_length));
-}
-
-/* Plays space-separated moves, each by the side to move at its own instant
- * (times[i] for the i-th, in ms). */
-static void play_at(game_record_t *r, const char *moves, const int64_t *times)
-{
-    for (const char *p = moves; *p; times++) {
-        p += strspn(p, " ");
-        size_t length = strcspn(p, " ");
-        if (!length)
-            break;
-        game_played_t played;
-        game_status_t status = game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES,
-                                         *times, &played);
-        CU_ASSERT_EQUAL_FATAL(status, GAME_OK);
-        p += length;
-    }
-}
-
-/* A game on a running clock (5 minutes + 2 s) with Black's takeback offer
- * standing: every line holds something other than its default. */
-static void timed_record(game_record_t *r)
-{
-    static const int64_t times[] = { 1000, 2000, 5000, 9500 };
-    start_record(r, FEN_START, 0, "Anna", "Boris");
-    CU_ASSERT_FATAL(game_set_rules(&r->game, 300000, 2000, GAME_TAKEBACK_AGREEMENT));
-    play_at(r, "e4 e5 Nf3 Nc6", times);
-    int plies = -1;
-    CU_ASSERT_EQUAL_FATAL(game_takeback(&r->game, BLACK, GAME_TAKEBACK_OFFER, "", 0, 9600, &plies), GAME_OK);
-    CU_ASSERT_FATAL(game_clock_running(&r->game));
 }
 
 static void text_of(const game_record_t *r, text_t *t)
@@ -522,13 +593,13 @@ static void expect_line_refused(const text_t *t, const char *name, const char *v
     expect_refused(edited, length, t->history, t->history_length, why);
 }
 
-/* Each of t's lines is needed, once, in its place. */
-static void expect_every_line_needed(const text_t *t)
+/* Each of t's lines (line_count of them) is needed, once, in its place. */
+static void expect_every_line_needed(const text_t *t, int line_count)
 {
     const char *lines[LINES_MAX], *edited_lines[LINES_MAX + 1];
     size_t lengths[LINES_MAX], edited_lengths[LINES_MAX + 1];
     int count = split_lines(t->state, t->length, lines, lengths);
-    CU_ASSERT_EQUAL_FATAL(count, 18);
+    CU_ASSERT_EQUAL_FATAL(count, line_count);
     char edited[GAME_RECORD_STATE_MAX * 2], why[64];
     for (int i = 0; i < count; i++) {
         /* Missing. */
@@ -564,7 +635,7 @@ static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
 {
     text_t t;
     base_text(&t);
-    expect_every_line_needed(&t);
+    expect_every_line_needed(&t, 18);
     /* With a clock running and a takeback offer standing. */
     game_record_t r;
     timed_record(&r);
@@ -573,7 +644,7 @@ static void test_read_refuses_a_line_missing_reordered_or_duplicated(void)
     memcpy(text, t.state, t.length);
     text[t.length] = '\0';
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\ntakeback.offer black\nclock 300000 2000 "));
-    expect_every_line_needed(&t);
+    expect_every_line_needed(&t, 18);
 }
 
 static void test_read_refuses_text_around_the_record(void)
@@ -802,6 +873,230 @@ static void test_read_refuses_a_game_that_is_not_consistent(void)
                          "an active game after a fivefold repetition");
 }
 
+/* --- clocks, takeback lines and texts of format 2 --- */
+
+static void test_read_refuses_a_clock_line_that_is_not_none_or_five_whole_numbers(void)
+{
+    game_record_t r;
+    timed_record(&r);
+    text_t t;
+    text_of(&r, &t);
+    static const char *const clocks[] = {
+        "", "None", "none ", " none", "nil", "0", "x",
+        "300000 2000 299000 297500 abc",                /* letters */
+        "300000 2000 299000 297500 9500x",
+        "300000 2000 299000 297500",                    /* four numbers */
+        "300000 2000 299000 297500 9500 0",             /* six */
+        "300000 2000 299000",
+        "-300000 2000 299000 297500 9500",              /* negative */
+        "300000 -2000 299000 297500 9500",
+        "300000 2000 -299000 297500 9500",
+        "300000 2000 299000 -297500 9500",
+        "300000 2000 299000 297500 -9500",
+        "+300000 2000 299000 297500 9500",
+        "0 2000 299000 297500 9500",                    /* initial 0: untimed is "none" */
+        "0 0 0 0 0",
+        "300000  2000 299000 297500 9500",              /* a space doubled */
+        "300000 2000 299000 297500  9500",
+        " 300000 2000 299000 297500 9500",              /* spaces around */
+        "300000 2000 299000 297500 9500 ",
+        "300000\t2000\t299000\t297500\t9500",
+        "300000,2000,299000,297500,9500",
+        "3e5 2000 299000 297500 9500",
+        "300000.0 2000 299000 297500 9500",
+        "0x493e0 2000 299000 297500 9500",
+        "999 2000 299000 297500 9500",                  /* outside the clock's bounds */
+        "86400001 2000 299000 297500 9500",
+        "300000 600001 299000 297500 9500",
+        "300000 2000 9000000000000001 297500 9500",     /* figures no clock reaches */
+        "300000 2000 299000 297500 9000000000000001",
+        "300000 2000 299000 297500 99999999999999999999",
+    };
+    for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++)
+        expect_line_refused(&t, "clock", clocks[i]);
+    /* The edits are sound: the text with its own clock line, and other clocks that fit, are read. */
+    static const char *const fits[] = {
+        "300000 2000 299000 297500 9500",
+        "1000 0 0 0 0",
+        "86400000 600000 9000000000000000 0 9000000000000000",
+    };
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        char edited[GAME_RECORD_STATE_MAX * 2];
+        size_t length = with_line(&t, "clock", fits[i], edited);
+        game_record_t back;
+        CU_ASSERT(game_record_read(&back, edited, length, t.history, t.history_length));
+    }
+}
+
+/* As in every number line of the text, a number may have leading zeros:
+ * they read as the same value, and the text written again has none. */
+static void test_read_takes_leading_zeros_in_the_clock_line_as_the_same_numbers(void)
+{
+    game_record_t r, back;
+    timed_record(&r);
+    text_t t;
+    text_of(&r, &t);
+    char edited[GAME_RECORD_STATE_MAX * 2], again[GAME_RECORD_STATE_MAX];
+    size_t length = with_line(&t, "clock", "0300000 002000 0299000 0297500 0009500", edited);
+    CU_ASSERT_FATAL(game_record_read(&back, edited, length, t.history, t.history_length));
+    expect_same_record(&r, &back);
+    CU_ASSERT(state_text(&back, again) == t.length && !memcmp(again, t.state, t.length));
+}
+
+static void test_read_refuses_unknown_takeback_policies_and_offers(void)
+{
+    text_t t;
+    base_text(&t);
+    static const char *const policies[] = { "", "Agreement", "agreement ", "free ", "undo", "0", "none\t" };
+    static const char *const offers[] = { "", "both", "White", "-1", "0", "none " };
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        expect_line_refused(&t, "takeback", policies[i]);
+    for (size_t i = 0; i < sizeof offers / sizeof offers[0]; i++)
+        expect_line_refused(&t, "takeback.offer", offers[i]);
+}
+
+static void test_read_refuses_a_clock_or_takeback_offer_that_does_not_fit_the_game(void)
+{
+    text_t t, u;
+    game_record_t r;
+    /* Black lost on time: the clock must be there, with Black's time at 0. */
+    timed_record(&r);
+    play_at(&r, "Bb5", (const int64_t[]){ 10000 });
+    CU_ASSERT_FATAL(game_flag(&r.game, HOUR_MS));
+    text_of(&r, &t);
+    CU_ASSERT_FATAL(game_record_read(&r, t.state, t.length, t.history, t.history_length));
+    expect_line_refused(&t, "clock", "none");
+    expect_line_refused(&t, "clock", "300000 2000 299000 1 3600000");
+    expect_line_refused(&t, "takeback.offer", "white"); /* in a finished game */
+    expect_edits_refused(&t, (const char *[]){ "result", "0-1", NULL }, "a timeout won by the side that ran out");
+    /* An untimed game cannot lose on time. */
+    base_text(&t);
+    expect_edits_refused(&t, (const char *[]){ "state", "timeout", "result", "1-0", "termination", "time_forfeit", NULL },
+                         "a timeout without a clock");
+    edit_lines(&t, &u, (const char *[]){ "state", "timeout", "result", "0-1", "termination", "time_forfeit", "clock",
+                                         "60000 0 0 60000 1", NULL });
+    CU_ASSERT(game_record_read(&r, u.state, u.length, u.history, u.history_length)); /* with one, it can */
+    /* Takeback offers: under the policy none, in a finished game, by a player with nothing to take back. */
+    expect_edits_refused(&t, (const char *[]){ "takeback", "none", "takeback.offer", "white", NULL },
+                         "a takeback offer under the policy none");
+    expect_edits_refused(&t, (const char *[]){ "state", "resigned", "result", "0-1", "termination", "resignation",
+                                               "takeback.offer", "black", NULL },
+                         "a takeback offer in a resigned game");
+    edit_lines(&t, &u, (const char *[]){ "takeback", "free", "takeback.offer", "white", NULL });
+    CU_ASSERT(game_record_read(&r, u.state, u.length, u.history, u.history_length));
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    play(&r, "e4");
+    text_of(&r, &t);
+    expect_line_refused(&t, "takeback.offer", "black"); /* Black, to move, has no move yet */
+    edit_lines(&t, &u, (const char *[]){ "takeback.offer", "white", NULL });
+    CU_ASSERT(game_record_read(&r, u.state, u.length, u.history, u.history_length));
+    /* An abort comes before the second ply. */
+    expect_edits_refused(&t, (const char *[]){ "state", "aborted", "result", "1-0", "termination", "aborted", NULL },
+                         "an abort with a winner");
+    edit_lines(&t, &u, (const char *[]){ "state", "aborted", "termination", "aborted", NULL });
+    CU_ASSERT(game_record_read(&r, u.state, u.length, u.history, u.history_length));
+    base_text(&t);
+    expect_edits_refused(&t, (const char *[]){ "state", "aborted", "termination", "aborted", NULL },
+                         "an abort after four plies");
+}
+
+/* The text chessd wrote before clocks and takeback policies (format 2) for
+ * "e4 e5 Nf3" with White's draw offer standing, and its history. */
+static void format_2_text(text_t *t, game_record_t *same)
+{
+    static const char text[] = "chessd-game 2\n"
+                               "created 1700000000123\n"
+                               "updated 1700000456789\n"
+                               "chess960 0\n"
+                               "initial rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"
+                               "fen rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2\n"
+                               "plies 3\n"
+                               "state active\n"
+                               "result *\n"
+                               "termination none\n"
+                               "offer white\n"
+                               "white.token 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+                               "black.token fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n"
+                               "white.name Anna\n"
+                               "black.name ";
+    /* The same game made now, under the free policy (/undo was the only takeback then). */
+    start_record(same, FEN_START, 0, "Anna", "");
+    CU_ASSERT_FATAL(game_set_rules(&same->game, 0, 0, GAME_TAKEBACK_FREE));
+    play(same, "e4 e5 Nf3");
+    draw_action(same, WHITE, GAME_DRAW_OFFER);
+    memcpy(t->state, text, sizeof text); /* terminated, for strstr */
+    t->length = sizeof text - 1;
+    t->history_length = history_text(&same->game, t->history);
+    CU_ASSERT_EQUAL(t->history_length, GAME_RECORD_HISTORY_ENTRY);
+}
+
+static void test_format_2_text_reads_as_an_untimed_game_with_free_takebacks(void)
+{
+    text_t t;
+    game_record_t same, back;
+    format_2_text(&t, &same);
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    expect_same_record(&same, &back);
+    CU_ASSERT_EQUAL(back.game.takeback, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL(back.game.takeback_offer, GAME_OFFER_NONE);
+    CU_ASSERT_FALSE(game_is_timed(&back.game));
+    /* Written again, it is a text of this format. */
+    char text[GAME_RECORD_STATE_MAX + 1];
+    const char *again = state_string(&back, text);
+    CU_ASSERT(!strncmp(again, "chessd-game 3\n", 14));
+    CU_ASSERT_PTR_NOT_NULL(strstr(again, "\noffer white\ntakeback free\ntakeback.offer none\nclock none\nwhite.token "));
+    expect_round_trip(&back);
+    /* Finished games of format 2 read too. */
+    text_t u;
+    edit_lines(&t, &u, (const char *[]){ "state", "resigned", "result", "0-1", "termination", "resignation", "offer",
+                                         "none", NULL });
+    CU_ASSERT(game_record_read(&back, u.state, u.length, u.history, u.history_length));
+    CU_ASSERT_EQUAL(back.game.state, GAME_RESIGNED);
+    CU_ASSERT_EQUAL(back.game.takeback, GAME_TAKEBACK_FREE);
+}
+
+static void test_read_refuses_a_format_2_text_missing_a_line_or_with_lines_of_format_3(void)
+{
+    text_t t;
+    game_record_t same;
+    format_2_text(&t, &same);
+    expect_every_line_needed(&t, 15);
+    /* Format 3's lines, in the place format 3 has them. */
+    static const char *const added[] = { "\ntakeback free", "\ntakeback.offer none", "\nclock none",
+                                         "\ntakeback free\ntakeback.offer none\nclock none" };
+    const char *offer = strstr(t.state, "\noffer white") + strlen("\noffer white");
+    size_t head = (size_t)(offer - t.state);
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
+        char edited[GAME_RECORD_STATE_MAX * 2];
+        size_t n = strlen(added[i]);
+        memcpy(edited, t.state, head);
+        memcpy(edited + head, added[i], n);
+        memcpy(edited + head + n, t.state + head, t.length - head);
+        expect_refused(edited, t.length + n, t.history, t.history_length, "a format 2 text with a line of format 3");
+    }
+}
+
+/* Bug (game_record.c): a text of format 2 said to be aborted was read,
+ * although chessd wrote format 2 before games could be aborted or lost on
+ * time; like a record of the first format, it is one this code did not write. */
+static void test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had(void)
+{
+    text_t t, u;
+    game_record_t same, r;
+    format_2_text(&t, &same);
+    /* After "e4" alone, where an abort would fit. */
+    start_record(&r, FEN_START, 0, "Anna", "");
+    play(&r, "e4");
+    edit_lines(&t, &u, (const char *[]){ "fen", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "plies",
+                                         "1", "offer", "none", NULL });
+    u.history_length = 0;
+    CU_ASSERT_FATAL(game_record_read(&r, u.state, u.length, u.history, u.history_length)); /* the edits are sound */
+    expect_edits_refused(&u, (const char *[]){ "state", "aborted", "termination", "aborted", NULL },
+                         "an aborted game in format 2");
+    expect_edits_refused(&u, (const char *[]){ "state", "timeout", "result", "1-0", "termination", "time_forfeit", NULL },
+                         "a game lost on time in format 2");
+}
+
 /* --- records of the first format --- */
 
 /* The entries of a move list ("uci:san uci:san"), CU-asserted against the fixture's. */
@@ -869,6 +1164,10 @@ static void test_records_of_the_first_format_convert_to_the_games_they_held(void
         CU_ASSERT_EQUAL(g->result, f.result);
         CU_ASSERT_EQUAL(g->termination, f.termination);
         CU_ASSERT_EQUAL(g->draw_offer, f.draw_offer);
+        /* The first format had no clock and free takebacks (/undo). */
+        CU_ASSERT_FALSE(game_is_timed(g));
+        CU_ASSERT_EQUAL(g->takeback, GAME_TAKEBACK_FREE);
+        CU_ASSERT_EQUAL(g->takeback_offer, GAME_OFFER_NONE);
         expect_move_list(&f, moves, moves_length);
         CU_ASSERT_EQUAL(strlen(moves), moves_length);
 
@@ -1063,6 +1362,15 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_read_refuses_unknown_names_tokens_and_fens);
     CU_ADD_TEST(suite, test_read_refuses_a_history_that_is_not_whole_hex_entries);
     CU_ADD_TEST(suite, test_read_refuses_a_game_that_is_not_consistent);
+    CU_ADD_TEST(suite, test_timed_game_round_trips_with_its_clock_before_running_running_stopped_and_fallen);
+    CU_ADD_TEST(suite, test_each_takeback_policy_and_a_standing_takeback_offer_round_trip);
+    CU_ADD_TEST(suite, test_read_refuses_a_clock_line_that_is_not_none_or_five_whole_numbers);
+    CU_ADD_TEST(suite, test_read_takes_leading_zeros_in_the_clock_line_as_the_same_numbers);
+    CU_ADD_TEST(suite, test_read_refuses_unknown_takeback_policies_and_offers);
+    CU_ADD_TEST(suite, test_read_refuses_a_clock_or_takeback_offer_that_does_not_fit_the_game);
+    CU_ADD_TEST(suite, test_format_2_text_reads_as_an_untimed_game_with_free_takebacks);
+    CU_ADD_TEST(suite, test_read_refuses_a_format_2_text_missing_a_line_or_with_lines_of_format_3);
+    CU_ADD_TEST(suite, test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had);
     CU_ADD_TEST(suite, test_records_of_the_first_format_convert_to_the_games_they_held);
     CU_ADD_TEST(suite, test_converted_game_keeps_its_draw_offer_and_plays_on);
     CU_ADD_TEST(suite, test_from_legacy_refuses_text_that_is_not_such_a_record);
