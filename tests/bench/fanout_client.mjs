@@ -230,7 +230,7 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]
 }
 const ms = (x) => x.toFixed(2)
-const summary = (xs) => `p50 ${ms(quantile(xs, 0.5))}  p99 ${ms(quantile(xs, 0.99))}  max ${ms(Math.max(...xs))}`
+const summary = (xs) => `p50 ${ms(quantile(xs, 0.5))}  p99 ${ms(quantile(xs, 0.99))}  max ${ms(xs.reduce((a, b) => (a > b ? a : b), -Infinity))}`
 
 // ---------------------------------------------------------------- phase 1: chessd
 const created = await request(cfg.a, 'POST', '/v1/games', null, {})
