@@ -14,6 +14,7 @@
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
+#include "../../store/store_private.h"
 #include "../../api/game_cache.h"
 #include "fuzz.h"
 #include "http_harness.h"
@@ -354,9 +355,19 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 const char *store_status_name(store_status_t status)
 {
     static const char *const names[STORE_STATUS_COUNT] = {
-        "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown",
+        "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late",
     };
     return (unsigned)status < STORE_STATUS_COUNT ? names[status] : "unknown";
+}
+
+void store_game_channel(const char *id, char *out) { snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.40s}", id); }
+
+/* The event streams' Pub/Sub connection: no Redis here (the harness starts no hub). */
+redisContext *store_connect_raw(store_t *store, char *err, size_t err_size)
+{
+    (void)store;
+    snprintf(err, err_size, "no Redis in the fuzz harness");
+    return NULL;
 }
 
 void store_stats(store_t *store, store_stats_t *out) { *out = store->stats; }
