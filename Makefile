@@ -140,6 +140,7 @@ bench: $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_bench.sh $(BUILD)/chessd
 	tests/bench/game_growth.sh $(BUILD)/chessd
+	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 
 # jsonw against a cJSON tree on a full Position (the figure quoted in api/jsonw.h).

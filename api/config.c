@@ -65,6 +65,13 @@ static const setting_t settings[] = {
       FIELD(rate_limit_burst), 0, 1000000 },
     { "--rate-limit-create", "CHESSD_RATE_LIMIT_CREATE", "games created/s per client address (0: off)", KIND_UINT,
       FIELD(rate_limit_create), 0, 1000000 },
+    { "--max-streams", "CHESSD_MAX_STREAMS", "game event streams and long polls held at once", KIND_UINT,
+      FIELD(max_streams), 1, 1000000 },
+    { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS",
+      "event streams and long polls from one client address (0: no limit)", KIND_UINT,
+      FIELD(max_streams_per_address), 0, 1000000 },
+    { "--heartbeat", "CHESSD_HEARTBEAT_SECONDS", "seconds between heartbeats on an event stream", KIND_UINT,
+      FIELD(heartbeat_seconds), 1, 15 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -79,8 +86,10 @@ static void defaults(config_t *cfg)
     cfg->timeout_seconds = 30;
     cfg->header_timeout_seconds = 10;
     cfg->body_timeout_seconds = 30;
-    cfg->max_connections = 1024;
-    /* A quarter of the slots: one address alone cannot take them all. */
+    /* Each event stream holds a connection: room for --max-streams of them
+     * and ordinary requests besides (the open-file limit is raised to fit). */
+    cfg->max_connections = 16384;
+    /* One address cannot take every slot; behind a proxy, raise it (or 0). */
     cfg->per_ip_connections = 256;
     cfg->max_perft_depth = 5;
     cfg->max_perft_nodes = 200000000;
@@ -95,6 +104,9 @@ static void defaults(config_t *cfg)
     cfg->max_game_plies = 1000;
     cfg->game_cache_slots = 4096;
     cfg->rate_limit_create = 10;
+    cfg->max_streams = 10000;
+    cfg->max_streams_per_address = 100;
+    cfg->heartbeat_seconds = 10;
 }
 
 static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,

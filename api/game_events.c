@@ -1,26 +1,28 @@
-/* The message format of game_events.h: parsing a published message and
- * naming a game's channel (the store's name for it). */
+/* The message format of game_events.h: parsing a published message (the
+ * wire format shared with the write script) and naming a game's channel
+ * (the store's name for it). The snapshot and the flag check are the game
+ * side's, in game_handlers.c. */
 #include "game_events.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../store/store.h"
 
-void game_events_channel(const char *id, char *out) { store_game_channel(id, out); }
-
-/* A whole number at *p (digits only, at most 18), then one space or the line's end. */
-static bool read_number(const char **p, const char *end, int64_t *out)
+/* Reads a decimal number of at most 18 digits (no sign) ending at `stop`;
+ * advances *p past the stop character. */
+static bool read_number(const char **p, const char *end, char stop, uint64_t *out)
 {
-    int64_t v = 0;
+    const char *s = *p;
+    uint64_t v = 0;
     int digits = 0;
-    while (*p < end && **p >= '0' && **p <= '9' && digits < 18) {
-        v = v * 10 + (**p - '0');
-        (*p)++;
-        digits++;
+    while (s < end && *s >= '0' && *s <= '9') {
+        if (++digits > 18)
+            return false;
+        v = v * 10 + (uint64_t)(*s++ - '0');
     }
-    if (!digits || *p >= end || (**p != ' ' && **p != '\n'))
+    if (!digits || s >= end || *s != stop)
         return false;
+    *p = s + 1;
     *out = v;
     return true;
 }
@@ -28,29 +30,31 @@ static bool read_number(const char **p, const char *end, int64_t *out)
 bool game_event_parse(const char *message, size_t length, game_event_meta_t *meta, const char **json,
                       size_t *json_length)
 {
-    memset(meta, 0, sizeof *meta);
     const char *p = message, *end = message + length;
-    const char *newline = memchr(message, '\n', length);
-    if (!newline)
+    uint64_t version, ended, at_ms, deadline_ms;
+    if (!read_number(&p, end, ' ', &version) || version == 0 || !read_number(&p, end, ' ', &ended) || ended > 1
+        || !read_number(&p, end, ' ', &at_ms) || !read_number(&p, end, ' ', &deadline_ms))
         return false;
-    int64_t fields[4];
-    for (int i = 0; i < 4; i++) {
-        if (!read_number(&p, newline + 1, &fields[i]) || *p != ' ')
-            return false;
-        p++;
-    }
-    size_t type_length = (size_t)(newline - p);
-    if (fields[0] < 1 || fields[1] > 1 || type_length == 0 || type_length >= sizeof meta->type)
+    size_t type_length = 0;
+    while (p + type_length < end && ((p[type_length] >= 'a' && p[type_length] <= 'z') || p[type_length] == '_'))
+        type_length++;
+    if (type_length == 0 || type_length >= sizeof meta->type || p + type_length >= end || p[type_length] != '\n')
         return false;
-    for (size_t i = 0; i < type_length; i++)
-        if (p[i] < 'a' || p[i] > 'z')
-            return false;
-    meta->version = (uint64_t)fields[0];
-    meta->ended = fields[1] == 1;
-    meta->at_ms = fields[2];
-    meta->deadline_ms = fields[3];
+    const char *body = p + type_length + 1;
+    size_t body_length = (size_t)(end - body);
+    /* One object on one line: a newline would break the stream's framing. */
+    if (body_length < 2 || body[0] != '{' || body[body_length - 1] != '}' || memchr(body, '\n', body_length)
+        || memchr(body, '\r', body_length))
+        return false;
+    meta->version = version;
+    meta->ended = ended == 1;
+    meta->at_ms = (int64_t)at_ms;
+    meta->deadline_ms = (int64_t)deadline_ms;
     memcpy(meta->type, p, type_length);
-    *json = newline + 1;
-    *json_length = (size_t)(end - *json);
-    return *json_length > 0 && **json == '{';
+    meta->type[type_length] = '\0';
+    *json = body;
+    *json_length = body_length;
+    return true;
 }
+
+void game_events_channel(const char *id, char *out) { store_game_channel(id, out); }

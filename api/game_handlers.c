@@ -1080,7 +1080,10 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
     if (clock && !cJSON_IsNull(clock)) {
         for (const cJSON *member = cJSON_IsObject(clock) ? clock->child : NULL; member; member = member->next) {
             if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")) {
-                api_problem(res, API_EUNKNOWN_FIELD, "'clock' has only 'initial_ms' and 'increment_ms'", NULL, NULL);
+                char detail[160];
+                snprintf(detail, sizeof detail, "unknown field 'clock.%.64s': a clock has only 'initial_ms' and 'increment_ms'",
+                         member->string);
+                api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
                 return false;
             }
         }
@@ -1193,6 +1196,18 @@ static bool read_load(const api_request_t *req, const char *id, loaded_t *g, api
     }
 }
 
+/* A GET that found the client's copy current (304) and says "Prefer:
+ * wait=N": the server is asked to hold it until the game passes version or N
+ * seconds pass, then to run this handler again (req->waited_seconds set). */
+static void long_poll(const api_request_t *req, api_response_t *res, uint64_t version)
+{
+    unsigned wait = api_prefer_wait(api_request_header(req, "Prefer"), API_WAIT_MAX_SECONDS);
+    if (wait && !req->waited_seconds && !req->draining) {
+        res->wait_seconds = wait;
+        res->wait_version = version;
+    }
+}
+
 void handle_game_get(const api_request_t *req, api_response_t *res)
 {
     bool with_moves;
@@ -1206,12 +1221,15 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
         const char *if_none_match = api_request_header(req, "If-None-Match");
         if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
             api_response_set(res, 304, "application/json", calloc(1, 1), 0);
+            long_poll(req, res, g.record.version);
         } else {
             size_t length = 0;
             char *body = game_json(&g, with_moves, NULL, false, &length);
             api_response_set(res, 200, "application/json", body, length);
         }
         set_etag(res, g.record.version);
+        if (req->waited_seconds)
+            snprintf(res->preference_applied, sizeof res->preference_applied, "wait=%u", req->waited_seconds);
         if (!g.legacy && !game_is_timed(&g.record.game)) {
             game_cache_setup(req->config->game_cache_slots);
             game_cache_put(&g.record);

@@ -7,11 +7,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "target.h"
 
 struct config;
 struct store;
+struct events_stream;
 
 enum { API_PATH_PARAM_MAX = 64 };
 
@@ -31,6 +33,7 @@ typedef struct {
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
     bool draining;                     /* the server is shutting down (SIGTERM) */
+    unsigned waited_seconds;           /* a long poll: the request was held this long at most (0: not held) */
     api_header_fn header;              /* set by the server; NULL: no headers */
     const void *header_source;         /* header's first argument (the connection) */
 } api_request_t;
@@ -46,13 +49,30 @@ typedef struct {
     unsigned retry_after;     /* Retry-After seconds when not 0 */
     bool authenticate;        /* WWW-Authenticate: Bearer (401) */
     const char *problem_code; /* the problem's code when the answer is one, else NULL */
+    /* An event stream to serve after the head (status and content_type set,
+     * no body); owned by the response (see api/events.h). */
+    struct events_stream *stream;
+    /* A long poll: the server may hold the request up to wait_seconds, until
+     * the game passes wait_version, then run the handler again with
+     * req->waited_seconds set; or send this answer at once. */
+    unsigned wait_seconds;
+    uint64_t wait_version;
+    char preference_applied[24]; /* Preference-Applied header when not empty */
 } api_response_t;
+
+/* The longest wait a client may ask for (Prefer: wait=N); longer asks get this. */
+enum { API_WAIT_MAX_SECONDS = 60 };
 
 /* A query parameter's value (exact, case-sensitive name), or NULL. Valid for
  * the request's lifetime. */
 const char *api_request_query(const api_request_t *req, const char *name);
 /* A request header's value, or NULL (through req->header). */
 const char *api_request_header(const api_request_t *req, const char *name);
+/* The wait a Prefer header value asks for (RFC 7240: "wait=N" among
+ * comma-separated preferences, names case-insensitive, parameters after ';'
+ * and other preferences ignored, the first wait counted): N seconds, at most
+ * max; 0 when none is asked, or its value is not a non-negative integer. */
+unsigned api_prefer_wait(const char *prefer, unsigned max);
 /* Whether the client prefers text/plain over JSON (Accept header). */
 bool api_request_wants_text(const api_request_t *req);
 

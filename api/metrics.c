@@ -25,6 +25,8 @@ static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unkn
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
 static atomic_llong perft_waiting;
+static atomic_llong streams_open;
+static atomic_ullong stream_events, stream_resyncs, pubsub_reconnects, flag_checks;
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
 static metrics_route_name_fn route_names;
@@ -58,12 +60,29 @@ void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_mes
 
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
 
+void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
+void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
+void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
+void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
+void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
+
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
 void metrics_init(int route_count, metrics_route_name_fn route_name)
 {
     routes = !route_name || route_count < 0 ? 0 : route_count < ROUTE_SLOTS ? route_count : ROUTE_SLOTS;
     route_names = route_name;
+}
+
+/* One metric without labels: its HELP and TYPE lines, then its value. */
+static void write_counter(buf_t *b, const char *name, const char *help, unsigned long long value)
+{
+    buf_printf(b, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, value);
+}
+
+static void write_gauge(buf_t *b, const char *name, const char *help, long long value)
+{
+    buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, value);
 }
 
 char *metrics_render(struct store *store, size_t *length)
@@ -102,45 +121,51 @@ char *metrics_render(struct store *store, size_t *length)
     buf_printf(&b, "chessd_http_request_duration_seconds_sum %.6f\n",
         (double)atomic_load_explicit(&latency_micros_sum, memory_order_relaxed) / 1e6);
     buf_printf(&b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
-    buf_printf(&b, "# HELP chessd_moves_applied_total Game moves written.\n# TYPE chessd_moves_applied_total counter\n"
-            "chessd_moves_applied_total %llu\n", atomic_load_explicit(&moves_applied, memory_order_relaxed));
-    buf_printf(&b, "# HELP chessd_version_conflicts_total Game changes refused for a stale version.\n"
-            "# TYPE chessd_version_conflicts_total counter\nchessd_version_conflicts_total %llu\n",
+    write_counter(&b, "chessd_moves_applied_total", "Game moves written.",
+        atomic_load_explicit(&moves_applied, memory_order_relaxed));
+    write_counter(&b, "chessd_version_conflicts_total", "Game changes refused for a stale version.",
         atomic_load_explicit(&version_conflicts, memory_order_relaxed));
-    buf_printf(&b, "# HELP chessd_store_full_total Game writes refused because Redis is out of memory (507).\n"
-            "# TYPE chessd_store_full_total counter\nchessd_store_full_total %llu\n",
+    write_counter(&b, "chessd_store_full_total", "Game writes refused because Redis is out of memory (507).",
         atomic_load_explicit(&store_full, memory_order_relaxed));
-    buf_printf(&b, "# HELP chessd_outcome_unknown_total Game writes sent to Redis that got no answer and could not be "
-            "checked (503 outcome_unknown).\n"
-            "# TYPE chessd_outcome_unknown_total counter\nchessd_outcome_unknown_total %llu\n",
+    write_counter(&b, "chessd_outcome_unknown_total",
+        "Game writes sent to Redis that got no answer and could not be checked (503 outcome_unknown).",
         atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
-    buf_printf(&b, "# HELP chessd_open_connections HTTP connections open now.\n# TYPE chessd_open_connections gauge\n"
-            "chessd_open_connections %lld\n", atomic_load_explicit(&open_connections, memory_order_relaxed));
-    buf_printf(&b, "# HELP chessd_perft_waiting Perft requests queued for a pool thread now.\n"
-            "# TYPE chessd_perft_waiting gauge\nchessd_perft_waiting %lld\n",
+    write_gauge(&b, "chessd_open_connections", "HTTP connections open now.",
+        atomic_load_explicit(&open_connections, memory_order_relaxed));
+    write_gauge(&b, "chessd_perft_waiting", "Perft requests queued for a pool thread now.",
         atomic_load_explicit(&perft_waiting, memory_order_relaxed));
+    write_gauge(&b, "chessd_streams_open", "Game event streams and long-poll requests held now.",
+        atomic_load_explicit(&streams_open, memory_order_relaxed));
+    write_counter(&b, "chessd_stream_events_total", "Events queued on game event streams (snapshots included).",
+        atomic_load_explicit(&stream_events, memory_order_relaxed));
+    write_counter(&b, "chessd_stream_resyncs_total",
+        "Snapshots sent to a stream that missed events (a gap, a new subscription, a lost Redis "
+        "connection, a silent game that moved).",
+        atomic_load_explicit(&stream_resyncs, memory_order_relaxed));
+    write_counter(&b, "chessd_pubsub_reconnects_total", "Redis Pub/Sub connections made again after one was lost.",
+        atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
+    write_counter(&b, "chessd_flag_checks_total", "Games checked for a fallen flag when their clock's deadline came.",
+        atomic_load_explicit(&flag_checks, memory_order_relaxed));
     wire_stats_t wire;
     wire_stats(&wire);
-    buf_printf(&b, "# HELP chessd_http_refused_total Connections refused for malformed HTTP (400) or a chunked body over the "
-            "cap (413) before any of the request ran.\n# TYPE chessd_http_refused_total counter\n"
-            "chessd_http_refused_total %llu\n", (unsigned long long)wire.refused);
+    write_counter(&b, "chessd_http_refused_total",
+        "Connections refused for malformed HTTP (400) or a chunked body over the cap (413) before any of "
+        "the request ran.",
+        (unsigned long long)wire.refused);
     buf_printf(&b, "# HELP chessd_http_deadline_closes_total Connections closed because a request's head or body came too "
             "slowly.\n# TYPE chessd_http_deadline_closes_total counter\n"
             "chessd_http_deadline_closes_total{phase=\"head\"} %llu\n"
             "chessd_http_deadline_closes_total{phase=\"body\"} %llu\n",
         (unsigned long long)wire.header_timeouts, (unsigned long long)wire.body_timeouts);
-    buf_printf(&b, "# HELP chessd_http_library_messages_total Messages from libmicrohttpd (aborted connections and the "
-            "like); a few a second are logged.\n# TYPE chessd_http_library_messages_total counter\n"
-            "chessd_http_library_messages_total %llu\n",
+    write_counter(&b, "chessd_http_library_messages_total",
+        "Messages from libmicrohttpd (aborted connections and the like); a few a second are logged.",
         atomic_load_explicit(&library_messages, memory_order_relaxed));
     store_stats_t stats = { 0 };
     if (store)
         store_stats(store, &stats);
-    buf_printf(&b, "# HELP chessd_redis_errors_total Redis commands that failed or timed out.\n"
-            "# TYPE chessd_redis_errors_total counter\nchessd_redis_errors_total %llu\n",
+    write_counter(&b, "chessd_redis_errors_total", "Redis commands that failed or timed out.",
         (unsigned long long)stats.errors);
-    buf_printf(&b, "# HELP chessd_redis_connects_total Redis connections made (first and reconnects).\n"
-            "# TYPE chessd_redis_connects_total counter\nchessd_redis_connects_total %llu\n",
+    write_counter(&b, "chessd_redis_connects_total", "Redis connections made (first and reconnects).",
         (unsigned long long)stats.connects);
     return buf_finish(&b, length);
 }

@@ -1,7 +1,7 @@
 /* Prometheus metrics: request counts by route and status, a latency
  * histogram, game moves applied, version conflicts, writes refused by a full
  * store or left with an unknown outcome, open connections, and the store's
- * errors and reconnects. Counters are lock-free atomics, safe to
+ * errors and reconnects, live event streams. Counters are lock-free atomics, safe to
  * bump from any server thread. */
 #ifndef CHESSD_API_METRICS_H
 #define CHESSD_API_METRICS_H
@@ -28,6 +28,15 @@ void metrics_connection(int delta);
 void metrics_http_library_message(void);
 /* Perft requests waiting for a pool thread: +1 when one is queued, -1 when it starts. */
 void metrics_perft_waiting(int delta);
+/* Live events (api/events.c): event streams and long-poll waiters held now;
+ * events queued on streams (snapshots included); snapshots sent to a stream
+ * that fell behind or might have; Pub/Sub connections remade after a loss;
+ * flag checks made when a clock's deadline came. */
+void metrics_streams_open(int delta);
+void metrics_stream_event(void);
+void metrics_stream_resync(void);
+void metrics_pubsub_reconnect(void);
+void metrics_flag_check(void);
 
 /* The exposition text (malloc'd, caller frees), or NULL on OOM. */
 char *metrics_render(struct store *store, size_t *length);

@@ -48,6 +48,8 @@ static const struct {
     [API_EDRAW_ALREADY_OFFERED] = { "draw_already_offered", 409, "Your draw offer is already standing" },
     [API_EGAME_TOO_LONG] = { "game_too_long", 422, "The game has reached the most moves this server keeps" },
     [API_ERATE_LIMITED] = { "rate_limited", 429, "Too many requests; retry after Retry-After seconds" },
+    [API_ETOO_MANY_STREAMS] = { "too_many_streams", 503,
+                                "Too many event streams are open; retry after Retry-After seconds" },
     [API_EUNAVAILABLE] = { "unavailable", 503, "The service cannot handle the request now" },
     [API_ESTORE_UNAVAILABLE] = { "store_unavailable", 503, "The game store cannot be reached; retry shortly" },
     [API_EOUTCOME_UNKNOWN] = { "outcome_unknown", 503,

@@ -46,6 +46,8 @@ static const route_t routes[] = {
     { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, "POST", legal_moves_param,
       ROUTE_GAME },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
+    { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, "GET, HEAD", NULL,
+      ROUTE_GAME | ROUTE_STREAM },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },
 };
 

@@ -13,7 +13,8 @@ enum {
     ROUTE_PROBE = 1 << 0,  /* health, readiness, metrics: never rate-limited or refused while draining */
     ROUTE_POOL = 1 << 1,   /* long work: runs on the work pool, off the connection threads */
     ROUTE_CREATES = 1 << 2, /* creates stored data: under the per-address creation limit */
-    ROUTE_GAME = 1 << 3     /* a stored game: refused (503) while the player-token secret is not known */
+    ROUTE_GAME = 1 << 3,    /* a stored game: refused (503) while the player-token secret is not known */
+    ROUTE_STREAM = 1 << 4   /* an event stream: admitted under the stream bounds before its handler runs */
 };
 
 /* Parses the raw request target into *target (req->target should point at it

@@ -6,7 +6,13 @@
  * callback. The bytes themselves pass wire.c's checks and deadlines first.
  * Handlers see the request's headers through a callback put in the request and
  * the drain in req.draining, so nothing they link against lives here.
- * Signals are taken synchronously with sigwait in the main thread. */
+ * Two kinds of answer are held without a thread: an event stream (a
+ * response whose content reader takes bytes from events.c, suspending the
+ * connection while there are none), and a long poll (the connection
+ * suspended until events.c wakes it, then the handler run again). A
+ * suspended connection has no idle timeout, so only a client that stops
+ * reading a stream is timed out. Signals are taken synchronously with
+ * sigwait in the main thread. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -21,12 +27,14 @@
 #include <strings.h>
 #include <stdio.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../store/store.h"
 #include "buf.h"
+#include "events.h"
 #include "http.h"
 #include "metrics.h"
 #include "ratelimit.h"
@@ -41,6 +49,10 @@ enum {
     POOL_QUEUE_PER_THREAD = 16,
     POOL_NICENESS = 10, /* perft yields the CPU to the connection threads */
     MHD_LOG_PER_SECOND = 5,
+    STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
+    STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
+    FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
+    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see MHD_start_daemon below) */
 };
 
 typedef struct {
@@ -59,8 +71,13 @@ typedef struct {
     /* a ROUTE_POOL request: run on the pool while the connection is suspended */
     bool queued;
     atomic_bool done;
+    /* a long poll: held (suspended) until events.c wakes it; res is the
+     * answer to send if it could not be held after all */
+    bool held, hold_refused;
+    unsigned held_seconds;
+    atomic_bool woken;
     struct MHD_Connection *connection;
-    target_t target;
+    target_t *target; /* malloc'd (5 KiB) while the handler may run; an event stream frees it at its start */
     api_request_t req;
     api_response_t res;
 } request_state_t;
@@ -70,6 +87,7 @@ typedef struct server {
     store_t *store;
     ratelimit_t *by_address, *by_token, *creations;
     workpool_t *pool;
+    events_t *events;
     atomic_int in_flight;
     atomic_int connections;
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
@@ -144,6 +162,31 @@ static const char out_of_memory_problem[] =
     "{\"type\":\"urn:chessd:problem:internal_error\",\"title\":\"Internal error\",\"status\":500,"
     "\"detail\":\"out of memory\",\"code\":\"internal_error\"}";
 
+/* The headers every answer carries, and those res asks for. */
+static void add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
+{
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+    MHD_add_response_header(response, "X-Request-Id", st->request_id);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (res->allow)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (st->closing)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (res->etag[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
+    if (res->location[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
+    if (res->authenticate)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (res->retry_after) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%u", res->retry_after);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
+    if (res->preference_applied[0])
+        MHD_add_response_header(response, "Preference-Applied", res->preference_applied);
+}
+
 /* Queues res (its body freed by libmicrohttpd). A response without a body is
  * one whose text could not be made (out of memory): a 500 problem goes
  * instead, never a 200 with a part of its text. */
@@ -166,29 +209,13 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
         res->status = 500;
         res->content_type = "application/problem+json";
     }
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
-    MHD_add_response_header(response, "X-Request-Id", st->request_id);
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (res->allow)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
-    if (st->closing)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
-    if (res->etag[0])
-        MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
-    if (res->location[0])
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
-    if (res->authenticate)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-    if (res->retry_after) {
-        char seconds[16];
-        snprintf(seconds, sizeof seconds, "%u", res->retry_after);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
-    }
+    add_headers(response, st, res);
     st->status = res->status;
     enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
     MHD_destroy_response(response);
     return ok;
 }
+
 
 static enum MHD_Result send_problem(struct MHD_Connection *connection, request_state_t *st, api_status_t status,
                                     const char *detail)
@@ -346,6 +373,193 @@ static void run_pooled(void *arg)
     MHD_resume_connection(st->connection);
 }
 
+/* --- event streams and long polls (see events.h) --- */
+
+/* The client's address for the per-address stream bound (empty when unknown). */
+static void address_of(struct MHD_Connection *connection, const void **bytes, size_t *length)
+{
+    if (!client_address(connection, bytes, length)) {
+        *bytes = "";
+        *length = 0;
+    }
+}
+
+/* A stream's content reader state. It outlives the request's state: the
+ * response is freed after the completion callback. */
+typedef struct {
+    events_stream_t *stream;
+    struct MHD_Connection *connection;
+} stream_link_t;
+
+/* events_conn_t for a stream: the hub's calls on its connection. */
+static void suspend_connection(void *connection) { MHD_suspend_connection(connection); }
+static void resume_connection(void *connection) { MHD_resume_connection(connection); }
+
+/* The stream's client stopped reading: shut the socket, and libmicrohttpd,
+ * whose write fails, closes the connection (and frees the stream). */
+static void abort_connection(void *connection)
+{
+    int fd = connection_fd(connection);
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
+}
+
+/* libmicrohttpd's content reader: the stream's queued bytes; with none, the
+ * connection is suspended (by events_stream_read) and 0 returned. */
+static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
+{
+    stream_link_t *link = cls;
+    (void)pos;
+    /* A client that left is found here, at the latest by the next
+     * heartbeat: its stream ends (quietly, as if complete). */
+    if (wire_client_gone(connection_fd(link->connection)))
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    ssize_t n = events_stream_read(link->stream, out, max);
+    if (n >= 0)
+        return n;
+    return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void free_stream(void *cls)
+{
+    stream_link_t *link = cls;
+    events_stream_release(link->stream);
+    free(link);
+}
+
+/* Answers with res->stream (taken from res): the head, then the stream's
+ * bytes as the hub queues them. The stream's admitted place passes to it. */
+static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connection, request_state_t *st,
+                                    api_response_t *res)
+{
+    events_stream_t *stream = res->stream;
+    res->stream = NULL;
+    const void *address;
+    size_t length;
+    address_of(connection, &address, &length);
+    bool head = !strcmp(st->method, "HEAD");
+    stream_link_t *link = head ? NULL : malloc(sizeof *link);
+    struct MHD_Response *response = NULL;
+    if (link) {
+        *link = (stream_link_t){ stream, connection };
+        response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_stream, link, free_stream);
+    }
+    if (!response) { /* HEAD: the head alone; else out of memory */
+        free(link);
+        events_stream_release(stream);
+        events_release(srv->events, address, length);
+        if (!head)
+            return send_problem(connection, st, API_EINTERNAL, "out of memory");
+        res->body = calloc(1, 1);
+        res->body_length = 0;
+        return send_response(connection, st, res);
+    }
+    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection };
+    events_status_t status = events_stream_attach(srv->events, stream, address, length, &conn);
+    if (status != EVENTS_OK) {
+        MHD_destroy_response(response); /* frees the link and the stream */
+        st->closing = status == EVENTS_EDRAINING;
+        return status == EVENTS_EDRAINING
+                   ? send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica")
+                   : send_problem(connection, st, API_EINTERNAL, "out of memory");
+    }
+    add_headers(response, st, res);
+    /* A proxy that buffers answers (nginx) passes a stream's bytes on at once. */
+    MHD_add_response_header(response, "X-Accel-Buffering", "no");
+    st->status = res->status;
+    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
+/* A ROUTE_STREAM request: a place under the stream bounds first (503
+ * too_many_streams over them), then the handler, then the stream. */
+static enum MHD_Result run_stream_route(server_t *srv, struct MHD_Connection *connection, request_state_t *st)
+{
+    const void *address;
+    size_t length;
+    address_of(connection, &address, &length);
+    api_response_t res = { 0 };
+    switch (events_admit(srv->events, address, length)) {
+    case EVENTS_OK:
+        break;
+    case EVENTS_ETOO_MANY:
+        api_problem(&res, API_ETOO_MANY_STREAMS,
+                    "this replica holds as many event streams and long polls as it may, in all or from this address",
+                    NULL, NULL);
+        res.retry_after = STREAM_RETRY_AFTER;
+        return send_response(connection, st, &res);
+    case EVENTS_EDRAINING:
+        st->closing = true;
+        return send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica");
+    default:
+        return send_problem(connection, st, API_EINTERNAL, "out of memory");
+    }
+    router_handle(&st->req, &res);
+    if (res.stream) {
+        /* The handler never runs again for a stream: what it read goes, so an open stream costs less. */
+        free(st->target);
+        st->target = NULL;
+        st->req.target = NULL;
+        st->req.path = NULL;
+        return start_stream(srv, connection, st, &res);
+    }
+    events_release(srv->events, address, length);
+    return send_response(connection, st, &res);
+}
+
+/* events_conn_t.resume for a long poll: the wait is over. */
+static void wake_held(void *arg)
+{
+    request_state_t *st = arg;
+    atomic_store(&st->woken, true);
+    MHD_resume_connection(st->connection);
+}
+
+/* Holds a long poll that res asks for: a place under the stream bounds, the
+ * connection suspended until the hub wakes it. False (nothing held) over the
+ * bounds: res is then answered at once, without waiting. */
+static bool hold(server_t *srv, struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
+{
+    const void *address;
+    size_t length;
+    address_of(connection, &address, &length);
+    if (events_admit(srv->events, address, length) != EVENTS_OK)
+        return false;
+    st->held = true;
+    st->hold_refused = false;
+    st->held_seconds = res->wait_seconds;
+    st->res = *res; /* the answer, should the wait not be registered after all */
+    atomic_store(&st->woken, false);
+    MHD_suspend_connection(connection);
+    events_conn_t conn = { NULL, wake_held, NULL, st };
+    if (events_wait(srv->events, st->req.path_param, res->wait_version, res->wait_seconds, address, length, &conn)
+        != EVENTS_OK) {
+        st->hold_refused = true;
+        atomic_store(&st->woken, true);
+        MHD_resume_connection(connection);
+    }
+    return true;
+}
+
+/* A held long poll, woken: the handler runs again knowing it waited (or,
+ * when the wait could not be registered, its first answer goes). */
+static enum MHD_Result answer_held(server_t *srv, struct MHD_Connection *connection, request_state_t *st)
+{
+    st->held = false;
+    api_response_t res = st->res;
+    st->res = (api_response_t){ 0 };
+    if (!st->hold_refused) {
+        free(res.body);
+        res = (api_response_t){ 0 };
+        st->req.waited_seconds = st->held_seconds;
+        st->req.draining = atomic_load(&srv->draining);
+        st->closing = st->req.draining;
+        router_handle(&st->req, &res);
+    }
+    return send_response(connection, st, &res);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -372,16 +586,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     }
     if (st->queued) /* resumed: the pool has answered */
         return atomic_load(&st->done) ? send_response(connection, st, &st->res) : MHD_YES;
+    if (st->held) /* resumed: the wait is over */
+        return atomic_load(&st->woken) ? answer_held(srv, connection, st) : MHD_YES;
     if (st->status)
         return MHD_YES; /* answered on the first callback */
     if (st->too_large)
         return send_problem(connection, st, API_EPAYLOAD_TOO_LARGE, "the request body is over the limit");
     if (buf_failed(&st->body))
         return send_problem(connection, st, API_EINTERNAL, "out of memory reading the request body");
+    if (!st->target && !(st->target = malloc(sizeof *st->target)))
+        return send_problem(connection, st, API_EINTERNAL, "out of memory");
     st->req = (api_request_t){
         .method = method,
-        .path = st->target.path,
-        .target = &st->target,
+        .path = st->target->path,
+        .target = st->target,
         .body = st->body.data ? st->body.data : "",
         .body_length = st->body.length,
         .request_id = st->request_id,
@@ -392,7 +610,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .header_source = connection,
     };
     api_response_t res = { 0 };
-    if (!router_parse_target(st->raw_target, st->raw_target_length, &st->target, &res)
+    if (!router_parse_target(st->raw_target, st->raw_target_length, st->target, &res)
         || !router_find(&st->req, &res)) {
         st->route = st->req.route;
         return send_response(connection, st, &res);
@@ -430,7 +648,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         MHD_resume_connection(connection);
         return MHD_YES;
     }
+    if (flags & ROUTE_STREAM)
+        return run_stream_route(srv, connection, st);
     router_handle(&st->req, &res);
+    if (res.wait_seconds && hold(srv, connection, st, &res))
+        return MHD_YES;
     return send_response(connection, st, &res);
 }
 
@@ -496,6 +718,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (st->seen)
         atomic_fetch_sub(&srv->in_flight, 1);
     free(st->raw_target);
+    free(st->target);
     buf_free(&st->body);
     free(st);
     *con_cls = NULL;
@@ -589,6 +812,7 @@ static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, boo
 
 static void server_free(server_t *srv)
 {
+    events_stop(srv->events);
     workpool_free(srv->pool);
     wire_stop();
     store_close(srv->store);
@@ -601,6 +825,25 @@ static void pause_briefly(void)
 {
     struct timespec pause = { 0, 10 * 1000 * 1000 };
     nanosleep(&pause, NULL);
+}
+
+/* Raises the open-file limit to fit --max-connections (each is a
+ * descriptor) and a few more, as far as the hard limit allows; says so when
+ * it cannot (connections past it are refused at accept). */
+static void fit_file_limit(unsigned max_connections)
+{
+    struct rlimit limit;
+    rlim_t want = (rlim_t)max_connections + FILE_LIMIT_SPARE;
+    if (getrlimit(RLIMIT_NOFILE, &limit) || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= want)
+        return;
+    rlim_t can = limit.rlim_max == RLIM_INFINITY || limit.rlim_max > want ? want : limit.rlim_max;
+    if (can > limit.rlim_cur) {
+        limit.rlim_cur = can;
+        (void)setrlimit(RLIMIT_NOFILE, &limit);
+    }
+    if (can < want)
+        fprintf(stderr, "chessd: the open-file limit %llu is below --max-connections %u and what Redis needs: raise "
+                        "it (ulimit -n) or lower --max-connections\n", (unsigned long long)can, max_connections);
 }
 
 int server_run(const config_t *cfg)
@@ -620,6 +863,7 @@ int server_run(const config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    fit_file_limit(cfg->max_connections);
     char err[256];
     store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
                                  .command_timeout_ms = cfg->redis_timeout_ms };
@@ -634,7 +878,12 @@ int server_run(const config_t *cfg)
                                .max_body = cfg->max_body,
                                .answer = wire_answer };
     metrics_init(router_route_count(), router_route_name);
-    if (!srv.store || !srv.pool || !wire_start(&wire_cfg)) {
+    events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
+                                   .max_per_address = cfg->max_streams_per_address,
+                                   .heartbeat_seconds = cfg->heartbeat_seconds };
+    if (srv.store)
+        srv.events = events_start(&events_cfg, err, sizeof err);
+    if (!srv.store || !srv.pool || !srv.events || !wire_start(&wire_cfg)) {
         if (!srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -652,8 +901,10 @@ int server_run(const config_t *cfg)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
         /* Per-connection memory for the request line, headers and buffers: it
-         * also caps the header size a client may send (431/413 beyond it). */
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+         * also caps the head a client may send (431/414 beyond it). Half of
+         * it is touched on every connection, so it is most of what an idle
+         * event stream costs: 12 KiB keeps a stream under 14 KiB. */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, &srv,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
@@ -676,6 +927,8 @@ int server_run(const config_t *cfg)
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
+    /* Streams get their closing event and end; long polls are answered. */
+    events_drain(srv.events);
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);

@@ -5,6 +5,7 @@
  * whose command left wholly but got no answer is reported as unknown, never
  * as unavailable, because Redis may still run it. */
 #include "store.h"
+#include "store_private.h"
 
 #include <errno.h>
 #include <hiredis/hiredis.h>
@@ -310,25 +311,9 @@ static redisContext *connection(store_t *s, bool *reused)
         return c;
     if (c)
         drop_connection(s);
-    c = redisConnectWithTimeout(s->host, s->port, s->connect_timeout);
-    if (!c || c->err || redisSetTimeout(c, s->command_timeout) != REDIS_OK) {
-        redisFree(c);
-        atomic_fetch_add(&s->errors, 1);
-        return NULL;
-    }
-    char db[16];
-    snprintf(db, sizeof db, "%d", s->db);
-    const char *auth_user[] = { "AUTH", s->user, s->password };
-    const char *auth[] = { "AUTH", s->password };
-    const char *select[] = { "SELECT", db };
-    if ((s->password[0] && !(s->user[0] ? setup_command(c, 3, auth_user) : setup_command(c, 2, auth)))
-        || (s->db && !setup_command(c, 2, select))) {
-        redisFree(c);
-        atomic_fetch_add(&s->errors, 1);
-        return NULL;
-    }
-    atomic_fetch_add(&s->connects, 1);
-    pthread_setspecific(s->connection_key, c);
+    c = store_connect_raw(s, NULL, 0);
+    if (c)
+        pthread_setspecific(s->connection_key, c);
     return c;
 }
 
@@ -765,4 +750,32 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
      * gone again already (deleted, evicted) is for the next call. */
     status = token_secret_get(store, secret, length);
     return status == STORE_ENOT_FOUND ? STORE_EUNAVAILABLE : status;
+}
+
+redisContext *store_connect_raw(store_t *s, char *err, size_t err_size)
+{
+    redisContext *c = redisConnectWithTimeout(s->host, s->port, s->connect_timeout);
+    const char *why = !c ? "out of memory" : c->err ? c->errstr : NULL;
+    if (!why && redisSetTimeout(c, s->command_timeout) != REDIS_OK)
+        why = "cannot set the command timeout";
+    if (!why) {
+        char db[16];
+        snprintf(db, sizeof db, "%d", s->db);
+        const char *auth_user[] = { "AUTH", s->user, s->password };
+        const char *auth[] = { "AUTH", s->password };
+        const char *select[] = { "SELECT", db };
+        if (s->password[0] && !(s->user[0] ? setup_command(c, 3, auth_user) : setup_command(c, 2, auth)))
+            why = "AUTH was refused";
+        else if (s->db && !setup_command(c, 2, select))
+            why = "SELECT was refused";
+    }
+    if (why) {
+        if (err_size)
+            snprintf(err, err_size, "Redis %s:%d: %s", s->host, s->port, why);
+        redisFree(c);
+        atomic_fetch_add(&s->errors, 1);
+        return NULL;
+    }
+    atomic_fetch_add(&s->connects, 1);
+    return c;
 }

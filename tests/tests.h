@@ -27,6 +27,10 @@ int test_buf_register(void);
 int test_jsonw_register(void);
 int test_pgn_register(void);
 int test_idempotency_register(void);
+int test_events_register(void);
+int test_game_events_register(void);
+int test_http_register(void);
+int test_subscriber_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

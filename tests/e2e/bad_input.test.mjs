@@ -232,8 +232,8 @@ const expandText = (template, ctx) => expand(template, ctx).toString('utf8');
 
 let server;
 
-async function newGame() {
-  const res = await call(server, 'POST', '/v1/games', { json: {} });
+async function newGame(json = {}) {
+  const res = await call(server, 'POST', '/v1/games', { json });
   assert.equal(res.status, 201, `creating a game for the row: ${res.status} ${res.text}`);
   return { id: res.body.id, tokens: res.body.tokens, version: res.body.version };
 }
@@ -244,9 +244,11 @@ async function prepare(row) {
   const all = templates.join('\n');
   const ctx = {};
   if (row.given.length || NEEDS_GAME.test(all)) {
-    const game = await newGame();
+    // A first step "takeback=POLICY" picks the game's takeback policy (default: agreement).
+    const policy = row.given[0]?.startsWith('takeback=') ? row.given[0].slice('takeback='.length) : null;
+    const game = await newGame(policy ? { takeback: policy } : {});
     let turn = 'white';
-    for (const step of row.given) {
+    for (const step of policy ? row.given.slice(1) : row.given) {
       const headers = { authorization: `Bearer ${game.tokens[turn]}` };
       let res;
       if (step === 'resign') {

@@ -31,7 +31,8 @@ const auth = (token) => ({ authorization: `Bearer ${token}` });
 const CHANGES = ['moves', 'undo', 'resign', 'draw'];
 
 async function createGame(body = {}, query = '') {
-  const res = await post(server, `/v1/games${query}`, body);
+  // Changes here include /undo: the free takeback policy.
+  const res = await post(server, `/v1/games${query}`, { takeback: 'free', ...body });
   assert.equal(res.status, 201, res.text);
   return { id: res.body.id, tokens: res.body.tokens, version: res.body.version, turn: res.body.position.turn, created: res.body };
 }

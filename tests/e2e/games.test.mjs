@@ -53,6 +53,8 @@ const gameKeys = (id) => ({ game: `chessd:game:{${id}}`, moves: `chessd:moves:{$
  * them ({uci, san}, what GET must list).
  */
 async function createGame(body = {}, { srv = server, headers = {} } = {}) {
+  // Most tests here take moves back with /undo: the free takeback policy, unless a test picks one.
+  if (body && typeof body === 'object' && !Array.isArray(body) && !('takeback' in body)) body = { takeback: 'free', ...body };
   const res = await post(srv, '/v1/games', body, { headers });
   assert.equal(res.status, 201, `create ${JSON.stringify(body)}: ${res.text}`);
   const g = { id: res.body.id, tokens: res.body.tokens, srv, res, played: [...res.body.moves] };
@@ -783,6 +785,7 @@ async function checkPgn(g) {
   assert.equal(tag.Black, game.black.name ?? '?');
   assert.ok(movetext === game.result || movetext.endsWith(` ${game.result}`), `the movetext ends with the result: ${movetext}`);
   assert.equal(tag.Termination, game.status === 'active' ? 'unterminated' : 'normal');
+  assert.equal(tag.TimeControl, game.clock ? `${game.clock.initial_ms / 1000}+${game.clock.increment_ms / 1000}` : '-');
   const custom = game.chess960 || game.initial_fen !== START_FEN;
   assert.equal(tag.SetUp, custom ? '1' : undefined);
   assert.equal(tag.FEN, custom ? game.initial_fen : undefined);
@@ -816,7 +819,7 @@ test('PGN: a known game\'s movetext exactly, finished and unfinished games, a cu
   const date = opera.res.body.created_at.slice(0, 10).replaceAll('-', '.');
   assert.equal(p.text.slice(0, p.text.indexOf('\n\n')), [
     '[Event "?"]', '[Site "?"]', `[Date "${date}"]`, '[Round "-"]', '[White "Paul Morphy"]',
-    '[Black "Duke Karl / Count Isouard"]', '[Result "1-0"]', '[Termination "normal"]',
+    '[Black "Duke Karl / Count Isouard"]', '[Result "1-0"]', '[Termination "normal"]', '[TimeControl "-"]',
   ].join('\n'));
 
   // Unfinished, and with no moves at all.

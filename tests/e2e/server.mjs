@@ -8,7 +8,8 @@
 // restart (optionally with its data kept on disk), pause and resume, and
 // redisCommands()/redisDump() read it over raw RESP. startNginx() puts a
 // private nginx in front of several chessd replicas as a round-robin load
-// balancer.
+// balancer (with { streaming: true }, one that passes event streams and
+// long-polls through as they come).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -343,14 +344,33 @@ export function findNginx() {
   return null;
 }
 
-/** The nginx.conf of startNginx: round robin over `upstreamPorts` on 127.0.0.1, listening on `port`. */
-function nginxConfig(dir, port, upstreamPorts) {
+/**
+ * The server-level lines that let event streams (GET /v1/games/{id}/events)
+ * and long-polls (Prefer: wait=N, up to 60 s) through: every byte is passed
+ * on as it comes instead of being gathered into nginx's buffers, and a
+ * connection may stay silent longer than a long-poll's wait or the gap
+ * between two heartbeats.
+ */
+const STREAMING_LINES = `
+        # Streams: pass each event on at once (no buffering, no cache), and
+        # wait for the upstream longer than any long-poll (60 s) or heartbeat
+        # gap (15 s at most).
+        proxy_buffering off;
+        proxy_cache off;
+        proxy_read_timeout 3600s;
+        proxy_send_timeout 3600s;`;
+
+/**
+ * The nginx.conf of startNginx: round robin over `upstreamPorts` on
+ * 127.0.0.1, listening on `port`; with streaming, STREAMING_LINES too.
+ */
+function nginxConfig(dir, port, upstreamPorts, { streaming = false } = {}) {
   return `# Written by tests/e2e/server.mjs startNginx: a private load balancer for one test run.
 daemon off;
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
-events { worker_connections 1024; }
+events { worker_connections ${streaming ? 8192 : 1024}; }
 http {
     access_log off;
     client_body_temp_path ${dir}/tmp/body;
@@ -376,7 +396,7 @@ ${upstreamPorts.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeo
         proxy_set_header Connection "";
         proxy_set_header Host $host;
         proxy_connect_timeout 2s;
-        proxy_read_timeout 30s;
+${streaming ? STREAMING_LINES : '        proxy_read_timeout 30s;'}
 
         location / {
             # Writes go to @writes (error_page to a named location keeps the
@@ -411,11 +431,13 @@ ${upstreamPorts.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeo
  * Starts a private nginx (daemon off, one worker, access_log off, error log,
  * pid file and temp files in a fresh temporary directory) on a free loopback
  * port, balancing round robin over chessd replicas on 127.0.0.1 at
- * `upstreamPorts` (see nginxConfig). Fails the test when nginx is not
- * installed. Resolves to { port, base, dir, proc, config, errorLog(), stop() }
- * once GET /healthz through it answers 200.
+ * `upstreamPorts` (see nginxConfig). With streaming, it passes responses on
+ * unbuffered and waits an hour for an upstream's next byte (for event streams
+ * and long-polls). Fails the test when nginx is not installed. Resolves to
+ * { port, base, dir, proc, config, errorLog(), stop() } once GET /healthz
+ * through it answers 200.
  */
-export async function startNginx(upstreamPorts) {
+export async function startNginx(upstreamPorts, { streaming = false } = {}) {
   const bin = findNginx();
   assert.ok(bin, 'nginx is not installed (looked for CHESSD_NGINX, nginx on PATH, /usr/sbin/nginx): the scale-out ' +
     'tests need it as the load balancer. Install the Debian package nginx (apt-get install nginx; ' +
@@ -428,7 +450,7 @@ export async function startNginx(upstreamPorts) {
   const errorLog = () => (existsSync(path.join(dir, 'error.log')) ? readFileSync(path.join(dir, 'error.log'), 'utf8') : '');
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const config = nginxConfig(dir, port, upstreamPorts);
+    const config = nginxConfig(dir, port, upstreamPorts, { streaming });
     writeFileSync(path.join(dir, 'nginx.conf'), config);
     writeFileSync(path.join(dir, 'error.log'), '');
     const proc = spawn(bin, ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')],

@@ -22,6 +22,7 @@
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
+#include "../../store/store_private.h"
 #include "../../api/game_cache.h"
 #include "fuzz.h"
 #include "http_harness.h"
@@ -406,6 +407,20 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     if (current_version)
         *current_version = expected_version + 1;
     return STORE_OK;
+}
+
+void store_game_channel(const char *id, char *out)
+{
+    snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.*s}", STORE_CHANNEL_SIZE - 20, id);
+}
+
+/* No Redis here: the event hub's subscriber cannot connect. */
+redisContext *store_connect_raw(store_t *store, char *err, size_t err_size)
+{
+    (void)store;
+    if (err_size)
+        snprintf(err, err_size, "the in-memory store has no Pub/Sub");
+    return NULL;
 }
 
 const char *store_status_name(store_status_t status)

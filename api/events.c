@@ -1,0 +1,1180 @@
+/* See events.h. Everything the hub shares is under hub->lock: the topics (one
+ * per game with streams or waiters here, by channel), their queues, the
+ * timers, the admission counts. A stream's queued bytes are under its own
+ * lock, which the connection's thread takes to read them; the order is hub
+ * lock, then stream lock, then whatever the connection callbacks take. The
+ * hub thread drops the hub lock only to poll and to read or write a game in
+ * Redis; the Pub/Sub socket is non-blocking and used under the lock.
+ *
+ * A topic knows the highest version it has seen; each stream the last
+ * version its client has. A message one past a stream's version is sent as
+ * it is; further past (a gap) the topic is re-read and the stream gets the
+ * snapshot instead. Every SUBSCRIBE acknowledgement, a gap, a stream that
+ * joins behind the topic, a topic silent for SILENT_US and a reconnection
+ * re-read the game, and every stream behind the snapshot gets it. A new
+ * stream is held (its client reads nothing) until its topic is subscribed
+ * and has no news it lacks: then its first snapshot, if a later one came,
+ * is replaced by that one, so a client never gets a snapshot for a change
+ * made after its first event: every later change comes as a change event. */
+#include "events.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../store/store.h"
+#include "../store/subscriber.h"
+#include "game_events.h"
+#include "metrics.h"
+#include "timers.h"
+
+enum {
+    PENDING_MAX = 256 * 1024, /* bytes queued on a stream whose client does not read, before it is closed */
+    ID_SIZE = 24,
+    RESYNCS_PER_ROUND = 32, /* Redis reads between two polls, so timers and messages are not held up */
+    FLAG_CHECKS_PER_ROUND = 64,
+    BACKOFF_FIRST_MS = 100,
+    BACKOFF_MAX_MS = 2000,
+};
+#define SILENT_US (30ull * 1000000u)      /* a topic without a message this long is read again */
+#define RESYNC_RETRY_US (1000000ull)      /* a read that failed is tried again after this */
+#define FLAG_MARGIN_US (5000ull)          /* a flag is checked this long after its deadline */
+#define FLAG_RETRY_US (100000ull)         /* a flag check that failed is tried again after this */
+#define FLAG_MAX_MS (7ll * 24 * 3600 * 1000) /* a deadline further than this is a wrong one */
+#define PING_US (5ull * 1000000u)         /* the subscriber connection is pinged this often... */
+                                          /* ...and lost when a ping is unanswered at the next */
+
+typedef struct topic topic_t;
+typedef struct waiter waiter_t;
+
+typedef enum { TIMER_TOPIC, TIMER_WAITER } timer_kind_t;
+
+/* A timer entry and what owns it; the first member of its owner. */
+typedef struct {
+    timers_entry_t entry; /* first: the heap's pointer is this one */
+    timer_kind_t kind;
+} hub_timer_t;
+
+typedef enum { SUB_WANTED, SUB_SENT, SUB_LIVE } sub_state_t;
+
+struct events_stream {
+    pthread_mutex_t lock;
+    /* under lock */
+    buf_t out;   /* queued bytes: out.data[sent, out.length) */
+    size_t sent;
+    bool suspended; /* conn.suspend was called and conn.resume not yet */
+    bool ended;     /* the end is queued */
+    bool failed;    /* over PENDING_MAX: closed */
+    bool held;      /* its topic is not known to be live and current for it yet: nothing is read */
+    /* set before the stream is shared */
+    events_format_t format;
+    char id[ID_SIZE];
+    events_t *hub; /* NULL until attached */
+    events_conn_t conn;
+    unsigned char address[EVENTS_ADDRESS_MAX];
+    size_t address_length;
+    /* under the hub's lock */
+    topic_t *topic; /* NULL for a stream born ended */
+    events_stream_t *prev, *next;
+    uint64_t last_version; /* what the client has */
+    bool finished;         /* nothing more is queued */
+};
+
+struct waiter {
+    hub_timer_t timer; /* first */
+    topic_t *topic;
+    waiter_t *prev, *next;
+    uint64_t version;
+    events_conn_t conn;
+    unsigned char address[EVENTS_ADDRESS_MAX];
+    size_t address_length;
+};
+
+struct topic {
+    hub_timer_t timer; /* first */
+    char id[ID_SIZE];
+    char channel[GAME_EVENTS_CHANNEL_SIZE];
+    topic_t *hash_next;
+    events_stream_t *streams;
+    waiter_t *waiters;
+    unsigned members; /* streams and waiters */
+    unsigned refs;    /* the map, each queue it is in, each hub operation on it */
+    bool removed;     /* out of the map: no member left */
+    sub_state_t sub;
+    bool in_subscribe_queue, in_resync_queue, in_flag_queue;
+    topic_t *subscribe_next, *resync_next, *flag_next;
+    uint64_t version;      /* the highest seen */
+    uint64_t flag_version; /* the version whose meta set the flag timer */
+    uint64_t flag_due_us;  /* 0: no clock running */
+    uint64_t check_due_us; /* a re-read: silence, or a failed read */
+};
+
+typedef struct unsubscribe {
+    struct unsubscribe *next;
+    char channel[GAME_EVENTS_CHANNEL_SIZE];
+} unsubscribe_t;
+
+typedef struct address_count {
+    struct address_count *next;
+    unsigned char bytes[EVENTS_ADDRESS_MAX];
+    size_t length;
+    unsigned count;
+} address_count_t;
+
+/* A FIFO of topics through one link member of theirs, with a flag member
+ * saying whether they are in it. */
+typedef struct {
+    topic_t *head, *tail;
+    size_t link_offset, member_offset;
+} topic_queue_t;
+
+enum { ADDRESS_BUCKETS = 1024 };
+
+struct events {
+    events_config_t cfg;
+    pthread_t thread;
+    int wake_fd;
+    pthread_mutex_t lock;
+    /* under lock */
+    bool draining, stopping;
+    topic_t **buckets;
+    size_t bucket_count, topic_count;
+    topic_queue_t subscribes, resyncs, flags;
+    unsubscribe_t *unsubscribes;
+    timers_t timers;
+    address_count_t *addresses[ADDRESS_BUCKETS];
+    unsigned open; /* streams and waiters, admitted ones included */
+    uint64_t heartbeat_due_us;
+    /* the hub thread's alone */
+    store_subscriber_t *sub;
+    bool ever_connected;
+    unsigned backoff_ms;
+    uint64_t reconnect_due_us;
+    uint64_t ping_due_us;
+    bool ping_unanswered;
+};
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void wake_hub(events_t *h)
+{
+    uint64_t one = 1;
+    (void)!write(h->wake_fd, &one, sizeof one);
+}
+
+/* --- framing --- */
+
+void events_frame(buf_t *out, events_format_t format, const char *type, uint64_t version, const char *json,
+                  size_t length)
+{
+    if (format == EVENTS_SSE) {
+        if (version)
+            buf_printf(out, "id: %llu\n", (unsigned long long)version);
+        buf_printf(out, "event: %s\ndata: ", type);
+        buf_append(out, json, length);
+        buf_puts(out, "\n\n");
+        return;
+    }
+    buf_append(out, json, length);
+    buf_putc(out, '\n');
+}
+
+void events_frame_heartbeat(buf_t *out, events_format_t format)
+{
+    buf_puts(out, format == EVENTS_SSE ? ": heartbeat\n\n" : "\n");
+}
+
+bool events_last_event_id(const char *text, uint64_t *version)
+{
+    if (!text || !*text)
+        return false;
+    uint64_t v = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9' || p - text >= 16)
+            return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > 9007199254740991ull)
+        return false;
+    *version = v;
+    return true;
+}
+
+/* Frames of one event, made once per format at first use. */
+typedef struct {
+    const char *type;
+    uint64_t version;
+    const char *json;
+    size_t length;
+    buf_t frames[EVENTS_FORMAT_COUNT];
+    bool made[EVENTS_FORMAT_COUNT];
+} framed_t;
+
+static void framed_init(framed_t *f, const char *type, uint64_t version, const char *json, size_t length)
+{
+    memset(f, 0, sizeof *f);
+    f->type = type;
+    f->version = version;
+    f->json = json;
+    f->length = length;
+    for (int i = 0; i < EVENTS_FORMAT_COUNT; i++)
+        buf_init(&f->frames[i]);
+}
+
+static const buf_t *framed_for(framed_t *f, events_format_t format)
+{
+    if (!f->made[format]) {
+        events_frame(&f->frames[format], format, f->type, f->version, f->json, f->length);
+        f->made[format] = true;
+    }
+    return &f->frames[format];
+}
+
+static void framed_free(framed_t *f)
+{
+    for (int i = 0; i < EVENTS_FORMAT_COUNT; i++)
+        buf_free(&f->frames[i]);
+}
+
+/* --- streams --- */
+
+events_stream_t *events_stream_new(events_format_t format, const char *id, uint64_t version, const char *json,
+                                   size_t length, bool ended)
+{
+    events_stream_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_init(&s->lock, NULL);
+    buf_init(&s->out);
+    s->format = (unsigned)format < EVENTS_FORMAT_COUNT ? format : EVENTS_NDJSON;
+    snprintf(s->id, sizeof s->id, "%s", id);
+    s->last_version = version;
+    s->ended = s->finished = ended;
+    if (json)
+        events_frame(&s->out, s->format, "game", version, json, length);
+    if (buf_failed(&s->out)) {
+        events_stream_release(s);
+        return NULL;
+    }
+    if (json)
+        metrics_stream_event();
+    return s;
+}
+
+ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
+{
+    ssize_t n;
+    pthread_mutex_lock(&s->lock);
+    if (s->failed) {
+        n = -2;
+    } else if (s->sent < s->out.length && !s->held) {
+        size_t take = s->out.length - s->sent < max ? s->out.length - s->sent : max;
+        memcpy(out, s->out.data + s->sent, take);
+        s->sent += take;
+        if (s->sent == s->out.length) { /* an idle stream holds no buffer */
+            buf_free(&s->out);
+            s->sent = 0;
+        }
+        n = (ssize_t)take;
+    } else if (s->ended && !s->held) {
+        n = -1;
+    } else if (s->conn.suspend) {
+        s->suspended = true;
+        s->conn.suspend(s->conn.arg);
+        n = 0;
+    } else {
+        n = -2; /* not attached and not ended: nothing could ever come */
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+/* Queues bytes on s (hub lock held); end: nothing follows them. Past
+ * PENDING_MAX unsent bytes the client is not reading: the stream fails, its
+ * bytes are dropped and its connection closed; so it does when bytes is NULL
+ * (they could not be made) or memory runs out. */
+static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool end)
+{
+    if (s->finished)
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (!bytes || s->out.length - s->sent + n > PENDING_MAX || !buf_reserve(&s->out, n)) {
+        s->failed = true;
+        buf_free(&s->out);
+        s->sent = 0;
+        s->finished = true;
+        if (!s->suspended)
+            s->conn.abort(s->conn.arg); /* a suspended one learns it from the next read */
+    } else {
+        buf_append(&s->out, bytes, n);
+        if (end) {
+            s->ended = true;
+            s->finished = true;
+            s->held = false; /* an ending (the game's, a shutdown) is sent as soon as it is known */
+        }
+    }
+    if (s->suspended && !s->held) {
+        s->suspended = false;
+        s->conn.resume(s->conn.arg);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Lets a held stream's client read (hub lock held); first drops the snapshot
+ * it was born with when a later one replaces it (drop_first: nothing of it
+ * was read, since the stream was held). */
+static void stream_unhold(events_stream_t *s, bool drop_first)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->held && drop_first && s->sent == 0) {
+        buf_free(&s->out);
+        buf_init(&s->out);
+    }
+    if (!drop_first) {
+        s->held = false;
+        if (s->suspended) {
+            s->suspended = false;
+            s->conn.resume(s->conn.arg);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void stream_push_event(events_stream_t *s, framed_t *f, bool end)
+{
+    const buf_t *frame = framed_for(f, s->format);
+    stream_push(s, buf_failed(frame) ? NULL : frame->data, frame->length, end);
+    metrics_stream_event();
+}
+
+/* --- admission --- */
+
+static size_t address_bucket(const unsigned char *bytes, size_t length)
+{
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < length; i++)
+        hash = (hash ^ bytes[i]) * 16777619u;
+    return hash % ADDRESS_BUCKETS;
+}
+
+static address_count_t **address_find(events_t *h, const unsigned char *bytes, size_t length)
+{
+    address_count_t **p = &h->addresses[address_bucket(bytes, length)];
+    while (*p && ((*p)->length != length || memcmp((*p)->bytes, bytes, length)))
+        p = &(*p)->next;
+    return p;
+}
+
+static size_t address_length(size_t length) { return length < EVENTS_ADDRESS_MAX ? length : EVENTS_ADDRESS_MAX; }
+
+/* Gives back a place (hub lock held). */
+static void release_locked(events_t *h, const void *address, size_t length)
+{
+    length = address_length(length);
+    address_count_t **p = address_find(h, address, length);
+    if (*p && --(*p)->count == 0) {
+        address_count_t *gone = *p;
+        *p = gone->next;
+        free(gone);
+    }
+    if (h->open > 0) {
+        h->open--;
+        metrics_streams_open(-1);
+    }
+}
+
+events_status_t events_admit(events_t *h, const void *address, size_t length)
+{
+    length = address_length(length);
+    events_status_t status = EVENTS_OK;
+    pthread_mutex_lock(&h->lock);
+    address_count_t **p = address_find(h, address, length);
+    if (h->draining) {
+        status = EVENTS_EDRAINING;
+    } else if (h->open >= h->cfg.max_streams
+               || (h->cfg.max_per_address && *p && (*p)->count >= h->cfg.max_per_address)) {
+        status = EVENTS_ETOO_MANY;
+    } else if (!*p && !(*p = calloc(1, sizeof **p))) {
+        status = EVENTS_ENOMEM;
+    } else {
+        memcpy((*p)->bytes, address, length);
+        (*p)->length = length;
+        (*p)->count++;
+        h->open++;
+        metrics_streams_open(1);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return status;
+}
+
+void events_release(events_t *h, const void *address, size_t length)
+{
+    pthread_mutex_lock(&h->lock);
+    release_locked(h, address, length);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* --- topics --- */
+
+static size_t channel_hash(const char *channel, size_t length)
+{
+    uint64_t hash = 1469598103934665603ull;
+    for (size_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)channel[i]) * 1099511628211ull;
+    return (size_t)hash;
+}
+
+static topic_t *topic_find(events_t *h, const char *channel, size_t length)
+{
+    if (!h->bucket_count)
+        return NULL;
+    topic_t *t = h->buckets[channel_hash(channel, length) & (h->bucket_count - 1)];
+    while (t && (strlen(t->channel) != length || memcmp(t->channel, channel, length)))
+        t = t->hash_next;
+    return t;
+}
+
+/* Doubles the buckets when the topics outnumber them (a failure leaves longer chains). */
+static void topics_grow(events_t *h)
+{
+    if (h->topic_count < h->bucket_count)
+        return;
+    size_t count = h->bucket_count ? h->bucket_count * 2 : 64;
+    topic_t **buckets = calloc(count, sizeof *buckets);
+    if (!buckets)
+        return;
+    for (size_t i = 0; i < h->bucket_count; i++) {
+        for (topic_t *t = h->buckets[i], *next; t; t = next) {
+            next = t->hash_next;
+            size_t b = channel_hash(t->channel, strlen(t->channel)) & (count - 1);
+            t->hash_next = buckets[b];
+            buckets[b] = t;
+        }
+    }
+    free(h->buckets);
+    h->buckets = buckets;
+    h->bucket_count = count;
+}
+
+/* Drops a reference; the last frees t. Not inlined: a caller holding its own
+ * reference across a call that drops another would otherwise look to the
+ * compiler like a use after free. */
+__attribute__((noinline)) static void topic_unref(topic_t *t)
+{
+    if (--t->refs == 0)
+        free(t);
+}
+
+/* A topic's link and membership flag in queue q. */
+static topic_t **queue_link(const topic_queue_t *q, topic_t *t) { return (topic_t **)((char *)t + q->link_offset); }
+static bool *queue_member(const topic_queue_t *q, topic_t *t) { return (bool *)((char *)t + q->member_offset); }
+
+/* Appends t unless it is queued already; the queue holds a reference. */
+static void queue_push(topic_queue_t *q, topic_t *t)
+{
+    if (*queue_member(q, t))
+        return;
+    *queue_member(q, t) = true;
+    *queue_link(q, t) = NULL;
+    t->refs++;
+    if (q->tail)
+        *queue_link(q, q->tail) = t;
+    else
+        q->head = t;
+    q->tail = t;
+}
+
+/* Pops the first topic; its reference passes to the caller. */
+static topic_t *queue_pop(topic_queue_t *q)
+{
+    topic_t *t = q->head;
+    if (!t)
+        return NULL;
+    q->head = *queue_link(q, t);
+    if (!q->head)
+        q->tail = NULL;
+    *queue_member(q, t) = false;
+    return t;
+}
+
+static void queue_init(topic_queue_t *q, size_t link_offset, size_t member_offset)
+{
+    q->head = q->tail = NULL;
+    q->link_offset = link_offset;
+    q->member_offset = member_offset;
+}
+
+static void want_resync(events_t *h, topic_t *t)
+{
+    if (!t->removed && !t->in_resync_queue) {
+        queue_push(&h->resyncs, t);
+        wake_hub(h);
+    }
+}
+
+/* Sets the topic's timer to its earliest due time. */
+static void topic_reschedule(events_t *h, topic_t *t)
+{
+    uint64_t when = t->check_due_us;
+    if (t->flag_due_us && t->flag_due_us < when)
+        when = t->flag_due_us;
+    if (t->removed || !timers_set(&h->timers, &t->timer.entry, when))
+        timers_clear(&h->timers, &t->timer.entry);
+}
+
+/* The game's clock, as of meta: the flag is checked just after its deadline. */
+static void arm_flag(events_t *h, topic_t *t, const game_event_meta_t *meta, uint64_t now)
+{
+    if (meta->version < t->flag_version)
+        return; /* older news */
+    t->flag_version = meta->version;
+    if (meta->ended || meta->deadline_ms <= 0) {
+        t->flag_due_us = 0;
+    } else {
+        /* Redis's clock tells how long is left; the local one counts it down. */
+        int64_t left_ms = meta->at_ms > 0 ? meta->deadline_ms - meta->at_ms : 0;
+        if (left_ms < 0)
+            left_ms = 0;
+        if (left_ms > FLAG_MAX_MS)
+            left_ms = FLAG_MAX_MS;
+        t->flag_due_us = now + (uint64_t)left_ms * 1000u + FLAG_MARGIN_US;
+    }
+    topic_reschedule(h, t);
+}
+
+/* A message or a read: the topic is not silent. */
+static void topic_heard(events_t *h, topic_t *t, uint64_t now)
+{
+    t->check_due_us = now + SILENT_US;
+    topic_reschedule(h, t);
+}
+
+/* The topic of game id, made (and queued for SUBSCRIBE) when there is none,
+ * for a member whose client has version. NULL when out of memory. */
+static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
+{
+    char channel[GAME_EVENTS_CHANNEL_SIZE];
+    game_events_channel(id, channel);
+    topic_t *t = topic_find(h, channel, strlen(channel));
+    if (t)
+        return t;
+    topics_grow(h);
+    if (!h->bucket_count || !(t = calloc(1, sizeof *t)))
+        return NULL;
+    t->timer.kind = TIMER_TOPIC;
+    snprintf(t->id, sizeof t->id, "%s", id);
+    memcpy(t->channel, channel, sizeof channel);
+    t->refs = 1;
+    t->sub = SUB_WANTED;
+    t->version = version;
+    size_t b = channel_hash(channel, strlen(channel)) & (h->bucket_count - 1);
+    t->hash_next = h->buckets[b];
+    h->buckets[b] = t;
+    h->topic_count++;
+    topic_heard(h, t, now_us());
+    queue_push(&h->subscribes, t);
+    wake_hub(h);
+    return t;
+}
+
+/* Drops a topic without members: out of the map, UNSUBSCRIBE queued. */
+static void topic_maybe_remove(events_t *h, topic_t *t)
+{
+    if (t->members || t->removed)
+        return;
+    size_t b = channel_hash(t->channel, strlen(t->channel)) & (h->bucket_count - 1);
+    topic_t **p = &h->buckets[b];
+    while (*p != t)
+        p = &(*p)->hash_next;
+    *p = t->hash_next;
+    h->topic_count--;
+    t->removed = true;
+    timers_clear(&h->timers, &t->timer.entry);
+    if (t->sub != SUB_WANTED) {
+        unsubscribe_t *u = calloc(1, sizeof *u);
+        if (u) { /* else the subscription stays until the connection is remade: harmless */
+            memcpy(u->channel, t->channel, sizeof u->channel);
+            u->next = h->unsubscribes;
+            h->unsubscribes = u;
+            wake_hub(h);
+        }
+    }
+    topic_unref(t);
+}
+
+/* --- waiters --- */
+
+static void waiter_wake(events_t *h, waiter_t *w)
+{
+    topic_t *t = w->topic;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        t->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    t->members--;
+    timers_clear(&h->timers, &w->timer.entry);
+    w->conn.resume(w->conn.arg);
+    release_locked(h, w->address, w->address_length);
+    free(w);
+    topic_maybe_remove(h, t);
+}
+
+/* Wakes the topic's waiters whose client has less than version. */
+static void wake_waiters(events_t *h, topic_t *t, uint64_t version)
+{
+    t->refs++; /* the last waiter may take the topic with it */
+    for (waiter_t *w = t->waiters, *next; w; w = next) {
+        next = w->next;
+        if (w->version < version)
+            waiter_wake(h, w);
+    }
+    topic_unref(t);
+}
+
+events_status_t events_wait(events_t *h, const char *id, uint64_t version, unsigned seconds, const void *address,
+                            size_t length, const events_conn_t *conn)
+{
+    pthread_mutex_lock(&h->lock);
+    waiter_t *w = h->draining ? NULL : calloc(1, sizeof *w);
+    topic_t *t = w ? topic_get(h, id, version) : NULL;
+    if (!t) {
+        events_status_t status = h->draining ? EVENTS_EDRAINING : EVENTS_ENOMEM;
+        release_locked(h, address, length);
+        pthread_mutex_unlock(&h->lock);
+        free(w);
+        return status;
+    }
+    w->timer.kind = TIMER_WAITER;
+    w->topic = t;
+    w->version = version;
+    w->conn = *conn;
+    w->address_length = address_length(length);
+    memcpy(w->address, address, w->address_length);
+    w->next = t->waiters;
+    if (t->waiters)
+        t->waiters->prev = w;
+    t->waiters = w;
+    t->members++;
+    if (!timers_set(&h->timers, &w->timer.entry, now_us() + (uint64_t)seconds * 1000000u)
+        || (t->sub == SUB_LIVE && t->version > version))
+        waiter_wake(h, w); /* no timer: answered now rather than never; or already behind */
+    pthread_mutex_unlock(&h->lock);
+    return EVENTS_OK;
+}
+
+/* --- attaching and releasing streams --- */
+
+events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void *address, size_t length,
+                                     const events_conn_t *conn)
+{
+    pthread_mutex_lock(&h->lock);
+    topic_t *t = NULL;
+    if (h->draining || (!s->finished && !(t = topic_get(h, s->id, s->last_version)))) {
+        events_status_t status = h->draining ? EVENTS_EDRAINING : EVENTS_ENOMEM;
+        release_locked(h, address, length);
+        pthread_mutex_unlock(&h->lock);
+        return status;
+    }
+    s->hub = h;
+    s->conn = *conn;
+    s->address_length = address_length(length);
+    memcpy(s->address, address, s->address_length);
+    if (t) {
+        s->topic = t;
+        s->next = t->streams;
+        if (t->streams)
+            t->streams->prev = s;
+        t->streams = s;
+        t->members++;
+        /* Until the topic is subscribed (its acknowledgement re-reads the
+         * game) and has no news the stream lacks (it read the game before
+         * news the topic has: re-read), its client reads nothing. */
+        s->held = t->sub != SUB_LIVE || t->version > s->last_version;
+        if (t->sub == SUB_LIVE && t->version > s->last_version)
+            want_resync(h, t);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return EVENTS_OK;
+}
+
+void events_stream_release(events_stream_t *s)
+{
+    if (!s)
+        return;
+    events_t *h = s->hub;
+    if (h) {
+        pthread_mutex_lock(&h->lock);
+        topic_t *t = s->topic;
+        if (t) {
+            if (s->prev)
+                s->prev->next = s->next;
+            else
+                t->streams = s->next;
+            if (s->next)
+                s->next->prev = s->prev;
+            t->members--;
+            topic_maybe_remove(h, t);
+        }
+        release_locked(h, s->address, s->address_length);
+        pthread_mutex_unlock(&h->lock);
+    }
+    buf_free(&s->out);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* --- what the hub does to a topic's streams --- */
+
+/* A published message (hub lock held). */
+static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)
+{
+    uint64_t now = now_us();
+    topic_heard(h, t, now);
+    arm_flag(h, t, meta, now);
+    if (meta->version > t->version)
+        t->version = meta->version;
+    framed_t event;
+    framed_init(&event, meta->type, meta->version, json, length);
+    for (events_stream_t *s = t->streams; s; s = s->next) {
+        if (s->finished || meta->version <= s->last_version)
+            continue;
+        if (meta->version != s->last_version + 1) {
+            want_resync(h, t); /* it missed one: a snapshot instead */
+            continue;
+        }
+        stream_push_event(s, &event, meta->ended);
+        s->last_version = meta->version;
+        if (s->held && t->sub == SUB_LIVE) /* a message comes only on a live subscription, and follows what it has */
+            stream_unhold(s, false);
+    }
+    framed_free(&event);
+    wake_waiters(h, t, meta->version);
+}
+
+/* The game as read (hub lock held): every stream behind it gets it. */
+static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *meta, const buf_t *json)
+{
+    uint64_t now = now_us();
+    topic_heard(h, t, now);
+    arm_flag(h, t, meta, now);
+    if (meta->version > t->version)
+        t->version = meta->version;
+    framed_t event;
+    framed_init(&event, "game", meta->version, json->data, json->length);
+    for (events_stream_t *s = t->streams; s; s = s->next) {
+        if (s->finished)
+            continue;
+        bool held = s->held;
+        if (s->last_version < meta->version) {
+            if (held)
+                stream_unhold(s, true); /* its client has seen nothing: this snapshot instead of its first */
+            stream_push_event(s, &event, meta->ended);
+            s->last_version = meta->version;
+            metrics_stream_resync();
+        } else if (meta->ended) {
+            stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
+        }
+        if (held && t->sub == SUB_LIVE)
+            stream_unhold(s, false);
+    }
+    framed_free(&event);
+    wake_waiters(h, t, meta->version);
+}
+
+/* The game is gone (expired, or Redis lost it): its streams end, its waiters answer. */
+static void end_topic(events_t *h, topic_t *t)
+{
+    for (events_stream_t *s = t->streams; s; s = s->next)
+        stream_push(s, "", 0, true);
+    wake_waiters(h, t, UINT64_MAX);
+}
+
+static void send_heartbeats(events_t *h)
+{
+    static const char *const beats[EVENTS_FORMAT_COUNT] = { [EVENTS_NDJSON] = "\n",
+                                                            [EVENTS_SSE] = ": heartbeat\n\n" };
+    for (size_t b = 0; b < h->bucket_count; b++)
+        for (topic_t *t = h->buckets[b]; t; t = t->hash_next)
+            for (events_stream_t *s = t->streams; s; s = s->next)
+                if (!s->held) /* a held stream is released within a round trip to Redis, or ends */
+                    stream_push(s, beats[s->format], strlen(beats[s->format]), false);
+}
+
+void events_drain(events_t *h)
+{
+    static const char closing[] = "{\"type\":\"closing\",\"reason\":\"shutdown\"}";
+    framed_t event;
+    framed_init(&event, "closing", 0, closing, sizeof closing - 1);
+    pthread_mutex_lock(&h->lock);
+    h->draining = true;
+    for (size_t b = 0; b < h->bucket_count; b++) {
+        for (topic_t *t = h->buckets[b], *next; t; t = next) {
+            next = t->hash_next;
+            for (events_stream_t *s = t->streams; s; s = s->next)
+                if (!s->finished)
+                    stream_push_event(s, &event, true);
+            wake_waiters(h, t, UINT64_MAX);
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    framed_free(&event);
+}
+
+/* --- the Pub/Sub connection (hub thread) --- */
+
+static void on_reply(void *ctx, const store_sub_reply_t *reply)
+{
+    events_t *h = ctx;
+    if (reply->kind == STORE_SUB_PONG) {
+        h->ping_unanswered = false;
+        return;
+    }
+    topic_t *t = topic_find(h, reply->channel, reply->channel_length);
+    if (!t)
+        return; /* a game no one here follows any more */
+    if (reply->kind == STORE_SUB_SUBSCRIBED) {
+        /* From now on every message comes; what came before is read. (An
+         * acknowledgement for a topic not sent yet is an earlier topic's of
+         * the same game, which its UNSUBSCRIBE will undo.) */
+        if (t->sub == SUB_WANTED)
+            return;
+        t->sub = SUB_LIVE;
+        want_resync(h, t);
+    } else if (reply->kind == STORE_SUB_MESSAGE) {
+        game_event_meta_t meta;
+        const char *json;
+        size_t length;
+        if (game_event_parse(reply->payload, reply->payload_length, &meta, &json, &length))
+            deliver(h, t, &meta, json, length);
+    }
+}
+
+/* The connection is gone: everything is subscribed again on the next one,
+ * and every topic read again once it is. */
+static void lose_connection(events_t *h, uint64_t now)
+{
+    store_subscriber_close(h->sub);
+    h->sub = NULL;
+    h->reconnect_due_us = now + (uint64_t)h->backoff_ms * 1000u;
+    h->backoff_ms = h->backoff_ms * 2 < BACKOFF_MAX_MS ? h->backoff_ms * 2 : BACKOFF_MAX_MS;
+    for (unsubscribe_t *u = h->unsubscribes, *next; u; u = next) {
+        next = u->next;
+        free(u);
+    }
+    h->unsubscribes = NULL;
+    for (size_t b = 0; b < h->bucket_count; b++) {
+        for (topic_t *t = h->buckets[b]; t; t = t->hash_next) {
+            t->sub = SUB_WANTED;
+            queue_push(&h->subscribes, t);
+        }
+    }
+}
+
+/* Connects (hub lock dropped meanwhile); true when connected. */
+static bool connect_subscriber(events_t *h)
+{
+    pthread_mutex_unlock(&h->lock);
+    char err[256];
+    store_subscriber_t *sub = store_subscriber_open(h->cfg.store, err, sizeof err);
+    pthread_mutex_lock(&h->lock);
+    uint64_t now = now_us();
+    if (!sub) {
+        h->reconnect_due_us = now + (uint64_t)h->backoff_ms * 1000u;
+        h->backoff_ms = h->backoff_ms * 2 < BACKOFF_MAX_MS ? h->backoff_ms * 2 : BACKOFF_MAX_MS;
+        return false;
+    }
+    h->sub = sub;
+    if (h->ever_connected)
+        metrics_pubsub_reconnect();
+    h->ever_connected = true;
+    h->backoff_ms = BACKOFF_FIRST_MS;
+    h->ping_due_us = now + PING_US;
+    h->ping_unanswered = false;
+    return true;
+}
+
+/* Queues what changed (UNSUBSCRIBE first, so a game left and followed again
+ * ends subscribed), a PING when due, and writes what the socket takes. */
+static void send_commands(events_t *h, uint64_t now)
+{
+    bool ok = true;
+    for (unsubscribe_t *u = h->unsubscribes, *next; u; u = next) {
+        next = u->next;
+        ok = ok && store_subscriber_unsubscribe(h->sub, u->channel) == STORE_OK;
+        free(u);
+    }
+    h->unsubscribes = NULL;
+    for (topic_t *t; (t = queue_pop(&h->subscribes));) {
+        if (!t->removed && t->sub == SUB_WANTED) {
+            ok = ok && store_subscriber_subscribe(h->sub, t->channel) == STORE_OK;
+            t->sub = SUB_SENT;
+        }
+        topic_unref(t);
+    }
+    if (now >= h->ping_due_us) {
+        if (h->ping_unanswered)
+            ok = false; /* Redis stopped answering */
+        else
+            ok = ok && store_subscriber_ping(h->sub) == STORE_OK;
+        h->ping_unanswered = true;
+        h->ping_due_us = now + PING_US;
+    }
+    if (!ok || store_subscriber_flush(h->sub) != STORE_OK)
+        lose_connection(h, now);
+}
+
+/* --- timers and Redis reads (hub thread) --- */
+
+static void fire_timers(events_t *h, uint64_t now)
+{
+    if (now >= h->heartbeat_due_us) {
+        send_heartbeats(h);
+        h->heartbeat_due_us = now + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
+    }
+    for (timers_entry_t *e; (e = timers_first(&h->timers)) && e->when_us <= now;) {
+        hub_timer_t *timer = (hub_timer_t *)e;
+        if (timer->kind == TIMER_WAITER) {
+            waiter_wake(h, (waiter_t *)timer);
+            continue;
+        }
+        topic_t *t = (topic_t *)timer;
+        if (t->flag_due_us && t->flag_due_us <= now) {
+            t->flag_due_us = 0;
+            if (!t->in_flag_queue)
+                queue_push(&h->flags, t);
+        }
+        if (t->check_due_us <= now) {
+            t->check_due_us = now + SILENT_US;
+            want_resync(h, t);
+        }
+        topic_reschedule(h, t);
+    }
+}
+
+/* The next topic in q still followed here, its id copied into id (hub
+ * lock held), or NULL; the caller drops the queue's reference to it. */
+static topic_t *next_followed(topic_queue_t *q, char id[ID_SIZE])
+{
+    topic_t *t;
+    while ((t = queue_pop(q)) && t->removed)
+        topic_unref(t);
+    if (t)
+        memcpy(id, t->id, ID_SIZE);
+    return t;
+}
+
+/* Reads up to RESYNCS_PER_ROUND queued games and applies them. */
+static void run_resyncs(events_t *h)
+{
+    for (int i = 0; i < RESYNCS_PER_ROUND && h->sub; i++) {
+        char id[ID_SIZE];
+        topic_t *t = next_followed(&h->resyncs, id);
+        if (!t)
+            return;
+        pthread_mutex_unlock(&h->lock);
+        buf_t json;
+        buf_init(&json);
+        game_event_meta_t meta;
+        game_events_status_t status = game_events_snapshot(h->cfg.store, h->cfg.config, id, &json, &meta);
+        pthread_mutex_lock(&h->lock);
+        if (!t->removed) {
+            if (status == GAME_EVENTS_OK && !buf_failed(&json)) {
+                apply_snapshot(h, t, &meta, &json);
+            } else if (status == GAME_EVENTS_NOT_FOUND) {
+                end_topic(h, t);
+            } else {
+                t->check_due_us = now_us() + RESYNC_RETRY_US;
+                topic_reschedule(h, t);
+            }
+        }
+        topic_unref(t);
+        buf_free(&json);
+    }
+}
+
+/* Checks up to FLAG_CHECKS_PER_ROUND flags whose deadline came. */
+static void run_flag_checks(events_t *h)
+{
+    for (int i = 0; i < FLAG_CHECKS_PER_ROUND; i++) {
+        char id[ID_SIZE];
+        topic_t *t = next_followed(&h->flags, id);
+        if (!t)
+            return;
+        pthread_mutex_unlock(&h->lock);
+        game_event_meta_t meta;
+        game_events_status_t status = game_events_check_flag(h->cfg.store, h->cfg.config, id, &meta);
+        metrics_flag_check();
+        pthread_mutex_lock(&h->lock);
+        uint64_t now = now_us();
+        if (status == GAME_EVENTS_OK) {
+            t->flag_version = 0; /* the check's answer is the game as of now */
+            arm_flag(h, t, &meta, now);
+        } else if (status == GAME_EVENTS_UNAVAILABLE && !t->removed) {
+            t->flag_due_us = now + FLAG_RETRY_US;
+            topic_reschedule(h, t);
+        }
+        topic_unref(t);
+    }
+}
+
+/* How long poll may wait: until the next timer, heartbeat, ping or reconnection. */
+static int poll_timeout_ms(events_t *h, uint64_t now)
+{
+    if (h->resyncs.head && h->sub)
+        return 0;
+    if (h->flags.head)
+        return 0;
+    uint64_t due = h->heartbeat_due_us;
+    timers_entry_t *first = timers_first(&h->timers);
+    if (first && first->when_us < due)
+        due = first->when_us;
+    if (h->sub && h->ping_due_us < due)
+        due = h->ping_due_us;
+    if (!h->sub && h->reconnect_due_us < due)
+        due = h->reconnect_due_us;
+    if (due <= now)
+        return 0;
+    uint64_t ms = (due - now + 999) / 1000;
+    return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void *hub_main(void *arg)
+{
+    events_t *h = arg;
+    pthread_mutex_lock(&h->lock);
+    while (!h->stopping) {
+        uint64_t now = now_us();
+        if (!h->sub && now >= h->reconnect_due_us && !connect_subscriber(h))
+            continue;
+        if (h->sub)
+            send_commands(h, now);
+        fire_timers(h, now);
+        run_flag_checks(h);
+        run_resyncs(h);
+        now = now_us();
+        struct pollfd fds[2] = { { .fd = h->wake_fd, .events = POLLIN } };
+        int nfds = 1;
+        if (h->sub) {
+            fds[1].fd = store_subscriber_fd(h->sub);
+            fds[1].events = POLLIN | (store_subscriber_wants_write(h->sub) ? POLLOUT : 0);
+            nfds = 2;
+        }
+        int timeout = poll_timeout_ms(h, now);
+        pthread_mutex_unlock(&h->lock);
+        int ready = poll(fds, (nfds_t)nfds, timeout);
+        pthread_mutex_lock(&h->lock);
+        if (ready <= 0)
+            continue;
+        if (fds[0].revents & POLLIN) {
+            uint64_t count;
+            (void)!read(h->wake_fd, &count, sizeof count);
+        }
+        if (nfds == 2 && h->sub && fds[1].revents) {
+            store_status_t status = STORE_OK;
+            if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+                status = store_subscriber_read(h->sub, on_reply, h);
+            if (status == STORE_OK && (fds[1].revents & POLLOUT))
+                status = store_subscriber_flush(h->sub);
+            if (status != STORE_OK)
+                lose_connection(h, now_us());
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* --- the hub's life --- */
+
+events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
+{
+    events_t *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    h->cfg = *cfg;
+    if (!h->cfg.heartbeat_seconds)
+        h->cfg.heartbeat_seconds = 10;
+    h->backoff_ms = BACKOFF_FIRST_MS;
+    h->heartbeat_due_us = now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
+    timers_init(&h->timers);
+    queue_init(&h->subscribes, offsetof(topic_t, subscribe_next), offsetof(topic_t, in_subscribe_queue));
+    queue_init(&h->resyncs, offsetof(topic_t, resync_next), offsetof(topic_t, in_resync_queue));
+    queue_init(&h->flags, offsetof(topic_t, flag_next), offsetof(topic_t, in_flag_queue));
+    pthread_mutex_init(&h->lock, NULL);
+    h->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (h->wake_fd < 0 || pthread_create(&h->thread, NULL, hub_main, h)) {
+        snprintf(err, err_size, "cannot start the event hub: %s", strerror(errno));
+        if (h->wake_fd >= 0)
+            close(h->wake_fd);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static void free_queue(topic_queue_t *q)
+{
+    for (topic_t *t; (t = queue_pop(q));)
+        topic_unref(t);
+}
+
+void events_stop(events_t *h)
+{
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->stopping = true;
+    pthread_mutex_unlock(&h->lock);
+    wake_hub(h);
+    pthread_join(h->thread, NULL);
+    store_subscriber_close(h->sub);
+    free_queue(&h->subscribes);
+    free_queue(&h->resyncs);
+    free_queue(&h->flags);
+    /* Nothing should be left: every connection has gone. What is, is cut
+     * loose so that a late release frees only itself. */
+    for (size_t b = 0; b < h->bucket_count; b++) {
+        for (topic_t *t = h->buckets[b], *next; t; t = next) {
+            next = t->hash_next;
+            for (events_stream_t *s = t->streams; s; s = s->next) {
+                s->hub = NULL;
+                s->topic = NULL;
+            }
+            for (waiter_t *w = t->waiters, *wn; w; w = wn) {
+                wn = w->next;
+                free(w);
+            }
+            free(t);
+        }
+    }
+    for (unsubscribe_t *u = h->unsubscribes, *next; u; u = next) {
+        next = u->next;
+        free(u);
+    }
+    for (size_t i = 0; i < ADDRESS_BUCKETS; i++) {
+        for (address_count_t *a = h->addresses[i], *next; a; a = next) {
+            next = a->next;
+            free(a);
+        }
+    }
+    free(h->buckets);
+    timers_free(&h->timers);
+    close(h->wake_fd);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}

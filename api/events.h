@@ -1,0 +1,112 @@
+/* Live game events for one replica: event streams (GET
+ * /v1/games/{id}/events) and long polls (GET /v1/games/{id} with Prefer:
+ * wait), held without a thread each. One hub thread holds one Redis Pub/Sub
+ * connection, subscribed to the channel of every game that has a stream or
+ * a waiter here, and turns each published message into bytes queued on the
+ * streams of that game (or a fresh snapshot when a stream missed one), wakes
+ * the waiters, sends heartbeats, re-reads games that fell silent, fires the
+ * flag timers of running clocks, and remakes the connection when Redis goes
+ * away. It knows no HTTP library: the server hands it callbacks that suspend,
+ * resume and close a connection. */
+#ifndef CHESSD_API_EVENTS_H
+#define CHESSD_API_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+struct store;
+struct config;
+
+typedef struct events events_t;
+typedef struct events_stream events_stream_t;
+
+typedef enum { EVENTS_NDJSON = 0, EVENTS_SSE, EVENTS_FORMAT_COUNT } events_format_t;
+
+typedef enum {
+    EVENTS_OK = 0,
+    EVENTS_ETOO_MANY, /* over --max-streams, or --max-streams-per-address for this address */
+    EVENTS_EDRAINING, /* the replica is shutting down */
+    EVENTS_ENOMEM,
+    EVENTS_STATUS_COUNT
+} events_status_t;
+
+typedef struct {
+    struct store *store;
+    const struct config *config; /* the game side's settings (the TTL of a game ended on time) */
+    unsigned max_streams;       /* streams and waiters at once */
+    unsigned max_per_address;   /* the same from one client address; 0: no limit */
+    unsigned heartbeat_seconds; /* between heartbeats on every stream */
+} events_config_t;
+
+/* How the hub acts on the connection of a stream or a waiter. Each is called
+ * with a lock of this module held: it must neither block nor call back in. */
+typedef struct {
+    void (*suspend)(void *arg); /* streams: nothing to send now (called by events_stream_read) */
+    void (*resume)(void *arg);  /* streams: after suspend, bytes or the end are ready; waiters: the wait is over */
+    void (*abort)(void *arg);   /* streams: the client stopped reading; close the connection now */
+    void *arg;
+} events_conn_t;
+
+/* Starts the hub thread (it connects to Redis by itself, and again whenever
+ * the connection is lost). NULL with the reason in err. */
+events_t *events_start(const events_config_t *cfg, char *err, size_t err_size);
+/* Shutdown, first step: every stream gets the closing event and ends, every
+ * waiter is released, and nothing new is admitted. */
+void events_drain(events_t *hub);
+/* Stops the thread and frees the hub; call once no connection can reach it
+ * any more (after the HTTP daemon has stopped). NULL is fine. */
+void events_stop(events_t *hub);
+
+/* Bounds. A stream or waiter takes one place, in all and for its client
+ * address (at most EVENTS_ADDRESS_MAX bytes; longer ones are cut): admit
+ * before the work of starting one, then hand the place to
+ * events_stream_attach or events_wait, or give it back with events_release. */
+enum { EVENTS_ADDRESS_MAX = 16 };
+events_status_t events_admit(events_t *hub, const void *address, size_t length);
+void events_release(events_t *hub, const void *address, size_t length);
+
+/* A stream of game id for a client that has the game as of version: json
+ * (NULL: none) is the first event, a snapshot (type "game"), queued before
+ * any live event; ended: the stream ends after it. NULL when out of memory.
+ * Owned by the caller until events_stream_release. */
+events_stream_t *events_stream_new(events_format_t format, const char *id, uint64_t version, const char *json,
+                                   size_t length, bool ended);
+/* Puts s under the hub with its connection, taking over a place admitted
+ * for address. EVENTS_EDRAINING: refused (the place is given back; s is
+ * still the caller's to release). */
+events_status_t events_stream_attach(events_t *hub, events_stream_t *s, const void *address, size_t length,
+                                     const events_conn_t *conn);
+/* For the connection's thread: copies up to max queued bytes into out and
+ * returns their count; 0 when there is nothing to send now (conn.suspend has
+ * then been called, and conn.resume follows once there is); -1 at the end of
+ * the stream; -2 when it failed (its client stopped reading). */
+ssize_t events_stream_read(events_stream_t *s, char *out, size_t max);
+/* The connection is gone: detaches s, gives its place back and frees it.
+ * NULL is fine. */
+void events_stream_release(events_stream_t *s);
+
+/* A long poll on game id, whose client has version: conn.resume is called
+ * once, when a later version is published or seen, after `seconds`, or on
+ * shutdown; the caller's connection must be suspended before this call.
+ * Takes over a place admitted for address. EVENTS_EDRAINING or
+ * EVENTS_ENOMEM: not held (the place is given back, conn.resume never called). */
+events_status_t events_wait(events_t *hub, const char *id, uint64_t version, unsigned seconds, const void *address,
+                            size_t length, const events_conn_t *conn);
+
+/* One event as format frames it, appended to out. SSE: "id: <version>\n"
+ * (left out when version is 0), "event: <type>\n", "data: <json>\n\n";
+ * NDJSON: the JSON and a newline. json must hold no newline. */
+void events_frame(buf_t *out, events_format_t format, const char *type, uint64_t version, const char *json,
+                  size_t length);
+/* A heartbeat: SSE ": heartbeat\n\n", NDJSON an empty line. */
+void events_frame_heartbeat(buf_t *out, events_format_t format);
+
+/* Reads a Last-Event-ID header: a version (decimal digits only, no sign or
+ * space, at most 2^53 - 1). False for anything else (NULL included). */
+bool events_last_event_id(const char *text, uint64_t *version);
+
+#endif

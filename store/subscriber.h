@@ -1,0 +1,62 @@
+/* A Redis Pub/Sub subscriber: one connection, made with the game store's
+ * settings, owned by the one thread that polls it (api/events.c's hub). It
+ * never waits once made: commands are queued and written as the socket takes
+ * them, and replies are read as they arrive and handed to a callback. Any
+ * failure means the connection is lost: close it and open another (its
+ * subscriptions went with it). */
+#ifndef CHESSD_STORE_SUBSCRIBER_H
+#define CHESSD_STORE_SUBSCRIBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store.h"
+
+typedef struct store_subscriber store_subscriber_t;
+
+typedef enum {
+    STORE_SUB_MESSAGE,      /* a message published on channel: payload */
+    STORE_SUB_SUBSCRIBED,   /* SUBSCRIBE channel took effect: later messages will come */
+    STORE_SUB_UNSUBSCRIBED, /* UNSUBSCRIBE channel took effect */
+    STORE_SUB_PONG,         /* the answer to store_subscriber_ping */
+    STORE_SUB_KIND_COUNT
+} store_sub_kind_t;
+
+/* One reply; its texts are valid during the callback only. */
+typedef struct {
+    store_sub_kind_t kind;
+    const char *channel; /* not terminated; NULL for PONG */
+    size_t channel_length;
+    const char *payload; /* MESSAGE: not terminated */
+    size_t payload_length;
+} store_sub_reply_t;
+
+typedef void (*store_sub_fn)(void *ctx, const store_sub_reply_t *reply);
+
+/* Connects (blocking, within the store's connect timeout; AUTH and SELECT
+ * done). NULL with the reason in err when Redis cannot be reached. */
+store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_size);
+/* NULL is fine. */
+void store_subscriber_close(store_subscriber_t *sub);
+
+/* The socket, for poll(): POLLIN always, POLLOUT while
+ * store_subscriber_wants_write is true. */
+int store_subscriber_fd(const store_subscriber_t *sub);
+bool store_subscriber_wants_write(const store_subscriber_t *sub);
+
+/* Queue a command (written by store_subscriber_flush). STORE_EUNAVAILABLE
+ * when the connection is lost or out of memory. channel: NUL-terminated. */
+store_status_t store_subscriber_subscribe(store_subscriber_t *sub, const char *channel);
+store_status_t store_subscriber_unsubscribe(store_subscriber_t *sub, const char *channel);
+store_status_t store_subscriber_ping(store_subscriber_t *sub);
+
+/* Writes what the socket takes of the queued commands, without waiting. */
+store_status_t store_subscriber_flush(store_subscriber_t *sub);
+
+/* Reads what has arrived (one read, without waiting) and calls fn for every
+ * complete reply, in order; replies of other kinds are dropped.
+ * STORE_EUNAVAILABLE when the connection is lost (closed, reset, a protocol
+ * error). */
+store_status_t store_subscriber_read(store_subscriber_t *sub, store_sub_fn fn, void *ctx);
+
+#endif

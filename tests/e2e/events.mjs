@@ -1,0 +1,213 @@
+// Client helpers for game event streams (GET /v1/games/{id}/events) and the
+// Redis side of them: openEvents() reads a stream as it comes (SSE or NDJSON),
+// checking the head against openapi.yaml and every event against its
+// StreamEvent schema; publishEvent() publishes a message in the form a game's
+// write publishes it; subscribed() waits until a replica has subscribed to a
+// game's channel (a message published before that reaches no one).
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { redisCommands } from './server.mjs';
+import { checkResponse, spec, validatorFor } from './openapi.mjs';
+import { utf8, sleep } from './http.mjs';
+
+export const channelOf = (id) => `chessd:events:{${id}}`;
+
+/** The port of a redis://host:port/db URL. */
+export const redisPort = (url) => Number(new URL(url).port);
+
+/** PUBLISHes a game event message; resolves to the number of subscribers that got it. */
+export async function publishEvent(port, id, { version, ended = false, atMs = 0, deadlineMs = 0, type = 'change', json } = {}) {
+  const body = json ?? JSON.stringify({ type: 'change', event: 'move', id, version });
+  const message = `${version} ${ended ? 1 : 0} ${atMs} ${deadlineMs} ${type}\n${body}`;
+  const [receivers] = await redisCommands(port, [['PUBLISH', channelOf(id), message]]);
+  return receivers;
+}
+
+/** Waits until `count` connections subscribe to the game's channel (within timeoutMs). */
+export async function subscribed(port, id, { count = 1, timeoutMs = 3000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [reply] = await redisCommands(port, [['PUBSUB', 'NUMSUB', channelOf(id)]]);
+    if (Number(reply[1]) >= count) return;
+    assert.ok(Date.now() < deadline, `no subscriber on ${channelOf(id)} within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+/** Waits until none of this test process's replicas is subscribed to the game's channel. */
+export async function unsubscribed(port, id, { timeoutMs = 3000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [reply] = await redisCommands(port, [['PUBSUB', 'NUMSUB', channelOf(id)]]);
+    if (Number(reply[1]) === 0) return;
+    assert.ok(Date.now() < deadline, `${channelOf(id)} still has subscribers after ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+let eventValidator;
+function checkEvent(data, label) {
+  eventValidator ??= validatorFor(spec().doc.components.schemas.StreamEvent, 'components.schemas.StreamEvent');
+  assert.ok(eventValidator(data), `${label}: the event does not match StreamEvent: ${JSON.stringify(eventValidator.errors)}\n${JSON.stringify(data).slice(0, 400)}`);
+}
+
+/**
+ * Opens GET /v1/games/{id}/events (sse: Accept text/event-stream). Resolves,
+ * once the head has come, to a stream: { status, headers, events (each {
+ * data, id?, event? }), heartbeats, text, done (resolves when the server ends
+ * it), next(timeoutMs) (the next event not taken yet), close() }. An answer
+ * that is not a stream (404, 503...) resolves whole, with body checked.
+ */
+export function openEvents(server, id, { sse = false, headers = {}, path, agent } = {}) {
+  const target = path ?? `/v1/games/${id}/events`;
+  const allHeaders = { ...(sse ? { accept: 'text/event-stream' } : {}), ...headers };
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: server.port, path: target, headers: allHeaders, agent: agent ?? false }, (res) => {
+      const type = res.headers['content-type'] ?? '';
+      const streaming = res.statusCode === 200 && /^(text\/event-stream|application\/x-ndjson)/.test(type);
+      if (!streaming) {
+        const chunks = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => {
+          try {
+            const text = utf8(Buffer.concat(chunks), `GET ${target} -> ${res.statusCode}`);
+            const body = checkResponse({ method: 'GET', path: target, status: res.statusCode, headers: res.headers, body: text });
+            resolve({ status: res.statusCode, headers: res.headers, text, body });
+          } catch (err) {
+            reject(err);
+          }
+        });
+        return;
+      }
+      checkResponse({ method: 'GET', path: target, status: res.statusCode, headers: res.headers, body: '' });
+      assert.equal(type, sse ? 'text/event-stream' : 'application/x-ndjson');
+      const stream = makeStream(res, req, sse, `GET ${target}`);
+      resolve(stream);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function makeStream(res, req, sse, label) {
+  const stream = {
+    status: res.statusCode,
+    headers: res.headers,
+    events: [],
+    heartbeats: 0,
+    text: '',
+    ended: false,
+    error: null,
+    taken: 0,
+    close() { req.destroy(); },
+  };
+  let pending = '';
+  const waiters = new Set();
+  const notify = () => { for (const w of waiters) w(); };
+  const frame = sse ? '\n\n' : '\n';
+  res.setEncoding('utf8');
+  res.on('data', (chunk) => {
+    stream.text += chunk;
+    pending += chunk;
+    for (let at; (at = pending.indexOf(frame)) >= 0;) {
+      const block = pending.slice(0, at);
+      pending = pending.slice(at + frame.length);
+      try {
+        if (sse) takeSse(stream, block, label);
+        else takeNdjson(stream, block, label);
+      } catch (err) {
+        stream.error = err;
+      }
+    }
+    notify();
+  });
+  stream.done = new Promise((resolve) => {
+    const finish = () => { stream.ended = true; notify(); resolve(); };
+    res.on('end', finish);
+    res.on('close', finish);
+    res.on('error', finish);
+  });
+  /** The next event not yet taken, within timeoutMs. */
+  stream.next = (timeoutMs = 3000) => new Promise((resolve, reject) => {
+    const check = () => {
+      if (stream.error) { cleanup(); reject(stream.error); return true; }
+      if (stream.taken < stream.events.length) { cleanup(); resolve(stream.events[stream.taken++]); return true; }
+      if (stream.ended) { cleanup(); reject(new Error(`${label}: the stream ended; it had ${JSON.stringify(stream.text.slice(-300))}`)); return true; }
+      return false;
+    };
+    const timer = setTimeout(() => { cleanup(); reject(new Error(`${label}: no event within ${timeoutMs} ms; got ${JSON.stringify(stream.text.slice(-300))}`)); }, timeoutMs);
+    const cleanup = () => { clearTimeout(timer); waiters.delete(check); };
+    if (!check()) waiters.add(check);
+  });
+  /** Resolves once pred(stream) holds, within timeoutMs. */
+  stream.until = (pred, timeoutMs = 3000, what = 'the condition') => new Promise((resolve, reject) => {
+    const check = () => {
+      if (pred(stream)) { cleanup(); resolve(); return true; }
+      if (stream.ended) { cleanup(); reject(new Error(`${label}: the stream ended before ${what}`)); return true; }
+      return false;
+    };
+    const timer = setTimeout(() => { cleanup(); reject(new Error(`${label}: not ${what} within ${timeoutMs} ms`)); }, timeoutMs);
+    const cleanup = () => { clearTimeout(timer); waiters.delete(check); };
+    if (!check()) waiters.add(check);
+  });
+  return stream;
+}
+
+function takeNdjson(stream, line, label) {
+  if (line === '') {
+    stream.heartbeats++;
+    return;
+  }
+  const data = JSON.parse(line);
+  checkEvent(data, label);
+  stream.events.push({ data });
+}
+
+function takeSse(stream, block, label) {
+  const lines = block.split('\n');
+  if (lines.every((l) => l.startsWith(':'))) {
+    assert.deepEqual(lines, [': heartbeat'], `${label}: an SSE comment other than the heartbeat`);
+    stream.heartbeats++;
+    return;
+  }
+  const fields = {};
+  for (const l of lines) {
+    const m = /^(id|event|data): (.*)$/.exec(l);
+    assert.ok(m, `${label}: an SSE line that is not id, event or data: ${JSON.stringify(l)}`);
+    assert.ok(!(m[1] in fields), `${label}: two ${m[1]} lines in one event`);
+    fields[m[1]] = m[2];
+  }
+  const data = JSON.parse(fields.data);
+  checkEvent(data, label);
+  assert.equal(fields.event, data.type, `${label}: the SSE event name is the event's type`);
+  if (data.type === 'closing') assert.equal(fields.id, undefined, `${label}: the closing event has no id`);
+  else assert.equal(fields.id, String(data.version), `${label}: the SSE id is the event's version`);
+  stream.events.push({ data, id: fields.id, event: fields.event });
+}
+
+/** chessd_streams_open from /metrics. */
+export async function streamsOpen(server) {
+  const res = await fetch(`${server.base}/metrics`);
+  const text = await res.text();
+  const m = /^chessd_streams_open (\d+)$/m.exec(text);
+  assert.ok(m, 'no chessd_streams_open in /metrics');
+  return Number(m[1]);
+}
+
+/** A counter or gauge from /metrics (0 when absent). */
+export async function metric(server, name) {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Waits until chessd_streams_open is `want` (within timeoutMs). */
+export async function streamsOpenBecomes(server, want, timeoutMs = 4000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const n = await streamsOpen(server);
+    if (n === want) return;
+    assert.ok(Date.now() < deadline, `chessd_streams_open is ${n}, not ${want}, after ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
