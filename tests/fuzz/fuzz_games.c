@@ -9,15 +9,17 @@
  * bit 2: the clock moves on CLOCK_STEP_MS at each load and each write), then
  * up to 16 requests (http_harness.h framing) split by "\n---\n". Stored
  * games must read back, their move list must replay to the state and their
- * history hold the key before each move; nothing but the record of a flag's
- * fall may be written over a game whose flag has fallen on Redis's clock,
- * and a running clock is stored with time left and its flag after the
- * change's time; each changed seeded game must still answer GET and GET
- * .../pgn with 200. */
+ * history hold the key before each move, and the event published with a
+ * write must tell that write; nothing but the record of a flag's fall may
+ * be written over a game whose flag has fallen on Redis's clock, and a
+ * running clock is stored with time left and its flag after the change's
+ * time; each changed seeded game must still answer GET and GET .../pgn
+ * with 200. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../../api/config.h"
+#include "../../api/game_events.h"
 #include "../../api/tokens.h"
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
@@ -312,17 +314,43 @@ static char *line_after(const text_t *old, store_line_op_t op, const char *text,
     }
 }
 
+/* g's state as stored, read back; false when it does not read. */
+static bool read_stored(const game_slot_t *g, game_record_t *r)
+{
+    size_t tail = (size_t)g->history_count * STORE_HISTORY_ENTRY_SIZE;
+    if (tail > g->history.length)
+        tail = g->history.length;
+    return game_record_read(r, g->state.bytes, g->state.length, g->history.bytes + g->history.length - tail, tail);
+}
+
+/* The event published with a write tells the version written, whether the
+ * game is over, its flag's deadline, and, for a timed change, the time it
+ * was made at (see api/game_events.h). */
+static void check_event(const game_slot_t *g, const store_game_change_t *change)
+{
+    if (!change->event_length)
+        return;
+    game_event_meta_t meta;
+    const char *json;
+    size_t json_length;
+    game_record_t r;
+    FUZZ_CHECK(game_event_parse(change->event, change->event_length, &meta, &json, &json_length),
+               "game %s: the event published does not parse:\n%.*s", g->id, (int)change->event_length, change->event);
+    FUZZ_CHECK(read_stored(g, &r), "game %s: the state written does not read back", g->id);
+    FUZZ_CHECK(meta.version == g->version && meta.ended == game_is_over(&r.game) && !strcmp(meta.type, "change")
+                   && meta.deadline_ms == game_flag_deadline(&r.game)
+                   && (change->time_from_ms <= 0 || meta.at_ms == change->time_from_ms),
+               "game %s: the event published is not the write's (version %llu):\n%.*s", g->id,
+               (unsigned long long)g->version, (int)change->event_length, change->event);
+}
+
 /* A write at now_ms over game g, whose new state text is state: when g's
  * clock ran and its side to move's flag had fallen by now_ms on Redis's
  * clock, the only change that may be written is the record of that fall. */
 static void check_in_time(const game_slot_t *g, const char *state, int64_t now_ms)
 {
-    size_t tail = (size_t)g->history_count * STORE_HISTORY_ENTRY_SIZE;
-    if (tail > g->history.length)
-        tail = g->history.length;
     game_record_t before;
-    if (!game_record_read(&before, g->state.bytes, g->state.length, g->history.bytes + g->history.length - tail, tail)
-        || !game_clock_running(&before.game) || now_ms < game_flag_deadline(&before.game))
+    if (!read_stored(g, &before) || !game_clock_running(&before.game) || now_ms < game_flag_deadline(&before.game))
         return;
     FUZZ_CHECK(strstr(state, "\nstate timeout\n"), "game %s: written at %lld, after its flag fell at %lld:\n%s", g->id,
                (long long)now_ms, (long long)game_flag_deadline(&before.game), state);
@@ -398,6 +426,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     text_set(&game->state, state, change->state_length);
     text_set(&game->moves, moves, moves_length);
     text_set(&game->history, history, history_length);
+    check_event(game, change);
     if (old) {
         free(old->data);
         old->data = NULL;
