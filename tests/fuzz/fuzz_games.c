@@ -1,15 +1,25 @@
 /* libFuzzer target for the game API with a store that answers: an in-memory
- * store.h (replacing store_redis.c, reset per input) holding four games in
- * the new format and one record of the first format, whose tokens the seeds
- * know. Input: a mode byte (bit 0: writes unavailable, bit 1: changes lose a
- * version race), then up to 16 requests (http_harness.h framing) split by
- * "\n---\n". Stored games must read back, their move list must replay to
- * the state and their history hold the key before each move; each changed
- * seeded game must still answer GET and GET .../pgn with 200. */
+ * store.h (replacing store_redis.c, reset per input) holding seven games in
+ * the new format (untimed and on clocks, under each takeback policy) and one
+ * record of the first format, whose tokens the seeds know. The store keeps
+ * Redis's clock, which the input moves: it starts at CLOCK_START_MS, and a
+ * request preceded by a line "+<ms>" runs that many milliseconds later;
+ * writes are refused as late by the rule of store_redis.c's script. Input: a
+ * mode byte (bit 0: writes unavailable, bit 1: changes lose a version race,
+ * bit 2: the clock moves on CLOCK_STEP_MS at each load and each write), then
+ * up to 16 requests (http_harness.h framing) split by "\n---\n". Stored
+ * games must read back, their move list must replay to the state and their
+ * history hold the key before each move, and the event published with a
+ * write must tell that write; nothing but the record of a flag's fall may
+ * be written over a game whose flag has fallen on Redis's clock, and a
+ * running clock is stored with time left and its flag after the change's
+ * time; each changed seeded game must still answer GET and GET .../pgn
+ * with 200. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../../api/config.h"
+#include "../../api/game_events.h"
 #include "../../api/tokens.h"
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
@@ -20,7 +30,14 @@
 #include "http_harness.h"
 
 enum { GAME_SLOTS = 32, LEGACY_SLOTS = 4, ANSWER_SLOTS = 64, KEY_MAX = 400, REQUESTS_MAX = 16 };
-enum { MODE_WRITES_UNAVAILABLE = 1, MODE_WRITES_CONFLICT = 2 };
+enum { MODE_WRITES_UNAVAILABLE = 1, MODE_WRITES_CONFLICT = 2, MODE_CLOCK_MOVES = 4 };
+
+/* Redis's clock at the start of each input (Unix ms), how far it moves at
+ * each load and write under MODE_CLOCK_MOVES, and how far from a change's
+ * time a write may come (store_redis.c's script: a second). */
+#define CLOCK_START_MS INT64_C(1732800000000)
+#define CLOCK_STEP_MS 700
+#define WRITE_TOLERANCE_MS 1000
 
 #define WHITE_TOKEN "whiteTokenForFuzzing01"
 #define BLACK_TOKEN "blackTokenForFuzzing01"
@@ -41,6 +58,7 @@ typedef struct {
     text_t state, moves, history;
     unsigned history_count;
     char write_id[STORE_WRITE_ID_SIZE];
+    int64_t written_at_ms; /* Redis's clock when it was last written */
 } game_slot_t;
 
 /* A kept answer (key: scope "\x1f" client key) or a record of the first format (key: id). */
@@ -56,6 +74,7 @@ struct store {
     slot_t legacy[LEGACY_SLOTS];
     slot_t answers[ANSWER_SLOTS];
     unsigned mode;
+    int64_t now_ms; /* Redis's clock (TIME) */
     store_stats_t stats;
 };
 
@@ -65,15 +84,26 @@ static config_t config;
 typedef struct {
     const char *id, *fen;
     bool chess960;
-    const char *moves; /* SAN, space-separated */
-    int draw_offer;
+    const char *moves; /* SAN, space-separated, all played at CLOCK_START_MS */
+    int draw_offer, takeback_offer; /* -1: none, else the colour that made it */
+    int64_t initial_ms, increment_ms; /* the clock (0: untimed) */
+    game_takeback_t takeback;
 } seeded_game_t;
 
 static const seeded_game_t seeded[] = {
-    { "fuzzgame0000std1", FEN_START, false, "", -1 },
-    { "fuzzgame0000rep1", FEN_START, false, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", -1 }, /* Ng8 repeats three times */
-    { "fuzzgame0000c960", "1rk2r2/pppppppp/8/8/8/8/PPPPPPPP/1RK2R2 w KQkq - 0 1", true, "", -1 },
-    { "fuzzgame0000end1", "7k/8/5K2/8/8/8/8/6Q1 w - - 98 80", false, "", BLACK }, /* Qg7#, or 50 moves */
+    /* Free takebacks: the seeds that undo were written for it. */
+    { "fuzzgame0000std1", FEN_START, false, "", -1, -1, 0, 0, GAME_TAKEBACK_FREE },
+    { "fuzzgame0000rep1", FEN_START, false, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", -1, -1, 0, 0, GAME_TAKEBACK_AGREEMENT },
+    { "fuzzgame0000c960", "1rk2r2/pppppppp/8/8/8/8/PPPPPPPP/1RK2R2 w KQkq - 0 1", true, "", -1, -1, 0, 0,
+      GAME_TAKEBACK_AGREEMENT },
+    { "fuzzgame0000end1", "7k/8/5K2/8/8/8/8/6Q1 w - - 98 80", false, "", BLACK, -1, 0, 0,
+      GAME_TAKEBACK_AGREEMENT }, /* Qg7#, or 50 moves */
+    /* On a clock: Black to move with a minute, White's takeback offer standing. */
+    { "fuzzgame0000tim1", FEN_START, false, "e4 e5 Nf3", -1, WHITE, 60000, 1000, GAME_TAKEBACK_AGREEMENT },
+    /* White to move with its last second, no takebacks. */
+    { "fuzzgame0000tim2", FEN_START, false, "e4 e5", -1, -1, 1000, 0, GAME_TAKEBACK_NONE },
+    /* One ply: the clock not yet running, the game still abortable. */
+    { "fuzzgame0000tim3", FEN_START, false, "e4", -1, -1, 300000, 5000, GAME_TAKEBACK_FREE },
 };
 enum { SEEDED_COUNT = sizeof seeded / sizeof seeded[0] };
 
@@ -233,7 +263,10 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     size_t tail = (size_t)g->history_count * STORE_HISTORY_ENTRY_SIZE;
     if (tail > g->history.length)
         tail = g->history.length;
+    if (store->mode & MODE_CLOCK_MOVES)
+        store->now_ms += CLOCK_STEP_MS;
     out->version = g->version;
+    out->now_ms = store->now_ms;
     memcpy(out->write_id, g->write_id, sizeof out->write_id);
     out->state_length = g->state.length;
     out->history_length = tail;
@@ -281,6 +314,48 @@ static char *line_after(const text_t *old, store_line_op_t op, const char *text,
     }
 }
 
+/* g's state as stored, read back; false when it does not read. */
+static bool read_stored(const game_slot_t *g, game_record_t *r)
+{
+    size_t tail = (size_t)g->history_count * STORE_HISTORY_ENTRY_SIZE;
+    if (tail > g->history.length)
+        tail = g->history.length;
+    return game_record_read(r, g->state.bytes, g->state.length, g->history.bytes + g->history.length - tail, tail);
+}
+
+/* The event published with a write tells the version written, whether the
+ * game is over, its flag's deadline, and, for a timed change, the time it
+ * was made at (see api/game_events.h). */
+static void check_event(const game_slot_t *g, const store_game_change_t *change)
+{
+    if (!change->event_length)
+        return;
+    game_event_meta_t meta;
+    const char *json;
+    size_t json_length;
+    game_record_t r;
+    FUZZ_CHECK(game_event_parse(change->event, change->event_length, &meta, &json, &json_length),
+               "game %s: the event published does not parse:\n%.*s", g->id, (int)change->event_length, change->event);
+    FUZZ_CHECK(read_stored(g, &r), "game %s: the state written does not read back", g->id);
+    FUZZ_CHECK(meta.version == g->version && meta.ended == game_is_over(&r.game) && !strcmp(meta.type, "change")
+                   && meta.deadline_ms == game_flag_deadline(&r.game)
+                   && (change->time_from_ms <= 0 || meta.at_ms == change->time_from_ms),
+               "game %s: the event published is not the write's (version %llu):\n%.*s", g->id,
+               (unsigned long long)g->version, (int)change->event_length, change->event);
+}
+
+/* A write at now_ms over game g, whose new state text is state: when g's
+ * clock ran and its side to move's flag had fallen by now_ms on Redis's
+ * clock, the only change that may be written is the record of that fall. */
+static void check_in_time(const game_slot_t *g, const char *state, int64_t now_ms)
+{
+    game_record_t before;
+    if (!read_stored(g, &before) || !game_clock_running(&before.game) || now_ms < game_flag_deadline(&before.game))
+        return;
+    FUZZ_CHECK(strstr(state, "\nstate timeout\n"), "game %s: written at %lld, after its flag fell at %lld:\n%s", g->id,
+               (long long)now_ms, (long long)game_flag_deadline(&before.game), state);
+}
+
 /* The compare-and-set of store_redis.c's Lua script, in the same order. */
 store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
                                 const store_game_change_t *change, unsigned ttl_seconds,
@@ -316,6 +391,13 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     if (game && change->expected_write_id && *change->expected_write_id
         && strcmp(game->write_id, change->expected_write_id))
         return STORE_ECONFLICT; /* the same version, written by another write */
+    if (store->mode & MODE_CLOCK_MOVES)
+        store->now_ms += CLOCK_STEP_MS;
+    if (change->time_from_ms > 0 /* a timed change: Redis's clock decides */
+        && (store->now_ms - change->time_from_ms > WRITE_TOLERANCE_MS
+            || change->time_from_ms - store->now_ms > WRITE_TOLERANCE_MS
+            || (change->deadline_ms > 0 && store->now_ms >= change->deadline_ms)))
+        return STORE_ELATE;
     for (int i = 0; !game && i < GAME_SLOTS; i++)
         if (!store->games[i].used)
             game = &store->games[i];
@@ -327,6 +409,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                              &moves_length);
     char *history = line_after(&game->history, change->line_op, change->history, change->history_length,
                                change->history_keep, &history_length);
+    if (state && game->used)
+        check_in_time(game, state, store->now_ms);
     if (!state || !moves || !history) {
         free(state);
         free(moves);
@@ -336,11 +420,13 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     game->used = true;
     snprintf(game->id, sizeof game->id, "%s", id);
     game->version = expected_version + 1;
+    game->written_at_ms = store->now_ms;
     game->history_count = change->history_count;
     snprintf(game->write_id, sizeof game->write_id, "%s", change->write_id ? change->write_id : "");
     text_set(&game->state, state, change->state_length);
     text_set(&game->moves, moves, moves_length);
     text_set(&game->history, history, history_length);
+    check_event(game, change);
     if (old) {
         free(old->data);
         old->data = NULL;
@@ -350,6 +436,20 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     if (current_version)
         *current_version = expected_version + 1;
     return STORE_OK;
+}
+
+void store_game_channel(const char *id, char *out)
+{
+    snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.*s}", STORE_CHANNEL_SIZE - 20, id);
+}
+
+/* No Redis here: the event hub's subscriber cannot connect. */
+redisContext *store_connect_raw(store_t *store, char *err, size_t err_size)
+{
+    (void)store;
+    if (err_size)
+        snprintf(err, err_size, "the in-memory store has no Pub/Sub");
+    return NULL;
 }
 
 const char *store_status_name(store_status_t status)
@@ -399,19 +499,22 @@ static void seed_parts(const seeded_game_t *g, seeded_parts_t *out)
 {
     game_record_t r;
     memset(&r, 0, sizeof r);
-    r.created_at_ms = 1732800000000;
-    r.updated_at_ms = 1732800000000;
+    r.created_at_ms = CLOCK_START_MS;
+    r.updated_at_ms = CLOCK_START_MS;
     seeded_players(&r);
     position_t pos;
     FUZZ_CHECK(fen_parse(g->fen, strlen(g->fen), g->chess960 ? FEN_CHESS960 : 0, &pos, NULL, 0) == FEN_OK, "%s", g->fen);
     game_start(&r.game, &pos);
+    FUZZ_CHECK(game_set_rules(&r.game, g->initial_ms, g->increment_ms, g->takeback), "seeded rules of %s", g->id);
     char moves[64 * GAME_LINE_ENTRY_SIZE], history[64 * GAME_RECORD_HISTORY_ENTRY];
     size_t moves_length = 0, history_length = 0;
     for (const char *p = g->moves; *p;) {
         size_t n = strcspn(p, " ");
         game_played_t played;
         uint64_t key_before = r.game.pos.key;
-        FUZZ_CHECK(game_move(&r.game, (color_t)r.game.pos.side_to_move, p, n, GAME_MAX_PLIES, 0, &played) == GAME_OK,
+        FUZZ_CHECK(game_move(&r.game, (color_t)r.game.pos.side_to_move, p, n, GAME_MAX_PLIES, CLOCK_START_MS,
+                             &played)
+                       == GAME_OK,
                    "seeded move %.*s", (int)n, p);
         if (moves_length)
             moves[moves_length++] = ' ';
@@ -421,7 +524,14 @@ static void seed_parts(const seeded_game_t *g, seeded_parts_t *out)
         p += n + (p[n] == ' ');
     }
     if (g->draw_offer >= 0)
-        FUZZ_CHECK(game_draw(&r.game, (color_t)g->draw_offer, GAME_DRAW_OFFER, 0) == GAME_OK, "seeded offer");
+        FUZZ_CHECK(game_draw(&r.game, (color_t)g->draw_offer, GAME_DRAW_OFFER, CLOCK_START_MS) == GAME_OK,
+                   "seeded offer");
+    int plies = 0;
+    if (g->takeback_offer >= 0)
+        FUZZ_CHECK(game_takeback(&r.game, (color_t)g->takeback_offer, GAME_TAKEBACK_OFFER, moves, moves_length,
+                                 CLOCK_START_MS, &plies)
+                       == GAME_OK,
+                   "seeded takeback offer");
     char state[GAME_RECORD_STATE_MAX];
     out->state_length = game_record_state(&r, state, sizeof state);
     FUZZ_CHECK(out->state_length > 0, "game_record_state for %s", g->id);
@@ -476,8 +586,14 @@ static void seed_store(store_t *store)
 {
     for (int i = 0; i < SEEDED_COUNT; i++) {
         const seeded_parts_t *p = &seeded_parts[i];
-        store_game_change_t change = { p->state, p->state_length, p->history_count, STORE_LINE_SET, p->moves,
-                                       p->moves_length, p->history, p->history_length, 0, 0, false, NULL, NULL, 0, 0, NULL, 0 };
+        store_game_change_t change = { .state = p->state,
+                                       .state_length = p->state_length,
+                                       .history_count = p->history_count,
+                                       .line_op = STORE_LINE_SET,
+                                       .moves = p->moves,
+                                       .moves_length = p->moves_length,
+                                       .history = p->history,
+                                       .history_length = p->history_length };
         FUZZ_CHECK(store_game_write(store, seeded[i].id, 0, &change, 0, NULL, NULL, NULL) == STORE_OK, "seeding");
     }
     FUZZ_CHECK(put(store->legacy, LEGACY_SLOTS, LEGACY_ID, legacy_json, strlen(legacy_json), 1), "seeding");
@@ -521,6 +637,22 @@ static void check_line(const game_slot_t *g, const game_record_t *r)
                g->id);
 }
 
+/* A running clock was stored with time left to the side to move, and its
+ * flag falling after the change's time: a change is computed at a load's
+ * time, and written at most WRITE_TOLERANCE_MS from it and before the
+ * mover's flag (a flag that fell is recorded first, ending the game). */
+static void check_clock(const game_slot_t *g, const game_t *game)
+{
+    if (!game_clock_running(game))
+        return;
+    color_t side = game->pos.side_to_move;
+    FUZZ_CHECK(game->clock.remaining_ms[side] > 0, "game %s: stored running with no time left to %s", g->id,
+               side == WHITE ? "white" : "black");
+    FUZZ_CHECK(game_flag_deadline(game) > g->written_at_ms - WRITE_TOLERANCE_MS,
+               "game %s: stored at %lld with its flag fallen at %lld", g->id, (long long)g->written_at_ms,
+               (long long)game_flag_deadline(game));
+}
+
 /* Every game the handlers stored must read back as the store would load it. */
 static void check_stored_games(store_t *store)
 {
@@ -535,6 +667,7 @@ static void check_stored_games(store_t *store)
                    "stored game %s does not read back:\n%s", g->id, loaded.state);
         store_game_clear(&loaded);
         check_line(g, &r);
+        check_clock(g, &r.game);
     }
     for (int i = 0; i < LEGACY_SLOTS; i++) {
         const slot_t *old = &store->legacy[i];
@@ -557,6 +690,23 @@ static bool changed(store_t *store, const char *id)
     return g && (g->version > 1 || !strcmp(id, LEGACY_ID));
 }
 
+/* A request preceded by "+<ms>\n" (at most 9 digits) runs that much later
+ * on Redis's clock: returns where the request starts. */
+static const char *advance_clock(store_t *store, const char *text, const char *stop)
+{
+    if (text >= stop || *text != '+')
+        return text;
+    const char *p = text + 1;
+    int64_t ms = 0;
+    int digits = 0;
+    for (; p < stop && *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+        ms = ms * 10 + (*p - '0');
+    if (!digits || p >= stop || *p != '\n')
+        return text;
+    store->now_ms += ms;
+    return p + 1;
+}
+
 static const char *find_separator(const char *text, const char *end)
 {
     size_t n = strlen(SEPARATOR);
@@ -572,35 +722,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     store_t *store = store_open(NULL, NULL, 0);
     store->mode = 0;
+    store->now_ms = CLOCK_START_MS;
     seed_store(store);
     /* Each input starts from the seeds: no copy of a game from an earlier input. */
-    static const char *const seeded_ids[] = { "fuzzgame0000std1", "fuzzgame0000rep1", "fuzzgame0000c960",
-                                              "fuzzgame0000end1", LEGACY_ID };
-    for (size_t i = 0; i < sizeof seeded_ids / sizeof seeded_ids[0]; i++)
-        game_cache_drop(seeded_ids[i]);
+    for (int i = 0; i < SEEDED_COUNT; i++)
+        game_cache_drop(seeded[i].id);
+    game_cache_drop(LEGACY_ID);
     store->mode = data[0];
     const char *text = (const char *)data + 1, *end = (const char *)data + size;
     for (int n = 0; n < REQUESTS_MAX && text < end; n++) {
         const char *next = find_separator(text, end);
         const char *stop = next ? next : end;
+        text = advance_clock(store, text, stop);
         http_harness_run(text, (size_t)(stop - text), &config, store);
         check_stored_games(store);
         if (!next)
             break;
         text = next + strlen(SEPARATOR);
     }
-    static const char *const ids[] = { "fuzzgame0000std1", "fuzzgame0000rep1", "fuzzgame0000c960", "fuzzgame0000end1",
-                                       LEGACY_ID };
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        if (!changed(store, ids[i]))
+    for (int i = 0; i <= SEEDED_COUNT; i++) {
+        const char *id = i < SEEDED_COUNT ? seeded[i].id : LEGACY_ID;
+        if (!changed(store, id))
             continue; /* unchanged: the seeds read back by construction */
         char request[96];
-        int n = snprintf(request, sizeof request, "GET /v1/games/%s", ids[i]);
+        int n = snprintf(request, sizeof request, "GET /v1/games/%s", id);
         unsigned status = http_harness_run(request, (size_t)n, &config, store);
-        FUZZ_CHECK(status == 200, "GET of game %s answers %u after the requests", ids[i], status);
-        n = snprintf(request, sizeof request, "GET /v1/games/%s/pgn", ids[i]);
+        FUZZ_CHECK(status == 200, "GET of game %s answers %u after the requests", id, status);
+        n = snprintf(request, sizeof request, "GET /v1/games/%s/pgn", id);
         status = http_harness_run(request, (size_t)n, &config, store);
-        FUZZ_CHECK(status == 200, "GET of game %s's PGN answers %u after the requests", ids[i], status);
+        FUZZ_CHECK(status == 200, "GET of game %s's PGN answers %u after the requests", id, status);
     }
     store_close(store);
     return 0;
