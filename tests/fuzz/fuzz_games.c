@@ -460,16 +460,6 @@ const char *store_status_name(store_status_t status)
     return (unsigned)status < STORE_STATUS_COUNT ? names[status] : "unknown";
 }
 
-void store_game_channel(const char *id, char *out) { snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.40s}", id); }
-
-/* The event streams' Pub/Sub connection: no Redis here (the harness starts no hub). */
-redisContext *store_connect_raw(store_t *store, char *err, size_t err_size)
-{
-    (void)store;
-    snprintf(err, err_size, "no Redis in the fuzz harness");
-    return NULL;
-}
-
 void store_stats(store_t *store, store_stats_t *out) { *out = store->stats; }
 
 /* The harness sets CHESSD_TOKEN_SECRET's stand-in, so this is never asked. */
