@@ -454,7 +454,7 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
         res->body_length = 0;
         return send_response(connection, st, res);
     }
-    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection };
+    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL };
     events_status_t status = events_stream_attach(srv->events, stream, address, length, &conn);
     if (status != EVENTS_OK) {
         MHD_destroy_response(response); /* frees the link and the stream */
@@ -508,6 +508,14 @@ static enum MHD_Result run_stream_route(server_t *srv, struct MHD_Connection *co
     return send_response(connection, st, &res);
 }
 
+/* events_conn_t.gone for a long poll: its client has closed or reset the
+ * connection (it is suspended, so only the hub looks at it now). */
+static bool held_client_gone(void *arg)
+{
+    request_state_t *st = arg;
+    return wire_client_gone(connection_fd(st->connection));
+}
+
 /* events_conn_t.resume for a long poll: the wait is over. */
 static void wake_held(void *arg)
 {
@@ -532,7 +540,7 @@ static bool hold(server_t *srv, struct MHD_Connection *connection, request_state
     st->res = *res; /* the answer, should the wait not be registered after all */
     atomic_store(&st->woken, false);
     MHD_suspend_connection(connection);
-    events_conn_t conn = { NULL, wake_held, NULL, st };
+    events_conn_t conn = { NULL, wake_held, NULL, st, held_client_gone };
     if (events_wait(srv->events, st->req.path_param, res->wait_version, res->wait_seconds, address, length, &conn)
         != EVENTS_OK) {
         st->hold_refused = true;
