@@ -592,8 +592,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (st->queued) /* resumed: the pool has answered */
-        return atomic_load(&st->done) ? send_response(connection, st, &st->res) : MHD_YES;
+    if (st->queued) { /* resumed: the pool has answered */
+        if (!atomic_load(&st->done))
+            return MHD_YES;
+        api_response_t res = st->res; /* its body passes to libmicrohttpd */
+        st->res = (api_response_t){ 0 };
+        return send_response(connection, st, &res);
+    }
     if (st->held) /* resumed: the wait is over */
         return atomic_load(&st->woken) ? answer_held(srv, connection, st) : MHD_YES;
     if (st->status)
@@ -728,6 +733,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     free(st->raw_target);
     free(st->target);
     buf_free(&st->body);
+    /* An answer made but never sent: a long poll or a pool request whose
+     * connection closed before the handler ran again after its resumption. */
+    free(st->res.body);
     free(st);
     *con_cls = NULL;
 }
