@@ -802,15 +802,33 @@ static void end_topic(events_t *h, topic_t *t)
     wake_waiters(h, t, UINT64_MAX);
 }
 
+/* Answers the topic's waiters whose client has left (hub lock held): a long
+ * poll sends nothing while it waits, so without this a client that went
+ * would keep its place (and its address's) until its wait ran out. */
+static void wake_gone_waiters(events_t *h, topic_t *t)
+{
+    t->refs++; /* the last waiter may take the topic with it */
+    for (waiter_t *w = t->waiters, *next; w; w = next) {
+        next = w->next;
+        if (w->conn.gone && w->conn.gone(w->conn.arg))
+            waiter_wake(h, w);
+    }
+    topic_unref(t);
+}
+
 static void send_heartbeats(events_t *h)
 {
     static const char *const beats[EVENTS_FORMAT_COUNT] = { [EVENTS_NDJSON] = "\n",
                                                             [EVENTS_SSE] = ": heartbeat\n\n" };
-    for (size_t b = 0; b < h->bucket_count; b++)
-        for (topic_t *t = h->buckets[b]; t; t = t->hash_next)
+    for (size_t b = 0; b < h->bucket_count; b++) {
+        for (topic_t *t = h->buckets[b], *next; t; t = next) {
+            next = t->hash_next; /* t may leave the map with its last waiter */
             for (events_stream_t *s = t->streams; s; s = s->next)
                 if (!s->held) /* a held stream is released within a round trip to Redis, or ends */
                     stream_push(s, beats[s->format], strlen(beats[s->format]), false);
+            wake_gone_waiters(h, t);
+        }
+    }
 }
 
 void events_drain(events_t *h)

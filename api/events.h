@@ -49,6 +49,7 @@ typedef struct {
     void (*resume)(void *arg);  /* streams: after suspend, bytes or the end are ready; waiters: the wait is over */
     void (*abort)(void *arg);   /* streams: the client stopped reading; close the connection now */
     void *arg;
+    bool (*gone)(void *arg);    /* waiters: whether the client has left (asked at each heartbeat); NULL: never */
 } events_conn_t;
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever

@@ -4,9 +4,11 @@
  * side's, in game_handlers.c. */
 #include "game_events.h"
 
+#include <cJSON.h>
 #include <string.h>
 
 #include "../store/store.h"
+#include "utf8.h"
 
 /* Reads a decimal number of at most 18 digits (no sign) ending at `stop`;
  * advances *p past the stop character. */
@@ -27,6 +29,24 @@ static bool read_number(const char **p, const char *end, char stop, uint64_t *ou
     return true;
 }
 
+/* Whether body is one JSON object, valid UTF-8, without a control
+ * character (a newline would break the stream's framing, a NUL a client's
+ * parser): what reaches a stream's client is what chessd would write, even
+ * when someone else publishes on the channel. */
+static bool json_object_line(const char *body, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        if ((unsigned char)body[i] < 0x20)
+            return false;
+    if (!utf8_valid(body, length))
+        return false;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(body, length, &end, 0);
+    bool ok = root && cJSON_IsObject(root) && end == body + length;
+    cJSON_Delete(root);
+    return ok;
+}
+
 bool game_event_parse(const char *message, size_t length, game_event_meta_t *meta, const char **json,
                       size_t *json_length)
 {
@@ -43,8 +63,7 @@ bool game_event_parse(const char *message, size_t length, game_event_meta_t *met
     const char *body = p + type_length + 1;
     size_t body_length = (size_t)(end - body);
     /* One object on one line: a newline would break the stream's framing. */
-    if (body_length < 2 || body[0] != '{' || body[body_length - 1] != '}' || memchr(body, '\n', body_length)
-        || memchr(body, '\r', body_length))
+    if (body_length < 2 || body[0] != '{' || body[body_length - 1] != '}' || !json_object_line(body, body_length))
         return false;
     meta->version = version;
     meta->ended = ended == 1;

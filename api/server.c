@@ -454,7 +454,7 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
         res->body_length = 0;
         return send_response(connection, st, res);
     }
-    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection };
+    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL };
     events_status_t status = events_stream_attach(srv->events, stream, address, length, &conn);
     if (status != EVENTS_OK) {
         MHD_destroy_response(response); /* frees the link and the stream */
@@ -508,6 +508,14 @@ static enum MHD_Result run_stream_route(server_t *srv, struct MHD_Connection *co
     return send_response(connection, st, &res);
 }
 
+/* events_conn_t.gone for a long poll: its client has closed or reset the
+ * connection (it is suspended, so only the hub looks at it now). */
+static bool held_client_gone(void *arg)
+{
+    request_state_t *st = arg;
+    return wire_client_gone(connection_fd(st->connection));
+}
+
 /* events_conn_t.resume for a long poll: the wait is over. */
 static void wake_held(void *arg)
 {
@@ -532,7 +540,7 @@ static bool hold(server_t *srv, struct MHD_Connection *connection, request_state
     st->res = *res; /* the answer, should the wait not be registered after all */
     atomic_store(&st->woken, false);
     MHD_suspend_connection(connection);
-    events_conn_t conn = { NULL, wake_held, NULL, st };
+    events_conn_t conn = { NULL, wake_held, NULL, st, held_client_gone };
     if (events_wait(srv->events, st->req.path_param, res->wait_version, res->wait_seconds, address, length, &conn)
         != EVENTS_OK) {
         st->hold_refused = true;
@@ -584,8 +592,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (st->queued) /* resumed: the pool has answered */
-        return atomic_load(&st->done) ? send_response(connection, st, &st->res) : MHD_YES;
+    if (st->queued) { /* resumed: the pool has answered */
+        if (!atomic_load(&st->done))
+            return MHD_YES;
+        api_response_t res = st->res; /* its body passes to libmicrohttpd */
+        st->res = (api_response_t){ 0 };
+        return send_response(connection, st, &res);
+    }
     if (st->held) /* resumed: the wait is over */
         return atomic_load(&st->woken) ? answer_held(srv, connection, st) : MHD_YES;
     if (st->status)
@@ -720,6 +733,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     free(st->raw_target);
     free(st->target);
     buf_free(&st->body);
+    /* An answer made but never sent: a long poll or a pool request whose
+     * connection closed before the handler ran again after its resumption. */
+    free(st->res.body);
     free(st);
     *con_cls = NULL;
 }

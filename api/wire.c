@@ -510,7 +510,12 @@ static void answer_refusal(entry_t *e, int fd, wire_refusal_t why, const char *d
 bool wire_client_gone(int fd)
 {
     char probe;
-    return fd >= 0 && raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+    if (fd < 0)
+        return false;
+    ssize_t n = raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+    /* 0: the client closed its side; an error other than "nothing yet": it
+     * reset the connection (ECONNRESET), which is as gone. */
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 static bool mid_request(const entry_t *e) { return e->state != S_REQUEST_START && e->state != S_REQUEST_START_LF; }

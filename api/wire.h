@@ -47,8 +47,8 @@ void wire_connection_opened(int fd);
 void wire_connection_closed(int fd);
 /* A request on fd has been answered (its response fully sent). */
 void wire_request_completed(int fd);
-/* Whether the client on fd has closed its side with nothing left unread:
- * whatever it asked for can no longer be worth doing. */
+/* Whether the client on fd has closed its side with nothing left unread, or
+ * reset the connection: whatever it asked for can no longer be worth doing. */
 bool wire_client_gone(int fd);
 
 void wire_stats(wire_stats_t *out);

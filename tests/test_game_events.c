@@ -52,6 +52,12 @@ static void test_anything_else_is_not_a_message(void)
         "2 0 0 0 change\n[1]",             /* not an object */
         "1234567890123456789 0 0 0 change\n{}", /* past 18 digits */
         "2 0 0 0 change {}",
+        "2 0 0 0 change\n{not json}",     /* what reaches a client is JSON */
+        "2 0 0 0 change\n{\"a\":1}}",
+        "2 0 0 0 change\n{\"a\":1,}",
+        "2 0 0 0 change\n{\"a\":\"\t\"}",  /* a control character */
+        "2 0 0 0 change\n{\"a\":\"\xff\"}", /* not UTF-8 */
+        "2 0 0 0 change\n{\"a\":\"\xc0\xaf\"}",
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         game_event_meta_t meta;
@@ -64,6 +70,9 @@ static void test_anything_else_is_not_a_message(void)
     const char *json;
     size_t length;
     CU_ASSERT_FALSE(game_event_parse("2 0 0 0 change\n{}\0x", 19, &meta, &json, &length));
+    CU_ASSERT_FALSE(game_event_parse("2 0 0 0 change\n{\0}", 18, &meta, &json, &length));
+    /* Valid UTF-8 beyond ASCII passes. */
+    CU_ASSERT_TRUE(parse("2 0 0 0 change\n{\"white\":{\"name\":\"Jos\xc3\xa9 \xe2\x99\x94\"}}", &meta, &json, &length));
 }
 
 static void test_a_games_channel_carries_its_id_as_the_hash_tag(void)

@@ -388,3 +388,20 @@ test('long poll: a wait over 60 s is applied as 60 (woken early here by a change
   assert.equal(res.status, 304);
   assert.equal(res.headers['preference-applied'], 'wait=60');
 });
+
+test('long poll: a client that leaves (FIN or reset) gives its place back at the next heartbeat, not when its wait runs out', async () => {
+  const game = await newGame();
+  await streamsOpenBecomes(server, 0);
+  const sockets = [];
+  for (let i = 0; i < 6; i++) {
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+    socket.on('error', () => {});
+    socket.write(`GET /v1/games/${game.id} HTTP/1.1\r\nHost: x\r\nIf-None-Match: "1"\r\nPrefer: wait=60\r\n\r\n`);
+    sockets.push(socket);
+  }
+  await streamsOpenBecomes(server, 6);
+  sockets.forEach((s, i) => (i % 2 ? s.end() : s.resetAndDestroy()));
+  await streamsOpenBecomes(server, 0, 4000); // --heartbeat 1; the wait would hold them 60 s
+  await unsubscribed(port, game.id);
+});
