@@ -300,16 +300,19 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
     return n;
 }
 
-/* Queues bytes on s (hub lock held); end: nothing follows them. Past
- * PENDING_MAX unsent bytes the client is not reading: the stream fails, its
- * bytes are dropped and its connection closed; so it does when bytes is NULL
+/* Queues bytes on s (hub lock held); end: nothing follows them. When
+ * unsent bytes wait and these would take them past PENDING_MAX, the client
+ * is not reading: the stream fails, its bytes are dropped and its
+ * connection closed; so it does when bytes is NULL
  * (they could not be made) or memory runs out. */
 static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool end)
 {
     if (s->finished)
         return;
     pthread_mutex_lock(&s->lock);
-    if (!bytes || s->out.length - s->sent + n > PENDING_MAX || !buf_reserve(&s->out, n)) {
+    /* What waits is bounded, not one event: a long game's snapshot may be larger than the bound by itself. */
+    size_t waiting = s->out.length - s->sent;
+    if (!bytes || (waiting > 0 && waiting + n > PENDING_MAX) || !buf_reserve(&s->out, n)) {
         s->failed = true;
         buf_free(&s->out);
         s->sent = 0;

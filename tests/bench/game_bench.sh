@@ -322,7 +322,7 @@ for ((p = 0; p < PLIES / 2; p++)); do
     [[ $r == "200 \"$((p + 2))\"" ]] || die "ply $((p + 1)) (${LINE[p]}): expected 200 with ETag \"$((p + 2))\", got '$r': $(head -c 300 "$TMP/b")"
 done
 DATA=$(rcli --raw HGET "chessd:game:{$DATA_ID}" state)
-[[ $DATA == 'chessd-game 2'* ]] || die "cannot read game $DATA_ID's state from Redis: ${DATA:0:200}"
+[[ $DATA == 'chessd-game 3'* ]] || die "cannot read game $DATA_ID's state from Redis: ${DATA:0:200}"
 DATA_PLY=$(sed -n 's/^plies //p' <<<"$DATA")
 ((DATA_PLY == PLIES / 2)) || die "game $DATA_ID's state has $DATA_PLY plies, expected $((PLIES / 2))"
 DATA_MOVES=$(rcli --raw GET "chessd:moves:{$DATA_ID}")
@@ -602,9 +602,13 @@ rb_count() { awk -v r="$1" -v d="$DURATION" 'BEGIN { n = int(r * d / 2); if (n <
 [[ $(rcli -x SCRIPT LOAD <"$TMP/load.lua") == "$LOAD_SHA" ]] || die "SCRIPT LOAD did not answer the load script's SHA-1 $LOAD_SHA"
 rcli EVAL "for i = 0, tonumber(ARGV[1]) - 1 do local n = string.format('%012d', i) redis.call('HSET', 'chessd:bench:game:' .. n, 'version', '1', 'state', ARGV[2], 'hlen', ARGV[5], 'wid', 'benchwriteid0000') redis.call('SET', 'chessd:bench:moves:' .. n, ARGV[3]) redis.call('SET', 'chessd:bench:history:' .. n, ARGV[4]) end return 1" \
     0 "$GAMES" "$DATA" "$DATA_MOVES" "$DATA_HISTORY" "$DATA_HLEN" >/dev/null || die "cannot pre-create the redis-benchmark keys"
-# A move's write: the state, one move list entry and one history entry appended.
+# A move's write: the state, one move list entry and one history entry
+# appended, and its event published (an untimed game: no clock check), of
+# the size of a move's event (about 950 bytes).
+EVENT="2 0 1796000000000 0 change"$'\n'"{\"type\":\"change\",\"event\":\"move\",\"pad\":\"$(printf '%*s' 900 '' | tr ' ' x)\"}"
 CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
-          - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' 0123456789abcdef 0 '' 0 0 benchwriteid0000 benchwriteid0000)
+          - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' 0123456789abcdef 0 '' 0 0 benchwriteid0000 benchwriteid0000
+          0 0 'chessd:events:{bench}' "$EVENT")
 # A move's read: the state and the history's tail.
 READ_ARGS=(EVALSHA "$LOAD_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
            change 16)
