@@ -896,18 +896,6 @@ static void refuse(api_response_t *res, const game_t *game, game_status_t status
     api_problem(res, API_ETAKEBACK_NOT_ALLOWED, detail, NULL, NULL);
 }
 
-/* The move list without its last `plies` entries: the bytes kept. */
-static size_t line_keep(const char *line, size_t length, int plies)
-{
-    size_t keep = length;
-    for (int i = 0; i < plies; i++) {
-        while (keep > 0 && line[keep - 1] != ' ')
-            keep--;
-        if (keep > 0)
-            keep--;
-    }
-    return keep;
-}
 
 static bool apply_undo(const api_request_t *req, const cJSON *root, loaded_t *g, color_t who, change_t *change,
                        game_played_t *played, api_response_t *res)
@@ -922,7 +910,7 @@ static bool apply_undo(const api_request_t *req, const cJSON *root, loaded_t *g,
     }
     /* The move list loses its last entry and the space before it. */
     change->op = STORE_LINE_TRUNCATE;
-    change->moves_keep = line_keep(g->moves, g->moves_length, 1);
+    change->moves_keep = game_line_keep(g->moves, g->moves_length, 1);
     change->event = "undo";
     return true;
 }
@@ -954,7 +942,7 @@ static bool apply_takeback(const api_request_t *req, const cJSON *root, loaded_t
     change->event = events[action];
     if (plies > 0) { /* accepted: the move list and history lose the plies taken back */
         change->op = STORE_LINE_TRUNCATE;
-        change->moves_keep = line_keep(g->moves, g->moves_length, plies);
+        change->moves_keep = game_line_keep(g->moves, g->moves_length, plies);
         change->event = "takeback_accept";
     }
     return true;

@@ -253,6 +253,18 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
     return GAME_OK;
 }
 
+size_t game_line_keep(const char *line, size_t length, int plies)
+{
+    size_t keep = length;
+    for (int i = 0; i < plies; i++) {
+        while (keep > 0 && line[keep - 1] != ' ')
+            keep--;
+        if (keep > 0)
+            keep--;
+    }
+    return keep;
+}
+
 size_t game_line_entry(const game_played_t *played, char *out)
 {
     size_t uci = strlen(played->uci), san = strlen(played->san);
@@ -403,14 +415,7 @@ static game_status_t go_back(game_t *g, int plies, const char *line, size_t leng
                     GAME_OFFER_NONE) != GAME_OK
         || t.ply_count != g->ply_count || t.pos.key != g->pos.key)
         return GAME_EBAD_RECORD;
-    /* The line without its last `plies` entries (and the spaces before them). */
-    size_t keep = length;
-    for (int i = 0; i < plies; i++) {
-        while (keep > 0 && line[keep - 1] != ' ')
-            keep--;
-        if (keep > 0)
-            keep--;
-    }
+    size_t keep = game_line_keep(line, length, plies);
     if (game_replay(&t, &g->initial, line, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK
         || t.ply_count != g->ply_count - plies)

@@ -197,6 +197,9 @@ bool game_is_over(const game_t *g);
  * GAME_LINE_ENTRY_SIZE bytes) and returns its length. */
 enum { GAME_LINE_ENTRY_SIZE = UCI_BUFFER_SIZE + SAN_BUFFER_SIZE + 1 };
 size_t game_line_entry(const game_played_t *played, char *out);
+/* The bytes of move-list text line (length bytes) kept when its last
+ * `plies` entries, and the spaces before them, are cut. */
+size_t game_line_keep(const char *line, size_t length, int plies);
 
 /* Rebuilds g by playing the line on initial, checking every move's legality,
  * and keeping the state as given (the line's automatic ending, if any, must
