@@ -761,6 +761,11 @@ static change_outcome_t game_change_by(const api_request_t *req, api_response_t 
         /* a kept answer */
     } else if ((flagged = record_flag(req, g, &fell, res)) != SAVE_MADE) {
         outcome = flagged == SAVE_FAILED ? CHANGE_FINAL : CHANGE_AGAIN;
+        if (outcome == CHANGE_AGAIN) { /* the answer if no attempt is left */
+            api_problem(res, API_EUNAVAILABLE, "the game changed while its fallen flag was being recorded; retry",
+                        NULL, NULL);
+            res->retry_after = 1;
+        }
     } else if (fell) {
         api_problem(res, API_EGAME_OVER, "the flag fell before this request: the game is over on time", NULL, NULL);
     } else if (!check_version(req, root, g->record.version, &expected, res)) {
