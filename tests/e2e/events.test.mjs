@@ -405,3 +405,31 @@ test('long poll: a client that leaves (FIN or reset) gives its place back at the
   await streamsOpenBecomes(server, 0, 4000); // --heartbeat 1; the wait would hold them 60 s
   await unsubscribed(port, game.id);
 });
+
+test('a running clock: the flag is checked just after the deadline its event gives, and not once a later event stops the clock', async () => {
+  const game = await newGame();
+  const stream = await openEvents(server, game.id);
+  try {
+    await stream.next();
+    await subscribed(port, game.id);
+    const checks = await metric(server, 'chessd_flag_checks_total');
+    const published = Date.now();
+    await publishEvent(port, game.id, { version: 2, atMs: 1_000_000, deadlineMs: 1_000_300 }); // 300 ms left
+    let after;
+    while ((after = await metric(server, 'chessd_flag_checks_total')) === checks) {
+      assert.ok(Date.now() - published < 2000, 'no flag check within 2 s of a 300 ms deadline');
+      await sleep(5);
+    }
+    const took = Date.now() - published;
+    assert.ok(took >= 295 && took < 500, `checked ${took} ms after a deadline 300 ms away`);
+    assert.equal(after, checks + 1);
+    // A clock started, then stopped by the next event (deadline 0): no check.
+    await publishEvent(port, game.id, { version: 3, atMs: 2_000_000, deadlineMs: 2_000_200 });
+    await publishEvent(port, game.id, { version: 4, atMs: 2_000_050, deadlineMs: 0 });
+    await sleep(500);
+    assert.equal(await metric(server, 'chessd_flag_checks_total'), checks + 1);
+    assert.deepEqual(stream.events.map((e) => e.data.version), [1, 2, 3, 4]);
+  } finally {
+    stream.close();
+  }
+});

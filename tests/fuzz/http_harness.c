@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../api/buf.h"
+#include "../../api/events.h"
 #include "../../api/http.h"
 #include "../../api/metrics.h"
 #include "../../api/router.h"
@@ -185,6 +187,17 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
     api_response_t res = { 0 };
     if (router_parse_target(target, strlen(target), &parsed_target, &res))
         router_dispatch(&req, &res);
+    if (res.stream) {
+        /* An event stream: what it holds before any live event stands for its body. */
+        buf_t first;
+        buf_init(&first);
+        char chunk[4096];
+        for (ssize_t n; (n = events_stream_read(res.stream, chunk, sizeof chunk)) > 0;)
+            buf_append(&first, chunk, (size_t)n);
+        events_stream_release(res.stream);
+        res.stream = NULL;
+        res.body = buf_finish(&first, &res.body_length);
+    }
     if (print_responses)
         fprintf(stderr, "%s %s -> %u %s\n%.*s\n", method, target, res.status, res.content_type ? res.content_type : "",
                 (int)res.body_length, res.body ? res.body : "");
