@@ -1165,12 +1165,13 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     cJSON_Delete(root);
 }
 
-/* Loads game id in full for a read, recording a fallen flag first (then
- * g is the ended game). False with res filled when it cannot be read. */
-static bool read_load(const api_request_t *req, const char *id, loaded_t *g, api_response_t *res)
+/* Loads game id for a read (what: in full, or its state), recording a
+ * fallen flag first (then g is the ended game). False with res filled when
+ * it cannot be read. */
+static bool read_load(const api_request_t *req, const char *id, store_load_t what, loaded_t *g, api_response_t *res)
 {
     for (int attempt = 1;; attempt++) {
-        if (!game_load_id(req->store, id, STORE_LOAD_FULL, g, res))
+        if (!game_load_id(req->store, id, what, g, res))
             return false;
         bool fell;
         save_t saved = record_flag(req, g, &fell, res);
@@ -1208,7 +1209,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     memset(&g, 0, sizeof g);
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
-    if (read_load(req, req->path_param, &g, res)) {
+    if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
         char etag[32];
         snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", g.record.version);
         const char *if_none_match = api_request_header(req, "If-None-Match");
@@ -1258,7 +1259,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
 {
     loaded_t g;
     memset(&g, 0, sizeof g);
-    if (read_load(req, req->path_param, &g, res)) {
+    if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
         const game_record_t *r = &g.record;
         char control[48];
         time_control(&r->game, control, sizeof control);
@@ -1310,7 +1311,7 @@ game_events_status_t game_events_snapshot(store_t *store, const config_t *config
     loaded_t g;
     memset(&g, 0, sizeof g);
     game_events_status_t status = GAME_EVENTS_OK;
-    if (read_load(&req, id, &g, &res)) {
+    if (read_load(&req, id, STORE_LOAD_FULL, &g, &res)) {
         size_t length = 0;
         char *json = game_json(&g, false, NULL, true, &length);
         event_meta(&g, "game", meta);
@@ -1333,25 +1334,13 @@ game_events_status_t game_events_check_flag(store_t *store, const config_t *conf
     api_request_t req = { .store = store, .config = config, .request_id = "events" };
     api_response_t res = { 0 };
     loaded_t g;
-    game_events_status_t status = GAME_EVENTS_UNAVAILABLE;
-    for (int attempt = 0; attempt < CHANGE_ATTEMPTS && status == GAME_EVENTS_UNAVAILABLE; attempt++) {
-        free(res.body);
-        memset(&res, 0, sizeof res);
-        if (!game_load_id(store, id, STORE_LOAD_CHANGE, &g, &res)) {
-            status = events_status(&res);
-            loaded_free(&g);
-            break;
-        }
-        bool fell;
-        save_t saved = record_flag(&req, &g, &fell, &res);
-        if (saved == SAVE_MADE) {
-            event_meta(&g, "change", meta);
-            status = GAME_EVENTS_OK;
-        }
-        loaded_free(&g);
-        if (saved == SAVE_FAILED)
-            break;
-    }
+    memset(&g, 0, sizeof g);
+    game_events_status_t status = GAME_EVENTS_OK;
+    if (read_load(&req, id, STORE_LOAD_CHANGE, &g, &res))
+        event_meta(&g, "change", meta);
+    else
+        status = events_status(&res);
     free(res.body);
+    loaded_free(&g);
     return status;
 }
