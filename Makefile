@@ -23,7 +23,7 @@ BUILD ?= build
 # The libraries, by their pkg-config names, with the Debian package that
 # ships each .pc file: chessd's own, then the test runner's.
 PKG_CONFIG ?= pkg-config
-LIB_PKGS = libmicrohttpd:libmicrohttpd-dev libcjson:libcjson-dev hiredis:libhiredis-dev libcrypto:libssl-dev
+LIB_PKGS = libmicrohttpd:libmicrohttpd-dev libcjson:libcjson-dev hiredis:libhiredis-dev libssl:libssl-dev libcrypto:libssl-dev
 TEST_PKGS = cunit:libcunit1-dev
 pc_names = $(foreach p,$(1),$(firstword $(subst :, ,$(p))))
 # pkg-config is asked once, when a recipe first needs the flags (so after
@@ -44,7 +44,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 # What `make deps` installs: the build, the tests, the fuzz targets (FUZZ_PACKAGES, tests/fuzz/fuzz.mk).
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx $(FUZZ_PACKAGES)
+	libssl-dev openssl redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself).
 BENCH_PACKAGES = wrk
 
