@@ -86,16 +86,47 @@ static int free_port(void)
     return port;
 }
 
+enum { ARGV_MAX = 64 };
+
+/* redis-server's arguments for s into argv (ARGV_MAX entries, NULL-terminated;
+ * port and tls_port hold the numbers' text); false when they do not fit. */
+static bool build_argv(const redis_server_t *s, const char *argv[ARGV_MAX], char port[16], char tls_port[16])
+{
+    snprintf(port, 16, "%d", s->port);
+    snprintf(tls_port, 16, "%d", s->tls_port);
+    const char *fixed[] = {
+        "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        "--daemonize", "no", "--dir", "/tmp", "--loglevel", "warning",
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[n++] = fixed[i];
+    if (s->tls.cert_file) {
+        const char *tls[] = {
+            "--tls-port", tls_port, "--tls-cert-file", s->tls.cert_file, "--tls-key-file", s->tls.key_file,
+            "--tls-ca-cert-file", s->tls.ca_file, "--tls-auth-clients", s->tls.auth_clients ? "yes" : "no",
+        };
+        for (size_t i = 0; i < sizeof tls / sizeof tls[0]; i++)
+            argv[n++] = tls[i];
+    }
+    for (const char *const *extra = s->extra_args; extra && *extra; extra++) {
+        if (n + 1 >= ARGV_MAX)
+            return false;
+        argv[n++] = *extra;
+    }
+    argv[n] = NULL;
+    return true;
+}
+
 /* Forks and execs redis-server on s->port; only async-signal-safe calls in the child. */
 static bool spawn(redis_server_t *s, const char *path)
 {
-    char port[16];
-    snprintf(port, sizeof port, "%d", s->port);
-    char *const argv[] = {
-        (char *)"redis-server", (char *)"--port", port, (char *)"--bind", (char *)"127.0.0.1",
-        (char *)"--save", (char *)"", (char *)"--appendonly", (char *)"no", (char *)"--daemonize", (char *)"no",
-        (char *)"--dir", (char *)"/tmp", (char *)"--loglevel", (char *)"warning", NULL,
-    };
+    char port[16], tls_port[16];
+    const char *argv[ARGV_MAX];
+    if (!build_argv(s, argv, port, tls_port)) {
+        snprintf(s->error, sizeof s->error, "more than %d redis-server arguments", ARGV_MAX - 1);
+        return false;
+    }
     long max_fd = sysconf(_SC_OPEN_MAX);
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
@@ -120,7 +151,7 @@ static bool spawn(redis_server_t *s, const char *path)
         }
         for (int fd = 3; fd < max_fd; fd++)
             close(fd);
-        execv(path, argv);
+        execv(path, (char *const *)argv);
         _exit(127);
     }
     s->pid = pid;
@@ -189,16 +220,24 @@ bool redis_server_start(redis_server_t *s)
                      "redis-server is not on PATH: install the redis-server package (or set CHESSD_REDIS_SERVER)");
         return false;
     }
-    bool pick_port = s->port == 0;
-    for (int attempt = 0; attempt < (pick_port ? START_ATTEMPTS : 1); attempt++) {
-        if (pick_port && !(s->port = free_port())) {
+    if (s->tls.cert_file && (!s->tls.key_file || !s->tls.ca_file)) {
+        snprintf(s->error, sizeof s->error, "redis-server with TLS needs a key file and a CA file");
+        return false;
+    }
+    bool pick_port = s->port == 0, pick_tls_port = s->tls.cert_file && s->tls_port == 0;
+    for (int attempt = 0; attempt < (pick_port || pick_tls_port ? START_ATTEMPTS : 1); attempt++) {
+        if ((pick_port && !(s->port = free_port())) || (pick_tls_port && !(s->tls_port = free_port()))) {
             snprintf(s->error, sizeof s->error, "no free loopback port: %s", strerror(errno));
             return false;
         }
-        if (spawn(s, path) && wait_ready(s))
+        if (s->port == s->tls_port) /* free_port() may give the same one twice */
+            snprintf(s->error, sizeof s->error, "the plain and TLS ports are both %d", s->port);
+        else if (spawn(s, path) && wait_ready(s))
             return true;
         if (pick_port)
             s->port = 0;
+        if (pick_tls_port)
+            s->tls_port = 0;
     }
     return false;
 }
@@ -260,6 +299,11 @@ bool redis_server_resume(redis_server_t *s)
 void redis_server_url(const redis_server_t *s, char *buf, size_t size)
 {
     snprintf(buf, size, "redis://127.0.0.1:%d", s->port);
+}
+
+void redis_server_tls_url(const redis_server_t *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "rediss://127.0.0.1:%d", s->tls_port);
 }
 
 redisContext *redis_server_connect(const redis_server_t *s, const char *password)

@@ -1,8 +1,9 @@
 /* A private redis-server for test suites: a child process on a free loopback
- * port, without persistence, started by fork/exec (no shell). It can be
- * paused (SIGSTOP), resumed, stopped and restarted on the same port. The
- * owner of a redis_server_t must stop it; the child also dies with the test
- * runner. On failure the reason is in s->error. */
+ * port, without persistence, started by fork/exec (no shell), with a TLS
+ * port beside it on request. It can be paused (SIGSTOP), resumed, stopped
+ * and restarted on the same ports. The owner of a redis_server_t must stop
+ * it; the child also dies with the test runner. On failure the reason is in
+ * s->error. */
 #ifndef CHESSD_TESTS_REDIS_SERVER_H
 #define CHESSD_TESTS_REDIS_SERVER_H
 
@@ -12,14 +13,32 @@
 
 #include <hiredis/hiredis.h>
 
+/* TLS for a test server (tests/tls/make_certs.sh makes the files). The
+ * strings are the caller's and must outlive the server. */
+typedef struct {
+    const char *cert_file;   /* the server's certificate (also its client one toward other nodes) */
+    const char *key_file;    /* its key */
+    const char *ca_file;     /* the CAs it trusts for client certificates (redis-server requires one) */
+    bool auth_clients;       /* tls-auth-clients yes: refuse clients without a certificate from ca_file */
+} redis_server_tls_t;
+
 typedef struct {
     pid_t pid;        /* 0 when not running */
-    int port;         /* 0 before the first start: a free port is picked */
+    int port;         /* plain TCP; 0 before the first start: a free port is picked */
     bool paused;
     char error[256];  /* why the last call failed */
+    /* Set before the first start: with tls.cert_file, redis-server also
+     * listens with TLS on tls_port (picked free when 0). The plain port stays
+     * open, on loopback, for the harness's own commands (readiness, SHUTDOWN)
+     * and the tests' setup. */
+    redis_server_tls_t tls;
+    int tls_port;
+    /* More redis-server arguments (e.g. "--tls-cluster", "yes"), NULL-terminated; NULL: none.
+     * The caller's, like tls. */
+    const char *const *extra_args;
 } redis_server_t;
 
-/* A zeroed server (no process, port to be picked). */
+/* A zeroed server (no process, port to be picked, no TLS). */
 void redis_server_init(redis_server_t *s);
 
 /* Starts redis-server (CHESSD_REDIS_SERVER, or redis-server on PATH) on
@@ -41,6 +60,9 @@ bool redis_server_resume(redis_server_t *s);
 
 /* redis://127.0.0.1:<port> into buf. */
 void redis_server_url(const redis_server_t *s, char *buf, size_t size);
+
+/* rediss://127.0.0.1:<tls_port> into buf (a server started with TLS). */
+void redis_server_tls_url(const redis_server_t *s, char *buf, size_t size);
 
 /* A new hiredis connection to the server with 1 s timeouts (caller frees
  * with redisFree), or NULL. When password is not NULL, AUTH is sent first. */
