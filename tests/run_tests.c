@@ -1,5 +1,7 @@
-/* CUnit runner for every suite. Exits non-zero when any assertion fails or a
- * suite cannot be set up, so `make test` and CI fail with it. */
+/* CUnit runner for every suite, or for the suites named on the command line
+ * (`run_tests [-v] [suite...]`, e.g. `run_tests -v tls store`). Exits non-zero
+ * when any assertion fails or a suite cannot be set up, so `make test` and CI
+ * fail with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,28 @@ long tests_monotonic_ms(void)
     return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+/* With names, runs only the suites named (the others inactive, and not
+ * counted as failures); false when a name is not a suite's. */
+static bool select_suites(int count, char **names)
+{
+    if (count == 0)
+        return true;
+    for (int i = 0; i < count; i++) {
+        if (!CU_get_suite(names[i])) {
+            fprintf(stderr, "no suite named '%s'\n", names[i]);
+            return false;
+        }
+    }
+    for (CU_pSuite suite = CU_get_registry()->pSuite; suite; suite = suite->pNext) {
+        bool named = false;
+        for (int i = 0; i < count && !named; i++)
+            named = !strcmp(suite->pName, names[i]);
+        CU_set_suite_active(suite, named);
+    }
+    CU_set_fail_on_inactive(CU_FALSE);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     int (*const suites[])(void) = {
@@ -94,7 +118,7 @@ int main(int argc, char **argv)
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
         /* after tokens, whose first test needs no secret set yet */
         test_pgn_register, test_idempotency_register, test_events_register, test_game_events_register,
-        test_http_register, test_subscriber_register,
+        test_http_register, test_subscriber_register, test_tls_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -106,7 +130,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    CU_basic_set_mode(argc > 1 && !strcmp(argv[1], "-v") ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+    bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+    if (!select_suites(argc - 1 - verbose, argv + 1 + verbose)) {
+        CU_cleanup_registry();
+        return 2;
+    }
+    CU_basic_set_mode(verbose ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned failures = CU_get_number_of_failures();
     unsigned failed_suites = CU_get_number_of_suites_failed();

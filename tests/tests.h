@@ -31,6 +31,7 @@ int test_events_register(void);
 int test_game_events_register(void);
 int test_http_register(void);
 int test_subscriber_register(void);
+int test_tls_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
