@@ -23,7 +23,12 @@ typedef struct config {
     size_t max_perft_nodes;      /* the node budget of one perft request */
     unsigned perft_threads;      /* the pool that runs perft off the connection threads */
     unsigned shutdown_grace_seconds;
-    char redis_url[256];
+    char redis_url[1024];
+    char redis_ca_file[512];     /* "" : the system's CAs */
+    char redis_cert_file[512];   /* a client certificate for mutual TLS; "" : none */
+    char redis_key_file[512];
+    char redis_tls_server_name[256]; /* "" : each host's own name */
+    bool redis_tls_insecure_skip_verify;
     unsigned redis_connect_timeout_ms;
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */

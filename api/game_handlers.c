@@ -1144,6 +1144,23 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
     return true;
 }
 
+static bool id_in_slot(const char *id, void *slot) { return store_id_slot(id) == *(unsigned *)slot; }
+
+/* A creation under an Idempotency-Key writes its game and the key's record in
+ * one step, so on a Redis Cluster both must live in one hash slot: the new
+ * id is drawn in the record's slot (store.h). */
+static bool id_for_key(const idem_request_t *idem, loaded_t *g, api_response_t *res)
+{
+    if (!idem->key)
+        return true;
+    unsigned slot = store_idempotency_slot(idem->scope, idem->key);
+    if (!tokens_new_id_where(g->record.id, id_in_slot, &slot)) {
+        api_problem(res, API_EINTERNAL, "no randomness for an id", NULL, NULL);
+        return false;
+    }
+    return true;
+}
+
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "white", "black", "clock", "takeback", NULL };
@@ -1159,7 +1176,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     memset(&g, 0, sizeof g);
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
     change_t change = { .op = STORE_LINE_KEEP };
-    if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res))
+    if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res) && id_for_key(&idem, &g, res))
         (void)game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
     loaded_free(&g);
     cJSON_Delete(root);

@@ -882,7 +882,12 @@ int server_run(const config_t *cfg)
     fit_file_limit(cfg->max_connections);
     char err[256];
     store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
-                                 .command_timeout_ms = cfg->redis_timeout_ms };
+                                 .command_timeout_ms = cfg->redis_timeout_ms,
+                                 .tls_ca_file = cfg->redis_ca_file,
+                                 .tls_cert_file = cfg->redis_cert_file,
+                                 .tls_key_file = cfg->redis_key_file,
+                                 .tls_server_name = cfg->redis_tls_server_name,
+                                 .tls_insecure_no_verify = cfg->redis_tls_insecure_skip_verify };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
     server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err),
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),

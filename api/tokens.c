@@ -104,9 +104,10 @@ bool tokens_init(const char *text)
 
 bool tokens_ready(void) { return atomic_load_explicit(&ready, memory_order_acquire); }
 
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 static void base64url(const unsigned char *bytes, size_t n, char *out)
 {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     size_t o = 0;
     unsigned bits = 0, value = 0;
     for (size_t i = 0; i < n; i++) {
@@ -138,6 +139,30 @@ static bool random_text(size_t n, char *out)
 bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]) { return random_text(32, out); }
 
 bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
+
+bool tokens_new_id_where(char out[TOKENS_ID_SIZE], bool (*fits)(const char *id, void *ctx), void *ctx)
+{
+    enum { TAIL = 3, TAILS = 1 << (6 * TAIL) };
+    for (int draw = 0; draw < 4; draw++) {
+        if (!tokens_new_id(out))
+            return false;
+        /* The last characters walk through all their values from the drawn
+         * ones: the id keeps the rest of its random bits. */
+        char *tail = out + TOKENS_ID_SIZE - 1 - TAIL;
+        unsigned start = 0;
+        for (int i = 0; i < TAIL; i++)
+            start = start << 6 | (unsigned)(strchr(alphabet, tail[i]) - alphabet);
+        for (unsigned k = 0; k < TAILS; k++) {
+            unsigned value = (start + k) % TAILS;
+            for (int i = TAIL - 1; i >= 0; i--, value >>= 6)
+                tail[i] = alphabet[value & 63];
+            if (fits(out, ctx))
+                return true;
+        }
+    }
+    out[0] = '\0';
+    return false;
+}
 
 bool tokens_new_token(char out[TOKENS_TOKEN_SIZE]) { return random_text(16, out); }
 

@@ -30,6 +30,11 @@ bool tokens_ready(void);
 bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]);
 /* 96 random bits as 16 base64url characters. False when RAND_bytes fails. */
 bool tokens_new_id(char out[TOKENS_ID_SIZE]);
+/* A new id for which fits(id, ctx) is true: a random id whose last three
+ * characters are walked until it fits (at least 78 random bits remain). For
+ * a condition met by about one id in N, N calls of fits on average. False
+ * when RAND_bytes fails or no id fitted (out is then the empty string). */
+bool tokens_new_id_where(char out[TOKENS_ID_SIZE], bool (*fits)(const char *id, void *ctx), void *ctx);
 /* A tag for one write of a game (96 bits, written as an id): unique with
  * overwhelming odds, not a secret (a fast per-thread generator seeded from
  * RAND_bytes). */

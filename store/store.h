@@ -31,19 +31,40 @@ typedef enum {
     STORE_STATUS_COUNT
 } store_status_t;
 
+/* The URL: redis://[[user]:password@]host[:port][/db] for one node,
+ * redis+cluster://[[user]:password@]host[:port][,host[:port]...][/] for a
+ * Redis Cluster reached through those seed nodes; rediss:// and
+ * rediss+cluster:// the same over TLS, with the tls_* settings (a NULL or
+ * empty file: none). */
 typedef struct {
-    char url[256];              /* redis://[[user]:password@]host[:port][/db] */
+    char url[1024];
     unsigned connect_timeout_ms;
     unsigned command_timeout_ms;
+    const char *tls_ca_file;   /* CAs that sign the servers' certificates (default: the system's) */
+    const char *tls_cert_file; /* a client certificate and key, for mutual TLS */
+    const char *tls_key_file;
+    const char *tls_server_name; /* checked against certificates and sent as SNI, instead of each host */
+    bool tls_insecure_no_verify; /* accept any certificate */
 } store_config_t;
 
-/* Checks the configuration (no connection is made yet). NULL on a bad URL,
- * with the reason in err. Free with store_close(). */
+/* Checks the configuration and loads the TLS files (no connection is made
+ * yet). NULL on a bad URL or an unreadable file, with the reason in err.
+ * Free with store_close(). */
 store_t *store_open(const store_config_t *cfg, char *err, size_t err_size);
 void store_close(store_t *store);
 
-/* PING on this thread's connection. */
+/* PING on this thread's connection; on a cluster, CLUSTER INFO of one node
+ * must say every slot is served. */
 store_status_t store_ping(store_t *store);
+
+/* On a cluster a write may only touch keys of one hash slot. A game's keys
+ * share its id's slot; an idempotency record in a game's scope shares it
+ * too, and a creation's record has a slot of its own: the one its new game's
+ * id must fall in (draw ids until store_id_slot(id) equals
+ * store_idempotency_slot(scope, key)). On one node the slots mean nothing
+ * and cost nothing. */
+unsigned store_id_slot(const char *id);
+unsigned store_idempotency_slot(const char *scope, const char *key);
 
 /* What a load reads: for a change, the game's state and the tail of its
  * repetition history (bounded, whatever the game's length); in full, the
@@ -151,6 +172,7 @@ const char *store_status_name(store_status_t status);
 typedef struct {
     uint64_t errors;   /* commands that failed, timed out or could not connect */
     uint64_t connects; /* connections made, first ones and reconnects */
+    uint64_t redirects; /* MOVED and ASK answers followed (a cluster's slots moving) */
 } store_stats_t;
 
 /* Counters since store_open(). */

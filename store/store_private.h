@@ -1,18 +1,27 @@
-/* What the files of store/ share and nothing above them sees: a fresh Redis
- * connection made with the store's settings, for a file that keeps one to
- * itself (store_subscriber.c) rather than the per-thread ones of
- * store_redis.c. */
+/* What the files of store/ share and nothing above them sees: fresh Redis
+ * connections made with the store's settings, and a cluster's slot map, for
+ * a file that keeps connections to itself (store_subscriber.c) rather than
+ * the per-thread ones of store_redis.c. */
 #ifndef CHESSD_STORE_STORE_PRIVATE_H
 #define CHESSD_STORE_STORE_PRIVATE_H
 
-#include <hiredis/hiredis.h>
+#include <stdbool.h>
 
+#include "cluster.h"
+#include "conn.h"
 #include "store.h"
 
-/* A new blocking connection to the store's Redis: connect timeout, command
- * timeout, AUTH and SELECT as the store's URL says, counted in the store's
- * connects (or errors). NULL when it cannot be made, with the reason in err
- * (when err_size is not 0). The caller owns it: free with redisFree(). */
-redisContext *store_connect_raw(store_t *store, char *err, size_t err_size);
+/* Whether the store's URL names a Redis Cluster. */
+bool store_is_cluster(const store_t *store);
+
+/* A new connection to node (NULL: the one node of a single-node URL) with
+ * the store's timeouts, TLS and credentials, counted in the store's connects
+ * (or errors). NULL when it cannot be made, with the reason in err (when
+ * err_size is not 0). The caller owns it: conn_free(). */
+conn_t *store_connect_node(store_t *store, const cluster_node_t *node, char *err, size_t err_size);
+
+/* A copy of the cluster's slot map, read from the cluster first (the map
+ * kept before when no node answers). False when there is none. */
+bool store_cluster_map(store_t *store, cluster_map_t *out);
 
 #endif

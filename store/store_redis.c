@@ -9,15 +9,17 @@
 
 #include <errno.h>
 #include <hiredis/hiredis.h>
-#include <hiredis/sds.h>
 #include <openssl/evp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
+#include <time.h>
+
+#include "cluster.h"
+#include "conn.h"
+#include "tls.h"
 
 /* Compare-and-set of a game, with its idempotency record.
  * KEYS[1] the game hash, KEYS[2] its move list, KEYS[3] its history, then as
@@ -32,7 +34,12 @@
  * creation or a record of the first format), [14] this write's id, [15]
  * the Redis time (ms) the change was computed at ('0': not timed), [16] the
  * time the mover's flag falls ('0': none), [17] a channel and [18] a
- * message to publish once written ('' : none). A timed write is refused as
+ * message to publish once written ('' : none), [19] the command that
+ * publishes it (PUBLISH; SPUBLISH on a cluster, which keeps a game's
+ * messages on its shard), [20] on a cluster, the version of the record of the
+ * first format this write replaces ('' : none; that record lives in another
+ * slot, so the script takes its version from the load and the caller deletes
+ * it afterwards). A timed write is refused as
  * 'late' when Redis's clock has passed the flag or is more than a second
  * away from the time the change was computed at: one clock, Redis's, decides
  * whether a move was in time, and a change computed long ago is redone. The
@@ -53,6 +60,7 @@ static const char cas_script[] =
     "end\n"
     "local current = redis.call('HGET', KEYS[1], 'version')\n"
     "if not current and legacy then current = redis.call('HGET', legacy, 'version') end\n"
+    "if not current and ARGV[20] ~= '' then current = ARGV[20] end\n"
     "if ARGV[2] == '0' then\n"
     "  if current then return {'exists', current} end\n"
     "elseif not current then\n"
@@ -105,7 +113,7 @@ static const char cas_script[] =
     "  end\n"
     "  if tonumber(ARGV[11]) > 0 then redis.call('EXPIRE', list, ARGV[11]) end\n"
     "end\n"
-    "if ARGV[17] ~= '' then redis.call('PUBLISH', ARGV[17], ARGV[18]) end\n"
+    "if ARGV[17] ~= '' then redis.call(ARGV[19], ARGV[17], ARGV[18]) end\n"
     "return {'ok', ARGV[3]}\n";
 
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
@@ -130,16 +138,50 @@ typedef struct {
     char sha[41];
 } script_t;
 
+enum {
+    SEEDS_MAX = 16,
+    /* Tries of one command across redirections, reconnections and cluster
+     * pauses, all within twice the command timeout (ROUTE_BUDGET). */
+    ROUTE_ATTEMPTS = 8,
+    ROUTE_PAUSE_FIRST_MS = 20,
+    ROUTE_PAUSE_MAX_MS = 200,
+    /* A slot map is read again at most this often, however many MOVED come. */
+    MAP_REFRESH_MIN_MS = 100,
+    CONNECT_LOG_MS = 10000,
+};
+
+/* This thread's connections: one per node it has talked to. */
+typedef struct {
+    cluster_node_t node;
+    conn_t *conn;
+} node_conn_t;
+
+typedef struct {
+    node_conn_t *items;
+    unsigned count, capacity;
+} thread_conns_t;
+
 struct store {
-    char host[128];
-    int port;
+    bool cluster;
+    cluster_node_t seeds[SEEDS_MAX]; /* one node, or a cluster's seed nodes */
+    unsigned seed_count;
     int db;
     char user[64];
     char password[128];
-    struct timeval connect_timeout, command_timeout;
+    unsigned connect_timeout_ms, command_timeout_ms;
+    tls_context_t *tls; /* NULL: plain TCP */
     script_t cas, load;
-    pthread_key_t connection_key;
-    atomic_ullong errors, connects;
+    pthread_key_t connection_key; /* thread_conns_t */
+    atomic_ullong errors, connects, redirects;
+    /* Cluster mode: the slot map, replaced whole under map_lock. */
+    pthread_mutex_t map_lock;
+    cluster_map_t *map;
+    int64_t map_read_ms; /* monotonic time of the last attempt to read it */
+    /* The last connection failure logged, and when: each new reason is
+     * logged at once, the same one again at most every CONNECT_LOG_MS. */
+    pthread_mutex_t log_lock;
+    char logged[256];
+    int64_t logged_ms;
 };
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
@@ -156,23 +198,94 @@ const char *store_status_name(store_status_t status)
     return (unsigned)status < STORE_STATUS_COUNT ? status_names[status] : "unknown";
 }
 
-static void free_connection(void *c) { redisFree(c); }
-
-static struct timeval ms_to_timeval(unsigned ms)
+static int64_t monotonic_ms(void)
 {
-    struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000) };
-    return tv;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Splits redis://[[user]:password@]host[:port][/db]. */
-static bool parse_url(store_t *s, const char *url, char *err, size_t err_size)
+static void sleep_ms(unsigned ms)
 {
-    const char *p = url;
-    if (strncmp(p, "redis://", 8)) {
-        snprintf(err, err_size, "Redis URL must start with redis://");
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    }
+}
+
+static void free_thread_conns(void *p)
+{
+    thread_conns_t *t = p;
+    for (unsigned i = 0; i < t->count; i++)
+        conn_free(t->items[i].conn);
+    free(t->items);
+    free(t);
+}
+
+/* Reads "host[:port]" (a host in brackets for IPv6) at *p, up to one of
+ * stop; advances *p. */
+static bool parse_node(const char **p, const char *stop, cluster_node_t *node, char *err, size_t err_size)
+{
+    const char *s = *p;
+    size_t host_length;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) {
+            snprintf(err, err_size, "Redis URL has an unclosed '[' in a host");
+            return false;
+        }
+        host_length = (size_t)(close - s - 1);
+        s++;
+        *p = close + 1;
+    } else {
+        host_length = strcspn(s, ":,/");
+        *p = s + host_length;
+    }
+    if (host_length == 0 || host_length >= sizeof node->host || (**p && **p != ':' && !strchr(stop, **p))) {
+        snprintf(err, err_size, "Redis URL needs a host");
         return false;
     }
-    p += 8;
+    memcpy(node->host, s, host_length);
+    node->host[host_length] = '\0';
+    node->port = 6379;
+    if (**p == ':') {
+        char *end;
+        errno = 0;
+        long port = strtol(*p + 1, &end, 10);
+        if (end == *p + 1 || errno || port < 1 || port > 65535 || (*end && !strchr(stop, *end))) {
+            snprintf(err, err_size, "Redis URL port must be 1 to 65535");
+            return false;
+        }
+        node->port = (int)port;
+        *p = end;
+    }
+    return true;
+}
+
+/* Splits redis[s][+cluster]://[[user]:password@]host[:port][,host[:port]...][/db]. */
+static bool parse_url(store_t *s, const char *url, bool *tls, char *err, size_t err_size)
+{
+    static const struct {
+        const char *prefix;
+        bool tls, cluster;
+    } schemes[] = {
+        { "redis://", false, false },
+        { "rediss://", true, false },
+        { "redis+cluster://", false, true },
+        { "rediss+cluster://", true, true },
+    };
+    const char *p = NULL;
+    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0] && !p; i++) {
+        size_t n = strlen(schemes[i].prefix);
+        if (!strncmp(url, schemes[i].prefix, n)) {
+            p = url + n;
+            *tls = schemes[i].tls;
+            s->cluster = schemes[i].cluster;
+        }
+    }
+    if (!p) {
+        snprintf(err, err_size, "Redis URL must start with redis://, rediss://, redis+cluster:// or rediss+cluster://");
+        return false;
+    }
     const char *at = strchr(p, '@');
     if (at) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
@@ -184,32 +297,28 @@ static bool parse_url(store_t *s, const char *url, char *err, size_t err_size)
         memcpy(s->password, colon + 1, (size_t)(at - colon - 1));
         p = at + 1;
     }
-    size_t host_length = strcspn(p, ":/");
-    if (host_length == 0 || host_length >= sizeof s->host) {
-        snprintf(err, err_size, "Redis URL needs a host");
-        return false;
-    }
-    memcpy(s->host, p, host_length);
-    p += host_length;
-    s->port = 6379;
-    if (*p == ':') {
-        char *end;
-        long port = strtol(p + 1, &end, 10);
-        if (end == p + 1 || port < 1 || port > 65535 || (*end && *end != '/')) {
-            snprintf(err, err_size, "Redis URL port must be 1 to 65535");
+    for (;;) {
+        if (s->seed_count == SEEDS_MAX) {
+            snprintf(err, err_size, "Redis URL names more than %d nodes", SEEDS_MAX);
             return false;
         }
-        s->port = (int)port;
-        p = end;
+        if (!parse_node(&p, s->cluster ? ",/" : "/", &s->seeds[s->seed_count++], err, err_size))
+            return false;
+        if (*p != ',')
+            break;
+        p++;
     }
     if (*p == '/' && p[1]) {
         char *end;
         long db = strtol(p + 1, &end, 10);
-        if (*end || db < 0 || db > 1000) {
-            snprintf(err, err_size, "Redis URL database must be a number");
+        if (*end || end == p + 1 || db < 0 || db > 1000 || (s->cluster && db != 0)) {
+            snprintf(err, err_size, s->cluster ? "Redis Cluster has only database 0" : "Redis URL database must be a number");
             return false;
         }
         s->db = (int)db;
+    } else if (*p && strcmp(p, "/")) {
+        snprintf(err, err_size, "Redis URL has something after its host");
+        return false;
     }
     return true;
 }
@@ -234,134 +343,379 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
-    if (!parse_url(s, cfg->url, err, err_size)) {
-        free(s);
-        return NULL;
+    bool tls = false;
+    if (!parse_url(s, cfg->url, &tls, err, err_size))
+        goto fail;
+    if (tls) {
+        tls_config_t tls_cfg = { cfg->tls_ca_file, cfg->tls_cert_file, cfg->tls_key_file, cfg->tls_server_name,
+                                 cfg->tls_insecure_no_verify };
+        if (!(s->tls = tls_context_new(&tls_cfg, err, err_size)))
+            goto fail;
     }
-    s->connect_timeout = ms_to_timeval(cfg->connect_timeout_ms);
-    s->command_timeout = ms_to_timeval(cfg->command_timeout_ms);
+    s->connect_timeout_ms = cfg->connect_timeout_ms;
+    s->command_timeout_ms = cfg->command_timeout_ms;
     if (!script_init(&s->cas, cas_script) || !script_init(&s->load, load_script)) {
         snprintf(err, err_size, "cannot hash the store scripts");
-        free(s);
-        return NULL;
+        goto fail;
     }
-    if (pthread_key_create(&s->connection_key, free_connection)) {
+    if (pthread_key_create(&s->connection_key, free_thread_conns)) {
         snprintf(err, err_size, "cannot create thread key");
-        free(s);
-        return NULL;
+        goto fail;
     }
+    pthread_mutex_init(&s->map_lock, NULL);
+    pthread_mutex_init(&s->log_lock, NULL);
     return s;
+fail:
+    tls_context_free(s->tls);
+    explicit_bzero(s->password, sizeof s->password);
+    free(s);
+    return NULL;
 }
 
 void store_stats(store_t *store, store_stats_t *out)
 {
     out->errors = atomic_load(&store->errors);
     out->connects = atomic_load(&store->connects);
+    out->redirects = atomic_load(&store->redirects);
 }
 
 void store_close(store_t *store)
 {
     if (!store)
         return;
-    redisContext *c = pthread_getspecific(store->connection_key);
-    if (c) {
-        redisFree(c);
+    thread_conns_t *t = pthread_getspecific(store->connection_key);
+    if (t) {
+        free_thread_conns(t);
         pthread_setspecific(store->connection_key, NULL);
     }
     pthread_key_delete(store->connection_key);
-    memset(store->password, 0, sizeof store->password);
+    pthread_mutex_destroy(&store->map_lock);
+    pthread_mutex_destroy(&store->log_lock);
+    free(store->map);
+    tls_context_free(store->tls);
+    explicit_bzero(store->password, sizeof store->password);
     free(store);
 }
 
-/* Runs a command that must answer OK (AUTH, SELECT) on a new connection. */
-static bool setup_command(redisContext *c, int argc, const char **argv)
+bool store_is_cluster(const store_t *store) { return store->cluster; }
+
+conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, size_t err_size)
 {
-    redisReply *r = redisCommandArgv(c, argc, argv, NULL);
+    if (!node)
+        node = &s->seeds[0];
+    conn_settings_t settings = { node->host, node->port, s->connect_timeout_ms, s->command_timeout_ms, s->tls,
+                                 s->user, s->password, s->db };
+    char why[256];
+    conn_t *c = conn_open(&settings, why, sizeof why);
+    atomic_fetch_add(c ? &s->connects : &s->errors, 1);
+    if (c)
+        return c;
+    if (err_size)
+        snprintf(err, err_size, "%s", why);
+    /* Why Redis cannot be reached (refused, a certificate that fails, AUTH)
+     * goes to the log; the reason holds no password. */
+    int64_t now = monotonic_ms();
+    pthread_mutex_lock(&s->log_lock);
+    if (strcmp(s->logged, why) || now - s->logged_ms >= CONNECT_LOG_MS) {
+        fprintf(stderr, "chessd: cannot connect to Redis %s\n", why);
+        snprintf(s->logged, sizeof s->logged, "%s", why);
+        s->logged_ms = now;
+    }
+    pthread_mutex_unlock(&s->log_lock);
+    return NULL;
+}
+
+static bool same_node(const cluster_node_t *a, const cluster_node_t *b)
+{
+    return a->port == b->port && !strcmp(a->host, b->host);
+}
+
+static thread_conns_t *thread_conns(store_t *s)
+{
+    thread_conns_t *t = pthread_getspecific(s->connection_key);
+    if (!t && (t = calloc(1, sizeof *t)) && pthread_setspecific(s->connection_key, t)) {
+        free(t);
+        t = NULL;
+    }
+    return t;
+}
+
+/* Forgets this thread's connection to node after a failure; the next call reconnects. */
+static void drop_connection(store_t *s, const cluster_node_t *node)
+{
+    thread_conns_t *t = pthread_getspecific(s->connection_key);
+    for (unsigned i = 0; t && i < t->count; i++) {
+        if (same_node(&t->items[i].node, node)) {
+            conn_free(t->items[i].conn);
+            t->items[i] = t->items[--t->count];
+            return;
+        }
+    }
+}
+
+/* This thread's connection to node, made when there is none or the kept one
+ * was closed while idle; *reused tells which. */
+static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
+{
+    *reused = false;
+    thread_conns_t *t = thread_conns(s);
+    if (!t)
+        return NULL;
+    for (unsigned i = 0; i < t->count; i++) {
+        if (same_node(&t->items[i].node, node)) {
+            if (!conn_closed_while_idle(t->items[i].conn)) {
+                *reused = true;
+                return t->items[i].conn;
+            }
+            drop_connection(s, node);
+            break;
+        }
+    }
+    if (t->count == t->capacity) {
+        unsigned capacity = t->capacity ? 2 * t->capacity : 4;
+        node_conn_t *items = realloc(t->items, capacity * sizeof *items);
+        if (!items)
+            return NULL;
+        t->items = items;
+        t->capacity = capacity;
+    }
+    conn_t *c = store_connect_node(s, node, NULL, 0);
+    if (c)
+        t->items[t->count++] = (node_conn_t){ *node, c };
+    return c;
+}
+
+/* Reads the slot map from the first node that gives one: hint (a node that
+ * just redirected), the masters known, then the seeds. At most once per
+ * MAP_REFRESH_MIN_MS unless force. */
+static void refresh_map(store_t *s, const cluster_node_t *hint, bool force)
+{
+    int64_t now = monotonic_ms();
+    pthread_mutex_lock(&s->map_lock);
+    bool due = force || !s->map || now - s->map_read_ms >= MAP_REFRESH_MIN_MS;
+    unsigned known = 0;
+    cluster_node_t *candidates = NULL;
+    if (due) {
+        s->map_read_ms = now;
+        unsigned masters = s->map ? s->map->node_count : 0;
+        candidates = malloc((1 + masters + s->seed_count) * sizeof *candidates);
+        if (candidates) {
+            if (hint)
+                candidates[known++] = *hint;
+            for (unsigned i = 0; i < masters; i++)
+                candidates[known++] = s->map->nodes[i];
+            for (unsigned i = 0; i < s->seed_count; i++)
+                candidates[known++] = s->seeds[i];
+        }
+    }
+    pthread_mutex_unlock(&s->map_lock);
+    cluster_map_t *map = known ? malloc(sizeof *map) : NULL;
+    bool read = false;
+    for (unsigned i = 0; map && i < known && !read; i++) {
+        bool reused;
+        conn_t *c = connection(s, &candidates[i], &reused);
+        if (!c)
+            continue;
+        const char *argv[] = { "CLUSTER", "SLOTS" };
+        conn_failure_t failure;
+        redisReply *r = conn_command(c, 2, argv, NULL, &failure);
+        if (!r) {
+            drop_connection(s, &candidates[i]);
+            atomic_fetch_add(&s->errors, 1);
+            continue;
+        }
+        char err[128];
+        read = cluster_map_from_slots(r, candidates[i].host, map, err, sizeof err) && map->node_count > 0;
+        freeReplyObject(r);
+    }
+    free(candidates);
+    if (!read) {
+        free(map);
+        return;
+    }
+    pthread_mutex_lock(&s->map_lock);
+    cluster_map_t *old = s->map;
+    s->map = map;
+    pthread_mutex_unlock(&s->map_lock);
+    free(old);
+}
+
+/* The node serving slot (any node for STORE_ANY_SLOT); false when the map
+ * has none. */
+static bool node_for_slot(store_t *s, int slot, cluster_node_t *out)
+{
+    if (!s->cluster) {
+        *out = s->seeds[0];
+        return true;
+    }
+    pthread_mutex_lock(&s->map_lock);
+    bool found = false;
+    if (s->map) {
+        unsigned index = slot >= 0 ? s->map->slot_node[slot] : 0;
+        if (slot < 0 && s->map->node_count == 0)
+            index = CLUSTER_NO_NODE;
+        if (index != CLUSTER_NO_NODE) {
+            *out = s->map->nodes[index];
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&s->map_lock);
+    return found;
+}
+
+bool store_cluster_map(store_t *s, cluster_map_t *out)
+{
+    refresh_map(s, NULL, true);
+    pthread_mutex_lock(&s->map_lock);
+    bool copied = s->map != NULL;
+    if (copied)
+        memcpy(out, s->map, sizeof *out);
+    pthread_mutex_unlock(&s->map_lock);
+    return copied;
+}
+
+enum { STORE_ANY_SLOT = -1 };
+
+static bool error_starts(const redisReply *r, const char *prefix)
+{
+    return r->type == REDIS_REPLY_ERROR && !strncmp(r->str, prefix, strlen(prefix));
+}
+
+/* ASKING, for the one command that follows it on c. */
+static bool send_asking(conn_t *c)
+{
+    const char *argv[] = { "ASKING" };
+    redisReply *r = conn_command(c, 1, argv, NULL, NULL);
     bool ok = r && r->type == REDIS_REPLY_STATUS;
     if (r)
         freeReplyObject(r);
     return ok;
 }
 
-/* Forgets this thread's connection after a failure; the next call reconnects. */
-static void drop_connection(store_t *s)
+/* Waits before the next try of a routed command, doubling *pause_ms up to
+ * ROUTE_PAUSE_MAX_MS; false when that would pass give_up_ms (then no try is
+ * left). */
+static bool route_pause(unsigned *pause_ms, int64_t give_up_ms)
 {
-    redisContext *c = pthread_getspecific(s->connection_key);
-    pthread_setspecific(s->connection_key, NULL);
-    redisFree(c);
+    if (monotonic_ms() + *pause_ms >= give_up_ms)
+        return false;
+    sleep_ms(*pause_ms);
+    *pause_ms = *pause_ms * 2 < ROUTE_PAUSE_MAX_MS ? *pause_ms * 2 : ROUTE_PAUSE_MAX_MS;
+    return true;
 }
 
-/* Whether Redis closed a kept connection while it sat idle: with no reply
- * owed, anything to read (an EOF, a reset, stray bytes) means it is done. So a
- * command is never sent into a connection already known dead, where it could
- * not be told apart from one that Redis received and then dropped. */
-static bool closed_while_idle(const redisContext *c)
+/* Sends a command about slot (STORE_ANY_SLOT: any node) and returns its
+ * reply; NULL (the connection dropped) when no reply came. A connection kept
+ * from earlier that turns out closed (Redis restarted, an idle timeout) is
+ * remade once at once, so only a Redis that stays away costs a failure. A
+ * timeout is not retried: it would double the wait. *sent (when not NULL)
+ * is set true once an attempt failed after the whole command had left: Redis
+ * may have run it, so a write's caller must not treat that failure, or the
+ * resend's refusal, as "not written", and nothing is sent again after a
+ * timeout.
+ * On a cluster the command goes to the slot's master. MOVED: the map is read
+ * again and the command sent where it points. ASK: ASKING and the command to
+ * the node named, once, the map kept. TRYAGAIN and CLUSTERDOWN (a slot moving
+ * or a failover) and a node that cannot be reached (before the command was
+ * sent): a short wait, the map read again, another try. All within
+ * ROUTE_ATTEMPTS tries and twice the command timeout; then NULL. Those
+ * refusals say the command did nothing. */
+static redisReply *command(store_t *s, int slot, int argc, const char **argv, const size_t *lengths, bool *sent)
 {
-    struct pollfd p = { .fd = c->fd, .events = POLLIN };
-    return poll(&p, 1, 0) != 0;
-}
-
-/* This thread's connection, made (with timeouts, AUTH and SELECT) when there
- * is none or the kept one was closed while idle; *reused tells which. */
-static redisContext *connection(store_t *s, bool *reused)
-{
-    redisContext *c = pthread_getspecific(s->connection_key);
-    *reused = c && !closed_while_idle(c);
-    if (*reused)
-        return c;
-    if (c)
-        drop_connection(s);
-    c = store_connect_raw(s, NULL, 0);
-    if (c)
-        pthread_setspecific(s->connection_key, c);
-    return c;
-}
-
-/* Sends a command; NULL (and the connection dropped) when no reply came.
- * A connection kept from earlier that turns out closed (Redis restarted, an
- * idle timeout) is remade once at once, so only a Redis that stays away costs
- * a failure. A timeout is not retried: it would double the wait. *sent (when
- * not NULL) is set true once an attempt failed after the whole command had
- * left: Redis may have run it, so a write's caller must not treat that failure,
- * or the resend's refusal, as "not written". */
-static redisReply *command(store_t *s, int argc, const char **argv, const size_t *lengths, bool *sent)
-{
-    for (int attempt = 0; attempt < 2; attempt++) {
+    cluster_node_t target;
+    bool redirected = false, asking = false, reopened = false;
+    unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
+    int64_t give_up_ms = monotonic_ms() + 2 * (int64_t)s->command_timeout_ms;
+    for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
+        if (!redirected && !node_for_slot(s, slot, &target)) {
+            refresh_map(s, NULL, false);
+            if (!node_for_slot(s, slot, &target)) {
+                if (!route_pause(&pause_ms, give_up_ms))
+                    return NULL;
+                continue;
+            }
+        }
+        redirected = false;
         bool reused;
-        redisContext *c = connection(s, &reused);
-        if (!c)
-            return NULL;
-        redisReply *r = redisCommandArgv(c, argc, argv, lengths);
-        if (r && !c->err)
+        conn_t *c = connection(s, &target, &reused);
+        if (!c || (asking && !send_asking(c))) {
+            if (c)
+                drop_connection(s, &target);
+            atomic_fetch_add(&s->errors, 1);
+            if (!s->cluster || !route_pause(&pause_ms, give_up_ms))
+                return NULL;
+            asking = false;
+            refresh_map(s, NULL, false);
+            continue;
+        }
+        asking = false;
+        conn_failure_t failure;
+        redisReply *r = conn_command(c, argc, argv, lengths, &failure);
+        if (!r) {
+            if (sent && failure.sent)
+                *sent = true;
+            drop_connection(s, &target);
+            atomic_fetch_add(&s->errors, 1);
+            if (reused && failure.closed && !reopened) {
+                reopened = true; /* the kept connection was dead: once more on a new one */
+                redirected = true;
+                continue;
+            }
+            if (!s->cluster || failure.sent || !route_pause(&pause_ms, give_up_ms))
+                return NULL;
+            refresh_map(s, NULL, false);
+            continue;
+        }
+        if (!s->cluster || r->type != REDIS_REPLY_ERROR)
             return r;
-        int saved_errno = errno;
-        bool closed = c->err == REDIS_ERR_EOF
-                      || (c->err == REDIS_ERR_IO && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK
-                          && saved_errno != ETIMEDOUT);
-        /* hiredis empties its output buffer once write() took all of it. */
-        if (sent && c->obuf && sdslen(c->obuf) == 0)
-            *sent = true;
-        if (r)
+        cluster_redirect_t redirect;
+        if (cluster_parse_redirect(r->str, r->len, &redirect)) {
             freeReplyObject(r);
-        drop_connection(s);
-        atomic_fetch_add(&s->errors, 1);
-        if (!reused || !closed)
-            return NULL;
+            atomic_fetch_add(&s->redirects, 1);
+            if (!redirect.node.host[0])
+                snprintf(redirect.node.host, sizeof redirect.node.host, "%s", target.host);
+            target = redirect.node;
+            redirected = true;
+            asking = redirect.kind == CLUSTER_REDIRECT_ASK;
+            if (!asking)
+                refresh_map(s, &target, false);
+            continue;
+        }
+        if (error_starts(r, "TRYAGAIN") || error_starts(r, "CLUSTERDOWN")) {
+            if (!route_pause(&pause_ms, give_up_ms))
+                return r; /* the refusal itself: unavailable, nothing done */
+            freeReplyObject(r);
+            refresh_map(s, NULL, false);
+            continue;
+        }
+        return r;
     }
     return NULL;
 }
 
+/* A key's slot: the one a cluster serves it from (unused on one node). */
+static int key_slot(const char *key) { return (int)cluster_key_slot(key, strlen(key)); }
+
 store_status_t store_ping(store_t *store)
 {
-    const char *argv[] = { "PING" };
-    redisReply *r = command(store, 1, argv, NULL, NULL);
+    if (!store->cluster) {
+        const char *argv[] = { "PING" };
+        redisReply *r = command(store, STORE_ANY_SLOT, 1, argv, NULL, NULL);
+        if (!r)
+            return STORE_EUNAVAILABLE;
+        bool ok = r->type == REDIS_REPLY_STATUS;
+        freeReplyObject(r);
+        return ok ? STORE_OK : STORE_EUNAVAILABLE;
+    }
+    /* A cluster is up when the node asked says every slot is served. */
+    const char *argv[] = { "CLUSTER", "INFO" };
+    redisReply *r = command(store, STORE_ANY_SLOT, 2, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    bool ok = r->type == REDIS_REPLY_STATUS;
+    bool ok = r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
     freeReplyObject(r);
     return ok ? STORE_OK : STORE_EUNAVAILABLE;
 }
-
 /* Room for chessd:idem:<scope>:<sha256 hex>, a scope being a game id and a
  * caller's token HMAC (see store_idempotency_t). */
 enum { IDEMPOTENCY_KEY_SIZE = 256 };
@@ -394,19 +748,47 @@ static bool idempotency_list_key(const char *scope, char *key, size_t size)
     return n > 0 && (size_t)n < size;
 }
 
-/* The idempotency record's key: the client's key is hashed, so any text is safe. */
-static bool idempotency_key(const char *scope, const char *client_key, char *key, size_t size)
+/* Whether a scope carries a hash tag (a game's scopes: "{<id>}:<caller>"). */
+static bool scope_tagged(const char *scope) { return strchr(scope, '{') != NULL; }
+
+/* The idempotency record's key: the client's key is hashed, so any text is
+ * safe. A scope with a hash tag lends it to the key; any other (creation's)
+ * is tagged by the hash itself, so on a cluster the record has a slot of its
+ * own and the game it creates is drawn there (store_idempotency_slot).
+ * Records of untagged scopes made before that tag existed lived under the
+ * same name without the braces (old_name). */
+static bool idempotency_key_named(const char *scope, const char *client_key, bool old_name, char *key, size_t size)
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
     if (!EVP_Digest(client_key, strlen(client_key), digest, &length, EVP_sha256(), NULL))
         return false;
-    int n = snprintf(key, size, "chessd:idem:%s:", scope);
-    if (n < 0 || (size_t)n + 2 * length >= size)
+    bool braces = !old_name && !scope_tagged(scope);
+    int n = snprintf(key, size, "chessd:idem:%s:%s", scope, braces ? "{" : "");
+    if (n < 0 || (size_t)n + 2 * length + 2 >= size)
         return false;
-    for (unsigned i = 0; i < length && (size_t)n + 3 <= size; i++)
+    for (unsigned i = 0; i < length; i++)
         n += snprintf(key + n, size - (size_t)n, "%02x", digest[i]);
+    if (braces)
+        snprintf(key + n, size - (size_t)n, "}");
     return true;
+}
+
+static bool idempotency_key(const char *scope, const char *client_key, char *key, size_t size)
+{
+    return idempotency_key_named(scope, client_key, false, key, size);
+}
+
+unsigned store_idempotency_slot(const char *scope, const char *key)
+{
+    char redis_key[IDEMPOTENCY_KEY_SIZE];
+    return idempotency_key(scope, key, redis_key, sizeof redis_key) ? (unsigned)key_slot(redis_key) : 0;
+}
+
+unsigned store_id_slot(const char *id)
+{
+    char keys[GAME_KEY_COUNT][GAME_KEY_SIZE];
+    return game_keys(id, keys) ? (unsigned)key_slot(keys[0]) : 0;
 }
 
 static char *copy_bytes(const char *text, size_t length)
@@ -470,21 +852,21 @@ static bool read_version(const redisReply *r, uint64_t *version)
 /* Runs a script by EVALSHA, loading it with EVAL the first time a Redis
  * sees it (or after a restart). argv[0] and argv[1] are set here; *sent as
  * for command(). */
-static redisReply *run_script(store_t *s, const script_t *script, int argc, const char **argv, size_t *lengths,
-                              bool *sent)
+static redisReply *run_script(store_t *s, int slot, const script_t *script, int argc, const char **argv,
+                              size_t *lengths, bool *sent)
 {
     argv[0] = "EVALSHA";
     argv[1] = script->sha;
     lengths[0] = 7;
     lengths[1] = 40;
-    redisReply *r = command(s, argc, argv, lengths, sent);
+    redisReply *r = command(s, slot, argc, argv, lengths, sent);
     if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
         freeReplyObject(r);
         argv[0] = "EVAL";
         argv[1] = script->text;
         lengths[0] = 4;
         lengths[1] = strlen(script->text);
-        r = command(s, argc, argv, lengths, sent);
+        r = command(s, slot, argc, argv, lengths, sent);
     }
     return r;
 }
@@ -496,7 +878,7 @@ static store_status_t load_legacy(store_t *store, const char *id, store_game_t *
     if (!legacy_key(id, key, sizeof key))
         return STORE_ENOT_FOUND;
     const char *argv[] = { "HMGET", key, "version", "data" };
-    redisReply *r = command(store, 4, argv, NULL, NULL);
+    redisReply *r = command(store, key_slot(key), 4, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
@@ -526,7 +908,7 @@ static store_status_t game_load_once(store_t *store, const char *id, store_load_
     size_t lengths[8];
     for (int i = 2; i < 8; i++)
         lengths[i] = strlen(argv[i]);
-    redisReply *r = run_script(store, &store->load, 8, argv, lengths, NULL);
+    redisReply *r = run_script(store, key_slot(keys[0]), &store->load, 8, argv, lengths, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
@@ -568,7 +950,7 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
 static store_status_t get_string(store_t *store, const char *key, char **out, size_t *length, bool secret)
 {
     const char *argv[] = { "GET", key };
-    redisReply *r = command(store, 2, argv, NULL, NULL);
+    redisReply *r = command(store, key_slot(key), 2, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
@@ -589,7 +971,13 @@ store_status_t store_idempotency_get(store_t *store, const char *scope, const ch
     if (!idempotency_key(scope, key, redis_key, sizeof redis_key))
         return STORE_ECORRUPT;
     size_t length;
-    return get_string(store, redis_key, answer, &length, false);
+    store_status_t status = get_string(store, redis_key, answer, &length, false);
+    /* On one node, a record of an untagged scope may still be under its old
+     * name (for as long as the idempotency TTL kept it). */
+    if (status == STORE_ENOT_FOUND && !store->cluster && !scope_tagged(scope)
+        && idempotency_key_named(scope, key, true, redis_key, sizeof redis_key))
+        status = get_string(store, redis_key, answer, &length, false);
+    return status;
 }
 
 static store_status_t script_result(redisReply *r, uint64_t *current_version, char **replay)
@@ -650,7 +1038,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
         snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
     }
-    enum { ARGS_MAX = 32 /* 3 + 6 keys + 18 values */ };
+    enum { ARGS_MAX = 32 /* 3 + 6 keys + 20 values */ };
     const char *argv[ARGS_MAX];
     size_t lengths[ARGS_MAX];
     char key_count[4];
@@ -659,7 +1047,9 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 #define PUSH_TEXT(text) PUSH(text, strlen(text))
     for (int i = 0; i < GAME_KEY_COUNT; i++)
         PUSH_TEXT(keys[i]);
-    if (change->replaces_legacy) {
+    /* On a cluster the old record is in another slot: see ARGV[20]. */
+    bool legacy_apart = change->replaces_legacy && store->cluster;
+    if (change->replaces_legacy && !legacy_apart) {
         strcat(flags, "l");
         PUSH_TEXT(legacy);
     }
@@ -701,11 +1091,13 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     PUSH_TEXT(deadline);
     PUSH_TEXT(channel);
     PUSH(change->event_length ? change->event : "", change->event_length);
+    PUSH_TEXT(store->cluster ? "SPUBLISH" : "PUBLISH");
+    PUSH_TEXT(legacy_apart ? expected : "");
 #undef PUSH_TEXT
 #undef PUSH
 
     bool sent = false;
-    redisReply *r = run_script(store, &store->cas, argc, argv, lengths, &sent);
+    redisReply *r = run_script(store, key_slot(keys[0]), &store->cas, argc, argv, lengths, &sent);
     if (!r)
         return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
     uint64_t current = 0;
@@ -717,6 +1109,14 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         status = STORE_EUNKNOWN;
     if (current_version)
         *current_version = current;
+    if (status == STORE_OK && legacy_apart) {
+        /* The new keys are found first from now on; the old record goes
+         * (a failure here leaves it unseen behind them). */
+        const char *del[] = { "DEL", legacy };
+        redisReply *d = command(store, key_slot(legacy), 2, del, NULL, NULL);
+        if (d)
+            freeReplyObject(d);
+    }
     return status;
 }
 
@@ -738,7 +1138,7 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
     if (status != STORE_ENOT_FOUND)
         return status;
     const char *argv[] = { "SET", STORE_TOKEN_SECRET_KEY, candidate, "NX" };
-    redisReply *r = command(store, 4, argv, NULL, NULL);
+    redisReply *r = command(store, key_slot(STORE_TOKEN_SECRET_KEY), 4, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE; /* maybe stored: the next call reads it */
     status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_OK;
@@ -750,32 +1150,4 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
      * gone again already (deleted, evicted) is for the next call. */
     status = token_secret_get(store, secret, length);
     return status == STORE_ENOT_FOUND ? STORE_EUNAVAILABLE : status;
-}
-
-redisContext *store_connect_raw(store_t *s, char *err, size_t err_size)
-{
-    redisContext *c = redisConnectWithTimeout(s->host, s->port, s->connect_timeout);
-    const char *why = !c ? "out of memory" : c->err ? c->errstr : NULL;
-    if (!why && redisSetTimeout(c, s->command_timeout) != REDIS_OK)
-        why = "cannot set the command timeout";
-    if (!why) {
-        char db[16];
-        snprintf(db, sizeof db, "%d", s->db);
-        const char *auth_user[] = { "AUTH", s->user, s->password };
-        const char *auth[] = { "AUTH", s->password };
-        const char *select[] = { "SELECT", db };
-        if (s->password[0] && !(s->user[0] ? setup_command(c, 3, auth_user) : setup_command(c, 2, auth)))
-            why = "AUTH was refused";
-        else if (s->db && !setup_command(c, 2, select))
-            why = "SELECT was refused";
-    }
-    if (why) {
-        if (err_size)
-            snprintf(err, err_size, "Redis %s:%d: %s", s->host, s->port, why);
-        redisFree(c);
-        atomic_fetch_add(&s->errors, 1);
-        return NULL;
-    }
-    atomic_fetch_add(&s->connects, 1);
-    return c;
 }

@@ -1,22 +1,69 @@
-/* See subscriber.h. hiredis 0.14 has no non-blocking mode for a context made
- * with a timeout, so the socket is switched to O_NONBLOCK by hand once AUTH
- * and SELECT are done, and REDIS_BLOCK cleared: redisBufferRead and
- * redisBufferWrite then take EAGAIN as "later", and replies are taken with
- * redisGetReplyFromReader (redisGetReply would loop on the socket). */
+/* See subscriber.h. On one node: one connection, SUBSCRIBE, and its socket
+ * is the one the caller polls. On a cluster: SSUBSCRIBE, each channel on the
+ * master of its slot (a game's channel shares its keys' hash tag, so its
+ * messages stay on its shard), one connection per master used, made when
+ * first needed; the caller polls one epoll descriptor that gathers them all.
+ * Whatever could lose a message on a cluster (a node's connection failing,
+ * a refusal such as MOVED, or a server-side SUNSUBSCRIBE when a slot moves
+ * away) is reported as the connection lost, so the caller subscribes again
+ * everywhere, on a fresh map, and reads its games again. */
 #include "subscriber.h"
 
-#include <fcntl.h>
-#include <hiredis/hiredis.h>
-#include <hiredis/sds.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "store_private.h"
 
+typedef struct {
+    cluster_node_t node;
+    conn_t *conn;
+    unsigned unsubscribes_owed; /* SUNSUBSCRIBE sent, answer not read yet */
+    bool pong_owed;
+    bool watching_write; /* registered for EPOLLOUT */
+} node_sub_t;
+
 struct store_subscriber {
-    redisContext *c;
+    store_t *store;
+    bool cluster;
+    int epoll_fd;                /* cluster: gathers the nodes' sockets */
+    node_sub_t *nodes;           /* cluster: the connections made, one per master; else one */
+    unsigned node_count, node_capacity;
+    cluster_map_t *map;          /* cluster: where each channel's slot lives */
+    unsigned pongs_owed;
+    bool failed;                 /* a reply said the subscription state is no longer known */
+    /* The caller's callback, for the reply handler. */
+    store_sub_fn fn;
+    void *ctx;
+    node_sub_t *reading;
 };
+
+static bool add_node(store_subscriber_t *sub, const cluster_node_t *node, conn_t *conn)
+{
+    if (sub->node_count == sub->node_capacity) {
+        unsigned capacity = sub->node_capacity ? 2 * sub->node_capacity : 4;
+        node_sub_t *nodes = realloc(sub->nodes, capacity * sizeof *nodes);
+        if (!nodes)
+            return false;
+        sub->nodes = nodes;
+        sub->node_capacity = capacity;
+    }
+    node_sub_t *n = &sub->nodes[sub->node_count];
+    memset(n, 0, sizeof *n);
+    if (node)
+        n->node = *node;
+    n->conn = conn;
+    if (sub->cluster) {
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = sub->node_count };
+        if (epoll_ctl(sub->epoll_fd, EPOLL_CTL_ADD, conn_fd(conn), &ev) < 0)
+            return false;
+    }
+    sub->node_count++;
+    return true;
+}
 
 store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_size)
 {
@@ -25,21 +72,30 @@ store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
-    sub->c = store_connect_raw(store, err, err_size);
-    if (!sub->c) {
-        free(sub);
-        return NULL;
+    sub->store = store;
+    sub->cluster = store_is_cluster(store);
+    sub->epoll_fd = -1;
+    if (!sub->cluster) {
+        conn_t *c = store_connect_node(store, NULL, err, err_size);
+        if (!c || !add_node(sub, NULL, c)) {
+            conn_free(c);
+            store_subscriber_close(sub);
+            return NULL;
+        }
+        return sub;
     }
-    int flags = fcntl(sub->c->fd, F_GETFL);
-    if (flags < 0 || fcntl(sub->c->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-        snprintf(err, err_size, "cannot make the subscriber's socket non-blocking");
+    sub->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    sub->map = malloc(sizeof *sub->map);
+    if (sub->epoll_fd < 0 || !sub->map) {
+        snprintf(err, err_size, "out of memory");
         store_subscriber_close(sub);
         return NULL;
     }
-    sub->c->flags &= ~REDIS_BLOCK;
-    /* A peer that vanishes without a reset is noticed by the caller's
-     * pings; keep-alive covers a connection the caller stopped pinging. */
-    (void)redisEnableKeepAlive(sub->c);
+    if (!store_cluster_map(store, sub->map)) {
+        snprintf(err, err_size, "no node of the Redis Cluster gives its slot map");
+        store_subscriber_close(sub);
+        return NULL;
+    }
     return sub;
 }
 
@@ -47,41 +103,107 @@ void store_subscriber_close(store_subscriber_t *sub)
 {
     if (!sub)
         return;
-    redisFree(sub->c);
+    for (unsigned i = 0; i < sub->node_count; i++)
+        conn_free(sub->nodes[i].conn);
+    free(sub->nodes);
+    free(sub->map);
+    if (sub->epoll_fd >= 0)
+        close(sub->epoll_fd);
     free(sub);
 }
 
-int store_subscriber_fd(const store_subscriber_t *sub) { return sub->c->fd; }
+int store_subscriber_fd(const store_subscriber_t *sub)
+{
+    return sub->cluster ? sub->epoll_fd : conn_fd(sub->nodes[0].conn);
+}
 
 bool store_subscriber_wants_write(const store_subscriber_t *sub)
 {
-    return !sub->c->err && sub->c->obuf && sdslen(sub->c->obuf) > 0;
+    /* On a cluster the epoll descriptor turns readable for a node's writes too. */
+    return !sub->cluster && (conn_poll_events(sub->nodes[0].conn) & POLLOUT);
 }
 
-static store_status_t queue_command(store_subscriber_t *sub, const char *command, const char *channel)
+/* The connection serving channel: the one node, or its slot's master (connected on first use). */
+static node_sub_t *node_for(store_subscriber_t *sub, const char *channel)
+{
+    if (!sub->cluster)
+        return &sub->nodes[0];
+    unsigned index = sub->map->slot_node[cluster_key_slot(channel, strlen(channel))];
+    if (index == CLUSTER_NO_NODE)
+        return NULL;
+    const cluster_node_t *node = &sub->map->nodes[index];
+    for (unsigned i = 0; i < sub->node_count; i++) {
+        if (sub->nodes[i].node.port == node->port && !strcmp(sub->nodes[i].node.host, node->host))
+            return &sub->nodes[i];
+    }
+    conn_t *c = store_connect_node(sub->store, node, NULL, 0);
+    if (!c || !add_node(sub, node, c)) {
+        conn_free(c);
+        return NULL;
+    }
+    return &sub->nodes[sub->node_count - 1];
+}
+
+static store_status_t queue(node_sub_t *n, const char *command, const char *channel)
 {
     const char *argv[] = { command, channel };
-    if (sub->c->err || redisAppendCommandArgv(sub->c, channel ? 2 : 1, argv, NULL) != REDIS_OK)
-        return STORE_EUNAVAILABLE;
-    return STORE_OK;
+    return n && conn_append(n->conn, channel ? 2 : 1, argv, NULL) ? STORE_OK : STORE_EUNAVAILABLE;
 }
 
 store_status_t store_subscriber_subscribe(store_subscriber_t *sub, const char *channel)
 {
-    return queue_command(sub, "SUBSCRIBE", channel);
+    return queue(node_for(sub, channel), sub->cluster ? "SSUBSCRIBE" : "SUBSCRIBE", channel);
 }
 
 store_status_t store_subscriber_unsubscribe(store_subscriber_t *sub, const char *channel)
 {
-    return queue_command(sub, "UNSUBSCRIBE", channel);
+    node_sub_t *n = node_for(sub, channel);
+    store_status_t status = queue(n, sub->cluster ? "SUNSUBSCRIBE" : "UNSUBSCRIBE", channel);
+    if (status == STORE_OK)
+        n->unsubscribes_owed++;
+    return status;
 }
 
-store_status_t store_subscriber_ping(store_subscriber_t *sub) { return queue_command(sub, "PING", NULL); }
+/* One PING per connection; the caller hears one PONG once all answered. */
+store_status_t store_subscriber_ping(store_subscriber_t *sub)
+{
+    /* A cluster subscriber with nothing subscribed yet pings a master, so a
+     * cluster out of reach is noticed all the same. */
+    if (sub->cluster && sub->node_count == 0 && sub->map->node_count > 0) {
+        conn_t *c = store_connect_node(sub->store, &sub->map->nodes[0], NULL, 0);
+        if (!c || !add_node(sub, &sub->map->nodes[0], c)) {
+            conn_free(c);
+            return STORE_EUNAVAILABLE;
+        }
+    }
+    for (unsigned i = 0; i < sub->node_count; i++) {
+        if (sub->nodes[i].pong_owed)
+            continue; /* still owed: the caller's own ping timer judges it */
+        if (queue(&sub->nodes[i], "PING", NULL) != STORE_OK)
+            return STORE_EUNAVAILABLE;
+        sub->nodes[i].pong_owed = true;
+        sub->pongs_owed++;
+    }
+    return STORE_OK;
+}
 
+/* Writes what each socket takes; on a cluster, watches for writability
+ * while bytes wait. */
 store_status_t store_subscriber_flush(store_subscriber_t *sub)
 {
-    int done = 0;
-    return redisBufferWrite(sub->c, &done) == REDIS_OK ? STORE_OK : STORE_EUNAVAILABLE;
+    for (unsigned i = 0; i < sub->node_count; i++) {
+        node_sub_t *n = &sub->nodes[i];
+        if (!conn_flush(n->conn))
+            return STORE_EUNAVAILABLE;
+        bool want = (conn_poll_events(n->conn) & POLLOUT) != 0;
+        if (sub->cluster && want != n->watching_write) {
+            struct epoll_event ev = { .events = EPOLLIN | (want ? EPOLLOUT : 0), .data.u32 = i };
+            if (epoll_ctl(sub->epoll_fd, EPOLL_CTL_MOD, conn_fd(n->conn), &ev) < 0)
+                return STORE_EUNAVAILABLE;
+            n->watching_write = want;
+        }
+    }
+    return STORE_OK;
 }
 
 static bool element_is(const redisReply *r, const char *text)
@@ -90,47 +212,79 @@ static bool element_is(const redisReply *r, const char *text)
     return r->type == REDIS_REPLY_STRING && r->len == n && !memcmp(r->str, text, n);
 }
 
-/* A push of subscribed mode: [kind, channel, payload or count], or [pong, ""]. */
-static void deliver(const redisReply *r, store_sub_fn fn, void *ctx)
+/* A reply of subscribed mode: [kind, channel, payload or count], or [pong, ""]
+ * (or +PONG). Anything that leaves the subscriptions unknown marks the
+ * subscriber failed. */
+static void on_reply(void *ctx, redisReply *r)
 {
-    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2)
-        return;
-    const redisReply *kind = r->element[0], *channel = r->element[1];
+    store_subscriber_t *sub = ctx;
+    node_sub_t *n = sub->reading;
     store_sub_reply_t reply = { 0 };
-    if (element_is(kind, "pong")) {
-        reply.kind = STORE_SUB_PONG;
-        fn(ctx, &reply);
-        return;
+    if (r->type == REDIS_REPLY_ERROR) {
+        sub->failed = true; /* MOVED, CLUSTERDOWN, ...: a subscription was refused */
+    } else if ((r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG"))
+               || (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && element_is(r->element[0], "pong"))) {
+        if (n->pong_owed) {
+            n->pong_owed = false;
+            if (--sub->pongs_owed == 0) {
+                reply.kind = STORE_SUB_PONG;
+                sub->fn(sub->ctx, &reply);
+            }
+        }
+    } else if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[1]->type == REDIS_REPLY_STRING) {
+        const redisReply *kind = r->element[0];
+        reply.channel = r->element[1]->str;
+        reply.channel_length = r->element[1]->len;
+        bool deliver = true;
+        if ((element_is(kind, "message") || element_is(kind, "smessage")) && r->element[2]->type == REDIS_REPLY_STRING) {
+            reply.kind = STORE_SUB_MESSAGE;
+            reply.payload = r->element[2]->str;
+            reply.payload_length = r->element[2]->len;
+        } else if (element_is(kind, "subscribe") || element_is(kind, "ssubscribe")) {
+            reply.kind = STORE_SUB_SUBSCRIBED;
+        } else if (element_is(kind, "unsubscribe")) {
+            reply.kind = STORE_SUB_UNSUBSCRIBED;
+        } else if (element_is(kind, "sunsubscribe")) {
+            /* Not asked for: the slot moved to another node. */
+            if (n->unsubscribes_owed == 0)
+                sub->failed = true;
+            else
+                n->unsubscribes_owed--;
+            reply.kind = STORE_SUB_UNSUBSCRIBED;
+            deliver = !sub->failed;
+        } else {
+            deliver = false;
+        }
+        if (deliver)
+            sub->fn(sub->ctx, &reply);
     }
-    if (r->elements != 3 || channel->type != REDIS_REPLY_STRING)
-        return;
-    reply.channel = channel->str;
-    reply.channel_length = channel->len;
-    if (element_is(kind, "message") && r->element[2]->type == REDIS_REPLY_STRING) {
-        reply.kind = STORE_SUB_MESSAGE;
-        reply.payload = r->element[2]->str;
-        reply.payload_length = r->element[2]->len;
-    } else if (element_is(kind, "subscribe")) {
-        reply.kind = STORE_SUB_SUBSCRIBED;
-    } else if (element_is(kind, "unsubscribe")) {
-        reply.kind = STORE_SUB_UNSUBSCRIBED;
-    } else {
-        return;
-    }
-    fn(ctx, &reply);
+    freeReplyObject(r);
+}
+
+static store_status_t read_node(store_subscriber_t *sub, node_sub_t *n)
+{
+    sub->reading = n;
+    bool ok = conn_read(n->conn, on_reply, sub);
+    return ok && !sub->failed ? STORE_OK : STORE_EUNAVAILABLE;
 }
 
 store_status_t store_subscriber_read(store_subscriber_t *sub, store_sub_fn fn, void *ctx)
 {
-    if (redisBufferRead(sub->c) != REDIS_OK)
-        return STORE_EUNAVAILABLE;
-    for (;;) {
-        void *reply = NULL;
-        if (redisGetReplyFromReader(sub->c, &reply) != REDIS_OK)
+    sub->fn = fn;
+    sub->ctx = ctx;
+    if (!sub->cluster)
+        return read_node(sub, &sub->nodes[0]);
+    struct epoll_event events[16];
+    int ready = epoll_wait(sub->epoll_fd, events, 16, 0);
+    for (int i = 0; i < ready; i++) {
+        unsigned index = events[i].data.u32;
+        if (index >= sub->node_count)
+            continue;
+        node_sub_t *n = &sub->nodes[index];
+        if ((events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && read_node(sub, n) != STORE_OK)
             return STORE_EUNAVAILABLE;
-        if (!reply)
-            return STORE_OK;
-        deliver(reply, fn, ctx);
-        freeReplyObject(reply);
+        if ((events[i].events & EPOLLOUT) && store_subscriber_flush(sub) != STORE_OK)
+            return STORE_EUNAVAILABLE;
     }
+    return STORE_OK;
 }

@@ -1,9 +1,11 @@
-/* A Redis Pub/Sub subscriber: one connection, made with the game store's
- * settings, owned by the one thread that polls it (api/events.c's hub). It
- * never waits once made: commands are queued and written as the socket takes
- * them, and replies are read as they arrive and handed to a callback. Any
- * failure means the connection is lost: close it and open another (its
- * subscriptions went with it). */
+/* A Redis Pub/Sub subscriber, made with the game store's settings, owned by
+ * the one thread that polls it (api/events.c's hub): one connection to a
+ * single Redis, or on a Redis Cluster sharded subscriptions on the masters
+ * that serve the channels' slots, behind one descriptor to poll. It never
+ * waits once made: commands are queued and written as the sockets take them,
+ * and replies are read as they arrive and handed to a callback. Any failure
+ * (on a cluster, also a slot moving away) means the connection is lost:
+ * close it and open another (its subscriptions went with it). */
 #ifndef CHESSD_STORE_SUBSCRIBER_H
 #define CHESSD_STORE_SUBSCRIBER_H
 
@@ -34,7 +36,8 @@ typedef struct {
 typedef void (*store_sub_fn)(void *ctx, const store_sub_reply_t *reply);
 
 /* Connects (blocking, within the store's connect timeout; AUTH and SELECT
- * done). NULL with the reason in err when Redis cannot be reached. */
+ * done); on a cluster reads the slot map, and connects to a master when it
+ * first needs one. NULL with the reason in err when Redis cannot be reached. */
 store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_size);
 /* NULL is fine. */
 void store_subscriber_close(store_subscriber_t *sub);

@@ -444,12 +444,35 @@ void store_game_channel(const char *id, char *out)
 }
 
 /* No Redis here: the event hub's subscriber cannot connect. */
-redisContext *store_connect_raw(store_t *store, char *err, size_t err_size)
+bool store_is_cluster(const store_t *store)
 {
     (void)store;
+    return false;
+}
+
+conn_t *store_connect_node(store_t *store, const cluster_node_t *node, char *err, size_t err_size)
+{
+    (void)store;
+    (void)node;
     if (err_size)
         snprintf(err, err_size, "the in-memory store has no Pub/Sub");
     return NULL;
+}
+
+bool store_cluster_map(store_t *store, cluster_map_t *out)
+{
+    (void)store;
+    (void)out;
+    return false;
+}
+
+/* As one Redis node: the slots are computed but mean nothing. */
+unsigned store_id_slot(const char *id) { return cluster_key_slot(id, strlen(id)); }
+
+unsigned store_idempotency_slot(const char *scope, const char *key)
+{
+    (void)scope;
+    return cluster_key_slot(key, strlen(key));
 }
 
 const char *store_status_name(store_status_t status)
