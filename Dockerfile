@@ -31,10 +31,12 @@ RUN make -j"$(nproc)" BUILD=build CC=gcc CFLAGS=-O3 build/chessd \
  && strip --strip-unneeded build/chessd \
  && ./build/chessd --version
 
+# ca-certificates: the system CAs that verify a managed Redis's certificate
+# (rediss:// without --redis-ca-file).
 FROM ${RUNTIME_BASE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmicrohttpd12 libcjson1 libhiredis0.14 libssl3 \
+        libmicrohttpd12 libcjson1 libhiredis0.14 libssl3 ca-certificates \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --gid 10001 chessd \

@@ -97,6 +97,12 @@ include_edges() {
     done
 }
 
+# libc functions that an api/ object replaces for the whole process
+# (api/wire.c's close(2), which lingers on libmicrohttpd's sockets and passes
+# every other descriptor straight to the system call): a lower layer that
+# calls them calls libc, not the layer above, so they make no edge.
+INTERPOSED_LIBC=" close "
+
 # "object object symbol" for every symbol an object uses that another
 # defines; only objects whose source is still there (a stale object from a
 # removed file would add edges the program no longer has).
@@ -110,8 +116,9 @@ link_edges() {
         if [ -f "$source.c" ] || [ -f "$source.S" ]; then
             nm -P "$object" | awk -v object="${object#"$build"/}" '{ print object, $1, $2 }'
         fi
-    done | awk '
+    done | awk -v interposed="$INTERPOSED_LIBC" '
     # Defined: an upper-case type other than U (or u, i); used: U.
+    index(interposed, " " $2 " ") { next }
     $3 == "U" { uses[++n] = $1 " " $2; next }
     $3 ~ /^[A-TV-Zui]$/ && !($2 in owner) { owner[$2] = $1 }
     END {
