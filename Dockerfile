@@ -5,6 +5,7 @@
 #   make image                                   # buildah, local debootstrapped bases
 #   docker run --rm -p 8080:8080 -e CHESSD_REDIS_URL=redis://redis:6379/0 \
 #       -e CHESSD_TOKEN_SECRET=... chessd
+#   docker run --rm -p 8080:8080 chessd         # no CHESSD_REDIS_URL: the rules API only, no games
 #
 # BASE and RUNTIME_BASE can point at other Debian 12 images (make image passes
 # localhost/debian:bookworm and localhost/debian:bookworm-slim).

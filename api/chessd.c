@@ -29,11 +29,21 @@ static int serve(int argc, char **argv)
 {
     config_t cfg;
     char err[256];
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { /* README: `chessd serve --help` */
+            config_usage(stdout);
+            return 0;
+        }
+    }
     if (!config_load(&cfg, argc, argv, err, sizeof err)) {
         fprintf(stderr, "chessd serve: %s\n", err);
         return 2;
     }
-    if (!token_secret_init(getenv("CHESSD_TOKEN_SECRET"), err, sizeof err)) {
+    /* Without Redis there are no games, so no player tokens: the secret is
+     * only checked when one is given (a bad one should not wait for Redis to
+     * be configured to be found). */
+    const char *secret = getenv("CHESSD_TOKEN_SECRET");
+    if ((config_redis_enabled(&cfg) || (secret && *secret)) && !token_secret_init(secret, err, sizeof err)) {
         fprintf(stderr, "chessd serve: %s; not starting\n", err);
         return 2;
     }

@@ -1,6 +1,7 @@
 /* Server settings from defaults, CHESSD_* variables and flags. One table
  * describes every setting, so --help, the environment and the flags cannot
- * drift apart. */
+ * drift apart. A boolean setting's flag alone means true; with a value
+ * (--flag=V) and in its variable it takes 1, 0, true or false. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE } kind_t;
+typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
 
 typedef struct {
     const char *flag, *env, *help;
@@ -43,7 +44,8 @@ static const setting_t settings[] = {
       FIELD(shutdown_grace_seconds), 0, 600 },
     { "--redis", "CHESSD_REDIS_URL",
       "Redis for games: redis://[[user]:password@]host[:port][/db], rediss:// (TLS), "
-      "redis+cluster://host:port[,host:port...] or rediss+cluster:// (Redis Cluster)",
+      "redis+cluster://host:port[,host:port...] or rediss+cluster:// (Redis Cluster), or none (no games, the "
+      "rules API only)",
       KIND_STRING, FIELD(redis_url), 0, 0 },
     { "--redis-ca-file", "CHESSD_REDIS_CA_FILE", "rediss: PEM CAs that sign Redis's certificate (default: the system's)",
       KIND_STRING, FIELD(redis_ca_file), 0, 0 },
@@ -54,6 +56,9 @@ static const setting_t settings[] = {
     { "--redis-tls-server-name", "CHESSD_REDIS_TLS_SERVER_NAME",
       "rediss: the name Redis's certificates must carry, sent as SNI (default: each host's)", KIND_STRING,
       FIELD(redis_tls_server_name), 0, 0 },
+    { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS",
+      "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
+      FIELD(ready_requires_redis), 0, 1 },
     { "--redis-connect-timeout-ms", "CHESSD_REDIS_CONNECT_TIMEOUT_MS", "Redis connect timeout", KIND_UINT,
       FIELD(redis_connect_timeout_ms), 10, 60000 },
     { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "Redis command timeout", KIND_UINT, FIELD(redis_timeout_ms), 10,
@@ -106,7 +111,7 @@ static void defaults(config_t *cfg)
     cfg->max_perft_nodes = 200000000;
     cfg->perft_threads = 1;
     cfg->shutdown_grace_seconds = 10;
-    strcpy(cfg->redis_url, "redis://127.0.0.1:6379/0");
+    strcpy(cfg->redis_url, CONFIG_REDIS_NONE);
     cfg->redis_connect_timeout_ms = 1000;
     cfg->redis_timeout_ms = 1000;
     cfg->finished_game_ttl_seconds = 30u * 24 * 3600;
@@ -118,6 +123,23 @@ static void defaults(config_t *cfg)
     cfg->max_streams = 10000;
     cfg->max_streams_per_address = 100;
     cfg->heartbeat_seconds = 10;
+}
+
+/* A boolean's text: exactly 1, 0, true or false. */
+static bool parse_bool(const char *value, bool *out, const char *source, char *err, size_t err_size)
+{
+    if (!strcmp(value, "1") || !strcmp(value, "true")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(value, "0") || !strcmp(value, "false")) {
+        *out = false;
+        return true;
+    }
+    /* Echoed only up to a point: it is the operator's own text, but may be long. */
+    snprintf(err, err_size, "%s: '%.32s%s' must be true, false, 1 or 0", source, value,
+             strlen(value) > 32 ? "..." : "");
+    return false;
 }
 
 static bool apply(config_t *cfg, const setting_t *s, const char *value, const char *source, char *err,
@@ -134,6 +156,8 @@ static bool apply(config_t *cfg, const setting_t *s, const char *value, const ch
         memcpy(field, value, strlen(value) + 1);
         return true;
     }
+    if (s->kind == KIND_BOOL)
+        return parse_bool(value, (bool *)(void *)field, source, err, err_size);
     char *end;
     errno = 0;
     unsigned long long v = strtoull(value, &end, 10);
@@ -146,6 +170,11 @@ static bool apply(config_t *cfg, const setting_t *s, const char *value, const ch
     else
         *(unsigned *)(void *)field = (unsigned)v;
     return true;
+}
+
+bool config_redis_enabled(const config_t *cfg)
+{
+    return strcmp(cfg->redis_url, CONFIG_REDIS_NONE) != 0;
 }
 
 bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_size)
@@ -168,7 +197,8 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
             snprintf(err, err_size, "unknown option '%s' (see chessd --help)", arg);
             return false;
         }
-        const char *value = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+        /* A boolean flag alone is true: it never takes the next argument. */
+        const char *value = eq ? eq + 1 : found->kind == KIND_BOOL ? "true" : (a + 1 < argc ? argv[++a] : NULL);
         if (!value) {
             snprintf(err, err_size, "%s needs a value", found->flag);
             return false;
@@ -190,12 +220,16 @@ void config_usage(FILE *out)
         char value[80];
         if (s->kind == KIND_STRING)
             snprintf(value, sizeof value, "%s", field);
+        else if (s->kind == KIND_BOOL)
+            snprintf(value, sizeof value, "%s", *(const bool *)(const void *)field ? "true" : "false");
         else if (s->kind == KIND_SIZE)
             snprintf(value, sizeof value, "%zu", *(const size_t *)(const void *)field);
         else
             snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
         fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
     }
+    fprintf(out, "\nA boolean flag alone means true (--ready-requires-redis); --flag=true|false|1|0 and its\n"
+                 "variable (1, 0, true, false) set it either way.\n");
     fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only, at least 32 bytes) is the HMAC key for player tokens;\n"
                  "every replica needs the same one. Without it the replicas share one kept in Redis under\n"
                  "chessd:token-secret (made by the first that needs it): anyone who can read that Redis can\n"

@@ -9,6 +9,9 @@
 
 enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 
+/* --redis none (the default): no Redis, so no games; the rules API alone. */
+#define CONFIG_REDIS_NONE "none"
+
 typedef struct config {
     char bind[64];
     unsigned port;
@@ -23,12 +26,13 @@ typedef struct config {
     size_t max_perft_nodes;      /* the node budget of one perft request */
     unsigned perft_threads;      /* the pool that runs perft off the connection threads */
     unsigned shutdown_grace_seconds;
-    char redis_url[1024];
+    char redis_url[1024];        /* a Redis URL, or CONFIG_REDIS_NONE */
     char redis_ca_file[512];     /* "" : the system's CAs */
     char redis_cert_file[512];   /* a client certificate for mutual TLS; "" : none */
     char redis_key_file[512];
     char redis_tls_server_name[256]; /* "" : each host's own name */
     bool redis_tls_insecure_skip_verify;
+    bool ready_requires_redis;   /* /readyz is 503 while Redis is down (else 200, saying so) */
     unsigned redis_connect_timeout_ms;
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */
@@ -48,6 +52,9 @@ typedef struct config {
 /* Fills cfg from defaults, then the environment, then argv (the arguments
  * after "serve"). On error writes a sentence to err and returns false. */
 bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_size);
+
+/* Whether games are on: a Redis is configured (--redis is not "none"). */
+bool config_redis_enabled(const config_t *cfg);
 
 /* Prints the flags, their variables and defaults. */
 void config_usage(FILE *out);

@@ -1,15 +1,17 @@
-/* Service endpoints: liveness, readiness (503 while the server drains),
- * version, metrics, and the OpenAPI document (embedded into the binary at
- * build time from openapi.yaml). */
+/* Service endpoints: liveness, readiness (503 while the server drains; it
+ * reports Redis, and is 503 while Redis is down only with
+ * --ready-requires-redis), version, metrics, and the OpenAPI document
+ * (embedded into the binary at build time from openapi.yaml). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
+#include "config.h"
 #include "handlers.h"
 #include "jsonw.h"
 #include "metrics.h"
 #include "problem.h"
-#include "token_secret.h"
+#include "readiness.h"
 #include "version.h"
 
 /* openapi.yaml, linked in by spec.S. */
@@ -31,22 +33,29 @@ void handle_healthz(const api_request_t *req, api_response_t *res)
     small_json(res, 200, "{\"status\":\"ok\"}");
 }
 
+static void write_redis_down(jsonw_t *w, const void *ctx)
+{
+    (void)ctx;
+    jsonw_kv_string(w, "redis", readiness_redis_name(READINESS_REDIS_DOWN));
+}
+
+/* Ready while the stateless API can be served: Redis only reported (up, down
+ * or off), unless --ready-requires-redis makes its outage a 503 too. */
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
     if (req->draining) {
         api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
         return;
     }
-    if (store_ping(req->store) != STORE_OK) {
-        api_problem(res, API_ESTORE_UNAVAILABLE, "the game store does not answer", NULL, NULL);
+    const char *reason = NULL;
+    readiness_redis_t redis = readiness_check(req->store, &reason);
+    if (redis == READINESS_REDIS_DOWN && req->config && req->config->ready_requires_redis) {
+        api_problem(res, API_ESTORE_UNAVAILABLE, reason, write_redis_down, NULL);
         return;
     }
-    if (!token_secret_check(req->store)) {
-        api_problem(res, API_ESTORE_UNAVAILABLE, "the player-token secret in the game store cannot be used", NULL,
-                    NULL);
-        return;
-    }
-    small_json(res, 200, "{\"status\":\"ready\"}");
+    char body[64];
+    snprintf(body, sizeof body, "{\"status\":\"ready\",\"redis\":\"%s\"}", readiness_redis_name(redis));
+    small_json(res, 200, body);
 }
 
 void handle_version(const api_request_t *req, api_response_t *res)

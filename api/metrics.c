@@ -27,6 +27,7 @@ static atomic_ullong library_messages;
 static atomic_llong perft_waiting;
 static atomic_llong streams_open;
 static atomic_ullong stream_events, stream_resyncs, pubsub_reconnects, flag_checks;
+static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
 static metrics_route_name_fn route_names;
@@ -65,6 +66,8 @@ void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, m
 void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
 void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
 void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
+
+void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
@@ -167,5 +170,12 @@ char *metrics_render(struct store *store, size_t *length)
         (unsigned long long)stats.errors);
     write_counter(&b, "chessd_redis_connects_total", "Redis connections made (first and reconnects).",
         (unsigned long long)stats.connects);
+    write_gauge(&b, "chessd_redis_configured", "1 when a Redis is configured (games on), 0 with --redis none.",
+        store != NULL);
+    int up = atomic_load_explicit(&redis_up, memory_order_relaxed);
+    if (store && up >= 0)
+        write_gauge(&b, "chessd_redis_up",
+            "1 when Redis answered the latest readiness check (GET /readyz) and the player-token secret there "
+            "is usable, else 0.", up);
     return buf_finish(&b, length);
 }

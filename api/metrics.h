@@ -1,11 +1,12 @@
 /* Prometheus metrics: request counts by route and status, a latency
  * histogram, game moves applied, version conflicts, writes refused by a full
- * store or left with an unknown outcome, open connections, and the store's
- * errors and reconnects, live event streams. Counters are lock-free atomics, safe to
- * bump from any server thread. */
+ * store or left with an unknown outcome, open connections, the store's
+ * errors and reconnects, whether Redis answered the latest check, live event
+ * streams. Counters are lock-free atomics, safe to bump from any server thread. */
 #ifndef CHESSD_API_METRICS_H
 #define CHESSD_API_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +39,13 @@ void metrics_stream_resync(void);
 void metrics_pubsub_reconnect(void);
 void metrics_flag_check(void);
 
-/* The exposition text (malloc'd, caller frees), or NULL on OOM. */
+/* The outcome of the latest Redis check (a /readyz request, api/readiness.c):
+ * up or not. A scrape never asks Redis itself. */
+void metrics_redis_up(bool up);
+
+/* The exposition text (malloc'd, caller frees), or NULL on OOM. store NULL:
+ * no Redis is configured (chessd_redis_configured 0, no chessd_redis_up);
+ * chessd_redis_up is also left out until a first check has run. */
 char *metrics_render(struct store *store, size_t *length);
 
 #endif

@@ -33,6 +33,7 @@ static const struct {
     [API_EFORBIDDEN] = { "forbidden", 403, "The token is not a player's of this game" },
     [API_ENOT_YOUR_TURN] = { "not_your_turn", 403, "Only the side to move may do this" },
     [API_EGAME_NOT_FOUND] = { "game_not_found", 404, "No such game" },
+    [API_EGAMES_DISABLED] = { "games_disabled", 404, "This server keeps no games" },
     [API_EVERSION_CONFLICT] = { "version_conflict", 409, "The game has changed since the version given" },
     [API_EGAME_OVER] = { "game_over", 409, "The game is over" },
     [API_ENOTHING_TO_UNDO] = { "nothing_to_undo", 409, "There is no move of yours to take back" },

@@ -159,6 +159,13 @@ bool router_find(api_request_t *req, api_response_t *res)
 
 void router_handle(const api_request_t *req, api_response_t *res)
 {
+    if ((routes[req->route].flags & ROUTE_GAME) && !req->store) {
+        api_problem(res, API_EGAMES_DISABLED,
+                    "games are off: this server runs without Redis (--redis none, the default when no Redis is "
+                    "configured), so it keeps no games; the rules API (/v1/position, /v1/perft) works",
+                    NULL, NULL);
+        return;
+    }
     if ((routes[req->route].flags & ROUTE_GAME) && !token_secret_ready(req->store)) {
         api_problem(res, API_ESTORE_UNAVAILABLE,
                     "the player-token secret shared through the game store cannot be read yet; nothing was changed",

@@ -13,7 +13,7 @@ enum {
     ROUTE_PROBE = 1 << 0,  /* health, readiness, metrics: never rate-limited or refused while draining */
     ROUTE_POOL = 1 << 1,   /* long work: runs on the work pool, off the connection threads */
     ROUTE_CREATES = 1 << 2, /* creates stored data: under the per-address creation limit */
-    ROUTE_GAME = 1 << 3,    /* a stored game: refused (503) while the player-token secret is not known */
+    ROUTE_GAME = 1 << 3,    /* a stored game: 404 without a store, 503 while the player-token secret is not known */
     ROUTE_STREAM = 1 << 4   /* an event stream: admitted under the stream bounds before its handler runs */
 };
 
@@ -27,8 +27,9 @@ bool router_parse_target(const char *raw, size_t length, target_t *target, api_r
 bool router_find(api_request_t *req, api_response_t *res);
 
 /* Runs the handler of req->route (set by router_find); for a ROUTE_GAME
- * route only once the token secret is known (see token_secret.h), else
- * answers 503 store_unavailable. */
+ * route only with a store (req->store NULL, --redis none: 404
+ * games_disabled) and once the token secret is known (see token_secret.h),
+ * else answers 503 store_unavailable. */
 void router_handle(const api_request_t *req, api_response_t *res);
 
 /* router_find, then router_handle when a route was found. */

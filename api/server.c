@@ -84,10 +84,10 @@ typedef struct {
 
 typedef struct server {
     const config_t *cfg;
-    store_t *store;
+    store_t *store; /* NULL with --redis none: no games */
     ratelimit_t *by_address, *by_token, *creations;
     workpool_t *pool;
-    events_t *events;
+    events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
@@ -661,10 +661,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         MHD_resume_connection(connection);
         return MHD_YES;
     }
-    if (flags & ROUTE_STREAM)
+    /* Without Redis there is no hub: the router answers games_disabled. */
+    if ((flags & ROUTE_STREAM) && srv->events)
         return run_stream_route(srv, connection, st);
     router_handle(&st->req, &res);
-    if (res.wait_seconds && hold(srv, connection, st, &res))
+    if (res.wait_seconds && srv->events && hold(srv, connection, st, &res))
         return MHD_YES;
     return send_response(connection, st, &res);
 }
@@ -880,7 +881,7 @@ int server_run(const config_t *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     fit_file_limit(cfg->max_connections);
-    char err[256];
+    char err[256] = "";
     store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
                                  .command_timeout_ms = cfg->redis_timeout_ms,
                                  .tls_ca_file = cfg->redis_ca_file,
@@ -889,7 +890,8 @@ int server_run(const config_t *cfg)
                                  .tls_server_name = cfg->redis_tls_server_name,
                                  .tls_insecure_no_verify = cfg->redis_tls_insecure_skip_verify };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
-    server_t srv = { .cfg = cfg, .store = store_open(&store_cfg, err, sizeof err),
+    bool games = config_redis_enabled(cfg); /* else no store and no events hub */
+    server_t srv = { .cfg = cfg, .store = games ? store_open(&store_cfg, err, sizeof err) : NULL,
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
@@ -904,14 +906,17 @@ int server_run(const config_t *cfg)
                                    .heartbeat_seconds = cfg->heartbeat_seconds };
     if (srv.store)
         srv.events = events_start(&events_cfg, err, sizeof err);
-    if (!srv.store || !srv.pool || !srv.events || !wire_start(&wire_cfg)) {
-        if (!srv.store)
+    if ((games && (!srv.store || !srv.events)) || !srv.pool || !wire_start(&wire_cfg)) {
+        if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
             fprintf(stderr, "chessd: out of memory or threads at start-up\n");
         server_free(&srv);
         return 2;
     }
+    if (!games)
+        fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
+                        "games_disabled); the rules API serves\n");
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
                      | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *daemon = MHD_start_daemon(
@@ -949,7 +954,8 @@ int server_run(const config_t *cfg)
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
     /* Streams get their closing event and end; long polls are answered. */
-    events_drain(srv.events);
+    if (srv.events)
+        events_drain(srv.events);
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);

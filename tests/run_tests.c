@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
         /* after tokens, whose first test needs no secret set yet */
         test_pgn_register, test_idempotency_register, test_events_register, test_game_events_register,
-        test_http_register, test_subscriber_register, test_tls_register,
+        test_http_register, test_subscriber_register, test_tls_register, test_config_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

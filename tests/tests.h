@@ -32,6 +32,7 @@ int test_game_events_register(void);
 int test_http_register(void);
 int test_subscriber_register(void);
 int test_tls_register(void);
+int test_config_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

@@ -22,23 +22,28 @@ test('GET /healthz answers 200 {"status":"ok"}', async () => {
   assert.equal(res.headers.get('cache-control'), 'no-store');
 });
 
-test('GET /readyz answers 200 {"status":"ready"} while serving', async () => {
+test('GET /readyz answers 200 {"status":"ready","redis":"up"} while serving', async () => {
   const res = await get(server, '/readyz');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { status: 'ready' });
+  assert.deepEqual(res.body, { status: 'ready', redis: 'up' });
 });
 
-test('with Redis unreachable /readyz is 503 store_unavailable, while liveness and the rules API still answer', async () => {
-  const noRedis = await startServer(['--redis', `redis://127.0.0.1:${await freePort()}/0`]);
+test('with Redis unreachable /readyz is 200 reporting redis "down" (503 store_unavailable with --ready-requires-redis), and liveness and the rules API answer', async () => {
+  const url = `redis://127.0.0.1:${await freePort()}/0`;
+  const noRedis = await startServer(['--redis', url]);
+  const strict = await startServer(['--redis', url, '--ready-requires-redis']);
   try {
     const ready = await get(noRedis, '/readyz');
-    expectProblem(ready, 503, 'store_unavailable');
-    assert.match(ready.headers.get('retry-after') ?? '', /^\d+$/, 'a 503 should say when to retry');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body, { status: 'ready', redis: 'down' });
+    const refused = await get(strict, '/readyz');
+    expectProblem(refused, 503, 'store_unavailable');
+    assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/, 'a 503 should say when to retry');
     assert.equal((await get(noRedis, '/healthz')).status, 200);
     assert.equal((await get(noRedis, '/v1/position?legal_moves=false')).status, 200);
     assert.equal((await get(noRedis, '/v1/perft?depth=2')).body.nodes, 400);
   } finally {
-    await noRedis.stop();
+    await Promise.all([noRedis.stop(), strict.stop()]);
   }
 });
 

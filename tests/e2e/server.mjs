@@ -249,8 +249,9 @@ export function freePort() {
 
 /**
  * Starts chessd with extra serve flags (and extra environment variables in
- * env). Unless the flags name a --redis, the server gets this process's
- * private redis-server, so /readyz can be ready. Unless they name a
+ * env). Unless the flags name a --redis (or withRedis is false: then it
+ * runs with whatever the flags and env say, by default no Redis and no
+ * games), the server gets this process's private redis-server, so games work. Unless they name a
  * --rate-limit-create, the per-address creation limit is off: the suites
  * create hundreds of games from 127.0.0.1, and the limit has tests of its own
  * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). A
@@ -259,9 +260,10 @@ export function freePort() {
  * the test run has one exported). Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
-export async function startServer(extraArgs = [], { env = {}, defaultLimits = false } = {}) {
+export async function startServer(extraArgs = [], { env = {}, defaultLimits = false, withRedis = true } = {}) {
   assert.ok(existsSync(CHESSD_BIN), `chessd binary not found at ${CHESSD_BIN} (set CHESSD_BIN or run make)`);
-  const redisArgs = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis=')) ? [] : ['--redis', await privateRedis()];
+  const namesRedis = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis='));
+  const redisArgs = namesRedis || !withRedis ? [] : ['--redis', await privateRedis()];
   const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
   const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -154,7 +154,9 @@ start_replica() {
     GENERATION[i]=$((GENERATION[i] + 1))
     gen="${GENERATION[i]}"
     # The soak's clients create their games from one address: no creation limit.
+    # --ready-requires-redis: "ready" here means games can be played (Redis up).
     "$CHESSD_BIN" serve --bind 127.0.0.1 --port "${PORTS[i]}" --redis "$REDIS_URL" --rate-limit-create 0 \
+        --ready-requires-redis \
         --redis-timeout-ms "$REDIS_TIMEOUT_MS" --redis-connect-timeout-ms "$REDIS_TIMEOUT_MS" \
         >"$TMP/access-${NAMES[i]}$gen.log" 2>"$TMP/stderr-${NAMES[i]}$gen.log" &
     CHESSD_PIDS[i]=$!

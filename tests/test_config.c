@@ -1,0 +1,153 @@
+/* Tests for api/config.c's boolean settings and the Redis default: a
+ * boolean flag alone is true and never takes the next argument, --flag=V and
+ * the variable take exactly 1, 0, true or false, anything else is an error
+ * naming the setting, and flags win over the variable. With nothing
+ * configured there is no Redis (games are off). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../api/config.h"
+#include "tests.h"
+
+#define VARIABLE "CHESSD_READY_REQUIRES_REDIS"
+
+/* Runs config_load on args with the variable set to env (NULL: unset) and
+ * CHESSD_REDIS_URL unset; the variables are unset again afterwards. */
+static bool load(config_t *cfg, const char *env, int argc, char **argv, char *err, size_t err_size)
+{
+    unsetenv("CHESSD_REDIS_URL");
+    if (env)
+        setenv(VARIABLE, env, 1);
+    else
+        unsetenv(VARIABLE);
+    err[0] = '\0';
+    bool ok = config_load(cfg, argc, argv, err, err_size);
+    unsetenv(VARIABLE);
+    return ok;
+}
+
+static void test_the_default_is_no_redis_and_readiness_without_it(void)
+{
+    config_t cfg;
+    char err[256];
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(cfg.redis_url, CONFIG_REDIS_NONE);
+    CU_ASSERT_FALSE(config_redis_enabled(&cfg));
+    CU_ASSERT_FALSE(cfg.ready_requires_redis);
+    char *args[] = { "--redis", "redis://127.0.0.1:6379/0" };
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 2, args, err, sizeof err));
+    CU_ASSERT_TRUE(config_redis_enabled(&cfg));
+}
+
+static void test_a_boolean_flag_alone_is_true_and_takes_no_argument(void)
+{
+    config_t cfg;
+    char err[256];
+    char *alone[] = { "--ready-requires-redis" };
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 1, alone, err, sizeof err));
+    CU_ASSERT_TRUE(cfg.ready_requires_redis);
+    /* The next argument stays an argument: here the port's flag. */
+    char *before_port[] = { "--ready-requires-redis", "--port", "9000" };
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 3, before_port, err, sizeof err));
+    CU_ASSERT_TRUE(cfg.ready_requires_redis);
+    CU_ASSERT_EQUAL(cfg.port, 9000);
+    char *separate[] = { "--ready-requires-redis", "false" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 2, separate, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown option 'false'"));
+}
+
+static void test_a_boolean_takes_exactly_1_0_true_or_false(void)
+{
+    static const struct {
+        const char *text;
+        bool value;
+    } good[] = { { "1", true }, { "true", true }, { "0", false }, { "false", false } };
+    config_t cfg;
+    char err[256], arg[64];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(arg, sizeof arg, "--ready-requires-redis=%s", good[i].text);
+        char *args[] = { arg };
+        CU_ASSERT_TRUE(load(&cfg, NULL, 1, args, err, sizeof err));
+        CU_ASSERT_EQUAL(cfg.ready_requires_redis, good[i].value);
+        CU_ASSERT_TRUE(load(&cfg, good[i].text, 0, NULL, err, sizeof err));
+        CU_ASSERT_EQUAL(cfg.ready_requires_redis, good[i].value);
+    }
+}
+
+static void test_a_bad_boolean_is_an_error_naming_the_setting(void)
+{
+    static const char *const bad[] = { "yes", "no", "on", "TRUE", "False", "2", "-1", "01", "true ", " 1", "t", NULL };
+    config_t cfg;
+    char err[256], arg[64], expected[128];
+    for (const char *const *value = bad; *value; value++) {
+        snprintf(arg, sizeof arg, "--ready-requires-redis=%s", *value);
+        char *args[] = { arg };
+        CU_ASSERT_FALSE(load(&cfg, NULL, 1, args, err, sizeof err));
+        snprintf(expected, sizeof expected, "--ready-requires-redis: '%s' must be true, false, 1 or 0", *value);
+        CU_ASSERT_STRING_EQUAL(err, expected);
+        CU_ASSERT_FALSE(load(&cfg, *value, 0, NULL, err, sizeof err));
+        snprintf(expected, sizeof expected, VARIABLE ": '%s' must be true, false, 1 or 0", *value);
+        CU_ASSERT_STRING_EQUAL(err, expected);
+    }
+    char *empty[] = { "--ready-requires-redis=" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 1, empty, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(err, "--ready-requires-redis: '' must be true, false, 1 or 0");
+}
+
+static void test_a_long_bad_value_is_cut_in_the_message(void)
+{
+    config_t cfg;
+    char err[256], arg[600];
+    snprintf(arg, sizeof arg, "--ready-requires-redis=%0500d", 7);
+    char *args[] = { arg };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 1, args, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "...' must be true, false, 1 or 0"));
+    CU_ASSERT(strlen(err) < 120);
+}
+
+static void test_the_flag_wins_over_the_variable(void)
+{
+    config_t cfg;
+    char err[256];
+    char *off[] = { "--ready-requires-redis=false" };
+    CU_ASSERT_TRUE(load(&cfg, "1", 1, off, err, sizeof err));
+    CU_ASSERT_FALSE(cfg.ready_requires_redis);
+    char *on[] = { "--ready-requires-redis" };
+    CU_ASSERT_TRUE(load(&cfg, "0", 1, on, err, sizeof err));
+    CU_ASSERT_TRUE(cfg.ready_requires_redis);
+    /* An empty variable is no setting, as for every variable. */
+    CU_ASSERT_TRUE(load(&cfg, "", 0, NULL, err, sizeof err));
+    CU_ASSERT_FALSE(cfg.ready_requires_redis);
+}
+
+static void test_the_help_lists_the_boolean_and_its_default(void)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    config_usage(out);
+    fclose(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "--ready-requires-redis"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "CHESSD_READY_REQUIRES_REDIS      false"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "CHESSD_REDIS_URL                 none"));
+    free(text);
+}
+
+int test_config_register(void)
+{
+    CU_pSuite suite = CU_add_suite("config", NULL, NULL);
+    if (!suite)
+        return -1;
+    CU_add_test(suite, "the default is no Redis and readiness without it",
+                test_the_default_is_no_redis_and_readiness_without_it);
+    CU_add_test(suite, "a boolean flag alone is true and takes no argument",
+                test_a_boolean_flag_alone_is_true_and_takes_no_argument);
+    CU_add_test(suite, "a boolean takes exactly 1, 0, true or false", test_a_boolean_takes_exactly_1_0_true_or_false);
+    CU_add_test(suite, "a bad boolean is an error naming the setting",
+                test_a_bad_boolean_is_an_error_naming_the_setting);
+    CU_add_test(suite, "a long bad value is cut in the message", test_a_long_bad_value_is_cut_in_the_message);
+    CU_add_test(suite, "the flag wins over the variable", test_the_flag_wins_over_the_variable);
+    CU_add_test(suite, "the help lists the boolean and its default", test_the_help_lists_the_boolean_and_its_default);
+    return 0;
+}
