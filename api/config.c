@@ -56,6 +56,10 @@ static const setting_t settings[] = {
     { "--redis-tls-server-name", "CHESSD_REDIS_TLS_SERVER_NAME",
       "rediss: the name Redis's certificates must carry, sent as SNI (default: each host's)", KIND_STRING,
       FIELD(redis_tls_server_name), 0, 0 },
+    { "--redis-tls-insecure-skip-verify", "CHESSD_REDIS_TLS_INSECURE_SKIP_VERIFY",
+      "rediss: accept ANY certificate from Redis (no CA or name check): anyone on the path can read and change "
+      "games; for tests only",
+      KIND_BOOL, FIELD(redis_tls_insecure_skip_verify), 0, 1 },
     { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS",
       "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
       FIELD(ready_requires_redis), 0, 1 },

@@ -170,6 +170,8 @@ char *metrics_render(struct store *store, size_t *length)
         (unsigned long long)stats.errors);
     write_counter(&b, "chessd_redis_connects_total", "Redis connections made (first and reconnects).",
         (unsigned long long)stats.connects);
+    write_counter(&b, "chessd_redis_redirects_total",
+        "MOVED and ASK answers of a Redis Cluster followed (its slots moving).", (unsigned long long)stats.redirects);
     write_gauge(&b, "chessd_redis_configured", "1 when a Redis is configured (games on), 0 with --redis none.",
         store != NULL);
     int up = atomic_load_explicit(&redis_up, memory_order_relaxed);

@@ -891,6 +891,9 @@ int server_run(const config_t *cfg)
                                  .tls_insecure_no_verify = cfg->redis_tls_insecure_skip_verify };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
     bool games = config_redis_enabled(cfg); /* else no store and no events hub */
+    if (games && cfg->redis_tls_insecure_skip_verify)
+        fprintf(stderr, "chessd: WARNING: --redis-tls-insecure-skip-verify: Redis's TLS certificate is NOT "
+                        "verified; anyone on the network path can read and change every game\n");
     server_t srv = { .cfg = cfg, .store = games ? store_open(&store_cfg, err, sizeof err) : NULL,
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
