@@ -4,12 +4,12 @@
 // the JSON access log collected from stdout, and SIGTERM at the end with the
 // exit status asserted to be 0. Each test process also runs one throwaway
 // redis-server for the servers it starts (readiness checks the game store);
-// startRedis() gives a test a redis-server of its own that it may stop,
-// restart (optionally with its data kept on disk), pause and resume, and
-// redisCommands()/redisDump() read it over raw RESP. startNginx() puts a
-// private nginx in front of several chessd replicas as a round-robin load
-// balancer (with { streaming: true }, one that passes event streams and
-// long-polls through as they come).
+// startRedis() gives a test a redis-server of its own (optionally listening
+// with TLS too) that it may stop, restart (optionally with its data kept on
+// disk), pause and resume, and redisCommands()/redisDump() read it over raw
+// RESP. startNginx() puts a private nginx in front of several chessd replicas
+// as a round-robin load balancer (with { streaming: true }, one that passes
+// event streams and long-polls through as they come).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -86,27 +86,40 @@ export function privateRedis() {
  * directory (appendonly yes, appendfsync always, no RDB snapshots), so a
  * stop() then start() on the same port finds every key again. Resolves to
  * { port, url, dir, proc, stop(signal), start(), pause(), resume(), command(...args), dump() }.
+ *
+ * With tls ({ cert, key, ca, authClients }: PEM files, as tests/tls/make_certs.sh
+ * makes them), it also listens with TLS on a second free port, tlsPort
+ * (tls-auth-clients yes when authClients: a client must present a certificate
+ * signed by ca), and the handle has tlsPort and tlsUrl
+ * (rediss://localhost:<tlsPort>/0). The plain port stays open beside it for
+ * command() and dump(). args: more redis-server arguments (e.g. --requirepass).
  */
-export async function startRedis({ persistent = false } = {}) {
+export async function startRedis({ persistent = false, tls = null, args: moreArgs = [] } = {}) {
   let dir = null;
   if (persistent) {
     dir = mkdtempSync(path.join(os.tmpdir(), 'chessd-e2e-redis-'));
     tempDirs.add(dir);
   }
-  const args = persistent
+  const storage = persistent
     ? ['--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always']
     : ['--save', '', '--appendonly', 'no'];
   let port;
+  let tlsPort = null;
+  const args = () => [...storage, ...(tls ? ['--tls-port', String(tlsPort), '--tls-cert-file', tls.cert,
+    '--tls-key-file', tls.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', tls.authClients ? 'yes' : 'no'] : []),
+  ...moreArgs];
   let proc;
   for (let attempt = 0; !proc; attempt++) {
     port = await freePort();
-    proc = await spawnRedis(port, args);
+    if (tls) do tlsPort = await freePort(); while (tlsPort === port);
+    proc = await spawnRedis(port, args());
     assert.ok(proc || attempt < 2, `cannot start ${REDIS_SERVER} (redis-server is installed by make deps; set CHESSD_REDIS_SERVER)`);
   }
   const url = `redis://127.0.0.1:${port}/0`;
   const handle = {
     port,
     url,
+    ...(tls ? { tlsPort, tlsUrl: `rediss://localhost:${tlsPort}/0` } : {}),
     dir,
     get proc() { return proc; },
     /** Stops redis-server (SIGTERM: a clean shutdown that flushes the append-only file) and waits for its exit. */
@@ -121,7 +134,7 @@ export async function startRedis({ persistent = false } = {}) {
     async start() {
       assert.ok(proc.exitCode !== null || proc.signalCode !== null, 'redis-server is still running');
       for (let attempt = 0; ; attempt++) {
-        const next = await spawnRedis(port, args);
+        const next = await spawnRedis(port, args());
         if (next) { proc = next; return; }
         // The port may linger for a moment after the old process's exit.
         assert.ok(attempt < 20, `cannot restart ${REDIS_SERVER} on port ${port}`);
