@@ -334,6 +334,26 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
             snprintf(why, sizeof why, "SELECT was refused");
             goto fail;
         }
+    } else if (!password[0]) {
+        /* One round trip before the connection counts as made: a server that
+         * refuses it only after the handshake (a TLS client certificate it
+         * wants, TLS 1.3 telling only then) or that is no Redis (a TLS port
+         * spoken to in plain text) fails here, as a connection that could
+         * not be made, never as a command that may have run. */
+        const char *ping[] = { "PING" };
+        redisReply *r = conn_command(c, 1, ping, NULL, NULL);
+        bool pong = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
+        if (!pong)
+            snprintf(why, sizeof why, "%s",
+                     !r ? "the connection was closed or went silent before PING was answered (a TLS client "
+                          "certificate refused? TLS or not as the server expects?)"
+                     : r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)
+                         ? "Redis requires a password (NOAUTH): put it in the URL"
+                         : "PING was not answered PONG");
+        if (r)
+            freeReplyObject(r);
+        if (!pong)
+            goto fail;
     }
     return c;
 fail:

@@ -258,16 +258,18 @@ describe('a certificate that fails verification: game requests 503 at once, one 
 describe('mutual TLS (tls-auth-clients yes)', () => {
   test('without a client certificate games answer 503; with client.crt and client.key they work', async () => {
     // A TLS 1.3 client's handshake is over before the server has checked the
-    // client's certificate: the refusal comes as an alert after chessd's
-    // first command has left, so a creation may be answered outcome_unknown
-    // rather than store_unavailable (and no "cannot connect" line is logged).
-    // Nothing is ever made.
+    // client's certificate: the refusal comes as an alert only after a first
+    // command. chessd's connection sends PING before it counts as made, so
+    // the refusal is a connection that could not be made (store_unavailable,
+    // logged), never a write that may have run (outcome_unknown).
     await withChessd(rediss(mutual), trustCa(), async (srv) => {
-      await expectGamesUnavailable(srv, 'no client certificate', { create: ['store_unavailable', 'outcome_unknown'] });
+      await expectGamesUnavailable(srv, 'no client certificate');
+      await oneConnectFailure(srv, [/PING/], 'no client certificate');
     });
     assert.equal((await mutual.command('DBSIZE')), 0, 'nothing was written without a client certificate');
     await withChessd(rediss(mutual), [...trustCa(), ...clientCert('unknown-ca')], async (srv) => {
-      await expectGamesUnavailable(srv, 'a client certificate from an unknown CA', { create: ['store_unavailable', 'outcome_unknown'] });
+      await expectGamesUnavailable(srv, 'a client certificate from an unknown CA');
+      await oneConnectFailure(srv, [/PING/], 'a client certificate from an unknown CA');
     });
     assert.equal((await mutual.command('DBSIZE')), 0, 'nothing was written with a refused client certificate');
     await withChessd(rediss(mutual), [...trustCa(), ...clientCert()], (srv) => expectGamesWork(srv, mutual, 'client.crt'));
@@ -276,11 +278,13 @@ describe('mutual TLS (tls-auth-clients yes)', () => {
 
 describe('the wrong protocol or credentials', () => {
   test('plain redis:// to the TLS port: 503 at once, no hang; rediss:// to a plain port: 503 within the connect timeout, logged', async () => {
-    // The TCP connection is made, the command sent, and the server hangs up:
-    // chessd cannot know whether it ran, so a creation may be outcome_unknown.
+    // The TCP connection is made and the server hangs up on the PING that
+    // comes before any command: a connection that could not be made.
     const keys = await good.command('DBSIZE');
-    await withChessd(`redis://127.0.0.1:${good.tlsPort}/0`, [],
-      (srv) => expectGamesUnavailable(srv, 'redis:// to TLS', { create: ['store_unavailable', 'outcome_unknown'] }));
+    await withChessd(`redis://127.0.0.1:${good.tlsPort}/0`, [], async (srv) => {
+      await expectGamesUnavailable(srv, 'redis:// to TLS');
+      await oneConnectFailure(srv, [/PING/], 'redis:// to TLS');
+    });
     assert.equal(await good.command('DBSIZE'), keys, 'nothing was written in clear text');
     await withChessd(`rediss://localhost:${good.port}/0`, trustCa(), async (srv) => {
       const [res, ms] = await timed(() => get(srv, `/v1/games/${NO_GAME}`));
