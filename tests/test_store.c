@@ -1259,9 +1259,11 @@ static void test_paused_redis_is_unavailable_within_the_command_timeout_and_work
     new_id(id, sizeof id);
     CU_ASSERT_EQUAL(append_move(id, 0, "e2e4:e4", 1, 1), STORE_OK);
     CU_ASSERT_FATAL(redis_server_pause(&server));
-    expect_prompt_failure("load (open connection)", load_call, id, STORE_EUNAVAILABLE);
-    /* The write went out whole: Redis runs it when it resumes, so it is not "unavailable". */
-    expect_prompt_failure("write (new connection)", write_call, id, STORE_EUNKNOWN);
+    /* The write went out whole on the open connection: Redis runs it when it
+     * resumes, so it is not "unavailable". */
+    expect_prompt_failure("write (open connection)", write_call, id, STORE_EUNKNOWN);
+    /* A new connection is not made until Redis answers its PING: nothing is sent. */
+    expect_prompt_failure("load (new connection)", load_call, id, STORE_EUNAVAILABLE);
     expect_prompt_failure("ping (new connection)", ping_call, id, STORE_EUNAVAILABLE);
     CU_ASSERT_FATAL(redis_server_resume(&server));
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
