@@ -28,7 +28,7 @@ ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "not ok - $1"; }
 
 # kubectl up to 1.20 embeds kustomize v2.0.3, whose `$patch: delete` leaves
-# empty documents behind: examples/managed-redis is skipped there.
+# empty documents behind: the examples are skipped there.
 minor=$("$KUBECTL" version --client -o json 2>/dev/null |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(parseInt(JSON.parse(s).clientVersion.minor,10)||0)}catch{console.log(0)}})')
 echo "# $("$KUBECTL" version --client 2>/dev/null | head -2 | tr '\n' ' ')"

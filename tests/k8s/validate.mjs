@@ -7,10 +7,10 @@
 //   node validate.mjs --self-test
 //
 // TARGET names the kustomization that FILE was rendered from (base,
-// overlays/dev, overlays/prod, examples/managed-redis): it picks the
-// expectations below. Prints one line per check and a closing
-// "k8s: N passed, N failed" line (--passed/--failed add the caller's own
-// counts); exits 1 on any failure.
+// overlays/dev, overlays/prod, examples/managed-redis, examples/redis-cluster,
+// examples/redis-tls): it picks the expectations below. Prints one line per
+// check and a closing "k8s: N passed, N failed" line (--passed/--failed add
+// the caller's own counts); exits 1 on any failure.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -21,6 +21,13 @@ const TARGETS = {
   "overlays/prod": { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "20Gi", namespace: "chessd", secret: true, pinned: true },
   "examples/managed-redis": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+  },
+  "examples/redis-cluster": {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+  },
+  "examples/redis-tls": {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    redisTlsFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
   },
 };
 
@@ -222,6 +229,35 @@ function checkResources(label, c) {
   return ok;
 }
 
+// The TLS files chessd reads (CHESSD_REDIS_CA_FILE, _CERT_FILE, _KEY_FILE,
+// from the ConfigMap or a literal): each that is set must be a key of a
+// Secret mounted read-only in the container, readable by chessd, and the
+// private key by nobody else; required lists those the target must set.
+function checkTlsFiles(D, spec, c, config, secrets, required) {
+  const value = (name) => (c.env ?? []).find((e) => e.name === name && "value" in e)?.value ?? config[name];
+  for (const name of required) check(D(`${name} set`), !!value(name));
+  check(D("CHESSD_REDIS_CERT_FILE and CHESSD_REDIS_KEY_FILE set together"),
+    !value("CHESSD_REDIS_CERT_FILE") === !value("CHESSD_REDIS_KEY_FILE"));
+  for (const name of ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"]) {
+    const path = value(name);
+    if (!path) continue;
+    const mount = (c.volumeMounts ?? []).find((m) => path.startsWith(`${m.mountPath.replace(/\/$/, "")}/`));
+    const volume = mount && (spec.volumes ?? []).find((v) => v.name === mount.name);
+    if (!check(D(`${name} ${path} is in a mounted Secret volume`), volume?.secret, mount ? `volume ${mount.name}` : "no mount")) continue;
+    check(D(`${name}: its mount is read-only`), mount.readOnly === true);
+    const rest = path.slice(mount.mountPath.replace(/\/$/, "").length + 1);
+    const item = (volume.secret.items ?? []).find((i) => i.path === rest);
+    const key = volume.secret.items ? item?.key : rest;
+    const s = secrets.find((x) => x.metadata.name === volume.secret.secretName);
+    check(D(`${name}: Secret ${volume.secret.secretName} is rendered with the key ${key}`),
+      !!(s && key && (s.data?.[key] ?? s.stringData?.[key])));
+    const mode = item?.mode ?? volume.secret.defaultMode ?? 0o644;
+    const readable = (mode & 0o004) !== 0 || ((mode & 0o040) !== 0 && Number.isInteger(spec.securityContext?.fsGroup));
+    check(D(`${name}: chessd can read it (mode ${mode.toString(8)}, fsGroup ${spec.securityContext?.fsGroup})`), readable);
+    if (name === "CHESSD_REDIS_KEY_FILE") check(D(`${name}: not world-readable (mode ${mode.toString(8)})`), (mode & 0o007) === 0);
+  }
+}
+
 function byKind(objects, kind) {
   return objects.filter((o) => o.kind === kind);
 }
@@ -317,6 +353,7 @@ function checkTarget(target, objects) {
     const s = ref && secrets.find((x) => x.metadata.name === ref.name);
     check(D("that Secret is rendered with the key"), !!(s && (s.data?.CHESSD_REDIS_URL ?? s.stringData?.CHESSD_REDIS_URL)));
   }
+  checkTlsFiles(D, spec, c, config, secrets, want.redisTlsFiles ?? []);
 
   // Service
   const svc = byKind(objects, "Service").find((s) => s.metadata.name === "chessd");
