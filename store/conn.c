@@ -321,10 +321,17 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
     if (password[0]) {
         const char *auth_user[] = { "AUTH", user, password };
         const char *auth[] = { "AUTH", password };
-        if (!(user[0] ? setup_command(c, 3, auth_user) : setup_command(c, 2, auth))) {
-            snprintf(why, sizeof why, "AUTH was refused");
+        redisReply *r = conn_command(c, user[0] ? 3 : 2, user[0] ? auth_user : auth, NULL, NULL);
+        bool ok = r && r->type == REDIS_REPLY_STATUS;
+        if (!ok)
+            snprintf(why, sizeof why, "%s",
+                     r ? "AUTH was refused"
+                       : "the connection was closed or went silent before AUTH was answered (a TLS client "
+                         "certificate refused? TLS or not as the server expects?)");
+        if (r)
+            freeReplyObject(r);
+        if (!ok)
             goto fail;
-        }
     }
     if (settings->db) {
         char db[16];

@@ -47,7 +47,10 @@
  * lost writes (a restart without its data, a failover) can hold. The bound keeps what one caller can store flat: a
  * client looping a change with fresh keys replaces its own oldest answers.
  * Every key is read or its type checked before the first write: Redis does
- * not undo a script's earlier commands when a later one fails. */
+ * not undo a script's earlier commands when a later one fails. For the same
+ * reason the event is published before the first write (subscribers get it
+ * only once the script has ended, so the order inside it does not show): a
+ * Redis that lacks the command (SPUBLISH before 7.0) refuses the write whole. */
 static const char cas_script[] =
     "local k = 4\n"
     "local legacy, idem, list\n"
@@ -83,6 +86,7 @@ static const char cas_script[] =
     "    return {'late', current or '0'}\n"
     "  end\n"
     "end\n"
+    "if ARGV[17] ~= '' then redis.call(ARGV[19], ARGV[17], ARGV[18]) end\n"
     "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5], 'wid', ARGV[14])\n"
     "local op = ARGV[6]\n"
     "if op == 'append' then\n"
@@ -113,7 +117,6 @@ static const char cas_script[] =
     "  end\n"
     "  if tonumber(ARGV[11]) > 0 then redis.call('EXPIRE', list, ARGV[11]) end\n"
     "end\n"
-    "if ARGV[17] ~= '' then redis.call(ARGV[19], ARGV[17], ARGV[18]) end\n"
     "return {'ok', ARGV[3]}\n";
 
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
