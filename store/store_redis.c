@@ -1011,6 +1011,27 @@ static store_status_t script_result(redisReply *r, uint64_t *current_version, ch
 
 static const char *const line_ops[] = { "keep", "append", "set", "truncate" };
 
+/* The version of the record of the first format under key, as text ("" when
+ * it is gone). */
+static store_status_t read_legacy_version(store_t *store, const char *key, char *out, size_t size)
+{
+    const char *argv[] = { "HGET", key, "version" };
+    redisReply *r = command(store, key_slot(key), 3, argv, NULL, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    uint64_t version;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    if (r->type == REDIS_REPLY_NIL) {
+        out[0] = '\0';
+        status = STORE_OK;
+    } else if (read_version(r, &version)) {
+        snprintf(out, size, "%llu", (unsigned long long)version);
+        status = STORE_OK;
+    }
+    freeReplyObject(r);
+    return status;
+}
+
 store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
                                 const store_game_change_t *change, unsigned ttl_seconds,
                                 const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
@@ -1050,8 +1071,17 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 #define PUSH_TEXT(text) PUSH(text, strlen(text))
     for (int i = 0; i < GAME_KEY_COUNT; i++)
         PUSH_TEXT(keys[i]);
-    /* On a cluster the old record is in another slot: see ARGV[20]. */
+    /* On a cluster the old record is in another slot: its version is read
+     * first and handed to the script (ARGV[20]). Nothing writes such a record
+     * any more, so only its conversion (which writes the new keys first) can
+     * change what it says meanwhile. */
     bool legacy_apart = change->replaces_legacy && store->cluster;
+    char legacy_version[24] = "";
+    if (legacy_apart) {
+        store_status_t status = read_legacy_version(store, legacy, legacy_version, sizeof legacy_version);
+        if (status != STORE_OK)
+            return status;
+    }
     if (change->replaces_legacy && !legacy_apart) {
         strcat(flags, "l");
         PUSH_TEXT(legacy);
@@ -1073,11 +1103,17 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     PUSH_TEXT(next);
     PUSH(change->state, change->state_length);
     PUSH_TEXT(history_count);
-    PUSH_TEXT(line_ops[change->line_op]);
-    if (change->line_op == STORE_LINE_TRUNCATE) {
+    /* A game is made with its move list and history, empty: every script
+     * names all three keys, and a cluster refuses one (TRYAGAIN) while its
+     * slot moves and only some of them exist on either side. */
+    store_line_op_t line_op = change->line_op;
+    if (expected_version == 0 && line_op == STORE_LINE_KEEP)
+        line_op = STORE_LINE_SET;
+    PUSH_TEXT(line_ops[line_op]);
+    if (line_op == STORE_LINE_TRUNCATE) {
         PUSH_TEXT(moves_keep);
         PUSH_TEXT(history_keep);
-    } else if (change->line_op == STORE_LINE_KEEP) {
+    } else if (line_op == STORE_LINE_KEEP) {
         PUSH("", 0);
         PUSH("", 0);
     } else {
@@ -1095,7 +1131,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     PUSH_TEXT(channel);
     PUSH(change->event_length ? change->event : "", change->event_length);
     PUSH_TEXT(store->cluster ? "SPUBLISH" : "PUBLISH");
-    PUSH_TEXT(legacy_apart ? expected : "");
+    PUSH_TEXT(legacy_version);
 #undef PUSH_TEXT
 #undef PUSH
 

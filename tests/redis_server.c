@@ -46,10 +46,9 @@ static bool is_executable(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* CHESSD_REDIS_SERVER, or the first redis-server on PATH, into path. */
-static bool find_redis_server(char *path, size_t size)
+bool redis_server_find_program(const char *name, const char *override_env, char *path, size_t size)
 {
-    const char *override = getenv("CHESSD_REDIS_SERVER");
+    const char *override = override_env ? getenv(override_env) : NULL;
     if (override && *override) {
         snprintf(path, size, "%s", override);
         return is_executable(path);
@@ -59,7 +58,7 @@ static bool find_redis_server(char *path, size_t size)
         dirs = "/usr/local/bin:/usr/bin:/bin";
     while (*dirs) {
         size_t length = strcspn(dirs, ":");
-        int n = snprintf(path, size, "%.*s/redis-server", (int)length, length ? dirs : ".");
+        int n = snprintf(path, size, "%.*s/%s", (int)length, length ? dirs : ".", name);
         if (n > 0 && (size_t)n < size && is_executable(path))
             return true;
         dirs += length;
@@ -67,6 +66,12 @@ static bool find_redis_server(char *path, size_t size)
             dirs++;
     }
     return false;
+}
+
+/* CHESSD_REDIS_SERVER, or the first redis-server on PATH, into path. */
+static bool find_redis_server(char *path, size_t size)
+{
+    return redis_server_find_program("redis-server", "CHESSD_REDIS_SERVER", path, size);
 }
 
 /* A loopback port nobody listens on right now (0 on failure). Another
@@ -86,55 +91,19 @@ static int free_port(void)
     return port;
 }
 
-enum { ARGV_MAX = 64 };
-
-/* redis-server's arguments for s into argv (ARGV_MAX entries, NULL-terminated;
- * port and tls_port hold the numbers' text); false when they do not fit. */
-static bool build_argv(const redis_server_t *s, const char *argv[ARGV_MAX], char port[16], char tls_port[16])
+/* Forks and execs path with argv; only async-signal-safe calls in the
+ * child. Its stdout and stderr go to output_fd when that is >= 0, else
+ * stdout to /dev/null and stderr stays the runner's. 0 on failure (error set). */
+static pid_t fork_exec(const char *path, char *const argv[], int output_fd, char *error, size_t error_size)
 {
-    snprintf(port, 16, "%d", s->port);
-    snprintf(tls_port, 16, "%d", s->tls_port);
-    const char *fixed[] = {
-        "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-        "--daemonize", "no", "--dir", "/tmp", "--loglevel", "warning",
-    };
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        argv[n++] = fixed[i];
-    if (s->tls.cert_file) {
-        const char *tls[] = {
-            "--tls-port", tls_port, "--tls-cert-file", s->tls.cert_file, "--tls-key-file", s->tls.key_file,
-            "--tls-ca-cert-file", s->tls.ca_file, "--tls-auth-clients", s->tls.auth_clients ? "yes" : "no",
-        };
-        for (size_t i = 0; i < sizeof tls / sizeof tls[0]; i++)
-            argv[n++] = tls[i];
-    }
-    for (const char *const *extra = s->extra_args; extra && *extra; extra++) {
-        if (n + 1 >= ARGV_MAX)
-            return false;
-        argv[n++] = *extra;
-    }
-    argv[n] = NULL;
-    return true;
-}
-
-/* Forks and execs redis-server on s->port; only async-signal-safe calls in the child. */
-static bool spawn(redis_server_t *s, const char *path)
-{
-    char port[16], tls_port[16];
-    const char *argv[ARGV_MAX];
-    if (!build_argv(s, argv, port, tls_port)) {
-        snprintf(s->error, sizeof s->error, "more than %d redis-server arguments", ARGV_MAX - 1);
-        return false;
-    }
     long max_fd = sysconf(_SC_OPEN_MAX);
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(s->error, sizeof s->error, "fork: %s", strerror(errno));
-        return false;
+        snprintf(error, error_size, "fork: %s", strerror(errno));
+        return 0;
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -147,13 +116,54 @@ static bool spawn(redis_server_t *s, const char *path)
         int null_fd = open("/dev/null", O_RDWR);
         if (null_fd >= 0) {
             dup2(null_fd, STDIN_FILENO);
-            dup2(null_fd, STDOUT_FILENO);
+            dup2(output_fd >= 0 ? output_fd : null_fd, STDOUT_FILENO);
         }
+        if (output_fd >= 0)
+            dup2(output_fd, STDERR_FILENO);
         for (int fd = 3; fd < max_fd; fd++)
             close(fd);
         execv(path, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+enum { EXTRA_ARGS_MAX = 64 };
+
+/* Starts redis-server on s->port with the defaults and then s->extra_args. */
+static bool spawn(redis_server_t *s, const char *path)
+{
+    char port[16], tls_port[16];
+    snprintf(port, sizeof port, "%d", s->port);
+    snprintf(tls_port, sizeof tls_port, "%d", s->tls_port);
+    char *const defaults[] = {
+        (char *)"redis-server", (char *)"--port", port, (char *)"--bind", (char *)"127.0.0.1",
+        (char *)"--save", (char *)"", (char *)"--appendonly", (char *)"no", (char *)"--daemonize", (char *)"no",
+        (char *)"--dir", (char *)"/tmp", (char *)"--loglevel", (char *)"warning", NULL,
+    };
+    char *const tls[] = {
+        (char *)"--tls-port", tls_port, (char *)"--tls-cert-file", (char *)s->tls.cert_file,
+        (char *)"--tls-key-file", (char *)s->tls.key_file, (char *)"--tls-ca-cert-file", (char *)s->tls.ca_file,
+        (char *)"--tls-auth-clients", (char *)(s->tls.auth_clients ? "yes" : "no"),
+    };
+    enum { DEFAULTS = sizeof defaults / sizeof defaults[0] - 1, TLS_ARGS = sizeof tls / sizeof tls[0] };
+    char *argv[DEFAULTS + TLS_ARGS + EXTRA_ARGS_MAX + 1];
+    size_t argc = 0;
+    for (; argc < DEFAULTS; argc++)
+        argv[argc] = defaults[argc];
+    for (size_t i = 0; s->tls.cert_file && i < TLS_ARGS; i++)
+        argv[argc++] = tls[i];
+    for (size_t i = 0; s->extra_args && s->extra_args[i]; i++) {
+        if (i == EXTRA_ARGS_MAX) {
+            snprintf(s->error, sizeof s->error, "more than %d extra redis-server arguments", EXTRA_ARGS_MAX);
+            return false;
+        }
+        argv[argc++] = (char *)s->extra_args[i];
+    }
+    argv[argc] = NULL;
+    pid_t pid = fork_exec(path, argv, -1, s->error, sizeof s->error);
+    if (!pid)
+        return false;
     s->pid = pid;
     s->paused = false;
     return true;
@@ -270,6 +280,16 @@ void redis_server_stop(redis_server_t *s)
     s->paused = false;
 }
 
+void redis_server_kill(redis_server_t *s)
+{
+    if (!s->pid)
+        return;
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+    s->pid = 0;
+    s->paused = false;
+}
+
 bool redis_server_restart(redis_server_t *s)
 {
     redis_server_stop(s);
@@ -338,6 +358,44 @@ redisReply *redis_server_command(const redis_server_t *s, const char *password, 
     va_end(args);
     redisFree(c);
     return r;
+}
+
+bool redis_server_run_program(const char *path, char *const argv[], const char *output_path, unsigned timeout_ms,
+                              char *error, size_t error_size)
+{
+    int output_fd = -1;
+    if (output_path && (output_fd = open(output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0) {
+        snprintf(error, error_size, "%s: %s", output_path, strerror(errno));
+        return false;
+    }
+    pid_t pid = fork_exec(path, argv, output_fd, error, error_size);
+    if (output_fd >= 0)
+        close(output_fd);
+    if (!pid)
+        return false;
+    long deadline = now_ms() + (long)timeout_ms;
+    int status;
+    pid_t r;
+    while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline)
+        sleep_ms(POLL_MS);
+    if (r == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        snprintf(error, error_size, "%s did not finish within %u ms", argv[0], timeout_ms);
+        return false;
+    }
+    if (r < 0) {
+        snprintf(error, error_size, "waitpid: %s", strerror(errno));
+        return false;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return true;
+    if (WIFEXITED(status))
+        snprintf(error, error_size, "%s exited with status %d%s", argv[0], WEXITSTATUS(status),
+                 WEXITSTATUS(status) == 127 ? " (exec failed)" : "");
+    else
+        snprintf(error, error_size, "%s died of signal %d", argv[0], WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return false;
 }
 
 store_t *redis_server_open_store(const char *url, unsigned timeout_ms)

@@ -3,7 +3,9 @@
  * port beside it on request. It can be paused (SIGSTOP), resumed, stopped
  * and restarted on the same ports. The owner of a redis_server_t must stop
  * it; the child also dies with the test runner. On failure the reason is in
- * s->error. */
+ * s->error. Extra arguments make other kinds of node (redis_cluster.c);
+ * redis_server_run_program runs a tool such as redis-cli to its end with the
+ * same care. */
 #ifndef CHESSD_TESTS_REDIS_SERVER_H
 #define CHESSD_TESTS_REDIS_SERVER_H
 
@@ -33,8 +35,9 @@ typedef struct {
      * and the tests' setup. */
     redis_server_tls_t tls;
     int tls_port;
-    /* More redis-server arguments (e.g. "--tls-cluster", "yes"), NULL-terminated; NULL: none.
-     * The caller's, like tls. */
+    /* More redis-server arguments after the defaults (a later option wins),
+     * NULL-terminated; NULL for none. The strings stay the caller's and must
+     * outlive every start. */
     const char *const *extra_args;
 } redis_server_t;
 
@@ -49,6 +52,10 @@ bool redis_server_start(redis_server_t *s);
 /* SHUTDOWN NOSAVE (SIGKILL when that does not end it within 2 s) and reaps
  * the child. Keeps s->port for a restart. Safe when not running. */
 void redis_server_stop(redis_server_t *s);
+
+/* SIGKILL at once (no shutdown, like a crash) and reaps the child. Keeps
+ * s->port. Safe when not running. */
+void redis_server_kill(redis_server_t *s);
 
 /* SHUTDOWN, then a fresh server on the same port: all data and scripts are gone. */
 bool redis_server_restart(redis_server_t *s);
@@ -71,6 +78,19 @@ redisContext *redis_server_connect(const redis_server_t *s, const char *password
 /* Runs one command (printf-style, hiredis format) on a new connection and
  * returns its reply (caller frees with freeReplyObject), or NULL. */
 redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...);
+
+/* The program `name` into path: the file named by the environment variable
+ * override_env when that is set (NULL: none), else the first executable
+ * `name` on PATH. False when there is none. */
+bool redis_server_find_program(const char *name, const char *override_env, char *path, size_t size);
+
+/* Runs the program at path with argv (argv[0] its name, NULL-terminated) to
+ * its end, its stdout and stderr appended to output_path (NULL: discarded),
+ * killing it after timeout_ms. True when it exited with status 0; else the
+ * reason is in error. Same child hygiene as the server (no inherited
+ * descriptors, dies with the runner). */
+bool redis_server_run_program(const char *path, char *const argv[], const char *output_path, unsigned timeout_ms,
+                              char *error, size_t error_size);
 
 struct store;
 

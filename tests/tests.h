@@ -33,6 +33,8 @@ int test_http_register(void);
 int test_subscriber_register(void);
 int test_tls_register(void);
 int test_config_register(void);
+int test_cluster_register(void);
+int test_store_cluster_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

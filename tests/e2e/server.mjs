@@ -9,12 +9,15 @@
 // disk), pause and resume, and redisCommands()/redisDump() read it over raw
 // RESP. startNginx() puts a private nginx in front of several chessd replicas
 // as a round-robin load balancer (with { streaming: true }, one that passes
-// event streams and long-polls through as they come).
+// event streams and long-polls through as they come). spawnRedis,
+// trackProcess and tempDir are shared with cluster.mjs, which starts whole
+// Redis Clusters.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import tls from 'node:tls';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,6 +32,13 @@ const START_TIMEOUT_MS = 5000;
 // test) are killed, so no chessd outlives the run.
 const running = new Set();
 process.on('exit', () => { for (const proc of running) proc.kill('SIGKILL'); });
+
+/** Kills proc (SIGKILL) when this test process exits, if it is still running then; returns proc. */
+export function trackProcess(proc) {
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
+  return proc;
+}
 const STOP_TIMEOUT_MS = 15000;
 
 let redis; // one private redis-server per test process, started on first use
@@ -37,11 +47,19 @@ let redis; // one private redis-server per test process, started on first use
 const tempDirs = new Set();
 process.on('exit', () => { for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true }); });
 
+/** A new temporary directory named prefix + random characters, removed when this process exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
 /**
- * Spawns redis-server on `port` with `args` and waits for "Ready to accept
- * connections"; resolves to the process, or null when it did not start.
+ * Spawns redis-server on `port` with `args` (a later option wins over the
+ * defaults: `--port 0 --tls-port P` for TLS only) and waits for "Ready to
+ * accept connections"; resolves to the process, or null when it did not start.
  */
-async function spawnRedis(port, args) {
+export async function spawnRedis(port, args) {
   const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
@@ -157,9 +175,10 @@ export async function startRedis({ persistent = false, tls = null, args: moreArg
  * Sends commands (arrays of strings) pipelined on one new connection to the
  * redis-server on `port` and resolves to their replies: strings for simple and
  * bulk strings (null for nil), numbers for integers, arrays, and Error objects
- * for error replies.
+ * for error replies. With `tls` (options for tls.connect: ca, cert, key...),
+ * the connection is TLS.
  */
-export function redisCommands(port, commands) {
+export function redisCommands(port, commands, { tls: tlsOptions = null } = {}) {
   const frame = (cmd) => {
     const parts = [`*${cmd.length}\r\n`];
     for (const arg of cmd) {
@@ -169,12 +188,12 @@ export function redisCommands(port, commands) {
     return Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p))));
   };
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = tlsOptions ? tls.connect({ host: '127.0.0.1', port, ...tlsOptions }) : net.connect(port, '127.0.0.1');
     let buf = Buffer.alloc(0);
     const replies = [];
     const timer = setTimeout(() => { socket.destroy(); reject(new Error(`redis on port ${port} did not answer`)); }, 5000);
     socket.on('error', (err) => { clearTimeout(timer); reject(err); });
-    socket.on('connect', () => socket.write(Buffer.concat(commands.map(frame))));
+    socket.on(tlsOptions ? 'secureConnect' : 'connect', () => socket.write(Buffer.concat(commands.map(frame))));
     socket.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
       for (;;) {
