@@ -6,29 +6,53 @@
 // game's channel (a message published before that reaches no one).
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { redisCommands } from './server.mjs';
+import { redisCommands, CLUSTER_MODE, gameRedis } from './server.mjs';
 import { checkResponse, spec, validatorFor } from './openapi.mjs';
 import { utf8, sleep } from './http.mjs';
 
 export const channelOf = (id) => `chessd:events:{${id}}`;
 
-/** The port of a redis://host:port/db URL. */
-export const redisPort = (url) => Number(new URL(url).port);
+/** The port of a redis://host:port/db URL (of its first node, for a redis+cluster:// one). */
+export const redisPort = (url) => Number(/^[a-z+]+:\/\/(?:[^@/]*@)?[^:/,]+:(\d+)/.exec(url)[1]);
 
-/** PUBLISHes a game event message; resolves to the number of subscribers that got it. */
+/**
+ * One command about key to the Redis on port; in CLUSTER_MODE, when port is
+ * a node of the shared cluster, to the master of key's slot instead.
+ */
+export async function redisCommandFor(port, key, cmd) {
+  if (CLUSTER_MODE) {
+    const store = await gameRedis();
+    if (store.cluster.nodes.some((n) => n.port === port)) {
+      const { keySlot } = await import('./cluster.mjs');
+      return store.cluster.command((await store.cluster.slotOwner(keySlot(key))).port, ...cmd);
+    }
+  }
+  return (await redisCommands(port, [cmd]))[0];
+}
+
+/** Whether port is a node of the shared cluster (sharded Pub/Sub there). */
+async function sharded(port) {
+  return CLUSTER_MODE && (await gameRedis()).cluster.nodes.some((n) => n.port === port);
+}
+
+/** PUBLISHes (SPUBLISHes, on a cluster) a game event message; resolves to the number of subscribers that got it. */
 export async function publishEvent(port, id, { version, ended = false, atMs = 0, deadlineMs = 0, type = 'change', json } = {}) {
   const body = json ?? JSON.stringify({ type: 'change', event: 'move', id, version });
   const message = `${version} ${ended ? 1 : 0} ${atMs} ${deadlineMs} ${type}\n${body}`;
-  const [receivers] = await redisCommands(port, [['PUBLISH', channelOf(id), message]]);
-  return receivers;
+  return redisCommandFor(port, channelOf(id), [(await sharded(port)) ? 'SPUBLISH' : 'PUBLISH', channelOf(id), message]);
+}
+
+/** The subscribers of a game's channel (PUBSUB NUMSUB, or SHARDNUMSUB on a cluster). */
+async function subscribers(port, id) {
+  const reply = await redisCommandFor(port, channelOf(id), ['PUBSUB', (await sharded(port)) ? 'SHARDNUMSUB' : 'NUMSUB', channelOf(id)]);
+  return Number(reply[1]);
 }
 
 /** Waits until `count` connections subscribe to the game's channel (within timeoutMs). */
 export async function subscribed(port, id, { count = 1, timeoutMs = 3000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [reply] = await redisCommands(port, [['PUBSUB', 'NUMSUB', channelOf(id)]]);
-    if (Number(reply[1]) >= count) return;
+    if (await subscribers(port, id) >= count) return;
     assert.ok(Date.now() < deadline, `no subscriber on ${channelOf(id)} within ${timeoutMs} ms`);
     await sleep(20);
   }
@@ -38,8 +62,7 @@ export async function subscribed(port, id, { count = 1, timeoutMs = 3000 } = {})
 export async function unsubscribed(port, id, { timeoutMs = 3000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [reply] = await redisCommands(port, [['PUBSUB', 'NUMSUB', channelOf(id)]]);
-    if (Number(reply[1]) === 0) return;
+    if (await subscribers(port, id) === 0) return;
     assert.ok(Date.now() < deadline, `${channelOf(id)} still has subscribers after ${timeoutMs} ms`);
     await sleep(20);
   }

@@ -18,7 +18,7 @@ import net from 'node:net';
 import { startServer, startRedis, privateRedis, redisCommands } from './server.mjs';
 import { nodeRequest, expectProblem, sleep } from './http.mjs';
 import {
-  openEvents, publishEvent, subscribed, unsubscribed, redisPort, streamsOpen, streamsOpenBecomes, metric,
+  openEvents, publishEvent, subscribed, unsubscribed, redisPort, redisCommandFor, streamsOpen, streamsOpenBecomes, metric,
 } from './events.mjs';
 
 let server; // --heartbeat 1
@@ -41,7 +41,7 @@ async function newGame(target = server) {
 
 /** Moves the stored version of game id to `version` without publishing anything. */
 async function setVersion(id, version, redis = port) {
-  const [reply] = await redisCommands(redis, [['HSET', `chessd:game:{${id}}`, 'version', String(version)]]);
+  const reply = await redisCommandFor(redis, `chessd:game:{${id}}`, ['HSET', `chessd:game:{${id}}`, 'version', String(version)]);
   assert.ok(!(reply instanceof Error), String(reply));
 }
 

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { startServer, startRedis } from './server.mjs';
+import { startServer, startRedis, gameRedis } from './server.mjs';
 import { get, post, expectProblem } from './http.mjs';
 
 let redis;
@@ -16,7 +16,7 @@ let one; // the replica that keeps the stale copies
 let two; // the replica that changes the games behind its back
 
 before(async () => {
-  redis = await startRedis();
+  redis = await gameRedis();
   [one, two] = await Promise.all([0, 1].map(() => startServer(['--redis', redis.url, '--threads', '2'])));
 });
 after(async () => {

@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Chess } from 'chess.js';
-import { startServer, startRedis } from './server.mjs';
+import { startServer, startRedis, gameRedis } from './server.mjs';
 import { get, post, expectProblem } from './http.mjs';
 import { spec, validatorFor } from './openapi.mjs';
 
@@ -19,7 +19,7 @@ let redis;
 let server;
 
 before(async () => {
-  redis = await startRedis();
+  redis = await gameRedis();
   server = await startServer(['--redis', redis.url]);
 });
 after(async () => {

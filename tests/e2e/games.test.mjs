@@ -14,7 +14,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Chess } from 'chess.js';
-import { startServer, startRedis } from './server.mjs';
+import { startServer, startRedis, gameRedis } from './server.mjs';
 import { call, get, post, nodeRequest, expectProblem, sleep, START_FEN } from './http.mjs';
 
 const TOKEN_SECRET = 'e2e-games-token-secret-0123456789';
@@ -27,7 +27,7 @@ let redis;
 const created = [];
 
 before(async () => {
-  redis = await startRedis();
+  redis = await gameRedis();
   [server, wide] = await Promise.all([
     startServer(['--redis', redis.url], { env: { CHESSD_TOKEN_SECRET: TOKEN_SECRET } }),
     startServer(['--redis', redis.url, '--threads', '16'], { env: { CHESSD_TOKEN_SECRET: TOKEN_SECRET } }),

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { startServer, startRedis } from './server.mjs';
+import { startServer, startRedis, gameRedis } from './server.mjs';
 import { get, post, expectProblem } from './http.mjs';
 
 const TIMEOUT_MS = 300; // the Redis timeouts of the servers behind the proxy
@@ -21,7 +21,7 @@ let redis;
 let server;
 
 before(async () => {
-  redis = await startRedis();
+  redis = await gameRedis();
   server = await startServer(['--redis', redis.url, '--active-ttl', String(ACTIVE_TTL),
     '--finished-ttl', String(FINISHED_TTL)]);
 });

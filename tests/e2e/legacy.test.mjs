@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { startServer, startRedis } from './server.mjs';
+import { startServer, startRedis, gameRedis } from './server.mjs';
 import { get, post } from './http.mjs';
 
 const SECRET = 'e2e-legacy-token-secret-0123456789abcdef';
@@ -17,7 +17,7 @@ let redis;
 let server;
 
 before(async () => {
-  redis = await startRedis();
+  redis = await gameRedis();
   server = await startServer(['--redis', redis.url], { env: { CHESSD_TOKEN_SECRET: SECRET } });
 });
 after(async () => {

@@ -3,7 +3,8 @@
 # test runner against a built chessd. Installs nothing: the packages come from
 # `npm ci --prefix tests/e2e` (make deps). CHESSD_BIN picks the binary
 # (default build/chessd, relative to the repository root); extra arguments go
-# to node (e.g. --test-name-pattern=keep-alive). Exits with node's status.
+# to node (e.g. --test-name-pattern=keep-alive). Then the game suites run a
+# second time on a Redis Cluster. Exits non-zero when either run failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export CHESSD_BIN="${CHESSD_BIN:-build/chessd}"
@@ -21,4 +22,16 @@ if node --test-timeout=1 -e '' >/dev/null 2>&1; then
     timeout_flag=(--test-timeout=60000)
 fi
 node --test "${timeout_flag[@]}" "$@" tests/e2e/
-exit $?
+status=$?
+# The game suites again, on a Redis Cluster (3 masters with a replica each,
+# started by each test process: CHESSD_E2E_REDIS=cluster, see server.mjs).
+# Their tests that stop, pause or proxy a Redis keep a single redis-server.
+cluster_suites=(games game_change idempotency game_cache legacy moves errors events)
+echo "# the game suites on a Redis Cluster: ${cluster_suites[*]}"
+cluster_files=()
+for suite in "${cluster_suites[@]}"; do cluster_files+=("tests/e2e/$suite.test.mjs"); done
+CHESSD_E2E_REDIS=cluster node --test "${timeout_flag[@]}" "$@" "${cluster_files[@]}" \
+    2>&1 | sed 's/^/[cluster] /'
+cluster_status=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] && exit "$status"
+exit "$cluster_status"

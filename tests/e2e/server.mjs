@@ -81,6 +81,7 @@ export async function spawnRedis(port, args) {
 
 /** Starts (once) a throwaway redis-server on a free loopback port; resolves to its URL. */
 export function privateRedis() {
+  if (CLUSTER_MODE) return clusterRedis().then((c) => c.url);
   redis ??= (async () => {
     for (let attempt = 0; ; attempt++) {
       const port = await freePort();
@@ -265,6 +266,48 @@ export async function redisDump(port) {
   const values = await redisCommands(port, keys.map((k, i) => (read[types[i]] ?? ((key) => ['TYPE', key]))(k)));
   keys.forEach((k, i) => out.set(k, { type: types[i], values: [values[i]].flat(Infinity).map(String) }));
   return out;
+}
+
+/**
+ * CHESSD_E2E_REDIS=cluster: the game suites run against a Redis Cluster (3
+ * masters with a replica each, started once per test process): the servers'
+ * private Redis, and gameRedis(), are that cluster (tests/e2e/run.sh runs the
+ * game suites a second time so).
+ */
+export const CLUSTER_MODE = process.env.CHESSD_E2E_REDIS === 'cluster';
+let sharedCluster;
+
+/** The shared cluster as a store handle: { url, cluster, command(...cmd) (sent to the master of cmd[1]'s slot), dump(), stop() (kept running) }. */
+function clusterRedis() {
+  sharedCluster ??= (async () => {
+    const { startCluster, keySlot } = await import('./cluster.mjs');
+    const cluster = await startCluster({ masters: 3, replicasPerMaster: 1 });
+    const ownerPort = async (key) => (await cluster.slotOwner(keySlot(key))).port;
+    return {
+      url: cluster.url,
+      cluster,
+      async command(...cmd) {
+        return cluster.command(cmd.length > 1 ? await ownerPort(cmd[1]) : (await cluster.masters())[0].port, ...cmd);
+      },
+      /** Every key of every master, as redisDump gives one node's. */
+      async dump() {
+        const out = new Map();
+        for (const m of await cluster.masters()) for (const [k, v] of await redisDump(m.port)) out.set(k, v);
+        return out;
+      },
+      async stop() {},
+    };
+  })();
+  return sharedCluster;
+}
+
+/**
+ * The Redis a game suite keeps its games in: a startRedis() of its own, or
+ * the shared cluster in CLUSTER_MODE (same handle methods: url, command,
+ * dump, stop). Tests that stop, pause or proxy a Redis use startRedis().
+ */
+export async function gameRedis() {
+  return CLUSTER_MODE ? clusterRedis() : startRedis();
 }
 
 /** A TCP port that was free a moment ago. */
