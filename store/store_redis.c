@@ -630,6 +630,8 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
     int64_t give_up_ms = monotonic_ms() + 2 * (int64_t)s->command_timeout_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
+        if (attempt > 0 && monotonic_ms() >= give_up_ms)
+            return NULL; /* no new try starts past the budget */
         if (!redirected && !node_for_slot(s, slot, &target)) {
             refresh_map(s, NULL, false);
             if (!node_for_slot(s, slot, &target)) {
