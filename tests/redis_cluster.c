@@ -567,6 +567,54 @@ static bool cluster_is_ok(redis_cluster_t *c, view_t **first, char *why, size_t 
     return true;
 }
 
+/* Works around a Redis bug fixed in 7.4 (redis/redis#12564; 7.0 runs here),
+ * as tests/e2e/cluster.mjs's repairForgottenSlots does: a replica promoted
+ * soon after slots moved to its master may drop one of them from its own
+ * view (cluster_state:fail for good) while every other node gives it to the
+ * new master. When exactly that is seen, the new master takes those slots
+ * back with CLUSTER ADDSLOTSRANGE. True when it repaired something. */
+static bool repair_forgotten_slots(redis_cluster_t *c)
+{
+    int (*owners)[CLUSTER_SLOT_COUNT] = calloc(REDIS_CLUSTER_NODES_MAX, sizeof *owners);
+    bool seen[REDIS_CLUSTER_NODES_MAX] = { false }, repaired = false;
+    unsigned views = 0;
+    for (unsigned i = 0; owners && i < c->node_count; i++) {
+        seen[i] = c->nodes[i].server.pid && redis_cluster_slot_owners(c, i, owners[i]);
+        views += seen[i];
+    }
+    for (unsigned i = 0; owners && views >= 2 && i < c->node_count; i++) {
+        if (!seen[i] || !node_has_line(c, i, "INFO replication", "role:master"))
+            continue;
+        int port = c->nodes[i].server.port;
+        for (unsigned slot = 0; slot < CLUSTER_SLOT_COUNT;) {
+            bool forgotten = owners[i][slot] == 0;
+            for (unsigned j = 0; forgotten && j < c->node_count; j++)
+                forgotten = j == i || !seen[j] || owners[j][slot] == port;
+            if (!forgotten) {
+                slot++;
+                continue;
+            }
+            unsigned last = slot;
+            while (last + 1 < CLUSTER_SLOT_COUNT && owners[i][last + 1] == 0) {
+                bool next = true;
+                for (unsigned j = 0; next && j < c->node_count; j++)
+                    next = j == i || !seen[j] || owners[j][last + 1] == port;
+                if (!next)
+                    break;
+                last++;
+            }
+            redisReply *r = redis_cluster_command(c, i, "CLUSTER ADDSLOTSRANGE %u %u", slot, last);
+            if (r)
+                freeReplyObject(r);
+            fprintf(stderr, "\nredis_cluster: Redis 7.0 made master %d forget slots %u-%u; given back\n", port, slot, last);
+            repaired = true;
+            slot = last + 1;
+        }
+    }
+    free(owners);
+    return repaired;
+}
+
 bool redis_cluster_wait_ok(redis_cluster_t *c, unsigned timeout_ms)
 {
     long deadline = now_ms() + (long)timeout_ms;
@@ -579,7 +627,8 @@ bool redis_cluster_wait_ok(redis_cluster_t *c, unsigned timeout_ms)
             return redis_cluster_refresh(c);
         if (now_ms() >= deadline)
             break;
-        sleep_ms(POLL_MS);
+        if (!repair_forgotten_slots(c))
+            sleep_ms(POLL_MS);
     }
     set_error(c, "cluster not ok after %u ms: %s", timeout_ms, why);
     return false;
