@@ -1142,11 +1142,14 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     if (!r)
         return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
     uint64_t current = 0;
-    store_status_t status = r->type != REDIS_REPLY_ERROR ? script_result(r, &current, replay) : error_status(r);
+    bool refused = r->type == REDIS_REPLY_ERROR;
+    store_status_t status = !refused ? script_result(r, &current, replay) : error_status(r);
     freeReplyObject(r);
-    /* A resend that finds the version this write would have made cannot tell
-     * its own first send (answered by a closing connection) from another writer. */
-    if (sent && (status == STORE_ECONFLICT || status == STORE_EEXISTS) && current == expected_version + 1)
+    /* After a first send answered by a closing connection, a resend speaks
+     * for itself only: its refusal (LOADING, CLUSTERDOWN, READONLY...) says
+     * nothing of the first send, and a version at or past the one this write
+     * would have made may be the first send's own. */
+    if (sent && (refused || ((status == STORE_ECONFLICT || status == STORE_EEXISTS) && current > expected_version)))
         status = STORE_EUNKNOWN;
     if (current_version)
         *current_version = current;

@@ -1325,11 +1325,14 @@ static void test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing(void)
 /* A TCP proxy in front of the test Redis, one client connection at a time.
  * When armed, the reply to the next command holding "EVAL" (a store write) is
  * swallowed and the client's connection closed: Redis ran the write, and the
- * connection broke before the answer came back. */
+ * connection broke before the answer came back. With a refusal set, the
+ * next "EVAL" after that is not passed on but answered with it (as a Redis
+ * loading its data after a restart, or a cluster failing over, answers). */
 typedef struct {
     int listen_fd, port;
     pthread_t thread;
-    atomic_bool armed, stop;
+    atomic_bool armed, stop, refusing;
+    const char *refusal; /* a RESP error line, or NULL */
 } proxy_t;
 
 static bool holds_eval(const char *buf, size_t n)
@@ -1361,8 +1364,15 @@ static void proxy_relay(proxy_t *p, int client)
             ssize_t n = read(client, buf, sizeof buf);
             if (n <= 0)
                 break;
+            if (atomic_load(&p->refusing) && holds_eval(buf, (size_t)n)) {
+                atomic_store(&p->refusing, false);
+                if (write(client, p->refusal, strlen(p->refusal)) != (ssize_t)strlen(p->refusal))
+                    break;
+                continue;
+            }
             if (atomic_load(&p->armed) && holds_eval(buf, (size_t)n)) {
                 atomic_store(&p->armed, false);
+                atomic_store(&p->refusing, p->refusal != NULL);
                 losing = true;
             }
             if (write(upstream, buf, (size_t)n) != n)
@@ -1450,6 +1460,40 @@ static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_no
     expect_game(id, "v2", 2, 2); /* the first send was made */
     char h[8 * STORE_HISTORY_ENTRY_SIZE + 1];
     expect_line(id, STORE_LOAD_FULL, 2, "e2e4:e4 e7e5:e5", entries(1, 2, h)); /* once, not twice */
+}
+
+/* The same lost reply, but the resend is refused (LOADING: Redis came back
+ * and reads its data, which may hold the first send). A refusal says the
+ * resend did nothing, not the first send: the answer is "unknown", never
+ * "unavailable", which would tell the caller the change was not made. */
+static void test_resend_after_a_lost_reply_that_is_refused_is_unknown_not_unavailable(void)
+{
+    proxy_t proxy;
+    CU_ASSERT_FATAL(proxy_start(&proxy));
+    proxy.refusal = "-LOADING Redis is loading the dataset in memory\r\n";
+    char url[64], id[32];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", proxy.port);
+    store_t *through = open_store(url);
+    CU_ASSERT_PTR_NOT_NULL(through);
+    new_id(id, sizeof id);
+    uint64_t current = 0;
+    store_status_t created = STORE_STATUS_COUNT, lost = STORE_STATUS_COUNT;
+    if (through) {
+        store_game_change_t first = line_change("v1", 1, STORE_LINE_APPEND, "e2e4:e4", "0000000000000001");
+        store_game_change_t second = line_change("v2", 2, STORE_LINE_APPEND, " e7e5:e5", "0000000000000002");
+        created = store_game_write(through, id, 0, &first, 0, NULL, &current, NULL); /* a kept connection */
+        atomic_store(&proxy.armed, true);
+        lost = store_game_write(through, id, 1, &second, 0, NULL, &current, NULL);
+        store_close(through);
+    }
+    proxy_stop(&proxy);
+    CU_ASSERT_EQUAL(created, STORE_OK);
+    CU_ASSERT_FALSE(atomic_load(&proxy.armed));
+    CU_ASSERT_FALSE(atomic_load(&proxy.refusing)); /* the resend was refused */
+    CU_ASSERT_EQUAL(lost, STORE_EUNKNOWN);
+    if (lost != STORE_EUNKNOWN)
+        fprintf(stderr, "\na write whose resend was refused: %s\n", store_status_name(lost));
+    expect_game(id, "v2", 2, 2); /* the first send was made */
 }
 
 /* --- configuration --- */
@@ -1682,5 +1726,6 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
     CU_ADD_TEST(suite, test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict);
+    CU_ADD_TEST(suite, test_resend_after_a_lost_reply_that_is_refused_is_unknown_not_unavailable);
     return CUE_SUCCESS;
 }
