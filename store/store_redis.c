@@ -289,7 +289,10 @@ static bool parse_url(store_t *s, const char *url, bool *tls, char *err, size_t 
         snprintf(err, err_size, "Redis URL must start with redis://, rediss://, redis+cluster:// or rediss+cluster://");
         return false;
     }
-    const char *at = strchr(p, '@');
+    /* The credentials end at the last '@': a host never holds one, a
+     * password may (the first '@' would put the rest of it in the host,
+     * which connection failures print). */
+    const char *at = strrchr(p, '@');
     if (at) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
         if (!colon || (size_t)(colon - p) >= sizeof s->user || (size_t)(at - colon - 1) >= sizeof s->password) {

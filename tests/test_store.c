@@ -1676,6 +1676,21 @@ static void test_url_with_password_and_database_is_used(void)
     CU_ASSERT_EQUAL(store_ping(store), STORE_OK);
 }
 
+/* Credentials end at the URL's last '@' (a host never holds one): a
+ * password with an '@' is used whole, and no part of it is taken for the
+ * host, which connection failures print. */
+static void test_password_with_an_at_sign_is_used_whole(void)
+{
+    static const char password[] = "p@ss@word";
+    CU_ASSERT_FATAL(set_password(NULL, password));
+    char url[160];
+    snprintf(url, sizeof url, "redis://:%s@127.0.0.1:%d", password, server.port);
+    CU_ASSERT_EQUAL(ping_url(url), STORE_OK);
+    snprintf(url, sizeof url, "redis://default:%s@127.0.0.1:%d/3", password, server.port);
+    CU_ASSERT_EQUAL(ping_url(url), STORE_OK);
+    CU_ASSERT_FATAL(set_password(password, ""));
+}
+
 int test_store_register(void)
 {
     CU_pSuite suite = CU_add_suite("store", suite_init, suite_cleanup);
@@ -1721,6 +1736,7 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_connect_that_is_never_answered_gives_up_within_the_connect_timeout);
     CU_ADD_TEST(suite, test_url_with_a_host_name_is_resolved);
     CU_ADD_TEST(suite, test_url_with_password_and_database_is_used);
+    CU_ADD_TEST(suite, test_password_with_an_at_sign_is_used_whole);
     CU_ADD_TEST(suite, test_restarted_redis_fails_at_most_one_call_then_writes_again);
     CU_ADD_TEST(suite, test_stopped_redis_is_unavailable_promptly_and_the_next_start_works);
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
