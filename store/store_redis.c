@@ -180,6 +180,7 @@ struct store {
     pthread_mutex_t map_lock;
     cluster_map_t *map;
     int64_t map_read_ms; /* monotonic time of the last attempt to read it */
+    unsigned map_turn;   /* which known node a read of the map asks first (after a hint) */
     /* The last connection failure logged, and when: each new reason is
      * logged at once, the same one again at most every CONNECT_LOG_MS. */
     pthread_mutex_t log_lock;
@@ -492,9 +493,11 @@ static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
 }
 
 /* Reads the slot map from the first node that gives one: hint (a node that
- * just redirected), the masters known, then the seeds. At most once per
- * MAP_REFRESH_MIN_MS unless force. */
-static void refresh_map(store_t *s, const cluster_node_t *hint, bool force)
+ * just redirected), then the masters known and the seeds, each read starting
+ * one further along them, so reads cut short by deadline_ms (no node is
+ * tried past it) do not ask the same silent nodes first every time. At most
+ * once per MAP_REFRESH_MIN_MS unless force. */
+static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int64_t deadline_ms)
 {
     int64_t now = monotonic_ms();
     pthread_mutex_lock(&s->map_lock);
@@ -508,16 +511,17 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force)
         if (candidates) {
             if (hint)
                 candidates[known++] = *hint;
-            for (unsigned i = 0; i < masters; i++)
-                candidates[known++] = s->map->nodes[i];
-            for (unsigned i = 0; i < s->seed_count; i++)
-                candidates[known++] = s->seeds[i];
+            unsigned others = masters + s->seed_count, turn = s->map_turn++;
+            for (unsigned j = 0; j < others; j++) {
+                unsigned i = (turn + j) % others;
+                candidates[known++] = i < masters ? s->map->nodes[i] : s->seeds[i - masters];
+            }
         }
     }
     pthread_mutex_unlock(&s->map_lock);
     cluster_map_t *map = known ? malloc(sizeof *map) : NULL;
     bool read = false;
-    for (unsigned i = 0; map && i < known && !read; i++) {
+    for (unsigned i = 0; map && i < known && !read && (i == 0 || monotonic_ms() < deadline_ms); i++) {
         bool reused;
         conn_t *c = connection(s, &candidates[i], &reused);
         if (!c)
@@ -571,7 +575,7 @@ static bool node_for_slot(store_t *s, int slot, cluster_node_t *out)
 
 bool store_cluster_map(store_t *s, cluster_map_t *out)
 {
-    refresh_map(s, NULL, true);
+    refresh_map(s, NULL, true, monotonic_ms() + 2 * (int64_t)s->command_timeout_ms);
     pthread_mutex_lock(&s->map_lock);
     bool copied = s->map != NULL;
     if (copied)
@@ -636,7 +640,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
         if (attempt > 0 && monotonic_ms() >= give_up_ms)
             return NULL; /* no new try starts past the budget */
         if (!redirected && !node_for_slot(s, slot, &target)) {
-            refresh_map(s, NULL, false);
+            refresh_map(s, NULL, false, give_up_ms);
             if (!node_for_slot(s, slot, &target)) {
                 if (!route_pause(&pause_ms, give_up_ms))
                     return NULL;
@@ -653,7 +657,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             if (!s->cluster || !route_pause(&pause_ms, give_up_ms))
                 return NULL;
             asking = false;
-            refresh_map(s, NULL, false);
+            refresh_map(s, NULL, false, give_up_ms);
             continue;
         }
         asking = false;
@@ -671,7 +675,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             }
             if (!s->cluster || failure.sent || !route_pause(&pause_ms, give_up_ms))
                 return NULL;
-            refresh_map(s, NULL, false);
+            refresh_map(s, NULL, false, give_up_ms);
             continue;
         }
         if (!s->cluster || r->type != REDIS_REPLY_ERROR)
@@ -686,14 +690,14 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             redirected = true;
             asking = redirect.kind == CLUSTER_REDIRECT_ASK;
             if (!asking)
-                refresh_map(s, &target, false);
+                refresh_map(s, &target, false, give_up_ms);
             continue;
         }
         if (error_starts(r, "TRYAGAIN") || error_starts(r, "CLUSTERDOWN")) {
             if (!route_pause(&pause_ms, give_up_ms))
                 return r; /* the refusal itself: unavailable, nothing done */
             freeReplyObject(r);
-            refresh_map(s, NULL, false);
+            refresh_map(s, NULL, false, give_up_ms);
             continue;
         }
         return r;

@@ -1586,6 +1586,51 @@ static void test_connect_that_is_never_answered_gives_up_within_the_connect_time
             close(fds[i]);
 }
 
+/* A loopback listener that never accepts: connects complete (the kernel
+ * queues them) and nothing is ever answered, as a stopped Redis. Its port,
+ * or 0; *fd is the listener to close. */
+static int silent_listener(int *fd)
+{
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t length = sizeof addr;
+    *fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (*fd < 0 || bind(*fd, (struct sockaddr *)&addr, sizeof addr) || listen(*fd, 64)
+        || getsockname(*fd, (struct sockaddr *)&addr, &length))
+        return 0;
+    return ntohs(addr.sin_port);
+}
+
+/* Reading a cluster's slot map tries node after node, but within the
+ * command's budget (twice the command timeout, and the connection under
+ * way): seeds that all went silent cost a request that, not a timeout each. */
+static void test_cluster_seeds_that_never_answer_are_unavailable_within_the_command_budget(void)
+{
+    enum { SEEDS = 8 };
+    int fds[SEEDS];
+    char url[512];
+    int n = snprintf(url, sizeof url, "redis+cluster://");
+    for (int i = 0; i < SEEDS; i++) {
+        int port = silent_listener(&fds[i]);
+        CU_ASSERT_FATAL(port != 0);
+        n += snprintf(url + n, sizeof url - (size_t)n, "%s127.0.0.1:%d", i ? "," : "", port);
+    }
+    store_t *s = open_store(url);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    for (int attempt = 0; s && attempt < 2; attempt++) {
+        long start = tests_monotonic_ms();
+        store_game_t g;
+        CU_ASSERT_EQUAL(store_game_load(s, "silent", STORE_LOAD_CHANGE, &g), STORE_EUNAVAILABLE);
+        long elapsed = tests_monotonic_ms() - start;
+        CU_ASSERT(elapsed < 3 * TIMEOUT_MS + SLACK_MS);
+        if (elapsed >= 3 * TIMEOUT_MS + SLACK_MS)
+            fprintf(stderr, "\na load on a cluster of silent seeds took %ld ms\n", elapsed);
+    }
+    store_close(s);
+    for (int i = 0; i < SEEDS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
 static store_status_t ping_url(const char *url);
 
 static void test_url_with_a_host_name_is_resolved(void)
@@ -1734,6 +1779,7 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_bad_url_is_refused_by_store_open_with_a_message);
     CU_ADD_TEST(suite, test_store_open_makes_no_connection_and_a_dead_port_is_unavailable);
     CU_ADD_TEST(suite, test_connect_that_is_never_answered_gives_up_within_the_connect_timeout);
+    CU_ADD_TEST(suite, test_cluster_seeds_that_never_answer_are_unavailable_within_the_command_budget);
     CU_ADD_TEST(suite, test_url_with_a_host_name_is_resolved);
     CU_ADD_TEST(suite, test_url_with_password_and_database_is_used);
     CU_ADD_TEST(suite, test_password_with_an_at_sign_is_used_whole);
