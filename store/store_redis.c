@@ -181,10 +181,11 @@ struct store {
     cluster_map_t *map;
     int64_t map_read_ms; /* monotonic time of the last attempt to read it */
     unsigned map_turn;   /* which known node a read of the map asks first (after a hint) */
-    /* The last connection failure logged, and when: each new reason is
-     * logged at once, the same one again at most every CONNECT_LOG_MS. */
+    /* The last reason Redis could not be used that was logged, and when:
+     * each new one is logged at once, the same again at most every
+     * CONNECT_LOG_MS. */
     pthread_mutex_t log_lock;
-    char logged[256];
+    char logged[512];
     int64_t logged_ms;
 };
 
@@ -406,6 +407,22 @@ void store_close(store_t *store)
 
 bool store_is_cluster(const store_t *store) { return store->cluster; }
 
+/* Logs "chessd: <what> <why>", unless that same line was logged less than
+ * CONNECT_LOG_MS ago. */
+static void log_problem(store_t *s, const char *what, const char *why)
+{
+    char line[sizeof s->logged];
+    snprintf(line, sizeof line, "%s %s", what, why);
+    int64_t now = monotonic_ms();
+    pthread_mutex_lock(&s->log_lock);
+    if (strcmp(s->logged, line) || now - s->logged_ms >= CONNECT_LOG_MS) {
+        fprintf(stderr, "chessd: %s\n", line);
+        snprintf(s->logged, sizeof s->logged, "%s", line);
+        s->logged_ms = now;
+    }
+    pthread_mutex_unlock(&s->log_lock);
+}
+
 conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, size_t err_size)
 {
     if (!node)
@@ -421,14 +438,7 @@ conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, si
         snprintf(err, err_size, "%s", why);
     /* Why Redis cannot be reached (refused, a certificate that fails, AUTH)
      * goes to the log; the reason holds no password. */
-    int64_t now = monotonic_ms();
-    pthread_mutex_lock(&s->log_lock);
-    if (strcmp(s->logged, why) || now - s->logged_ms >= CONNECT_LOG_MS) {
-        fprintf(stderr, "chessd: cannot connect to Redis %s\n", why);
-        snprintf(s->logged, sizeof s->logged, "%s", why);
-        s->logged_ms = now;
-    }
-    pthread_mutex_unlock(&s->log_lock);
+    log_problem(s, "cannot connect to Redis", why);
     return NULL;
 }
 
@@ -534,9 +544,20 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
             atomic_fetch_add(&s->errors, 1);
             continue;
         }
-        char err[128];
+        char err[256];
         read = cluster_map_from_slots(r, candidates[i].host, map, err, sizeof err) && map->node_count > 0;
         freeReplyObject(r);
+        if (!read) {
+            /* A node that is no cluster (a redis+cluster:// URL naming a
+             * single Redis) or serves no slot: said, or every request is a
+             * 503 nobody can explain. */
+            char why[320];
+            const char *host = candidates[i].host;
+            bool v6 = strchr(host, ':') != NULL;
+            snprintf(why, sizeof why, "%s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", candidates[i].port,
+                     err[0] ? err : "CLUSTER SLOTS names no master");
+            log_problem(s, "cannot read the Redis Cluster's slot map from", why);
+        }
     }
     free(candidates);
     if (!read) {

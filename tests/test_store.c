@@ -1631,6 +1631,52 @@ static void test_cluster_seeds_that_never_answer_are_unavailable_within_the_comm
             close(fds[i]);
 }
 
+/* What fn writes to stderr (up to size - 1 bytes), fd 2 being a temporary file meanwhile. */
+static void capture_stderr(void (*fn)(void *arg), void *arg, char *out, size_t size)
+{
+    out[0] = '\0';
+    fflush(stderr);
+    FILE *file = tmpfile();
+    int saved = dup(2);
+    if (!file || saved < 0 || dup2(fileno(file), 2) < 0) {
+        if (file)
+            fclose(file);
+        if (saved >= 0)
+            close(saved);
+        return;
+    }
+    fn(arg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(file);
+    size_t n = fread(out, 1, size - 1, file);
+    out[n] = '\0';
+    fclose(file);
+}
+
+static void load_once(void *arg)
+{
+    store_game_t g;
+    CU_ASSERT_EQUAL(store_game_load(arg, "no-cluster", STORE_LOAD_CHANGE, &g), STORE_EUNAVAILABLE);
+}
+
+/* A cluster URL naming a Redis that is no cluster: every game request is
+ * unavailable, and the log says why (the node refused CLUSTER SLOTS) rather
+ * than nothing. */
+static void test_cluster_url_to_a_redis_without_cluster_logs_why_it_is_unavailable(void)
+{
+    char url[64], log[2048];
+    snprintf(url, sizeof url, "redis+cluster://127.0.0.1:%d", server.port);
+    store_t *s = open_store(url);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    capture_stderr(load_once, s, log, sizeof log);
+    store_close(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "cluster support disabled"));
+    if (!strstr(log, "cluster support disabled"))
+        fprintf(stderr, "\nlogged: '%s'\n", log);
+}
+
 static store_status_t ping_url(const char *url);
 
 static void test_url_with_a_host_name_is_resolved(void)
@@ -1780,6 +1826,7 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_store_open_makes_no_connection_and_a_dead_port_is_unavailable);
     CU_ADD_TEST(suite, test_connect_that_is_never_answered_gives_up_within_the_connect_timeout);
     CU_ADD_TEST(suite, test_cluster_seeds_that_never_answer_are_unavailable_within_the_command_budget);
+    CU_ADD_TEST(suite, test_cluster_url_to_a_redis_without_cluster_logs_why_it_is_unavailable);
     CU_ADD_TEST(suite, test_url_with_a_host_name_is_resolved);
     CU_ADD_TEST(suite, test_url_with_password_and_database_is_used);
     CU_ADD_TEST(suite, test_password_with_an_at_sign_is_used_whole);
