@@ -207,7 +207,16 @@ static int write_some(conn_t *c)
     return 1;
 }
 
-bool conn_flush(conn_t *c) { return write_some(c) >= 0; }
+bool conn_flush(conn_t *c)
+{
+    /* Nothing queued: a read's wish for a writable socket (rare, TLS) is
+     * dropped rather than polled for in a loop; the next read asks again. */
+    if (c->out_sent == c->out_length) {
+        c->wait_events = 0;
+        return true;
+    }
+    return write_some(c) >= 0;
+}
 
 short conn_poll_events(const conn_t *c)
 {

@@ -820,6 +820,10 @@ unsigned store_idempotency_slot(const char *scope, const char *key)
 
 unsigned store_id_slot(const char *id)
 {
+    /* The keys' tag is the id itself unless it holds a brace (ids drawn by
+     * chessd never do): the cheap way, for a creation that tries thousands. */
+    if (!strpbrk(id, "{}") && *id)
+        return cluster_key_slot(id, strlen(id));
     char keys[GAME_KEY_COUNT][GAME_KEY_SIZE];
     return game_keys(id, keys) ? (unsigned)key_slot(keys[0]) : 0;
 }

@@ -1,8 +1,9 @@
 /* See subscriber.h. On one node: one connection, SUBSCRIBE, and its socket
  * is the one the caller polls. On a cluster: SSUBSCRIBE, each channel on the
  * master of its slot (a game's channel shares its keys' hash tag, so its
- * messages stay on its shard), one connection per master used, made when
- * first needed; the caller polls one epoll descriptor that gathers them all.
+ * messages stay on its shard), one connection per master, all made at open
+ * (no later call waits); the caller polls one epoll descriptor that gathers
+ * them all.
  * Whatever could lose a message on a cluster (a node's connection failing,
  * a refusal such as MOVED, or a server-side SUNSUBSCRIBE when a slot moves
  * away) is reported as the connection lost, so the caller subscribes again
@@ -30,7 +31,7 @@ struct store_subscriber {
     store_t *store;
     bool cluster;
     int epoll_fd;                /* cluster: gathers the nodes' sockets */
-    node_sub_t *nodes;           /* cluster: the connections made, one per master; else one */
+    node_sub_t *nodes;           /* cluster: one per master reached at open; else the one */
     unsigned node_count, node_capacity;
     cluster_map_t *map;          /* cluster: where each channel's slot lives */
     unsigned pongs_owed;
@@ -96,6 +97,21 @@ store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_
         store_subscriber_close(sub);
         return NULL;
     }
+    /* Every master now, while the caller waits anyway (the hub drops its
+     * lock for this): later calls only queue and never connect. A master
+     * that cannot be reached is left out; a channel it serves cannot be
+     * subscribed, which the caller hears as a lost connection (and so it
+     * tries again later, from a fresh map). */
+    for (unsigned i = 0; i < sub->map->node_count; i++) {
+        conn_t *c = store_connect_node(store, &sub->map->nodes[i], NULL, 0);
+        if (c && !add_node(sub, &sub->map->nodes[i], c))
+            conn_free(c);
+    }
+    if (sub->node_count == 0) {
+        snprintf(err, err_size, "no master of the Redis Cluster can be reached");
+        store_subscriber_close(sub);
+        return NULL;
+    }
     return sub;
 }
 
@@ -136,12 +152,7 @@ static node_sub_t *node_for(store_subscriber_t *sub, const char *channel)
         if (sub->nodes[i].node.port == node->port && !strcmp(sub->nodes[i].node.host, node->host))
             return &sub->nodes[i];
     }
-    conn_t *c = store_connect_node(sub->store, node, NULL, 0);
-    if (!c || !add_node(sub, node, c)) {
-        conn_free(c);
-        return NULL;
-    }
-    return &sub->nodes[sub->node_count - 1];
+    return NULL; /* a master that could not be reached at open: never connected here */
 }
 
 static store_status_t queue(node_sub_t *n, const char *command, const char *channel)
@@ -167,15 +178,6 @@ store_status_t store_subscriber_unsubscribe(store_subscriber_t *sub, const char 
 /* One PING per connection; the caller hears one PONG once all answered. */
 store_status_t store_subscriber_ping(store_subscriber_t *sub)
 {
-    /* A cluster subscriber with nothing subscribed yet pings a master, so a
-     * cluster out of reach is noticed all the same. */
-    if (sub->cluster && sub->node_count == 0 && sub->map->node_count > 0) {
-        conn_t *c = store_connect_node(sub->store, &sub->map->nodes[0], NULL, 0);
-        if (!c || !add_node(sub, &sub->map->nodes[0], c)) {
-            conn_free(c);
-            return STORE_EUNAVAILABLE;
-        }
-    }
     for (unsigned i = 0; i < sub->node_count; i++) {
         if (sub->nodes[i].pong_owed)
             continue; /* still owed: the caller's own ping timer judges it */

@@ -36,8 +36,9 @@ typedef struct {
 typedef void (*store_sub_fn)(void *ctx, const store_sub_reply_t *reply);
 
 /* Connects (blocking, within the store's connect timeout; AUTH and SELECT
- * done); on a cluster reads the slot map, and connects to a master when it
- * first needs one. NULL with the reason in err when Redis cannot be reached. */
+ * done); on a cluster reads the slot map and connects to every master (the
+ * only call that waits). NULL with the reason in err when Redis cannot be
+ * reached. */
 store_subscriber_t *store_subscriber_open(store_t *store, char *err, size_t err_size);
 /* NULL is fine. */
 void store_subscriber_close(store_subscriber_t *sub);

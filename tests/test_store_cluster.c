@@ -194,6 +194,15 @@ static void test_a_creation_key_has_a_slot_of_its_own_and_its_game_is_drawn_ther
     CU_ASSERT_EQUAL(store_idempotency_get(store, "new", key, &kept), STORE_OK);
     CU_ASSERT_STRING_EQUAL(kept ? kept : "", "first answer");
     free(kept);
+    /* The slot of an id is its keys' slot, as Redis computes it (an id with
+     * braces too, though chessd never draws one). */
+    const char *const ids[] = { id, again, "a{b}c", "{}x", "plain-id" };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        redisReply *r = redis_cluster_command(&cluster, 0, "CLUSTER KEYSLOT chessd:game:{%s}", ids[i]);
+        CU_ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER && (unsigned)r->integer == store_id_slot(ids[i]));
+        if (r)
+            freeReplyObject(r);
+    }
     /* A game's scope shares the game's tag. */
     char scope[64];
     snprintf(scope, sizeof scope, "{%s}:caller", id);
