@@ -27,19 +27,6 @@ enum {
     POLL_MS = 50,
 };
 
-static long now_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
-    while (nanosleep(&t, &t) && errno == EINTR) {
-    }
-}
 
 /* xorshift64 seeded from the clock and the pid: ports differ between runs. */
 static uint64_t next_random(void)
@@ -617,7 +604,7 @@ static bool repair_forgotten_slots(redis_cluster_t *c)
 
 bool redis_cluster_wait_ok(redis_cluster_t *c, unsigned timeout_ms)
 {
-    long deadline = now_ms() + (long)timeout_ms;
+    long deadline = redis_server_now_ms() + (long)timeout_ms;
     char why[256] = "";
     for (;;) {
         view_t *first = NULL;
@@ -625,10 +612,10 @@ bool redis_cluster_wait_ok(redis_cluster_t *c, unsigned timeout_ms)
         free(first);
         if (ok)
             return redis_cluster_refresh(c);
-        if (now_ms() >= deadline)
+        if (redis_server_now_ms() >= deadline)
             break;
         if (!repair_forgotten_slots(c))
-            sleep_ms(POLL_MS);
+            redis_server_sleep_ms(POLL_MS);
     }
     set_error(c, "cluster not ok after %u ms: %s", timeout_ms, why);
     return false;
@@ -641,7 +628,7 @@ bool redis_cluster_failover(redis_cluster_t *c, unsigned index, unsigned timeout
         set_error(c, "node %u is not a running replica", index);
         return false;
     }
-    long deadline = now_ms() + (long)timeout_ms;
+    long deadline = redis_server_now_ms() + (long)timeout_ms;
     redisReply *r = redis_cluster_command(c, index, "CLUSTER FAILOVER");
     bool sent = r && r->type == REDIS_REPLY_STATUS;
     if (!sent)
@@ -652,13 +639,13 @@ bool redis_cluster_failover(redis_cluster_t *c, unsigned index, unsigned timeout
     if (!sent)
         return false;
     while (!node_has_line(c, index, "INFO replication", "role:master")) {
-        if (now_ms() >= deadline) {
+        if (redis_server_now_ms() >= deadline) {
             set_error(c, "replica %d is not a master %u ms after CLUSTER FAILOVER", c->nodes[index].server.port,
                       timeout_ms);
             return false;
         }
-        sleep_ms(POLL_MS);
+        redis_server_sleep_ms(POLL_MS);
     }
-    long left = deadline - now_ms();
+    long left = deadline - redis_server_now_ms();
     return redis_cluster_wait_ok(c, left > 0 ? (unsigned)left : 1);
 }

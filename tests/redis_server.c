@@ -26,14 +26,14 @@ enum { START_WAIT_MS = 5000, STOP_WAIT_MS = 2000, POLL_MS = 10, START_ATTEMPTS =
 
 void redis_server_init(redis_server_t *s) { memset(s, 0, sizeof *s); }
 
-static long now_ms(void)
+long redis_server_now_ms(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-static void sleep_ms(long ms)
+void redis_server_sleep_ms(long ms)
 {
     struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
     while (nanosleep(&t, &t) && errno == EINTR) {
@@ -197,13 +197,13 @@ static bool answers_ping(const redis_server_t *s)
 
 static bool wait_ready(redis_server_t *s)
 {
-    long deadline = now_ms() + START_WAIT_MS;
-    while (now_ms() < deadline) {
+    long deadline = redis_server_now_ms() + START_WAIT_MS;
+    while (redis_server_now_ms() < deadline) {
         if (reaped(s))
             return false;
         if (answers_ping(s))
             return true;
-        sleep_ms(POLL_MS);
+        redis_server_sleep_ms(POLL_MS);
     }
     snprintf(s->error, sizeof s->error, "redis-server on port %d did not answer PING within %d ms", s->port,
              START_WAIT_MS);
@@ -261,10 +261,10 @@ void redis_server_stop(redis_server_t *s)
     redisReply *r = redis_server_command(s, NULL, "SHUTDOWN NOSAVE");
     if (r)
         freeReplyObject(r); /* an answer means it refused (e.g. NOAUTH): SIGTERM at once */
-    long start = now_ms();
+    long start = redis_server_now_ms();
     bool terminated = false;
     while (!reaped(s)) {
-        long elapsed = now_ms() - start;
+        long elapsed = redis_server_now_ms() - start;
         if (elapsed >= STOP_WAIT_MS) {
             kill(s->pid, SIGKILL);
             waitpid(s->pid, NULL, 0);
@@ -274,7 +274,7 @@ void redis_server_stop(redis_server_t *s)
             kill(s->pid, SIGTERM); /* with --save "" it exits without writing */
             terminated = true;
         }
-        sleep_ms(POLL_MS);
+        redis_server_sleep_ms(POLL_MS);
     }
     s->pid = 0;
     s->paused = false;
@@ -373,11 +373,11 @@ bool redis_server_run_program(const char *path, char *const argv[], const char *
         close(output_fd);
     if (!pid)
         return false;
-    long deadline = now_ms() + (long)timeout_ms;
+    long deadline = redis_server_now_ms() + (long)timeout_ms;
     int status;
     pid_t r;
-    while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline)
-        sleep_ms(POLL_MS);
+    while ((r = waitpid(pid, &status, WNOHANG)) == 0 && redis_server_now_ms() < deadline)
+        redis_server_sleep_ms(POLL_MS);
     if (r == 0) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);

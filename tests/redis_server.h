@@ -92,6 +92,11 @@ bool redis_server_find_program(const char *name, const char *override_env, char 
 bool redis_server_run_program(const char *path, char *const argv[], const char *output_path, unsigned timeout_ms,
                               char *error, size_t error_size);
 
+/* Milliseconds on the monotonic clock, and a sleep that resumes after signals
+ * (for this harness and redis_cluster.c). */
+long redis_server_now_ms(void);
+void redis_server_sleep_ms(long ms);
+
 struct store;
 
 /* store_open() on url with connect and command timeouts of timeout_ms; NULL

@@ -1432,28 +1432,42 @@ static void proxy_stop(proxy_t *p)
  * finds the version it would have made. That is its own first send as likely
  * as another writer, so the answer is "unknown" (read the record to tell),
  * never "conflict", which would tell the caller the change was not made. */
-static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict(void)
+/* Through a proxy that loses the reply to a game's second write (and, with
+ * refusal, answers its resend with it): creates game id at v1, then writes
+ * v2; the statuses of both writes and whether the resend was refused. */
+static void lost_reply_writes(const char *refusal, const char *id, store_status_t *created, store_status_t *lost,
+                              bool *refused)
 {
     proxy_t proxy;
+    *created = *lost = STORE_STATUS_COUNT;
     CU_ASSERT_FATAL(proxy_start(&proxy));
-    char url[64], id[32];
+    proxy.refusal = refusal;
+    char url[64];
     snprintf(url, sizeof url, "redis://127.0.0.1:%d", proxy.port);
     store_t *through = open_store(url);
     CU_ASSERT_PTR_NOT_NULL(through);
-    new_id(id, sizeof id);
     uint64_t current = 0;
-    store_status_t created = STORE_STATUS_COUNT, lost = STORE_STATUS_COUNT;
     if (through) {
         store_game_change_t first = line_change("v1", 1, STORE_LINE_APPEND, "e2e4:e4", "0000000000000001");
         store_game_change_t second = line_change("v2", 2, STORE_LINE_APPEND, " e7e5:e5", "0000000000000002");
-        created = store_game_write(through, id, 0, &first, 0, NULL, &current, NULL); /* a kept connection */
+        *created = store_game_write(through, id, 0, &first, 0, NULL, &current, NULL); /* a kept connection */
         atomic_store(&proxy.armed, true);
-        lost = store_game_write(through, id, 1, &second, 0, NULL, &current, NULL);
+        *lost = store_game_write(through, id, 1, &second, 0, NULL, &current, NULL);
         store_close(through);
     }
     proxy_stop(&proxy);
-    CU_ASSERT_EQUAL(created, STORE_OK);
     CU_ASSERT_FALSE(atomic_load(&proxy.armed)); /* the write did pass through the proxy */
+    *refused = !atomic_load(&proxy.refusing);
+}
+
+static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    store_status_t created, lost;
+    bool refused;
+    lost_reply_writes(NULL, id, &created, &lost, &refused);
+    CU_ASSERT_EQUAL(created, STORE_OK);
     CU_ASSERT_EQUAL(lost, STORE_EUNKNOWN);
     if (lost != STORE_EUNKNOWN)
         fprintf(stderr, "\na resent write that found its own version: %s\n", store_status_name(lost));
@@ -1468,28 +1482,13 @@ static void test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_no
  * "unavailable", which would tell the caller the change was not made. */
 static void test_resend_after_a_lost_reply_that_is_refused_is_unknown_not_unavailable(void)
 {
-    proxy_t proxy;
-    CU_ASSERT_FATAL(proxy_start(&proxy));
-    proxy.refusal = "-LOADING Redis is loading the dataset in memory\r\n";
-    char url[64], id[32];
-    snprintf(url, sizeof url, "redis://127.0.0.1:%d", proxy.port);
-    store_t *through = open_store(url);
-    CU_ASSERT_PTR_NOT_NULL(through);
+    char id[32];
     new_id(id, sizeof id);
-    uint64_t current = 0;
-    store_status_t created = STORE_STATUS_COUNT, lost = STORE_STATUS_COUNT;
-    if (through) {
-        store_game_change_t first = line_change("v1", 1, STORE_LINE_APPEND, "e2e4:e4", "0000000000000001");
-        store_game_change_t second = line_change("v2", 2, STORE_LINE_APPEND, " e7e5:e5", "0000000000000002");
-        created = store_game_write(through, id, 0, &first, 0, NULL, &current, NULL); /* a kept connection */
-        atomic_store(&proxy.armed, true);
-        lost = store_game_write(through, id, 1, &second, 0, NULL, &current, NULL);
-        store_close(through);
-    }
-    proxy_stop(&proxy);
+    store_status_t created, lost;
+    bool refused;
+    lost_reply_writes("-LOADING Redis is loading the dataset in memory\r\n", id, &created, &lost, &refused);
     CU_ASSERT_EQUAL(created, STORE_OK);
-    CU_ASSERT_FALSE(atomic_load(&proxy.armed));
-    CU_ASSERT_FALSE(atomic_load(&proxy.refusing)); /* the resend was refused */
+    CU_ASSERT_TRUE(refused); /* the resend was refused */
     CU_ASSERT_EQUAL(lost, STORE_EUNKNOWN);
     if (lost != STORE_EUNKNOWN)
         fprintf(stderr, "\na write whose resend was refused: %s\n", store_status_name(lost));

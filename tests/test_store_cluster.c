@@ -437,21 +437,28 @@ static void test_a_subscribed_slot_that_moves_away_is_a_lost_subscription(void)
     store_subscriber_close(sub);
 }
 
-static void test_after_a_failover_writes_go_to_the_new_master(void)
+/* Creates game id at v1 and waits until its master's replica has it (WAIT);
+ * the master's node index. */
+static int replicated_game(char *id, size_t size)
 {
-    char id[32];
-    new_id(id, sizeof id);
+    new_id(id, size);
     CU_ASSERT_EQUAL_FATAL(write_state(id, 0, "v1"), STORE_OK);
     int master = master_of(store_id_slot(id));
     CU_ASSERT_FATAL(master >= 0);
+    CU_ASSERT_EQUAL(integer_reply((unsigned)master, "WAIT 1 2000"), 1);
+    return master;
+}
+
+static void test_after_a_failover_writes_go_to_the_new_master(void)
+{
+    char id[32];
+    int master = replicated_game(id, sizeof id);
     int replica = -1;
     for (unsigned i = 0; i < cluster.node_count; i++) {
         if (!cluster.nodes[i].master && cluster.nodes[i].master_index == master && cluster.nodes[i].server.pid)
             replica = (int)i;
     }
     CU_ASSERT_FATAL(replica >= 0);
-    /* WAIT: the replica has v1 before it takes over. */
-    CU_ASSERT_EQUAL(integer_reply((unsigned)master, "WAIT 1 2000"), 1);
     CU_ASSERT_TRUE_FATAL(redis_cluster_failover(&cluster, (unsigned)replica, 10000));
     expect_game(id, 1, "v1");
     CU_ASSERT_EQUAL(write_state(id, 1, "v2"), STORE_OK);
@@ -462,11 +469,7 @@ static void test_after_a_failover_writes_go_to_the_new_master(void)
 static void test_a_killed_master_is_unavailable_within_bounds_until_its_replica_takes_over(void)
 {
     char id[32];
-    new_id(id, sizeof id);
-    CU_ASSERT_EQUAL_FATAL(write_state(id, 0, "v1"), STORE_OK);
-    int master = master_of(store_id_slot(id));
-    CU_ASSERT_FATAL(master >= 0);
-    CU_ASSERT_EQUAL(integer_reply((unsigned)master, "WAIT 1 2000"), 1);
+    int master = replicated_game(id, sizeof id);
     redis_cluster_kill(&cluster, (unsigned)master);
     /* Each refusal comes back within the routing budget (twice the command timeout, and slack). */
     long start = tests_monotonic_ms();
