@@ -91,7 +91,11 @@
 # in the wrk script with LuaJIT's ffi; wrk's own p99 also covers the
 # creates), CPU per move of chessd, redis-server and wrk (user + system
 # time during the measured run, divided by the moves; on a cluster,
-# redis-server is the three together).  Nothing is pinned:
+# redis-server is the three together), and what chessd asked of Redis during
+# that run (INFO commandstats of every master): scripts run per move (one
+# compare-and-set when chessd's game cache holds the game, a load before it
+# when not, and a little more for the creates) and commands refused before
+# they ran (MOVED, ASK: routing that missed).  Nothing is pinned:
 # chessd, redis-server, wrk and redis-benchmark share the CPUs.  At the end,
 # the games chessd stored (chessd:game:* keys) are counted on each master;
 # on a cluster each of the three must hold some.  The last lines are
@@ -533,6 +537,28 @@ function done(summary, latency, requests)
 end
 EOF
 
+# redis_calls -> "SCRIPTS REFUSED MAPS", summed over the masters since they
+# started (INFO commandstats): EVALSHA and EVAL calls, commands refused
+# before they ran (MOVED, ASK, CROSSSLOT ...: rejected_calls of every
+# command), CLUSTER SLOTS calls.
+redis_calls() {
+    local port
+    for port in "${REDIS_PORTS[@]}"; do
+        redis-cli -h 127.0.0.1 -p "$port" INFO commandstats || die "INFO commandstats failed on port $port"
+    done | tr -d '\r' | awk -F'[:,=]' '
+        /^cmdstat_/ {
+            calls = 0; refused = 0
+            for (i = 2; i < NF; i += 2) {
+                if ($i == "calls") calls = $(i + 1)
+                if ($i == "rejected_calls") refused = $(i + 1)
+            }
+            if ($1 == "cmdstat_evalsha" || $1 == "cmdstat_eval") scripts += calls
+            if ($1 == "cmdstat_cluster|slots") maps += calls
+            refused_all += refused
+        }
+        END { printf "%d %d %d\n", scripts, refused_all, maps }'
+}
+
 # run_wrk DURATION STAGGER -> plays $TMP/games for DURATION s; sets W[...]
 # from wrk's summary; reads every game back and writes the games to go on
 # with into $TMP/games (topped up to BENCH_GAMES with new games).
@@ -541,7 +567,8 @@ run_wrk() {
     local rc kv kvs gid gw gb gver gply infl got v n st sock w0
     children_cpu_us
     w0=$CHILD_US
-    local c0 r0
+    local c0 r0 k0 k1
+    read -r -a k0 <<<"$(redis_calls)"
     c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "${REDIS_PIDS[@]}")
     bg_wait WRK_PID wrk -t"$WRK_THREADS" -c"$CONNS" -d"${1}s" --latency -s "$TMP/game.lua" "$CHESSD_URL" \
         -- "$TMP/games" "$PLIES" "$WRK_THREADS" "$2" >"$TMP/wrk.out" 2>&1
@@ -550,6 +577,9 @@ run_wrk() {
     CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "${REDIS_PIDS[@]}") - r0))
     children_cpu_us
     WRK_CPU_US=$((CHILD_US - w0))
+    # what chessd asked of Redis during the run
+    read -r -a k1 <<<"$(redis_calls)"
+    REDIS_SCRIPTS=$((k1[0] - k0[0])) REDIS_REFUSED=$((k1[1] - k0[1])) REDIS_MAPS=$((k1[2] - k0[2]))
     [[ -n $VERBOSE ]] && { echo "  --- wrk -d${1}s"; grep -v '^GAMESTATE ' "$TMP/wrk.out"; } >&2
     ((rc == 0)) || die "wrk exited with status $rc: $(head -c 2000 "$TMP/wrk.out")"
     grep -q '^GAMESTAT ' "$TMP/wrk.out" || die "wrk printed no summary: $(head -c 2000 "$TMP/wrk.out")"
@@ -601,6 +631,8 @@ measure_chessd() {
     C[cd_cpu]=$(awk -v t="$CHESSD_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[rd_cpu]=$(awk -v t="$REDIS_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[wrk_cpu]=$(awk -v t="$WRK_CPU_US" -v n="${W[moves]}" 'BEGIN { printf "%.1f", t / n }')
+    C[scripts_pm]=$(awk -v t="$REDIS_SCRIPTS" -v n="${W[moves]}" 'BEGIN { printf "%.3f", t / n }')
+    C[refused]=$REDIS_REFUSED C[maps]=$REDIS_MAPS
     if ((W[timed])); then
         C[p50]=${W[move_p50_us]} C[p90]=${W[move_p90_us]} C[p99]=${W[move_p99_us]} C[max]=${W[move_max_us]}
     else   # no LuaJIT ffi in this wrk: wrk's own figures, creates included
@@ -742,18 +774,18 @@ if ((WARMUP > 0)); then
     stagger=0
 fi
 declare -A R   # R[field] = space-separated samples, one per repetition
-T_MOVES=0 T_ERRS=0 T_CHECKED=0 T_CREATES=0 T_ERRLIST=''
+T_MOVES=0 T_ERRS=0 T_CHECKED=0 T_CREATES=0 T_ERRLIST='' T_REFUSED=0 T_MAPS=0
 for ((rep = 1; rep <= REPS; rep++)); do
     [[ -t 2 ]] && printf '  run %d/%d\r' "$rep" "$REPS" >&2
     measure_chessd "$stagger"
     stagger=0
     measure_redis
-    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
+    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
     for f in cas cas_p99 cas_cpu read read_p99 bound; do R[$f]+="${B[$f]} "; done
     R[ratio]+="$(awk -v a="${C[moves_ps]}" -v b="${B[cas]}" 'BEGIN { printf "%.4f", a / b }') "
     R[ratio_bound]+="$(awk -v a="${C[moves_ps]}" -v b="${B[bound]}" 'BEGIN { printf "%.4f", a / b }') "
     T_MOVES=$((T_MOVES + C[moves])) T_ERRS=$((T_ERRS + C[errors])) T_CHECKED=$((T_CHECKED + C[checked]))
-    T_CREATES=$((T_CREATES + C[creates]))
+    T_CREATES=$((T_CREATES + C[creates])) T_REFUSED=$((T_REFUSED + C[refused])) T_MAPS=$((T_MAPS + C[maps]))
     [[ -n ${C[errlist]} ]] && T_ERRLIST+="${T_ERRLIST:+, }${C[errlist]}"
 done
 [[ -t 2 ]] && printf '%*s\r' 20 '' >&2
@@ -780,6 +812,7 @@ printf '  %-52s %10s\n' "one load + one compare-and-set per move (bound)" "$(fmt
 echo
 echo "  chessd: $T_MOVES moves, $T_CREATES games created, $T_ERRS move answers not 200${T_ERRLIST:+ ($T_ERRLIST)}; $T_CHECKED games read back and checked"
 echo "  games stored per master: ${GAMES_PER_MASTER[*]} (chessd:game:* keys; ports ${REDIS_PORTS[*]})"
+echo "  chessd's Redis calls: ${M[scripts_pm]} scripts (EVALSHA, EVAL) per move (creates included); in the measured run(s) $T_REFUSED commands refused (MOVED, ASK ...), $T_MAPS CLUSTER SLOTS"
 if ((C[timed])); then
     echo "  chessd move latency (200 answers, timed in the wrk script): p50 $(ms "${M[p50]}") ms, p90 $(ms "${M[p90]}") ms, p99 $(ms "${M[p99]}") ms, max $(ms "${M[max]}") ms"
     echo "  wrk's own p99 (moves and creates): $(ms "${M[wrk_p99_us]}") ms; create p50 $(ms "${M[create_p50_us]}") ms"
@@ -803,5 +836,7 @@ echo "chessd move p99 ms: $(ms "${M[p99]}")"
 echo "cpu us per move chessd: ${M[cd_cpu]}"
 echo "cpu us per move redis: ${M[rd_cpu]}"
 echo "cpu us per move wrk: ${M[wrk_cpu]}"
+echo "redis scripts per move: ${M[scripts_pm]}"
+echo "redis commands refused: $T_REFUSED"
 echo "games per master: ${GAMES_PER_MASTER[*]}"
 exit 0

@@ -4,8 +4,8 @@
 # one redis-server (BENCH_REDIS=single), then on a local Redis Cluster of
 # three masters (BENCH_REDIS=cluster); shows each run's own report, then one
 # block that sets them side by side: moves/s, their ratio (goal: cluster >=
-# 0.9 of one node) and CPU per move of chessd, the redis-servers (all of them
-# together) and wrk, the load generator.
+# 0.9 of one node), CPU per move of chessd, the redis-servers (all of them
+# together) and wrk, the load generator, and the Redis scripts run per move.
 #
 #   usage: tests/bench/game_compare.sh [path/to/chessd]     (run by `make bench`)
 #
@@ -21,7 +21,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/game_compare.XXXXXX") || { echo "game_compare: 
 trap 'rm -rf "$TMP"' EXIT
 
 # value MODE NAME: the figure game_bench.sh printed as "NAME: value" in MODE's run
-value() { sed -n "s/^$2: //p" "$TMP/$1.out" | tail -n 1; }
+value() { awk -v name="$2: " 'index($0, name) == 1 { v = substr($0, length(name) + 1) } END { print v }' "$TMP/$1.out"; }
 
 for mode in single cluster; do
     echo "game_compare: game_bench.sh with BENCH_REDIS=$mode"
@@ -33,7 +33,8 @@ done
 
 declare -A F
 for mode in single cluster; do
-    for name in 'chessd moves/s' 'cpu us per move chessd' 'cpu us per move redis' 'cpu us per move wrk' 'games per master'; do
+    for name in 'chessd moves/s' 'cpu us per move chessd' 'cpu us per move redis' 'cpu us per move wrk' 'games per master' \
+        'redis scripts per move' 'redis commands refused'; do
         v=$(value "$mode" "$name")
         [[ -n $v ]] || { echo "game_compare: FAIL: the $mode run printed no '$name'" >&2; exit 1; }
         F[$mode/$name]=$v
@@ -60,6 +61,7 @@ row 'cluster - one node' '' \
     "$(awk -v a="${F[cluster/cpu us per move wrk]}" -v b="${F[single/cpu us per move wrk]}" 'BEGIN { printf "%+.1f", a - b }')" \
     "$(awk -v a="${F[cluster/total]}" -v b="${F[single/total]}" 'BEGIN { printf "%+.1f", a - b }')"
 echo "  games stored per master: one redis-server ${F[single/games per master]}; cluster ${F[cluster/games per master]}"
+echo "  Redis scripts per move: one redis-server ${F[single/redis scripts per move]}; cluster ${F[cluster/redis scripts per move]} (commands refused, MOVED or ASK: ${F[cluster/redis commands refused]})"
 echo
 echo "goal: cluster moves/s >= 0.9 x one node's"
 echo "single moves/s: ${F[single/chessd moves/s]}"
