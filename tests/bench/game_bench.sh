@@ -13,7 +13,9 @@
 #    Cluster instead: three redis-servers in cluster mode (the same options,
 #    ports below 32000 whose bus port, +10000, is free too), joined by
 #    `redis-cli --cluster create --cluster-replicas 0` into three masters,
-#    and chessd gets --redis redis+cluster://<the three nodes>.  Everything
+#    and chessd gets --redis redis+cluster://<the three nodes>
+#    (BENCH_CLUSTER_MASTERS sets how many; with 1, one node serves every
+#    slot: chessd routes as on any cluster, nothing is spread).  Everything
 #    below is the same in both modes; what the cluster changes is said where
 #    it does.
 #  * BENCH_GAMES games (default 64) are created with curl (POST /v1/games),
@@ -55,8 +57,9 @@
 #
 # The Redis reference: redis-benchmark -c 32 EVALSHA of the compare-and-set
 # script chessd uses (on a cluster: redis-benchmark --cluster, its 32
-# connections spread over the masters).  The script text is extracted from store/store_redis.c
-# (the C string cas_script), so the two cannot drift; that it is the script
+# connections spread over the masters).  The script text is extracted from
+# store/store_redis.c (the C string cas_script), so the two cannot drift;
+# that it is the script
 # chessd runs is checked by SCRIPT EXISTS on its SHA-1 after chessd wrote a
 # game (chessd loads it itself with EVAL on NOSCRIPT), before this bench
 # loads anything; the same for the load script (load_script) after chessd
@@ -79,12 +82,14 @@
 # calibrated by a short run).  On a cluster, redis-benchmark puts the keys of
 # each master in one slot of its own: it writes that slot's tag over every
 # "{tag}" in the command, so the keys (and the events' channel) read
-# chessd:bench:game:{tag}:<n>; the tag of each master is learnt first by
-# a probe (a SET through redis-benchmark --cluster, then SCAN on each
-# master), and the keys are pre-created under it on its master (on one
-# node, "{tag}" stays as written).  redis-benchmark --cluster passes over
-# error answers other than MOVED and ASK in silence, so every run is checked
-# to have written: the move list of the first key of each tag must grow.
+# chessd:bench:game:{tag}:<n>; the tag of each master is learnt first by a
+# probe (a SET through redis-benchmark --cluster, then SCAN on each master),
+# and the keys are pre-created under it on its master (on one node, and on
+# a cluster of one master, which redis-benchmark --cluster refuses and which
+# serves every slot, "{tag}" stays as written).  redis-benchmark --cluster
+# passes over error answers other than MOVED and ASK in silence, so every
+# run is checked to have written: the move list of the first key of each
+# tag must grow.
 #
 # Printed: chessd moves/s, redis-benchmark compare-and-set ops/s, their ratio
 # (goal >= 0.4), chessd's move latency (percentiles of the 200 answers, timed
@@ -98,7 +103,7 @@
 # they ran (MOVED, ASK: routing that missed).  Nothing is pinned:
 # chessd, redis-server, wrk and redis-benchmark share the CPUs.  At the end,
 # the games chessd stored (chessd:game:* keys) are counted on each master;
-# on a cluster each of the three must hold some.  The last lines are
+# on a cluster each master must hold some.  The last lines are
 # "name: value" figures that tests/bench/game_compare.sh reads.  Exits
 # non-zero only when a tool is missing, a server does not start, or chessd's
 # answers are wrong (a 200 with the wrong game or version, more than 1% of
@@ -107,6 +112,7 @@
 # game; no figure is asserted.
 #
 # Environment: BENCH_REDIS (single, the default, or cluster),
+# BENCH_CLUSTER_MASTERS (1 to 9, default 3),
 # BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 # BENCH_CONNECTIONS (32), BENCH_WRK_THREADS (2), BENCH_GAMES (64),
 # BENCH_PLIES (plies of the line a game plays before it is replaced, 2..140,
@@ -120,7 +126,7 @@ set -u -o pipefail
 
 CHESSD=${1:-build/chessd}
 MODE=${BENCH_REDIS:-single}
-CLUSTER_MASTERS=3
+CLUSTER_MASTERS=${BENCH_CLUSTER_MASTERS:-3}
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-2}
 CONNS=${BENCH_CONNECTIONS:-32}
@@ -150,6 +156,7 @@ need jq jq
 need awk gawk
 need sha1sum coreutils
 [[ $MODE == single || $MODE == cluster ]] || die "BENCH_REDIS must be single or cluster, got '$MODE'"
+[[ $CLUSTER_MASTERS =~ ^[1-9]$ ]] || die "BENCH_CLUSTER_MASTERS must be 1 to 9, got '$CLUSTER_MASTERS'"
 if [[ $MODE == cluster ]]; then
     redis-benchmark --help 2>&1 | grep -q -- '--cluster' ||
         die "this redis-benchmark has no --cluster option (Redis 6 or later needed: the Debian package redis-tools)"
@@ -264,6 +271,7 @@ if [[ $MODE == cluster ]]; then
     REDIS_URL=${REDIS_URL%,}
     RCLI_MODE=(-c)          # follow MOVED
     RB_MODE=(--cluster)
+    ((CLUSTER_MASTERS > 1)) || RB_MODE=()   # --cluster refuses one node; it holds every slot
 else
     start_redis "$TMP"
     REDIS_PIDS=("$REDIS_PID") REDIS_PORTS=("$REDIS_PORT")
@@ -661,7 +669,7 @@ rb_count() { awk -v r="$1" -v d="$DURATION" 'BEGIN { n = int(r * d / 2); if (n <
 # The key tag redis-benchmark writes over "{tag}" on each master, and that
 # master's port: TAGS[i] on TAG_PORTS[i]. On one node "{tag}" stays.
 TAGS=() TAG_PORTS=()
-if [[ $MODE == cluster ]]; then
+if ((${#RB_MODE[@]})); then
     bg_wait RB_PID redis-benchmark --cluster -h 127.0.0.1 -p "$REDIS_PORT" -c "${#REDIS_PORTS[@]}" -n 300 --csv \
         SET 'chessd:bench:probe:{tag}' x >"$TMP/rb.out" 2>&1 || die "redis-benchmark --cluster SET failed: $(head -c 1000 "$TMP/rb.out")"
     for port in "${REDIS_PORTS[@]}"; do
@@ -758,7 +766,7 @@ measure_redis() {
 RB_VERSION=$(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')
 WRK_VERSION=$(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')
 if [[ $MODE == cluster ]]; then
-    REDIS_DESC="a Redis Cluster of ${#REDIS_PORTS[@]} masters, no replicas (127.0.0.1:$(printf '%s,' "${REDIS_PORTS[@]}" | sed 's/,$//'))"
+    REDIS_DESC="a Redis Cluster of ${#REDIS_PORTS[@]} master(s), no replicas (127.0.0.1:$(printf '%s,' "${REDIS_PORTS[@]}" | sed 's/,$//'))"
 else
     REDIS_DESC="one redis-server (127.0.0.1:$REDIS_PORT)"
 fi

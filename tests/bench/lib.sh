@@ -57,7 +57,8 @@ start_redis() {
 
 # start_cluster DIR N: N private redis-servers in cluster mode (as
 # start_redis, each in DIR/node<i>), made one Redis Cluster of N masters and
-# no replicas by `redis-cli --cluster create`; returns once every node says
+# no replicas by `redis-cli --cluster create` (which wants 3 or more; one
+# node gets every slot by CLUSTER ADDSLOTSRANGE); returns once every node says
 # cluster_state:ok and knows the N nodes. Sets CLUSTER_PIDS and
 # CLUSTER_PORTS (arrays, in the same order; the caller stops the pids, also
 # after a failure here) and REDIS_PORT (the first node); dies on failure.
@@ -70,8 +71,13 @@ start_cluster() {
         CLUSTER_PIDS+=("$REDIS_PID") CLUSTER_PORTS+=("$REDIS_PORT")
         nodes+=("127.0.0.1:$REDIS_PORT")
     done
-    out=$(redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes 2>&1) ||
-        die "redis-cli --cluster create ${nodes[*]} failed: $out"
+    if ((n == 1)); then
+        out=$(redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[0]}" CLUSTER ADDSLOTSRANGE 0 16383 2>&1)
+        [[ $out == OK ]] || die "CLUSTER ADDSLOTSRANGE 0 16383 on ${nodes[0]} failed: $out"
+    else
+        out=$(redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes 2>&1) ||
+            die "redis-cli --cluster create ${nodes[*]} failed: $out"
+    fi
     for ((i = 0; i < 200; i++)); do
         ok=0
         for port in "${CLUSTER_PORTS[@]}"; do
