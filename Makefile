@@ -45,8 +45,10 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # What `make deps` installs: the build, the tests, the fuzz targets (FUZZ_PACKAGES, tests/fuzz/fuzz.mk).
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
 	libssl-dev openssl redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx $(FUZZ_PACKAGES)
-# Only `make bench` needs these (it installs them itself).
-BENCH_PACKAGES = wrk
+# Only `make bench` needs these (it installs them itself); its game bench
+# also starts a local Redis Cluster (redis-server, and redis-tools for
+# redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
+BENCH_PACKAGES = wrk redis-server redis-tools curl jq
 
 # Node packages of the test oracles, installed by `make deps` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
@@ -138,7 +140,7 @@ bench: $(BUILD)/chessd
 	$(call apt_install,$(BENCH_PACKAGES))
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
-	tests/bench/game_bench.sh $(BUILD)/chessd
+	tests/bench/game_compare.sh $(BUILD)/chessd
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench

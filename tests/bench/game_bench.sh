@@ -3,12 +3,21 @@
 # /v1/games/{id}/moves, chessd on Redis) against what the same Redis does with
 # the same compare-and-set script under redis-benchmark, in the same run.
 #
-#   usage: tests/bench/game_bench.sh [path/to/chessd]     (run by `make bench`)
+#   usage: [BENCH_REDIS=single|cluster] tests/bench/game_bench.sh [path/to/chessd]
+#   (`make bench` runs both through tests/bench/game_compare.sh)
 #
 # What runs:
 #  * a private redis-server on a free loopback port (save "", appendonly no)
 #    and `chessd serve` on another (--port 0), with --redis pointing at it
-#    and CHESSD_TOKEN_SECRET set.
+#    and CHESSD_TOKEN_SECRET set.  With BENCH_REDIS=cluster, a private Redis
+#    Cluster instead: three redis-servers in cluster mode (the same options,
+#    ports below 32000 whose bus port, +10000, is free too), joined by
+#    `redis-cli --cluster create --cluster-replicas 0` into three masters,
+#    and chessd gets --redis redis+cluster://<the three nodes>
+#    (BENCH_CLUSTER_MASTERS sets how many; with 1, one node serves every
+#    slot: chessd routes as on any cluster, nothing is spread).  Everything
+#    below is the same in both modes; what the cluster changes is said where
+#    it does.
 #  * BENCH_GAMES games (default 64) are created with curl (POST /v1/games),
 #    their ids and tokens kept.  wrk plays moves in all of them at once
 #    (-t2 -c32): first BENCH_WARMUP s of warm-up, then BENCH_DURATION s
@@ -47,8 +56,10 @@
 # goes on from there.
 #
 # The Redis reference: redis-benchmark -c 32 EVALSHA of the compare-and-set
-# script chessd uses.  The script text is extracted from store/store_redis.c
-# (the C string cas_script), so the two cannot drift; that it is the script
+# script chessd uses (on a cluster: redis-benchmark --cluster, its 32
+# connections spread over the masters).  The script text is extracted from
+# store/store_redis.c (the C string cas_script), so the two cannot drift;
+# that it is the script
 # chessd runs is checked by SCRIPT EXISTS on its SHA-1 after chessd wrote a
 # game (chessd loads it itself with EVAL on NOSCRIPT), before this bench
 # loads anything; the same for the load script (load_script) after chessd
@@ -68,19 +79,41 @@
 # history's tail), so that is measured too, and the bound for "one read +
 # one compare-and-set per move" is shown: 1 / (1/load + 1/evalsha).  Each
 # redis-benchmark run lasts about BENCH_DURATION/2 s (its request count is
-# calibrated by a short run).
+# calibrated by a short run).  On a cluster, redis-benchmark puts the keys of
+# each master in one slot of its own: it writes that slot's tag over every
+# "{tag}" in the command, so the keys (and the events' channel) read
+# chessd:bench:game:{tag}:<n>; the tag of each master is learnt first by a
+# probe (a SET through redis-benchmark --cluster, then SCAN on each master),
+# and the keys are pre-created under it on its master (on one node, and on
+# a cluster of one master, which redis-benchmark --cluster refuses and which
+# serves every slot, "{tag}" stays as written).  redis-benchmark --cluster
+# passes over error answers other than MOVED and ASK in silence, so every
+# run is checked to have written: the move list of the first key of each
+# tag must grow.
 #
 # Printed: chessd moves/s, redis-benchmark compare-and-set ops/s, their ratio
 # (goal >= 0.4), chessd's move latency (percentiles of the 200 answers, timed
 # in the wrk script with LuaJIT's ffi; wrk's own p99 also covers the
 # creates), CPU per move of chessd, redis-server and wrk (user + system
-# time during the measured run, divided by the moves).  Nothing is pinned:
-# chessd, redis-server, wrk and redis-benchmark share the CPUs.  Exits non-zero only when a tool is
-# missing, a server does not start, or chessd's answers are wrong (a 200
-# with the wrong game or version, more than 1% of the move answers not 200,
-# or a game read back that does not match); no figure is asserted.
+# time during the measured run, divided by the moves; on a cluster,
+# redis-server is the three together), and what chessd asked of Redis during
+# that run (INFO commandstats of every master): scripts run per move (one
+# compare-and-set when chessd's game cache holds the game, a load before it
+# when not, and a little more for the creates) and commands refused before
+# they ran (MOVED, ASK: routing that missed).  Nothing is pinned:
+# chessd, redis-server, wrk and redis-benchmark share the CPUs.  At the end,
+# the games chessd stored (chessd:game:* keys) are counted on each master;
+# on a cluster each master must hold some.  The last lines are
+# "name: value" figures that tests/bench/game_compare.sh reads.  Exits
+# non-zero only when a tool is missing, a server does not start, or chessd's
+# answers are wrong (a 200 with the wrong game or version, more than 1% of
+# the move answers not 200, or a game read back that does not match), or
+# redis-benchmark's writes did not happen, or a master of the cluster got no
+# game; no figure is asserted.
 #
-# Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
+# Environment: BENCH_REDIS (single, the default, or cluster),
+# BENCH_CLUSTER_MASTERS (1 to 9, default 3),
+# BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 # BENCH_CONNECTIONS (32), BENCH_WRK_THREADS (2), BENCH_GAMES (64),
 # BENCH_PLIES (plies of the line a game plays before it is replaced, 2..140,
 # default 140), BENCH_REPS (default 1; each repetition runs wrk, then
@@ -92,6 +125,8 @@
 set -u -o pipefail
 
 CHESSD=${1:-build/chessd}
+MODE=${BENCH_REDIS:-single}
+CLUSTER_MASTERS=${BENCH_CLUSTER_MASTERS:-3}
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-2}
 CONNS=${BENCH_CONNECTIONS:-32}
@@ -120,6 +155,12 @@ need curl curl
 need jq jq
 need awk gawk
 need sha1sum coreutils
+[[ $MODE == single || $MODE == cluster ]] || die "BENCH_REDIS must be single or cluster, got '$MODE'"
+[[ $CLUSTER_MASTERS =~ ^[1-9]$ ]] || die "BENCH_CLUSTER_MASTERS must be 1 to 9, got '$CLUSTER_MASTERS'"
+if [[ $MODE == cluster ]]; then
+    redis-benchmark --help 2>&1 | grep -q -- '--cluster' ||
+        die "this redis-benchmark has no --cluster option (Redis 6 or later needed: the Debian package redis-tools)"
+fi
 [[ -r $STORE_SRC ]] || die "cannot read $STORE_SRC (set CHESSD_STORE_SRC)"
 for v in DURATION WARMUP CONNS WRK_THREADS GAMES PLIES REPS; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
@@ -144,12 +185,15 @@ LINE_END_FEN='rnbqkbnr/8/8/pppppppp/PPPPPPPP/8/8/RNBQKBNR w KQkq - 8 71'
 # ---------------------------------------------------------------- cleanup
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/game_bench.XXXXXX") || die "mktemp failed"
 CHESSD_PID='' REDIS_PID='' WRK_PID='' RB_PID=''
+CLUSTER_PIDS=()
 # shellcheck disable=SC2317  # invoked by the trap
 cleanup() {
+    local p
     stop_pid "$WRK_PID" 2
     stop_pid "$RB_PID" 2
     stop_pid "$CHESSD_PID" 5
     stop_pid "$REDIS_PID" 5
+    for p in "${CLUSTER_PIDS[@]}"; do stop_pid "$p" 5; done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -218,47 +262,42 @@ grep -q "redis.call('HSET', KEYS\[1\], 'version', ARGV\[3\], 'state', ARGV\[4\],
     die "the script extracted from $STORE_SRC no longer writes version and state as this bench assumes: $(cat "$TMP/cas.lua")"
 
 # ---------------------------------------------------------------- redis
-REDIS_PORT=''
-for ((try = 0; try < 10; try++)); do
-    port=$((20000 + RANDOM % 12000))   # below the kernel's ephemeral range
-    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$TMP" \
-        --logfile "$TMP/redis.log" --daemonize no >/dev/null 2>&1 &
-    REDIS_PID=$!
-    for ((i = 0; i < 100; i++)); do
-        kill -0 "$REDIS_PID" 2>/dev/null || break
-        [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]] && { REDIS_PORT=$port; break; }
-        sleep 0.05
-    done
-    [[ -n $REDIS_PORT ]] && break
-    stop_pid "$REDIS_PID" 2; REDIS_PID=''
-    grep -q 'Address already in use' "$TMP/redis.log" 2>/dev/null || die "redis-server did not start: $(cat "$TMP/redis.log" 2>/dev/null)"
-    : >"$TMP/redis.log"
-done
-[[ -n $REDIS_PORT ]] || die "redis-server did not start: no free port found"
-rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
+# REDIS_PIDS: every redis-server (their CPU is added up); REDIS_PORTS: the
+# masters; REDIS_PORT: the one redis-cli asks first.
+if [[ $MODE == cluster ]]; then
+    start_cluster "$TMP" "$CLUSTER_MASTERS"
+    REDIS_PIDS=("${CLUSTER_PIDS[@]}") REDIS_PORTS=("${CLUSTER_PORTS[@]}")
+    REDIS_URL=redis+cluster://$(printf '127.0.0.1:%s,' "${REDIS_PORTS[@]}")
+    REDIS_URL=${REDIS_URL%,}
+    RCLI_MODE=(-c)          # follow MOVED
+    RB_MODE=(--cluster)
+    ((CLUSTER_MASTERS > 1)) || RB_MODE=()   # --cluster refuses one node; it holds every slot
+else
+    start_redis "$TMP"
+    REDIS_PIDS=("$REDIS_PID") REDIS_PORTS=("$REDIS_PORT")
+    REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0
+    RCLI_MODE=() RB_MODE=()
+fi
+rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "${RCLI_MODE[@]}" "$@"; }
+# key_port KEY: the port of the master that serves KEY (its slot's range in
+# CLUSTER NODES); on one node, that node's.
+key_port() {
+    local slot
+    [[ $MODE == cluster ]] || { echo "$REDIS_PORT"; return 0; }
+    slot=$(rcli CLUSTER KEYSLOT "$1")
+    [[ $slot =~ ^[0-9]+$ ]] || die "CLUSTER KEYSLOT $1 failed: $slot"
+    rcli CLUSTER NODES | awk -v slot="$slot" '
+        $3 ~ /master/ { for (i = 9; i <= NF; i++) { n = split($i, r, "-"); if (n == 1) r[2] = r[1]
+                        if (r[1] ~ /^[0-9]+$/ && slot >= r[1] + 0 && slot <= r[2] + 0) { sub(/@.*/, "", $2); sub(/.*:/, "", $2); print $2; exit } } }'
+}
 
 # ---------------------------------------------------------------- chessd
 # The benchmark creates its games from one address: no creation limit.
-chessd_args=(serve --bind 127.0.0.1 --port 0 --shutdown-grace 1 --rate-limit-create 0 --redis "redis://127.0.0.1:$REDIS_PORT/0")
+chessd_args=(--shutdown-grace 1 --rate-limit-create 0 --redis "$REDIS_URL")
 [[ -n $THREADS ]] && chessd_args+=(--threads "$THREADS")
-# Only these options: no CHESSD_* setting from the environment (a rate limit,
-# say) reaches the server under test.
-unset_env=()
-while IFS='=' read -r name _; do
-    [[ $name == CHESSD_* ]] && unset_env+=(-u "$name")
-done < <(env)
-env "${unset_env[@]}" CHESSD_TOKEN_SECRET="$TOKEN_SECRET" "$CHESSD" "${chessd_args[@]}" >/dev/null 2>"$TMP/chessd.err" &
-CHESSD_PID=$!
-CHESSD_PORT=''
-for ((i = 0; i < 100; i++)); do
-    CHESSD_PORT=$(sed -n 's/^chessd: listening on .* port \([0-9][0-9]*\) with .*/\1/p' "$TMP/chessd.err" 2>/dev/null)
-    [[ -n $CHESSD_PORT ]] && break
-    kill -0 "$CHESSD_PID" 2>/dev/null || break
-    sleep 0.05
-done
-[[ -n $CHESSD_PORT ]] || die "chessd did not start: $(cat "$TMP/chessd.err")"
-CHESSD_THREADS=$(sed -n 's/^chessd: listening on .* with \([0-9]*\) threads.*/\1/p' "$TMP/chessd.err")
-CHESSD_URL=http://127.0.0.1:$CHESSD_PORT
+# start_chessd passes no CHESSD_* setting from the environment (a rate
+# limit, say) to the server under test.
+start_chessd "$CHESSD" "$TMP/chessd.err" "${chessd_args[@]}"
 hz=$(curl -sS -m 5 -o /dev/null -w '%{http_code}' "$CHESSD_URL/healthz") || die "curl GET $CHESSD_URL/healthz failed"
 [[ $hz == 200 ]] || die "chessd GET /healthz: expected 200, got $hz"
 
@@ -298,7 +337,9 @@ read -r id tw tb _ <<<"$(create_game)"
 [[ -n ${tb:-} ]] || die "POST /v1/games gave no game"
 # chessd's own write (EVALSHA, then EVAL on NOSCRIPT) has loaded the script:
 # the text extracted above must have the same SHA-1.
-[[ $(rcli SCRIPT EXISTS "$SCRIPT_SHA" 2>/dev/null) == 1 ]] ||
+GAME_PORT=$(key_port "chessd:game:{$id}")
+[[ -n $GAME_PORT ]] || die "no master serves game $id's slot"
+[[ $(redis-cli -h 127.0.0.1 -p "$GAME_PORT" SCRIPT EXISTS "$SCRIPT_SHA" 2>/dev/null) == 1 ]] ||
     die "the cas_script text extracted from $STORE_SRC (sha1 $SCRIPT_SHA) is not the script chessd loaded into Redis (extraction out of date, or a different chessd build?)"
 r=$(play "$id" "$tb" e5 1); [[ $r == 403* || $r == 409* ]] || die "a move by the player not to move was not refused: '$r'"
 r=$(play "$id" "$tw" e4 1); [[ $r == '200 "2"' ]] || die "move 1 (e4, version 1): expected 200 with ETag \"2\", got '$r': $(head -c 300 "$TMP/b")"
@@ -309,7 +350,7 @@ r=$(play "$id" "$tb" e5 2); [[ $r == '200 "3"' ]] || die "move 2 (e5, version 2)
 [[ $(curl -sS -m 5 "$CHESSD_URL/v1/games/$id" | jq -r '[.moves[] | "\(.uci):\(.san)"] | join(" ")') == "e2e4:e4 e7e5:e5" ]] ||
     die "GET /v1/games/$id does not list the two moves played"
 # chessd's change loads ran the load script: the text extracted above must be it too.
-[[ $(rcli SCRIPT EXISTS "$LOAD_SHA" 2>/dev/null) == 1 ]] ||
+[[ $(redis-cli -h 127.0.0.1 -p "$GAME_PORT" SCRIPT EXISTS "$LOAD_SHA" 2>/dev/null) == 1 ]] ||
     die "the load_script text extracted from $STORE_SRC (sha1 $LOAD_SHA) is not the script chessd loaded into Redis"
 
 # A game of PLIES/2 plies of the line: its stored record is the data of the
@@ -504,6 +545,28 @@ function done(summary, latency, requests)
 end
 EOF
 
+# redis_calls -> "SCRIPTS REFUSED MAPS", summed over the masters since they
+# started (INFO commandstats): EVALSHA and EVAL calls, commands refused
+# before they ran (MOVED, ASK, CROSSSLOT ...: rejected_calls of every
+# command), CLUSTER SLOTS calls.
+redis_calls() {
+    local port
+    for port in "${REDIS_PORTS[@]}"; do
+        redis-cli -h 127.0.0.1 -p "$port" INFO commandstats || die "INFO commandstats failed on port $port"
+    done | tr -d '\r' | awk -F'[:,=]' '
+        /^cmdstat_/ {
+            calls = 0; refused = 0
+            for (i = 2; i < NF; i += 2) {
+                if ($i == "calls") calls = $(i + 1)
+                if ($i == "rejected_calls") refused = $(i + 1)
+            }
+            if ($1 == "cmdstat_evalsha" || $1 == "cmdstat_eval") scripts += calls
+            if ($1 == "cmdstat_cluster|slots") maps += calls
+            refused_all += refused
+        }
+        END { printf "%d %d %d\n", scripts, refused_all, maps }'
+}
+
 # run_wrk DURATION STAGGER -> plays $TMP/games for DURATION s; sets W[...]
 # from wrk's summary; reads every game back and writes the games to go on
 # with into $TMP/games (topped up to BENCH_GAMES with new games).
@@ -512,15 +575,19 @@ run_wrk() {
     local rc kv kvs gid gw gb gver gply infl got v n st sock w0
     children_cpu_us
     w0=$CHILD_US
-    local c0 r0
-    c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "$REDIS_PID")
+    local c0 r0 k0 k1
+    read -r -a k0 <<<"$(redis_calls)"
+    c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "${REDIS_PIDS[@]}")
     bg_wait WRK_PID wrk -t"$WRK_THREADS" -c"$CONNS" -d"${1}s" --latency -s "$TMP/game.lua" "$CHESSD_URL" \
         -- "$TMP/games" "$PLIES" "$WRK_THREADS" "$2" >"$TMP/wrk.out" 2>&1
     rc=$?
-    # CPU of chessd and redis-server (ticks) and of wrk (us) during the run
-    CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "$REDIS_PID") - r0))
+    # CPU of chessd and the redis-servers (ticks) and of wrk (us) during the run
+    CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "${REDIS_PIDS[@]}") - r0))
     children_cpu_us
     WRK_CPU_US=$((CHILD_US - w0))
+    # what chessd asked of Redis during the run
+    read -r -a k1 <<<"$(redis_calls)"
+    REDIS_SCRIPTS=$((k1[0] - k0[0])) REDIS_REFUSED=$((k1[1] - k0[1])) REDIS_MAPS=$((k1[2] - k0[2]))
     [[ -n $VERBOSE ]] && { echo "  --- wrk -d${1}s"; grep -v '^GAMESTATE ' "$TMP/wrk.out"; } >&2
     ((rc == 0)) || die "wrk exited with status $rc: $(head -c 2000 "$TMP/wrk.out")"
     grep -q '^GAMESTAT ' "$TMP/wrk.out" || die "wrk printed no summary: $(head -c 2000 "$TMP/wrk.out")"
@@ -572,6 +639,8 @@ measure_chessd() {
     C[cd_cpu]=$(awk -v t="$CHESSD_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[rd_cpu]=$(awk -v t="$REDIS_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[wrk_cpu]=$(awk -v t="$WRK_CPU_US" -v n="${W[moves]}" 'BEGIN { printf "%.1f", t / n }')
+    C[scripts_pm]=$(awk -v t="$REDIS_SCRIPTS" -v n="${W[moves]}" 'BEGIN { printf "%.3f", t / n }')
+    C[refused]=$REDIS_REFUSED C[maps]=$REDIS_MAPS
     if ((W[timed])); then
         C[p50]=${W[move_p50_us]} C[p90]=${W[move_p90_us]} C[p99]=${W[move_p99_us]} C[max]=${W[move_max_us]}
     else   # no LuaJIT ffi in this wrk: wrk's own figures, creates included
@@ -580,11 +649,11 @@ measure_chessd() {
 }
 
 # ---------------------------------------------------------------- redis-benchmark
-# rb N ARGS... -> "ops/s p99_ms" of redis-benchmark -c CONNS -n N -r GAMES ARGS
+# rb N ARGS... -> "ops/s p99_ms" of redis-benchmark [--cluster] -c CONNS -n N -r GAMES ARGS
 rb() {
     local n=$1 rps p99
     shift
-    bg_wait RB_PID redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -c "$CONNS" -n "$n" -r "$GAMES" --csv "$@" \
+    bg_wait RB_PID redis-benchmark "${RB_MODE[@]}" -h 127.0.0.1 -p "$REDIS_PORT" -c "$CONNS" -n "$n" -r "$GAMES" --csv "$@" \
         >"$TMP/rb.out" 2>&1 || die "redis-benchmark $1 failed: $(head -c 1000 "$TMP/rb.out")"
     [[ -n $VERBOSE ]] && { echo "  --- redis-benchmark $1 -n $n"; cut -c 1-160 "$TMP/rb.out"; } >&2
     grep -q -e '^Error' -e '^ERR' -e 'NOSCRIPT' "$TMP/rb.out" && die "redis-benchmark $1 reported errors: $(head -c 1000 "$TMP/rb.out")"
@@ -597,50 +666,112 @@ rb() {
 # requests for a run of about DURATION/2 s at RATE ops/s
 rb_count() { awk -v r="$1" -v d="$DURATION" 'BEGIN { n = int(r * d / 2); if (n < 10000) n = 10000; print n }'; }
 
-# Our own SCRIPT LOAD (after the SCRIPT EXISTS check above) and the keys.
-[[ $(rcli -x SCRIPT LOAD <"$TMP/cas.lua") == "$SCRIPT_SHA" ]] || die "SCRIPT LOAD did not answer the script's SHA-1 $SCRIPT_SHA"
-[[ $(rcli -x SCRIPT LOAD <"$TMP/load.lua") == "$LOAD_SHA" ]] || die "SCRIPT LOAD did not answer the load script's SHA-1 $LOAD_SHA"
-rcli EVAL "for i = 0, tonumber(ARGV[1]) - 1 do local n = string.format('%012d', i) redis.call('HSET', 'chessd:bench:game:' .. n, 'version', '1', 'state', ARGV[2], 'hlen', ARGV[5], 'wid', 'benchwriteid0000') redis.call('SET', 'chessd:bench:moves:' .. n, ARGV[3]) redis.call('SET', 'chessd:bench:history:' .. n, ARGV[4]) end return 1" \
-    0 "$GAMES" "$DATA" "$DATA_MOVES" "$DATA_HISTORY" "$DATA_HLEN" >/dev/null || die "cannot pre-create the redis-benchmark keys"
+# The key tag redis-benchmark writes over "{tag}" on each master, and that
+# master's port: TAGS[i] on TAG_PORTS[i]. On one node "{tag}" stays.
+TAGS=() TAG_PORTS=()
+if ((${#RB_MODE[@]})); then
+    bg_wait RB_PID redis-benchmark --cluster -h 127.0.0.1 -p "$REDIS_PORT" -c "${#REDIS_PORTS[@]}" -n 300 --csv \
+        SET 'chessd:bench:probe:{tag}' x >"$TMP/rb.out" 2>&1 || die "redis-benchmark --cluster SET failed: $(head -c 1000 "$TMP/rb.out")"
+    for port in "${REDIS_PORTS[@]}"; do
+        probe=$(redis-cli -h 127.0.0.1 -p "$port" --scan --pattern 'chessd:bench:probe:*')
+        [[ $probe =~ ^chessd:bench:probe:(\{[^$'\n']*)$ ]] ||
+            die "redis-benchmark --cluster did not leave one probe key on the master at port $port: '$probe'"
+        TAGS+=("${BASH_REMATCH[1]}") TAG_PORTS+=("$port")
+        redis-cli -h 127.0.0.1 -p "$port" DEL "$probe" >/dev/null
+    done
+else
+    TAGS=('{tag}') TAG_PORTS=("$REDIS_PORT")
+fi
+# with_tag I ARGS...: ARGS with "{tag}" read as TAGS[I] and __rand_int__ as key 0
+with_tag() {
+    local i=$1 a out=()
+    shift
+    for a in "$@"; do a=${a//'{tag}'/${TAGS[i]}}; out+=("${a//__rand_int__/000000000000}"); done
+    printf '%s\0' "${out[@]}"
+}
+
+# Our own SCRIPT LOAD (after the SCRIPT EXISTS check above) on each master,
+# and the keys, each tag's on its master.
+for port in "${REDIS_PORTS[@]}"; do
+    [[ $(redis-cli -h 127.0.0.1 -p "$port" -x SCRIPT LOAD <"$TMP/cas.lua") == "$SCRIPT_SHA" ]] ||
+        die "SCRIPT LOAD did not answer the script's SHA-1 $SCRIPT_SHA (port $port)"
+    [[ $(redis-cli -h 127.0.0.1 -p "$port" -x SCRIPT LOAD <"$TMP/load.lua") == "$LOAD_SHA" ]] ||
+        die "SCRIPT LOAD did not answer the load script's SHA-1 $LOAD_SHA (port $port)"
+done
+for i in "${!TAGS[@]}"; do
+    redis-cli -h 127.0.0.1 -p "${TAG_PORTS[i]}" EVAL "for i = 0, tonumber(ARGV[1]) - 1 do local n = ARGV[6] .. ':' .. string.format('%012d', i) redis.call('HSET', 'chessd:bench:game:' .. n, 'version', '1', 'state', ARGV[2], 'hlen', ARGV[5], 'wid', 'benchwriteid0000') redis.call('SET', 'chessd:bench:moves:' .. n, ARGV[3]) redis.call('SET', 'chessd:bench:history:' .. n, ARGV[4]) end return 1" \
+        0 "$GAMES" "$DATA" "$DATA_MOVES" "$DATA_HISTORY" "$DATA_HLEN" "${TAGS[i]}" >"$TMP/eval.out" 2>&1
+    [[ $(cat "$TMP/eval.out") == 1 ]] || die "cannot pre-create the redis-benchmark keys of tag ${TAGS[i]}: $(head -c 300 "$TMP/eval.out")"
+done
 # A move's write: the state, one move list entry and one history entry
 # appended, and its event published (an untimed game: no clock check), of
-# the size of a move's event (about 950 bytes).
+# the size of a move's event (about 950 bytes), by SPUBLISH on a cluster.
 EVENT="2 0 1796000000000 0 change"$'\n'"{\"type\":\"change\",\"event\":\"move\",\"pad\":\"$(printf '%*s' 900 '' | tr ' ' x)\"}"
-CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
+PUBLISH=PUBLISH
+[[ $MODE == cluster ]] && PUBLISH=SPUBLISH
+CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
           - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' 0123456789abcdef 0 '' 0 0 benchwriteid0000 benchwriteid0000
-          0 0 'chessd:events:{bench}' "$EVENT")
+          0 0 'chessd:events:{tag}' "$EVENT" "$PUBLISH" '')
 # A move's read: the state and the history's tail.
-READ_ARGS=(EVALSHA "$LOAD_SHA" 3 chessd:bench:game:__rand_int__ chessd:bench:moves:__rand_int__ chessd:bench:history:__rand_int__
+READ_ARGS=(EVALSHA "$LOAD_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
            change 16)
-r=$(rcli "${CAS_ARGS[@]/__rand_int__/000000000000}" | paste -sd ' ')
-[[ $r == 'ok 1' ]] || die "EVALSHA on a pre-created key did not take the success path: '$r'"
+# Every ARGV the script reads is given (the script grows; this list must too).
+argv_max=$(grep -o 'ARGV\[[0-9]*\]' "$TMP/cas.lua" | tr -dc '0-9\n' | sort -n | tail -n 1)
+((${#CAS_ARGS[@]} - 6 == argv_max)) ||
+    die "the script extracted from $STORE_SRC reads ARGV[1..$argv_max], this bench gives $((${#CAS_ARGS[@]} - 6)): update CAS_ARGS"
+for i in "${!TAGS[@]}"; do
+    mapfile -d '' -t args < <(with_tag "$i" "${CAS_ARGS[@]}")
+    r=$(redis-cli -h 127.0.0.1 -p "${TAG_PORTS[i]}" "${args[@]}" | paste -sd ' ')
+    [[ $r == 'ok 1' ]] || die "EVALSHA on a pre-created key of tag ${TAGS[i]} did not take the success path: '$r'"
+done
+# moves_lengths -> the length of the move list of key 0 of each tag
+moves_lengths() {
+    local i
+    for i in "${!TAGS[@]}"; do
+        redis-cli -h 127.0.0.1 -p "${TAG_PORTS[i]}" STRLEN "chessd:bench:moves:${TAGS[i]}:000000000000"
+    done | paste -sd ' '
+}
 
 # measure_redis -> sets B[...] for this repetition
 declare -A B
 measure_redis() {
-    local out cal n r0 r1
+    local out cal n r0 r1 i before after version
     B=()
     out=$(rb 20000 "${CAS_ARGS[@]}") || exit 1
     cal=${out%% *}
     n=$(rb_count "$cal")
-    r0=$(cpu_ticks "$REDIS_PID")
+    read -r -a before <<<"$(moves_lengths)"
+    r0=$(cpu_ticks "${REDIS_PIDS[@]}")
     out=$(rb "$n" "${CAS_ARGS[@]}") || exit 1
-    r1=$(cpu_ticks "$REDIS_PID")
+    r1=$(cpu_ticks "${REDIS_PIDS[@]}")
+    read -r -a after <<<"$(moves_lengths)"
+    for i in "${!TAGS[@]}"; do
+        ((after[i] > before[i])) ||
+            die "redis-benchmark's EVALSHA did not write the keys of tag ${TAGS[i]} (move list ${before[i]} -> ${after[i]} bytes): error answers?"
+    done
     B[cas]=${out%% *} B[cas_p99]=${out#* }
     B[cas_cpu]=$(awk -v t="$((r1 - r0))" -v n="$n" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     out=$(rb 20000 "${READ_ARGS[@]}") || exit 1
     cal=${out%% *}
     out=$(rb "$(rb_count "$cal")" "${READ_ARGS[@]}") || exit 1
     B[read]=${out%% *} B[read_p99]=${out#* }
-    [[ $(rcli HGET chessd:bench:game:000000000000 version) == 1 ]] || die "the redis-benchmark keys changed version"
+    for i in "${!TAGS[@]}"; do
+        version=$(redis-cli -h 127.0.0.1 -p "${TAG_PORTS[i]}" HGET "chessd:bench:game:${TAGS[i]}:000000000000" version)
+        [[ $version == 1 ]] || die "the redis-benchmark keys of tag ${TAGS[i]} changed version: '$version'"
+    done
     B[bound]=$(awk -v a="${B[cas]}" -v b="${B[read]}" 'BEGIN { printf "%.1f", 1 / (1 / a + 1 / b) }')
 }
 
 # ---------------------------------------------------------------- measure
 RB_VERSION=$(redis-benchmark --version 2>/dev/null | awk '{ print $2 }')
 WRK_VERSION=$(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')
-note "chessd=$CHESSD ($CHESSD_URL, $CHESSD_THREADS threads)  redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/^v=//') (127.0.0.1:$REDIS_PORT)"
-note "$WRK_VERSION, redis-benchmark $RB_VERSION; not pinned: all share CPUs ${CPUS_ALLOWED:-?}"
+if [[ $MODE == cluster ]]; then
+    REDIS_DESC="a Redis Cluster of ${#REDIS_PORTS[@]} master(s), no replicas (127.0.0.1:$(printf '%s,' "${REDIS_PORTS[@]}" | sed 's/,$//'))"
+else
+    REDIS_DESC="one redis-server (127.0.0.1:$REDIS_PORT)"
+fi
+note "chessd=$CHESSD ($CHESSD_URL, $CHESSD_THREADS threads) on $REDIS_DESC, redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/^v=//')"
+note "$WRK_VERSION, redis-benchmark $RB_VERSION${RB_MODE[*]:+ ${RB_MODE[*]}}; not pinned: all share CPUs ${CPUS_ALLOWED:-?}"
 note "$GAMES games, moves from a fixed $PLIES-ply line, then a new game; wrk -t$WRK_THREADS -c$CONNS -d${DURATION}s after ${WARMUP}s warm-up; redis-benchmark -c$CONNS ~$(((DURATION + 1) / 2))s per command; $REPS repetition(s)$( ((REPS > 1)) && echo ', median reported')"
 note "compare-and-set script from $STORE_SRC, sha1 $SCRIPT_SHA (the one chessd loaded)"
 echo
@@ -651,24 +782,32 @@ if ((WARMUP > 0)); then
     stagger=0
 fi
 declare -A R   # R[field] = space-separated samples, one per repetition
-T_MOVES=0 T_ERRS=0 T_CHECKED=0 T_CREATES=0 T_ERRLIST=''
+T_MOVES=0 T_ERRS=0 T_CHECKED=0 T_CREATES=0 T_ERRLIST='' T_REFUSED=0 T_MAPS=0
 for ((rep = 1; rep <= REPS; rep++)); do
     [[ -t 2 ]] && printf '  run %d/%d\r' "$rep" "$REPS" >&2
     measure_chessd "$stagger"
     stagger=0
     measure_redis
-    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
+    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
     for f in cas cas_p99 cas_cpu read read_p99 bound; do R[$f]+="${B[$f]} "; done
     R[ratio]+="$(awk -v a="${C[moves_ps]}" -v b="${B[cas]}" 'BEGIN { printf "%.4f", a / b }') "
     R[ratio_bound]+="$(awk -v a="${C[moves_ps]}" -v b="${B[bound]}" 'BEGIN { printf "%.4f", a / b }') "
     T_MOVES=$((T_MOVES + C[moves])) T_ERRS=$((T_ERRS + C[errors])) T_CHECKED=$((T_CHECKED + C[checked]))
-    T_CREATES=$((T_CREATES + C[creates]))
+    T_CREATES=$((T_CREATES + C[creates])) T_REFUSED=$((T_REFUSED + C[refused])) T_MAPS=$((T_MAPS + C[maps]))
     [[ -n ${C[errlist]} ]] && T_ERRLIST+="${T_ERRLIST:+, }${C[errlist]}"
 done
 [[ -t 2 ]] && printf '%*s\r' 20 '' >&2
 
 declare -A M
 for f in "${!R[@]}"; do M[$f]=$(median "${R[$f]}"); done
+
+# The games chessd stored, on each master: a cluster must spread them.
+GAMES_PER_MASTER=()
+for port in "${REDIS_PORTS[@]}"; do
+    n=$(redis-cli -h 127.0.0.1 -p "$port" --scan --pattern 'chessd:game:*' | wc -l)
+    GAMES_PER_MASTER+=("$n")
+    ((n > 0)) || die "the master at port $port holds no game of chessd (games per master: ${GAMES_PER_MASTER[*]})"
+done
 
 # ---------------------------------------------------------------- report
 fmt0() { awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
@@ -680,23 +819,32 @@ printf '  %-52s %10s %8s\n' "redis-benchmark EVALSHA load_script (a change's rea
 printf '  %-52s %10s\n' "one load + one compare-and-set per move (bound)" "$(fmt0 "${M[bound]}")"
 echo
 echo "  chessd: $T_MOVES moves, $T_CREATES games created, $T_ERRS move answers not 200${T_ERRLIST:+ ($T_ERRLIST)}; $T_CHECKED games read back and checked"
+echo "  games stored per master: ${GAMES_PER_MASTER[*]} (chessd:game:* keys; ports ${REDIS_PORTS[*]})"
+echo "  chessd's Redis calls: ${M[scripts_pm]} scripts (EVALSHA, EVAL) per move (creates included); in the measured run(s) $T_REFUSED commands refused (MOVED, ASK ...), $T_MAPS CLUSTER SLOTS"
 if ((C[timed])); then
     echo "  chessd move latency (200 answers, timed in the wrk script): p50 $(ms "${M[p50]}") ms, p90 $(ms "${M[p90]}") ms, p99 $(ms "${M[p99]}") ms, max $(ms "${M[max]}") ms"
     echo "  wrk's own p99 (moves and creates): $(ms "${M[wrk_p99_us]}") ms; create p50 $(ms "${M[create_p50_us]}") ms"
 else
     echo "  chessd latency from wrk (no LuaJIT ffi, so moves and creates together): p50 $(ms "${M[p50]}") ms, p99 $(ms "${M[p99]}") ms"
 fi
-echo "  CPU per move: chessd ${M[cd_cpu]} us, redis-server ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
+echo "  CPU per move: chessd ${M[cd_cpu]} us, redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server${REDIS_PIDS[1]:+s} per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
 if ((REPS > 1)); then
     echo "  samples: chessd moves/s ${R[moves_ps]% }; redis-benchmark cas/s ${R[cas]% }; ratio ${R[ratio]% }"
 fi
 echo "  redis-benchmark keys hold the record chessd stored for $DATA_PLY plies of the line (${#DATA} bytes)"
 echo
 echo "goal: ratio >= 0.4"
+echo "redis: $MODE (${#REDIS_PORTS[@]} master(s))"
 echo "chessd moves/s: ${M[moves_ps]}"
 echo "redis-benchmark cas/s: ${M[cas]}"
 echo "redis-benchmark load/s: ${M[read]}"
 echo "ratio chessd moves/s / (load + cas bound): $(awk -v x="${M[ratio_bound]}" 'BEGIN { printf "%.2f", x }')"
 echo "ratio chessd moves/s / redis-benchmark cas/s: $(awk -v x="${M[ratio]}" 'BEGIN { printf "%.2f", x }')"
 echo "chessd move p99 ms: $(ms "${M[p99]}")"
+echo "cpu us per move chessd: ${M[cd_cpu]}"
+echo "cpu us per move redis: ${M[rd_cpu]}"
+echo "cpu us per move wrk: ${M[wrk_cpu]}"
+echo "redis scripts per move: ${M[scripts_pm]}"
+echo "redis commands refused: $T_REFUSED"
+echo "games per master: ${GAMES_PER_MASTER[*]}"
 exit 0
