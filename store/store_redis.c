@@ -544,7 +544,7 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
             atomic_fetch_add(&s->errors, 1);
             continue;
         }
-        char err[256];
+        char err[256] = "";
         read = cluster_map_from_slots(r, candidates[i].host, map, err, sizeof err) && map->node_count > 0;
         freeReplyObject(r);
         if (!read) {
