@@ -551,7 +551,7 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
             /* A node that is no cluster (a redis+cluster:// URL naming a
              * single Redis) or serves no slot: said, or every request is a
              * 503 nobody can explain. */
-            char why[320];
+            char why[CLUSTER_HOST_SIZE + 300];
             const char *host = candidates[i].host;
             bool v6 = strchr(host, ':') != NULL;
             snprintf(why, sizeof why, "%s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", candidates[i].port,
