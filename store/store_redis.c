@@ -151,7 +151,16 @@ enum {
     /* A slot map is read again at most this often, however many MOVED come. */
     MAP_REFRESH_MIN_MS = 100,
     CONNECT_LOG_MS = 10000,
+    /* Lines remembered for the log: more than the seeds, so a cluster whose
+     * nodes all fail keeps one entry per node. */
+    LOGGED_LINES = 2 * SEEDS_MAX,
 };
+
+/* A line logged, and when (monotonic ms). */
+typedef struct {
+    char line[512];
+    int64_t ms;
+} logged_line_t;
 
 /* This thread's connections: one per node it has talked to. */
 typedef struct {
@@ -181,12 +190,12 @@ struct store {
     cluster_map_t *map;
     int64_t map_read_ms; /* monotonic time of the last attempt to read it */
     unsigned map_turn;   /* which known node a read of the map asks first (after a hint) */
-    /* The last reason Redis could not be used that was logged, and when:
-     * each new one is logged at once, the same again at most every
-     * CONNECT_LOG_MS. */
+    /* The reasons Redis could not be used logged lately: each new one is
+     * logged at once, the same again at most every CONNECT_LOG_MS. A reason
+     * names its node, and a cluster's nodes fail in turn, so one entry per
+     * line, the oldest replaced when all are taken. */
     pthread_mutex_t log_lock;
-    char logged[512];
-    int64_t logged_ms;
+    logged_line_t logged[LOGGED_LINES];
 };
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
@@ -407,19 +416,37 @@ void store_close(store_t *store)
 
 bool store_is_cluster(const store_t *store) { return store->cluster; }
 
+/* Whether line is to be logged at `now`: not logged within CONNECT_LOG_MS.
+ * Records it when so. Call under log_lock. */
+static bool log_due(store_t *s, const char *line, int64_t now)
+{
+    logged_line_t *entry = &s->logged[0];
+    for (unsigned i = 0; i < LOGGED_LINES; i++) {
+        logged_line_t *l = &s->logged[i];
+        if (!strcmp(l->line, line)) {
+            if (now - l->ms < CONNECT_LOG_MS)
+                return false;
+            entry = l;
+            break;
+        }
+        if (l->ms < entry->ms)
+            entry = l; /* the oldest so far (an unused entry: 0) */
+    }
+    snprintf(entry->line, sizeof entry->line, "%s", line);
+    entry->ms = now;
+    return true;
+}
+
 /* Logs "chessd: <what> <why>", unless that same line was logged less than
  * CONNECT_LOG_MS ago. */
 static void log_problem(store_t *s, const char *what, const char *why)
 {
-    char line[sizeof s->logged];
+    char line[sizeof s->logged[0].line];
     snprintf(line, sizeof line, "%s %s", what, why);
     int64_t now = monotonic_ms();
     pthread_mutex_lock(&s->log_lock);
-    if (strcmp(s->logged, line) || now - s->logged_ms >= CONNECT_LOG_MS) {
+    if (log_due(s, line, now))
         fprintf(stderr, "chessd: %s\n", line);
-        snprintf(s->logged, sizeof s->logged, "%s", line);
-        s->logged_ms = now;
-    }
     pthread_mutex_unlock(&s->log_lock);
 }
 

@@ -3,15 +3,19 @@
 // wrong name, an expired certificate, no client certificate under mutual TLS, the wrong protocol and a refused
 // password answer game requests 503 at once (a failed handshake or AUTH logged once, with why, never a password)
 // while the rules API goes on; the insecure flag accepts any certificate, loudly; bad TLS files stop the start.
+// The same on a Redis Cluster over TLS (rediss+cluster://): games, moves and sharded event streams on every
+// master; no client certificate, a wrong name, an unknown CA and an expired certificate answer 503 within the
+// routing budget, one log line per node.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startRedis, REPO_ROOT } from './server.mjs';
-import { get, post, expectProblem, START_FEN } from './http.mjs';
-import { openEvents, subscribed } from './events.mjs';
+import { startRedis, spawnRedis, freePort, redisCommands, tempDir, REPO_ROOT } from './server.mjs';
+import { startCluster, keySlot } from './cluster.mjs';
+import { get, post, expectProblem, sleep, START_FEN } from './http.mjs';
+import { openEvents, subscribed, channelOf } from './events.mjs';
 import { withServer, runServe } from './attacks_lib.mjs';
 
 const TOKEN_SECRET = 'e2e-tls-token-secret-0123456789abcdef';
@@ -22,6 +26,12 @@ const CONNECT_TIMEOUT_MS = 500; // --redis-connect-timeout-ms of every chessd he
 const ANSWER_BOUND_MS = 3000; // a refused TLS connection is answered well within this: no hang
 const NO_GAME = 'AAAAAAAAAAAAAAAA'; // a well-formed id of no game
 const CONNECT_FAILURE = /^chessd: cannot connect to Redis .*$/gm;
+// The cluster tests' --redis-timeout-ms: a game request gives up routing (every node refused) after twice it.
+const CLUSTER_COMMAND_TIMEOUT_MS = 250;
+// A refusal by every node of a cluster is answered once that budget is spent (and a last connect is over).
+const CLUSTER_ANSWER_BOUND_MS = 2 * CLUSTER_COMMAND_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 1000;
+// Each cluster test fails on its own after this (a hang is named, within the runner's per-file limit).
+const CLUSTER_TEST_TIMEOUT = { timeout: 20000 };
 
 let certs; // the directory of make_certs.sh's files
 const file = (name) => path.join(certs, name);
@@ -94,11 +104,11 @@ async function expectReady(srv, what) {
 
 /**
  * Asserts that the game routes answer 503 store_unavailable with Retry-After,
- * each within ANSWER_BOUND_MS, that /readyz does not call Redis usable, and
+ * each within boundMs, that /readyz does not call Redis usable, and
  * that /healthz and the stateless rules API answer 200. `create` lists the
  * codes a creation may answer (see the mutual TLS test).
  */
-async function expectGamesUnavailable(srv, what, { create = ['store_unavailable'] } = {}) {
+async function expectGamesUnavailable(srv, what, { create = ['store_unavailable'], boundMs = ANSWER_BOUND_MS } = {}) {
   const requests = [
     ['POST /v1/games', () => post(srv, '/v1/games', {}), create],
     ['GET /v1/games/{id}', () => get(srv, `/v1/games/${NO_GAME}`), ['store_unavailable']],
@@ -110,7 +120,7 @@ async function expectGamesUnavailable(srv, what, { create = ['store_unavailable'
     assert.ok(codes.includes(res.body.code), `${what}: ${label} answered ${res.body.code}, not ${codes.join(' or ')}`);
     expectProblem(res, 503, res.body.code);
     assert.match(res.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/, `${what}: ${label} must carry Retry-After in seconds`);
-    assert.ok(ms < ANSWER_BOUND_MS, `${what}: ${label} took ${Math.round(ms)} ms`);
+    assert.ok(ms < boundMs, `${what}: ${label} took ${Math.round(ms)} ms`);
   }
   await expectNotReadyForGames(srv, what);
   assert.equal((await get(srv, '/healthz')).status, 200, `${what}: /healthz`);
@@ -121,21 +131,26 @@ async function expectGamesUnavailable(srv, what, { create = ['store_unavailable'
 
 /**
  * Waits (up to 2 s: stderr arrives through a pipe) for chessd's "cannot
- * connect to Redis" lines and asserts there is exactly one, matching every
- * pattern; resolves to it. The same reason is logged once however many
- * requests fail within 10 s.
+ * connect to Redis" lines and asserts there are exactly `count`, each
+ * matching every pattern; resolves to them. The same reason is logged once
+ * however many requests fail within 10 s.
  */
-async function oneConnectFailure(srv, patterns, what) {
+async function connectFailures(srv, count, patterns, what) {
   const deadline = Date.now() + 2000;
   let lines;
   for (;;) {
     lines = srv.stderr().match(CONNECT_FAILURE) ?? [];
-    if (lines.length || Date.now() > deadline) break;
+    if (lines.length >= count || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.equal(lines.length, 1, `${what}: expected one "chessd: cannot connect to Redis" line; stderr:\n${srv.stderr()}`);
-  for (const pattern of patterns) assert.match(lines[0], pattern, `${what}: the log line must say why`);
-  return lines[0];
+  assert.equal(lines.length, count, `${what}: expected ${count} "chessd: cannot connect to Redis" line(s); stderr:\n${srv.stderr()}`);
+  for (const line of lines) for (const pattern of patterns) assert.match(line, pattern, `${what}: the log line must say why`);
+  return lines;
+}
+
+/** connectFailures of one line; resolves to it. */
+async function oneConnectFailure(srv, patterns, what) {
+  return (await connectFailures(srv, 1, patterns, what))[0];
 }
 
 /** Creates a game (201) on srv; resolves to its body. */
@@ -372,3 +387,205 @@ describe('bad TLS settings stop chessd at start, naming what is wrong', () => {
     assert.match(mismatch, /does not match/);
   });
 });
+
+describe('cluster mode (rediss+cluster://)', () => {
+  // A 3-master Redis Cluster (no replicas) on TLS only: clients, the cluster
+  // bus and replication, every node presenting server.crt and requiring a
+  // client certificate by ca.crt (tls-auth-clients yes, Redis's default).
+  // And a cluster of one node presenting expired.crt, which several nodes
+  // could not form: they check each other's certificates on the bus.
+  let cluster;
+  let expiredNode;
+
+  // The clusters are up within seconds; a start that hangs fails here, named.
+  // Both are kept even when the other fails, for after() to stop. No node
+  // fails here, so the node timeout is long: it is also how long a node waits
+  // for a peer's first answer on the bus, which it never asks for again (seen
+  // once on a loaded machine at 1 s: the cluster never joined).
+  before(async () => {
+    const [started, one] = await Promise.allSettled([
+      startCluster({ masters: 3, replicasPerMaster: 0, nodeTimeoutMs: 5000,
+        tls: { cert: file('server.crt'), key: file('server.key'), ca: file('ca.crt') } }),
+      startOneNodeCluster('expired'),
+    ]);
+    cluster = started.value;
+    expiredNode = one.value;
+    for (const result of [started, one]) if (result.status === 'rejected') throw result.reason;
+  }, { timeout: 40000 });
+
+  after(async () => {
+    await Promise.all([cluster?.stop(), expiredNode?.stop()]);
+  });
+
+  const timeouts = ['--redis-timeout-ms', String(CLUSTER_COMMAND_TIMEOUT_MS)];
+  /** chessd on the 3 masters' rediss+cluster:// URL with the short timeouts and args. */
+  const withClusterChessd = (args, fn, opts) => withChessd(cluster.url, [...timeouts, ...args], fn, opts);
+  const masterPorts = () => cluster.nodes.filter((n) => n.role === 'master').map((n) => n.port);
+  /** DBSIZE of each master, in masterPorts() order. */
+  const dbsizes = () => Promise.all(masterPorts().map((port) => cluster.command(port, 'DBSIZE')));
+
+  /**
+   * The game routes and a game's event stream answer 503 within
+   * CLUSTER_ANSWER_BOUND_MS (chessd tries the nodes again until its routing
+   * budget is spent: a cluster may be failing over), the rules API goes on;
+   * and one "cannot connect" line per node in `ports` says why, each matching
+   * patterns: a reason is logged once per node however many requests fail.
+   */
+  async function expectClusterUnavailable(srv, ports, patterns, what) {
+    await expectGamesUnavailable(srv, what, { boundMs: CLUSTER_ANSWER_BOUND_MS });
+    const [events, ms] = await timed(() => openEvents(srv, NO_GAME));
+    expectProblem(events, 503, 'store_unavailable');
+    assert.ok(ms < CLUSTER_ANSWER_BOUND_MS, `${what}: GET /v1/games/{id}/events took ${Math.round(ms)} ms`);
+    const lines = await connectFailures(srv, ports.length, patterns, what);
+    const logged = lines.map((l) => Number(/^chessd: cannot connect to Redis 127\.0\.0\.1:(\d+): /.exec(l)?.[1]));
+    const byPort = (a, b) => a - b;
+    assert.deepEqual(logged.sort(byPort), [...ports].sort(byPort), `${what}: one line for each node:\n${lines.join('\n')}`);
+  }
+
+  /** Waits until a connection is subscribed (SSUBSCRIBE) to the game's channel on the master at port. */
+  async function shardSubscribed(port, id) {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const [, count] = await cluster.command(port, 'PUBSUB', 'SHARDNUMSUB', channelOf(id));
+      if (count >= 1) return;
+      assert.ok(Date.now() < deadline, `no shard subscriber on ${channelOf(id)} at ${port}`);
+      await sleep(20);
+    }
+  }
+
+  test('the masters, the CA and client.crt: games land on all three masters, moves play, GET reads them, event streams get the moves (sharded Pub/Sub over TLS)', CLUSTER_TEST_TIMEOUT, async () => {
+    await withClusterChessd([...trustCa(), ...clientCert()], async (srv) => {
+      await expectReady(srv, 'a TLS cluster');
+      const masters = await cluster.masters();
+      assert.equal(masters.length, 3);
+      const ownerOf = (id) => {
+        const slot = keySlot(`chessd:game:{${id}}`);
+        return masters.find((m) => m.slots.some(([first, last]) => first <= slot && slot <= last)).port;
+      };
+      // New games until each master holds one (ids are random: 60 games miss a master with odds 3 (2/3)^60, 10^-10).
+      const games = new Map(masters.map((m) => [m.port, []]));
+      for (let i = 0; i < 60 && [...games.values()].some((g) => !g.length); i++) {
+        const game = await createGame(srv, `game ${i}`);
+        games.get(ownerOf(game.id)).push(game);
+      }
+      for (const [port, list] of games) {
+        assert.ok(list.length > 0, `no game landed on the master at ${port}`);
+        // A new game is its record, its move list and its history, all on its slot's master.
+        assert.equal(await cluster.command(port, 'DBSIZE'), 3 * list.length, `the keys on the master at ${port}`);
+      }
+      // One game on each master, watched while it is played.
+      for (const [port, [game]] of games) {
+        const what = `the game on the master at ${port}`;
+        const stream = await openEvents(srv, game.id);
+        try {
+          assert.equal(stream.status, 200, `${what}: GET /v1/games/{id}/events: ${stream.text}`);
+          const first = await stream.next();
+          assert.deepEqual([first.data.type, first.data.version], ['game', 1]);
+          await shardSubscribed(port, game.id);
+          await move(srv, game, 'white', 'e4', 1);
+          const e4 = await stream.next();
+          assert.deepEqual([e4.data.type, e4.data.event, e4.data.version, e4.data.move.san], ['change', 'move', 2, 'e4'], what);
+          await move(srv, game, 'black', 'e5', 2);
+          const e5 = await stream.next();
+          assert.deepEqual([e5.data.type, e5.data.event, e5.data.version, e5.data.move.san], ['change', 'move', 3, 'e5'], what);
+        } finally {
+          stream.close();
+        }
+        const read = await get(srv, `/v1/games/${game.id}`);
+        assert.equal(read.status, 200, `${what}: GET: ${read.text}`);
+        assert.equal(read.body.version, 3);
+        assert.deepEqual(read.body.moves.map((m) => m.san), ['e4', 'e5']);
+        assert.equal(await cluster.command(port, 'HGET', `chessd:game:{${game.id}}`, 'version'), '3', `${what}: in Redis`);
+      }
+      assert.equal(srv.stderr().match(CONNECT_FAILURE), null, `no connection failed: ${srv.stderr()}`);
+      assert.equal(insecureWarning(srv.stderr()), undefined, 'verification is on: no warning');
+    });
+  });
+
+  test('mutual TLS: without --redis-cert-file/--redis-key-file every node refuses chessd: 503, "cannot connect" with the PING for each master, nothing written', CLUSTER_TEST_TIMEOUT, async () => {
+    const keys = await dbsizes();
+    await withClusterChessd(trustCa(), (srv) => expectClusterUnavailable(srv, masterPorts(), [/PING/], 'no client certificate'));
+    assert.deepEqual(await dbsizes(), keys, 'nothing was written without a client certificate');
+  });
+
+  test('--redis-tls-server-name other.example, a name the nodes\' certificates do not carry: 503, "hostname mismatch" for each master', CLUSTER_TEST_TIMEOUT, async () => {
+    await withClusterChessd([...trustCa(), ...clientCert(), '--redis-tls-server-name', 'other.example'],
+      (srv) => expectClusterUnavailable(srv, masterPorts(), [/TLS handshake with other\.example/, /hostname mismatch/],
+        'server name other.example'));
+  });
+
+  test('an unknown CA (chessd trusts other-ca.crt only): 503, the verification failure for each master', CLUSTER_TEST_TIMEOUT, async () => {
+    // The nodes send their chain up to ca.crt (OpenSSL completes it from
+    // tls-ca-cert-file), so the reason is the self-signed root nobody trusts.
+    await withClusterChessd([...clientCert(), '--redis-ca-file', file('other-ca.crt')],
+      (srv) => expectClusterUnavailable(srv, masterPorts(),
+        [/TLS handshake with 127\.0\.0\.1/, /certificate failed verification/, /self-signed certificate in certificate chain/],
+        'unknown CA'));
+  });
+
+  test('an expired node certificate: 503, "certificate has expired"; the same cluster works unverified', CLUSTER_TEST_TIMEOUT, async () => {
+    const args = [...timeouts, ...trustCa()];
+    await withChessd(expiredNode.url, args, (srv) => expectClusterUnavailable(srv, [expiredNode.port],
+      [/TLS handshake with 127\.0\.0\.1/, /certificate has expired/], 'expired'));
+    assert.equal(await expiredNode.command('DBSIZE'), 0, 'nothing was written to the expired node');
+    // The control: the node is a working cluster; only its certificate was refused.
+    await withChessd(expiredNode.url, [...timeouts, '--redis-tls-insecure-skip-verify'], async (srv) => {
+      await expectReady(srv, 'expired, unverified');
+      const game = await createGame(srv, 'expired, unverified');
+      await move(srv, game, 'white', 'd4', 1);
+      const read = await get(srv, `/v1/games/${game.id}`);
+      assert.equal(read.status, 200, read.text);
+      assert.deepEqual(read.body.moves.map((m) => m.san), ['d4']);
+      assert.equal(await expiredNode.command('HGET', `chessd:game:{${game.id}}`, 'version'), '2');
+    });
+  });
+});
+
+/**
+ * A Redis Cluster of one node serving every slot, listening with TLS only and
+ * presenting NAME.crt (tls-auth-clients no). --tls-cluster yes makes the node
+ * announce its TLS port (CLUSTER SLOTS); it has no peer on the bus. The test
+ * sets it up over TLS without checking the certificate. Resolves, once it
+ * reports cluster_state:ok, to { port, url (rediss+cluster://), command(...cmd), stop() }.
+ */
+async function startOneNodeCluster(name) {
+  const dir = tempDir('chessd-e2e-tls-node-');
+  let port;
+  let proc;
+  for (let attempt = 0; !proc; attempt++) {
+    port = await freePort();
+    let busPort;
+    do busPort = await freePort(); while (busPort === port);
+    rmSync(path.join(dir, 'nodes.conf'), { force: true }); // a failed start may have written one
+    proc = await spawnRedis(port, ['--port', '0', '--tls-port', String(port), '--tls-cert-file', file(`${name}.crt`),
+      '--tls-key-file', file(`${name}.key`), '--tls-ca-cert-file', file('ca.crt'), '--tls-auth-clients', 'no',
+      '--tls-cluster', 'yes', '--cluster-enabled', 'yes', '--cluster-port', String(busPort),
+      '--cluster-config-file', path.join(dir, 'nodes.conf'), '--dir', dir, '--save', '', '--appendonly', 'no']);
+    assert.ok(proc || attempt < 2, `cannot start a one-node cluster presenting ${name}.crt`);
+  }
+  // A forgotten stop() must not keep the test process alive; the exit hook of server.mjs kills the node.
+  proc.unref();
+  proc.stdout.unref();
+  proc.stderr.unref();
+  const command = async (...cmd) => (await redisCommands(port, [cmd], { tls: { rejectUnauthorized: false } }))[0];
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.ref(); // waiting for the exit keeps the event loop alive
+    proc.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    assert.equal(await command('CLUSTER', 'ADDSLOTSRANGE', '0', '16383'), 'OK');
+    // A master reports ok only some time after its start (2 s in Redis 7.0).
+    const deadline = Date.now() + 10000;
+    while (!/^cluster_state:ok\r?$/m.test(await command('CLUSTER', 'INFO'))) {
+      assert.ok(Date.now() < deadline, `the one-node cluster presenting ${name}.crt is not ok`);
+      await sleep(50);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, url: `rediss+cluster://127.0.0.1:${port}`, command, stop };
+}
