@@ -25,6 +25,7 @@ enum {
     CREATE_TIMEOUT_MS = 60000,
     START_OK_TIMEOUT_MS = 30000,
     POLL_MS = 50,
+    FORMING_NODE_TIMEOUT_MS = 15000,
 };
 
 
@@ -207,12 +208,26 @@ bool redis_cluster_start(redis_cluster_t *c, const redis_cluster_options_t *opti
         return false;
     }
     c->node_count = masters * (replicas + 1);
+    /* Formed with a long node timeout: Redis drops a bus handshake that takes
+     * longer than it and never retries (a cluster that never forms, on a
+     * loaded machine). The asked-for timeout is set once it is up. */
     for (unsigned i = 0; i < c->node_count; i++) {
-        if (!prepare_node(c, i, timeout) || !start_node(c, i))
+        if (!prepare_node(c, i, timeout > FORMING_NODE_TIMEOUT_MS ? timeout : FORMING_NODE_TIMEOUT_MS)
+            || !start_node(c, i))
             goto fail;
     }
     if (!create_cluster(c, replicas) || !redis_cluster_wait_ok(c, START_OK_TIMEOUT_MS))
         goto fail;
+    for (unsigned i = 0; i < c->node_count; i++) {
+        redisReply *r = redis_cluster_command(c, i, "CONFIG SET cluster-node-timeout %u", timeout);
+        bool ok = r && r->type == REDIS_REPLY_STATUS;
+        if (r)
+            freeReplyObject(r);
+        if (!ok) {
+            set_error(c, "CONFIG SET cluster-node-timeout on %d failed", c->nodes[i].server.port);
+            goto fail;
+        }
+    }
     return true;
 fail:;
     char error[sizeof c->error];

@@ -20,6 +20,7 @@ export const SLOT_COUNT = 16384;
 const NODE_START_ATTEMPTS = 8;
 const CLI_TIMEOUT_MS = 60000;
 const POLL_MS = 50;
+const FORMING_NODE_TIMEOUT_MS = 15000;
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
@@ -136,7 +137,10 @@ export async function startCluster({ masters = 3, replicasPerMaster = 1, nodeTim
 
   const nodeArgs = (port, nodeDir) => [
     '--cluster-enabled', 'yes', '--cluster-config-file', path.join(nodeDir, 'nodes.conf'),
-    '--cluster-node-timeout', String(nodeTimeoutMs), '--dir', nodeDir, '--save', '', '--appendonly', 'no',
+    // Formed with a long node timeout: Redis drops a bus handshake that takes
+    // longer than it and never retries, which on a loaded machine left a
+    // cluster that never formed. The asked-for timeout is set once it is up.
+    '--cluster-node-timeout', String(Math.max(nodeTimeoutMs, FORMING_NODE_TIMEOUT_MS)), '--dir', nodeDir, '--save', '', '--appendonly', 'no',
     // A replica's first sync starts at once, not after 5 s of waiting for more replicas.
     '--repl-diskless-sync-delay', '0',
     ...(tls ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key,
@@ -324,6 +328,10 @@ export async function startCluster({ masters = 3, replicasPerMaster = 1, nodeTim
     await runCli([...cliTls, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
       '--cluster-replicas', String(replicasPerMaster), '--cluster-yes']);
     await waitOk({ timeoutMs: 30000 });
+    for (const node of nodes) {
+      const reply = await command(node.port, 'CONFIG', 'SET', 'cluster-node-timeout', String(nodeTimeoutMs));
+      assert.equal(reply, 'OK', `CONFIG SET cluster-node-timeout on ${node.port}: ${reply}`);
+    }
   } catch (err) {
     await stop();
     throw err;
