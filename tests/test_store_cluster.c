@@ -209,17 +209,25 @@ static void test_a_creation_key_has_a_slot_of_its_own_and_its_game_is_drawn_ther
     CU_ASSERT_EQUAL(store_idempotency_slot(scope, "any-key"), store_id_slot(id));
 }
 
-static void test_a_slot_moved_to_another_master_is_followed_by_moved(void)
+/* Moves the slot of game id, with the game, to another master, as
+ * redis-cli --cluster reshard does; the master it went to. */
+static int move_game_slot(const char *id)
 {
-    char id[32];
-    new_id(id, sizeof id);
-    CU_ASSERT_EQUAL_FATAL(write_state(id, 0, "before"), STORE_OK);
     unsigned slot = store_id_slot(id);
     int from = master_of(slot), to = other_master(from);
     CU_ASSERT_FATAL(from >= 0 && to >= 0);
     CU_ASSERT_TRUE_FATAL(start_move(slot, from, to));
     CU_ASSERT_TRUE_FATAL(migrate_game(id, from, to));
     CU_ASSERT_TRUE_FATAL(assign_slot(slot, to));
+    return to;
+}
+
+static void test_a_slot_moved_to_another_master_is_followed_by_moved(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    CU_ASSERT_EQUAL_FATAL(write_state(id, 0, "before"), STORE_OK);
+    int to = move_game_slot(id);
     store_stats_t before, after;
     store_stats(store, &before);
     expect_game(id, 1, "before");
@@ -227,7 +235,7 @@ static void test_a_slot_moved_to_another_master_is_followed_by_moved(void)
     expect_game(id, 2, "after");
     store_stats(store, &after);
     CU_ASSERT(after.redirects > before.redirects);
-    CU_ASSERT_EQUAL(master_of(slot), to);
+    CU_ASSERT_EQUAL(master_of(store_id_slot(id)), to);
 }
 
 static void test_a_slot_being_moved_is_followed_by_ask_for_the_games_already_moved(void)
@@ -415,12 +423,7 @@ static void test_a_subscribed_slot_that_moves_away_is_a_lost_subscription(void)
     heard_t h = { 0 };
     CU_ASSERT_EQUAL(listen(sub, &h, 3000, 0, 1), STORE_OK);
     CU_ASSERT_EQUAL_FATAL(h.subscribed, 1);
-    unsigned slot = store_id_slot(id);
-    int from = master_of(slot), to = other_master(from);
-    CU_ASSERT_FATAL(from >= 0 && to >= 0);
-    CU_ASSERT_TRUE_FATAL(start_move(slot, from, to));
-    CU_ASSERT_TRUE_FATAL(migrate_game(id, from, to));
-    CU_ASSERT_TRUE_FATAL(assign_slot(slot, to));
+    move_game_slot(id);
     /* The old owner drops the subscription; the subscriber says it is lost. */
     CU_ASSERT_EQUAL(listen(sub, &h, 3000, 1, 1), STORE_EUNAVAILABLE);
     store_subscriber_close(sub);
