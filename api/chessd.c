@@ -7,6 +7,7 @@
 #include "../rules/rules.h"
 #include "cli.h"
 #include "config.h"
+#include "play.h"
 #include "server.h"
 #include "token_secret.h"
 #include "version.h"
@@ -20,6 +21,7 @@ static void usage(FILE *out)
             "  serve [options]               run the HTTP service (options below)\n"
             "  perft DEPTH [FEN [MOVES...]]  count leaf nodes; one '<uci> <count>' line per root\n"
             "                                move, a blank line, then the total (perftree format)\n"
+            "  play [options]                play chess in a terminal (chessd play --help)\n"
             "  version                       print the version\n"
             "  help                          print this help\n\n");
     config_usage(out);
@@ -62,6 +64,8 @@ int main(int argc, char **argv)
         return serve(argc - 2, argv + 2);
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(command, "play"))
+        return play_main(argc - 2, argv + 2);
     if (!strcmp(command, "version") || !strcmp(command, "--version")) {
         printf("chessd %s\n", CHESSD_VERSION);
         return 0;

@@ -1,0 +1,522 @@
+/* `chessd play` (see play.h): option parsing, what the local and remote
+ * sessions print, and the local session itself. The game is a game_t of the
+ * rules core and the moves played are kept as move-list text, exactly as a
+ * stored game keeps them, so a move, a claim, the PGN and a refusal go
+ * through the same code as the HTTP API's. */
+#include "play.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../rules/rules.h"
+#include "buf.h"
+#include "config.h"
+#include "pgn.h"
+#include "play_remote.h"
+#include "problem.h"
+
+/* Standard piece values, indexed by piece_type_t (the king counts nothing). */
+static const int piece_values[PIECE_TYPE_COUNT] = { 1, 3, 3, 5, 9, 0 };
+static const char piece_letters[COLOR_COUNT][PIECE_TYPE_COUNT + 1] = { "PNBRQK", "pnbrqk" };
+static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
+    { "\u2659", "\u2658", "\u2657", "\u2656", "\u2655", "\u2654" },
+    { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a" },
+};
+static const char *const color_names[COLOR_COUNT] = { "white", "black" };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: chessd play [--fen FEN] [--chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
+            "       chessd play --server URL --game ID [--token TOKEN] [--ascii | --unicode] [--flip]\n"
+            "\n"
+            "Plays chess in a terminal. Alone, it plays both sides from the start position or\n"
+            "from --fen; with --server it plays one side of a stored game through the HTTP\n"
+            "API (the side the player token belongs to), showing the opponent's moves as\n"
+            "they arrive on the game's event stream.\n"
+            "\n"
+            "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
+            "  --chess960       read the FEN's castling as Chess960 (needs --fen)\n"
+            "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
+            "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
+            "  --unicode        Unicode pieces even when the output is not a terminal\n"
+            "  --flip           Black at the bottom\n"
+            "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
+            "  --server URL     a chessd server, http://host[:port] (https:// is refused)\n"
+            "  --game ID        the stored game's id\n"
+            "  --token TOKEN    the player's token (or CHESSD_PLAY_TOKEN); never printed\n"
+            "\n"
+            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n");
+    play_print_help(out, true);
+}
+
+/* ---- what both sessions print ---- */
+
+bool play_locale_is_utf8(void)
+{
+    static const char *const names[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *value = getenv(names[i]);
+        if (value && *value) {
+            char lower[64];
+            size_t n = 0;
+            for (; value[n] && n + 1 < sizeof lower; n++)
+                lower[n] = (char)tolower((unsigned char)value[n]);
+            lower[n] = '\0';
+            return strstr(lower, "utf-8") || strstr(lower, "utf8");
+        }
+    }
+    return false;
+}
+
+void play_print_board(FILE *out, const position_t *pos, const play_view_t *view)
+{
+    for (int row = 0; row < RANK_COUNT; row++) {
+        int rank = view->flip ? row : RANK_COUNT - 1 - row;
+        fprintf(out, "%d", rank + 1);
+        for (int column = 0; column < FILE_COUNT; column++) {
+            int file = view->flip ? FILE_COUNT - 1 - column : column;
+            piece_t p = pos->board[square_make(file, rank)];
+            if (p == NO_PIECE)
+                fputs(view->unicode ? " \u00b7" : " .", out);
+            else if (view->unicode)
+                fprintf(out, " %s", piece_glyphs[piece_color(p)][piece_type(p)]);
+            else
+                fprintf(out, " %c", piece_letters[piece_color(p)][piece_type(p)]);
+        }
+        fputc('\n', out);
+    }
+    fputs(view->flip ? "  h g f e d c b a\n" : "  a b c d e f g h\n", out);
+}
+
+void play_print_material(FILE *out, const position_t *pos, const play_view_t *view)
+{
+    int total[COLOR_COUNT] = { 0, 0 };
+    for (int c = 0; c < COLOR_COUNT; c++)
+        for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+            total[c] += piece_values[t] * bb_count(position_pieces(pos, (color_t)c, (piece_type_t)t));
+    fprintf(out, "Material %s white %d, black %d\n", view->unicode ? "\u2014" : "-", total[WHITE], total[BLACK]);
+}
+
+void play_print_moves(FILE *out, const position_t *initial, const char *line, size_t length)
+{
+    fputs("Moves:", out);
+    unsigned number = initial->fullmove_number;
+    bool white = initial->side_to_move == WHITE, first = true;
+    for (const char *p = line, *end = line + length; p < end;) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        const char *san = colon ? colon + 1 : p;
+        int n = (int)(stop - san);
+        if (white)
+            fprintf(out, " %u. %.*s", number, n, san);
+        else if (first)
+            fprintf(out, " %u... %.*s", number, n, san);
+        else
+            fprintf(out, " %.*s", n, san);
+        if (!white)
+            number++;
+        white = !white;
+        first = false;
+        p = stop < end ? stop + 1 : end;
+    }
+    fputc('\n', out);
+}
+
+void play_print_game(FILE *out, const game_t *g, const char *line, size_t length, const play_view_t *view)
+{
+    play_print_board(out, &g->pos, view);
+    fprintf(out, "%s to move%s\n", g->pos.side_to_move == WHITE ? "White" : "Black",
+            g->status.check ? ", in check" : "");
+    if (g->state == GAME_ACTIVE) {
+        fputs("Status: active\n", out);
+    } else {
+        const char *state = game_state_name(g->state), *termination = game_termination_name(g->termination);
+        fprintf(out, "Status: %s", state);
+        if (strcmp(state, termination))
+            fprintf(out, " (%s)", termination);
+        fprintf(out, ", result %s\n", game_result_name(g->result));
+    }
+    if (g->status.claimable)
+        fprintf(out, "Draw may be claimed:%s%s\n", g->status.claimable & STATUS_CLAIM_FIFTY_MOVES ? " fifty_moves" : "",
+                g->status.claimable & STATUS_CLAIM_THREEFOLD_REPETITION ? " threefold_repetition" : "");
+    play_print_material(out, &g->pos, view);
+    play_print_moves(out, &g->initial, line, length);
+    fputc('\n', out);
+}
+
+void play_print_help(FILE *out, bool remote)
+{
+    fputs("  moves    every legal move, in SAN\n"
+          "  undo     take back the last move",
+          out);
+    fputs(remote ? " (with --server: your own, by POST /undo when the game's takeback\n"
+                   "           policy is free, else by a takeback offer the opponent accepts)\n"
+                 : "\n",
+          out);
+    fputs("  fen      the position as FEN\n"
+          "  pgn      the game as PGN\n"
+          "  claim    claim a draw (fifty-move rule or threefold repetition)\n"
+          "  board    show the board again\n"
+          "  help     this list\n"
+          "  quit     leave (the end of input too)\n",
+          out);
+    if (remote)
+        fputs("with --server only:\n"
+              "  draw     offer a draw\n"
+              "  accept   accept the opponent's draw or takeback offer\n"
+              "  decline  decline it\n"
+              "  resign   resign the game\n",
+              out);
+}
+
+void play_print_error(FILE *out, const char *code, const char *detail)
+{
+    fprintf(out, "error: %s: ", code);
+    for (const unsigned char *p = (const unsigned char *)detail; *p; p++)
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+    fputc('\n', out);
+}
+
+void play_print_problem(FILE *out, const api_response_t *res)
+{
+    cJSON *doc = res->body ? cJSON_ParseWithLengthOpts(res->body, res->body_length, NULL, 0) : NULL;
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(doc, "code");
+    const cJSON *detail = cJSON_GetObjectItemCaseSensitive(doc, "detail");
+    play_print_error(out, cJSON_IsString(code) ? code->valuestring : "internal_error",
+                     cJSON_IsString(detail) ? detail->valuestring : "no detail");
+    cJSON_Delete(doc);
+}
+
+void play_print_legal_moves(FILE *out, const position_t *pos)
+{
+    move_list_t legal;
+    movegen_legal(pos, &legal);
+    fprintf(out, "Legal moves (%d):", legal.count);
+    for (int i = 0; i < legal.count; i++) {
+        char san[SAN_BUFFER_SIZE];
+        fprintf(out, " %s", san_format_with(pos, &legal, legal.moves[i], san));
+    }
+    fputc('\n', out);
+}
+
+/* ---- the local session ---- */
+
+typedef struct {
+    game_t game;
+    buf_t line; /* the moves played, as move-list text */
+    const play_view_t *view;
+    FILE *out;
+} session_t;
+
+/* A refused game operation, printed as the HTTP API words it. */
+static void print_game_refusal(FILE *out, game_status_t status)
+{
+    api_response_t res = { 0 };
+    api_problem_game(&res, status);
+    play_print_problem(out, &res);
+    free(res.body);
+}
+
+static void session_move(session_t *s, const char *text, size_t length)
+{
+    game_played_t played;
+    game_t *g = &s->game;
+    game_status_t status = game_move(g, (color_t)g->pos.side_to_move, text, length, s->view->max_plies, 0, &played);
+    if (status == GAME_EILLEGAL_MOVE) {
+        /* The API's problem for the same move: its move index is the ply count. */
+        char fen[FEN_BUFFER_SIZE], move_text[PLAY_LINE_MAX + 1];
+        snprintf(move_text, sizeof move_text, "%.*s", (int)length, text);
+        api_response_t res = { 0 };
+        api_problem_move(&res, api_status_for_reason(played.reason), played.message, g->ply_count, move_text,
+                         played.reason, fen_format(&g->pos, fen, sizeof fen));
+        play_print_problem(s->out, &res);
+        free(res.body);
+        return;
+    }
+    if (status != GAME_OK) {
+        print_game_refusal(s->out, status);
+        return;
+    }
+    char entry[GAME_LINE_ENTRY_SIZE];
+    size_t n = game_line_entry(&played, entry);
+    if (s->line.length)
+        buf_putc(&s->line, ' ');
+    buf_append(&s->line, entry, n);
+    play_print_game(s->out, g, s->line.data, s->line.length, s->view);
+}
+
+/* Takes back the last ply (and a claim that ended the game after it) by
+ * replaying the others from the start. */
+static void session_undo(session_t *s)
+{
+    game_t *g = &s->game;
+    if (g->ply_count == 0) {
+        play_print_error(s->out, "nothing_to_undo", "no move has been played");
+        return;
+    }
+    size_t keep = game_line_keep(s->line.data, s->line.length, 1);
+    game_t replayed;
+    if (game_replay(&replayed, &g->initial, s->line.data, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
+                    GAME_OFFER_NONE) != GAME_OK) {
+        play_print_error(s->out, "internal_error", "the moves before the last one cannot be replayed");
+        return;
+    }
+    *g = replayed;
+    s->line.length = keep;
+    if (s->line.data)
+        s->line.data[keep] = '\0';
+    play_print_game(s->out, g, s->line.data, s->line.length, s->view);
+}
+
+static void session_claim(session_t *s)
+{
+    game_status_t status = game_draw(&s->game, (color_t)s->game.pos.side_to_move, GAME_DRAW_CLAIM, 0);
+    if (status != GAME_OK) {
+        print_game_refusal(s->out, status);
+        return;
+    }
+    play_print_game(s->out, &s->game, s->line.data, s->line.length, s->view);
+}
+
+static void session_pgn(session_t *s)
+{
+    const game_t *g = &s->game;
+    pgn_game_t pgn = {
+        .white = "",
+        .black = "",
+        .created_at_ms = (int64_t)time(NULL) * 1000,
+        .initial = &g->initial,
+        .result = game_result_name(g->result),
+        .over = game_is_over(g),
+        .moves = s->line.data ? s->line.data : "",
+        .moves_length = s->line.length,
+    };
+    size_t length;
+    char *text = pgn_write(&pgn, &length);
+    if (!text) {
+        play_print_error(s->out, "internal_error", "out of memory");
+        return;
+    }
+    fwrite(text, 1, length, s->out);
+    fputc('\n', s->out);
+    free(text);
+}
+
+/* Reads one line into buf (size bytes, PLAY_LINE_MAX + 1 at least), without
+ * its newline or a CR before it. Returns its length, -1 at the end of input,
+ * or -2 when it was longer than buf holds (the rest of it is skipped). */
+static int read_line(FILE *in, char *buf, size_t size)
+{
+    size_t n = 0;
+    bool too_long = false;
+    int c;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (n + 1 < size)
+            buf[n++] = (char)c;
+        else
+            too_long = true;
+    }
+    if (c == EOF && n == 0 && !too_long)
+        return -1;
+    if (too_long)
+        return -2;
+    if (n > 0 && buf[n - 1] == '\r')
+        n--;
+    buf[n] = '\0';
+    return (int)n;
+}
+
+/* The word of a line: leading and trailing blanks cut; *length is its size. */
+static const char *trim(const char *text, size_t *length)
+{
+    size_t n = *length;
+    while (n > 0 && isspace((unsigned char)*text)) {
+        text++;
+        n--;
+    }
+    while (n > 0 && isspace((unsigned char)text[n - 1]))
+        n--;
+    *length = n;
+    return text;
+}
+
+int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view)
+{
+    session_t s = { .view = view, .out = out };
+    game_start(&s.game, start);
+    buf_init(&s.line);
+    if (view->prompt)
+        fputs("chessd play: type a move (e4, Nf3, e7e8q) or help.\n\n", out);
+    play_print_game(out, &s.game, "", 0, view);
+    char raw[PLAY_LINE_MAX + 1];
+    for (;;) {
+        if (view->prompt) {
+            fprintf(out, "%s> ", color_names[s.game.pos.side_to_move]);
+        }
+        fflush(out);
+        int n = read_line(in, raw, sizeof raw);
+        if (n == -1) {
+            if (view->prompt)
+                fputc('\n', out);
+            break;
+        }
+        if (n == -2) {
+            char detail[64];
+            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
+            play_print_error(out, "line_too_long", detail);
+            continue;
+        }
+        size_t length = (size_t)n;
+        const char *text = trim(raw, &length);
+        if (length == 0)
+            continue;
+        char word[16];
+        snprintf(word, sizeof word, "%.*s", (int)(length < sizeof word ? length : sizeof word - 1), text);
+        if (length >= sizeof word)
+            word[0] = '\0';
+        if (!strcmp(word, "quit") || !strcmp(word, "exit"))
+            break;
+        else if (!strcmp(word, "help"))
+            play_print_help(out, false);
+        else if (!strcmp(word, "moves"))
+            play_print_legal_moves(out, &s.game.pos);
+        else if (!strcmp(word, "fen")) {
+            char fen[FEN_BUFFER_SIZE];
+            fprintf(out, "%s\n", fen_format(&s.game.pos, fen, sizeof fen));
+        } else if (!strcmp(word, "board"))
+            play_print_game(out, &s.game, s.line.data ? s.line.data : "", s.line.length, view);
+        else if (!strcmp(word, "undo"))
+            session_undo(&s);
+        else if (!strcmp(word, "claim"))
+            session_claim(&s);
+        else if (!strcmp(word, "pgn"))
+            session_pgn(&s);
+        else
+            session_move(&s, text, length);
+        if (buf_failed(&s.line)) {
+            play_print_error(out, "internal_error", "out of memory");
+            break;
+        }
+    }
+    fflush(out);
+    buf_free(&s.line);
+    return 0;
+}
+
+/* ---- the command line ---- */
+
+/* The value of option `name` at argv[*i] ("--name VALUE" or "--name=VALUE"),
+ * advancing *i; NULL when argv[*i] is another option. *missing is set when
+ * it is this option without a value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n))
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int play_main(int argc, char **argv)
+{
+    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL;
+    bool chess960 = false, ascii = false, unicode = false, flip = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--chess960"))
+            chess960 = true;
+        else if (!strcmp(a, "--ascii"))
+            ascii = true;
+        else if (!strcmp(a, "--unicode"))
+            unicode = true;
+        else if (!strcmp(a, "--flip"))
+            flip = true;
+        else if ((v = option_value(argc, argv, &i, "--fen", &missing)))
+            fen = v;
+        else if ((v = option_value(argc, argv, &i, "--server", &missing)))
+            server = v;
+        else if ((v = option_value(argc, argv, &i, "--game", &missing)))
+            game_id = v;
+        else if ((v = option_value(argc, argv, &i, "--token", &missing)))
+            token = v;
+        else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
+            max_plies = v;
+        else {
+            if (missing)
+                fprintf(stderr, "chessd play: %s needs a value\n", a);
+            else
+                fprintf(stderr, "chessd play: unknown argument '%s' (see chessd play --help)\n", a);
+            return 2;
+        }
+    }
+    if (ascii && unicode) {
+        fprintf(stderr, "chessd play: --ascii and --unicode exclude each other\n");
+        return 2;
+    }
+    config_t cfg;
+    char err[256];
+    if (!config_load(&cfg, 0, NULL, err, sizeof err)) {
+        fprintf(stderr, "chessd play: %s\n", err);
+        return 2;
+    }
+    play_view_t view = {
+        .unicode = unicode || (!ascii && isatty(STDOUT_FILENO) && play_locale_is_utf8()),
+        .flip = flip,
+        .prompt = isatty(STDIN_FILENO),
+        .max_plies = (int)cfg.max_game_plies,
+    };
+    if (max_plies) {
+        char *end;
+        long n = strtol(max_plies, &end, 10);
+        if (!*max_plies || *end || n < 1 || n > GAME_MAX_PLIES) {
+            fprintf(stderr, "chessd play: --max-plies must be a number from 1 to %d\n", GAME_MAX_PLIES);
+            return 2;
+        }
+        view.max_plies = (int)n;
+    }
+    if (server || game_id || token) {
+        if (fen || chess960 || max_plies) {
+            fprintf(stderr, "chessd play: --fen, --chess960 and --max-plies are the stored game's with --server\n");
+            return 2;
+        }
+        if (!token)
+            token = getenv("CHESSD_PLAY_TOKEN");
+        if (!server || !game_id || !token || !*token) {
+            fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
+            return 2;
+        }
+        return play_remote_run(server, game_id, token, &view);
+    }
+    if (chess960 && !fen) {
+        fprintf(stderr, "chessd play: --chess960 needs --fen (the Chess960 start position to play from)\n");
+        return 2;
+    }
+    const char *text = fen ? fen : FEN_START;
+    position_t start;
+    fen_error_t fe = fen_parse(text, strlen(text), chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, &start, err,
+                               sizeof err);
+    if (fe != FEN_OK) {
+        fprintf(stderr, "chessd play: invalid_fen (%s): %s\n", fen_error_code(fe), err);
+        return 2;
+    }
+    return play_session(stdin, stdout, &start, &view);
+}
