@@ -1,9 +1,727 @@
-/* The remote mode of `chessd play` (see play_remote.h). */
+/* The remote mode of `chessd play` (see play_remote.h). The server is the
+ * truth; the session keeps a mirror of the game (a game_t replayed from the
+ * game's moves, and its version) to draw the board and list the legal moves.
+ * Moves and the other changes are POSTed with expected_version; the
+ * opponent's arrive on the game's SSE stream, read in the same poll() loop
+ * as standard input. A move event one version ahead is played on the mirror
+ * (and checked against the event's FEN); any other change, a gap in the
+ * versions or a disagreement reloads the whole game. Which side the token
+ * plays is asked of the server with a move that can never be legal ("-"):
+ * the answer is not_your_turn for the side not to move and invalid_move_text
+ * for the other, and the game is not changed either way. */
 #include "play_remote.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../rules/rules.h"
+#include "buf.h"
+#include "http_client.h"
+
+enum {
+    REQUEST_TIMEOUT_MS = 10000,
+    STREAM_OPEN_TIMEOUT_MS = 10000,
+    STREAM_IDLE_MS = 60000,          /* no byte, not even a heartbeat, for this long: the stream is lost */
+    RECONNECT_FIRST_MS = 1000,
+    RECONNECT_MAX_MS = 16000,
+    ANSWER_MAX = 8 * 1024 * 1024,    /* a game of GAME_MAX_PLIES moves is well below this */
+    EVENT_MAX = 8 * 1024 * 1024,
+    TOKEN_MAX = 512,
+    GAME_ID_MAX = 64,
+};
+
+typedef struct {
+    http_client_url_t url;
+    char game_id[GAME_ID_MAX + 1];
+    char auth[TOKEN_MAX + 32]; /* the Authorization header line; never printed */
+    play_view_t view;
+    FILE *out;
+    /* the mirror */
+    game_t game;
+    buf_t line;
+    uint64_t version;
+    int side; /* color_t, or -1 when not known (a finished game) */
+    char takeback[16], draw_offer[8], takeback_offer[8];
+    bool timed;
+    int64_t clock_ms[COLOR_COUNT];
+    char running[8];
+    /* the event stream */
+    http_client_stream_t *stream;
+    buf_t stream_bytes;  /* decoded, not yet split into lines */
+    buf_t event_data;    /* the data lines of the event being read */
+    char event_type[32];
+    bool stream_refused; /* a 4xx: no reconnecting */
+    int64_t reconnect_at, last_byte_at;
+    int backoff_ms;
+    /* standard input */
+    char input[PLAY_LINE_MAX + 1];
+    size_t input_length;
+    bool input_too_long;
+    bool need_prompt; /* something was printed since the last prompt */
+} remote_t;
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static const char *color_name(int c) { return c == WHITE ? "white" : "black"; }
+
+/* ---- answers ---- */
+
+/* Prints a refused request: its problem's code and detail, or the status and
+ * the start of the body when it is not a problem document. */
+static void print_refusal(remote_t *r, const http_client_response_t *res)
+{
+    cJSON *doc = res->body ? cJSON_ParseWithLengthOpts(res->body, res->body_length, NULL, 0) : NULL;
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(doc, "code");
+    const cJSON *detail = cJSON_GetObjectItemCaseSensitive(doc, "detail");
+    if (cJSON_IsString(code) && cJSON_IsString(detail)) {
+        play_print_error(r->out, code->valuestring, detail->valuestring);
+    } else {
+        char what[32], text[200];
+        snprintf(what, sizeof what, "http_%d", res->status);
+        snprintf(text, sizeof text, "%.*s", (int)(res->body_length < 160 ? res->body_length : 160),
+                 res->body ? res->body : "");
+        play_print_error(r->out, what, text[0] ? text : "the server gave no detail");
+    }
+    cJSON_Delete(doc);
+}
+
+static const char *problem_code(const http_client_response_t *res, char *code, size_t size)
+{
+    cJSON *doc = res->body ? cJSON_ParseWithLengthOpts(res->body, res->body_length, NULL, 0) : NULL;
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(doc, "code");
+    snprintf(code, size, "%s", cJSON_IsString(item) ? item->valuestring : "");
+    cJSON_Delete(doc);
+    return code;
+}
+
+static bool request(remote_t *r, const char *method, const char *path, const char *body,
+                    http_client_response_t *res)
+{
+    char full[GAME_ID_MAX + 64], err[256];
+    snprintf(full, sizeof full, "/v1/games/%s%s", r->game_id, path);
+    if (!http_client_request(&r->url, method, full, r->auth, body, body ? strlen(body) : 0, REQUEST_TIMEOUT_MS,
+                             ANSWER_MAX, res, err, sizeof err)) {
+        play_print_error(r->out, "connection_failed", err);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the mirror ---- */
+
+static void copy_string(char *dst, size_t size, const cJSON *item)
+{
+    snprintf(dst, size, "%s", cJSON_IsString(item) ? item->valuestring : "");
+}
+
+/* The fields every Game, GameChange and ChangeEvent carries beside the position. */
+static void read_fields(remote_t *r, const cJSON *doc)
+{
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+    if (cJSON_IsNumber(version) && version->valuedouble >= 1)
+        r->version = (uint64_t)version->valuedouble;
+    copy_string(r->draw_offer, sizeof r->draw_offer, cJSON_GetObjectItemCaseSensitive(doc, "draw_offer"));
+    copy_string(r->takeback_offer, sizeof r->takeback_offer, cJSON_GetObjectItemCaseSensitive(doc, "takeback_offer"));
+    const cJSON *takeback = cJSON_GetObjectItemCaseSensitive(doc, "takeback");
+    if (cJSON_IsString(takeback))
+        copy_string(r->takeback, sizeof r->takeback, takeback);
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(doc, "clock");
+    r->timed = cJSON_IsObject(clock);
+    if (r->timed) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(clock, "white_ms");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(clock, "black_ms");
+        r->clock_ms[WHITE] = cJSON_IsNumber(w) ? (int64_t)w->valuedouble : 0;
+        r->clock_ms[BLACK] = cJSON_IsNumber(b) ? (int64_t)b->valuedouble : 0;
+        copy_string(r->running, sizeof r->running, cJSON_GetObjectItemCaseSensitive(clock, "running"));
+    }
+}
+
+static int name_of(int (*from_name)(const char *, size_t), const cJSON *item, int fallback)
+{
+    if (!cJSON_IsString(item))
+        return fallback;
+    int value = from_name(item->valuestring, strlen(item->valuestring));
+    return value < 0 ? fallback : value;
+}
+
+/* Rebuilds the mirror from a whole game (GET /v1/games/{id}, or a `game` event). */
+static bool load_game(remote_t *r, const cJSON *doc)
+{
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(doc, "initial_fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(doc, "chess960");
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(doc, "moves");
+    position_t initial;
+    char message[200];
+    if (!cJSON_IsString(fen) || !cJSON_IsArray(moves)
+        || fen_parse(fen->valuestring, strlen(fen->valuestring), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &initial,
+                     message, sizeof message) != FEN_OK) {
+        play_print_error(r->out, "bad_answer", "the server's game has no readable initial_fen or moves");
+        return false;
+    }
+    buf_t line;
+    buf_init(&line);
+    const cJSON *move;
+    cJSON_ArrayForEach(move, moves) {
+        const cJSON *uci = cJSON_GetObjectItemCaseSensitive(move, "uci");
+        const cJSON *san = cJSON_GetObjectItemCaseSensitive(move, "san");
+        if (!cJSON_IsString(uci) || !cJSON_IsString(san)) {
+            buf_fail(&line);
+            break;
+        }
+        buf_printf(&line, "%s%s:%s", line.length ? " " : "", uci->valuestring, san->valuestring);
+    }
+    game_state_t state = (game_state_t)name_of(game_state_from_name, cJSON_GetObjectItemCaseSensitive(doc, "status"), -1);
+    game_result_t result = (game_result_t)name_of(game_result_from_name, cJSON_GetObjectItemCaseSensitive(doc, "result"), -1);
+    game_termination_t termination = (game_termination_t)name_of(
+        game_termination_from_name, cJSON_GetObjectItemCaseSensitive(doc, "termination"), GAME_TERMINATION_NONE);
+    game_offer_t offer = (game_offer_t)name_of(game_offer_from_name, cJSON_GetObjectItemCaseSensitive(doc, "draw_offer"),
+                                               GAME_OFFER_NONE);
+    game_t g;
+    if (buf_failed(&line) || (int)state < 0 || (int)result < 0
+        || game_replay(&g, &initial, line.data ? line.data : "", line.length, state, result, termination, offer)
+               != GAME_OK) {
+        play_print_error(r->out, "bad_answer", "the server's game does not replay");
+        buf_free(&line);
+        return false;
+    }
+    r->game = g;
+    buf_free(&r->line);
+    r->line = line;
+    read_fields(r, doc);
+    return true;
+}
+
+static bool fetch_game(remote_t *r)
+{
+    http_client_response_t res;
+    if (!request(r, "GET", "?legal_moves=false", NULL, &res))
+        return false;
+    bool ok = false;
+    if (res.status == 200) {
+        cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
+        ok = doc && load_game(r, doc);
+        if (!doc)
+            play_print_error(r->out, "bad_answer", "the server's game is not JSON");
+        cJSON_Delete(doc);
+    } else {
+        print_refusal(r, &res);
+    }
+    http_client_response_free(&res);
+    return ok;
+}
+
+static void print_game(remote_t *r)
+{
+    play_print_game(r->out, &r->game, r->line.data ? r->line.data : "", r->line.length, &r->view);
+    /* play_print_game ended with an empty line: the remote lines go before the next block */
+    if (r->draw_offer[0] || r->takeback_offer[0] || r->timed) {
+        if (r->draw_offer[0])
+            fprintf(r->out, "Draw offered by %s\n", r->draw_offer);
+        if (r->takeback_offer[0])
+            fprintf(r->out, "Takeback offered by %s\n", r->takeback_offer);
+        if (r->timed)
+            fprintf(r->out, "Clock: white %" PRId64 ".%01" PRId64 " s, black %" PRId64 ".%01" PRId64 " s%s%s\n",
+                    r->clock_ms[WHITE] / 1000, r->clock_ms[WHITE] % 1000 / 100, r->clock_ms[BLACK] / 1000,
+                    r->clock_ms[BLACK] % 1000 / 100, r->running[0] ? ", running: " : "", r->running);
+        fputc('\n', r->out);
+    }
+    if (game_is_over(&r->game))
+        fputs("The game is over.\n\n", r->out);
+}
+
+/* Plays a move a change reports (version one ahead) on the mirror; false
+ * when it does not fit, and the caller reloads the game. */
+static bool apply_change_move(remote_t *r, const cJSON *change)
+{
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(change, "version");
+    const cJSON *move = cJSON_GetObjectItemCaseSensitive(change, "move");
+    const cJSON *uci = cJSON_GetObjectItemCaseSensitive(move, "uci");
+    const cJSON *position = cJSON_GetObjectItemCaseSensitive(change, "position");
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(position, "fen");
+    if (!cJSON_IsNumber(version) || (uint64_t)version->valuedouble != r->version + 1 || !cJSON_IsString(uci)
+        || !cJSON_IsString(fen))
+        return false;
+    game_t g = r->game;
+    game_played_t played;
+    if (game_move(&g, (color_t)g.pos.side_to_move, uci->valuestring, strlen(uci->valuestring), GAME_MAX_PLIES, 0,
+                  &played) != GAME_OK)
+        return false;
+    char mine[FEN_BUFFER_SIZE];
+    if (strcmp(fen_format(&g.pos, mine, sizeof mine), fen->valuestring))
+        return false;
+    /* The server ends a game by itself exactly as the rules core does; a
+     * status that says otherwise (a flag fell with the move) reloads. */
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(change, "status");
+    if (!cJSON_IsString(status) || strcmp(status->valuestring, game_state_name(g.state)))
+        return false;
+    char entry[GAME_LINE_ENTRY_SIZE];
+    size_t n = game_line_entry(&played, entry);
+    if (r->line.length)
+        buf_putc(&r->line, ' ');
+    buf_append(&r->line, entry, n);
+    r->game = g;
+    read_fields(r, change);
+    return !buf_failed(&r->line);
+}
+
+/* Brings the mirror up to a change (an answer or an event); true when it moved on. */
+static bool follow_change(remote_t *r, const cJSON *change)
+{
+    const cJSON *move = cJSON_GetObjectItemCaseSensitive(change, "move");
+    if (cJSON_IsObject(move) && apply_change_move(r, change))
+        return true;
+    return fetch_game(r);
+}
+
+/* ---- changes ---- */
+
+/* POSTs a change (body: JSON with expected_version added) and follows its answer. */
+static void post_change(remote_t *r, const char *path, cJSON *body)
+{
+    cJSON_AddNumberToObject(body, "expected_version", (double)r->version);
+    char *text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    if (!text) {
+        play_print_error(r->out, "internal_error", "out of memory");
+        return;
+    }
+    http_client_response_t res;
+    if (!request(r, "POST", path, text, &res)) {
+        free(text);
+        return;
+    }
+    free(text);
+    if (res.status == 200) {
+        cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
+        if (doc && follow_change(r, doc))
+            print_game(r);
+        cJSON_Delete(doc);
+    } else {
+        print_refusal(r, &res);
+        char code[64];
+        if (!strcmp(problem_code(&res, code, sizeof code), "version_conflict") && fetch_game(r))
+            print_game(r); /* the game moved on: show it as it is */
+    }
+    http_client_response_free(&res);
+}
+
+static cJSON *action_body(const char *action)
+{
+    cJSON *body = cJSON_CreateObject();
+    if (action)
+        cJSON_AddStringToObject(body, "action", action);
+    return body;
+}
+
+/* Whether the opponent has an offer standing (kind: the mirror's field). */
+static bool opponent_offers(const remote_t *r, const char *offer)
+{
+    return offer[0] && (r->side < 0 || strcmp(offer, color_name(r->side)));
+}
+
+static void remote_command(remote_t *r, const char *text, size_t length)
+{
+    char word[16];
+    snprintf(word, sizeof word, "%.*s", (int)(length < sizeof word ? length : 0), text);
+    if (!strcmp(word, "help"))
+        play_print_help(r->out, true);
+    else if (!strcmp(word, "moves"))
+        play_print_legal_moves(r->out, &r->game.pos);
+    else if (!strcmp(word, "fen")) {
+        char fen[FEN_BUFFER_SIZE];
+        fprintf(r->out, "%s\n", fen_format(&r->game.pos, fen, sizeof fen));
+    } else if (!strcmp(word, "board"))
+        print_game(r);
+    else if (!strcmp(word, "pgn")) {
+        http_client_response_t res;
+        if (request(r, "GET", "/pgn", NULL, &res)) {
+            if (res.status == 200) {
+                fwrite(res.body, 1, res.body_length, r->out);
+                fputc('\n', r->out);
+            } else {
+                print_refusal(r, &res);
+            }
+            http_client_response_free(&res);
+        }
+    } else if (!strcmp(word, "undo")) {
+        if (!strcmp(r->takeback, "free"))
+            post_change(r, "/undo", action_body(NULL));
+        else
+            post_change(r, "/takeback", action_body("offer"));
+    } else if (!strcmp(word, "claim"))
+        post_change(r, "/draw", action_body("claim"));
+    else if (!strcmp(word, "draw"))
+        post_change(r, "/draw", action_body("offer"));
+    else if (!strcmp(word, "resign"))
+        post_change(r, "/resign", action_body(NULL));
+    else if (!strcmp(word, "accept") || !strcmp(word, "decline")) {
+        bool takeback = opponent_offers(r, r->takeback_offer) && !opponent_offers(r, r->draw_offer);
+        post_change(r, takeback ? "/takeback" : "/draw", action_body(word));
+    } else {
+        cJSON *body = cJSON_CreateObject();
+        char move[PLAY_LINE_MAX + 1];
+        snprintf(move, sizeof move, "%.*s", (int)length, text);
+        cJSON_AddStringToObject(body, "move", move);
+        post_change(r, "/moves", body);
+    }
+}
+
+/* ---- which side the token plays ---- */
+
+/* Sets r->side by a move that cannot be legal; false when the token is refused. */
+static bool find_side(remote_t *r)
+{
+    r->side = -1;
+    for (int attempt = 0; attempt < 3 && !game_is_over(&r->game); attempt++) {
+        char body[64];
+        snprintf(body, sizeof body, "{\"move\":\"-\",\"expected_version\":%" PRIu64 "}", r->version);
+        http_client_response_t res;
+        if (!request(r, "POST", "/moves", body, &res))
+            return false;
+        char code[64];
+        problem_code(&res, code, sizeof code);
+        bool known = true;
+        if (!strcmp(code, "invalid_move_text"))
+            r->side = r->game.pos.side_to_move;
+        else if (!strcmp(code, "not_your_turn"))
+            r->side = !r->game.pos.side_to_move;
+        else if (!strcmp(code, "version_conflict") || !strcmp(code, "game_over"))
+            known = false;
+        else {
+            print_refusal(r, &res);
+            http_client_response_free(&res);
+            return false;
+        }
+        http_client_response_free(&res);
+        if (known)
+            return true;
+        if (!fetch_game(r))
+            return false;
+    }
+    return true; /* over: no side to play */
+}
+
+/* ---- the event stream ---- */
+
+static void stream_drop(remote_t *r, const char *why)
+{
+    http_client_stream_close(r->stream);
+    r->stream = NULL;
+    r->stream_bytes.length = 0;
+    r->event_data.length = 0;
+    r->event_type[0] = '\0';
+    if (game_is_over(&r->game))
+        return;
+    if (why) {
+        fprintf(r->out, "notice: the event stream ended (%s); reconnecting\n", why);
+        r->need_prompt = true;
+    }
+    r->reconnect_at = now_ms() + r->backoff_ms;
+    r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
+}
+
+static void stream_open(remote_t *r)
+{
+    char path[GAME_ID_MAX + 32], headers[sizeof r->auth + 96], err[256];
+    snprintf(path, sizeof path, "/v1/games/%s/events", r->game_id);
+    snprintf(headers, sizeof headers, "%sAccept: text/event-stream\r\nLast-Event-ID: %" PRIu64 "\r\n", r->auth,
+             r->version);
+    http_client_response_t res;
+    r->stream = http_client_stream_open(&r->url, path, headers, STREAM_OPEN_TIMEOUT_MS, &res, err, sizeof err);
+    r->reconnect_at = 0;
+    if (r->stream) {
+        r->last_byte_at = now_ms();
+        r->backoff_ms = RECONNECT_FIRST_MS;
+        return;
+    }
+    if (res.status == 204) { /* over, and we have its last version */
+        http_client_response_free(&res);
+        return;
+    }
+    if (res.status >= 400 && res.status < 500 && res.status != 429) {
+        print_refusal(r, &res);
+        fputs("notice: the opponent's moves will not be shown (type board to reload the game)\n", r->out);
+        r->stream_refused = true;
+    } else {
+        play_print_error(r->out, "stream_unavailable", err);
+        r->need_prompt = true;
+        r->reconnect_at = now_ms() + r->backoff_ms;
+        r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
+    }
+    http_client_response_free(&res);
+}
+
+/* One whole SSE event: its type and its data (JSON). */
+static void stream_event(remote_t *r)
+{
+    cJSON *doc = cJSON_ParseWithLengthOpts(r->event_data.data, r->event_data.length, NULL, 0);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "type");
+    if (!cJSON_IsString(type)) {
+        cJSON_Delete(doc);
+        return;
+    }
+    if (!strcmp(type->valuestring, "game")) {
+        const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+        if (!cJSON_IsNumber(version) || (uint64_t)version->valuedouble != r->version) {
+            r->need_prompt = true;
+            if (load_game(r, doc))
+                print_game(r);
+        }
+    } else if (!strcmp(type->valuestring, "change")) {
+        const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+        const cJSON *event = cJSON_GetObjectItemCaseSensitive(doc, "event");
+        const cJSON *san = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "move"), "san");
+        if (cJSON_IsNumber(version) && (uint64_t)version->valuedouble > r->version) {
+            int mover = r->game.pos.side_to_move;
+            r->need_prompt = true;
+            bool is_move = cJSON_IsString(event) && !strcmp(event->valuestring, "move") && cJSON_IsString(san);
+            if (is_move)
+                fprintf(r->out, "%s played %s\n", color_name(mover), san->valuestring);
+            else
+                fprintf(r->out, "event: %s\n", cJSON_IsString(event) ? event->valuestring : "change");
+            if (follow_change(r, doc))
+                print_game(r);
+        }
+    } else if (!strcmp(type->valuestring, "closing")) {
+        cJSON_Delete(doc);
+        stream_drop(r, "the server is shutting down");
+        return;
+    }
+    cJSON_Delete(doc);
+}
+
+/* Splits the decoded stream into SSE lines and dispatches each complete event. */
+static void stream_lines(remote_t *r)
+{
+    size_t start = 0;
+    while (r->stream && start < r->stream_bytes.length) {
+        char *line = r->stream_bytes.data + start;
+        char *newline = memchr(line, '\n', r->stream_bytes.length - start);
+        if (!newline)
+            break;
+        size_t n = (size_t)(newline - line);
+        start += n + 1;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (n == 0) {
+            if (r->event_data.length)
+                stream_event(r);
+            r->event_data.length = 0;
+            r->event_type[0] = '\0';
+        } else if (n >= 5 && !memcmp(line, "data:", 5)) {
+            size_t skip = n > 5 && line[5] == ' ' ? 6 : 5;
+            if (r->event_data.length)
+                buf_putc(&r->event_data, '\n');
+            buf_append(&r->event_data, line + skip, n - skip);
+        } else if (n >= 6 && !memcmp(line, "event:", 6)) {
+            snprintf(r->event_type, sizeof r->event_type, "%.*s", (int)(n - 6), line + 6);
+        } /* "id:" is the version, which the data carries too; ':' starts a heartbeat comment */
+    }
+    if (!r->stream) {
+        return;
+    }
+    memmove(r->stream_bytes.data, r->stream_bytes.data + start, r->stream_bytes.length - start);
+    r->stream_bytes.length -= start;
+    r->stream_bytes.data[r->stream_bytes.length] = '\0';
+    if (r->stream_bytes.length > EVENT_MAX || r->event_data.length > EVENT_MAX || buf_failed(&r->stream_bytes)
+        || buf_failed(&r->event_data)) {
+        buf_free(&r->stream_bytes);
+        buf_free(&r->event_data);
+        stream_drop(r, "an event over the size limit");
+    }
+}
+
+static void stream_readable(remote_t *r)
+{
+    char err[256];
+    int rc = http_client_stream_read(r->stream, &r->stream_bytes, err, sizeof err);
+    r->last_byte_at = now_ms();
+    if (r->stream_bytes.length)
+        stream_lines(r);
+    if (r->stream && rc <= 0)
+        stream_drop(r, rc < 0 ? err : "closed by the server");
+}
+
+/* ---- standard input ---- */
+
+/* Handles one input line; false to end the session. */
+static bool input_line(remote_t *r, char *text, size_t length)
+{
+    while (length > 0 && (text[length - 1] == '\r' || text[length - 1] == ' ' || text[length - 1] == '\t'))
+        length--;
+    while (length > 0 && (*text == ' ' || *text == '\t')) {
+        text++;
+        length--;
+    }
+    if (length == 0)
+        return true;
+    if ((length == 4 && !memcmp(text, "quit", 4)) || (length == 4 && !memcmp(text, "exit", 4)))
+        return false;
+    remote_command(r, text, length);
+    return true;
+}
+
+/* Reads what standard input has; false at its end or on quit. */
+static bool input_readable(remote_t *r)
+{
+    char chunk[4096];
+    ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (n == 0) { /* the end of input: a last line without its newline counts */
+        if (r->input_length && !r->input_too_long)
+            input_line(r, r->input, r->input_length);
+        return false;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (chunk[i] != '\n') {
+            if (r->input_length < PLAY_LINE_MAX)
+                r->input[r->input_length++] = chunk[i];
+            else
+                r->input_too_long = true;
+            continue;
+        }
+        bool go_on = true;
+        if (r->input_too_long) {
+            char detail[64];
+            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
+            play_print_error(r->out, "line_too_long", detail);
+        } else {
+            r->input[r->input_length] = '\0';
+            go_on = input_line(r, r->input, r->input_length);
+        }
+        r->input_length = 0;
+        r->input_too_long = false;
+        if (!go_on)
+            return false;
+    }
+    return true;
+}
+
+/* ---- the session ---- */
+
+static bool valid_text(const char *text, size_t max, const char *allowed)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n > max)
+        return false;
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (allowed ? !strchr(allowed, c) || c == '\0' : c <= ' ' || c >= 0x7f)
+            return false;
+    }
+    return true;
+}
+
+static void prompt(remote_t *r)
+{
+    if (r->view.prompt && r->need_prompt)
+        fprintf(r->out, "%s> ", r->side < 0 ? "game" : color_name(r->side));
+    r->need_prompt = false;
+    fflush(r->out);
+}
+
+static int session(remote_t *r)
+{
+    if (!fetch_game(r) || !find_side(r))
+        return 1;
+    if (r->side >= 0) {
+        r->view.flip = r->view.flip != (r->side == BLACK);
+        fprintf(r->out, "You play %s in game %s (version %" PRIu64 ").\n\n", color_name(r->side), r->game_id,
+                r->version);
+    } else {
+        fprintf(r->out, "Game %s is over (version %" PRIu64 ").\n\n", r->game_id, r->version);
+    }
+    print_game(r);
+    r->backoff_ms = RECONNECT_FIRST_MS;
+    r->need_prompt = true;
+    if (!game_is_over(&r->game))
+        stream_open(r);
+    for (;;) {
+        prompt(r);
+        while (r->stream && http_client_stream_pending(r->stream))
+            stream_readable(r);
+        bool want_stream = !r->stream && !r->stream_refused && !game_is_over(&r->game) && r->reconnect_at;
+        int64_t now = now_ms();
+        if (want_stream && now >= r->reconnect_at) {
+            stream_open(r);
+            continue;
+        }
+        if (r->stream && now - r->last_byte_at > STREAM_IDLE_MS) {
+            stream_drop(r, "no heartbeat");
+            continue;
+        }
+        int timeout = -1;
+        if (want_stream)
+            timeout = (int)(r->reconnect_at - now);
+        else if (r->stream)
+            timeout = (int)(r->last_byte_at + STREAM_IDLE_MS - now) + 1;
+        struct pollfd fds[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+                                 { .fd = r->stream ? http_client_stream_fd(r->stream) : -1, .events = POLLIN } };
+        int ready = poll(fds, 2, timeout < 0 ? -1 : timeout);
+        if (ready < 0 && errno != EINTR) {
+            play_print_error(r->out, "internal_error", "poll failed");
+            return 1;
+        }
+        if (ready <= 0)
+            continue;
+        if (r->stream && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+            stream_readable(r);
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            r->need_prompt = true;
+            if (!input_readable(r))
+                break;
+        } else if (fds[0].revents & POLLNVAL) {
+            break;
+        }
+    }
+    if (r->view.prompt)
+        fputc('\n', r->out);
+    return 0;
+}
 
 int play_remote_run(const char *server, const char *game_id, const char *token, const play_view_t *view)
 {
-    (void)server; (void)game_id; (void)token; (void)view;
-    fprintf(stderr, "chessd play: the remote mode is not built yet\n");
-    return 1;
+    static remote_t r; /* large (the mirror, the input line): one per process */
+    memset(&r, 0, sizeof r);
+    char err[256];
+    if (!http_client_parse_url(server, &r.url, err, sizeof err)) {
+        fprintf(stderr, "chessd play: %s\n", err);
+        return 2;
+    }
+    if (!valid_text(game_id, GAME_ID_MAX, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")) {
+        fprintf(stderr, "chessd play: a game id is 1 to %d letters, digits, '-' or '_'\n", GAME_ID_MAX);
+        return 2;
+    }
+    if (!valid_text(token, TOKEN_MAX, NULL)) {
+        fprintf(stderr, "chessd play: a token is 1 to %d printable characters without spaces\n", TOKEN_MAX);
+        return 2;
+    }
+    snprintf(r.game_id, sizeof r.game_id, "%s", game_id);
+    snprintf(r.auth, sizeof r.auth, "Authorization: Bearer %s\r\n", token);
+    r.view = *view;
+    r.out = stdout;
+    buf_init(&r.line);
+    buf_init(&r.stream_bytes);
+    buf_init(&r.event_data);
+    int status = session(&r);
+    http_client_stream_close(r.stream);
+    buf_free(&r.line);
+    buf_free(&r.stream_bytes);
+    buf_free(&r.event_data);
+    memset(r.auth, 0, sizeof r.auth);
+    fflush(stdout);
+    return status;
 }
