@@ -7,7 +7,7 @@
 #include "../rules/rules.h"
 #include "cli.h"
 #include "config.h"
-#include "play.h"
+#include "play_cli.h"
 #include "server.h"
 #include "token_secret.h"
 #include "version.h"
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(command, "play"))
-        return play_main(argc - 2, argv + 2);
+        return play_cli_main(argc - 2, argv + 2);
     if (!strcmp(command, "version") || !strcmp(command, "--version")) {
         printf("chessd %s\n", CHESSD_VERSION);
         return 0;

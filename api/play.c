@@ -9,15 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "../rules/rules.h"
 #include "buf.h"
-#include "config.h"
 #include "pgn.h"
-#include "play_remote.h"
 #include "problem.h"
 
 /* Standard piece values, indexed by piece_type_t (the king counts nothing). */
@@ -28,32 +25,6 @@ static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
     { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a" },
 };
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: chessd play [--fen FEN] [--chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
-            "       chessd play --server URL --game ID [--token TOKEN] [--ascii | --unicode] [--flip]\n"
-            "\n"
-            "Plays chess in a terminal. Alone, it plays both sides from the start position or\n"
-            "from --fen; with --server it plays one side of a stored game through the HTTP\n"
-            "API (the side the player token belongs to), showing the opponent's moves as\n"
-            "they arrive on the game's event stream.\n"
-            "\n"
-            "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
-            "  --chess960       read the FEN's castling as Chess960 (needs --fen)\n"
-            "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
-            "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
-            "  --unicode        Unicode pieces even when the output is not a terminal\n"
-            "  --flip           Black at the bottom\n"
-            "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
-            "  --server URL     a chessd server, http://host[:port] (https:// is refused)\n"
-            "  --game ID        the stored game's id\n"
-            "  --token TOKEN    the player's token (or CHESSD_PLAY_TOKEN); never printed\n"
-            "\n"
-            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n");
-    play_print_help(out, true);
-}
 
 /* ---- what both sessions print ---- */
 
@@ -409,114 +380,4 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
     fflush(out);
     buf_free(&s.line);
     return 0;
-}
-
-/* ---- the command line ---- */
-
-/* The value of option `name` at argv[*i] ("--name VALUE" or "--name=VALUE"),
- * advancing *i; NULL when argv[*i] is another option. *missing is set when
- * it is this option without a value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int play_main(int argc, char **argv)
-{
-    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL;
-    bool chess960 = false, ascii = false, unicode = false, flip = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--chess960"))
-            chess960 = true;
-        else if (!strcmp(a, "--ascii"))
-            ascii = true;
-        else if (!strcmp(a, "--unicode"))
-            unicode = true;
-        else if (!strcmp(a, "--flip"))
-            flip = true;
-        else if ((v = option_value(argc, argv, &i, "--fen", &missing)))
-            fen = v;
-        else if ((v = option_value(argc, argv, &i, "--server", &missing)))
-            server = v;
-        else if ((v = option_value(argc, argv, &i, "--game", &missing)))
-            game_id = v;
-        else if ((v = option_value(argc, argv, &i, "--token", &missing)))
-            token = v;
-        else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
-            max_plies = v;
-        else {
-            if (missing)
-                fprintf(stderr, "chessd play: %s needs a value\n", a);
-            else
-                fprintf(stderr, "chessd play: unknown argument '%s' (see chessd play --help)\n", a);
-            return 2;
-        }
-    }
-    if (ascii && unicode) {
-        fprintf(stderr, "chessd play: --ascii and --unicode exclude each other\n");
-        return 2;
-    }
-    config_t cfg;
-    char err[256];
-    if (!config_load(&cfg, 0, NULL, err, sizeof err)) {
-        fprintf(stderr, "chessd play: %s\n", err);
-        return 2;
-    }
-    play_view_t view = {
-        .unicode = unicode || (!ascii && isatty(STDOUT_FILENO) && play_locale_is_utf8()),
-        .flip = flip,
-        .prompt = isatty(STDIN_FILENO),
-        .max_plies = (int)cfg.max_game_plies,
-    };
-    if (max_plies) {
-        char *end;
-        long n = strtol(max_plies, &end, 10);
-        if (!*max_plies || *end || n < 1 || n > GAME_MAX_PLIES) {
-            fprintf(stderr, "chessd play: --max-plies must be a number from 1 to %d\n", GAME_MAX_PLIES);
-            return 2;
-        }
-        view.max_plies = (int)n;
-    }
-    if (server || game_id || token) {
-        if (fen || chess960 || max_plies) {
-            fprintf(stderr, "chessd play: --fen, --chess960 and --max-plies are the stored game's with --server\n");
-            return 2;
-        }
-        if (!token)
-            token = getenv("CHESSD_PLAY_TOKEN");
-        if (!server || !game_id || !token || !*token) {
-            fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
-            return 2;
-        }
-        return play_remote_run(server, game_id, token, &view);
-    }
-    if (chess960 && !fen) {
-        fprintf(stderr, "chessd play: --chess960 needs --fen (the Chess960 start position to play from)\n");
-        return 2;
-    }
-    const char *text = fen ? fen : FEN_START;
-    position_t start;
-    fen_error_t fe = fen_parse(text, strlen(text), chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, &start, err,
-                               sizeof err);
-    if (fe != FEN_OK) {
-        fprintf(stderr, "chessd play: invalid_fen (%s): %s\n", fen_error_code(fe), err);
-        return 2;
-    }
-    return play_session(stdin, stdout, &start, &view);
 }

@@ -25,10 +25,6 @@ typedef struct {
     int max_plies; /* the most plies a game may have (GAME_MAX_PLIES at most) */
 } play_view_t;
 
-/* `chessd play [options]`: argv holds the arguments after "play". Returns the
- * process exit status (0 after quit or end of input, 2 for bad arguments). */
-int play_main(int argc, char **argv);
-
 /* The local session: plays both sides from start (a legal position), reading
  * one command or move a line from in until `quit` or end of input, writing
  * to out. Returns 0. */

@@ -1,0 +1,270 @@
+// `chessd play`, the terminal mode, run as a process: with piped standard
+// input (the local session compared with a real chessd's HTTP answers for the
+// same moves: FEN, legal moves, refusals' code and detail, status, claimable
+// draws, PGN movetext), in a real pseudo-terminal (tmux on a private socket:
+// the Unicode board and the prompt), and the remote mode against a real
+// chessd + redis-server (the opponent's move arrives on the event stream
+// while the process waits for input; a bad token's problem detail; the token
+// never printed).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { startServer, CHESSD_BIN, trackProcess } from './server.mjs';
+import { post, get, sleep } from './http.mjs';
+import { prng } from './prng.mjs';
+
+let server;
+before(async () => { server = await startServer(); });
+after(async () => { await server?.stop(); });
+
+/** Runs `chessd play ARGS` with input piped in; resolves to { code, stdout, stderr }. */
+function playLocal(args, input, env = {}) {
+  const res = spawnSync(CHESSD_BIN, ['play', ...args], {
+    input, encoding: 'utf8', timeout: 20000, env: { ...process.env, ...env },
+  });
+  assert.equal(res.error, undefined, `chessd play failed to run: ${res.error}`);
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** The API's answer to a line of moves from fen (the start when undefined). */
+async function apiLine(moves, fen) {
+  return post(server, '/v1/position/moves', fen ? { fen, moves } : { moves });
+}
+
+/** The output's lines. */
+const lines = (text) => text.split('\n');
+
+test('chessd play --help prints the usage and exits 0; a bad option exits 2', () => {
+  const help = playLocal(['--help'], '');
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^usage: chessd play /);
+  assert.match(help.stdout, /--server URL/);
+  const bad = playLocal(['--nonsense'], '');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown argument '--nonsense'/);
+  const fen = playLocal(['--fen', 'not a fen'], '');
+  assert.equal(fen.code, 2);
+  assert.match(fen.stderr, /invalid_fen/);
+});
+
+test('piped, a random game shows after every move the FEN and the legal moves the API gives, and every refusal with the API\'s code and detail', async () => {
+  const rnd = prng(1301);
+  const files = 'abcdefgh';
+  const moves = [];
+  const script = [];
+  const expected = []; // what each command must print, from the API
+  for (let ply = 0; ply < 60; ply++) {
+    const state = await apiLine(moves);
+    assert.equal(state.status, 200);
+    const legal = state.body.position.legal_moves;
+    if (legal.length === 0) break;
+    if (rnd.chance(0.3)) { // a refused move: random squares (or a word)
+      const text = rnd.chance(0.2) ? rnd.pick(['Kz9', 'O-O-O', 'Qxh8', 'e', 'Nbd2']) :
+        `${rnd.pick(files)}${1 + rnd.int(8)}${rnd.pick(files)}${1 + rnd.int(8)}`;
+      const refused = await apiLine([...moves, text]);
+      if (refused.status !== 200) {
+        script.push(text);
+        expected.push(`error: ${refused.body.code}: ${refused.body.detail}`);
+      }
+    }
+    const move = rnd.pick(legal);
+    const text = rnd.chance(0.5) ? move.uci : move.san;
+    moves.push(text);
+    const after = await apiLine(moves);
+    script.push(text, 'fen', 'moves');
+    expected.push(after.body.position.fen,
+      `Legal moves (${after.body.position.legal_moves.length}):${after.body.position.legal_moves.map((m) => ` ${m.san}`).join('')}`);
+  }
+  const run = playLocal([], `${script.join('\n')}\n`);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  const interesting = lines(run.stdout).filter((l) => l.startsWith('error: ') || l.startsWith('Legal moves (') || /^[1-8KQRBNPkqrbnp/]+ [wb] /.test(l));
+  assert.deepEqual(interesting, expected);
+  assert.ok(expected.some((l) => l.startsWith('error: illegal_move: ')), 'the game should have refused an illegal move');
+  assert.ok(!run.stdout.includes('\x1b'), 'no terminal escapes when piped');
+  assert.ok(!/(white|black)> /.test(run.stdout), 'no prompt when standard input is not a terminal');
+});
+
+test('piped: fool\'s mate is checkmate as the API says, and the PGN movetext is the stored game\'s', async () => {
+  const moves = ['f3', 'e5', 'g4', 'Qh4#'];
+  const run = playLocal([], `${moves.join('\n')}\npgn\nquit\nthis is never read\n`);
+  assert.equal(run.code, 0);
+  const api = await apiLine(moves);
+  assert.equal(api.body.position.status, 'checkmate');
+  assert.ok(run.stdout.includes(`Status: ${api.body.position.status}, result ${api.body.position.result}\n`));
+  assert.ok(run.stdout.includes('White to move, in check\n'));
+  assert.ok(run.stdout.includes('Moves: 1. f3 e5 2. g4 Qh4#\n'));
+
+  const game = await post(server, '/v1/games', {});
+  assert.equal(game.status, 201);
+  const tokens = game.body.tokens;
+  for (let i = 0; i < moves.length; i++) {
+    const res = await post(server, `/v1/games/${game.body.id}/moves`, { move: moves[i], expected_version: i + 1 },
+      { headers: { authorization: `Bearer ${i % 2 ? tokens.black : tokens.white}` } });
+    assert.equal(res.status, 200);
+  }
+  const pgn = await get(server, `/v1/games/${game.body.id}/pgn`);
+  const movetext = (text) => text.split('\n\n')[1].trim();
+  const localPgn = run.stdout.slice(run.stdout.indexOf('[Event '));
+  assert.equal(movetext(localPgn), movetext(pgn.text));
+  assert.ok(!run.stdout.includes('never read'));
+});
+
+test('piped: undo takes back a ply (the FEN is the API\'s after the shorter line), claim after a threefold repetition', async () => {
+  const line = ['Nf3', 'Nf6', 'Ng1', 'Ng8', 'Nf3', 'Nf6', 'Ng1', 'Ng8'];
+  const run = playLocal([], `e4\nundo\nfen\n${line.join('\n')}\nclaim\nfen\n`);
+  assert.equal(run.code, 0);
+  const start = await apiLine([]);
+  const out = lines(run.stdout);
+  assert.equal(out.filter((l) => l.includes(' w KQkq'))[0], start.body.position.fen);
+  const repeated = await apiLine(line);
+  assert.deepEqual(repeated.body.position.claimable_draws, ['threefold_repetition']);
+  assert.ok(out.includes('Draw may be claimed: threefold_repetition'));
+  assert.ok(out.includes('Status: draw (threefold_repetition), result 1/2-1/2'));
+  assert.equal(out.filter((l) => l.includes(' w KQkq')).at(-1), repeated.body.position.fen);
+});
+
+test('piped: the material line after captures, --flip, --ascii and --fen', async () => {
+  const run = playLocal(['--flip', '--ascii', '--fen', 'r3k2r/8/8/3q4/8/8/8/R3K2R w KQkq - 0 1'], 'Rxa8+\nKe7\nO-O\n');
+  assert.equal(run.code, 0);
+  const out = lines(run.stdout);
+  assert.equal(out[0], '1 R . . K . . . R', 'flipped: rank 1 on top, the h-file on the left');
+  assert.equal(out[8], '  h g f e d c b a');
+  assert.ok(out.includes('Material - white 10, black 14'));
+  assert.ok(out.includes('Material - white 10, black 19'));
+  assert.ok(out.includes('Moves: 1. Rxa8+ Ke7 2. O-O'));
+  const unicode = playLocal(['--unicode'], 'e4\nd5\nexd5\n');
+  assert.ok(unicode.stdout.includes('Material \u2014 white 39, black 38\n'));
+  assert.ok(unicode.stdout.includes('8 \u265c \u265e \u265d \u265b \u265a \u265d \u265e \u265c\n'));
+  // Piped output is letters whatever the locale says (a script reads it).
+  const piped = playLocal([], '', { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
+  assert.ok(piped.stdout.startsWith('8 r n b q k b n r\n'));
+});
+
+/** Runs f with a private tmux server (its own socket), killed afterwards. */
+async function withTmux(f) {
+  const socket = `chessd-play-test-${process.pid}`;
+  const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TMUX: '' } });
+  try {
+    await f(tmux);
+  } finally {
+    try { tmux('kill-server'); } catch { /* already gone */ }
+  }
+}
+
+async function waitForPane(tmux, pred, what) {
+  const deadline = Date.now() + 10000;
+  let pane = '';
+  while (Date.now() < deadline) {
+    pane = tmux('capture-pane', '-p', '-J', '-t', 'play');
+    if (pred(pane)) return pane;
+    await sleep(50);
+  }
+  assert.fail(`${what} not seen in the pane:\n${pane}`);
+}
+
+test('in a real terminal (tmux): a Unicode board and a prompt, moves typed with send-keys', async () => {
+  await withTmux(async (tmux) => {
+    tmux('-u', 'new-session', '-d', '-s', 'play', '-x', '100', '-y', '60',
+      `env LANG=C.UTF-8 LC_ALL=C.UTF-8 ${CHESSD_BIN} play; echo "exit status $?"; sleep 30`);
+    let pane = await waitForPane(tmux, (p) => p.includes('white> '), 'the first prompt');
+    assert.ok(pane.includes('8 \u265c \u265e \u265d \u265b \u265a \u265d \u265e \u265c'), pane);
+    assert.ok(pane.includes('Material \u2014 white 39, black 39'), pane);
+    tmux('send-keys', '-t', 'play', 'e4', 'Enter');
+    pane = await waitForPane(tmux, (p) => p.includes('black> '), 'the prompt for black');
+    assert.ok(pane.includes('4 \u00b7 \u00b7 \u00b7 \u00b7 \u2659 \u00b7 \u00b7 \u00b7'), pane);
+    tmux('send-keys', '-t', 'play', 'Ke7', 'Enter');
+    pane = await waitForPane(tmux, (p) => p.includes('error: illegal_move'), 'the refusal');
+    tmux('send-keys', '-t', 'play', 'quit', 'Enter');
+    await waitForPane(tmux, (p) => p.includes('exit status 0'), 'a clean exit');
+  });
+});
+
+/** Spawns the remote mode; output collected as it comes. */
+function playRemote(args, env = {}) {
+  const proc = trackProcess(spawn(CHESSD_BIN, ['play', '--server', server.base, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env },
+  }));
+  const p = { proc, stdout: '', stderr: '' };
+  proc.stdout.setEncoding('utf8').on('data', (d) => { p.stdout += d; });
+  proc.stderr.setEncoding('utf8').on('data', (d) => { p.stderr += d; });
+  p.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  p.waitFor = async (text, timeoutMs = 10000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!p.stdout.includes(text)) {
+      assert.ok(Date.now() < deadline, `'${text}' did not come within ${timeoutMs} ms; output:\n${p.stdout}\nstderr: ${p.stderr}`);
+      await sleep(20);
+    }
+  };
+  return p;
+}
+
+test('remote: plays white of a stored game, and black\'s move made over HTTP arrives on the event stream while input waits', async () => {
+  const game = await post(server, '/v1/games', { white: 'Ann', black: 'Bob' });
+  assert.equal(game.status, 201);
+  const { id, tokens } = game.body;
+  const p = playRemote(['--game', id, '--token', tokens.white]);
+  await p.waitFor(`You play white in game ${id} (version 1).`);
+  p.proc.stdin.write('e4\n');
+  await p.waitFor('Moves: 1. e4\n');
+  const stored = await get(server, `/v1/games/${id}`);
+  assert.equal(stored.body.version, 2);
+  assert.deepEqual(stored.body.moves.map((m) => m.san), ['e4']);
+  // The opponent moves; the play process is waiting on its standard input.
+  const black = await post(server, `/v1/games/${id}/moves`, { move: 'e5', expected_version: 2 },
+    { headers: { authorization: `Bearer ${tokens.black}` } });
+  assert.equal(black.status, 200);
+  await p.waitFor('black played e5\n', 5000);
+  await p.waitFor('Moves: 1. e4 e5\n');
+  // A refusal from the server: its code and detail.
+  p.proc.stdin.write('Ke3\nfen\n');
+  await p.waitFor('error: illegal_move: move 2 (\'Ke3\'): ');
+  const now = await get(server, `/v1/games/${id}`);
+  await p.waitFor(`${now.body.position.fen}\n`);
+  // Moving out of turn is the server's refusal too.
+  p.proc.stdin.write('Nf3\nd4\n');
+  await p.waitFor('Moves: 1. e4 e5 2. Nf3\n');
+  await p.waitFor('error: not_your_turn: ');
+  p.proc.stdin.end();
+  assert.equal(await p.exited, 0);
+  assert.ok(!p.stdout.includes(tokens.white) && !p.stderr.includes(tokens.white), 'the token is never printed');
+  assert.ok(!p.stdout.includes('\x1b'));
+});
+
+test('remote: black sees white\'s moves, undo is a takeback offer (agreement policy), resign ends the game', async () => {
+  const game = await post(server, '/v1/games', {});
+  const { id, tokens } = game.body;
+  const p = playRemote(['--game', id], { CHESSD_PLAY_TOKEN: tokens.black });
+  await p.waitFor(`You play black in game ${id}`);
+  assert.ok(p.stdout.includes('1 R N B K Q B N R'), 'black sees the board from its side');
+  await post(server, `/v1/games/${id}/moves`, { move: 'd4', expected_version: 1 },
+    { headers: { authorization: `Bearer ${tokens.white}` } });
+  await p.waitFor('white played d4\n');
+  p.proc.stdin.write('d5\nundo\n');
+  await p.waitFor('Takeback offered by black\n');
+  assert.equal((await get(server, `/v1/games/${id}`)).body.takeback_offer, 'black');
+  p.proc.stdin.write('resign\n');
+  await p.waitFor('Status: resigned (resignation), result 1-0\n');
+  p.proc.stdin.end();
+  assert.equal(await p.exited, 0);
+  assert.equal((await get(server, `/v1/games/${id}`)).body.status, 'resigned');
+  assert.ok(!p.stdout.includes(tokens.black) && !p.stderr.includes(tokens.black));
+});
+
+test('remote: a bad token gets the problem detail and exit 1; https:// is refused; the token is never printed', async () => {
+  const game = await post(server, '/v1/games', {});
+  const secret = 'not-a-token-of-this-game-0123456789';
+  const p = playRemote(['--game', game.body.id, '--token', secret]);
+  p.proc.stdin.end();
+  assert.equal(await p.exited, 1);
+  assert.match(p.stdout, /^error: forbidden: the token is not a player's of this game$/m);
+  assert.ok(!p.stdout.includes(secret) && !p.stderr.includes(secret));
+  const missing = playRemote(['--game', 'AAAAAAAAAAAAAAAA', '--token', secret]);
+  missing.proc.stdin.end();
+  assert.equal(await missing.exited, 1);
+  assert.match(missing.stdout, /^error: game_not_found: /m);
+  const tls = playLocal(['--server', 'https://127.0.0.1:1', '--game', game.body.id, '--token', secret], '');
+  assert.equal(tls.code, 2);
+  assert.match(tls.stderr, /https:\/\/ is not supported/);
+  assert.ok(!tls.stderr.includes(secret));
+});
