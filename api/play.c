@@ -166,10 +166,12 @@ void play_print_problem(FILE *out, const api_response_t *res)
     cJSON_Delete(doc);
 }
 
-void play_print_legal_moves(FILE *out, const position_t *pos)
+void play_print_legal_moves(FILE *out, const game_t *g)
 {
-    move_list_t legal;
-    movegen_legal(pos, &legal);
+    const position_t *pos = &g->pos;
+    move_list_t legal = { .count = 0 };
+    if (!game_is_over(g))
+        movegen_legal(pos, &legal);
     fprintf(out, "Legal moves (%d):", legal.count);
     for (int i = 0; i < legal.count; i++) {
         char san[SAN_BUFFER_SIZE];
@@ -358,7 +360,7 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
         else if (!strcmp(word, "help"))
             play_print_help(out, false);
         else if (!strcmp(word, "moves"))
-            play_print_legal_moves(out, &s.game.pos);
+            play_print_legal_moves(out, &s.game);
         else if (!strcmp(word, "fen")) {
             char fen[FEN_BUFFER_SIZE];
             fprintf(out, "%s\n", fen_format(&s.game.pos, fen, sizeof fen));

@@ -59,7 +59,8 @@ void play_print_error(FILE *out, const char *code, const char *detail);
  * as the HTTP API answers) as an error line. */
 void play_print_problem(FILE *out, const api_response_t *res);
 
-/* "Legal moves (N): e4 d4 ..." in SAN, in the order of the HTTP API's list. */
-void play_print_legal_moves(FILE *out, const position_t *pos);
+/* "Legal moves (N): e4 d4 ..." in SAN, in the order of the HTTP API's list;
+ * none once the game is over (as the API lists none then). */
+void play_print_legal_moves(FILE *out, const game_t *g);
 
 #endif

@@ -338,7 +338,7 @@ static void remote_command(remote_t *r, const char *text, size_t length)
     if (!strcmp(word, "help"))
         play_print_help(r->out, true);
     else if (!strcmp(word, "moves"))
-        play_print_legal_moves(r->out, &r->game.pos);
+        play_print_legal_moves(r->out, &r->game);
     else if (!strcmp(word, "fen")) {
         char fen[FEN_BUFFER_SIZE];
         fprintf(r->out, "%s\n", fen_format(&r->game.pos, fen, sizeof fen));
@@ -483,8 +483,10 @@ static void stream_event(remote_t *r)
         const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
         const cJSON *event = cJSON_GetObjectItemCaseSensitive(doc, "event");
         const cJSON *san = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "move"), "san");
+        const cJSON *turn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "position"), "turn");
         if (cJSON_IsNumber(version) && (uint64_t)version->valuedouble > r->version) {
-            int mover = r->game.pos.side_to_move;
+            /* the mover is the side not to move after the move */
+            int mover = cJSON_IsString(turn) && !strcmp(turn->valuestring, "white") ? BLACK : WHITE;
             r->need_prompt = true;
             bool is_move = cJSON_IsString(event) && !strcmp(event->valuestring, "move") && cJSON_IsString(san);
             if (is_move)

@@ -153,7 +153,9 @@ static void test_undo_takes_back_one_ply_and_a_mate(void)
 
 static void test_claim_after_threefold_repetition(void)
 {
-    char *out = run(NULL, "claim\nNf3\nNf6\nNg1\nNg8\nNf3\nNf6\nNg1\nNg8\nclaim\ne4\n");
+    char *out = run(NULL, "claim\nNf3\nNf6\nNg1\nNg8\nNf3\nNf6\nNg1\nNg8\nmoves\nclaim\ne4\nmoves\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nLegal moves (20): ")); /* before the claim */
+    expect_last(out, "Legal moves", "Legal moves (0):");       /* none once the game is over, as the API */
     expect_last(out, "error: draw_not_claimable",
                 "error: draw_not_claimable: neither the 50-move rule nor threefold repetition applies");
     expect_last(out, "Draw may be claimed", "Draw may be claimed: threefold_repetition");
