@@ -21,7 +21,7 @@ enum {
 typedef struct {
     char host[HTTP_CLIENT_HOST_MAX]; /* a name or an address, without IPv6 brackets */
     char port[8];
-    char host_header[HTTP_CLIENT_HOST_MAX + 8]; /* as sent in Host: */
+    char host_header[HTTP_CLIENT_HOST_MAX + 16]; /* as sent in Host: */
     char base_path[256];                        /* the URL's path without a trailing '/', may be "" */
 } http_client_url_t;
 
