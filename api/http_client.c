@@ -1,6 +1,7 @@
 /* The HTTP/1.1 client of `chessd play --server` (see http_client.h). Sockets
  * are non-blocking and every wait is a poll() against the request's deadline
- * (name resolution excepted: getaddrinfo has no timeout). A response is its
+ * (name resolution excepted: getaddrinfo has no timeout); a connection is a
+ * socket, or a socket and a TLS session over it. A response is its
  * head (at most HTTP_CLIENT_HEAD_MAX bytes) and a body framed by
  * Content-Length, chunked transfer coding, or the end of the connection. */
 #include "http_client.h"
@@ -25,16 +26,12 @@
 bool http_client_parse_url(const char *text, http_client_url_t *url, char *err, size_t err_size)
 {
     memset(url, 0, sizeof *url);
-    if (!strncasecmp(text, "https://", 8)) {
-        snprintf(err, err_size, "https:// is not supported by chessd play: use http:// (on a trusted network, or "
-                                "through a local TLS tunnel such as stunnel)");
+    url->https = !strncasecmp(text, "https://", 8);
+    if (!url->https && strncasecmp(text, "http://", 7)) {
+        snprintf(err, err_size, "the server URL must start with http:// or https://");
         return false;
     }
-    if (strncasecmp(text, "http://", 7)) {
-        snprintf(err, err_size, "the server URL must start with http://");
-        return false;
-    }
-    const char *host = text + 7, *rest;
+    const char *host = text + (url->https ? 8 : 7), *rest;
     size_t host_length;
     if (*host == '[') {
         const char *close = strchr(host, ']');
@@ -55,7 +52,8 @@ bool http_client_parse_url(const char *text, http_client_url_t *url, char *err, 
         snprintf(err, err_size, "the server URL needs a host (and no user name or password)");
         return false;
     }
-    strcpy(url->port, "80");
+    const char *default_port = url->https ? "443" : "80";
+    strcpy(url->port, default_port);
     if (*rest == ':') {
         size_t n = strspn(rest + 1, "0123456789");
         long port = n > 0 && n < 6 ? strtol(rest + 1, NULL, 10) : 0;
@@ -82,8 +80,25 @@ bool http_client_parse_url(const char *text, http_client_url_t *url, char *err, 
     }
     bool ipv6 = strchr(url->host, ':') != NULL;
     snprintf(url->host_header, sizeof url->host_header, "%s%s%s%s%s", ipv6 ? "[" : "", url->host, ipv6 ? "]" : "",
-             strcmp(url->port, "80") ? ":" : "", strcmp(url->port, "80") ? url->port : "");
+             strcmp(url->port, default_port) ? ":" : "", strcmp(url->port, default_port) ? url->port : "");
     return true;
+}
+
+bool http_client_url_tls(http_client_url_t *url, const char *ca_file, char *err, size_t err_size)
+{
+    if (!url->https || url->tls)
+        return true;
+    tls_config_t cfg = { .ca_file = ca_file };
+    url->tls = tls_context_new(&cfg, err, err_size);
+    return url->tls != NULL;
+}
+
+void http_client_url_free(http_client_url_t *url)
+{
+    if (!url)
+        return;
+    tls_context_free(url->tls);
+    url->tls = NULL;
 }
 
 /* ---- time and sockets ---- */
@@ -111,8 +126,65 @@ static int wait_for(int fd, short events, int64_t deadline)
     }
 }
 
+/* A connection: the socket, and the TLS session over it for https. */
+typedef struct {
+    int fd;
+    tls_session_t *tls;
+    short want; /* POLLIN or POLLOUT: what the last call that could not go on waits for */
+} conn_t;
+
+static void conn_close(conn_t *c)
+{
+    tls_session_free(c->tls);
+    c->tls = NULL;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+enum { CONN_CLOSED = 0, CONN_ERROR = -1, CONN_WAIT = -2 };
+
+/* > 0 bytes read, CONN_CLOSED, CONN_ERROR (errno set for a socket), CONN_WAIT (poll for c->want). */
+static ssize_t conn_recv(conn_t *c, void *buf, size_t n)
+{
+    if (c->tls) {
+        tls_want_t want = TLS_WANT_READ;
+        ssize_t got = tls_read(c->tls, buf, n, &want);
+        c->want = want == TLS_WANT_WRITE ? POLLOUT : POLLIN;
+        if (got == TLS_IO_WAIT)
+            return CONN_WAIT;
+        if (got < 0)
+            errno = EPROTO;
+        return got < 0 ? CONN_ERROR : got;
+    }
+    ssize_t got = recv(c->fd, buf, n, 0);
+    c->want = POLLIN;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return CONN_WAIT;
+    return got < 0 ? CONN_ERROR : got;
+}
+
+static ssize_t conn_send(conn_t *c, const void *buf, size_t n)
+{
+    if (c->tls) {
+        tls_want_t want = TLS_WANT_WRITE;
+        ssize_t sent = tls_write(c->tls, buf, n, &want);
+        c->want = want == TLS_WANT_READ ? POLLIN : POLLOUT;
+        if (sent == TLS_IO_WAIT)
+            return CONN_WAIT;
+        if (sent <= 0)
+            errno = EPROTO;
+        return sent <= 0 ? CONN_ERROR : sent;
+    }
+    ssize_t sent = send(c->fd, buf, n, MSG_NOSIGNAL);
+    c->want = POLLOUT;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return CONN_WAIT;
+    return sent <= 0 ? CONN_ERROR : sent;
+}
+
 /* A non-blocking socket connected to url within the deadline, or -1 with err set. */
-static int connect_to(const http_client_url_t *url, int64_t deadline, char *err, size_t err_size)
+static int connect_socket(const http_client_url_t *url, int64_t deadline, char *err, size_t err_size)
 {
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *found = NULL;
     int rc = getaddrinfo(url->host, url->port, &hints, &found);
@@ -149,20 +221,46 @@ static int connect_to(const http_client_url_t *url, int64_t deadline, char *err,
     return fd;
 }
 
-static bool send_all(int fd, const char *data, size_t length, int64_t deadline, char *err, size_t err_size)
+/* Connects (and for https shakes hands) within the deadline; false with err set. */
+static bool connect_to(const http_client_url_t *url, int64_t deadline, conn_t *c, char *err, size_t err_size)
+{
+    c->tls = NULL;
+    c->want = POLLIN;
+    c->fd = connect_socket(url, deadline, err, err_size);
+    if (c->fd < 0)
+        return false;
+    if (!url->https)
+        return true;
+    if (!url->tls) {
+        snprintf(err, err_size, "https needs its CAs loaded first");
+        conn_close(c);
+        return false;
+    }
+    int64_t left = deadline - monotonic_ms();
+    char reason[200];
+    c->tls = tls_session_new(url->tls, c->fd, url->host, left > 0 ? (unsigned)left : 1, reason, sizeof reason);
+    if (!c->tls) {
+        snprintf(err, err_size, "TLS with %s port %s failed: %s", url->host, url->port, reason);
+        conn_close(c);
+        return false;
+    }
+    return true;
+}
+
+static bool send_all(conn_t *c, const char *data, size_t length, int64_t deadline, char *err, size_t err_size)
 {
     while (length > 0) {
-        ssize_t n = send(fd, data, length, MSG_NOSIGNAL);
+        ssize_t n = conn_send(c, data, length);
         if (n > 0) {
             data += n;
             length -= (size_t)n;
             continue;
         }
-        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        if (n == CONN_ERROR) {
             snprintf(err, err_size, "sending the request failed: %s", strerror(errno));
             return false;
         }
-        if (wait_for(fd, POLLOUT, deadline) != 1) {
+        if (wait_for(c->fd, c->want, deadline) != 1) {
             snprintf(err, err_size, "the server did not take the request in time");
             return false;
         }
@@ -319,7 +417,7 @@ static bool parse_head(const char *text, size_t length, const char *method, head
 
 /* Reads the head into raw (which then also holds the first body bytes);
  * *head_length is the head's size with its empty line. */
-static bool read_head(int fd, buf_t *raw, size_t *head_length, int64_t deadline, char *err, size_t err_size)
+static bool read_head(conn_t *c, buf_t *raw, size_t *head_length, int64_t deadline, char *err, size_t err_size)
 {
     for (;;) {
         const char *data = raw->data ? raw->data : "";
@@ -333,7 +431,7 @@ static bool read_head(int fd, buf_t *raw, size_t *head_length, int64_t deadline,
             return false;
         }
         char chunk[4096];
-        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        ssize_t n = conn_recv(c, chunk, sizeof chunk);
         if (n > 0) {
             if (memchr(chunk, '\0', (size_t)n)) {
                 snprintf(err, err_size, "the server's answer head holds a NUL byte");
@@ -346,15 +444,15 @@ static bool read_head(int fd, buf_t *raw, size_t *head_length, int64_t deadline,
             }
             continue;
         }
-        if (n == 0) {
+        if (n == CONN_CLOSED) {
             snprintf(err, err_size, "the server closed the connection without an answer");
             return false;
         }
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        if (n == CONN_ERROR) {
             snprintf(err, err_size, "reading the answer failed: %s", strerror(errno));
             return false;
         }
-        if (wait_for(fd, POLLIN, deadline) != 1) {
+        if (wait_for(c->fd, c->want, deadline) != 1) {
             snprintf(err, err_size, "the server did not answer in time");
             return false;
         }
@@ -396,7 +494,7 @@ void http_client_response_free(http_client_response_t *res)
 }
 
 /* Writes the request's head and body. */
-static bool send_request(int fd, const http_client_url_t *url, const char *method, const char *path,
+static bool send_request(conn_t *c, const http_client_url_t *url, const char *method, const char *path,
                          const char *headers, const char *body, size_t body_length, int64_t deadline, char *err,
                          size_t err_size)
 {
@@ -415,13 +513,13 @@ static bool send_request(int fd, const http_client_url_t *url, const char *metho
     if (!ok)
         snprintf(err, err_size, "out of memory");
     else
-        ok = send_all(fd, req.data, req.length, deadline, err, err_size);
+        ok = send_all(c, req.data, req.length, deadline, err, err_size);
     buf_free(&req);
     return ok;
 }
 
 /* Reads the rest of a body after the head (raw bytes from body_start in raw). */
-static bool read_body(int fd, const head_t *h, const buf_t *raw, size_t body_start, int64_t deadline,
+static bool read_body(conn_t *c, const head_t *h, const buf_t *raw, size_t body_start, int64_t deadline,
                       size_t max_body, buf_t *body, char *err, size_t err_size)
 {
     chunked_t chunked = { 0 };
@@ -440,22 +538,22 @@ static bool read_body(int fd, const head_t *h, const buf_t *raw, size_t body_sta
             return false;
         }
         char chunk[16384];
-        ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+        ssize_t n = conn_recv(c, chunk, sizeof chunk);
         if (n > 0) {
             if (!body_feed(h, &chunked, chunk, (size_t)n, body, &done)) {
                 snprintf(err, err_size, "the server's chunked answer is malformed");
                 return false;
             }
-        } else if (n == 0) {
+        } else if (n == CONN_CLOSED) {
             if (h->framing != BODY_UNTIL_CLOSE) {
                 snprintf(err, err_size, "the server closed the connection in the middle of its answer");
                 return false;
             }
             done = true;
-        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        } else if (n == CONN_ERROR) {
             snprintf(err, err_size, "reading the answer failed: %s", strerror(errno));
             return false;
-        } else if (wait_for(fd, POLLIN, deadline) != 1) {
+        } else if (wait_for(c->fd, c->want, deadline) != 1) {
             snprintf(err, err_size, "the server's answer did not come in time");
             return false;
         }
@@ -486,19 +584,19 @@ bool http_client_request(const http_client_url_t *url, const char *method, const
 {
     memset(res, 0, sizeof *res);
     int64_t deadline = monotonic_ms() + timeout_ms;
-    int fd = connect_to(url, deadline, err, err_size);
-    if (fd < 0)
+    conn_t c;
+    if (!connect_to(url, deadline, &c, err, err_size))
         return false;
     buf_t raw, out;
     buf_init(&raw);
     buf_init(&out);
     size_t head_length = 0;
     head_t h;
-    bool ok = send_request(fd, url, method, path, headers, body, body_length, deadline, err, err_size)
-           && read_head(fd, &raw, &head_length, deadline, err, err_size)
+    bool ok = send_request(&c, url, method, path, headers, body, body_length, deadline, err, err_size)
+           && read_head(&c, &raw, &head_length, deadline, err, err_size)
            && parse_head(raw.data, head_length, method, &h, err, err_size)
-           && read_body(fd, &h, &raw, head_length, deadline, max_body, &out, err, err_size);
-    close(fd);
+           && read_body(&c, &h, &raw, head_length, deadline, max_body, &out, err, err_size);
+    conn_close(&c);
     if (ok)
         response_fill(res, &h, &out);
     buf_free(&raw);
@@ -509,7 +607,7 @@ bool http_client_request(const http_client_url_t *url, const char *method, const
 /* ---- streams ---- */
 
 struct http_client_stream {
-    int fd;
+    conn_t conn;
     head_t head;
     chunked_t chunked;
     buf_t pending; /* decoded body bytes that came with the head */
@@ -521,41 +619,41 @@ http_client_stream_t *http_client_stream_open(const http_client_url_t *url, cons
 {
     memset(res, 0, sizeof *res);
     int64_t deadline = monotonic_ms() + timeout_ms;
-    int fd = connect_to(url, deadline, err, err_size);
-    if (fd < 0)
+    conn_t c;
+    if (!connect_to(url, deadline, &c, err, err_size))
         return NULL;
     buf_t raw;
     buf_init(&raw);
     size_t head_length = 0;
     head_t h;
-    if (!send_request(fd, url, "GET", path, headers, NULL, 0, deadline, err, err_size)
-        || !read_head(fd, &raw, &head_length, deadline, err, err_size)
+    if (!send_request(&c, url, "GET", path, headers, NULL, 0, deadline, err, err_size)
+        || !read_head(&c, &raw, &head_length, deadline, err, err_size)
         || !parse_head(raw.data, head_length, "GET", &h, err, err_size)) {
-        close(fd);
+        conn_close(&c);
         buf_free(&raw);
         return NULL;
     }
     if (h.status != 200) { /* an error answer: read it whole, for its problem detail */
         buf_t body;
         buf_init(&body);
-        if (read_body(fd, &h, &raw, head_length, deadline, 65536, &body, err, err_size))
+        if (read_body(&c, &h, &raw, head_length, deadline, 65536, &body, err, err_size))
             response_fill(res, &h, &body);
         else
             res->status = h.status;
         snprintf(err, err_size, "the event stream was refused with HTTP status %d", h.status);
         buf_free(&body);
-        close(fd);
+        conn_close(&c);
         buf_free(&raw);
         return NULL;
     }
     http_client_stream_t *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, err_size, "out of memory");
-        close(fd);
+        conn_close(&c);
         buf_free(&raw);
         return NULL;
     }
-    s->fd = fd;
+    s->conn = c;
     s->head = h;
     buf_init(&s->pending);
     bool done = false;
@@ -568,9 +666,14 @@ http_client_stream_t *http_client_stream_open(const http_client_url_t *url, cons
     return s;
 }
 
-int http_client_stream_fd(const http_client_stream_t *s) { return s->fd; }
+int http_client_stream_fd(const http_client_stream_t *s) { return s->conn.fd; }
 
-bool http_client_stream_pending(const http_client_stream_t *s) { return s->pending.length > 0; }
+short http_client_stream_events(const http_client_stream_t *s) { return s->conn.want; }
+
+bool http_client_stream_pending(const http_client_stream_t *s)
+{
+    return s->pending.length > 0 || (s->conn.tls && tls_pending(s->conn.tls));
+}
 
 int http_client_stream_read(http_client_stream_t *s, buf_t *out, char *err, size_t err_size)
 {
@@ -580,12 +683,12 @@ int http_client_stream_read(http_client_stream_t *s, buf_t *out, char *err, size
         return 1;
     }
     char chunk[16384];
-    ssize_t n = recv(s->fd, chunk, sizeof chunk, 0);
-    if (n == 0)
+    ssize_t n = conn_recv(&s->conn, chunk, sizeof chunk);
+    if (n == CONN_CLOSED)
         return 0;
+    if (n == CONN_WAIT)
+        return 1;
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-            return 1;
         snprintf(err, err_size, "reading the event stream failed: %s", strerror(errno));
         return -1;
     }
@@ -601,7 +704,7 @@ void http_client_stream_close(http_client_stream_t *s)
 {
     if (!s)
         return;
-    close(s->fd);
+    conn_close(&s->conn);
     buf_free(&s->pending);
     free(s);
 }

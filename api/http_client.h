@@ -1,16 +1,18 @@
-/* A small HTTP/1.1 client over plain TCP sockets, for `chessd play --server`:
- * one request a connection (Connection: close), every wait bounded by a
+/* A small HTTP/1.1 client over TCP sockets, for `chessd play --server`: one
+ * request a connection (Connection: close), every wait bounded by a
  * deadline, every response bounded in size, chunked transfer decoded; and a
  * streaming GET whose body is read piece by piece while the caller polls its
- * descriptor (an event stream). Plain http:// only: an https:// URL is
- * refused with a sentence saying so. Errors are sentences written into the
- * caller's buffer; nothing here prints. */
+ * descriptor (an event stream). https:// goes through store/tls.h (OpenSSL:
+ * the certificate verified against the system's CAs or a CA file, and the
+ * host's name checked). Errors are sentences written into the caller's
+ * buffer; nothing here prints. */
 #ifndef CHESSD_API_HTTP_CLIENT_H
 #define CHESSD_API_HTTP_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../store/tls.h"
 #include "buf.h"
 
 enum {
@@ -23,11 +25,19 @@ typedef struct {
     char port[8];
     char host_header[HTTP_CLIENT_HOST_MAX + 16]; /* as sent in Host: */
     char base_path[256];                        /* the URL's path without a trailing '/', may be "" */
+    bool https;
+    tls_context_t *tls; /* for https, set by http_client_url_tls(); owned */
 } http_client_url_t;
 
-/* Reads "http://host[:port][/path]" (IPv6 as [addr]); false with a sentence
- * in err for anything else, https:// included. */
+/* Reads "http://host[:port][/path]" or "https://..." (IPv6 as [addr]);
+ * false with a sentence in err for anything else. */
 bool http_client_parse_url(const char *text, http_client_url_t *url, char *err, size_t err_size);
+
+/* For an https URL, loads the CAs to trust (ca_file: PEM; NULL or "": the
+ * system's); false with a sentence in err when they cannot be read. Does
+ * nothing for http. Free with http_client_url_free(). */
+bool http_client_url_tls(http_client_url_t *url, const char *ca_file, char *err, size_t err_size);
+void http_client_url_free(http_client_url_t *url);
 
 typedef struct {
     int status;
@@ -58,10 +68,13 @@ http_client_stream_t *http_client_stream_open(const http_client_url_t *url, cons
                                               int timeout_ms, http_client_response_t *res, char *err,
                                               size_t err_size);
 
-/* The socket to poll for input. */
+/* The socket to poll, and the poll events to wait for (POLLIN, or POLLOUT
+ * while TLS must write before it can read on). */
 int http_client_stream_fd(const http_client_stream_t *s);
+short http_client_stream_events(const http_client_stream_t *s);
 
-/* Whether decoded body bytes are waiting (read with the head) without a poll. */
+/* Whether body bytes wait to be read without a poll (read with the head, or
+ * decrypted inside the TLS session). */
 bool http_client_stream_pending(const http_client_stream_t *s);
 
 /* Reads what the socket has (one read, which may block when nothing is

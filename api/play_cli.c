@@ -16,7 +16,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: chessd play [--fen FEN] [--chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
-            "       chessd play --server URL --game ID [--token TOKEN] [--ascii | --unicode] [--flip]\n"
+            "       chessd play --server URL --game ID [--token TOKEN] [--ca-file PEM] [--ascii | --unicode]\n"
+            "                   [--flip]\n"
             "\n"
             "Plays chess in a terminal. Alone, it plays both sides from the start position or\n"
             "from --fen; with --server it plays one side of a stored game through the HTTP\n"
@@ -30,7 +31,8 @@ static void usage(FILE *out)
             "  --unicode        Unicode pieces even when the output is not a terminal\n"
             "  --flip           Black at the bottom\n"
             "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
-            "  --server URL     a chessd server, http://host[:port] (https:// is refused)\n"
+            "  --server URL     a chessd server, http://host[:port][/path] or https://...\n"
+            "  --ca-file PEM    the CAs to trust for https (default: the system's)\n"
             "  --game ID        the stored game's id\n"
             "  --token TOKEN    the player's token (or CHESSD_PLAY_TOKEN); never printed\n"
             "\n"
@@ -61,7 +63,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 
 int play_cli_main(int argc, char **argv)
 {
-    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL;
+    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL;
     bool chess960 = false, ascii = false, unicode = false, flip = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -87,6 +89,8 @@ int play_cli_main(int argc, char **argv)
             token = v;
         else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
             max_plies = v;
+        else if ((v = option_value(argc, argv, &i, "--ca-file", &missing)))
+            ca_file = v;
         else {
             if (missing)
                 fprintf(stderr, "chessd play: %s needs a value\n", a);
@@ -120,7 +124,7 @@ int play_cli_main(int argc, char **argv)
         }
         view.max_plies = (int)n;
     }
-    if (server || game_id || token) {
+    if (server || game_id || token || ca_file) {
         if (fen || chess960 || max_plies) {
             fprintf(stderr, "chessd play: --fen, --chess960 and --max-plies are the stored game's with --server\n");
             return 2;
@@ -131,7 +135,7 @@ int play_cli_main(int argc, char **argv)
             fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
             return 2;
         }
-        return play_remote_run(server, game_id, token, &view);
+        return play_remote_run(server, game_id, token, ca_file, &view);
     }
     if (chess960 && !fen) {
         fprintf(stderr, "chessd play: --chess960 needs --fen (the Chess960 start position to play from)\n");

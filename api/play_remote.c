@@ -671,7 +671,8 @@ static int session(remote_t *r)
         else if (r->stream)
             timeout = (int)(r->last_byte_at + STREAM_IDLE_MS - now) + 1;
         struct pollfd fds[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
-                                 { .fd = r->stream ? http_client_stream_fd(r->stream) : -1, .events = POLLIN } };
+                                 { .fd = r->stream ? http_client_stream_fd(r->stream) : -1,
+                                   .events = r->stream ? http_client_stream_events(r->stream) : POLLIN } };
         int ready = poll(fds, 2, timeout < 0 ? -1 : timeout);
         if (ready < 0 && errno != EINTR) {
             play_print_error(r->out, "internal_error", "poll failed");
@@ -679,7 +680,7 @@ static int session(remote_t *r)
         }
         if (ready <= 0)
             continue;
-        if (r->stream && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        if (r->stream && (fds[1].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
             stream_readable(r);
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             r->need_prompt = true;
@@ -694,7 +695,8 @@ static int session(remote_t *r)
     return 0;
 }
 
-int play_remote_run(const char *server, const char *game_id, const char *token, const play_view_t *view)
+int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
+                    const play_view_t *view)
 {
     static remote_t r; /* large (the mirror, the input line): one per process */
     memset(&r, 0, sizeof r);
@@ -703,12 +705,20 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
         fprintf(stderr, "chessd play: %s\n", err);
         return 2;
     }
+    if (ca_file && !r.url.https) {
+        fprintf(stderr, "chessd play: --ca-file is for an https:// server\n");
+        return 2;
+    }
     if (!valid_text(game_id, GAME_ID_MAX, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")) {
         fprintf(stderr, "chessd play: a game id is 1 to %d letters, digits, '-' or '_'\n", GAME_ID_MAX);
         return 2;
     }
     if (!valid_text(token, TOKEN_MAX, NULL)) {
         fprintf(stderr, "chessd play: a token is 1 to %d printable characters without spaces\n", TOKEN_MAX);
+        return 2;
+    }
+    if (!http_client_url_tls(&r.url, ca_file, err, sizeof err)) {
+        fprintf(stderr, "chessd play: %s\n", err);
         return 2;
     }
     snprintf(r.game_id, sizeof r.game_id, "%s", game_id);
@@ -723,6 +733,7 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
     buf_free(&r.line);
     buf_free(&r.stream_bytes);
     buf_free(&r.event_data);
+    http_client_url_free(&r.url);
     memset(r.auth, 0, sizeof r.auth);
     fflush(stdout);
     return status;

@@ -1,16 +1,19 @@
 /* `chessd play --server URL --game ID --token T`: one side of a stored game,
  * played through the HTTP API (moves by POST /v1/games/{id}/moves with
  * expected_version, the opponent's moves from GET /v1/games/{id}/events,
- * read while standard input is read, with poll()). The token is sent in the
- * Authorization header and never printed. */
+ * read while standard input is read, with poll()), over http:// or https://.
+ * The token is sent in the Authorization header and never printed. */
 #ifndef CHESSD_API_PLAY_REMOTE_H
 #define CHESSD_API_PLAY_REMOTE_H
 
 #include "play.h"
 
-/* Runs the session on standard input and output. Returns the exit status:
- * 0 after quit, the end of input or the end of the game; 1 when the server
- * cannot be used (unreachable, the game or the token refused). */
-int play_remote_run(const char *server, const char *game_id, const char *token, const play_view_t *view);
+/* Runs the session on standard input and output; ca_file (PEM, may be NULL:
+ * the system's CAs) is trusted for an https server. Returns the exit status:
+ * 0 after quit or the end of input; 1 when the server cannot be used
+ * (unreachable, the game or the token refused); 2 for a bad URL, id, token or
+ * CA file. */
+int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
+                    const play_view_t *view);
 
 #endif

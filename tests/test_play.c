@@ -273,8 +273,12 @@ static void test_url_parsing(void)
     CU_ASSERT_STRING_EQUAL(url.port, "80");
     CU_ASSERT_STRING_EQUAL(url.host_header, "[::1]");
     CU_ASSERT_STRING_EQUAL(url.base_path, "/chess");
-    CU_ASSERT_FALSE(http_client_parse_url("https://example.com", &url, err, sizeof err));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "https:// is not supported"));
+    CU_ASSERT_TRUE(http_client_parse_url("https://example.com", &url, err, sizeof err));
+    CU_ASSERT_TRUE(url.https);
+    CU_ASSERT_STRING_EQUAL(url.port, "443");
+    CU_ASSERT_STRING_EQUAL(url.host_header, "example.com");
+    CU_ASSERT_TRUE(http_client_parse_url("https://example.com:8443", &url, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(url.host_header, "example.com:8443");
     CU_ASSERT_FALSE(http_client_parse_url("ftp://example.com", &url, err, sizeof err));
     CU_ASSERT_FALSE(http_client_parse_url("http://user:pw@example.com", &url, err, sizeof err));
     CU_ASSERT_FALSE(http_client_parse_url("http://example.com:99999", &url, err, sizeof err));

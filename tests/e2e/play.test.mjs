@@ -9,7 +9,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { startServer, CHESSD_BIN, trackProcess } from './server.mjs';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { startServer, CHESSD_BIN, REPO_ROOT, trackProcess, tempDir } from './server.mjs';
 import { post, get, sleep } from './http.mjs';
 import { prng } from './prng.mjs';
 
@@ -180,9 +184,9 @@ test('in a real terminal (tmux): a Unicode board and a prompt, moves typed with 
   });
 });
 
-/** Spawns the remote mode; output collected as it comes. */
-function playRemote(args, env = {}) {
-  const proc = trackProcess(spawn(CHESSD_BIN, ['play', '--server', server.base, ...args], {
+/** Spawns the remote mode (against base, the test's chessd by default); output collected as it comes. */
+function playRemote(args, env = {}, base = server.base) {
+  const proc = trackProcess(spawn(CHESSD_BIN, ['play', '--server', base, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env },
   }));
   const p = { proc, stdout: '', stderr: '' };
@@ -263,8 +267,57 @@ test('remote: a bad token gets the problem detail and exit 1; https:// is refuse
   missing.proc.stdin.end();
   assert.equal(await missing.exited, 1);
   assert.match(missing.stdout, /^error: game_not_found: /m);
-  const tls = playLocal(['--server', 'https://127.0.0.1:1', '--game', game.body.id, '--token', secret], '');
-  assert.equal(tls.code, 2);
-  assert.match(tls.stderr, /https:\/\/ is not supported/);
-  assert.ok(!tls.stderr.includes(secret));
+  const ftp = playLocal(['--server', 'ftp://127.0.0.1:1', '--game', game.body.id, '--token', secret], '');
+  assert.equal(ftp.code, 2);
+  assert.match(ftp.stderr, /must start with http:\/\/ or https:\/\//);
+  assert.ok(!ftp.stderr.includes(secret));
+});
+
+/** An HTTPS server (tests/tls/make_certs.sh's certificate for 127.0.0.1) passing every request to chessd as it comes. */
+async function startTlsProxy(certs, certName = 'server') {
+  const proxy = https.createServer({
+    cert: readFileSync(path.join(certs, `${certName}.crt`)), key: readFileSync(path.join(certs, `${certName}.key`)),
+  }, (req, res) => {
+    const upstream = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return proxy;
+}
+
+test('remote over https (OpenSSL, the certificate checked against --ca-file): the opponent\'s move arrives on the stream; an untrusted certificate is refused', async () => {
+  const certs = tempDir('chessd-play-certs-');
+  execFileSync('sh', [path.join(REPO_ROOT, 'tests/tls/make_certs.sh'), certs], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const proxy = await startTlsProxy(certs);
+  const unknown = await startTlsProxy(certs, 'unknown-ca');
+  try {
+    const base = `https://127.0.0.1:${proxy.address().port}`;
+    const game = await post(server, '/v1/games', {});
+    const { id, tokens } = game.body;
+    const p = playRemote(['--game', id, '--token', tokens.white, '--ca-file', path.join(certs, 'ca.crt')], {}, base);
+    await p.waitFor(`You play white in game ${id}`);
+    p.proc.stdin.write('e4\n');
+    await p.waitFor('Moves: 1. e4\n');
+    await post(server, `/v1/games/${id}/moves`, { move: 'c5', expected_version: 2 },
+      { headers: { authorization: `Bearer ${tokens.black}` } });
+    await p.waitFor('black played c5\n');
+    p.proc.stdin.end();
+    assert.equal(await p.exited, 0, p.stderr);
+    assert.ok(!p.stdout.includes(tokens.white));
+
+    const refused = playRemote(['--game', id, '--token', tokens.white, '--ca-file', path.join(certs, 'ca.crt')], {},
+      `https://127.0.0.1:${unknown.address().port}`);
+    refused.proc.stdin.end();
+    assert.equal(await refused.exited, 1);
+    assert.match(refused.stdout, /^error: connection_failed: TLS with 127\.0\.0\.1 port \d+ failed: /m);
+    assert.ok(!refused.stdout.includes(tokens.white));
+  } finally {
+    proxy.closeAllConnections?.();
+    unknown.closeAllConnections?.();
+    await Promise.all([new Promise((r) => proxy.close(r)), new Promise((r) => unknown.close(r))]);
+  }
 });
