@@ -3,7 +3,8 @@
  * game's moves, and its version) to draw the board and list the legal moves.
  * Moves and the other changes are POSTed with expected_version; the
  * opponent's arrive on the game's SSE stream, read in the same poll() loop
- * as standard input. A move event one version ahead is played on the mirror
+ * as standard input (each connection starts with the whole game, which is
+ * read only when its version is not the mirror's). A move event one version ahead is played on the mirror
  * (and checked against the event's FEN); any other change, a gap in the
  * versions or a disagreement reloads the whole game. Which side the token
  * plays is asked of the server with a move that can never be legal ("-"):
@@ -27,7 +28,7 @@
 
 enum {
     REQUEST_TIMEOUT_MS = 10000,
-    STREAM_OPEN_TIMEOUT_MS = 10000,
+    STREAM_OPEN_TIMEOUT_MS = 5000,   /* input waits meanwhile */
     STREAM_IDLE_MS = 60000,          /* no byte, not even a heartbeat, for this long: the stream is lost */
     RECONNECT_FIRST_MS = 1000,
     RECONNECT_MAX_MS = 16000,
@@ -436,18 +437,17 @@ static void stream_open(remote_t *r)
 {
     char path[GAME_ID_MAX + 32], headers[sizeof r->auth + 96], err[256];
     snprintf(path, sizeof path, "/v1/games/%s/events", r->game_id);
-    snprintf(headers, sizeof headers, "%sAccept: text/event-stream\r\nLast-Event-ID: %" PRIu64 "\r\n", r->auth,
-             r->version);
+    /* No Last-Event-ID: the stream starts with the whole game, at once, so a
+     * proxy that holds a response's head until its first body bytes passes
+     * it on without waiting for a heartbeat; the game is read only when its
+     * version is not the session's. */
+    snprintf(headers, sizeof headers, "%sAccept: text/event-stream\r\n", r->auth);
     http_client_response_t res;
     r->stream = http_client_stream_open(&r->url, path, headers, STREAM_OPEN_TIMEOUT_MS, &res, err, sizeof err);
     r->reconnect_at = 0;
     if (r->stream) {
         r->last_byte_at = now_ms();
         r->backoff_ms = RECONNECT_FIRST_MS;
-        return;
-    }
-    if (res.status == 204) { /* over, and we have its last version */
-        http_client_response_free(&res);
         return;
     }
     if (res.status >= 400 && res.status < 500 && res.status != 429) {
@@ -649,10 +649,10 @@ static int session(remote_t *r)
     print_game(r);
     r->backoff_ms = RECONNECT_FIRST_MS;
     r->need_prompt = true;
+    fflush(r->out);
     if (!game_is_over(&r->game))
         stream_open(r);
     for (;;) {
-        prompt(r);
         while (r->stream && http_client_stream_pending(r->stream))
             stream_readable(r);
         bool want_stream = !r->stream && !r->stream_refused && !game_is_over(&r->game) && r->reconnect_at;
@@ -670,6 +670,7 @@ static int session(remote_t *r)
             timeout = (int)(r->reconnect_at - now);
         else if (r->stream)
             timeout = (int)(r->last_byte_at + STREAM_IDLE_MS - now) + 1;
+        prompt(r); /* and flush what was printed, before waiting */
         struct pollfd fds[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
                                  { .fd = r->stream ? http_client_stream_fd(r->stream) : -1,
                                    .events = r->stream ? http_client_stream_events(r->stream) : POLLIN } };

@@ -273,6 +273,43 @@ test('remote: a bad token gets the problem detail and exit 1; https:// is refuse
   assert.ok(!ftp.stderr.includes(secret));
 });
 
+test('remote: a dropped event stream is reopened, a move made while it was down is shown, input is read at once through a proxy that holds heads; a timed game shows its clock', async () => {
+  const sockets = new Set();
+  const proxy = http.createServer((req, res) => {
+    const upstream = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  proxy.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  let p;
+  try {
+    const game = await post(server, '/v1/games', { clock: { initial_ms: 600000, increment_ms: 0 } });
+    const { id, tokens } = game.body;
+    p = playRemote(['--game', id, '--token', tokens.white], {}, `http://127.0.0.1:${proxy.address().port}`);
+    await p.waitFor('Clock: white 600.0 s, black 600.0 s\n', 3000);
+    p.proc.stdin.write('e4\n');
+    await p.waitFor('Moves: 1. e4\n', 3000); // well before the stream's first heartbeat
+    await sleep(200); // the stream is open (it was opened before e4 was read)
+    for (const socket of sockets) socket.destroy();
+    await p.waitFor('notice: the event stream ended (closed by the server); reconnecting\n');
+    await post(server, `/v1/games/${id}/moves`, { move: 'e5', expected_version: 2 },
+      { headers: { authorization: `Bearer ${tokens.black}` } });
+    await p.waitFor('Moves: 1. e4 e5\n', 5000); // from the whole game sent on the reopened stream
+    // Black's first move was free; white's clock runs from it.
+    assert.match(p.stdout, /Clock: white \d+\.\d s, black 600\.0 s, running: white\n/);
+    p.proc.stdin.end();
+    assert.equal(await p.exited, 0);
+  } finally {
+    p?.proc.kill();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => proxy.close(r));
+  }
+});
+
 /** An HTTPS server (tests/tls/make_certs.sh's certificate for 127.0.0.1) passing every request to chessd as it comes. */
 async function startTlsProxy(certs, certName = 'server') {
   const proxy = https.createServer({
