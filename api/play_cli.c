@@ -45,7 +45,7 @@ static void usage(FILE *out)
 /* The value of option `name` at argv[*i] ("--name VALUE" or "--name=VALUE"),
  * advancing *i; NULL when argv[*i] is another option. *missing is set when
  * it is this option without a value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+static char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n))
@@ -61,12 +61,27 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+/* Copies a secret argument into copy and blanks it in argv, so that it no
+ * longer shows in the process list (/proc/PID/cmdline) once read; a secret
+ * too long for copy is left to the remote mode to refuse. */
+static const char *hide(char *arg, char *copy, size_t size)
+{
+    size_t n = strlen(arg);
+    if (n >= size)
+        return arg;
+    memcpy(copy, arg, n + 1);
+    memset(arg, 'x', n);
+    return copy;
+}
+
 int play_cli_main(int argc, char **argv)
 {
     const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL;
+    char token_copy[1024];
     bool chess960 = false, ascii = false, unicode = false, flip = false;
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
+        const char *a = argv[i];
+        char *v;
         bool missing = false;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -86,7 +101,7 @@ int play_cli_main(int argc, char **argv)
         else if ((v = option_value(argc, argv, &i, "--game", &missing)))
             game_id = v;
         else if ((v = option_value(argc, argv, &i, "--token", &missing)))
-            token = v;
+            token = hide(v, token_copy, sizeof token_copy);
         else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
             max_plies = v;
         else if ((v = option_value(argc, argv, &i, "--ca-file", &missing)))

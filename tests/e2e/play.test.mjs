@@ -209,6 +209,8 @@ test('remote: plays white of a stored game, and black\'s move made over HTTP arr
   const { id, tokens } = game.body;
   const p = playRemote(['--game', id, '--token', tokens.white]);
   await p.waitFor(`You play white in game ${id} (version 1).`);
+  const cmdline = readFileSync(`/proc/${p.proc.pid}/cmdline`, 'utf8');
+  assert.ok(cmdline.includes('--token') && !cmdline.includes(tokens.white), 'the token is blanked in the process list');
   p.proc.stdin.write('e4\n');
   await p.waitFor('Moves: 1. e4\n');
   const stored = await get(server, `/v1/games/${id}`);
