@@ -1,5 +1,5 @@
-/* `chessd play` (see play.h): option parsing, what the local and remote
- * sessions print, and the local session itself. The game is a game_t of the
+/* `chessd play` (see play.h): what the local and remote sessions print,
+ * and the local session itself. The game is a game_t of the
  * rules core and the moves played are kept as move-list text, exactly as a
  * stored game keeps them, so a move, a claim, the PGN and a refusal go
  * through the same code as the HTTP API's. */
@@ -27,6 +27,8 @@ static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
 /* ---- what both sessions print ---- */
+
+const char *play_color_name(int color) { return color_names[color == BLACK]; }
 
 bool play_locale_is_utf8(void)
 {

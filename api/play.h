@@ -34,7 +34,10 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
  * that is set and not empty names UTF-8 ("UTF-8" or "utf8", any case). */
 bool play_locale_is_utf8(void);
 
-/* The board, ranks and files labelled, then an empty line. */
+/* "white" or "black". */
+const char *play_color_name(int color);
+
+/* The board, ranks and files labelled. */
 void play_print_board(FILE *out, const position_t *pos, const play_view_t *view);
 
 /* "Material — white 39, black 38" (P1 N3 B3 R5 Q9), with '-' for the dash

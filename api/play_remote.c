@@ -75,8 +75,6 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static const char *color_name(int c) { return c == WHITE ? "white" : "black"; }
-
 /* ---- answers ---- */
 
 /* Prints a refused request: its problem's code and detail, or the status and
@@ -329,7 +327,7 @@ static cJSON *action_body(const char *action)
 /* Whether the opponent has an offer standing (kind: the mirror's field). */
 static bool opponent_offers(const remote_t *r, const char *offer)
 {
-    return offer[0] && (r->side < 0 || strcmp(offer, color_name(r->side)));
+    return offer[0] && (r->side < 0 || strcmp(offer, play_color_name(r->side)));
 }
 
 static void remote_command(remote_t *r, const char *text, size_t length)
@@ -490,7 +488,7 @@ static void stream_event(remote_t *r)
             r->need_prompt = true;
             bool is_move = cJSON_IsString(event) && !strcmp(event->valuestring, "move") && cJSON_IsString(san);
             if (is_move)
-                fprintf(r->out, "%s played %s\n", color_name(mover), san->valuestring);
+                fprintf(r->out, "%s played %s\n", play_color_name(mover), san->valuestring);
             else
                 fprintf(r->out, "event: %s\n", cJSON_IsString(event) ? event->valuestring : "change");
             if (follow_change(r, doc))
@@ -630,7 +628,7 @@ static bool valid_text(const char *text, size_t max, const char *allowed)
 static void prompt(remote_t *r)
 {
     if (r->view.prompt && r->need_prompt)
-        fprintf(r->out, "%s> ", r->side < 0 ? "game" : color_name(r->side));
+        fprintf(r->out, "%s> ", r->side < 0 ? "game" : play_color_name(r->side));
     r->need_prompt = false;
     fflush(r->out);
 }
@@ -641,7 +639,7 @@ static int session(remote_t *r)
         return 1;
     if (r->side >= 0) {
         r->view.flip = r->view.flip != (r->side == BLACK);
-        fprintf(r->out, "You play %s in game %s (version %" PRIu64 ").\n\n", color_name(r->side), r->game_id,
+        fprintf(r->out, "You play %s in game %s (version %" PRIu64 ").\n\n", play_color_name(r->side), r->game_id,
                 r->version);
     } else {
         fprintf(r->out, "Game %s is over (version %" PRIu64 ").\n\n", r->game_id, r->version);

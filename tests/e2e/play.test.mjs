@@ -18,8 +18,12 @@ import { post, get, sleep } from './http.mjs';
 import { prng } from './prng.mjs';
 
 let server;
+const remotes = new Set(); // the remote-mode processes, killed at the end whatever failed
 before(async () => { server = await startServer(); });
-after(async () => { await server?.stop(); });
+after(async () => {
+  for (const proc of remotes) proc.kill('SIGKILL');
+  await server?.stop();
+});
 
 /** Runs `chessd play ARGS` with input piped in; resolves to { code, stdout, stderr }. */
 function playLocal(args, input, env = {}) {
@@ -189,13 +193,16 @@ function playRemote(args, env = {}, base = server.base) {
   const proc = trackProcess(spawn(CHESSD_BIN, ['play', '--server', base, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env },
   }));
+  remotes.add(proc);
+  proc.on('exit', () => remotes.delete(proc));
   const p = { proc, stdout: '', stderr: '' };
   proc.stdout.setEncoding('utf8').on('data', (d) => { p.stdout += d; });
   proc.stderr.setEncoding('utf8').on('data', (d) => { p.stderr += d; });
   p.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
-  p.waitFor = async (text, timeoutMs = 10000) => {
+  /** Waits for text in the output, past offset `from` (the output's length at some earlier point). */
+  p.waitFor = async (text, timeoutMs = 10000, from = 0) => {
     const deadline = Date.now() + timeoutMs;
-    while (!p.stdout.includes(text)) {
+    while (p.stdout.indexOf(text, from) < 0) {
       assert.ok(Date.now() < deadline, `'${text}' did not come within ${timeoutMs} ms; output:\n${p.stdout}\nstderr: ${p.stderr}`);
       await sleep(20);
     }
@@ -227,6 +234,17 @@ test('remote: plays white of a stored game, and black\'s move made over HTTP arr
   await p.waitFor('error: illegal_move: move 2 (\'Ke3\'): ');
   const now = await get(server, `/v1/games/${id}`);
   await p.waitFor(`${now.body.position.fen}\n`);
+  // Black offers a draw over HTTP: the event, then the offer in the position; white declines it.
+  const offer = await post(server, `/v1/games/${id}/draw`, { action: 'offer', expected_version: 3 },
+    { headers: { authorization: `Bearer ${tokens.black}` } });
+  assert.equal(offer.status, 200);
+  await p.waitFor('event: draw_offer\n');
+  await p.waitFor('Draw offered by black\n');
+  const mark = p.stdout.length;
+  p.proc.stdin.write('decline\nfen\n'); // commands run in order: the FEN line comes after the decline's answer
+  await p.waitFor('rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n', 10000, mark);
+  assert.equal(p.stdout.split('Draw offered by black').length, 2, 'the offer is shown once, and gone after the decline');
+  assert.equal((await get(server, `/v1/games/${id}`)).body.draw_offer, null);
   // Moving out of turn is the server's refusal too.
   p.proc.stdin.write('Nf3\nd4\n');
   await p.waitFor('Moves: 1. e4 e5 2. Nf3\n');
