@@ -173,6 +173,18 @@ static void test_fifty_move_claim_from_a_fen(void)
     free(out);
 }
 
+static void test_stalemate_and_automatic_draws(void)
+{
+    char *out = run("7k/8/6Q1/8/8/8/8/6K1 w - - 0 1", "Qf7\n");
+    expect_last(out, "Status:", "Status: stalemate, result 1/2-1/2");
+    expect_last(out, "Black to move", "Black to move");
+    free(out);
+    out = run("8/8/8/4k3/8/8/3n4/2B1K3 w - - 0 1", "Kxd2\n");
+    expect_last(out, "Status:", "Status: draw (insufficient_material), result 1/2-1/2");
+    expect_last(out, "Material", "Material - white 3, black 0");
+    free(out);
+}
+
 static void test_pgn_of_the_session(void)
 {
     char *out = run(NULL, "f3\ne5\ng4\nQh4#\npgn\n");
@@ -389,6 +401,7 @@ int test_play_register(void)
     CU_add_test(suite, "undo_takes_back_one_ply_and_a_mate", test_undo_takes_back_one_ply_and_a_mate);
     CU_add_test(suite, "claim_after_threefold_repetition", test_claim_after_threefold_repetition);
     CU_add_test(suite, "fifty_move_claim_from_a_fen", test_fifty_move_claim_from_a_fen);
+    CU_add_test(suite, "stalemate_and_automatic_draws", test_stalemate_and_automatic_draws);
     CU_add_test(suite, "pgn_of_the_session", test_pgn_of_the_session);
     CU_add_test(suite, "chess960_fen_castles_king_takes_rook", test_chess960_fen_castles_king_takes_rook);
     CU_add_test(suite, "long_line_is_refused_and_the_session_goes_on", test_long_line_is_refused_and_the_session_goes_on);
