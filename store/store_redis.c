@@ -437,6 +437,19 @@ static bool log_due(store_t *s, const char *line, int64_t now)
     return true;
 }
 
+bool store_array_reserve(void **items, unsigned *capacity, unsigned count, size_t item_size)
+{
+    if (count < *capacity)
+        return true;
+    unsigned grown = *capacity ? 2 * *capacity : 4;
+    void *bigger = realloc(*items, grown * item_size);
+    if (!bigger)
+        return false;
+    *items = bigger;
+    *capacity = grown;
+    return true;
+}
+
 /* Logs "chessd: <what> <why>", unless that same line was logged less than
  * CONNECT_LOG_MS ago. */
 static void log_problem(store_t *s, const char *what, const char *why)
@@ -515,14 +528,11 @@ static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
             break;
         }
     }
-    if (t->count == t->capacity) {
-        unsigned capacity = t->capacity ? 2 * t->capacity : 4;
-        node_conn_t *items = realloc(t->items, capacity * sizeof *items);
-        if (!items)
-            return NULL;
-        t->items = items;
-        t->capacity = capacity;
-    }
+    void *items = t->items;
+    bool room = store_array_reserve(&items, &t->capacity, t->count, sizeof *t->items);
+    t->items = items;
+    if (!room)
+        return NULL;
     conn_t *c = store_connect_node(s, node, NULL, 0);
     if (c)
         t->items[t->count++] = (node_conn_t){ *node, c };
