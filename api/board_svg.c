@@ -49,7 +49,8 @@ static const struct {
                        "<path d=\"M30 66C44 62 56 62 70 66\" fill=\"none\" stroke=\"currentColor\"/>" },
 };
 
-/* The colours of each side's pieces; the name prefixes their ids. */
+/* The colours of each side's pieces; the name prefixes their ids and is the
+ * side's value of the orientation parameter. */
 static const struct {
     const char *name, *fill, *line, *detail;
 } sides[COLOR_COUNT] = {
@@ -213,10 +214,12 @@ bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_sv
     board_svg_options_default(options);
     const char *value = api_request_query(req, "orientation");
     if (value) {
-        if (!strcmp(value, "white") || !strcmp(value, "black"))
-            options->orientation = !strcmp(value, "white") ? WHITE : BLACK;
-        else
+        int c = 0;
+        while (c < COLOR_COUNT && strcmp(value, sides[c].name))
+            c++;
+        if (c == COLOR_COUNT)
             return bad_parameter(res, "query parameter 'orientation' must be white or black");
+        options->orientation = (color_t)c;
     }
     if (!body_query_bool(req, "check", true, &options->mark_check, res) ||
         !body_query_bool(req, "coordinates", true, &options->coordinates, res))
