@@ -86,9 +86,8 @@ static void answer_position(const api_request_t *req, api_response_t *res, const
 /* The quality (0 to 1000) an Accept header gives media type `type`
  * ("image/svg+xml") through a range naming it or its major type ("image/"
  * then a star), and in *index the range's place in the list; -1 when no
- * range names it.
- * A bare wildcard is not counted: it says what a client tolerates, not what
- * it asks for. */
+ * range names it. A bare wildcard is not counted: it says what a client
+ * tolerates, not what it asks for. */
 static int accept_quality(const char *accept, const char *type, int *index)
 {
     size_t type_length = strlen(type), major_length = strcspn(type, "/");
