@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { PNG } from 'pngjs';
 import { Chess } from 'chess.js';
 import { startServer } from './server.mjs';
-import { get, post, expectProblem, START_FEN, KIWIPETE } from './http.mjs';
+import { call, get, post, expectProblem, START_FEN, KIWIPETE } from './http.mjs';
 import { spec } from './openapi.mjs';
 
 // The picture's geometry and palette as api/board_svg.h and openapi.yaml
@@ -353,6 +353,11 @@ test('a game\'s board.svg: its position, its last move, check, undo; ETag the ve
   assert.equal(notModified.status, 304);
   assert.equal(notModified.text, '');
   assert.equal(notModified.headers.get('etag'), picture0.etag);
+  const headOnly = await call(server, 'HEAD', `/v1/games/${g.id}/board.svg`);
+  assert.equal(headOnly.status, 200);
+  assert.equal(headOnly.headers.get('content-type'), 'image/svg+xml');
+  assert.equal(headOnly.headers.get('etag'), picture0.etag);
+  assert.equal(headOnly.text, '');
   const line = [['white', 'e4'], ['black', 'e5'], ['white', 'Qh5'], ['black', 'Nc6'], ['white', 'Bc4'], ['black', 'Nf6']];
   let lastmove;
   for (const [color, move] of line) {
