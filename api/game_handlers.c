@@ -21,6 +21,7 @@
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
+#include "board_svg.h"
 #include "body.h"
 #include "config.h"
 #include "game_cache.h"
@@ -1219,6 +1220,15 @@ static void long_poll(const api_request_t *req, api_response_t *res, uint64_t ve
     }
 }
 
+/* Whether the request's If-None-Match names version (or is "*"). */
+static bool client_copy_current(const api_request_t *req, uint64_t version)
+{
+    char etag[32];
+    snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", version);
+    const char *if_none_match = api_request_header(req, "If-None-Match");
+    return if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"));
+}
+
 void handle_game_get(const api_request_t *req, api_response_t *res)
 {
     bool with_moves;
@@ -1227,10 +1237,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
-        char etag[32];
-        snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", g.record.version);
-        const char *if_none_match = api_request_header(req, "If-None-Match");
-        if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
+        if (client_copy_current(req, g.record.version)) {
             api_response_set(res, 304, "application/json", calloc(1, 1), 0);
             long_poll(req, res, g.record.version);
         } else {
@@ -1245,6 +1252,42 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
             game_cache_setup(req->config->game_cache_slots);
             game_cache_put(&g.record);
         }
+    }
+    loaded_free(&g);
+}
+
+/* The squares of the last move in a move list (well formed), or SQ_NONE. */
+static void last_move_squares(const char *line, size_t length, board_svg_options_t *options)
+{
+    options->lastmove_from = options->lastmove_to = SQ_NONE;
+    const char *entry = line + length;
+    while (entry > line && entry[-1] != ' ')
+        entry--;
+    const char *colon = memchr(entry, ':', (size_t)(line + length - entry));
+    uci_text_t move;
+    if (colon && uci_read(entry, (size_t)(colon - entry), &move)) {
+        options->lastmove_from = move.from;
+        options->lastmove_to = move.to;
+    }
+}
+
+/* GET /v1/games/{id}/board.svg: the current position with the last move
+ * and a check marked, the version as ETag (304 when If-None-Match names it). */
+void handle_game_board_svg(const api_request_t *req, api_response_t *res)
+{
+    board_svg_options_t options;
+    loaded_t g;
+    memset(&g, 0, sizeof g);
+    if (!board_svg_read_query(req, false, &options, res))
+        return;
+    if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
+        if (client_copy_current(req, g.record.version)) {
+            api_response_set(res, 304, BOARD_SVG_CONTENT_TYPE, calloc(1, 1), 0);
+        } else {
+            last_move_squares(g.moves ? g.moves : "", g.moves ? g.moves_length : 0, &options);
+            board_svg_respond(res, &g.record.game.pos, &options);
+        }
+        set_etag(res, g.record.version);
     }
     loaded_free(&g);
 }

@@ -21,7 +21,9 @@ typedef struct {
     unsigned flags;                 /* ROUTE_* */
 } route_t;
 
-static const char *const position_get_params[] = { "fen", "chess960", "legal_moves", NULL };
+static const char *const position_get_params[] = { "fen", "chess960", "legal_moves", "format", "orientation",
+                                                    "lastmove", "check", "coordinates", "size", NULL };
+static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
 
@@ -46,6 +48,8 @@ static const route_t routes[] = {
     { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, "POST", legal_moves_param,
       ROUTE_GAME },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
+    { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, "GET, HEAD", board_params,
+      ROUTE_GAME },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, "GET, HEAD", NULL,
       ROUTE_GAME | ROUTE_STREAM },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },
