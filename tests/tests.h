@@ -35,6 +35,7 @@ int test_tls_register(void);
 int test_config_register(void);
 int test_cluster_register(void);
 int test_store_cluster_register(void);
+int test_chess960_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
