@@ -215,6 +215,18 @@ static void write_moves(jsonw_t *w, const char *line, size_t length)
     jsonw_array_end(w);
 }
 
+/* "chess960_position": the Scharnagl number of a Chess960 game's initial
+ * position when it is one of the 960 starts, else null. Read from the
+ * initial position, so every stored game has it, whatever its record's age. */
+static void write_chess960_position(jsonw_t *w, const position_t *initial)
+{
+    int number = initial->chess960 ? chess960_number(initial) : -1;
+    if (number >= 0)
+        jsonw_kv_int(w, "chess960_position", number);
+    else
+        jsonw_kv_null(w, "chess960_position");
+}
+
 /* The Game object, with every move; tokens (two strings) only in the
  * creation answer; as an event (type "game") when event is set. */
 static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], bool event,
@@ -236,6 +248,7 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
         jsonw_object_end(&w);
     }
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, g->moves ? g->moves : "", g->moves ? g->moves_length : 0);
     write_state(&w, &r->game, with_moves, g->now_ms);
@@ -1101,6 +1114,47 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
     return true;
 }
 
+/* The Chess960 start a creation request asks for: *number is
+ * "chess960_position" (0..959), a random start for "chess960": true without a
+ * "fen", or -1 when the request gives its position another way (or none).
+ * False with res filled when the number is no start or contradicts "fen" or
+ * "chess960": false. Types of "fen" and "chess960" are checked before. */
+static bool read_chess960_start(const cJSON *root, int *number, api_response_t *res)
+{
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
+    bool has_fen = fen && !cJSON_IsNull(fen);
+    *number = -1;
+    if (chosen && !cJSON_IsNull(chosen)) {
+        double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
+        if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
+            api_problem(res, API_EINVALID_CHESS960_POSITION,
+                        "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL,
+                        NULL);
+            return false;
+        }
+        if (has_fen || cJSON_IsFalse(chess960)) {
+            api_problem(res, API_ECONFLICTING_FIELDS,
+                        has_fen ? "give 'fen' or 'chess960_position', not both"
+                                : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
+                        NULL, NULL);
+            return false;
+        }
+        *number = (int)value;
+        return true;
+    }
+    if (!cJSON_IsTrue(chess960) || has_fen)
+        return true;
+    uint32_t drawn;
+    if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+        api_problem(res, API_EINTERNAL, "no randomness for a Chess960 start", NULL, NULL);
+        return false;
+    }
+    *number = (int)drawn;
+    return true;
+}
+
 /* Sets up a new game from the creation request; false with res filled when refused. */
 static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
                      api_response_t *res)
@@ -1122,8 +1176,15 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
     const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
     position_t pos;
     char message[200];
-    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
-                               sizeof message);
+    int number;
+    if (!read_chess960_start(root, &number, res))
+        return false;
+    fen_error_t fe = FEN_OK;
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: read_chess960_start() checked */
+    else
+        fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
+                       sizeof message);
     if (fe != FEN_OK) {
         api_problem_fen(res, fe, message);
         return false;
@@ -1163,7 +1224,8 @@ static bool id_for_key(const idem_request_t *idem, loaded_t *g, api_response_t *
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "white", "black", "clock", "takeback", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
+                                           "takeback", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))

@@ -60,6 +60,9 @@ static const struct {
     [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
     [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
+    [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
+                                         "chess960_position must be a whole number from 0 to 959" },
+    [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
