@@ -664,15 +664,23 @@ static int authenticate(const api_request_t *req, const game_record_t *r, char h
     return who;
 }
 
-/* Whether an If-Match value names the current version. RFC 9110 compares
- * strongly: a weak tag never matches; "*" matches the existing game. */
-static bool if_match_fits(const char *value, uint64_t current)
+/* How an If-Match value stands against the current version, best first. */
+typedef enum {
+    IF_MATCH_FITS,     /* "*", or a strong tag of the current version, alone or in a list */
+    IF_MATCH_STALE,    /* well-formed strong tags, none of them the current version */
+    IF_MATCH_WEAK,     /* a weak tag (W/"n") among them: RFC 9110 compares If-Match strongly, so it never fits */
+    IF_MATCH_UNQUOTED, /* an entry that is no entity-tag (If-Match: 3): never fits either */
+} if_match_t;
+
+/* Judges an If-Match value (RFC 9110 13.1.1: "*" or a comma-separated list
+ * of entity-tags, compared strongly) against the current version. */
+static if_match_t if_match_judge(const char *value, uint64_t current)
 {
     if (!strcmp(value, "*"))
-        return true;
+        return IF_MATCH_FITS;
     char tag[32];
     snprintf(tag, sizeof tag, "\"%" PRIu64 "\"", current);
-    /* A list of tags: any one of them may match. */
+    if_match_t worst = IF_MATCH_STALE;
     for (const char *p = value; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
@@ -680,16 +688,44 @@ static bool if_match_fits(const char *value, uint64_t current)
         while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
         if (n == strlen(tag) && !strncmp(p, tag, n))
-            return true;
+            return IF_MATCH_FITS;
+        bool weak = n >= 2 && p[0] == 'W' && p[1] == '/';
+        const char *opaque = weak ? p + 2 : p;
+        size_t opaque_length = weak ? n - 2 : n;
+        bool quoted = opaque_length >= 2 && opaque[0] == '"' && opaque[opaque_length - 1] == '"'
+                      && !memchr(opaque + 1, '"', opaque_length - 2);
+        if (n > 0 && !quoted)
+            worst = IF_MATCH_UNQUOTED;
+        else if (n > 0 && weak && worst == IF_MATCH_STALE)
+            worst = IF_MATCH_WEAK;
         p += strcspn(p, ",");
     }
-    return false;
+    return worst;
+}
+
+/* 412 for an If-Match that does not fit, with the current version (as the
+ * 409 of a stale expected_version has it) and what was wrong with it. */
+static void if_match_refused(api_response_t *res, const char *if_match, if_match_t judged, uint64_t current)
+{
+    char detail[200];
+    if (judged == IF_MATCH_UNQUOTED)
+        snprintf(detail, sizeof detail,
+                 "If-Match must be a quoted ETag such as \"%" PRIu64 "\" (the game's version), not %.32s", current,
+                 if_match);
+    else if (judged == IF_MATCH_WEAK)
+        snprintf(detail, sizeof detail,
+                 "If-Match %.32s: a weak ETag (W/) never matches, as If-Match compares strongly; the game's ETag is "
+                 "\"%" PRIu64 "\"", if_match, current);
+    else
+        snprintf(detail, sizeof detail, "If-Match %.32s does not match the game's version \"%" PRIu64 "\"", if_match,
+                 current);
+    api_problem_precondition(res, detail, current);
 }
 
 /* The version a change was made against: body expected_version and/or
  * If-Match; every one given must fit. Fills res and returns false on a
- * mismatch (409 for expected_version, 412 for If-Match) or when neither is
- * given (428). */
+ * mismatch (409 for expected_version, 412 for If-Match, both with
+ * current_version) or when neither is given (428). */
 static bool check_version(const api_request_t *req, const cJSON *root, uint64_t current, uint64_t *expected,
                           api_response_t *res)
 {
@@ -713,10 +749,9 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
             return false;
         }
     }
-    if (if_match && !if_match_fits(if_match, current)) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%" PRIu64 "\"", if_match, current);
-        api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
+    if_match_t judged = if_match ? if_match_judge(if_match, current) : IF_MATCH_FITS;
+    if (judged != IF_MATCH_FITS) {
+        if_match_refused(res, if_match, judged, current);
         return false;
     }
     *expected = current;

@@ -163,6 +163,11 @@ void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expect
     api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
 }
 
+void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current)
+{
+    api_problem(res, API_EPRECONDITION_FAILED, detail, write_current_version, &current);
+}
+
 void api_problem_game(api_response_t *res, game_status_t status)
 {
     static const struct {
