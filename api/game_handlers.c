@@ -180,11 +180,17 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
     jsonw_object_end(w);
 }
 
-/* The position, the game's ending, offers and clock, common to both answers. */
+/* The position, the game's ending, offers and clock, common to both answers.
+ * Once the game is over, the position's status, result and draw_reason are
+ * the game's (a resigned game's position says "resigned", not "active"). */
 static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
 {
+    json_out_ending_t ending = {
+        game_state_name(g->state), game_result_name(g->result),
+        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+    };
     jsonw_key(w, "position");
-    json_out_position(w, &g->pos, &g->status, with_moves && !game_is_over(g));
+    json_out_position_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));

@@ -121,6 +121,18 @@ async function play(g, moves) {
 const draw = (g, color, action) => changeOk(g, color, 'draw', { action, expected_version: g.version });
 
 /** Asserts that the game ended in this write and that nothing can change it any more. */
+/**
+ * A game over: its position's status and result are the game's (a resigned
+ * game's position never says "active"), draw_reason is the termination of a
+ * draw (else null), and no draw is claimable any more.
+ */
+function assertPositionAgrees(body) {
+  assert.equal(body.position.status, body.status, `position.status of a game that is ${body.status}`);
+  assert.equal(body.position.result, body.result);
+  assert.equal(body.position.draw_reason, body.status === 'draw' ? body.termination : null);
+  assert.deepEqual(body.position.claimable_draws, []);
+}
+
 async function assertEnded(g, { status, result, termination }) {
   const b = g.body;
   assert.equal(b.status, status);
@@ -128,12 +140,14 @@ async function assertEnded(g, { status, result, termination }) {
   assert.equal(b.termination, termination);
   assert.equal(b.draw_offer, null);
   assert.ok(!('legal_moves' in b.position), 'position.legal_moves is absent once the game is over');
+  assertPositionAgrees(b);
   // The ending was written with the move: a fresh read shows the same version, not one more.
   const again = await get(g.srv, `/v1/games/${g.id}`);
   assert.equal(again.status, 200);
   assert.equal(again.body.version, g.version);
   assert.equal(again.body.status, status);
   assert.equal(again.body.termination, termination);
+  assertPositionAgrees(again.body);
   for (const color of ['white', 'black']) {
     expectProblem(await change(g, color, 'moves', { move: 'e4', expected_version: g.version }), 409, 'game_over');
     expectProblem(await change(g, color, 'resign', { expected_version: g.version }), 409, 'game_over');
