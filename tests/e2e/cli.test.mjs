@@ -1,11 +1,12 @@
 // The chessd command line, run as a user runs it: every subcommand takes
 // --help and -h (its usage on stdout, exit 0, nothing on stderr, whatever
 // else is on the line), `chessd help`, -h and --help list every subcommand,
-// -v, --version and `version` print the version, and an unknown command or
-// no command at all is exit 2 with the usage on stderr.
+// -v, --version and `version` print the version, an unknown command or no
+// command at all is exit 2 with the usage on stderr, and `chessd serve` says
+// at start which address it listens on and who can reach it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { CHESSD_BIN } from './server.mjs';
 
 const run = (args) => spawnSync(CHESSD_BIN, args, { encoding: 'utf8', timeout: 10000 });
@@ -57,4 +58,33 @@ test('an unknown command or none is exit 2 with the usage on stderr', () => {
   const bad = run(['serve', '--no-such-option']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option '--no-such-option'/);
+});
+
+/** Starts `chessd serve` with args (no Redis), resolves to its "listening" line once printed, then stops it (exit 0). */
+async function listeningLine(args) {
+  const proc = spawn(CHESSD_BIN, ['serve', '--redis', 'none', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const line = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 5000);
+    proc.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+      const m = /^chessd: listening on .*$/m.exec(stderr);
+      if (m) { clearTimeout(timer); resolve(m[0]); }
+    });
+    proc.on('exit', () => { clearTimeout(timer); reject(new Error(`exited: ${stderr}`)); });
+  });
+  const exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  proc.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  return line;
+}
+
+test('serve says which address it listens on, and that --bind 127.0.0.1 keeps it local', async () => {
+  const all = await listeningLine(['--bind', '0.0.0.0']);
+  assert.match(all, /^chessd: listening on 0\.0\.0\.0 port \d+ with \d+ threads \(all interfaces: other machines can connect; --bind 127\.0\.0\.1 keeps it local\)$/);
+  const local = await listeningLine(['--bind', '127.0.0.1']);
+  assert.match(local, /^chessd: listening on 127\.0\.0\.1 port \d+ with \d+ threads \(loopback: this machine only\)$/);
+  // The default is every interface, and the line says so.
+  const byDefault = await listeningLine([]);
+  assert.match(byDefault, /^chessd: listening on 0\.0\.0\.0 port \d+ .*\(all interfaces/);
 });
