@@ -61,7 +61,7 @@ static const struct {
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
     [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
     [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
-                                         "chess960_position must be a whole number from 0 to 959" },
+                                         "chess960_position is not a Chess960 start number (0 to 959)" },
     [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };

@@ -9,8 +9,8 @@
 //   both texts alike: a PGN's Date tag, ISO timestamps, and ids and tokens
 //   where they follow "id", "white" or "black" as JSON members;
 // - the table of problem codes after `<!-- problem-codes` lists exactly the
-//   codes and HTTP statuses of api/problem.c's table, and so does the code
-//   enum of openapi.yaml's Problem.
+//   codes, HTTP statuses and titles of api/problem.c's table, and the code
+//   enum of openapi.yaml's Problem has exactly those codes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -114,12 +114,14 @@ function problemTable() {
   const source = readFileSync(path.join(REPO_ROOT, 'api/problem.c'), 'utf8');
   const opening = '} table[API_STATUS_COUNT] = {';
   const table = source.slice(source.indexOf(opening) + opening.length, source.indexOf('\n};'));
-  const entries = [...table.matchAll(/\[(API_\w+)\]\s*=\s*\{\s*"([a-z0-9_]+)",\s*(\d{3}),/g)];
+  const entries = [...table.matchAll(/\[(API_\w+)\]\s*=\s*\{\s*"([a-z0-9_]+)",\s*(\d{3}),\s*((?:"[^"\\]*"\s*)+)\}/g)];
   assert.equal(entries.length, (table.match(/\[API_\w+\]\s*=/g) ?? []).length, 'every row of the problem table was read');
-  return new Map(entries.filter((m) => m[1] !== 'API_OK').map((m) => [m[2], Number(m[3])]));
+  // The title: its string literals joined, as C joins them.
+  const title = (literals) => [...literals.matchAll(/"([^"]*)"/g)].map((m) => m[1]).join('');
+  return new Map(entries.filter((m) => m[1] !== 'API_OK').map((m) => [m[2], `${m[3]} ${title(m[4])}`]));
 }
 
-test('the README lists every problem code with its HTTP status, as api/problem.c has them', () => {
+test('the README lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
   const codes = problemTable();
   assert.ok(codes.size >= 40, `only ${codes.size} codes read from api/problem.c`);
   const start = README.indexOf('<!-- problem-codes');
@@ -128,10 +130,10 @@ test('the README lists every problem code with its HTTP status, as api/problem.c
   const listed = new Map();
   for (const row of rows) {
     if (!row.startsWith('|')) break;
-    const m = /^\| `([a-z0-9_]+)` \| (\d{3}) \|/.exec(row);
+    const m = /^\| `([a-z0-9_]+)` \| (\d{3}) \| ([^|]*) \|/.exec(row);
     if (!m) continue; // the header and its rule
     assert.ok(!listed.has(m[1]), `${m[1]} is listed twice`);
-    listed.set(m[1], Number(m[2]));
+    listed.set(m[1], `${m[2]} ${m[3].trim()}`);
   }
   assert.deepEqual(Object.fromEntries([...listed].sort()), Object.fromEntries([...codes].sort()));
   const documented = spec().doc.components.schemas.Problem.properties.code.enum;
