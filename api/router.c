@@ -21,7 +21,7 @@ typedef struct {
     unsigned flags;                 /* ROUTE_* */
 } route_t;
 
-static const char *const position_get_params[] = { "fen", "chess960", "legal_moves", NULL };
+static const char *const position_get_params[] = { "fen", "chess960", "chess960_position", "legal_moves", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
 

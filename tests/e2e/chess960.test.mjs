@@ -108,3 +108,21 @@ test('a number out of range or contradicting fen or chess960 is refused', async 
   // null means "not given".
   assert.equal((await create({ chess960_position: null })).chess960_position, null);
 });
+
+test('GET /v1/position?chess960_position=N describes start N, as kokopu builds it', async () => {
+  for (const n of [0, 518, 959, 77, 600]) {
+    const res = await get(server, `/v1/position?chess960_position=${n}&legal_moves=false`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(placement(res.body.fen), placement(kokopuStart(n)));
+    assert.equal(res.body.chess960, true);
+    assert.equal(res.body.status, 'active');
+  }
+  const withMoves = await get(server, '/v1/position?chess960_position=0&chess960=true');
+  assert.equal(withMoves.body.legal_moves.length, 20);
+  for (const bad of ['960', '-1', '1.5', 'x', '', '99999999999999999999'])
+    expectProblem(await get(server, `/v1/position?chess960_position=${encodeURIComponent(bad)}`), 400, 'invalid_chess960_position');
+  expectProblem(await get(server, `/v1/position?chess960_position=3&fen=${encodeURIComponent(START_FEN)}`), 400, 'conflicting_fields');
+  expectProblem(await get(server, '/v1/position?chess960_position=3&chess960=false'), 400, 'conflicting_fields');
+  // The body of a POST names positions by fen only.
+  expectProblem(await post(server, '/v1/position', { chess960_position: 3 }), 400, 'unknown_field');
+});
