@@ -181,11 +181,17 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
     jsonw_object_end(w);
 }
 
-/* The position, the game's ending, offers and clock, common to both answers. */
+/* The position, the game's ending, offers and clock, common to both answers.
+ * Once the game is over, the position's status, result and draw_reason are
+ * the game's (a resigned game's position says "resigned", not "active"). */
 static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
 {
+    json_out_ending_t ending = {
+        game_state_name(g->state), game_result_name(g->result),
+        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+    };
     jsonw_key(w, "position");
-    json_out_position(w, &g->pos, &g->status, with_moves && !game_is_over(g));
+    json_out_position_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
@@ -216,6 +222,18 @@ static void write_moves(jsonw_t *w, const char *line, size_t length)
     jsonw_array_end(w);
 }
 
+/* "chess960_position": the Scharnagl number of a Chess960 game's initial
+ * position when it is one of the 960 starts, else null. Read from the
+ * initial position, so every stored game has it, whatever its record's age. */
+static void write_chess960_position(jsonw_t *w, const position_t *initial)
+{
+    int number = initial->chess960 ? chess960_number(initial) : -1;
+    if (number >= 0)
+        jsonw_kv_int(w, "chess960_position", number);
+    else
+        jsonw_kv_null(w, "chess960_position");
+}
+
 /* The Game object, with every move; tokens (two strings) only in the
  * creation answer; as an event (type "game") when event is set. */
 static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], bool event,
@@ -237,6 +255,7 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
         jsonw_object_end(&w);
     }
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, g->moves ? g->moves : "", g->moves ? g->moves_length : 0);
     write_state(&w, &r->game, with_moves, g->now_ms);
@@ -652,15 +671,23 @@ static int authenticate(const api_request_t *req, const game_record_t *r, char h
     return who;
 }
 
-/* Whether an If-Match value names the current version. RFC 9110 compares
- * strongly: a weak tag never matches; "*" matches the existing game. */
-static bool if_match_fits(const char *value, uint64_t current)
+/* How an If-Match value stands against the current version, best first. */
+typedef enum {
+    IF_MATCH_FITS,     /* "*", or a strong tag of the current version, alone or in a list */
+    IF_MATCH_STALE,    /* well-formed strong tags, none of them the current version */
+    IF_MATCH_WEAK,     /* a weak tag (W/"n") among them: RFC 9110 compares If-Match strongly, so it never fits */
+    IF_MATCH_UNQUOTED, /* an entry that is no entity-tag (If-Match: 3): never fits either */
+} if_match_t;
+
+/* Judges an If-Match value (RFC 9110 13.1.1: "*" or a comma-separated list
+ * of entity-tags, compared strongly) against the current version. */
+static if_match_t if_match_judge(const char *value, uint64_t current)
 {
     if (!strcmp(value, "*"))
-        return true;
+        return IF_MATCH_FITS;
     char tag[32];
     snprintf(tag, sizeof tag, "\"%" PRIu64 "\"", current);
-    /* A list of tags: any one of them may match. */
+    if_match_t worst = IF_MATCH_STALE;
     for (const char *p = value; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
@@ -668,16 +695,44 @@ static bool if_match_fits(const char *value, uint64_t current)
         while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
         if (n == strlen(tag) && !strncmp(p, tag, n))
-            return true;
+            return IF_MATCH_FITS;
+        bool weak = n >= 2 && p[0] == 'W' && p[1] == '/';
+        const char *opaque = weak ? p + 2 : p;
+        size_t opaque_length = weak ? n - 2 : n;
+        bool quoted = opaque_length >= 2 && opaque[0] == '"' && opaque[opaque_length - 1] == '"'
+                      && !memchr(opaque + 1, '"', opaque_length - 2);
+        if (n > 0 && !quoted)
+            worst = IF_MATCH_UNQUOTED;
+        else if (n > 0 && weak && worst == IF_MATCH_STALE)
+            worst = IF_MATCH_WEAK;
         p += strcspn(p, ",");
     }
-    return false;
+    return worst;
+}
+
+/* 412 for an If-Match that does not fit, with the current version (as the
+ * 409 of a stale expected_version has it) and what was wrong with it. */
+static void if_match_refused(api_response_t *res, const char *if_match, if_match_t judged, uint64_t current)
+{
+    char detail[200];
+    if (judged == IF_MATCH_UNQUOTED)
+        snprintf(detail, sizeof detail,
+                 "If-Match must be a quoted ETag such as \"%" PRIu64 "\" (the game's version), not %.32s", current,
+                 if_match);
+    else if (judged == IF_MATCH_WEAK)
+        snprintf(detail, sizeof detail,
+                 "If-Match %.32s: a weak ETag (W/) never matches, as If-Match compares strongly; the game's ETag is "
+                 "\"%" PRIu64 "\"", if_match, current);
+    else
+        snprintf(detail, sizeof detail, "If-Match %.32s does not match the game's version \"%" PRIu64 "\"", if_match,
+                 current);
+    api_problem_precondition(res, detail, current);
 }
 
 /* The version a change was made against: body expected_version and/or
  * If-Match; every one given must fit. Fills res and returns false on a
- * mismatch (409 for expected_version, 412 for If-Match) or when neither is
- * given (428). */
+ * mismatch (409 for expected_version, 412 for If-Match, both with
+ * current_version) or when neither is given (428). */
 static bool check_version(const api_request_t *req, const cJSON *root, uint64_t current, uint64_t *expected,
                           api_response_t *res)
 {
@@ -701,10 +756,9 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
             return false;
         }
     }
-    if (if_match && !if_match_fits(if_match, current)) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%" PRIu64 "\"", if_match, current);
-        api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
+    if_match_t judged = if_match ? if_match_judge(if_match, current) : IF_MATCH_FITS;
+    if (judged != IF_MATCH_FITS) {
+        if_match_refused(res, if_match, judged, current);
         return false;
     }
     *expected = current;
@@ -1102,6 +1156,47 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
     return true;
 }
 
+/* The Chess960 start a creation request asks for: *number is
+ * "chess960_position" (0..959), a random start for "chess960": true without a
+ * "fen", or -1 when the request gives its position another way (or none).
+ * False with res filled when the number is no start or contradicts "fen" or
+ * "chess960": false. Types of "fen" and "chess960" are checked before. */
+static bool read_chess960_start(const cJSON *root, int *number, api_response_t *res)
+{
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
+    bool has_fen = fen && !cJSON_IsNull(fen);
+    *number = -1;
+    if (chosen && !cJSON_IsNull(chosen)) {
+        double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
+        if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
+            api_problem(res, API_EINVALID_CHESS960_POSITION,
+                        "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL,
+                        NULL);
+            return false;
+        }
+        if (has_fen || cJSON_IsFalse(chess960)) {
+            api_problem(res, API_ECONFLICTING_FIELDS,
+                        has_fen ? "give 'fen' or 'chess960_position', not both"
+                                : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
+                        NULL, NULL);
+            return false;
+        }
+        *number = (int)value;
+        return true;
+    }
+    if (!cJSON_IsTrue(chess960) || has_fen)
+        return true;
+    uint32_t drawn;
+    if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+        api_problem(res, API_EINTERNAL, "no randomness for a Chess960 start", NULL, NULL);
+        return false;
+    }
+    *number = (int)drawn;
+    return true;
+}
+
 /* Sets up a new game from the creation request; false with res filled when refused. */
 static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
                      api_response_t *res)
@@ -1123,8 +1218,15 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
     const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
     position_t pos;
     char message[200];
-    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
-                               sizeof message);
+    int number;
+    if (!read_chess960_start(root, &number, res))
+        return false;
+    fen_error_t fe = FEN_OK;
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: read_chess960_start() checked */
+    else
+        fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
+                       sizeof message);
     if (fe != FEN_OK) {
         api_problem_fen(res, fe, message);
         return false;
@@ -1164,7 +1266,8 @@ static bool id_for_key(const idem_request_t *idem, loaded_t *g, api_response_t *
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "white", "black", "clock", "takeback", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
+                                           "takeback", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))

@@ -67,6 +67,34 @@ static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_re
     return true;
 }
 
+/* GET /v1/position?chess960_position=N: *number is N (0..959), or -1 when
+ * the parameter is absent. False with res filled when N is no start number
+ * or comes with a fen or chess960=false. */
+static bool query_chess960_position(const api_request_t *req, bool has_fen, int *number, api_response_t *res)
+{
+    const char *text = api_request_query(req, "chess960_position");
+    const char *chess960 = api_request_query(req, "chess960");
+    *number = -1;
+    if (!text)
+        return true;
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end != '\0' || value >= CHESS960_COUNT) {
+        api_problem(res, API_EINVALID_CHESS960_POSITION,
+                    "chess960_position must be a whole number from 0 to 959 (518 is the standard start)", NULL, NULL);
+        return false;
+    }
+    if (has_fen || (chess960 && strcmp(chess960, "true") && strcmp(chess960, "1"))) {
+        api_problem(res, API_ECONFLICTING_FIELDS,
+                    has_fen ? "give fen or chess960_position, not both" : "chess960_position is a Chess960 start: "
+                                                                          "leave out chess960 or set it true",
+                    NULL, NULL);
+        return false;
+    }
+    *number = (int)value;
+    return true;
+}
+
 static void answer_position(const api_request_t *req, api_response_t *res, const position_t *pos,
                             const status_t *status, bool with_moves)
 {
@@ -167,6 +195,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
     const char *fen = NULL;
     bool chess960 = false, with_moves, svg = false;
     board_svg_options_t picture;
+    int number = -1; /* a Chess960 start by number (GET only) */
     cJSON *root = NULL;
     position_t pos;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
@@ -178,11 +207,14 @@ void handle_position(const api_request_t *req, api_response_t *res)
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
-        if (!body_query_bool(req, "chess960", false, &chess960, res) || !wants_svg(req, &svg, res) ||
-            !board_svg_read_query(req, true, &picture, res))
+        if (!body_query_bool(req, "chess960", false, &chess960, res)
+            || !query_chess960_position(req, fen != NULL, &number, res) || !wants_svg(req, &svg, res)
+            || !board_svg_read_query(req, true, &picture, res))
             goto done;
     }
-    if (!load_fen(fen, chess960, &pos, res))
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */
+    else if (!load_fen(fen, chess960, &pos, res))
         goto done;
     if (svg) {
         board_svg_respond(res, &pos, &picture);

@@ -60,6 +60,9 @@ static const struct {
     [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
     [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
+    [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
+                                         "chess960_position is not a Chess960 start number (0 to 959)" },
+    [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -158,6 +161,11 @@ void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expect
     snprintf(detail, sizeof detail, "the game is at version %llu, not %llu", (unsigned long long)current,
              (unsigned long long)expected);
     api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
+}
+
+void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current)
+{
+    api_problem(res, API_EPRECONDITION_FAILED, detail, write_current_version, &current);
 }
 
 void api_problem_game(api_response_t *res, game_status_t status)

@@ -55,6 +55,8 @@ typedef enum {
     API_ETAKEBACK_ALREADY_OFFERED,
     API_ENO_TAKEBACK_OFFER,
     API_EABORT_TOO_LATE,
+    API_EINVALID_CHESS960_POSITION,
+    API_ECONFLICTING_FIELDS,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
@@ -93,5 +95,8 @@ void api_problem_store(api_response_t *res, store_status_t status);
 
 /* A version_conflict problem carrying current_version. */
 void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);
+/* 412 precondition_failed with the detail given and current_version (the
+ * member api_problem_conflict's 409 has). */
+void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current);
 
 #endif

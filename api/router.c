@@ -21,8 +21,9 @@ typedef struct {
     unsigned flags;                 /* ROUTE_* */
 } route_t;
 
-static const char *const position_get_params[] = { "fen", "chess960", "legal_moves", "format", "orientation",
-                                                    "lastmove", "check", "coordinates", "size", NULL };
+static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "legal_moves",
+                                                    "format",      "orientation", "lastmove",      "check",
+                                                    "coordinates", "size",        NULL };
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };

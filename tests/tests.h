@@ -36,6 +36,7 @@ int test_config_register(void);
 int test_cluster_register(void);
 int test_store_cluster_register(void);
 int test_board_svg_register(void);
+int test_chess960_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
