@@ -60,8 +60,9 @@ static bool on_tag(void *ctx, int game, const char *name, const char *value, siz
     return true;
 }
 
-static bool on_move(void *ctx, int game, const game_played_t *played)
+static bool on_move(void *ctx, int game, const position_t *before, const game_played_t *played)
 {
+    (void)before;
     answer_t *a = ctx;
     open_game(a, game);
     open_moves(a);

@@ -139,7 +139,8 @@ static bool begin_game(reader_t *r)
         return true;
     if (r->games >= r->limits->max_games) {
         r->games++;
-        return fail(r, PGN_READ_ETOO_MANY_GAMES, r->spot, "more than %d games", r->limits->max_games);
+        return fail(r, PGN_READ_ETOO_MANY_GAMES, r->spot, "more than %d game%s", r->limits->max_games,
+                    r->limits->max_games == 1 ? "" : "s");
     }
     r->games++;
     r->in_game = true;
@@ -395,6 +396,7 @@ static bool play_move(reader_t *r, const char *word, size_t length, spot_t spot)
     if (g->ply_count >= r->limits->max_plies)
         return fail(r, PGN_READ_ETOO_MANY_PLIES, spot, "more than %d moves (plies) in one game", r->limits->max_plies);
     game_played_t played;
+    position_t before = g->pos;
     e->ply = g->ply_count;
     e->position = g->pos;
     if (game_is_over(g)) {
@@ -407,7 +409,7 @@ static bool play_move(reader_t *r, const char *word, size_t length, spot_t spot)
         e->reason = status == GAME_EILLEGAL_MOVE ? played.reason : LEGALITY_UNPARSEABLE;
         return fail(r, PGN_READ_EILLEGAL_MOVE, spot, "%s", played.message);
     }
-    if (r->callbacks->move && !r->callbacks->move(r->ctx, r->games - 1, &played))
+    if (r->callbacks->move && !r->callbacks->move(r->ctx, r->games - 1, &before, &played))
         return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
     return true;
 }

@@ -91,7 +91,7 @@ typedef struct {
  * (PGN_READ_ESTOPPED). Strings are NUL-terminated, valid during the call. */
 typedef struct {
     bool (*tag)(void *ctx, int game, const char *name, const char *value, size_t value_length);
-    bool (*move)(void *ctx, int game, const game_played_t *played);
+    bool (*move)(void *ctx, int game, const position_t *before, const game_played_t *played);
     bool (*game)(void *ctx, const pgn_read_game_t *game);
 } pgn_read_callbacks_t;
 
