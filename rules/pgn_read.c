@@ -21,6 +21,7 @@ typedef struct {
     const char *text;
     size_t length, at;
     spot_t spot; /* of text[at] */
+    spot_t token; /* where the token being read began */
     const pgn_read_limits_t *limits;
     const pgn_read_callbacks_t *callbacks;
     void *ctx;
@@ -139,7 +140,7 @@ static bool begin_game(reader_t *r)
         return true;
     if (r->games >= r->limits->max_games) {
         r->games++;
-        return fail(r, PGN_READ_ETOO_MANY_GAMES, r->spot, "more than %d game%s", r->limits->max_games,
+        return fail(r, PGN_READ_ETOO_MANY_GAMES, r->token, "more than %d game%s", r->limits->max_games,
                     r->limits->max_games == 1 ? "" : "s");
     }
     r->games++;
@@ -470,6 +471,7 @@ static bool read_token(reader_t *r)
 {
     char c = peek(r);
     spot_t spot = r->spot;
+    r->token = spot;
     if (c == '%' && spot.column == 1) {
         skip_line(r);
         return true;
