@@ -122,7 +122,7 @@ static bool fail(reader_t *r, pgn_read_status_t status, spot_t spot, const char 
 {
     pgn_read_error_t *e = r->error;
     e->status = status;
-    e->game = r->games > 0 ? r->games - 1 : 0;
+    e->game = r->in_game ? r->games - 1 : r->games; /* between games: the next one */
     e->line = spot.line;
     e->column = spot.column;
     va_list args;
@@ -139,7 +139,6 @@ static bool begin_game(reader_t *r)
     if (r->in_game)
         return true;
     if (r->games >= r->limits->max_games) {
-        r->games++;
         return fail(r, PGN_READ_ETOO_MANY_GAMES, r->token, "more than %d game%s", r->limits->max_games,
                     r->limits->max_games == 1 ? "" : "s");
     }
@@ -236,10 +235,10 @@ static bool end_game(reader_t *r, const char *token, spot_t spot)
         return fail(r, PGN_READ_ERESULT_CONTRADICTS, where,
                     "the result is %s but the final position is %s, which makes it %s", result, ending, forced);
     }
-    r->in_game = r->in_movetext = false;
     pgn_read_game_t done = { .index = r->games - 1, .game = &r->game, .result = result };
     if (r->callbacks->game && !r->callbacks->game(r->ctx, &done))
         return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
+    r->in_game = r->in_movetext = false;
     return true;
 }
 
@@ -447,7 +446,10 @@ static bool read_word(reader_t *r)
             return false;
         return end_game(r, token, spot);
     }
-    if (strspn(word, "!?") >= length) {
+    size_t glyphs = 0;
+    while (glyphs < length && (word[glyphs] == '!' || word[glyphs] == '?'))
+        glyphs++;
+    if (glyphs == length) {
         if (length > 2)
             return fail(r, PGN_READ_EUNEXPECTED, spot, "'%.*s' is not an annotation (! ? !! ?? !? ?!)", (int)length,
                         word);
@@ -549,7 +551,7 @@ int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, c
         fail(&r, PGN_READ_ENO_GAME, r.spot, "the text holds no game");
         return -1;
     }
-    error->game = r.games - 1;
+    error->game = r.games - 1; /* the last game read */
     error->line = r.spot.line;
     error->column = r.spot.column;
     return r.games;

@@ -338,6 +338,20 @@ static void test_reads_no_byte_past_length(void)
     memset(&s, 0, sizeof s);
     CU_ASSERT_EQUAL(pgn_read(pgn, 8, &limits, &callbacks, &s, &e), 1); /* "1. e4 e5", no result */
     CU_ASSERT_STRING_EQUAL(s.results, "*");
+    /* a glyph at the very end, with no terminator after it (found by fuzz_pgn) */
+    const char glyph[2] = { '!', '?' };
+    memset(&s, 0, sizeof s);
+    CU_ASSERT_EQUAL(pgn_read(glyph, sizeof glyph, &limits, &callbacks, &s, &e), 1);
+}
+
+static void test_an_error_between_games_names_the_next_game(void)
+{
+    seen_t s;
+    pgn_read_error_t e;
+    CU_ASSERT_EQUAL(read_text("1/2-1/2\"--\"", &s, &e), -1); /* found by fuzz_pgn */
+    CU_ASSERT_EQUAL(e.status, PGN_READ_EUNEXPECTED);
+    CU_ASSERT_EQUAL(e.game, 1);
+    CU_ASSERT_EQUAL(e.column, 8);
 }
 
 int test_pgn_read_register(void)
@@ -357,5 +371,6 @@ int test_pgn_read_register(void)
     CU_add_test(suite, "limits", test_limits);
     CU_add_test(suite, "a callback can stop reading", test_a_callback_can_stop_reading);
     CU_add_test(suite, "reads no byte past length", test_reads_no_byte_past_length);
+    CU_add_test(suite, "an error between games names the next game", test_an_error_between_games_names_the_next_game);
     return CUE_SUCCESS;
 }
