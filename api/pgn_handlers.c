@@ -6,7 +6,6 @@
  * bounds games, plies, tags, lengths and nesting (api_pgn_limits). */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../rules/pgn_read.h"
 #include "../rules/rules.h"
@@ -14,7 +13,6 @@
 #include "handlers.h"
 #include "json_out.h"
 #include "problem.h"
-#include "utf8.h"
 
 /* The answer, written as the reader calls back. */
 typedef struct {
@@ -92,35 +90,6 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     return true;
 }
 
-static bool is_media_type(const char *type, const char *name)
-{
-    size_t n = strcspn(type, ";");
-    while (n > 0 && (type[n - 1] == ' ' || type[n - 1] == '\t'))
-        n--;
-    return n == strlen(name) && !strncasecmp(type, name, n);
-}
-
-/* A pgn_read error for the first byte of text that is not UTF-8. */
-static void invalid_utf8(const char *text, size_t length, pgn_read_error_t *error)
-{
-    memset(error, 0, sizeof *error);
-    error->status = PGN_READ_EUNEXPECTED;
-    error->line = error->column = 1;
-    for (size_t i = 0; i < length;) {
-        size_t n = utf8_sequence_length((const unsigned char *)text + i, length - i);
-        if (n == 0)
-            break;
-        if (text[i] == '\n') {
-            error->line++;
-            error->column = 1;
-        } else {
-            error->column++;
-        }
-        i += n;
-    }
-    snprintf(error->message, sizeof error->message, "the PGN is not valid UTF-8 here");
-}
-
 /* The PGN text of the request (in the body, or in *root's "pgn"); false with
  * res filled when there is none. *root, when set, is the caller's to delete. */
 static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, size_t *length, api_response_t *res)
@@ -128,18 +97,12 @@ static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, 
     static const char *const allowed[] = { "pgn", NULL };
     const char *type = api_request_header(req, "Content-Type");
     *root = NULL;
-    if (!type || is_media_type(type, "application/x-chess-pgn") || is_media_type(type, "text/plain")) {
-        *text = req->body;
+    if (!type || body_media_type_is(type, "application/x-chess-pgn") || body_media_type_is(type, "text/plain")) {
+        *text = req->body; /* the reader checks that it is UTF-8 */
         *length = req->body_length;
-        if (!utf8_valid(req->body, req->body_length)) {
-            pgn_read_error_t error;
-            invalid_utf8(req->body, req->body_length, &error);
-            api_problem_pgn(res, &error);
-            return false;
-        }
         return true;
     }
-    if (!is_media_type(type, "application/json")) {
+    if (!body_media_type_is(type, "application/json")) {
         char detail[160];
         snprintf(detail, sizeof detail,
                  "Content-Type is '%.60s'; send application/x-chess-pgn, text/plain or application/json", type);

@@ -22,6 +22,9 @@ typedef struct {
     size_t length, at;
     spot_t spot; /* of text[at] */
     spot_t token; /* where the token being read began */
+    int continuations; /* bytes still due in the UTF-8 sequence being passed */
+    bool bad_utf8;     /* a byte passed was not UTF-8, at bad_utf8_spot */
+    spot_t bad_utf8_spot;
     const pgn_read_limits_t *limits;
     const pgn_read_callbacks_t *callbacks;
     void *ctx;
@@ -47,6 +50,7 @@ static const char *const status_codes[PGN_READ_ERROR_COUNT] = {
     [PGN_READ_OK] = "ok",
     [PGN_READ_ENO_GAME] = "no_game",
     [PGN_READ_EUNEXPECTED] = "unexpected_token",
+    [PGN_READ_EBAD_UTF8] = "invalid_utf8",
     [PGN_READ_EUNTERMINATED_COMMENT] = "unterminated_comment",
     [PGN_READ_EUNTERMINATED_VARIATION] = "unterminated_variation",
     [PGN_READ_EUNMATCHED_PARENTHESIS] = "unmatched_parenthesis",
@@ -92,8 +96,42 @@ void pgn_read_default_limits(pgn_read_limits_t *limits)
 static bool at_end(const reader_t *r) { return r->at >= r->length; }
 static char peek(const reader_t *r) { return at_end(r) ? '\0' : r->text[r->at]; }
 
+/* Length of the well-formed UTF-8 sequence at s (n bytes there; RFC 3629:
+ * no overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t length = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+                    : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    if (length == 0 || n < length)
+        return 0;
+    for (size_t i = 1; i < length; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90)
+        || (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return length;
+}
+
+/* Steps over one byte, keeping the line and column, and noting the first
+ * byte that is not UTF-8 (comments and tag values pass bytes unread). */
 static void advance(reader_t *r)
 {
+    const unsigned char *at = (const unsigned char *)r->text + r->at;
+    if (*at >= 0x80 && !r->bad_utf8) {
+        if (r->continuations > 0) {
+            r->continuations--;
+        } else {
+            size_t n = utf8_sequence(at, r->length - r->at);
+            if (n == 0) {
+                r->bad_utf8 = true;
+                r->bad_utf8_spot = r->spot;
+            }
+            r->continuations = n > 0 ? (int)n - 1 : 0;
+        }
+    }
     unsigned char c = (unsigned char)r->text[r->at++];
     if (c == '\n') {
         r->spot.line++;
@@ -242,6 +280,14 @@ static bool end_game(reader_t *r, const char *token, spot_t spot)
     return true;
 }
 
+/* Fails when a byte passed so far was not UTF-8. */
+static bool utf8_checked(reader_t *r)
+{
+    if (!r->bad_utf8)
+        return true;
+    return fail(r, PGN_READ_EBAD_UTF8, r->bad_utf8_spot, "the text is not valid UTF-8 here");
+}
+
 /* --- tags --- */
 
 static bool is_name_char(char c) { return is_alnum(c) || (c && strchr("_+#=:-", c)); }
@@ -336,7 +382,7 @@ static bool read_tag(reader_t *r)
         return fail(r, at_end(r) || peek(r) == '\n' ? PGN_READ_EUNTERMINATED_TAG : PGN_READ_EBAD_TAG, open,
                     "tag %s: its value must follow as a string in double quotes", name);
     size_t length = 0;
-    if (!read_tag_value(r, &length))
+    if (!read_tag_value(r, &length) || !utf8_checked(r))
         return false;
     skip_spaces(r);
     if (peek(r) != ']')
@@ -543,7 +589,7 @@ int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, c
     if (length >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) /* a byte order mark */
         r.at = 3;
     while (!at_end(&r))
-        if (!read_token(&r))
+        if (!read_token(&r) || !utf8_checked(&r))
             return -1;
     if (r.in_game && !end_game(&r, NULL, r.spot))
         return -1;

@@ -9,7 +9,8 @@
  * games through callbacks, with pointers valid only during the call. Every
  * count and length is bounded by pgn_read_limits_t. Positions in errors
  * are 1-based lines and columns (a column counts UTF-8 characters, a tab as
- * one; lines end at '\n'); games are numbered from 0. */
+ * one; lines end at '\n'); games are numbered from 0. The text must be
+ * UTF-8 (a byte order mark at its start is skipped). */
 #ifndef CHESSD_RULES_PGN_READ_H
 #define CHESSD_RULES_PGN_READ_H
 
@@ -39,6 +40,7 @@ typedef enum {
     PGN_READ_OK = 0,
     PGN_READ_ENO_GAME,                /* the text holds no game */
     PGN_READ_EUNEXPECTED,             /* a character or token that has no place there */
+    PGN_READ_EBAD_UTF8,               /* bytes that are not UTF-8 */
     PGN_READ_EUNTERMINATED_COMMENT,   /* '{' without '}' */
     PGN_READ_EUNTERMINATED_VARIATION, /* '(' without ')' before the game's end */
     PGN_READ_EUNMATCHED_PARENTHESIS,  /* ')' without '(' */

@@ -176,7 +176,8 @@ static void test_fen_setup_and_chess960(void)
     /* the standard start read as Chess960 */
     CU_ASSERT_EQUAL(read_text("[Variant \"chess960\"]\n1. e4 *", &s, &e), 1);
     /* a FEN needing Chess960 without a Variant tag */
-    CU_ASSERT_EQUAL(read_text("[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n1. Ng3 *", &s, &e), 1);
+    CU_ASSERT_EQUAL(read_text("[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n1. Ng3 *", &s, &e),
+                    1);
 }
 
 /* An error case: the text, then what the error must say. */
@@ -221,6 +222,11 @@ static void test_errors_name_game_line_and_column(void)
         { "1. e4 !!! *", PGN_READ_EUNEXPECTED, 0, 1, 7 },
         { "{\xc3\xa9t\xc3\xa9} \xe2\x99\x98" "f3 *", PGN_READ_EUNEXPECTED, 0, 1, 7 },
         { "1. e4 \t\x01 *", PGN_READ_EUNEXPECTED, 0, 1, 8 },
+        { "1. e4 {ok \xc3\xa9 \xe2\x99\x98 not \xc3(} *", PGN_READ_EBAD_UTF8, 0, 1, 19 },
+        { "*\n[Event \"\xc0\xaf\"]", PGN_READ_EBAD_UTF8, 1, 2, 9 },
+        { "; \xed\xa0\x80 a surrogate\n*", PGN_READ_EBAD_UTF8, 0, 1, 3 },
+        { "{\x80} *", PGN_READ_EBAD_UTF8, 0, 1, 2 },
+        { "{\xf0\x9f\x98}", PGN_READ_EBAD_UTF8, 0, 1, 2 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         seen_t s;

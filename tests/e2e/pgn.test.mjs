@@ -311,7 +311,10 @@ test('POST /v1/pgn: media types, the JSON form, empty input and legal_moves', as
   const none = expectProblem(await postPgn(''), 400, 'invalid_pgn');
   assert.equal(none.pgn_error, 'no_game');
   const bad = expectProblem(await postPgn(Buffer.from([0x31, 0x2e, 0x20, 0x65, 0x34, 0x0a, 0x20, 0xff])), 400, 'invalid_pgn');
-  assert.deepEqual([bad.line, bad.column], [2, 2]);
+  assert.deepEqual([bad.line, bad.column, bad.pgn_error], [2, 2, 'unexpected_token']);
+  const comment = expectProblem(await postPgn(Buffer.concat([Buffer.from('*\n\n1. e4 {'), Buffer.from([0xc3]), Buffer.from('}')])),
+    400, 'invalid_pgn');
+  assert.deepEqual([comment.game, comment.line, comment.column, comment.pgn_error], [1, 3, 8, 'invalid_utf8']);
   const res = await postPgn('1. e4 e5 *', 'application/x-chess-pgn', '?legal_moves=true');
   assert.equal(res.status, 200);
   assert.equal(res.body.games[0].position.legal_moves.length, 29);
