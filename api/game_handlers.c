@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "../rules/game.h"
+#include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
@@ -279,6 +280,8 @@ typedef struct {
     store_line_op_t op;
     uint64_t key_before; /* STORE_LINE_APPEND: the position key before the move */
     size_t moves_keep;   /* STORE_LINE_TRUNCATE: bytes of the move list kept */
+    const char *line, *history; /* STORE_LINE_SET: the whole move list and history (a game from PGN) */
+    size_t line_length, history_length;
     const char *event;   /* "move", "resign", "timeout"... */
     int64_t deadline_ms; /* the mover's flag before the change (0: no running clock) */
 } change_t;
@@ -461,6 +464,11 @@ static bool line_write_prepare(const loaded_t *g, const change_t *change, line_w
     } else if (change->op == STORE_LINE_TRUNCATE) {
         s->moves_keep = change->moves_keep;
         s->history_keep = (size_t)game->ply_count * GAME_RECORD_HISTORY_ENTRY;
+    } else if (change->op == STORE_LINE_SET) {
+        s->moves = change->line;
+        s->moves_length = change->line_length;
+        s->history = change->history;
+        s->history_length = change->history_length;
     }
     if (!g->legacy)
         return true;
@@ -1264,10 +1272,128 @@ static bool id_for_key(const idem_request_t *idem, loaded_t *g, api_response_t *
     return true;
 }
 
+/* --- a new game from PGN --- */
+
+/* What the "pgn" of a creation holds: the move list and history texts as
+ * the store keeps them, the game its movetext leaves, its players' names. */
+typedef struct {
+    buf_t moves, history;
+    game_t game;
+    char result[8];
+    char names[COLOR_COUNT][GAME_NAME_MAX + 1];
+} pgn_import_t;
+
+static bool pgn_import_tag(void *ctx, int game, const char *name, const char *value, size_t length)
+{
+    pgn_import_t *p = ctx;
+    (void)game;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        /* A name the game could hold; "?" is the PGN's "unknown". */
+        if (!strcmp(name, c == WHITE ? "White" : "Black") && length <= GAME_NAME_MAX && strcmp(value, "?")
+            && utf8_length(value) <= GAME_NAME_CHARS && game_record_name_ok(value))
+            memcpy(p->names[c], value, length + 1);
+    }
+    return true;
+}
+
+static bool pgn_import_move(void *ctx, int game, const position_t *before, const game_played_t *played)
+{
+    pgn_import_t *p = ctx;
+    char entry[GAME_LINE_ENTRY_SIZE + 1], key[GAME_RECORD_HISTORY_ENTRY];
+    (void)game;
+    if (p->moves.length)
+        buf_putc(&p->moves, ' ');
+    buf_append(&p->moves, entry, game_line_entry(played, entry));
+    game_record_history_entry(before->key, key);
+    buf_append(&p->history, key, sizeof key);
+    return !buf_failed(&p->moves) && !buf_failed(&p->history);
+}
+
+static bool pgn_import_game(void *ctx, const pgn_read_game_t *done)
+{
+    pgn_import_t *p = ctx;
+    p->game = *done->game;
+    snprintf(p->result, sizeof p->result, "%s", done->result);
+    return true;
+}
+
+/* Turns a creation's "pgn" (one game) into g's game and the change that
+ * stores its moves: the start position from its FEN/Variant tags, its
+ * mainline played as moves are, the clock and takeback policy new_game()
+ * read (a clock starts full for both sides at the imported position), the
+ * names from the White/Black tags unless given. A result the final position
+ * does not decide ends the game as the PGN says: 1-0 or 0-1 as a
+ * resignation by the loser, 1/2-1/2 as a draw by agreement; "*" leaves it
+ * active. No "pgn": true with nothing changed. */
+static bool game_from_pgn(const api_request_t *req, const cJSON *root, loaded_t *g, pgn_import_t *p, change_t *change,
+                          api_response_t *res)
+{
+    const cJSON *pgn = cJSON_GetObjectItemCaseSensitive(root, "pgn");
+    if (!pgn || cJSON_IsNull(pgn))
+        return true;
+    if (!cJSON_IsString(pgn)) {
+        api_problem(res, API_EINVALID_FIELD, "'pgn' must be a string holding one game", NULL, NULL);
+        return false;
+    }
+    static const char *const start_fields[] = { "fen", "chess960", "chess960_position" };
+    for (size_t i = 0; i < sizeof start_fields / sizeof start_fields[0]; i++) {
+        const cJSON *field = cJSON_GetObjectItemCaseSensitive(root, start_fields[i]);
+        if (field && !cJSON_IsNull(field)) {
+            char detail[160];
+            snprintf(detail, sizeof detail,
+                     "give 'pgn' or '%s', not both: the PGN's FEN and Variant tags set the start", start_fields[i]);
+            api_problem(res, API_ECONFLICTING_FIELDS, detail, NULL, NULL);
+            return false;
+        }
+    }
+    pgn_read_limits_t limits;
+    pgn_read_default_limits(&limits);
+    limits.max_games = 1;
+    limits.max_plies = req->config->max_game_plies < GAME_MAX_PLIES ? (int)req->config->max_game_plies : GAME_MAX_PLIES;
+    pgn_read_callbacks_t callbacks = { pgn_import_tag, pgn_import_move, pgn_import_game };
+    pgn_read_error_t error;
+    if (pgn_read(pgn->valuestring, strlen(pgn->valuestring), &limits, &callbacks, p, &error) < 0) {
+        api_problem_pgn(res, &error);
+        return false;
+    }
+    game_record_t *r = &g->record;
+    game_t imported = p->game;
+    int64_t now = r->created_at_ms;
+    game_clock_t clock = r->game.clock;
+    clock.turn_started_ms = game_is_timed(&r->game) ? now : 0;
+    if (game_restore_rules(&imported, r->game.takeback, GAME_OFFER_NONE, &clock) != GAME_OK) {
+        api_problem(res, API_EINTERNAL, "the imported game does not take the clock", NULL, NULL);
+        return false;
+    }
+    color_t to_move = (color_t)imported.pos.side_to_move;
+    if (!strcmp(p->result, "1-0") || !strcmp(p->result, "0-1")) {
+        (void)game_resign(&imported, !strcmp(p->result, "1-0") ? BLACK : WHITE, now); /* GAME_EOVER: mate said so */
+    } else if (!strcmp(p->result, "1/2-1/2") && !game_is_over(&imported)) {
+        (void)game_draw(&imported, to_move, GAME_DRAW_OFFER, now);
+        (void)game_draw(&imported, (color_t)!to_move, GAME_DRAW_ACCEPT, now);
+    }
+    r->game = imported;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (!r->players[c].name[0])
+            memcpy(r->players[c].name, p->names[c], sizeof p->names[c]);
+    if (buf_failed(&p->moves) || buf_failed(&p->history)) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    g->moves = p->moves.data ? p->moves.data : "";
+    g->moves_length = p->moves.length;
+    change->op = STORE_LINE_SET;
+    change->line = g->moves;
+    change->line_length = g->moves_length;
+    change->history = p->history.data ? p->history.data : "";
+    change->history_length = p->history.length;
+    return true;
+}
+
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
-                                           "takeback", NULL };
+                                           "takeback", "pgn", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
@@ -1280,8 +1406,17 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     memset(&g, 0, sizeof g);
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
     change_t change = { .op = STORE_LINE_KEEP };
-    if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res) && id_for_key(&idem, &g, res))
+    pgn_import_t *pgn = calloc(1, sizeof *pgn); /* a game_t and two buffers: off the stack */
+    if (!pgn)
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+    else if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res)
+             && game_from_pgn(req, root, &g, pgn, &change, res) && id_for_key(&idem, &g, res))
         (void)game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
+    if (pgn) {
+        buf_free(&pgn->moves);
+        buf_free(&pgn->history);
+        free(pgn);
+    }
     loaded_free(&g);
     cJSON_Delete(root);
 }

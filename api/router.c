@@ -36,6 +36,7 @@ static const route_t routes[] = {
     { "GET /v1/position", "/v1/position", "GET", handle_position, "GET, HEAD, POST", position_get_params, 0 },
     { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST", legal_moves_param, 0 },
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST", legal_moves_param, 0 },
+    { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, "POST", legal_moves_param, 0 },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD", perft_params, ROUTE_POOL },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST", legal_moves_param, ROUTE_CREATES | ROUTE_GAME },
     { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD", legal_moves_param, ROUTE_GAME },
