@@ -437,19 +437,6 @@ static bool log_due(store_t *s, const char *line, int64_t now)
     return true;
 }
 
-bool store_array_reserve(void **items, unsigned *capacity, unsigned count, size_t item_size)
-{
-    if (count < *capacity)
-        return true;
-    unsigned grown = *capacity ? 2 * *capacity : 4;
-    void *bigger = realloc(*items, grown * item_size);
-    if (!bigger)
-        return false;
-    *items = bigger;
-    *capacity = grown;
-    return true;
-}
-
 /* Logs "chessd: <what> <why>", unless that same line was logged less than
  * CONNECT_LOG_MS ago. */
 static void log_problem(store_t *s, const char *what, const char *why)
