@@ -44,7 +44,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 # What `make deps` installs: the build, the tests, the fuzz targets (FUZZ_PACKAGES, tests/fuzz/fuzz.mk).
 DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev openssl redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx tmux $(FUZZ_PACKAGES)
+	libssl-dev openssl redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx librsvg2-bin \
+	tmux $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.

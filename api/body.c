@@ -40,12 +40,12 @@ static int nesting_depth(const char *text, size_t length, bool *escaped_nul)
     return deepest;
 }
 
-static bool is_json_media_type(const char *type)
+bool body_media_type_is(const char *type, const char *name)
 {
     size_t n = strcspn(type, ";");
     while (n > 0 && (type[n - 1] == ' ' || type[n - 1] == '\t'))
         n--;
-    return n == strlen("application/json") && !strncasecmp(type, "application/json", n);
+    return n == strlen(name) && !strncasecmp(type, name, n);
 }
 
 cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res)
@@ -54,7 +54,7 @@ cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, a
     if (req->body_length == 0)
         return cJSON_CreateObject();
     const char *type = api_request_header(req, "Content-Type");
-    if (type && !is_json_media_type(type)) {
+    if (type && !body_media_type_is(type, "application/json")) {
         snprintf(detail, sizeof detail, "Content-Type is '%.60s'; send application/json", type);
         api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE, detail, NULL, NULL);
         return NULL;

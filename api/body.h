@@ -8,6 +8,10 @@
 
 #include "http.h"
 
+/* Whether a Content-Type value names media type `name` (case-insensitive,
+ * parameters after ';' ignored). */
+bool body_media_type_is(const char *type, const char *name);
+
 /* Parses req's body as a JSON object whose keys are all in `allowed`
  * (NULL-terminated). An empty body counts as {}. On failure res holds the
  * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */

@@ -1,5 +1,6 @@
 /* chessd's entry point: parses the command line and dispatches to a
- * subcommand ("serve", "perft", "version"). The only file that knows main. */
+ * subcommand (the rows of commands[]). The only file that knows main. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,31 +13,72 @@
 #include "token_secret.h"
 #include "version.h"
 
+/* Every subcommand, for `chessd help` and for `chessd <command> --help` (or
+ * -h), which prints its row (and the serve options for serve) to stdout and
+ * exits 0 whatever else the line holds. A new subcommand adds its row here
+ * and its branch in main(); a row's summary lines are separated by '\n'. */
+static const struct {
+    const char *name, *synopsis, *summary;
+    bool serve_options; /* its help ends with the serve options */
+} commands[] = {
+    { "serve", "serve [options]", "run the HTTP service (options below)", true },
+    { "perft", "perft DEPTH [FEN [MOVES...]]",
+      "count leaf nodes; one '<uci> <count>' line per root\nmove, a blank line, then the total (perftree format)",
+      false },
+    { "play", "play [options]", "play chess in a terminal: both sides, or one side of a stored\ngame (chessd play --help)",
+      false },
+    { "version", "version", "print the version (also chessd -v, chessd --version)", false },
+    { "help", "help", "print this help (also chessd -h, chessd --help)", false },
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+/* The summary, each line after the first indented to column `indent`. */
+static void print_summary(FILE *out, const char *summary, int indent)
+{
+    for (const char *p = summary; *p; p++) {
+        fputc(*p, out);
+        if (*p == '\n')
+            fprintf(out, "%*s", indent, "");
+    }
+    fputc('\n', out);
+}
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: chessd <command> [arguments]\n"
-            "\n"
-            "commands:\n"
-            "  serve [options]               run the HTTP service (options below)\n"
-            "  perft DEPTH [FEN [MOVES...]]  count leaf nodes; one '<uci> <count>' line per root\n"
-            "                                move, a blank line, then the total (perftree format)\n"
-            "  play [options]                play chess in a terminal (chessd play --help)\n"
-            "  version                       print the version\n"
-            "  help                          print this help\n\n");
+    fprintf(out, "usage: chessd <command> [arguments]\n       chessd <command> --help\n\ncommands:\n");
+    for (int i = 0; i < COMMAND_COUNT; i++) {
+        fprintf(out, "  %-29s ", commands[i].synopsis);
+        print_summary(out, commands[i].summary, 32);
+    }
+    fputc('\n', out);
     config_usage(out);
+}
+
+/* `chessd <name> ... --help`: true when name has a row and an argument after
+ * it is --help or -h; its help is then printed to stdout. */
+static bool command_help(const char *name, int argc, char **argv)
+{
+    bool asked = false;
+    for (int i = 0; i < argc && !asked; i++)
+        asked = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+    for (int i = 0; i < COMMAND_COUNT && asked; i++) {
+        if (strcmp(commands[i].name, name))
+            continue;
+        printf("usage: chessd %s\n\n", commands[i].synopsis);
+        print_summary(stdout, commands[i].summary, 0);
+        if (commands[i].serve_options) {
+            putchar('\n');
+            config_usage(stdout);
+        }
+        return true;
+    }
+    return false;
 }
 
 static int serve(int argc, char **argv)
 {
     config_t cfg;
     char err[256];
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { /* README: `chessd serve --help` */
-            config_usage(stdout);
-            return 0;
-        }
-    }
     if (!config_load(&cfg, argc, argv, err, sizeof err)) {
         fprintf(stderr, "chessd serve: %s\n", err);
         return 2;
@@ -60,13 +102,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
+    if (!strcmp(command, "play")) /* before command_help: it prints its own, longer usage for --help */
+        return play_cli_main(argc - 2, argv + 2);
+    if (command_help(command, argc - 2, argv + 2))
+        return 0;
     if (!strcmp(command, "serve"))
         return serve(argc - 2, argv + 2);
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
-    if (!strcmp(command, "play"))
-        return play_cli_main(argc - 2, argv + 2);
-    if (!strcmp(command, "version") || !strcmp(command, "--version")) {
+    if (!strcmp(command, "version") || !strcmp(command, "--version") || !strcmp(command, "-v")) {
         printf("chessd %s\n", CHESSD_VERSION);
         return 0;
     }

@@ -198,7 +198,7 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
             if (strlen(settings[i].flag) == name_length && !strncmp(settings[i].flag, arg, name_length))
                 found = &settings[i];
         if (!found) {
-            snprintf(err, err_size, "unknown option '%s' (see chessd --help)", arg);
+            snprintf(err, err_size, "unknown option '%s' (see chessd serve --help)", arg);
             return false;
         }
         /* A boolean flag alone is true: it never takes the next argument. */

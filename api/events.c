@@ -46,6 +46,26 @@ enum {
 #define RESYNC_RETRY_US (1000000ull)      /* a read that failed is tried again after this */
 #define FLAG_MARGIN_US (5000ull)          /* a flag is checked this long after its deadline */
 #define FLAG_RETRY_US (100000ull)         /* a flag check that failed is tried again after this */
+
+/* A topic's waiters and its streams are doubly linked lists headed in the
+ * topic: nodes with prev and next, of either type. */
+#define DLIST_PUSH(head, node) \
+    do { \
+        (node)->prev = NULL; \
+        (node)->next = (head); \
+        if (head) \
+            (head)->prev = (node); \
+        (head) = (node); \
+    } while (0)
+#define DLIST_UNLINK(head, node) \
+    do { \
+        if ((node)->prev) \
+            (node)->prev->next = (node)->next; \
+        else \
+            (head) = (node)->next; \
+        if ((node)->next) \
+            (node)->next->prev = (node)->prev; \
+    } while (0)
 #define FLAG_MAX_MS (7ll * 24 * 3600 * 1000) /* a deadline further than this is a wrong one */
 #define PING_US (5ull * 1000000u)         /* the subscriber connection is pinged this often... */
                                           /* ...and lost when a ping is unanswered at the next */
@@ -621,12 +641,7 @@ static void topic_maybe_remove(events_t *h, topic_t *t)
 static void waiter_wake(events_t *h, waiter_t *w)
 {
     topic_t *t = w->topic;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        t->waiters = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
+    DLIST_UNLINK(t->waiters, w);
     t->members--;
     timers_clear(&h->timers, &w->timer.entry);
     w->conn.resume(w->conn.arg);
@@ -666,10 +681,7 @@ events_status_t events_wait(events_t *h, const char *id, uint64_t version, unsig
     w->conn = *conn;
     w->address_length = address_length(length);
     memcpy(w->address, address, w->address_length);
-    w->next = t->waiters;
-    if (t->waiters)
-        t->waiters->prev = w;
-    t->waiters = w;
+    DLIST_PUSH(t->waiters, w);
     t->members++;
     if (!timers_set(&h->timers, &w->timer.entry, now_us() + (uint64_t)seconds * 1000000u)
         || (t->sub == SUB_LIVE && t->version > version))
@@ -697,10 +709,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     memcpy(s->address, address, s->address_length);
     if (t) {
         s->topic = t;
-        s->next = t->streams;
-        if (t->streams)
-            t->streams->prev = s;
-        t->streams = s;
+        DLIST_PUSH(t->streams, s);
         t->members++;
         /* Until the topic is subscribed (its acknowledgement re-reads the
          * game) and has no news the stream lacks (it read the game before
@@ -722,12 +731,7 @@ void events_stream_release(events_stream_t *s)
         pthread_mutex_lock(&h->lock);
         topic_t *t = s->topic;
         if (t) {
-            if (s->prev)
-                s->prev->next = s->next;
-            else
-                t->streams = s->next;
-            if (s->next)
-                s->next->prev = s->prev;
+            DLIST_UNLINK(t->streams, s);
             t->members--;
             topic_maybe_remove(h, t);
         }

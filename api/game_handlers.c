@@ -18,9 +18,11 @@
 #include <time.h>
 
 #include "../rules/game.h"
+#include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
+#include "board_svg.h"
 #include "body.h"
 #include "config.h"
 #include "game_cache.h"
@@ -180,11 +182,17 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
     jsonw_object_end(w);
 }
 
-/* The position, the game's ending, offers and clock, common to both answers. */
+/* The position, the game's ending, offers and clock, common to both answers.
+ * Once the game is over, the position's status, result and draw_reason are
+ * the game's (a resigned game's position says "resigned", not "active"). */
 static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
 {
+    json_out_ending_t ending = {
+        game_state_name(g->state), game_result_name(g->result),
+        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+    };
     jsonw_key(w, "position");
-    json_out_position(w, &g->pos, &g->status, with_moves && !game_is_over(g));
+    json_out_position_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
@@ -215,6 +223,18 @@ static void write_moves(jsonw_t *w, const char *line, size_t length)
     jsonw_array_end(w);
 }
 
+/* "chess960_position": the Scharnagl number of a Chess960 game's initial
+ * position when it is one of the 960 starts, else null. Read from the
+ * initial position, so every stored game has it, whatever its record's age. */
+static void write_chess960_position(jsonw_t *w, const position_t *initial)
+{
+    int number = initial->chess960 ? chess960_number(initial) : -1;
+    if (number >= 0)
+        jsonw_kv_int(w, "chess960_position", number);
+    else
+        jsonw_kv_null(w, "chess960_position");
+}
+
 /* The Game object, with every move; tokens (two strings) only in the
  * creation answer; as an event (type "game") when event is set. */
 static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], bool event,
@@ -236,6 +256,7 @@ static char *game_json(const loaded_t *g, bool with_moves, char tokens[COLOR_COU
         jsonw_object_end(&w);
     }
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, g->moves ? g->moves : "", g->moves ? g->moves_length : 0);
     write_state(&w, &r->game, with_moves, g->now_ms);
@@ -259,6 +280,8 @@ typedef struct {
     store_line_op_t op;
     uint64_t key_before; /* STORE_LINE_APPEND: the position key before the move */
     size_t moves_keep;   /* STORE_LINE_TRUNCATE: bytes of the move list kept */
+    const char *line, *history; /* STORE_LINE_SET: the whole move list and history (a game from PGN) */
+    size_t line_length, history_length;
     const char *event;   /* "move", "resign", "timeout"... */
     int64_t deadline_ms; /* the mover's flag before the change (0: no running clock) */
 } change_t;
@@ -441,6 +464,11 @@ static bool line_write_prepare(const loaded_t *g, const change_t *change, line_w
     } else if (change->op == STORE_LINE_TRUNCATE) {
         s->moves_keep = change->moves_keep;
         s->history_keep = (size_t)game->ply_count * GAME_RECORD_HISTORY_ENTRY;
+    } else if (change->op == STORE_LINE_SET) {
+        s->moves = change->line;
+        s->moves_length = change->line_length;
+        s->history = change->history;
+        s->history_length = change->history_length;
     }
     if (!g->legacy)
         return true;
@@ -651,15 +679,23 @@ static int authenticate(const api_request_t *req, const game_record_t *r, char h
     return who;
 }
 
-/* Whether an If-Match value names the current version. RFC 9110 compares
- * strongly: a weak tag never matches; "*" matches the existing game. */
-static bool if_match_fits(const char *value, uint64_t current)
+/* How an If-Match value stands against the current version, best first. */
+typedef enum {
+    IF_MATCH_FITS,     /* "*", or a strong tag of the current version, alone or in a list */
+    IF_MATCH_STALE,    /* well-formed strong tags, none of them the current version */
+    IF_MATCH_WEAK,     /* a weak tag (W/"n") among them: RFC 9110 compares If-Match strongly, so it never fits */
+    IF_MATCH_UNQUOTED, /* an entry that is no entity-tag (If-Match: 3): never fits either */
+} if_match_t;
+
+/* Judges an If-Match value (RFC 9110 13.1.1: "*" or a comma-separated list
+ * of entity-tags, compared strongly) against the current version. */
+static if_match_t if_match_judge(const char *value, uint64_t current)
 {
     if (!strcmp(value, "*"))
-        return true;
+        return IF_MATCH_FITS;
     char tag[32];
     snprintf(tag, sizeof tag, "\"%" PRIu64 "\"", current);
-    /* A list of tags: any one of them may match. */
+    if_match_t worst = IF_MATCH_STALE;
     for (const char *p = value; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
@@ -667,16 +703,44 @@ static bool if_match_fits(const char *value, uint64_t current)
         while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
         if (n == strlen(tag) && !strncmp(p, tag, n))
-            return true;
+            return IF_MATCH_FITS;
+        bool weak = n >= 2 && p[0] == 'W' && p[1] == '/';
+        const char *opaque = weak ? p + 2 : p;
+        size_t opaque_length = weak ? n - 2 : n;
+        bool quoted = opaque_length >= 2 && opaque[0] == '"' && opaque[opaque_length - 1] == '"'
+                      && !memchr(opaque + 1, '"', opaque_length - 2);
+        if (n > 0 && !quoted)
+            worst = IF_MATCH_UNQUOTED;
+        else if (n > 0 && weak && worst == IF_MATCH_STALE)
+            worst = IF_MATCH_WEAK;
         p += strcspn(p, ",");
     }
-    return false;
+    return worst;
+}
+
+/* 412 for an If-Match that does not fit, with the current version (as the
+ * 409 of a stale expected_version has it) and what was wrong with it. */
+static void if_match_refused(api_response_t *res, const char *if_match, if_match_t judged, uint64_t current)
+{
+    char detail[200];
+    if (judged == IF_MATCH_UNQUOTED)
+        snprintf(detail, sizeof detail,
+                 "If-Match must be a quoted ETag such as \"%" PRIu64 "\" (the game's version), not %.32s", current,
+                 if_match);
+    else if (judged == IF_MATCH_WEAK)
+        snprintf(detail, sizeof detail,
+                 "If-Match %.32s: a weak ETag (W/) never matches, as If-Match compares strongly; the game's ETag is "
+                 "\"%" PRIu64 "\"", if_match, current);
+    else
+        snprintf(detail, sizeof detail, "If-Match %.32s does not match the game's version \"%" PRIu64 "\"", if_match,
+                 current);
+    api_problem_precondition(res, detail, current);
 }
 
 /* The version a change was made against: body expected_version and/or
  * If-Match; every one given must fit. Fills res and returns false on a
- * mismatch (409 for expected_version, 412 for If-Match) or when neither is
- * given (428). */
+ * mismatch (409 for expected_version, 412 for If-Match, both with
+ * current_version) or when neither is given (428). */
 static bool check_version(const api_request_t *req, const cJSON *root, uint64_t current, uint64_t *expected,
                           api_response_t *res)
 {
@@ -700,10 +764,9 @@ static bool check_version(const api_request_t *req, const cJSON *root, uint64_t 
             return false;
         }
     }
-    if (if_match && !if_match_fits(if_match, current)) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "If-Match %.32s does not match version \"%" PRIu64 "\"", if_match, current);
-        api_problem(res, API_EPRECONDITION_FAILED, detail, NULL, NULL);
+    if_match_t judged = if_match ? if_match_judge(if_match, current) : IF_MATCH_FITS;
+    if (judged != IF_MATCH_FITS) {
+        if_match_refused(res, if_match, judged, current);
         return false;
     }
     *expected = current;
@@ -1101,6 +1164,47 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
     return true;
 }
 
+/* The Chess960 start a creation request asks for: *number is
+ * "chess960_position" (0..959), a random start for "chess960": true without a
+ * "fen", or -1 when the request gives its position another way (or none).
+ * False with res filled when the number is no start or contradicts "fen" or
+ * "chess960": false. Types of "fen" and "chess960" are checked before. */
+static bool read_chess960_start(const cJSON *root, int *number, api_response_t *res)
+{
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
+    bool has_fen = fen && !cJSON_IsNull(fen);
+    *number = -1;
+    if (chosen && !cJSON_IsNull(chosen)) {
+        double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
+        if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
+            api_problem(res, API_EINVALID_CHESS960_POSITION,
+                        "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL,
+                        NULL);
+            return false;
+        }
+        if (has_fen || cJSON_IsFalse(chess960)) {
+            api_problem(res, API_ECONFLICTING_FIELDS,
+                        has_fen ? "give 'fen' or 'chess960_position', not both"
+                                : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
+                        NULL, NULL);
+            return false;
+        }
+        *number = (int)value;
+        return true;
+    }
+    if (!cJSON_IsTrue(chess960) || has_fen)
+        return true;
+    uint32_t drawn;
+    if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+        api_problem(res, API_EINTERNAL, "no randomness for a Chess960 start", NULL, NULL);
+        return false;
+    }
+    *number = (int)drawn;
+    return true;
+}
+
 /* Sets up a new game from the creation request; false with res filled when refused. */
 static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE],
                      api_response_t *res)
@@ -1122,8 +1226,15 @@ static bool new_game(const cJSON *root, loaded_t *g, char tokens[COLOR_COUNT][TO
     const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
     position_t pos;
     char message[200];
-    fen_error_t fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
-                               sizeof message);
+    int number;
+    if (!read_chess960_start(root, &number, res))
+        return false;
+    fen_error_t fe = FEN_OK;
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: read_chess960_start() checked */
+    else
+        fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &pos, message,
+                       sizeof message);
     if (fe != FEN_OK) {
         api_problem_fen(res, fe, message);
         return false;
@@ -1161,9 +1272,128 @@ static bool id_for_key(const idem_request_t *idem, loaded_t *g, api_response_t *
     return true;
 }
 
+/* --- a new game from PGN --- */
+
+/* What the "pgn" of a creation holds: the move list and history texts as
+ * the store keeps them, the game its movetext leaves, its players' names. */
+typedef struct {
+    buf_t moves, history;
+    game_t game;
+    char result[8];
+    char names[COLOR_COUNT][GAME_NAME_MAX + 1];
+} pgn_import_t;
+
+static bool pgn_import_tag(void *ctx, int game, const char *name, const char *value, size_t length)
+{
+    pgn_import_t *p = ctx;
+    (void)game;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        /* A name the game could hold; "?" is the PGN's "unknown". */
+        if (!strcmp(name, c == WHITE ? "White" : "Black") && length <= GAME_NAME_MAX && strcmp(value, "?")
+            && utf8_length(value) <= GAME_NAME_CHARS && game_record_name_ok(value))
+            memcpy(p->names[c], value, length + 1);
+    }
+    return true;
+}
+
+static bool pgn_import_move(void *ctx, int game, const position_t *before, const game_played_t *played)
+{
+    pgn_import_t *p = ctx;
+    char entry[GAME_LINE_ENTRY_SIZE + 1], key[GAME_RECORD_HISTORY_ENTRY];
+    (void)game;
+    if (p->moves.length)
+        buf_putc(&p->moves, ' ');
+    buf_append(&p->moves, entry, game_line_entry(played, entry));
+    game_record_history_entry(before->key, key);
+    buf_append(&p->history, key, sizeof key);
+    return !buf_failed(&p->moves) && !buf_failed(&p->history);
+}
+
+static bool pgn_import_game(void *ctx, const pgn_read_game_t *done)
+{
+    pgn_import_t *p = ctx;
+    p->game = *done->game;
+    snprintf(p->result, sizeof p->result, "%s", done->result);
+    return true;
+}
+
+/* Turns a creation's "pgn" (one game) into g's game and the change that
+ * stores its moves: the start position from its FEN/Variant tags, its
+ * mainline played as moves are, the clock and takeback policy new_game()
+ * read (a clock starts full for both sides at the imported position), the
+ * names from the White/Black tags unless given. A result the final position
+ * does not decide ends the game as the PGN says: 1-0 or 0-1 as a
+ * resignation by the loser, 1/2-1/2 as a draw by agreement; "*" leaves it
+ * active. No "pgn": true with nothing changed. */
+static bool game_from_pgn(const api_request_t *req, const cJSON *root, loaded_t *g, pgn_import_t *p, change_t *change,
+                          api_response_t *res)
+{
+    const cJSON *pgn = cJSON_GetObjectItemCaseSensitive(root, "pgn");
+    if (!pgn || cJSON_IsNull(pgn))
+        return true;
+    if (!cJSON_IsString(pgn)) {
+        api_problem(res, API_EINVALID_FIELD, "'pgn' must be a string holding one game", NULL, NULL);
+        return false;
+    }
+    static const char *const start_fields[] = { "fen", "chess960", "chess960_position" };
+    for (size_t i = 0; i < sizeof start_fields / sizeof start_fields[0]; i++) {
+        const cJSON *field = cJSON_GetObjectItemCaseSensitive(root, start_fields[i]);
+        if (field && !cJSON_IsNull(field)) {
+            char detail[160];
+            snprintf(detail, sizeof detail,
+                     "give 'pgn' or '%s', not both: the PGN's FEN and Variant tags set the start", start_fields[i]);
+            api_problem(res, API_ECONFLICTING_FIELDS, detail, NULL, NULL);
+            return false;
+        }
+    }
+    pgn_read_limits_t limits;
+    pgn_read_default_limits(&limits);
+    limits.max_games = 1;
+    limits.max_plies = req->config->max_game_plies < GAME_MAX_PLIES ? (int)req->config->max_game_plies : GAME_MAX_PLIES;
+    pgn_read_callbacks_t callbacks = { pgn_import_tag, pgn_import_move, pgn_import_game };
+    pgn_read_error_t error;
+    if (pgn_read(pgn->valuestring, strlen(pgn->valuestring), &limits, &callbacks, p, &error) < 0) {
+        api_problem_pgn(res, &error);
+        return false;
+    }
+    game_record_t *r = &g->record;
+    game_t imported = p->game;
+    int64_t now = r->created_at_ms;
+    game_clock_t clock = r->game.clock;
+    clock.turn_started_ms = game_is_timed(&r->game) ? now : 0;
+    if (game_restore_rules(&imported, r->game.takeback, GAME_OFFER_NONE, &clock) != GAME_OK) {
+        api_problem(res, API_EINTERNAL, "the imported game does not take the clock", NULL, NULL);
+        return false;
+    }
+    color_t to_move = (color_t)imported.pos.side_to_move;
+    if (!strcmp(p->result, "1-0") || !strcmp(p->result, "0-1")) {
+        (void)game_resign(&imported, !strcmp(p->result, "1-0") ? BLACK : WHITE, now); /* GAME_EOVER: mate said so */
+    } else if (!strcmp(p->result, "1/2-1/2") && !game_is_over(&imported)) {
+        (void)game_draw(&imported, to_move, GAME_DRAW_OFFER, now);
+        (void)game_draw(&imported, (color_t)!to_move, GAME_DRAW_ACCEPT, now);
+    }
+    r->game = imported;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (!r->players[c].name[0])
+            memcpy(r->players[c].name, p->names[c], sizeof p->names[c]);
+    if (buf_failed(&p->moves) || buf_failed(&p->history)) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    g->moves = p->moves.data ? p->moves.data : "";
+    g->moves_length = p->moves.length;
+    change->op = STORE_LINE_SET;
+    change->line = g->moves;
+    change->line_length = g->moves_length;
+    change->history = p->history.data ? p->history.data : "";
+    change->history_length = p->history.length;
+    return true;
+}
+
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "white", "black", "clock", "takeback", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
+                                           "takeback", "pgn", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
@@ -1176,8 +1406,17 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     memset(&g, 0, sizeof g);
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
     change_t change = { .op = STORE_LINE_KEEP };
-    if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res) && id_for_key(&idem, &g, res))
+    pgn_import_t *pgn = calloc(1, sizeof *pgn); /* a game_t and two buffers: off the stack */
+    if (!pgn)
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+    else if (!answered_before(req, &idem, res) && new_game(root, &g, tokens, res)
+             && game_from_pgn(req, root, &g, pgn, &change, res) && id_for_key(&idem, &g, res))
         (void)game_save(req, res, &g, 0, &change, 201, tokens, &idem, with_moves);
+    if (pgn) {
+        buf_free(&pgn->moves);
+        buf_free(&pgn->history);
+        free(pgn);
+    }
     loaded_free(&g);
     cJSON_Delete(root);
 }
@@ -1219,6 +1458,15 @@ static void long_poll(const api_request_t *req, api_response_t *res, uint64_t ve
     }
 }
 
+/* Whether the request's If-None-Match names version (or is "*"). */
+static bool client_copy_current(const api_request_t *req, uint64_t version)
+{
+    char etag[32];
+    snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", version);
+    const char *if_none_match = api_request_header(req, "If-None-Match");
+    return if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"));
+}
+
 void handle_game_get(const api_request_t *req, api_response_t *res)
 {
     bool with_moves;
@@ -1227,10 +1475,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
-        char etag[32];
-        snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", g.record.version);
-        const char *if_none_match = api_request_header(req, "If-None-Match");
-        if (if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"))) {
+        if (client_copy_current(req, g.record.version)) {
             api_response_set(res, 304, "application/json", calloc(1, 1), 0);
             long_poll(req, res, g.record.version);
         } else {
@@ -1245,6 +1490,42 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
             game_cache_setup(req->config->game_cache_slots);
             game_cache_put(&g.record);
         }
+    }
+    loaded_free(&g);
+}
+
+/* The squares of the last move in a move list (well formed), or SQ_NONE. */
+static void last_move_squares(const char *line, size_t length, board_svg_options_t *options)
+{
+    options->lastmove_from = options->lastmove_to = SQ_NONE;
+    const char *entry = line + length;
+    while (entry > line && entry[-1] != ' ')
+        entry--;
+    const char *colon = memchr(entry, ':', (size_t)(line + length - entry));
+    uci_text_t move;
+    if (colon && uci_read(entry, (size_t)(colon - entry), &move)) {
+        options->lastmove_from = move.from;
+        options->lastmove_to = move.to;
+    }
+}
+
+/* GET /v1/games/{id}/board.svg: the current position with the last move
+ * and a check marked, the version as ETag (304 when If-None-Match names it). */
+void handle_game_board_svg(const api_request_t *req, api_response_t *res)
+{
+    board_svg_options_t options;
+    loaded_t g;
+    memset(&g, 0, sizeof g);
+    if (!board_svg_read_query(req, false, &options, res))
+        return;
+    if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
+        if (client_copy_current(req, g.record.version)) {
+            api_response_set(res, 304, BOARD_SVG_CONTENT_TYPE, calloc(1, 1), 0);
+        } else {
+            last_move_squares(g.moves ? g.moves : "", g.moves ? g.moves_length : 0, &options);
+            board_svg_respond(res, &g.record.game.pos, &options);
+        }
+        set_etag(res, g.record.version);
     }
     loaded_free(&g);
 }

@@ -18,6 +18,9 @@ void handle_position(const api_request_t *req, api_response_t *res);
 void handle_position_moves(const api_request_t *req, api_response_t *res);
 void handle_perft(const api_request_t *req, api_response_t *res);
 
+/* pgn_handlers.c */
+void handle_pgn(const api_request_t *req, api_response_t *res);
+
 /* game_handlers.c */
 void handle_game_create(const api_request_t *req, api_response_t *res);
 void handle_game_get(const api_request_t *req, api_response_t *res);
@@ -28,6 +31,7 @@ void handle_game_draw(const api_request_t *req, api_response_t *res);
 void handle_game_pgn(const api_request_t *req, api_response_t *res);
 void handle_game_takeback(const api_request_t *req, api_response_t *res);
 void handle_game_abort(const api_request_t *req, api_response_t *res);
+void handle_game_board_svg(const api_request_t *req, api_response_t *res);
 
 /* events_handlers.c */
 void handle_game_events(const api_request_t *req, api_response_t *res);

@@ -129,24 +129,33 @@ const char *json_out_result(const position_t *pos, const status_t *status)
 
 void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves)
 {
+    json_out_position_ended(w, pos, status, NULL, with_moves);
+}
+
+void json_out_position_ended(jsonw_t *w, const position_t *pos, const status_t *status, const json_out_ending_t *ending,
+                             bool with_moves)
+{
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
     jsonw_object_begin(w);
     fen_format(pos, fen, sizeof fen);
     jsonw_kv_string(w, "fen", fen);
     jsonw_kv_string(w, "turn", color_names[pos->side_to_move]);
     jsonw_kv_bool(w, "check", status->check);
-    jsonw_kv_string(w, "status", status_state_name(status->state));
-    jsonw_kv_string(w, "result", json_out_result(pos, status));
+    const char *draw_reason = status->state == STATUS_DRAW ? status_draw_reason_name(status->draw_reason) : NULL;
+    jsonw_kv_string(w, "status", ending ? ending->status : status_state_name(status->state));
+    jsonw_kv_string(w, "result", ending ? ending->result : json_out_result(pos, status));
+    if (ending)
+        draw_reason = ending->draw_reason;
     jsonw_key(w, "draw_reason");
-    if (status->state == STATUS_DRAW)
-        jsonw_string(w, status_draw_reason_name(status->draw_reason));
+    if (draw_reason)
+        jsonw_string(w, draw_reason);
     else
         jsonw_null(w);
     jsonw_key(w, "claimable_draws");
     jsonw_array_begin(w);
-    if (status->claimable & STATUS_CLAIM_FIFTY_MOVES)
+    if (!ending && (status->claimable & STATUS_CLAIM_FIFTY_MOVES))
         jsonw_string(w, "fifty_moves");
-    if (status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION)
+    if (!ending && (status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION))
         jsonw_string(w, "threefold_repetition");
     jsonw_array_end(w);
     jsonw_kv_int(w, "halfmove_clock", pos->halfmove_clock);

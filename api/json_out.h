@@ -12,6 +12,19 @@ void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, 
 /* A Position object; legal_moves listed when with_moves. */
 void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves);
 
+/* What a game's Position says in place of the board's own verdict once the
+ * game is over, so that its status and result are the game's: status (e.g.
+ * "resigned"), result, draw_reason (NULL: null). Claimable draws are then
+ * none. */
+typedef struct {
+    const char *status, *result, *draw_reason;
+} json_out_ending_t;
+
+/* json_out_position(), with ending's status, result and draw_reason (and no
+ * claimable draws) when ending is not NULL. */
+void json_out_position_ended(jsonw_t *w, const position_t *pos, const status_t *status, const json_out_ending_t *ending,
+                             bool with_moves);
+
 /* "1-0", "0-1", "1/2-1/2" or "*". */
 const char *json_out_result(const position_t *pos, const status_t *status);
 

@@ -78,15 +78,19 @@ int play_cli_main(int argc, char **argv)
 {
     const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL;
     char token_copy[1024];
+    /* --help or -h anywhere: the usage, whatever else the line holds (as every subcommand) */
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+    }
     bool chess960 = false, ascii = false, unicode = false, flip = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         char *v;
         bool missing = false;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--chess960"))
+        if (!strcmp(a, "--chess960"))
             chess960 = true;
         else if (!strcmp(a, "--ascii"))
             ascii = true;

@@ -1,11 +1,15 @@
 /* The stateless rules API: /v1/position (GET and POST), /v1/position/moves
  * and /v1/perft. Each handler reads its input, runs the rules core on a
- * stack-allocated position and writes JSON (or, on request, text). */
+ * stack-allocated position and writes JSON (or, on request, text; GET
+ * /v1/position also an SVG picture). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../rules/rules.h"
+#include "board_svg.h"
 #include "body.h"
 #include "config.h"
 #include "handlers.h"
@@ -63,6 +67,34 @@ static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_re
     return true;
 }
 
+/* GET /v1/position?chess960_position=N: *number is N (0..959), or -1 when
+ * the parameter is absent. False with res filled when N is no start number
+ * or comes with a fen or chess960=false. */
+static bool query_chess960_position(const api_request_t *req, bool has_fen, int *number, api_response_t *res)
+{
+    const char *text = api_request_query(req, "chess960_position");
+    const char *chess960 = api_request_query(req, "chess960");
+    *number = -1;
+    if (!text)
+        return true;
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end != '\0' || value >= CHESS960_COUNT) {
+        api_problem(res, API_EINVALID_CHESS960_POSITION,
+                    "chess960_position must be a whole number from 0 to 959 (518 is the standard start)", NULL, NULL);
+        return false;
+    }
+    if (has_fen || (chess960 && strcmp(chess960, "true") && strcmp(chess960, "1"))) {
+        api_problem(res, API_ECONFLICTING_FIELDS,
+                    has_fen ? "give fen or chess960_position, not both" : "chess960_position is a Chess960 start: "
+                                                                          "leave out chess960 or set it true",
+                    NULL, NULL);
+        return false;
+    }
+    *number = (int)value;
+    return true;
+}
+
 static void answer_position(const api_request_t *req, api_response_t *res, const position_t *pos,
                             const status_t *status, bool with_moves)
 {
@@ -79,12 +111,91 @@ static void answer_position(const api_request_t *req, api_response_t *res, const
     api_response_set(res, 200, "application/json", body, length);
 }
 
+/* The quality (0 to 1000) an Accept header gives media type `type`
+ * ("image/svg+xml") through a range naming it or its major type ("image/"
+ * then a star), and in *index the range's place in the list; -1 when no
+ * range names it. A bare wildcard is not counted: it says what a client
+ * tolerates, not what it asks for. */
+static int accept_quality(const char *accept, const char *type, int *index)
+{
+    size_t type_length = strlen(type), major_length = strcspn(type, "/");
+    int best = -1;
+    *index = -1;
+    for (int i = 0; *accept; i++) {
+        size_t length = strcspn(accept, ",");
+        const char *range = accept, *end = accept + length;
+        accept = *end ? end + 1 : end;
+        while (range < end && (*range == ' ' || *range == '\t'))
+            range++;
+        size_t name = strcspn(range, ";, \t");
+        bool named = (name == type_length && !strncasecmp(range, type, type_length)) ||
+                     (name == major_length + 2 && !strncasecmp(range, type, major_length + 1) &&
+                      range[major_length + 1] == '*');
+        if (!named)
+            continue;
+        int quality = 1000;
+        for (const char *p = range + name; p < end; p++) {
+            if (*p != ';')
+                continue;
+            const char *q = p + 1;
+            while (q < end && (*q == ' ' || *q == '\t'))
+                q++;
+            if (q + 1 < end && (*q == 'q' || *q == 'Q') && q[1] == '=') { /* q=0, q=0.5, q=1.000 */
+                q += 2;
+                quality = q < end && *q == '1' ? 1000 : 0;
+                if (q + 1 < end && *q == '0' && q[1] == '.') {
+                    int scale = 100;
+                    for (q += 2; q < end && scale && isdigit((unsigned char)*q); q++, scale /= 10)
+                        quality += (*q - '0') * scale;
+                }
+            }
+        }
+        if (quality > best) {
+            best = quality;
+            *index = i;
+        }
+    }
+    return best;
+}
+
+/* Whether GET /v1/position answers with a picture: format=svg, or no format
+ * and an Accept header that ranks image/svg+xml above JSON and text (by
+ * quality, then by order). False with res filled for any other format than
+ * svg or json. */
+static bool wants_svg(const api_request_t *req, bool *svg, api_response_t *res)
+{
+    const char *format = api_request_query(req, "format");
+    *svg = false;
+    if (format) {
+        if (strcmp(format, "svg") && strcmp(format, "json")) {
+            api_problem(res, API_EINVALID_PARAMETER, "query parameter 'format' must be json or svg", NULL, NULL);
+            return false;
+        }
+        *svg = !strcmp(format, "svg");
+        return true;
+    }
+    const char *accept = api_request_header(req, "Accept");
+    if (!accept)
+        return true;
+    int svg_index, other_index;
+    int svg_quality = accept_quality(accept, BOARD_SVG_CONTENT_TYPE, &svg_index);
+    *svg = svg_quality > 0;
+    static const char *const others[] = { "application/json", "text/plain" };
+    for (size_t i = 0; i < sizeof others / sizeof others[0] && *svg; i++) {
+        int quality = accept_quality(accept, others[i], &other_index);
+        *svg = svg_quality > quality || (svg_quality == quality && svg_index < other_index);
+    }
+    return true;
+}
+
 void handle_position(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", NULL };
     char fen_buf[FEN_INPUT_MAX + 2];
     const char *fen = NULL;
-    bool chess960 = false, with_moves;
+    bool chess960 = false, with_moves, svg = false;
+    board_svg_options_t picture;
+    int number = -1; /* a Chess960 start by number (GET only) */
     cJSON *root = NULL;
     position_t pos;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
@@ -96,11 +207,19 @@ void handle_position(const api_request_t *req, api_response_t *res)
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
-        if (!body_query_bool(req, "chess960", false, &chess960, res))
+        if (!body_query_bool(req, "chess960", false, &chess960, res)
+            || !query_chess960_position(req, fen != NULL, &number, res) || !wants_svg(req, &svg, res)
+            || !board_svg_read_query(req, true, &picture, res))
             goto done;
     }
-    if (!load_fen(fen, chess960, &pos, res))
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */
+    else if (!load_fen(fen, chess960, &pos, res))
         goto done;
+    if (svg) {
+        board_svg_respond(res, &pos, &picture);
+        goto done;
+    }
     status_t status;
     status_evaluate(&pos, NULL, 0, &status);
     answer_position(req, res, &pos, &status, with_moves);

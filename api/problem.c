@@ -60,6 +60,14 @@ static const struct {
     [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
     [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
+    [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
+                                         "chess960_position is not a Chess960 start number (0 to 959)" },
+    [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
+    [API_EINVALID_PGN] = { "invalid_pgn", 400, "The PGN cannot be read" },
+    [API_EPGN_TOO_LARGE] = { "pgn_too_large", 413,
+                             "The PGN has more games, moves, tags or nesting than the server reads" },
+    [API_EPGN_RESULT_MISMATCH] = { "pgn_result_mismatch", 422,
+                                   "The PGN's result disagrees with its Result tag or its final position" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -146,6 +154,51 @@ api_status_t api_status_for_reason(legality_reason_t reason)
     return reason == LEGALITY_AMBIGUOUS ? API_EAMBIGUOUS_MOVE : API_EILLEGAL_MOVE;
 }
 
+static void write_pgn_problem(jsonw_t *w, const void *ctx)
+{
+    const pgn_read_error_t *e = ctx;
+    jsonw_kv_int(w, "game", e->game);
+    jsonw_kv_int(w, "line", e->line);
+    jsonw_kv_int(w, "column", e->column);
+    jsonw_kv_string(w, "pgn_error", pgn_read_status_code(e->status));
+    if (e->status == PGN_READ_EBAD_FEN)
+        jsonw_kv_string(w, "fen_error", fen_error_code(e->fen_error));
+    if (e->status == PGN_READ_EILLEGAL_MOVE) {
+        char fen[FEN_BUFFER_SIZE];
+        jsonw_kv_int(w, "move_index", e->ply);
+        jsonw_kv_string(w, "move", e->move);
+        jsonw_kv_string(w, "reason", legality_reason_code(e->reason));
+        jsonw_kv_string(w, "fen", fen_format(&e->position, fen, sizeof fen));
+    }
+}
+
+void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
+{
+    api_status_t status;
+    switch (error->status) {
+    case PGN_READ_EILLEGAL_MOVE: status = api_status_for_reason(error->reason); break;
+    case PGN_READ_ERESULT_MISMATCH:
+    case PGN_READ_ERESULT_CONTRADICTS: status = API_EPGN_RESULT_MISMATCH; break;
+    case PGN_READ_ETOO_MANY_GAMES:
+    case PGN_READ_ETOO_MANY_PLIES:
+    case PGN_READ_ETOO_MANY_TAGS:
+    case PGN_READ_ETAG_TOO_LONG:
+    case PGN_READ_ECOMMENT_TOO_LONG:
+    case PGN_READ_ETOO_DEEP: status = API_EPGN_TOO_LARGE; break;
+    case PGN_READ_ESTOPPED:
+    case PGN_READ_OK: status = API_EINTERNAL; break;
+    default: status = API_EINVALID_PGN; break;
+    }
+    char detail[400];
+    if (error->status == PGN_READ_EILLEGAL_MOVE)
+        snprintf(detail, sizeof detail, "game %d, line %d, column %d: move %d ('%s'): %s", error->game, error->line,
+                 error->column, error->ply, error->move, error->message);
+    else
+        snprintf(detail, sizeof detail, "game %d, line %d, column %d: %s", error->game, error->line, error->column,
+                 error->message);
+    api_problem(res, status, detail, write_pgn_problem, error);
+}
+
 static void write_current_version(jsonw_t *w, const void *ctx)
 {
     jsonw_key(w, "current_version");
@@ -158,6 +211,11 @@ void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expect
     snprintf(detail, sizeof detail, "the game is at version %llu, not %llu", (unsigned long long)current,
              (unsigned long long)expected);
     api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
+}
+
+void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current)
+{
+    api_problem(res, API_EPRECONDITION_FAILED, detail, write_current_version, &current);
 }
 
 void api_problem_game(api_response_t *res, game_status_t status)

@@ -5,6 +5,7 @@
 #define CHESSD_API_PROBLEM_H
 
 #include "../rules/game.h"
+#include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "../store/store.h"
 #include "http.h"
@@ -55,6 +56,11 @@ typedef enum {
     API_ETAKEBACK_ALREADY_OFFERED,
     API_ENO_TAKEBACK_OFFER,
     API_EABORT_TOO_LATE,
+    API_EINVALID_CHESS960_POSITION,
+    API_ECONFLICTING_FIELDS,
+    API_EINVALID_PGN,
+    API_EPGN_TOO_LARGE,
+    API_EPGN_RESULT_MISMATCH,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
@@ -84,6 +90,12 @@ void api_problem_fen(api_response_t *res, fen_error_t error, const char *message
 void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
                       legality_reason_t reason, const char *fen);
 
+/* A PGN that cannot be read or played (see rules/pgn_read.h): invalid_pgn,
+ * pgn_too_large, pgn_result_mismatch, or for a mainline move the move
+ * API's illegal_move, ambiguous_move or invalid_move_text; each with the
+ * game's index (0-based), line and column (1-based) and pgn_error. */
+void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error);
+
 /* A refused game operation (not GAME_OK; an illegal move goes through
  * api_problem_move), with its fixed detail. */
 void api_problem_game(api_response_t *res, game_status_t status);
@@ -93,5 +105,8 @@ void api_problem_store(api_response_t *res, store_status_t status);
 
 /* A version_conflict problem carrying current_version. */
 void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);
+/* 412 precondition_failed with the detail given and current_version (the
+ * member api_problem_conflict's 409 has). */
+void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current);
 
 #endif

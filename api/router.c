@@ -21,7 +21,10 @@ typedef struct {
     unsigned flags;                 /* ROUTE_* */
 } route_t;
 
-static const char *const position_get_params[] = { "fen", "chess960", "legal_moves", NULL };
+static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "legal_moves",
+                                                    "format",      "orientation", "lastmove",      "check",
+                                                    "coordinates", "size",        NULL };
+static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
 
@@ -33,6 +36,7 @@ static const route_t routes[] = {
     { "GET /v1/position", "/v1/position", "GET", handle_position, "GET, HEAD, POST", position_get_params, 0 },
     { "POST /v1/position", "/v1/position", "POST", handle_position, "GET, HEAD, POST", legal_moves_param, 0 },
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, "POST", legal_moves_param, 0 },
+    { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, "POST", legal_moves_param, 0 },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, "GET, HEAD", perft_params, ROUTE_POOL },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, "POST", legal_moves_param, ROUTE_CREATES | ROUTE_GAME },
     { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, "GET, HEAD", legal_moves_param, ROUTE_GAME },
@@ -46,6 +50,8 @@ static const route_t routes[] = {
     { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, "POST", legal_moves_param,
       ROUTE_GAME },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, "GET, HEAD", NULL, ROUTE_GAME },
+    { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, "GET, HEAD", board_params,
+      ROUTE_GAME },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, "GET, HEAD", NULL,
       ROUTE_GAME | ROUTE_STREAM },
     { "GET /metrics", "/metrics", "GET", handle_metrics, "GET, HEAD", NULL, ROUTE_PROBE },

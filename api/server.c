@@ -863,6 +863,17 @@ static void fit_file_limit(unsigned max_connections)
                         "it (ulimit -n) or lower --max-connections\n", (unsigned long long)can, max_connections);
 }
 
+/* Who can reach an address chessd listens on, for the start-up line (tools
+ * parse that line up to "threads": keep its start). */
+static const char *bind_scope(const char *bind)
+{
+    if (!strcmp(bind, "0.0.0.0") || !strcmp(bind, "::") || !strcmp(bind, "[::]"))
+        return "all interfaces: other machines can connect; --bind 127.0.0.1 keeps it local";
+    if (!strncmp(bind, "127.", 4) || !strcmp(bind, "::1") || !strcmp(bind, "[::1]"))
+        return "loopback: this machine only";
+    return "this address only";
+}
+
 int server_run(const config_t *cfg)
 {
     struct sockaddr_storage addr;
@@ -948,8 +959,8 @@ int server_run(const config_t *cfg)
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    fprintf(stderr, "chessd: listening on %s port %u with %u threads\n", cfg->bind,
-            info ? (unsigned)info->port : cfg->port, cfg->threads);
+    fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind,
+            info ? (unsigned)info->port : cfg->port, cfg->threads, bind_scope(cfg->bind));
 
     int received = 0;
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))

@@ -138,6 +138,22 @@ static bool random_text(size_t n, char *out)
 
 bool tokens_new_secret(char out[TOKENS_SECRET_TEXT_SIZE]) { return random_text(32, out); }
 
+bool tokens_random_below(uint32_t bound, uint32_t *out)
+{
+    if (bound == 0)
+        return false;
+    uint32_t limit = UINT32_MAX - (uint32_t)(((uint64_t)UINT32_MAX + 1) % bound); /* last draw kept */
+    for (;;) {
+        uint32_t draw;
+        if (RAND_bytes((unsigned char *)&draw, sizeof draw) != 1)
+            return false;
+        if (draw <= limit) {
+            *out = draw % bound;
+            return true;
+        }
+    }
+}
+
 bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
 
 bool tokens_new_id_where(char out[TOKENS_ID_SIZE], bool (*fits)(const char *id, void *ctx), void *ctx)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
     TOKENS_ID_SIZE = 17,
@@ -56,6 +57,11 @@ char *tokens_seal(const char *text, size_t length);
 /* Reverses tokens_seal(); NULL when the text was not sealed with this secret
  * or was altered, or no secret is set. The result is malloc'd and NUL-terminated. */
 char *tokens_open(const char *sealed);
+
+/* A uniform random number in 0..bound-1 (bound >= 1) from RAND_bytes,
+ * without modulo bias: draws that fall in the incomplete last block of
+ * 2^32 are drawn again. False when RAND_bytes fails (*out untouched). */
+bool tokens_random_below(uint32_t bound, uint32_t *out);
 
 /* Whether text could be an id we made (16 base64url characters). */
 bool tokens_is_id(const char *text);

@@ -4,6 +4,7 @@
 #ifndef CHESSD_RULES_RULES_H
 #define CHESSD_RULES_RULES_H
 
+#include "chess960.h"
 #include "fen.h"
 #include "movegen.h"
 #include "perft.h"

@@ -24,4 +24,9 @@ conn_t *store_connect_node(store_t *store, const cluster_node_t *node, char *err
  * kept before when no node answers). False when there is none. */
 bool store_cluster_map(store_t *store, cluster_map_t *out);
 
+/* Makes room for one more item in a growable array of item_size-byte
+ * items (*items holding count of *capacity; the capacity doubles, from 4).
+ * False, with the array unchanged, when memory runs out. */
+bool store_array_reserve(void **items, unsigned *capacity, unsigned count, size_t item_size);
+
 #endif

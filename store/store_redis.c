@@ -515,14 +515,11 @@ static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
             break;
         }
     }
-    if (t->count == t->capacity) {
-        unsigned capacity = t->capacity ? 2 * t->capacity : 4;
-        node_conn_t *items = realloc(t->items, capacity * sizeof *items);
-        if (!items)
-            return NULL;
-        t->items = items;
-        t->capacity = capacity;
-    }
+    void *items = t->items;
+    bool room = store_array_reserve(&items, &t->capacity, t->count, sizeof *t->items);
+    t->items = items;
+    if (!room)
+        return NULL;
     conn_t *c = store_connect_node(s, node, NULL, 0);
     if (c)
         t->items[t->count++] = (node_conn_t){ *node, c };

@@ -44,14 +44,11 @@ struct store_subscriber {
 
 static bool add_node(store_subscriber_t *sub, const cluster_node_t *node, conn_t *conn)
 {
-    if (sub->node_count == sub->node_capacity) {
-        unsigned capacity = sub->node_capacity ? 2 * sub->node_capacity : 4;
-        node_sub_t *nodes = realloc(sub->nodes, capacity * sizeof *nodes);
-        if (!nodes)
-            return false;
-        sub->nodes = nodes;
-        sub->node_capacity = capacity;
-    }
+    void *nodes = sub->nodes;
+    bool room = store_array_reserve(&nodes, &sub->node_capacity, sub->node_count, sizeof *sub->nodes);
+    sub->nodes = nodes;
+    if (!room)
+        return false;
     node_sub_t *n = &sub->nodes[sub->node_count];
     memset(n, 0, sizeof *n);
     if (node)

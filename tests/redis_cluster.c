@@ -272,14 +272,10 @@ redisReply *redis_cluster_command(const redis_cluster_t *c, unsigned index, cons
 {
     if (index >= c->node_count || !c->nodes[index].server.pid)
         return NULL;
-    redisContext *context = redis_server_connect(&c->nodes[index].server, NULL);
-    if (!context)
-        return NULL;
     va_list args;
     va_start(args, format);
-    redisReply *r = redisvCommand(context, format, args);
+    redisReply *r = redis_server_vcommand(&c->nodes[index].server, NULL, format, args);
     va_end(args);
-    redisFree(context);
     return r;
 }
 

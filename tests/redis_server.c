@@ -347,16 +347,22 @@ redisContext *redis_server_connect(const redis_server_t *s, const char *password
     return c;
 }
 
-redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...)
+redisReply *redis_server_vcommand(const redis_server_t *s, const char *password, const char *format, va_list args)
 {
     redisContext *c = redis_server_connect(s, password);
     if (!c)
         return NULL;
+    redisReply *r = redisvCommand(c, format, args);
+    redisFree(c);
+    return r;
+}
+
+redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    redisReply *r = redisvCommand(c, format, args);
+    redisReply *r = redis_server_vcommand(s, password, format, args);
     va_end(args);
-    redisFree(c);
     return r;
 }
 

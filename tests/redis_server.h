@@ -9,6 +9,7 @@
 #ifndef CHESSD_TESTS_REDIS_SERVER_H
 #define CHESSD_TESTS_REDIS_SERVER_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -78,6 +79,8 @@ redisContext *redis_server_connect(const redis_server_t *s, const char *password
 /* Runs one command (printf-style, hiredis format) on a new connection and
  * returns its reply (caller frees with freeReplyObject), or NULL. */
 redisReply *redis_server_command(const redis_server_t *s, const char *password, const char *format, ...);
+/* The same with a va_list (for wrappers such as redis_cluster_command). */
+redisReply *redis_server_vcommand(const redis_server_t *s, const char *password, const char *format, va_list args);
 
 /* The program `name` into path: the file named by the environment variable
  * override_env when that is set (NULL: none), else the first executable

@@ -264,6 +264,45 @@ static void test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equa
     CU_ASSERT_FALSE(tokens_hash_equal(a, b)); /* a good hash never equals a failed one */
 }
 
+/* tokens_random_below(960): 96,000 draws all in range, every value drawn
+ * (a value missing has odds about 960 * e^-100), no value far from its 100
+ * expected draws (a chi-square far above 960's 1,185 at 1e-6 would fail); a
+ * bound of 1 always gives 0; a failing RAND_bytes gives false, *out untouched. */
+static void test_random_below_covers_its_range_evenly_and_fails_with_rand_bytes(void)
+{
+    enum { BOUND = 960, DRAWS = 96000 };
+    static unsigned counts[BOUND];
+    memset(counts, 0, sizeof counts);
+    bool in_range = true;
+    for (int i = 0; i < DRAWS; i++) {
+        uint32_t value = BOUND;
+        CU_ASSERT_TRUE_FATAL(tokens_random_below(BOUND, &value));
+        if (value >= BOUND)
+            in_range = false;
+        else
+            counts[value]++;
+    }
+    CU_ASSERT_TRUE(in_range);
+    double chi_square = 0;
+    bool all_drawn = true;
+    for (int v = 0; v < BOUND; v++) {
+        double diff = counts[v] - (double)DRAWS / BOUND;
+        chi_square += diff * diff / ((double)DRAWS / BOUND);
+        all_drawn = all_drawn && counts[v] > 0;
+    }
+    CU_ASSERT_TRUE(all_drawn);
+    CU_ASSERT_TRUE(chi_square < 1185);
+    uint32_t one = 7;
+    CU_ASSERT_TRUE(tokens_random_below(1, &one));
+    CU_ASSERT_EQUAL(one, 0);
+    uint32_t untouched = 12345;
+    CU_ASSERT_FALSE(tokens_random_below(0, &untouched));
+    fail_random = true;
+    CU_ASSERT_FALSE(tokens_random_below(BOUND, &untouched));
+    fail_random = false;
+    CU_ASSERT_EQUAL(untouched, 12345);
+}
+
 int test_tokens_register(void)
 {
     CU_pSuite suite = CU_add_suite("tokens", suite_init, suite_cleanup);
@@ -284,7 +323,9 @@ int test_tokens_register(void)
         || !CU_add_test(suite, "test_readiness_stores_a_lost_shared_secret_again_and_refuses_a_replaced_one",
                         test_readiness_stores_a_lost_shared_secret_again_and_refuses_a_replaced_one)
         || !CU_add_test(suite, "test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal",
-                        test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal))
+                        test_a_failed_hmac_gives_no_hash_and_two_failures_never_compare_equal)
+        || !CU_add_test(suite, "test_random_below_covers_its_range_evenly_and_fails_with_rand_bytes",
+                        test_random_below_covers_its_range_evenly_and_fails_with_rand_bytes))
         return CU_get_error();
     return CUE_SUCCESS;
 }

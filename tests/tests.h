@@ -26,6 +26,7 @@ int test_tokens_register(void);
 int test_buf_register(void);
 int test_jsonw_register(void);
 int test_pgn_register(void);
+int test_pgn_read_register(void);
 int test_idempotency_register(void);
 int test_events_register(void);
 int test_game_events_register(void);
@@ -35,6 +36,8 @@ int test_tls_register(void);
 int test_config_register(void);
 int test_cluster_register(void);
 int test_store_cluster_register(void);
+int test_board_svg_register(void);
+int test_chess960_register(void);
 int test_play_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */

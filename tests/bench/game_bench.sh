@@ -578,11 +578,13 @@ run_wrk() {
     local c0 r0 k0 k1
     read -r -a k0 <<<"$(redis_calls)"
     c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "${REDIS_PIDS[@]}")
+    local x0=$(ctx_switches "$CHESSD_PID") y0=$(ctx_switches "${REDIS_PIDS[@]}")
     bg_wait WRK_PID wrk -t"$WRK_THREADS" -c"$CONNS" -d"${1}s" --latency -s "$TMP/game.lua" "$CHESSD_URL" \
         -- "$TMP/games" "$PLIES" "$WRK_THREADS" "$2" >"$TMP/wrk.out" 2>&1
     rc=$?
     # CPU of chessd and the redis-servers (ticks) and of wrk (us) during the run
     CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "${REDIS_PIDS[@]}") - r0))
+    CHESSD_CSW=$(($(ctx_switches "$CHESSD_PID") - x0)) REDIS_CSW=$(($(ctx_switches "${REDIS_PIDS[@]}") - y0))
     children_cpu_us
     WRK_CPU_US=$((CHILD_US - w0))
     # what chessd asked of Redis during the run
@@ -638,6 +640,8 @@ measure_chessd() {
     # CPU per move (the creates, about 1/PLIES of the requests, are included)
     C[cd_cpu]=$(awk -v t="$CHESSD_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[rd_cpu]=$(awk -v t="$REDIS_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    C[cd_csw]=$(awk -v t="$CHESSD_CSW" -v n="${W[moves]}" 'BEGIN { printf "%.2f", t / n }')
+    C[rd_csw]=$(awk -v t="$REDIS_CSW" -v n="${W[moves]}" 'BEGIN { printf "%.2f", t / n }')
     C[wrk_cpu]=$(awk -v t="$WRK_CPU_US" -v n="${W[moves]}" 'BEGIN { printf "%.1f", t / n }')
     C[scripts_pm]=$(awk -v t="$REDIS_SCRIPTS" -v n="${W[moves]}" 'BEGIN { printf "%.3f", t / n }')
     C[refused]=$REDIS_REFUSED C[maps]=$REDIS_MAPS
@@ -788,7 +792,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     measure_chessd "$stagger"
     stagger=0
     measure_redis
-    for f in moves_ps creates_ps cd_cpu rd_cpu wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
+    for f in moves_ps creates_ps cd_cpu rd_cpu cd_csw rd_csw wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
     for f in cas cas_p99 cas_cpu read read_p99 bound; do R[$f]+="${B[$f]} "; done
     R[ratio]+="$(awk -v a="${C[moves_ps]}" -v b="${B[cas]}" 'BEGIN { printf "%.4f", a / b }') "
     R[ratio_bound]+="$(awk -v a="${C[moves_ps]}" -v b="${B[bound]}" 'BEGIN { printf "%.4f", a / b }') "
@@ -828,6 +832,7 @@ else
     echo "  chessd latency from wrk (no LuaJIT ffi, so moves and creates together): p50 $(ms "${M[p50]}") ms, p99 $(ms "${M[p99]}") ms"
 fi
 echo "  CPU per move: chessd ${M[cd_cpu]} us, redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server${REDIS_PIDS[1]:+s} per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
+echo "  context switches per move (a thread put to sleep or off its CPU): chessd ${M[cd_csw]}, redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_csw]}"
 if ((REPS > 1)); then
     echo "  samples: chessd moves/s ${R[moves_ps]% }; redis-benchmark cas/s ${R[cas]% }; ratio ${R[ratio]% }"
 fi
@@ -844,6 +849,8 @@ echo "chessd move p99 ms: $(ms "${M[p99]}")"
 echo "cpu us per move chessd: ${M[cd_cpu]}"
 echo "cpu us per move redis: ${M[rd_cpu]}"
 echo "cpu us per move wrk: ${M[wrk_cpu]}"
+echo "context switches per move chessd: ${M[cd_csw]}"
+echo "context switches per move redis: ${M[rd_csw]}"
 echo "redis scripts per move: ${M[scripts_pm]}"
 echo "redis commands refused: $T_REFUSED"
 echo "games per master: ${GAMES_PER_MASTER[*]}"

@@ -24,6 +24,15 @@ cpu_ticks() { # CPU ticks (utime + stime) of the given pids, summed
     done
     echo "$total"
 }
+ctx_switches() { # context switches (voluntary and not) of every thread of the given pids, summed
+    local total=0 p f n
+    for p in "$@"; do
+        for f in /proc/"$p"/task/*/status; do
+            while read -r _ n; do total=$((total + n)); done < <(grep -E '^(non)?voluntary_ctxt_switches:' "$f" 2>/dev/null)
+        done
+    done
+    echo "$total"
+}
 # median "N N N": the median of space-separated numbers.
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

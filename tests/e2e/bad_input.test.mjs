@@ -178,7 +178,7 @@ export function parseDocument(text) {
         row.request = parseRequest(get('request'));
         row.status = parseStatus(get('status'));
         const code = get('code').replaceAll('`', '').trim();
-        if (!/^([a-z_]+|-)$/.test(code)) throw new Error(`code: expected a problem code or -, got ${JSON.stringify(code)}`);
+        if (!/^([a-z0-9_]+|-)$/.test(code)) throw new Error(`code: expected a problem code or -, got ${JSON.stringify(code)}`);
         row.code = code === '-' ? null : code;
         row.also = parseAlso(get('also'));
         if (!row.code && (row.status.klass ?? Math.floor(row.status.exact / 100)) >= 4 && !row.request.raw)

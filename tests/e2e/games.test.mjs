@@ -121,6 +121,18 @@ async function play(g, moves) {
 const draw = (g, color, action) => changeOk(g, color, 'draw', { action, expected_version: g.version });
 
 /** Asserts that the game ended in this write and that nothing can change it any more. */
+/**
+ * A game over: its position's status and result are the game's (a resigned
+ * game's position never says "active"), draw_reason is the termination of a
+ * draw (else null), and no draw is claimable any more.
+ */
+function assertPositionAgrees(body) {
+  assert.equal(body.position.status, body.status, `position.status of a game that is ${body.status}`);
+  assert.equal(body.position.result, body.result);
+  assert.equal(body.position.draw_reason, body.status === 'draw' ? body.termination : null);
+  assert.deepEqual(body.position.claimable_draws, []);
+}
+
 async function assertEnded(g, { status, result, termination }) {
   const b = g.body;
   assert.equal(b.status, status);
@@ -128,12 +140,14 @@ async function assertEnded(g, { status, result, termination }) {
   assert.equal(b.termination, termination);
   assert.equal(b.draw_offer, null);
   assert.ok(!('legal_moves' in b.position), 'position.legal_moves is absent once the game is over');
+  assertPositionAgrees(b);
   // The ending was written with the move: a fresh read shows the same version, not one more.
   const again = await get(g.srv, `/v1/games/${g.id}`);
   assert.equal(again.status, 200);
   assert.equal(again.body.version, g.version);
   assert.equal(again.body.status, status);
   assert.equal(again.body.termination, termination);
+  assertPositionAgrees(again.body);
   for (const color of ['white', 'black']) {
     expectProblem(await change(g, color, 'moves', { move: 'e4', expected_version: g.version }), 409, 'game_over');
     expectProblem(await change(g, color, 'resign', { expected_version: g.version }), 409, 'game_over');
@@ -248,8 +262,13 @@ test('refusals: 401, 403 forbidden and not_your_turn, 404, 409, 412, 428, 422 il
   // Versions.
   const conflict = expectProblem(await change(g, 'white', 'moves', { move: 'e4', expected_version: 5 }), 409, 'version_conflict');
   assert.equal(conflict.current_version, 1);
-  expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '"2"' }), 412, 'precondition_failed');
-  expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': 'garbage' }), 412, 'precondition_failed');
+  // A stale If-Match is 412 with the same current_version as the 409.
+  const staleTag = expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '"2"' }), 412, 'precondition_failed');
+  assert.equal(staleTag.current_version, 1);
+  assert.equal(staleTag.detail, 'If-Match "2" does not match the game\'s version "1"');
+  const garbage = expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': 'garbage' }), 412, 'precondition_failed');
+  assert.equal(garbage.current_version, 1);
+  assert.match(garbage.detail, /^If-Match must be a quoted ETag such as "1"/);
   expectProblem(await change(g, 'white', 'moves', { move: 'e4' }), 428, 'precondition_required');
   expectProblem(await change(g, 'white', 'resign', {}), 428, 'precondition_required');
   expectProblem(await change(g, 'white', 'draw', { action: 'offer' }), 428, 'precondition_required');
@@ -943,13 +962,24 @@ test('player tokens are not kept in plain text in Redis for a creation with an I
 
 test('If-Match compares strongly (RFC 9110): a weak tag never fits, "*" and a list with the tag do, and it must agree with expected_version', async () => {
   const g = await createGame();
-  expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': 'W/"1"' }), 412, 'precondition_failed');
-  expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '"7"' }), 412, 'precondition_failed');
+  const weak = expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': 'W/"1"' }), 412, 'precondition_failed');
+  assert.equal(weak.current_version, 1);
+  assert.match(weak.detail, /weak ETag \(W\/\) never matches.*"1"$/);
+  const seven = expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '"7"' }), 412, 'precondition_failed');
+  assert.equal(seven.current_version, 1);
+  // An unquoted version is no ETag: 412 too, saying how to write one.
+  for (const unquoted of ['1', '1, "7"', '"1', 'W/1']) {
+    const p = expectProblem(await change(g, 'white', 'moves', { move: 'e4' }, { 'if-match': unquoted }), 412, 'precondition_failed');
+    assert.equal(p.current_version, 1);
+    assert.equal(p.detail, `If-Match must be a quoted ETag such as "1" (the game's version), not ${unquoted}`);
+  }
   // Both given: each must fit.
   expectProblem(await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 }, { 'if-match': '"2"' }),
     412, 'precondition_failed');
   await changeOk(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '*' });
   await changeOk(g, 'black', 'moves', { move: 'e5' }, { 'if-match': '"1", "2"' });
   await changeOk(g, 'white', 'moves', { move: 'Nf3', expected_version: 3 }, { 'if-match': '"3"' });
-  assert.equal(g.version, 4);
+  // A list holding the current tag fits even beside a malformed entry.
+  await changeOk(g, 'black', 'moves', { move: 'Nc6' }, { 'if-match': '4, "4"' });
+  assert.equal(g.version, 5);
 });

@@ -457,6 +457,8 @@ test('clock: a move after the flag fell is 409 game_over; the game is timeout fo
     assert.equal(r.status, 'timeout');
     assert.equal(r.result, '0-1', 'white lost on time');
     assert.equal(r.termination, 'time_forfeit');
+    // The position agrees with the game once it is over.
+    assert.deepEqual([r.position.status, r.position.result, r.position.draw_reason], ['timeout', '0-1', null]);
     assert.equal(r.version, 4, 'one write ended the game');
     assert.equal(r.clock.white_ms, 0);
     assert.equal(r.clock.black_ms, 1000);
@@ -594,6 +596,7 @@ test('abort: either player before both have moved; refused once aborted and afte
     assert.equal(r.status, 'aborted', `${who} aborts after ${plies.length} plies`);
     assert.equal(r.result, '*');
     assert.equal(r.termination, 'aborted');
+    assert.deepEqual([r.position.status, r.position.result, r.position.draw_reason], ['aborted', '*', null]);
     assert.equal(r.clock.running, null);
     const again = await change(C, g, who === 'white' ? 'black' : 'white', 'abort');
     await expectRefused(again, g, 'game_over', 'abort after abort');

@@ -1,6 +1,7 @@
 // Starts and stops a real chessd for a test file: `chessd serve --bind
 // 127.0.0.1 --port 0` (binary from CHESSD_BIN, default build/chessd relative
-// to the repository root), the port read from the "listening" line on stderr,
+// to the repository root), the port read from the "listening" line on stderr
+// ("chessd: listening on ADDRESS port N with T threads (who can reach it)"),
 // the JSON access log collected from stdout, and SIGTERM at the end with the
 // exit status asserted to be 0. Each test process also runs one throwaway
 // redis-server for the servers it starts (readiness checks the game store);

@@ -1,0 +1,77 @@
+/* Board pictures: an SVG of a position, written into a buf_t, and the query
+ * parameters that choose how it looks (orientation, lastmove, check,
+ * coordinates, size). Each piece's shape is defined once in <defs> and
+ * coloured for white and black from the one palette below; squares and
+ * pieces are <use>d, so a picture is a few KiB. The output is a function of
+ * its inputs alone (integer coordinates, a fixed order): same input, same bytes. */
+#ifndef CHESSD_API_BOARD_SVG_H
+#define CHESSD_API_BOARD_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../rules/rules.h"
+#include "buf.h"
+#include "http.h"
+
+#define BOARD_SVG_CONTENT_TYPE "image/svg+xml"
+
+/* The palette, one colour per role, all distinct so that a picture can be
+ * read back by sampling pixels. */
+#define BOARD_SVG_LIGHT_SQUARE "#eedcb4"
+#define BOARD_SVG_DARK_SQUARE "#b08660"
+#define BOARD_SVG_LASTMOVE_LIGHT "#d8e07a" /* a highlighted light square */
+#define BOARD_SVG_LASTMOVE_DARK "#a8ae48"  /* a highlighted dark square */
+#define BOARD_SVG_CHECK "#e5463a"          /* the checked king's whole square */
+#define BOARD_SVG_WHITE_FILL "#fbfbf7"
+#define BOARD_SVG_WHITE_LINE "#1d1d1d" /* outline and inner lines of white pieces */
+#define BOARD_SVG_BLACK_FILL "#2b2b2b"
+#define BOARD_SVG_BLACK_LINE "#000000" /* outline of black pieces */
+#define BOARD_SVG_BLACK_DETAIL "#e8e8e8" /* inner lines of black pieces */
+#define BOARD_SVG_FRAME "#4a3b2e"        /* the border that holds the coordinates */
+#define BOARD_SVG_LABEL "#eedcb4"
+
+/* The geometry, in viewBox units: a square is 100 units; with coordinates
+ * the board has a frame of BOARD_SVG_MARGIN on every side (ranks written on
+ * the left, files below), so the viewBox is 800 or 880 units wide, scaled to
+ * `size` pixels. Every piece covers the disc of radius BOARD_SVG_PIECE_CORE
+ * about its square's centre with its fill colour (no line crosses it) and
+ * keeps 10 units clear of its square's edges, so a square's centre shows
+ * the piece's fill and its corners the square's colour. */
+enum {
+    BOARD_SVG_SQUARE = 100,
+    BOARD_SVG_MARGIN = 40,
+    BOARD_SVG_PIECE_CORE = 8,
+    BOARD_SVG_SIZE_MIN = 64,
+    BOARD_SVG_SIZE_MAX = 2048,
+    BOARD_SVG_SIZE_DEFAULT = 360,
+};
+
+typedef struct {
+    color_t orientation;            /* the side whose first rank is at the bottom */
+    int lastmove_from, lastmove_to; /* squares to highlight; SQ_NONE for none */
+    bool mark_check;                /* fill the square of a king in check with BOARD_SVG_CHECK */
+    bool coordinates;               /* the frame with rank and file labels */
+    int size;                       /* width and height in pixels, BOARD_SVG_SIZE_MIN..MAX */
+} board_svg_options_t;
+
+/* White at the bottom, no last move, check marked, coordinates shown,
+ * BOARD_SVG_SIZE_DEFAULT pixels. */
+void board_svg_options_default(board_svg_options_t *options);
+
+/* Appends the SVG document of pos (a position fen_parse accepted) drawn as
+ * options say to out. False, appending nothing, when an option is out of
+ * its bounds; otherwise true (check buf_failed(out) for memory). */
+bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_t *options);
+
+/* Reads orientation (white|black), check, coordinates (true|false, 1|0),
+ * size (BOARD_SVG_SIZE_MIN..MAX) and, when with_lastmove, lastmove (UCI
+ * squares: e2e4, e7e8q) from req's query into *options (defaults for those
+ * absent). False with res filled (400 invalid_parameter) when one is bad. */
+bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_svg_options_t *options,
+                          api_response_t *res);
+
+/* Sets res to 200 with the picture of pos (or 500 when memory runs out). */
+void board_svg_respond(api_response_t *res, const position_t *pos, const board_svg_options_t *options);
+
+#endif
