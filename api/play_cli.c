@@ -7,15 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../rules/chess960.h"
 #include "../rules/rules.h"
 #include "config.h"
 #include "play.h"
 #include "play_remote.h"
+#include "tokens.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: chessd play [--fen FEN] [--chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
+            "usage: chessd play [--fen FEN | --chess960-position N | --chess960] [--ascii | --unicode] [--flip]\n"
+            "                   [--max-plies N]\n"
             "       chessd play --server URL --game ID [--token TOKEN] [--ca-file PEM] [--ascii | --unicode]\n"
             "                   [--flip]\n"
             "\n"
@@ -25,7 +28,10 @@ static void usage(FILE *out)
             "they arrive on the game's event stream.\n"
             "\n"
             "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
-            "  --chess960       read the FEN's castling as Chess960 (needs --fen)\n"
+            "  --chess960       read the FEN's castling as Chess960; without --fen, a random\n"
+            "                   Chess960 start\n"
+            "  --chess960-position N  Chess960 start N (0-959, Scharnagl numbering; 518 is the\n"
+            "                   standard position)\n"
             "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
             "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
             "  --unicode        Unicode pieces even when the output is not a terminal\n"
@@ -76,7 +82,8 @@ static const char *hide(char *arg, char *copy, size_t size)
 
 int play_cli_main(int argc, char **argv)
 {
-    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL;
+    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL,
+               *number = NULL;
     char token_copy[1024];
     /* --help or -h anywhere: the usage, whatever else the line holds (as every subcommand) */
     for (int i = 0; i < argc; i++) {
@@ -110,6 +117,8 @@ int play_cli_main(int argc, char **argv)
             max_plies = v;
         else if ((v = option_value(argc, argv, &i, "--ca-file", &missing)))
             ca_file = v;
+        else if ((v = option_value(argc, argv, &i, "--chess960-position", &missing)))
+            number = v;
         else {
             if (missing)
                 fprintf(stderr, "chessd play: %s needs a value\n", a);
@@ -144,8 +153,8 @@ int play_cli_main(int argc, char **argv)
         view.max_plies = (int)n;
     }
     if (server || game_id || token || ca_file) {
-        if (fen || chess960 || max_plies) {
-            fprintf(stderr, "chessd play: --fen, --chess960 and --max-plies are the stored game's with --server\n");
+        if (fen || chess960 || number || max_plies) {
+            fprintf(stderr, "chessd play: the start and --max-plies are the stored game's with --server\n");
             return 2;
         }
         if (!token)
@@ -156,12 +165,31 @@ int play_cli_main(int argc, char **argv)
         }
         return play_remote_run(server, game_id, token, ca_file, &view);
     }
-    if (chess960 && !fen) {
-        fprintf(stderr, "chessd play: --chess960 needs --fen (the Chess960 start position to play from)\n");
-        return 2;
+    position_t start;
+    if (number || (chess960 && !fen)) {
+        if (fen) {
+            fprintf(stderr, "chessd play: --fen and --chess960-position exclude each other\n");
+            return 2;
+        }
+        char *end = NULL;
+        long n = number ? strtol(number, &end, 10) : -1;
+        uint32_t drawn;
+        if (number && (!*number || *end || n < 0 || n >= CHESS960_COUNT)) {
+            fprintf(stderr, "chessd play: --chess960-position must be a number from 0 to %d\n", CHESS960_COUNT - 1);
+            return 2;
+        }
+        if (!number) { /* --chess960 alone: a random start, as a game created with "chess960": true */
+            if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+                fprintf(stderr, "chessd play: no randomness for a Chess960 start\n");
+                return 1;
+            }
+            n = (long)drawn;
+        }
+        (void)chess960_start((int)n, &start); /* in range */
+        printf("Chess960 start %ld\n", n);
+        return play_session(stdin, stdout, &start, &view);
     }
     const char *text = fen ? fen : FEN_START;
-    position_t start;
     fen_error_t fe = fen_parse(text, strlen(text), chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, &start, err,
                                sizeof err);
     if (fe != FEN_OK) {

@@ -149,6 +149,30 @@ test('piped: the material line after captures, --flip, --ascii and --fen', async
   assert.ok(piped.stdout.startsWith('8 r n b q k b n r\n'));
 });
 
+test('piped: --chess960-position N starts Chess960 start N as the API describes it, --chess960 alone a random one', async () => {
+  for (const n of [0, 518, 959]) {
+    const run = playLocal(['--chess960-position', String(n)], 'fen\n');
+    assert.equal(run.code, 0, run.stderr);
+    const api = await get(server, `/v1/position?chess960_position=${n}&legal_moves=false`);
+    assert.equal(api.status, 200);
+    assert.equal(lines(run.stdout)[0], `Chess960 start ${n}`);
+    assert.ok(lines(run.stdout).includes(api.body.fen), `start ${n}: ${api.body.fen}`);
+  }
+  const seen = new Set();
+  for (let i = 0; i < 4; i++) {
+    const run = playLocal(['--chess960'], 'fen\npgn\n');
+    const n = Number(/^Chess960 start (\d+)$/.exec(lines(run.stdout)[0])[1]);
+    const api = await get(server, `/v1/position?chess960_position=${n}&legal_moves=false`);
+    assert.ok(lines(run.stdout).includes(api.body.fen));
+    assert.ok(run.stdout.includes('[Variant "Chess960"]'));
+    seen.add(n);
+  }
+  assert.ok(seen.size > 1, 'four random starts should not all be the same');
+  const bad = playLocal(['--chess960-position', '960'], '');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /from 0 to 959/);
+});
+
 /** Runs f with a private tmux server (its own socket), killed afterwards. */
 async function withTmux(f) {
   const socket = `chessd-play-test-${process.pid}`;
