@@ -967,12 +967,17 @@ int server_run(const config_t *cfg)
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
-    /* Streams get their closing event and end; long polls are answered. */
-    if (srv.events)
-        events_drain(srv.events);
+    /* The listening socket closes first, while the server threads are
+     * likely idle: libmicrohttpd 0.9.75 aborts when a thread of an epoll
+     * daemon takes the socket out of its set at the moment
+     * MHD_quiesce_daemon() does (both remove it; the loser's epoll_ctl fails
+     * and is fatal), and the drain below wakes every thread with a stream. */
     MHD_socket listener = MHD_quiesce_daemon(daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
+    /* Streams get their closing event and end; long polls are answered. */
+    if (srv.events)
+        events_drain(srv.events);
     /* Phase 1: serve what comes, each answer closing its connection, until
      * no connection is left or none has had a request for a moment (an idle
      * kept-alive connection may never speak again), within half the grace. */
