@@ -6,7 +6,6 @@
 
 #include "buf.h"
 
-static const char piece_letters[] = "pnbrqk";
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
 static void square_name(int sq, char *buf)
@@ -39,7 +38,7 @@ static void add_letter(move_text_t *t, const char *key, int type)
         add(t, "null");
         return;
     }
-    char letter[4] = { '"', piece_letters[type], '"', '\0' };
+    char letter[4] = { '"', piece_type_letter(type), '"', '\0' };
     add(t, letter);
 }
 
@@ -190,9 +189,7 @@ char *text_out_position(const position_t *pos, const status_t *status, bool with
         buf_printf(&b, "%d ", rank + 1);
         for (int file = 0; file < 8; file++) {
             piece_t p = pos->board[square_make(file, rank)];
-            char c = p == NO_PIECE ? '.' : piece_letters[piece_type(p)];
-            if (p != NO_PIECE && piece_color(p) == WHITE)
-                c = (char)(c - 32);
+            char c = p == NO_PIECE ? '.' : piece_letter(p);
             buf_putc(&b, ' ');
             buf_putc(&b, c);
         }

@@ -19,7 +19,6 @@
 
 /* Standard piece values, indexed by piece_type_t (the king counts nothing). */
 static const int piece_values[PIECE_TYPE_COUNT] = { 1, 3, 3, 5, 9, 0 };
-static const char piece_letters[COLOR_COUNT][PIECE_TYPE_COUNT + 1] = { "PNBRQK", "pnbrqk" };
 static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
     { "\u2659", "\u2658", "\u2657", "\u2656", "\u2655", "\u2654" },
     { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a" },
@@ -60,7 +59,7 @@ void play_print_board(FILE *out, const position_t *pos, const play_view_t *view)
             else if (view->unicode)
                 fprintf(out, " %s", piece_glyphs[piece_color(p)][piece_type(p)]);
             else
-                fprintf(out, " %c", piece_letters[piece_color(p)][piece_type(p)]);
+                fprintf(out, " %c", piece_letter(p));
         }
         fputc('\n', out);
     }

@@ -52,15 +52,14 @@ bool chess960_back_rank(int number, piece_type_t rank[FILE_COUNT])
 
 bool chess960_start(int number, position_t *pos)
 {
-    static const char letters[PIECE_TYPE_COUNT] = { 'p', 'n', 'b', 'r', 'q', 'k' };
     piece_type_t rank[FILE_COUNT];
     if (!chess960_back_rank(number, rank))
         return false;
     char black[FILE_COUNT + 1], white[FILE_COUNT + 1], rights[5];
     int rooks = 0;
     for (int file = 0; file < FILE_COUNT; file++) {
-        black[file] = letters[rank[file]];
-        white[file] = (char)(letters[rank[file]] - 'a' + 'A');
+        black[file] = piece_type_letter(rank[file]);
+        white[file] = piece_type_capital(rank[file]);
         if (rank[file] == ROOK) /* Shredder-FEN rights: the rooks' files, white's then black's */
             rights[rooks++] = (char)('A' + file);
     }

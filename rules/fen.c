@@ -42,7 +42,6 @@ static const char *const error_codes[FEN_ERROR_COUNT] = {
 };
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
-static const char piece_letters[] = "pnbrqk";
 
 const char *fen_error_code(fen_error_t error)
 {
@@ -102,14 +101,14 @@ static fen_error_t parse_board(span_t field, position_t *pos, char *message, siz
                 return FAIL(FEN_ERANK_WIDTH, "rank %d has more than 8 squares", rank + 1);
         } else {
             char lower = (char)(c | 0x20);
-            const char *found = (c >= 'A' && c <= 'z') ? strchr(piece_letters, lower) : NULL;
+            const char *found = (c >= 'A' && c <= 'z') ? strchr(PIECE_LETTERS, lower) : NULL;
             if (!found || lower == '\0')
                 return FAIL(FEN_EPIECE_LETTER, "'%c' is not a piece letter (use PNBRQK and pnbrqk)",
                             (c >= 32 && c < 127) ? c : '?');
             if (file >= 8)
                 return FAIL(FEN_ERANK_WIDTH, "rank %d has more than 8 squares", rank + 1);
             color_t color = (c >= 'a') ? BLACK : WHITE;
-            position_put_piece(pos, piece_make(color, (piece_type_t)(found - piece_letters)), square_make(file, rank));
+            position_put_piece(pos, piece_make(color, (piece_type_t)(found - PIECE_LETTERS)), square_make(file, rank));
             file++;
             last_was_digit = false;
         }
@@ -375,8 +374,7 @@ char *fen_format(const position_t *pos, char *buf, size_t buf_size)
             if (empty)
                 out[n++] = (char)('0' + empty);
             empty = 0;
-            char letter = piece_letters[piece_type(p)];
-            out[n++] = piece_color(p) == WHITE ? (char)(letter - 32) : letter;
+            out[n++] = piece_letter(p);
         }
         if (empty)
             out[n++] = (char)('0' + empty);

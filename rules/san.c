@@ -9,7 +9,6 @@
 
 #include "movegen.h"
 
-static const char piece_letters[PIECE_TYPE_COUNT] = { 'P', 'N', 'B', 'R', 'Q', 'K' };
 
 static int append_square(char *buf, int n, int sq)
 {
@@ -59,7 +58,7 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
             if (capture)
                 buf[n++] = (char)('a' + square_file(from));
         } else {
-            buf[n++] = piece_letters[type];
+            buf[n++] = piece_type_capital(type);
             n = append_disambiguation(pos, legal, move, buf, n);
         }
         if (capture)
@@ -67,7 +66,7 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
         n = append_square(buf, n, to);
         if (kind == MOVE_PROMOTION) {
             buf[n++] = '=';
-            buf[n++] = piece_letters[move_promotion(move)];
+            buf[n++] = piece_type_capital(move_promotion(move));
         }
     }
     position_t after = *pos;
@@ -97,7 +96,7 @@ typedef struct {
 static int letter_type(char c)
 {
     for (int t = KNIGHT; t < PIECE_TYPE_COUNT; t++)
-        if (piece_letters[t] == c)
+        if (piece_type_capital((piece_type_t)t) == c)
             return t;
     return -1;
 }

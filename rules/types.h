@@ -43,6 +43,16 @@ static inline int square_make(int file, int rank) { return rank * 8 + file; }
 static inline piece_t piece_make(color_t c, piece_type_t t) { return (piece_t)(c * 8 + t); }
 static inline piece_type_t piece_type(piece_t p) { return (piece_type_t)(p & 7); }
 static inline color_t piece_color(piece_t p) { return (color_t)(p >> 3); }
+/* The one table of piece letters, by piece type: "pnbrqk" (FEN's black
+ * pieces, UCI's promotions); capitals for white and for SAN. */
+#define PIECE_LETTERS "pnbrqk"
+static inline char piece_type_letter(piece_type_t t) { return PIECE_LETTERS[t]; }
+static inline char piece_type_capital(piece_type_t t) { return (char)(PIECE_LETTERS[t] - 'a' + 'A'); }
+/* A piece's FEN letter: capital for white. */
+static inline char piece_letter(piece_t p)
+{
+    return piece_color(p) == WHITE ? piece_type_capital(piece_type(p)) : piece_type_letter(piece_type(p));
+}
 
 static inline move_t move_make(int from, int to, int kind, piece_type_t promotion)
 {

@@ -1,7 +1,6 @@
 /* UCI move notation, reading and writing. */
 #include "uci.h"
 
-static const char promotion_letters[] = "pnbrqk";
 
 char *uci_format(const position_t *pos, move_t move, char *buf)
 {
@@ -12,7 +11,7 @@ char *uci_format(const position_t *pos, move_t move, char *buf)
     buf[1] = (char)('1' + square_rank(from));
     buf[2] = (char)('a' + square_file(to));
     buf[3] = (char)('1' + square_rank(to));
-    buf[4] = move_kind(move) == MOVE_PROMOTION ? promotion_letters[move_promotion(move)] : '\0';
+    buf[4] = move_kind(move) == MOVE_PROMOTION ? piece_type_letter(move_promotion(move)) : '\0';
     buf[5] = '\0';
     return buf;
 }
@@ -36,7 +35,7 @@ bool uci_read(const char *text, size_t length, uci_text_t *out)
         char c = (char)(text[4] | 0x20);
         int t;
         for (t = 0; t < PIECE_TYPE_COUNT; t++)
-            if (promotion_letters[t] == c)
+            if (piece_type_letter((piece_type_t)t) == c)
                 break;
         if (t == PIECE_TYPE_COUNT)
             return false;
