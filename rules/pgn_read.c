@@ -133,7 +133,7 @@ static void advance(reader_t *r)
         }
     }
     unsigned char c = (unsigned char)r->text[r->at++];
-    if (c == '\n') {
+    if (c == '\n' || (c == '\r' && peek(r) != '\n')) { /* LF, CRLF or a lone CR (old Mac files) */
         r->spot.line++;
         r->spot.column = 1;
     } else if ((c & 0xc0) != 0x80) { /* a character's first byte: its continuation bytes do not count */
@@ -143,7 +143,7 @@ static void advance(reader_t *r)
 
 static void skip_line(reader_t *r)
 {
-    while (!at_end(r) && peek(r) != '\n')
+    while (!at_end(r) && peek(r) != '\n' && peek(r) != '\r')
         advance(r);
 }
 

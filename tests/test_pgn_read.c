@@ -157,6 +157,26 @@ static void test_odd_whitespace(void)
     CU_ASSERT_STRING_EQUAL(s.results, "*");
 }
 
+/* Old Mac files end lines with a lone CR: a ';' comment or '%' escape line
+ * must stop there, not swallow the rest of the text (silently dropping
+ * moves and the result), and errors count those lines. */
+static void test_a_lone_cr_ends_a_line(void)
+{
+    seen_t s;
+    pgn_read_error_t e;
+    CU_ASSERT_EQUAL(read_text("[Event \"x\"]\r%escape\r\r1. e4 ; good\r1... e5 2. Nf3 Nc6 1-0\r", &s, &e), 1);
+    CU_ASSERT_STRING_EQUAL(s.moves, "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6 | ");
+    CU_ASSERT_STRING_EQUAL(s.results, "1-0");
+    CU_ASSERT_EQUAL(read_text("1. e4 ; c\r1... e5\r2. Ke3 *", &s, &e), -1);
+    CU_ASSERT_EQUAL(e.status, PGN_READ_EILLEGAL_MOVE);
+    CU_ASSERT_EQUAL(e.line, 3);
+    CU_ASSERT_EQUAL(e.column, 4);
+    /* CRLF is still one line end */
+    CU_ASSERT_EQUAL(read_text("1. e4 ; c\r\n1... e5\r\n2. Ke3 *", &s, &e), -1);
+    CU_ASSERT_EQUAL(e.line, 3);
+    CU_ASSERT_EQUAL(e.column, 4);
+}
+
 static void test_fen_setup_and_chess960(void)
 {
     seen_t s;
@@ -371,6 +391,7 @@ int test_pgn_read_register(void)
                 test_comments_escapes_nags_and_variations_are_skipped);
     CU_add_test(suite, "results and several games", test_results_and_several_games);
     CU_add_test(suite, "odd whitespace", test_odd_whitespace);
+    CU_add_test(suite, "a lone CR ends a line", test_a_lone_cr_ends_a_line);
     CU_add_test(suite, "FEN, SetUp and Chess960", test_fen_setup_and_chess960);
     CU_add_test(suite, "errors name game, line and column", test_errors_name_game_line_and_column);
     CU_add_test(suite, "an illegal move carries the move API's reason", test_illegal_move_carries_the_move_api_reason);
