@@ -204,8 +204,9 @@ static void test_a_quoted_tag_value_is_cut_between_characters(void)
     for (int t = 0; t < 2; t++) {
         for (int odd = 0; odd < 4; odd++) { /* the cut at every byte of a 2-, 3- and 4-byte character */
             int n = snprintf(pgn, sizeof pgn, "[%s \"%.*s", tags[t], odd, "xyz");
+            static const char *const characters[] = { "\xc3\xa9", "\xe2\x99\x98", "\xf0\x9f\x98\x80" };
             for (int i = 0; i < 20; i++)
-                n += snprintf(pgn + n, sizeof pgn - (size_t)n, "%s", i % 3 == 0 ? "\xc3\xa9" : i % 3 == 1 ? "\xe2\x99\x98" : "\xf0\x9f\x98\x80");
+                n += snprintf(pgn + n, sizeof pgn - (size_t)n, "%s", characters[i % 3]);
             snprintf(pgn + n, sizeof pgn - (size_t)n, "\"]\n1. e4 *");
             CU_ASSERT_EQUAL(read_text(pgn, &s, &e), -1);
             CU_ASSERT_TRUE(e.status == PGN_READ_EUNSUPPORTED_VARIANT || e.status == PGN_READ_EBAD_RESULT_TAG);
@@ -429,7 +430,8 @@ int test_pgn_read_register(void)
     CU_add_test(suite, "results and several games", test_results_and_several_games);
     CU_add_test(suite, "odd whitespace", test_odd_whitespace);
     CU_add_test(suite, "a lone CR ends a line", test_a_lone_cr_ends_a_line);
-    CU_add_test(suite, "a quoted tag value is cut between characters", test_a_quoted_tag_value_is_cut_between_characters);
+    CU_add_test(suite, "a quoted tag value is cut between characters",
+                test_a_quoted_tag_value_is_cut_between_characters);
     CU_add_test(suite, "FEN, SetUp and Chess960", test_fen_setup_and_chess960);
     CU_add_test(suite, "errors name game, line and column", test_errors_name_game_line_and_column);
     CU_add_test(suite, "an illegal move carries the move API's reason", test_illegal_move_carries_the_move_api_reason);
