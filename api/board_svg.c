@@ -208,6 +208,21 @@ static bool read_size(const char *text, int *size)
     return true;
 }
 
+/* Whether a lastmove in UCI could be a move: two different squares, and a
+ * promotion only to a knight, bishop, rook or queen by a pawn's step or
+ * capture from the 7th rank to the 8th (or the 2nd to the 1st). */
+static bool lastmove_fits(const uci_text_t *move)
+{
+    if (move->from == move->to)
+        return false;
+    if (move->promotion == NO_PIECE_TYPE)
+        return true;
+    int from_rank = square_rank(move->from), to_rank = square_rank(move->to);
+    int files = square_file(move->from) - square_file(move->to);
+    return move->promotion >= KNIGHT && move->promotion <= QUEEN && files >= -1 && files <= 1
+           && ((from_rank == 6 && to_rank == 7) || (from_rank == 1 && to_rank == 0));
+}
+
 bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_svg_options_t *options,
                           api_response_t *res)
 {
@@ -234,9 +249,10 @@ bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_sv
     value = with_lastmove ? api_request_query(req, "lastmove") : NULL;
     if (value) {
         uci_text_t move;
-        if (!uci_read(value, strlen(value), &move) || move.from == move.to)
+        if (!uci_read(value, strlen(value), &move) || !lastmove_fits(&move))
             return bad_parameter(res, "query parameter 'lastmove' must be a move in UCI, two different squares "
-                                      "and an optional promotion piece (e2e4, e7e8q)");
+                                      "and, for a pawn reaching the last rank, an optional promotion piece "
+                                      "n, b, r or q (e2e4, e7e8q)");
         options->lastmove_from = move.from;
         options->lastmove_to = move.to;
     }

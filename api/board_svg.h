@@ -66,7 +66,8 @@ bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_
 
 /* Reads orientation (white|black), check, coordinates (true|false, 1|0),
  * size (BOARD_SVG_SIZE_MIN..MAX) and, when with_lastmove, lastmove (UCI
- * squares: e2e4, e7e8q) from req's query into *options (defaults for those
+ * squares: e2e4, e7e8q; a promotion to n, b, r or q only from the 7th rank
+ * to the 8th or the 2nd to the 1st) from req's query into *options (defaults for those
  * absent). False with res filled (400 invalid_parameter) when one is bad. */
 bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_svg_options_t *options,
                           api_response_t *res);

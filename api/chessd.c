@@ -14,7 +14,7 @@
 #include "version.h"
 
 /* Every subcommand, for `chessd help` and for `chessd <command> --help` (or
- * -h), which prints its row (and the serve options for serve) to stdout and
+ * -h, or `chessd help <command>`), which prints its row (and the serve options for serve) to stdout and
  * exits 0 whatever else the line holds. A new subcommand adds its row here
  * and its branch in main(); a row's summary lines are separated by '\n'. */
 static const struct {
@@ -28,7 +28,7 @@ static const struct {
     { "play", "play [options]", "play chess in a terminal: both sides, or one side of a stored\ngame (chessd play --help)",
       false },
     { "version", "version", "print the version (also chessd -v, chessd --version)", false },
-    { "help", "help", "print this help (also chessd -h, chessd --help)", false },
+    { "help", "help [COMMAND]", "print this help (also chessd -h, chessd --help), or COMMAND's", false },
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -54,14 +54,10 @@ static void usage(FILE *out)
     config_usage(out);
 }
 
-/* `chessd <name> ... --help`: true when name has a row and an argument after
- * it is --help or -h; its help is then printed to stdout. */
-static bool command_help(const char *name, int argc, char **argv)
+/* Prints command name's help to stdout; false when name has no row. */
+static bool print_command_help(const char *name)
 {
-    bool asked = false;
-    for (int i = 0; i < argc && !asked; i++)
-        asked = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
-    for (int i = 0; i < COMMAND_COUNT && asked; i++) {
+    for (int i = 0; i < COMMAND_COUNT; i++) {
         if (strcmp(commands[i].name, name))
             continue;
         printf("usage: chessd %s\n\n", commands[i].synopsis);
@@ -73,6 +69,16 @@ static bool command_help(const char *name, int argc, char **argv)
         return true;
     }
     return false;
+}
+
+/* `chessd <name> ... --help`: true when name has a row and an argument after
+ * it is --help or -h; its help is then printed to stdout. */
+static bool command_help(const char *name, int argc, char **argv)
+{
+    bool asked = false;
+    for (int i = 0; i < argc && !asked; i++)
+        asked = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+    return asked && print_command_help(name);
 }
 
 static int serve(int argc, char **argv)
@@ -114,7 +120,11 @@ int main(int argc, char **argv)
         printf("chessd %s\n", CHESSD_VERSION);
         return 0;
     }
-    if (!strcmp(command, "help") || !strcmp(command, "--help") || !strcmp(command, "-h")) {
+    if (!strcmp(command, "help") && argc > 2) { /* chessd help COMMAND */
+        if (print_command_help(argv[2]))
+            return 0;
+        command = argv[2];
+    } else if (!strcmp(command, "help") || !strcmp(command, "--help") || !strcmp(command, "-h")) {
         usage(stdout);
         return 0;
     }

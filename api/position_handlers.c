@@ -114,12 +114,15 @@ static void answer_position(const api_request_t *req, api_response_t *res, const
 /* The quality (0 to 1000) an Accept header gives media type `type`
  * ("image/svg+xml") through a range naming it or its major type ("image/"
  * then a star), and in *index the range's place in the list; -1 when no
- * range names it. A bare wildcard is not counted: it says what a client
- * tolerates, not what it asks for. */
+ * range names it. A range naming the type overrides its major type's
+ * (RFC 9110 12.5.1: the most specific range decides, so svg's q=0 is not
+ * undone by an image wildcard after it). A bare wildcard is not counted: it says what a
+ * client tolerates, not what it asks for. */
 static int accept_quality(const char *accept, const char *type, int *index)
 {
     size_t type_length = strlen(type), major_length = strcspn(type, "/");
     int best = -1;
+    bool best_exact = false;
     *index = -1;
     for (int i = 0; *accept; i++) {
         size_t length = strcspn(accept, ",");
@@ -128,10 +131,10 @@ static int accept_quality(const char *accept, const char *type, int *index)
         while (range < end && (*range == ' ' || *range == '\t'))
             range++;
         size_t name = strcspn(range, ";, \t");
-        bool named = (name == type_length && !strncasecmp(range, type, type_length)) ||
-                     (name == major_length + 2 && !strncasecmp(range, type, major_length + 1) &&
-                      range[major_length + 1] == '*');
-        if (!named)
+        bool exact = name == type_length && !strncasecmp(range, type, type_length);
+        bool named = exact || (name == major_length + 2 && !strncasecmp(range, type, major_length + 1) &&
+                               range[major_length + 1] == '*');
+        if (!named || (best_exact && !exact))
             continue;
         int quality = 1000;
         for (const char *p = range + name; p < end; p++) {
@@ -150,8 +153,9 @@ static int accept_quality(const char *accept, const char *type, int *index)
                 }
             }
         }
-        if (quality > best) {
+        if (quality > best || (exact && !best_exact)) {
             best = quality;
+            best_exact = exact;
             *index = i;
         }
     }

@@ -133,7 +133,7 @@ static void advance(reader_t *r)
         }
     }
     unsigned char c = (unsigned char)r->text[r->at++];
-    if (c == '\n') {
+    if (c == '\n' || (c == '\r' && peek(r) != '\n')) { /* LF, CRLF or a lone CR (old Mac files) */
         r->spot.line++;
         r->spot.column = 1;
     } else if ((c & 0xc0) != 0x80) { /* a character's first byte: its continuation bytes do not count */
@@ -143,7 +143,7 @@ static void advance(reader_t *r)
 
 static void skip_line(reader_t *r)
 {
-    while (!at_end(r) && peek(r) != '\n')
+    while (!at_end(r) && peek(r) != '\n' && peek(r) != '\r')
         advance(r);
 }
 
@@ -168,6 +168,18 @@ static bool fail(reader_t *r, pgn_read_status_t status, spot_t spot, const char 
     vsnprintf(e->message, sizeof e->message, format, args);
     va_end(args);
     return false;
+}
+
+/* How many bytes of s (at most max) to quote in a message: no more than it
+ * has, and never the first bytes of a UTF-8 character without its last. */
+static int quoted_length(const char *s, int max)
+{
+    int n = 0;
+    while (n < max && s[n])
+        n++;
+    while (n > 0 && s[n] && ((unsigned char)s[n] & 0xc0) == 0x80) /* cut inside a character: drop it */
+        n--;
+    return n;
 }
 
 /* --- games --- */
@@ -226,7 +238,8 @@ static bool begin_movetext(reader_t *r)
     bool chess960 = false;
     if (r->has_variant && !read_variant(r->variant, &chess960))
         return fail(r, PGN_READ_EUNSUPPORTED_VARIANT, r->variant_spot,
-                    "variant '%.60s' is not supported: only standard chess and Chess960", r->variant);
+                    "variant '%.*s' is not supported: only standard chess and Chess960",
+                    quoted_length(r->variant, 60), r->variant);
     unsigned flags = chess960 ? FEN_CHESS960 : r->has_variant ? 0 : FEN_DETECT_CHESS960;
     const char *fen = FEN_START;
     if (r->has_fen)
@@ -349,8 +362,8 @@ static bool keep_tag(reader_t *r, const char *name, size_t length, spot_t spot)
     } else if (!strcmp(name, "Result")) {
         if (strcmp(r->value, "1-0") && strcmp(r->value, "0-1") && strcmp(r->value, "1/2-1/2")
             && strcmp(r->value, "*"))
-            return fail(r, PGN_READ_EBAD_RESULT_TAG, spot, "the Result tag must be 1-0, 0-1, 1/2-1/2 or *, not '%.40s'",
-                        r->value);
+            return fail(r, PGN_READ_EBAD_RESULT_TAG, spot, "the Result tag must be 1-0, 0-1, 1/2-1/2 or *, not '%.*s'",
+                        quoted_length(r->value, 40), r->value);
         memcpy(r->result_tag, r->value, length + 1); /* one of the four: at most 8 bytes */
         r->has_result = true;
         r->result_spot = spot;

@@ -9,8 +9,9 @@
  * games through callbacks, with pointers valid only during the call. Every
  * count and length is bounded by pgn_read_limits_t. Positions in errors
  * are 1-based lines and columns (a column counts UTF-8 characters, a tab as
- * one; lines end at '\n'); games are numbered from 0. The text must be
- * UTF-8 (a byte order mark at its start is skipped). */
+ * one; a line ends at '\n', "\r\n" or a lone '\r'); games are numbered
+ * from 0. The text must be UTF-8 (a byte order mark at its start is
+ * skipped). */
 #ifndef CHESSD_RULES_PGN_READ_H
 #define CHESSD_RULES_PGN_READ_H
 

@@ -157,6 +157,64 @@ static void test_odd_whitespace(void)
     CU_ASSERT_STRING_EQUAL(s.results, "*");
 }
 
+/* Old Mac files end lines with a lone CR: a ';' comment or '%' escape line
+ * must stop there, not swallow the rest of the text (silently dropping
+ * moves and the result), and errors count those lines. */
+static void test_a_lone_cr_ends_a_line(void)
+{
+    seen_t s;
+    pgn_read_error_t e;
+    CU_ASSERT_EQUAL(read_text("[Event \"x\"]\r%escape\r\r1. e4 ; good\r1... e5 2. Nf3 Nc6 1-0\r", &s, &e), 1);
+    CU_ASSERT_STRING_EQUAL(s.moves, "e2e4:e4 e7e5:e5 g1f3:Nf3 b8c6:Nc6 | ");
+    CU_ASSERT_STRING_EQUAL(s.results, "1-0");
+    CU_ASSERT_EQUAL(read_text("1. e4 ; c\r1... e5\r2. Ke3 *", &s, &e), -1);
+    CU_ASSERT_EQUAL(e.status, PGN_READ_EILLEGAL_MOVE);
+    CU_ASSERT_EQUAL(e.line, 3);
+    CU_ASSERT_EQUAL(e.column, 4);
+    /* CRLF is still one line end */
+    CU_ASSERT_EQUAL(read_text("1. e4 ; c\r\n1... e5\r\n2. Ke3 *", &s, &e), -1);
+    CU_ASSERT_EQUAL(e.line, 3);
+    CU_ASSERT_EQUAL(e.column, 4);
+}
+
+/* Whether the n bytes at s are UTF-8 with no sequence cut short. */
+static bool whole_utf8(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t length = u[i] < 0x80 ? 1 : u[i] >= 0xf0 ? 4 : u[i] >= 0xe0 ? 3 : u[i] >= 0xc0 ? 2 : 0;
+        if (length == 0 || i + length > n)
+            return false;
+        for (size_t k = 1; k < length; k++)
+            if ((u[i + k] & 0xc0) != 0x80)
+                return false;
+        i += length;
+    }
+    return true;
+}
+
+/* A message quotes a shortened tag value without cutting a character in two
+ * (the API would show the half as U+FFFD). */
+static void test_a_quoted_tag_value_is_cut_between_characters(void)
+{
+    seen_t s;
+    pgn_read_error_t e;
+    char pgn[256];
+    const char *const tags[] = { "Variant", "Result" };
+    for (int t = 0; t < 2; t++) {
+        for (int odd = 0; odd < 4; odd++) { /* the cut at every byte of a 2-, 3- and 4-byte character */
+            int n = snprintf(pgn, sizeof pgn, "[%s \"%.*s", tags[t], odd, "xyz");
+            static const char *const characters[] = { "\xc3\xa9", "\xe2\x99\x98", "\xf0\x9f\x98\x80" };
+            for (int i = 0; i < 20; i++)
+                n += snprintf(pgn + n, sizeof pgn - (size_t)n, "%s", characters[i % 3]);
+            snprintf(pgn + n, sizeof pgn - (size_t)n, "\"]\n1. e4 *");
+            CU_ASSERT_EQUAL(read_text(pgn, &s, &e), -1);
+            CU_ASSERT_TRUE(e.status == PGN_READ_EUNSUPPORTED_VARIANT || e.status == PGN_READ_EBAD_RESULT_TAG);
+            CU_ASSERT_TRUE(whole_utf8(e.message, strlen(e.message)));
+        }
+    }
+}
+
 static void test_fen_setup_and_chess960(void)
 {
     seen_t s;
@@ -371,6 +429,9 @@ int test_pgn_read_register(void)
                 test_comments_escapes_nags_and_variations_are_skipped);
     CU_add_test(suite, "results and several games", test_results_and_several_games);
     CU_add_test(suite, "odd whitespace", test_odd_whitespace);
+    CU_add_test(suite, "a lone CR ends a line", test_a_lone_cr_ends_a_line);
+    CU_add_test(suite, "a quoted tag value is cut between characters",
+                test_a_quoted_tag_value_is_cut_between_characters);
     CU_add_test(suite, "FEN, SetUp and Chess960", test_fen_setup_and_chess960);
     CU_add_test(suite, "errors name game, line and column", test_errors_name_game_line_and_column);
     CU_add_test(suite, "an illegal move carries the move API's reason", test_illegal_move_carries_the_move_api_reason);

@@ -277,6 +277,10 @@ test('format and Accept: SVG when asked for, JSON otherwise', async () => {
     ['application/json;q=0.5, image/svg+xml', 'image/svg+xml'],
     ['image/svg+xml;q=0.5, application/json', 'application/json'],
     ['image/svg+xml;q=0', 'application/json'],
+    // the more specific range decides (RFC 9110 12.5.1): image/* does not undo svg's q=0
+    ['image/svg+xml;q=0, image/*', 'application/json'],
+    ['image/*, image/svg+xml;q=0.1, application/json;q=0.5', 'application/json'],
+    ['image/*;q=0.1, image/svg+xml, application/json;q=0.5', 'image/svg+xml'],
     ['text/plain, image/svg+xml', 'text/plain; charset=utf-8'],
     ['*/*', 'application/json'],
     ['image/png', 'application/json'],

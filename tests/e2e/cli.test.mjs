@@ -1,6 +1,7 @@
 // The chessd command line, run as a user runs it: every subcommand takes
 // --help and -h (its usage on stdout, exit 0, nothing on stderr, whatever
-// else is on the line), `chessd help`, -h and --help list every subcommand,
+// else is on the line), as `chessd help COMMAND` does, `chessd help`, -h and
+// --help list every subcommand,
 // -v, --version and `version` print the version, an unknown command or no
 // command at all is exit 2 with the usage on stderr, and `chessd serve` says
 // at start which address it listens on and who can reach it.
@@ -36,6 +37,20 @@ test('chessd help, -h and --help list every subcommand on stdout', () => {
     for (const name of Object.keys(SUBCOMMANDS)) assert.match(r.stdout, new RegExp(`^  ${name}\\b`, 'm'));
     assert.match(r.stdout, /--bind/); // the serve options follow
   }
+});
+
+test('chessd help COMMAND prints that command\'s usage; an unknown one is exit 2', () => {
+  for (const [name, holds] of Object.entries(SUBCOMMANDS)) {
+    const r = run(['help', name]);
+    assert.equal(r.status, 0, `chessd help ${name}: ${r.stderr}`);
+    assert.equal(r.stdout, run([name, '--help']).stdout, `chessd help ${name}`);
+    assert.match(r.stdout, holds);
+  }
+  const bad = run(['help', 'serv']);
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stdout, '');
+  assert.match(bad.stderr, /unknown command 'serv'/);
+  assert.match(bad.stderr, /usage: chessd <command>/);
 });
 
 test('-v, --version and version print the version', () => {

@@ -73,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pgn_read_error_t error;
     int games = pgn_read((const char *)data, size, &limits, &callbacks, &seen, &error);
     int lines = 1;
-    for (size_t i = 0; i < size; i++)
-        lines += data[i] == '\n';
+    for (size_t i = 0; i < size; i++) /* a line ends at LF, CRLF or a lone CR */
+        lines += data[i] == '\n' || (data[i] == '\r' && (i + 1 == size || data[i + 1] != '\n'));
     FUZZ_CHECK((unsigned)error.status < PGN_READ_ERROR_COUNT, "status %d", (int)error.status);
     FUZZ_CHECK(error.line >= 1 && error.line <= lines && error.column >= 1, "place %d:%d in %d lines", error.line,
                error.column, lines);
