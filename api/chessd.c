@@ -121,6 +121,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(command, "help") && argc > 2) { /* chessd help COMMAND */
+        if (!strcmp(argv[2], "play")) { /* as chessd play --help */
+            char *help[] = { "--help", NULL };
+            return play_cli_main(1, help);
+        }
         if (print_command_help(argv[2]))
             return 0;
         command = argv[2];
