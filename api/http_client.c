@@ -7,18 +7,15 @@
 #include "http_client.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../store/sock.h"
 #include "version.h"
 
 /* ---- URLs ---- */
@@ -101,30 +98,7 @@ void http_client_url_free(http_client_url_t *url)
     url->tls = NULL;
 }
 
-/* ---- time and sockets ---- */
-
-static int64_t monotonic_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-/* Waits until fd is ready for events or the deadline passes: 1 ready, 0 timed out, -1 error. */
-static int wait_for(int fd, short events, int64_t deadline)
-{
-    for (;;) {
-        int64_t left = deadline - monotonic_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = { .fd = fd, .events = events };
-        int n = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
-        if (n > 0)
-            return 1;
-        if (n < 0 && errno != EINTR)
-            return -1;
-    }
-}
+/* ---- sockets (store/sock.h) ---- */
 
 /* A connection: the socket, and the TLS session over it for https. */
 typedef struct {
@@ -142,83 +116,25 @@ static void conn_close(conn_t *c)
     c->fd = -1;
 }
 
-enum { CONN_CLOSED = 0, CONN_ERROR = -1, CONN_WAIT = -2 };
-
-/* > 0 bytes read, CONN_CLOSED, CONN_ERROR (errno set for a socket), CONN_WAIT (poll for c->want). */
+/* > 0 bytes read, SOCK_CLOSED, SOCK_ERROR (errno set), SOCK_WAIT (poll for c->want). */
 static ssize_t conn_recv(conn_t *c, void *buf, size_t n)
 {
-    if (c->tls) {
-        tls_want_t want = TLS_WANT_READ;
-        ssize_t got = tls_read(c->tls, buf, n, &want);
-        c->want = want == TLS_WANT_WRITE ? POLLOUT : POLLIN;
-        if (got == TLS_IO_WAIT)
-            return CONN_WAIT;
-        if (got < 0)
-            errno = EPROTO;
-        return got < 0 ? CONN_ERROR : got;
-    }
-    ssize_t got = recv(c->fd, buf, n, 0);
-    c->want = POLLIN;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return CONN_WAIT;
-    return got < 0 ? CONN_ERROR : got;
+    short wait = 0;
+    ssize_t got = sock_read(c->fd, c->tls, buf, n, &wait);
+    c->want = wait ? wait : POLLIN;
+    return got;
 }
 
+/* > 0 bytes sent, SOCK_WAIT (poll for c->want), or SOCK_ERROR (errno set;
+ * also for a write that took nothing). */
 static ssize_t conn_send(conn_t *c, const void *buf, size_t n)
 {
-    if (c->tls) {
-        tls_want_t want = TLS_WANT_WRITE;
-        ssize_t sent = tls_write(c->tls, buf, n, &want);
-        c->want = want == TLS_WANT_READ ? POLLIN : POLLOUT;
-        if (sent == TLS_IO_WAIT)
-            return CONN_WAIT;
-        if (sent <= 0)
-            errno = EPROTO;
-        return sent <= 0 ? CONN_ERROR : sent;
-    }
-    ssize_t sent = send(c->fd, buf, n, MSG_NOSIGNAL);
-    c->want = POLLOUT;
-    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return CONN_WAIT;
-    return sent <= 0 ? CONN_ERROR : sent;
-}
-
-/* A non-blocking socket connected to url within the deadline, or -1 with err set. */
-static int connect_socket(const http_client_url_t *url, int64_t deadline, char *err, size_t err_size)
-{
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *found = NULL;
-    int rc = getaddrinfo(url->host, url->port, &hints, &found);
-    if (rc != 0) {
-        snprintf(err, err_size, "cannot resolve %s: %s", url->host, gai_strerror(rc));
-        return -1;
-    }
-    int fd = -1, last_error = 0;
-    for (struct addrinfo *a = found; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) {
-            last_error = errno;
-            continue;
-        }
-        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-            break;
-        int error = errno;
-        if (error == EINPROGRESS) {
-            int ready = wait_for(fd, POLLOUT, deadline);
-            socklen_t size = sizeof error;
-            if (ready == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0)
-                break;
-            if (ready == 0)
-                error = ETIMEDOUT;
-        }
-        last_error = error;
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(found);
-    if (fd < 0)
-        snprintf(err, err_size, "cannot connect to %s port %s: %s", url->host, url->port,
-                 last_error ? strerror(last_error) : "no address");
-    return fd;
+    short wait = 0;
+    ssize_t sent = sock_write(c->fd, c->tls, buf, n, &wait);
+    c->want = wait ? wait : POLLOUT;
+    if (sent == 0)
+        errno = EPROTO;
+    return sent == 0 ? SOCK_ERROR : sent;
 }
 
 /* Connects (and for https shakes hands) within the deadline; false with err set. */
@@ -226,9 +142,13 @@ static bool connect_to(const http_client_url_t *url, int64_t deadline, conn_t *c
 {
     c->tls = NULL;
     c->want = POLLIN;
-    c->fd = connect_socket(url, deadline, err, err_size);
-    if (c->fd < 0)
+    int64_t before = deadline - sock_now_ms();
+    char reason[200];
+    c->fd = sock_connect(url->host, url->port, before > 0 ? (unsigned)before : 1, reason, sizeof reason);
+    if (c->fd < 0) {
+        snprintf(err, err_size, "cannot connect to %s port %s: %s", url->host, url->port, reason);
         return false;
+    }
     if (!url->https)
         return true;
     if (!url->tls) {
@@ -236,8 +156,7 @@ static bool connect_to(const http_client_url_t *url, int64_t deadline, conn_t *c
         conn_close(c);
         return false;
     }
-    int64_t left = deadline - monotonic_ms();
-    char reason[200];
+    int64_t left = deadline - sock_now_ms();
     c->tls = tls_session_new(url->tls, c->fd, url->host, left > 0 ? (unsigned)left : 1, reason, sizeof reason);
     if (!c->tls) {
         snprintf(err, err_size, "TLS with %s port %s failed: %s", url->host, url->port, reason);
@@ -256,11 +175,11 @@ static bool send_all(conn_t *c, const char *data, size_t length, int64_t deadlin
             length -= (size_t)n;
             continue;
         }
-        if (n == CONN_ERROR) {
+        if (n == SOCK_ERROR) {
             snprintf(err, err_size, "sending the request failed: %s", strerror(errno));
             return false;
         }
-        if (wait_for(c->fd, c->want, deadline) != 1) {
+        if (!sock_wait(c->fd, c->want, deadline)) {
             snprintf(err, err_size, "the server did not take the request in time");
             return false;
         }
@@ -444,15 +363,15 @@ static bool read_head(conn_t *c, buf_t *raw, size_t *head_length, int64_t deadli
             }
             continue;
         }
-        if (n == CONN_CLOSED) {
+        if (n == SOCK_CLOSED) {
             snprintf(err, err_size, "the server closed the connection without an answer");
             return false;
         }
-        if (n == CONN_ERROR) {
+        if (n == SOCK_ERROR) {
             snprintf(err, err_size, "reading the answer failed: %s", strerror(errno));
             return false;
         }
-        if (wait_for(c->fd, c->want, deadline) != 1) {
+        if (!sock_wait(c->fd, c->want, deadline)) {
             snprintf(err, err_size, "the server did not answer in time");
             return false;
         }
@@ -544,16 +463,16 @@ static bool read_body(conn_t *c, const head_t *h, const buf_t *raw, size_t body_
                 snprintf(err, err_size, "the server's chunked answer is malformed");
                 return false;
             }
-        } else if (n == CONN_CLOSED) {
+        } else if (n == SOCK_CLOSED) {
             if (h->framing != BODY_UNTIL_CLOSE) {
                 snprintf(err, err_size, "the server closed the connection in the middle of its answer");
                 return false;
             }
             done = true;
-        } else if (n == CONN_ERROR) {
+        } else if (n == SOCK_ERROR) {
             snprintf(err, err_size, "reading the answer failed: %s", strerror(errno));
             return false;
-        } else if (wait_for(c->fd, c->want, deadline) != 1) {
+        } else if (!sock_wait(c->fd, c->want, deadline)) {
             snprintf(err, err_size, "the server's answer did not come in time");
             return false;
         }
@@ -583,7 +502,7 @@ bool http_client_request(const http_client_url_t *url, const char *method, const
                          http_client_response_t *res, char *err, size_t err_size)
 {
     memset(res, 0, sizeof *res);
-    int64_t deadline = monotonic_ms() + timeout_ms;
+    int64_t deadline = sock_now_ms() + timeout_ms;
     conn_t c;
     if (!connect_to(url, deadline, &c, err, err_size))
         return false;
@@ -618,7 +537,7 @@ http_client_stream_t *http_client_stream_open(const http_client_url_t *url, cons
                                               size_t err_size)
 {
     memset(res, 0, sizeof *res);
-    int64_t deadline = monotonic_ms() + timeout_ms;
+    int64_t deadline = sock_now_ms() + timeout_ms;
     conn_t c;
     if (!connect_to(url, deadline, &c, err, err_size))
         return NULL;
@@ -684,9 +603,9 @@ int http_client_stream_read(http_client_stream_t *s, buf_t *out, char *err, size
     }
     char chunk[16384];
     ssize_t n = conn_recv(&s->conn, chunk, sizeof chunk);
-    if (n == CONN_CLOSED)
+    if (n == SOCK_CLOSED)
         return 0;
-    if (n == CONN_WAIT)
+    if (n == SOCK_WAIT)
         return 1;
     if (n < 0) {
         snprintf(err, err_size, "reading the event stream failed: %s", strerror(errno));

@@ -17,12 +17,12 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "../rules/rules.h"
+#include "../store/sock.h"
 #include "buf.h"
 #include "http_client.h"
 
@@ -68,12 +68,6 @@ typedef struct {
     bool need_prompt; /* something was printed since the last prompt */
 } remote_t;
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* ---- answers ---- */
 
@@ -427,7 +421,7 @@ static void stream_drop(remote_t *r, const char *why)
         fprintf(r->out, "notice: the event stream ended (%s); reconnecting\n", why);
         r->need_prompt = true;
     }
-    r->reconnect_at = now_ms() + r->backoff_ms;
+    r->reconnect_at = sock_now_ms() + r->backoff_ms;
     r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
 }
 
@@ -444,7 +438,7 @@ static void stream_open(remote_t *r)
     r->stream = http_client_stream_open(&r->url, path, headers, STREAM_OPEN_TIMEOUT_MS, &res, err, sizeof err);
     r->reconnect_at = 0;
     if (r->stream) {
-        r->last_byte_at = now_ms();
+        r->last_byte_at = sock_now_ms();
         r->backoff_ms = RECONNECT_FIRST_MS;
         return;
     }
@@ -455,7 +449,7 @@ static void stream_open(remote_t *r)
     } else {
         play_print_error(r->out, "stream_unavailable", err);
         r->need_prompt = true;
-        r->reconnect_at = now_ms() + r->backoff_ms;
+        r->reconnect_at = sock_now_ms() + r->backoff_ms;
         r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
     }
     http_client_response_free(&res);
@@ -547,7 +541,7 @@ static void stream_readable(remote_t *r)
 {
     char err[256];
     int rc = http_client_stream_read(r->stream, &r->stream_bytes, err, sizeof err);
-    r->last_byte_at = now_ms();
+    r->last_byte_at = sock_now_ms();
     if (r->stream_bytes.length)
         stream_lines(r);
     if (r->stream && rc <= 0)
@@ -654,7 +648,7 @@ static int session(remote_t *r)
         while (r->stream && http_client_stream_pending(r->stream))
             stream_readable(r);
         bool want_stream = !r->stream && !r->stream_refused && !game_is_over(&r->game) && r->reconnect_at;
-        int64_t now = now_ms();
+        int64_t now = sock_now_ms();
         if (want_stream && now >= r->reconnect_at) {
             stream_open(r);
             continue;

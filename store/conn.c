@@ -1,21 +1,17 @@
-/* See conn.h. Bytes move through io_read/io_write, which hide whether the
- * socket carries TLS; everything above them (timeouts, the output queue, the
- * reply reader) is the same for both. */
+/* See conn.h. Bytes move through io_read/io_write (sock.h), which hide
+ * whether the socket carries TLS; everything above them (timeouts, the
+ * output queue, the reply reader) is the same for both. */
 #include "conn.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "sock.h"
 
 enum { READ_CHUNK = 16384 };
 
@@ -29,124 +25,22 @@ struct conn {
     unsigned timeout_ms; /* of a conn_command */
 };
 
-/* I/O results, as tls.h's. */
-enum { IO_CLOSED = 0, IO_ERROR = -1, IO_WAIT = -2 };
+/* I/O results, as sock.h's. */
+enum { IO_CLOSED = SOCK_CLOSED, IO_ERROR = SOCK_ERROR, IO_WAIT = SOCK_WAIT };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits until fd is ready for events or the deadline passes; false on a timeout. */
-static bool wait_fd(int fd, short events, int64_t deadline)
-{
-    for (;;) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0)
-            return false;
-        struct pollfd p = { .fd = fd, .events = events };
-        int n = poll(&p, 1, (int)(left > INT32_MAX ? INT32_MAX : left));
-        if (n > 0)
-            return true;
-        if (n < 0 && errno != EINTR)
-            return true; /* let the I/O call report the error */
-    }
-}
-
+/* sock_read, with a reset taken as the peer closing (a connection that
+ * closed, not a timeout: see conn_failure_t). */
 static ssize_t io_read(conn_t *c, void *buf, size_t n)
 {
-    c->wait_events = 0;
-    if (c->tls) {
-        tls_want_t want;
-        ssize_t r = tls_read(c->tls, buf, n, &want);
-        if (r == TLS_IO_WAIT)
-            c->wait_events = want == TLS_WANT_WRITE ? POLLOUT : POLLIN;
-        return r;
-    }
-    for (;;) {
-        ssize_t r = read(c->fd, buf, n);
-        if (r >= 0)
-            return r;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            c->wait_events = POLLIN;
-            return IO_WAIT;
-        }
-        return errno == ECONNRESET ? IO_CLOSED : IO_ERROR;
-    }
+    ssize_t r = sock_read(c->fd, c->tls, buf, n, &c->wait_events);
+    return r == SOCK_ERROR && errno == ECONNRESET ? IO_CLOSED : r;
 }
 
+/* sock_write, with a reset or a broken pipe taken as the peer closing. */
 static ssize_t io_write(conn_t *c, const void *buf, size_t n)
 {
-    c->wait_events = 0;
-    if (c->tls) {
-        tls_want_t want;
-        ssize_t r = tls_write(c->tls, buf, n, &want);
-        if (r == TLS_IO_WAIT)
-            c->wait_events = want == TLS_WANT_READ ? POLLIN : POLLOUT;
-        return r;
-    }
-    for (;;) {
-        ssize_t r = send(c->fd, buf, n, MSG_NOSIGNAL);
-        if (r >= 0)
-            return r;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            c->wait_events = POLLOUT;
-            return IO_WAIT;
-        }
-        return errno == ECONNRESET || errno == EPIPE ? IO_CLOSED : IO_ERROR;
-    }
-}
-
-/* A connected non-blocking TCP socket to host:port, or -1 with the reason in err. */
-static int tcp_connect(const char *host, int port, unsigned timeout_ms, char *err, size_t err_size)
-{
-    char service[8];
-    snprintf(service, sizeof service, "%d", port);
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *list = NULL;
-    int rc = getaddrinfo(host, service, &hints, &list);
-    if (rc) {
-        snprintf(err, err_size, "cannot resolve the host: %s", gai_strerror(rc));
-        return -1;
-    }
-    int64_t deadline = now_ms() + timeout_ms;
-    int fd = -1, saved = ECONNREFUSED;
-    for (struct addrinfo *a = list; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) {
-            saved = errno;
-            continue;
-        }
-        int error = 0;
-        if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
-            error = errno;
-            if (error == EINPROGRESS) {
-                socklen_t length = sizeof error;
-                error = !wait_fd(fd, POLLOUT, deadline) ? ETIMEDOUT
-                        : getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) < 0 ? errno
-                                                                                     : error;
-            }
-        }
-        if (error) {
-            saved = error;
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(list);
-    if (fd < 0) {
-        snprintf(err, err_size, "%s", saved == ETIMEDOUT ? "connect timed out" : strerror(saved));
-        return -1;
-    }
-    int one = 1;
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    (void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-    return fd;
+    ssize_t r = sock_write(c->fd, c->tls, buf, n, &c->wait_events);
+    return r == SOCK_ERROR && (errno == ECONNRESET || errno == EPIPE) ? IO_CLOSED : r;
 }
 
 void conn_free(conn_t *c)
@@ -261,12 +155,12 @@ redisReply *conn_command(conn_t *c, int argc, const char **argv, const size_t *l
     failure->sent = failure->closed = false;
     if (!conn_append(c, argc, argv, lengths))
         return NULL;
-    int64_t deadline = now_ms() + c->timeout_ms;
+    int64_t deadline = sock_now_ms() + c->timeout_ms;
     for (;;) {
         int w = write_some(c);
         if (w == 1)
             break;
-        if (w < 0 || !wait_fd(c->fd, c->wait_events, deadline)) {
+        if (w < 0 || !sock_wait(c->fd, c->wait_events, deadline)) {
             failure->closed = w == IO_CLOSED;
             return NULL;
         }
@@ -280,7 +174,7 @@ redisReply *conn_command(conn_t *c, int argc, const char **argv, const size_t *l
             return reply;
         ssize_t n = read_some(c);
         if (n == IO_WAIT) {
-            if (!wait_fd(c->fd, c->wait_events, deadline))
+            if (!sock_wait(c->fd, c->wait_events, deadline))
                 return NULL;
         } else if (n <= 0) {
             failure->closed = n == IO_CLOSED;
@@ -318,7 +212,9 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
         goto fail;
     }
     c->timeout_ms = settings->command_timeout_ms;
-    c->fd = tcp_connect(settings->host, settings->port, settings->connect_timeout_ms, why, sizeof why);
+    char service[8];
+    snprintf(service, sizeof service, "%d", settings->port);
+    c->fd = sock_connect(settings->host, service, settings->connect_timeout_ms, why, sizeof why);
     if (c->fd < 0)
         goto fail;
     if (settings->tls

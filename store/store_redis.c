@@ -19,6 +19,7 @@
 
 #include "cluster.h"
 #include "conn.h"
+#include "sock.h"
 #include "tls.h"
 
 /* Compare-and-set of a game, with its idempotency record.
@@ -212,12 +213,6 @@ const char *store_status_name(store_status_t status)
     return (unsigned)status < STORE_STATUS_COUNT ? status_names[status] : "unknown";
 }
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(unsigned ms)
 {
@@ -443,7 +438,7 @@ static void log_problem(store_t *s, const char *what, const char *why)
 {
     char line[sizeof s->logged[0].line];
     snprintf(line, sizeof line, "%s %s", what, why);
-    int64_t now = monotonic_ms();
+    int64_t now = sock_now_ms();
     pthread_mutex_lock(&s->log_lock);
     if (log_due(s, line, now))
         fprintf(stderr, "chessd: %s\n", line);
@@ -533,7 +528,7 @@ static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
  * once per MAP_REFRESH_MIN_MS unless force. */
 static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int64_t deadline_ms)
 {
-    int64_t now = monotonic_ms();
+    int64_t now = sock_now_ms();
     pthread_mutex_lock(&s->map_lock);
     bool due = force || !s->map || now - s->map_read_ms >= MAP_REFRESH_MIN_MS;
     unsigned known = 0;
@@ -555,7 +550,7 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
     pthread_mutex_unlock(&s->map_lock);
     cluster_map_t *map = known ? malloc(sizeof *map) : NULL;
     bool read = false;
-    for (unsigned i = 0; map && i < known && !read && (i == 0 || monotonic_ms() < deadline_ms); i++) {
+    for (unsigned i = 0; map && i < known && !read && (i == 0 || sock_now_ms() < deadline_ms); i++) {
         bool reused;
         conn_t *c = connection(s, &candidates[i], &reused);
         if (!c)
@@ -620,7 +615,7 @@ static bool node_for_slot(store_t *s, int slot, cluster_node_t *out)
 
 bool store_cluster_map(store_t *s, cluster_map_t *out)
 {
-    refresh_map(s, NULL, true, monotonic_ms() + 2 * (int64_t)s->command_timeout_ms);
+    refresh_map(s, NULL, true, sock_now_ms() + 2 * (int64_t)s->command_timeout_ms);
     pthread_mutex_lock(&s->map_lock);
     bool copied = s->map != NULL;
     if (copied)
@@ -652,7 +647,7 @@ static bool send_asking(conn_t *c)
  * left). */
 static bool route_pause(unsigned *pause_ms, int64_t give_up_ms)
 {
-    if (monotonic_ms() + *pause_ms >= give_up_ms)
+    if (sock_now_ms() + *pause_ms >= give_up_ms)
         return false;
     sleep_ms(*pause_ms);
     *pause_ms = *pause_ms * 2 < ROUTE_PAUSE_MAX_MS ? *pause_ms * 2 : ROUTE_PAUSE_MAX_MS;
@@ -680,9 +675,9 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     cluster_node_t target;
     bool redirected = false, asking = false, reopened = false;
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
-    int64_t give_up_ms = monotonic_ms() + 2 * (int64_t)s->command_timeout_ms;
+    int64_t give_up_ms = sock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
-        if (attempt > 0 && monotonic_ms() >= give_up_ms)
+        if (attempt > 0 && sock_now_ms() >= give_up_ms)
             return NULL; /* no new try starts past the budget */
         if (!redirected && !node_for_slot(s, slot, &target)) {
             refresh_map(s, NULL, false, give_up_ms);
