@@ -2,9 +2,11 @@
  * describes every setting, so --help, the environment and the flags cannot
  * drift apart. A boolean setting's flag alone means true; with a value
  * (--flag=V) and in its variable it takes 1, 0, true or false. */
+#define _GNU_SOURCE /* sched_getaffinity and CPU_COUNT, for the default thread count */
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +25,8 @@ typedef struct {
 static const setting_t settings[] = {
     { "--bind", "CHESSD_BIND", "address to listen on (IPv4 or IPv6)", KIND_STRING, FIELD(bind), 0, 0 },
     { "--port", "CHESSD_PORT", "TCP port (0: any free port)", KIND_UINT, FIELD(port), 0, 65535 },
-    { "--threads", "CHESSD_THREADS", "worker threads (default: number of cores)", KIND_UINT, FIELD(threads), 1, 1024 },
+    { "--threads", "CHESSD_THREADS", "server threads (default: 4 per core this process may run on, at most 256)",
+      KIND_UINT, FIELD(threads), 1, 1024 },
     { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
     { "--timeout", "CHESSD_TIMEOUT", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1, 3600 },
     { "--header-timeout", "CHESSD_HEADER_TIMEOUT", "seconds to send a request's head (line and headers)", KIND_UINT,
@@ -95,13 +98,34 @@ static const setting_t settings[] = {
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
+/* The default thread count. A server thread waits for Redis during every
+ * game request (a round trip, with the core idle meanwhile), so one thread
+ * per core leaves the cores idle under game load; four per core keep them
+ * busy (tests/bench/game_compare.sh with BENCH_THREADS shows the moves per
+ * second rising up to about that and flat beyond). The cores are those this
+ * process may run on (its affinity: taskset, a cpuset), not every core of
+ * the machine. */
+enum { THREADS_PER_CORE = 4, THREADS_DEFAULT_MAX = 256 };
+
+static unsigned default_threads(void)
+{
+    long cores = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cores = CPU_COUNT(&set);
+    if (cores <= 0)
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores <= 0)
+        cores = 1;
+    return cores >= THREADS_DEFAULT_MAX / THREADS_PER_CORE ? THREADS_DEFAULT_MAX : (unsigned)cores * THREADS_PER_CORE;
+}
+
 static void defaults(config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     strcpy(cfg->bind, "0.0.0.0");
     cfg->port = 8080;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->threads = cores > 0 ? (unsigned)cores : 1;
+    cfg->threads = default_threads();
     cfg->max_body = 64 * 1024;
     cfg->timeout_seconds = 30;
     cfg->header_timeout_seconds = 10;

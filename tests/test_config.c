@@ -2,7 +2,10 @@
  * boolean flag alone is true and never takes the next argument, --flag=V and
  * the variable take exactly 1, 0, true or false, anything else is an error
  * naming the setting, and flags win over the variable. With nothing
- * configured there is no Redis (games are off). */
+ * configured there is no Redis (games are off). The default thread count
+ * follows the cores the process may run on. */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +137,38 @@ static void test_the_help_lists_the_boolean_and_its_default(void)
     free(text);
 }
 
+/* The default is 4 threads per core of the process's affinity, at most 256:
+ * pinned to one core, 4; on all of its cores, 4 each. A flag still wins. */
+static void test_the_default_threads_follow_the_cores_this_process_may_use(void)
+{
+    cpu_set_t all, one;
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof all, &all), 0);
+    int first = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE && first < 0; cpu++)
+        if (CPU_ISSET(cpu, &all))
+            first = cpu;
+    CU_ASSERT_TRUE_FATAL(first >= 0);
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+
+    config_t cfg;
+    char err[256];
+    unsetenv("CHESSD_THREADS");
+    CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof one, &one), 0);
+    bool ok = load(&cfg, NULL, 0, NULL, err, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof all, &all), 0);
+    CU_ASSERT_TRUE_FATAL(ok);
+    CU_ASSERT_EQUAL(cfg.threads, 4);
+
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    unsigned cores = (unsigned)CPU_COUNT(&all);
+    CU_ASSERT_EQUAL(cfg.threads, cores >= 64 ? 256 : 4 * cores);
+
+    char *three[] = { "--threads", "3" };
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 2, three, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.threads, 3);
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -149,5 +184,7 @@ int test_config_register(void)
     CU_add_test(suite, "a long bad value is cut in the message", test_a_long_bad_value_is_cut_in_the_message);
     CU_add_test(suite, "the flag wins over the variable", test_the_flag_wins_over_the_variable);
     CU_add_test(suite, "the help lists the boolean and its default", test_the_help_lists_the_boolean_and_its_default);
+    CU_add_test(suite, "the default threads follow the cores this process may use",
+                test_the_default_threads_follow_the_cores_this_process_may_use);
     return 0;
 }

@@ -118,7 +118,7 @@
 # BENCH_PLIES (plies of the line a game plays before it is replaced, 2..140,
 # default 140), BENCH_REPS (default 1; each repetition runs wrk, then
 # redis-benchmark, and the median of each figure is reported),
-# BENCH_THREADS (chessd --threads; default: chessd's own default, the CPUs),
+# BENCH_THREADS (chessd --threads; default: chessd's own default, 4 per CPU),
 # CHESSD_STORE_SRC (default: store/store_redis.c of this tree),
 # BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
 

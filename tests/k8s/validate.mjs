@@ -343,7 +343,7 @@ function checkTarget(target, objects) {
   const tgps = spec.terminationGracePeriodSeconds ?? 30;
   check(D(`terminationGracePeriodSeconds ${tgps} > preStop ${preStopSeconds} s + CHESSD_SHUTDOWN_GRACE ${grace} s (and > 10)`),
     tgps > preStopSeconds + grace && tgps > 10);
-  check(D("CHESSD_THREADS set (the default is the node's core count)"), Number(config.CHESSD_THREADS) >= 1);
+  check(D("CHESSD_THREADS set (the default counts the node's cores)"), Number(config.CHESSD_THREADS) >= 1);
   check(D(`CHESSD_PORT ${CHESSD_PORT}`), config.CHESSD_PORT === undefined || Number(config.CHESSD_PORT) === CHESSD_PORT);
   const redisUrl = config.CHESSD_REDIS_URL;
   check(D("CHESSD_REDIS_URL is a redis:// URL"), /^redis:\/\//.test(redisUrl ?? ""), redisUrl);
