@@ -12,7 +12,8 @@
  * suspended until events.c wakes it, then the handler run again). A
  * suspended connection has no idle timeout, so only a client that stops
  * reading a stream is timed out. Signals are taken synchronously with
- * sigwait in the main thread. */
+ * sigwait in the main thread. Connections are accepted by acceptor.c's
+ * thread on chessd's own listening socket and handed to libmicrohttpd. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "../store/store.h"
+#include "acceptor.h"
 #include "buf.h"
 #include "events.h"
 #include "http.h"
@@ -931,12 +933,21 @@ int server_run(const config_t *cfg)
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");
+    /* chessd accepts the connections itself (acceptor.h); the daemon has no
+     * listening socket of its own. */
+    unsigned port = 0;
+    int listener = acceptor_listen((struct sockaddr *)&addr,
+                                   ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), &port);
+    if (listener < 0) {
+        fprintf(stderr, "chessd: cannot listen on %s port %u: %s\n", cfg->bind, cfg->port, strerror(errno));
+        server_free(&srv);
+        return 1;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
-                     | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | (ipv6 ? MHD_USE_IPv6 : 0);
+                     | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET;
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_request, &srv,
+        flags, 0, NULL, NULL, on_request, &srv,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
@@ -949,32 +960,31 @@ int server_run(const config_t *cfg)
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, &srv,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
         /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
-    if (!daemon) {
-        fprintf(stderr, "chessd: cannot listen on %s port %u\n", cfg->bind, cfg->port);
+    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.connections, cfg->max_connections,
+                                                   on_mhd_error)
+                                  : NULL;
+    if (!acceptor) {
+        if (daemon)
+            MHD_stop_daemon(daemon);
+        else
+            close(listener);
+        fprintf(stderr, "chessd: cannot start the HTTP server threads on %s port %u\n", cfg->bind, port);
         server_free(&srv);
         return 1;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind,
-            info ? (unsigned)info->port : cfg->port, cfg->threads, bind_scope(cfg->bind));
+    fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind, port, cfg->threads,
+            bind_scope(cfg->bind));
 
     int received = 0;
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
-    /* The listening socket closes first, while the server threads are
-     * likely idle: libmicrohttpd 0.9.75 aborts when a thread of an epoll
-     * daemon takes the socket out of its set at the moment
-     * MHD_quiesce_daemon() does (both remove it; the loser's epoll_ctl fails
-     * and is fatal), and the drain below wakes every thread with a stream. */
-    MHD_socket listener = MHD_quiesce_daemon(daemon);
-    if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+    /* No new connection from here: the listening socket closes. */
+    acceptor_stop(acceptor);
     /* Streams get their closing event and end; long polls are answered. */
     if (srv.events)
         events_drain(srv.events);

@@ -4,11 +4,12 @@
 // --help list every subcommand,
 // -v, --version and `version` print the version, an unknown command or no
 // command at all is exit 2 with the usage on stderr, and `chessd serve` says
-// at start which address it listens on and who can reach it.
+// at start which address it listens on and who can reach it, and does not
+// start on a port that is already taken.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { CHESSD_BIN } from './server.mjs';
+import { CHESSD_BIN, startServer } from './server.mjs';
 
 const run = (args) => spawnSync(CHESSD_BIN, args, { encoding: 'utf8', timeout: 10000 });
 
@@ -102,4 +103,18 @@ test('serve says which address it listens on, and that --bind 127.0.0.1 keeps it
   // The default is every interface, and the line says so.
   const byDefault = await listeningLine([]);
   assert.match(byDefault, /^chessd: listening on 0\.0\.0\.0 port \d+ .*\(all interfaces/);
+});
+
+test('serve on a port another chessd holds: exit 1 with the reason, the first one keeps it alone', async () => {
+  const first = await startServer([], { withRedis: false });
+  try {
+    const r = spawnSync(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', String(first.port)],
+      { encoding: 'utf8', timeout: 10000 });
+    assert.equal(r.status, 1, `a second chessd on port ${first.port} must not start; stderr: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1 port ${first.port}: Address already in use`));
+    assert.doesNotMatch(r.stderr, /listening on/);
+    assert.equal((await fetch(`${first.base}/healthz`)).status, 200);
+  } finally {
+    await first.stop();
+  }
 });
