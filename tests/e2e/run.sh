@@ -26,7 +26,7 @@ status=$?
 # The game suites again, on a Redis Cluster (3 masters with a replica each,
 # started by each test process: CHESSD_E2E_REDIS=cluster, see server.mjs).
 # Their tests that stop, pause or proxy a Redis keep a single redis-server.
-cluster_suites=(games game_change idempotency game_cache legacy moves errors events)
+cluster_suites=(games game_change idempotency game_cache legacy moves errors events pgn board_svg)
 echo "# the game suites on a Redis Cluster: ${cluster_suites[*]}"
 cluster_files=()
 for suite in "${cluster_suites[@]}"; do cluster_files+=("tests/e2e/$suite.test.mjs"); done
