@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../rules/chess960.h"
 #include "config.h"
 #include "problem.h"
 #include "utf8.h"
@@ -132,4 +133,29 @@ bool body_query_bool(const api_request_t *req, const char *name, bool fallback, 
     snprintf(detail, sizeof detail, "query parameter '%s' must be true or false", name);
     api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
     return false;
+}
+
+bool body_chess960_position(const cJSON *root, int *number, api_response_t *res)
+{
+    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
+    *number = -1;
+    if (!chosen || cJSON_IsNull(chosen))
+        return true;
+    double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
+    if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
+        api_problem(res, API_EINVALID_CHESS960_POSITION,
+                    "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL, NULL);
+        return false;
+    }
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    if ((fen && !cJSON_IsNull(fen)) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "chess960"))) {
+        api_problem(res, API_ECONFLICTING_FIELDS,
+                    fen && !cJSON_IsNull(fen)
+                        ? "give 'fen' or 'chess960_position', not both"
+                        : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
+                    NULL, NULL);
+        return false;
+    }
+    *number = (int)value;
+    return true;
 }

@@ -1172,29 +1172,10 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
 static bool read_chess960_start(const cJSON *root, int *number, api_response_t *res)
 {
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
-    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
-    bool has_fen = fen && !cJSON_IsNull(fen);
-    *number = -1;
-    if (chosen && !cJSON_IsNull(chosen)) {
-        double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
-        if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
-            api_problem(res, API_EINVALID_CHESS960_POSITION,
-                        "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL,
-                        NULL);
-            return false;
-        }
-        if (has_fen || cJSON_IsFalse(chess960)) {
-            api_problem(res, API_ECONFLICTING_FIELDS,
-                        has_fen ? "give 'fen' or 'chess960_position', not both"
-                                : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
-                        NULL, NULL);
-            return false;
-        }
-        *number = (int)value;
-        return true;
-    }
-    if (!cJSON_IsTrue(chess960) || has_fen)
+    if (!body_chess960_position(root, number, res))
+        return false;
+    bool random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "chess960")) && !(fen && !cJSON_IsNull(fen));
+    if (*number >= 0 || !random)
         return true;
     uint32_t drawn;
     if (!tokens_random_below(CHESS960_COUNT, &drawn)) {

@@ -194,12 +194,12 @@ static bool wants_svg(const api_request_t *req, bool *svg, api_response_t *res)
 
 void handle_position(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", NULL };
     char fen_buf[FEN_INPUT_MAX + 2];
     const char *fen = NULL;
     bool chess960 = false, with_moves, svg = false;
     board_svg_options_t picture;
-    int number = -1; /* a Chess960 start by number (GET only) */
+    int number = -1; /* a Chess960 start by number */
     cJSON *root = NULL;
     position_t pos;
     if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
@@ -207,7 +207,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
     if (!strcmp(req->method, "POST")) {
         if (!(root = body_parse_object(req, allowed, res)))
             return;
-        if (!body_fen(root, &fen, &chess960, res))
+        if (!body_fen(root, &fen, &chess960, res) || !body_chess960_position(root, &number, res))
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
@@ -233,9 +233,10 @@ done:
 
 void handle_position_moves(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "moves", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "moves", NULL };
     const char *fen;
     bool chess960, with_moves;
+    int number;
     position_t pos;
     uint64_t *history = NULL;
     jsonw_t w;
@@ -245,7 +246,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     cJSON *root = body_parse_object(req, allowed, res);
     if (!root)
         return;
-    if (!body_fen(root, &fen, &chess960, res))
+    if (!body_fen(root, &fen, &chess960, res) || !body_chess960_position(root, &number, res))
         goto done;
     const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
     if (!cJSON_IsArray(moves)) {
@@ -259,7 +260,9 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         api_problem(res, API_ETOO_MANY_MOVES, detail, NULL, NULL);
         goto done;
     }
-    if (!load_fen(fen, chess960, &pos, res))
+    if (number >= 0)
+        (void)chess960_start(number, &pos); /* in range: body_chess960_position() checked */
+    else if (!load_fen(fen, chess960, &pos, res))
         goto done;
     history = malloc(sizeof *history * (size_t)(count + 1));
     if (!history) {

@@ -3,7 +3,8 @@
 // tests/oracle), `chess960: true` alone draws one at random, the number is in
 // the game (after a move and a fresh read from Redis too) and its PGN carries
 // Variant, SetUp and FEN, and the refusals: a number out of range, a number
-// with a `fen` or with `chess960: false`. Answers are checked against
+// with a `fen` or with `chess960: false`. The stateless POST /v1/position
+// and /v1/position/moves take the number too. Answers are checked against
 // openapi.yaml by http.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -123,6 +124,36 @@ test('GET /v1/position?chess960_position=N describes start N, as kokopu builds i
     expectProblem(await get(server, `/v1/position?chess960_position=${encodeURIComponent(bad)}`), 400, 'invalid_chess960_position');
   expectProblem(await get(server, `/v1/position?chess960_position=3&fen=${encodeURIComponent(START_FEN)}`), 400, 'conflicting_fields');
   expectProblem(await get(server, '/v1/position?chess960_position=3&chess960=false'), 400, 'conflicting_fields');
-  // The body of a POST names positions by fen only.
-  expectProblem(await post(server, '/v1/position', { chess960_position: 3 }), 400, 'unknown_field');
+});
+
+test('POST /v1/position and /v1/position/moves take chess960_position too, and play on from that start as kokopu does', async () => {
+  for (const n of [0, 518, 959, 77, 600]) {
+    const res = await post(server, '/v1/position?legal_moves=false', { chess960_position: n });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.fen, (await get(server, `/v1/position?chess960_position=${n}&legal_moves=false`)).body.fen);
+    assert.equal(placement(res.body.fen), placement(kokopuStart(n)));
+    assert.equal(res.body.chess960, true);
+    // 24 plies chosen from kokopu's legal moves (castling whenever it is legal), sent as SAN.
+    const oracle = new kokopu.Position('chess960', n);
+    const sans = [];
+    for (let ply = 0; ply < 24; ply++) {
+      const moves = oracle.moves();
+      if (moves.length === 0) break;
+      const castle = moves.find((m) => m.isCastling());
+      const move = castle ?? moves[(ply * 7 + n) % moves.length];
+      sans.push(oracle.notation(move));
+      oracle.play(move);
+    }
+    const played = await post(server, '/v1/position/moves?legal_moves=false', { chess960_position: n, moves: sans });
+    assert.equal(played.status, 200, `${n}: ${sans.join(' ')}: ${played.text}`);
+    assert.equal(placement(played.body.position.fen), placement(oracle.fen()), `${n}: ${sans.join(' ')}`);
+    assert.equal(played.body.position.turn, oracle.turn() === 'w' ? 'white' : 'black');
+  }
+  for (const bad of [-1, 960, 5.5, '518', true])
+    expectProblem(await post(server, '/v1/position', { chess960_position: bad }), 400, 'invalid_chess960_position');
+  expectProblem(await post(server, '/v1/position', { chess960_position: 3, fen: START_FEN }), 400, 'conflicting_fields');
+  expectProblem(await post(server, '/v1/position/moves', { chess960_position: 3, chess960: false, moves: [] }), 400,
+    'conflicting_fields');
+  // null means "not given": the standard start.
+  assert.equal((await post(server, '/v1/position', { chess960_position: null })).body.fen, START_FEN);
 });
