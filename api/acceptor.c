@@ -122,8 +122,11 @@ acceptor_t *acceptor_start(int listen_fd, struct MHD_Daemon *daemon, atomic_int 
         close(listen_fd);
         return NULL;
     }
-    *a = (acceptor_t){ .listen_fd = listen_fd, .stop = { a->stop[0], a->stop[1] }, .daemon = daemon, .open_count = open_count,
-                       .max_open = max_open, .log = log };
+    a->listen_fd = listen_fd;
+    a->daemon = daemon;
+    a->open_count = open_count;
+    a->max_open = max_open;
+    a->log = log;
     if (pthread_create(&a->thread, NULL, run, a) != 0) {
         close(a->stop[0]);
         close(a->stop[1]);
