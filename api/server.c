@@ -92,6 +92,7 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
+    atomic_int held; /* connections the accept thread handed over and not yet closed (acceptor.h) */
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
@@ -754,6 +755,8 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
     else
         wire_connection_closed(connection_fd(connection));
     atomic_fetch_add(&srv->connections, delta);
+    if (delta < 0)
+        atomic_fetch_sub(&srv->held, 1);
     metrics_connection(delta);
 }
 
@@ -950,7 +953,11 @@ int server_run(const config_t *cfg)
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+        /* --max-connections is the accept thread's (acceptor.h): libmicrohttpd
+         * splits its own limit between the server threads, and a connection
+         * handed to a thread at its share freezes that thread in 0.9.75 (a
+         * mutex left locked), so each thread's share is the whole limit. */
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections * (unsigned int)cfg->threads,
         /* Per-connection memory for the request line, headers and buffers: it
          * also caps the head a client may send (431/414 beyond it). Half of
          * it is touched on every connection, so it is most of what an idle
@@ -963,7 +970,7 @@ int server_run(const config_t *cfg)
         /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
-    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.connections, cfg->max_connections,
+    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.held, cfg->max_connections,
                                                    on_mhd_error)
                                   : NULL;
     if (!acceptor) {
