@@ -784,14 +784,13 @@ static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, siz
     return length;
 }
 
-/* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
- * on stderr, at most MHD_LOG_PER_SECOND a second; all are counted. */
-static void on_mhd_error(void *cls, const char *format, va_list ap)
+/* A warning as one JSON line on stderr naming its source; libmicrohttpd's
+ * messages and the accept thread's together are logged at most
+ * MHD_LOG_PER_SECOND a second. */
+static void log_warning(const char *source, const char *format, va_list ap)
 {
-    (void)cls;
     static atomic_llong window;
     static atomic_int in_window;
-    metrics_http_library_message();
     long long second = (long long)(now_us() / 1000000u);
     long long seen = atomic_load(&window);
     if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
@@ -805,10 +804,29 @@ static void on_mhd_error(void *cls, const char *format, va_list ap)
         message[--n] = '\0';
     buf_t line;
     buf_init(&line);
-    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"libmicrohttpd\",\"message\":\"");
+    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"");
+    buf_puts(&line, source);
+    buf_puts(&line, "\",\"message\":\"");
     log_safe(&line, message);
     buf_puts(&line, "\"}\n");
     write_line(STDERR_FILENO, &line);
+}
+
+/* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
+ * on stderr (log_warning); all are counted. */
+static void on_mhd_error(void *cls, const char *format, va_list ap)
+{
+    (void)cls;
+    metrics_http_library_message();
+    log_warning("libmicrohttpd", format, ap);
+}
+
+/* The accept thread's own messages (acceptor.h: out of descriptors or
+ * memory), which are chessd's, not libmicrohttpd's. */
+static void on_accept_error(void *cls, const char *format, va_list ap)
+{
+    (void)cls;
+    log_warning("accept", format, ap);
 }
 
 /* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
@@ -971,7 +989,7 @@ int server_run(const config_t *cfg)
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
     acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.held, cfg->max_connections,
-                                                   on_mhd_error)
+                                                   on_accept_error)
                                   : NULL;
     if (!acceptor) {
         if (daemon)

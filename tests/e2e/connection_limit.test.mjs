@@ -4,11 +4,15 @@
 // limit arriving at once is served too; the process still exits 0 promptly
 // on SIGTERM afterwards. (libmicrohttpd 0.9.75 leaves a server thread's
 // mutex locked when a connection handed to it finds that thread at its share
-// of the limit, which froze the thread and then the shutdown.)
+// of the limit, which froze the thread and then the shutdown.) Out of file
+// descriptors, the accept thread logs a JSON warning of its own (source
+// "accept", not libmicrohttpd), at most a few a second, and serves again once
+// clients leave.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { startServer } from './server.mjs';
+import { CHESSD_BIN, startServer, trackProcess } from './server.mjs';
 import { sleep } from './http.mjs';
 
 // Opens `count` connections at once; each sends GET /healthz (Connection:
@@ -63,3 +67,35 @@ for (const [clients, threads] of [[20, 8], [100, 8], [60, 1]]) {
     }
   });
 }
+
+test('out of file descriptors: the accept thread warns as "accept", a few times a second, and recovers', async () => {
+  const proc = trackProcess(spawn('prlimit', ['--nofile=48:48', CHESSD_BIN, 'serve', '--bind', '127.0.0.1', '--port', '0',
+    '--redis', 'none', '--per-ip-connections', '0'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  let stderr = '';
+  proc.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const sockets = [];
+  try {
+    for (let i = 0; i < 100 && !/listening on 127\.0\.0\.1 port \d+/.test(stderr); i++) await sleep(50);
+    const port = Number(/listening on 127\.0\.0\.1 port (\d+)/.exec(stderr)[1]);
+    for (let i = 0; i < 60; i++) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      sockets.push(socket);
+    }
+    await sleep(1500);
+    const warnings = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const accepts = warnings.filter((w) => /accept failed: Too many open files/.test(w.message));
+    assert.ok(accepts.length >= 1, `no accept warning; stderr: ${stderr}`);
+    assert.ok(accepts.length <= 10, `${accepts.length} accept warnings in 1.5 s`);
+    for (const w of accepts) assert.equal(w.source, 'accept');
+    for (const socket of sockets) socket.destroy();
+    await sleep(300);
+    assert.deepEqual(tally(await flood(port, 8, 0, 3000)), { 'HTTP/1.1 200 OK': 8 });
+    proc.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null });
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    proc.kill('SIGKILL');
+  }
+});
