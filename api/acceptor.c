@@ -1,6 +1,7 @@
 /* See acceptor.h. One thread: poll() on the listening socket and on a pipe
- * that says stop; accept4() a burst of connections at a time, each handed
- * to libmicrohttpd, which closes it itself when it refuses it (a limit). */
+ * that says stop; accept4() a burst of connections at a time, each counted
+ * as held and handed to libmicrohttpd, which closes it itself when it
+ * refuses it (the per-address limit; the count is then given back). */
 #define _GNU_SOURCE /* accept4, pipe2 */
 #include "acceptor.h"
 
@@ -25,7 +26,7 @@ struct acceptor {
     int listen_fd;
     int stop[2]; /* a byte on stop[1] ends the thread */
     struct MHD_Daemon *daemon;
-    atomic_int *open_count;
+    atomic_int *held;
     unsigned max_open;
     acceptor_log_fn log;
     pthread_t thread;
@@ -77,7 +78,7 @@ static bool stopped_within(const acceptor_t *a, int ms)
 static void accept_burst(acceptor_t *a)
 {
     for (int i = 0; i < BURST; i++) {
-        if ((unsigned)atomic_load(a->open_count) >= a->max_open)
+        if ((unsigned)atomic_load(a->held) >= a->max_open)
             return;
         struct sockaddr_storage peer;
         socklen_t peer_len = sizeof peer;
@@ -91,8 +92,12 @@ static void accept_burst(acceptor_t *a)
             }
             return; /* EAGAIN: nothing more waits */
         }
-        /* On refusal (a connection limit) libmicrohttpd has closed fd. */
-        (void)MHD_add_connection(a->daemon, fd, (struct sockaddr *)&peer, peer_len);
+        /* Counted before libmicrohttpd may serve and close it; on refusal
+         * (the per-address limit) libmicrohttpd has closed fd and will never
+         * report it closed, so the count is given back here. */
+        atomic_fetch_add(a->held, 1);
+        if (MHD_add_connection(a->daemon, fd, (struct sockaddr *)&peer, peer_len) != MHD_YES)
+            atomic_fetch_sub(a->held, 1);
     }
 }
 
@@ -100,7 +105,7 @@ static void *run(void *arg)
 {
     acceptor_t *a = arg;
     for (;;) {
-        bool full = (unsigned)atomic_load(a->open_count) >= a->max_open;
+        bool full = (unsigned)atomic_load(a->held) >= a->max_open;
         struct pollfd p[2] = { { .fd = a->stop[0], .events = POLLIN }, { .fd = a->listen_fd, .events = POLLIN } };
         int n = poll(p, full ? 1 : 2, full ? FULL_WAIT_MS : -1);
         if (n < 0 && errno != EINTR)
@@ -113,7 +118,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-acceptor_t *acceptor_start(int listen_fd, struct MHD_Daemon *daemon, atomic_int *open_count, unsigned max_open,
+acceptor_t *acceptor_start(int listen_fd, struct MHD_Daemon *daemon, atomic_int *held, unsigned max_open,
                            acceptor_log_fn log)
 {
     acceptor_t *a = calloc(1, sizeof *a);
@@ -124,7 +129,7 @@ acceptor_t *acceptor_start(int listen_fd, struct MHD_Daemon *daemon, atomic_int 
     }
     a->listen_fd = listen_fd;
     a->daemon = daemon;
-    a->open_count = open_count;
+    a->held = held;
     a->max_open = max_open;
     a->log = log;
     if (pthread_create(&a->thread, NULL, run, a) != 0) {

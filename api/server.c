@@ -92,6 +92,7 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
+    atomic_int held; /* connections the accept thread handed over and not yet closed (acceptor.h) */
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
@@ -754,6 +755,8 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
     else
         wire_connection_closed(connection_fd(connection));
     atomic_fetch_add(&srv->connections, delta);
+    if (delta < 0)
+        atomic_fetch_sub(&srv->held, 1);
     metrics_connection(delta);
 }
 
@@ -781,14 +784,13 @@ static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, siz
     return length;
 }
 
-/* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
- * on stderr, at most MHD_LOG_PER_SECOND a second; all are counted. */
-static void on_mhd_error(void *cls, const char *format, va_list ap)
+/* A warning as one JSON line on stderr naming its source; libmicrohttpd's
+ * messages and the accept thread's together are logged at most
+ * MHD_LOG_PER_SECOND a second. */
+static void log_warning(const char *source, const char *format, va_list ap)
 {
-    (void)cls;
     static atomic_llong window;
     static atomic_int in_window;
-    metrics_http_library_message();
     long long second = (long long)(now_us() / 1000000u);
     long long seen = atomic_load(&window);
     if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
@@ -802,10 +804,29 @@ static void on_mhd_error(void *cls, const char *format, va_list ap)
         message[--n] = '\0';
     buf_t line;
     buf_init(&line);
-    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"libmicrohttpd\",\"message\":\"");
+    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"");
+    buf_puts(&line, source);
+    buf_puts(&line, "\",\"message\":\"");
     log_safe(&line, message);
     buf_puts(&line, "\"}\n");
     write_line(STDERR_FILENO, &line);
+}
+
+/* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
+ * on stderr (log_warning); all are counted. */
+static void on_mhd_error(void *cls, const char *format, va_list ap)
+{
+    (void)cls;
+    metrics_http_library_message();
+    log_warning("libmicrohttpd", format, ap);
+}
+
+/* The accept thread's own messages (acceptor.h: out of descriptors or
+ * memory), which are chessd's, not libmicrohttpd's. */
+static void on_accept_error(void *cls, const char *format, va_list ap)
+{
+    (void)cls;
+    log_warning("accept", format, ap);
 }
 
 /* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
@@ -950,7 +971,11 @@ int server_run(const config_t *cfg)
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+        /* --max-connections is the accept thread's (acceptor.h): libmicrohttpd
+         * splits its own limit between the server threads, and a connection
+         * handed to a thread at its share freezes that thread in 0.9.75 (a
+         * mutex left locked), so each thread's share is the whole limit. */
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections * (unsigned int)cfg->threads,
         /* Per-connection memory for the request line, headers and buffers: it
          * also caps the head a client may send (431/414 beyond it). Half of
          * it is touched on every connection, so it is most of what an idle
@@ -963,8 +988,8 @@ int server_run(const config_t *cfg)
         /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
-    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.connections, cfg->max_connections,
-                                                   on_mhd_error)
+    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.held, cfg->max_connections,
+                                                   on_accept_error)
                                   : NULL;
     if (!acceptor) {
         if (daemon)
