@@ -108,8 +108,11 @@ static void *run(void *arg)
         bool full = (unsigned)atomic_load(a->held) >= a->max_open;
         struct pollfd p[2] = { { .fd = a->stop[0], .events = POLLIN }, { .fd = a->listen_fd, .events = POLLIN } };
         int n = poll(p, full ? 1 : 2, full ? FULL_WAIT_MS : -1);
-        if (n < 0 && errno != EINTR)
-            say(a, "poll on the listening socket failed: %s\n", strerror(errno));
+        if (n < 0 && errno != EINTR) { /* not expected; never a busy loop */
+            say(a, "poll on the listening socket failed: %s; polling again in %d ms\n", strerror(errno),
+                EXHAUSTED_WAIT_MS);
+            stopped_within(a, EXHAUSTED_WAIT_MS);
+        }
         if (n > 0 && p[0].revents)
             break;
         if (n > 0 && !full && p[1].revents)
