@@ -88,6 +88,19 @@ static ssize_t tls_result(ssize_t r, tls_want_t want, short *wait_events)
     return r;
 }
 
+/* A plain socket's read or send result (never EINTR) as sock.h's: a full
+ * buffer or an empty one waits for `event`. */
+static ssize_t plain_result(ssize_t r, short event, short *wait_events)
+{
+    if (r >= 0)
+        return r;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        *wait_events = event;
+        return SOCK_WAIT;
+    }
+    return SOCK_ERROR;
+}
+
 ssize_t sock_read(int fd, tls_session_t *tls, void *buf, size_t n, short *wait_events)
 {
     *wait_events = 0;
@@ -96,18 +109,11 @@ ssize_t sock_read(int fd, tls_session_t *tls, void *buf, size_t n, short *wait_e
         ssize_t r = tls_read(tls, buf, n, &want);
         return tls_result(r, want, wait_events);
     }
-    for (;;) {
-        ssize_t r = read(fd, buf, n);
-        if (r >= 0)
-            return r;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *wait_events = POLLIN;
-            return SOCK_WAIT;
-        }
-        return SOCK_ERROR;
-    }
+    ssize_t r;
+    do
+        r = read(fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return plain_result(r, POLLIN, wait_events);
 }
 
 ssize_t sock_write(int fd, tls_session_t *tls, const void *buf, size_t n, short *wait_events)
@@ -118,16 +124,9 @@ ssize_t sock_write(int fd, tls_session_t *tls, const void *buf, size_t n, short 
         ssize_t r = tls_write(tls, buf, n, &want);
         return tls_result(r, want, wait_events);
     }
-    for (;;) {
-        ssize_t r = send(fd, buf, n, MSG_NOSIGNAL);
-        if (r >= 0)
-            return r;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            *wait_events = POLLOUT;
-            return SOCK_WAIT;
-        }
-        return SOCK_ERROR;
-    }
+    ssize_t r;
+    do
+        r = send(fd, buf, n, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    return plain_result(r, POLLOUT, wait_events);
 }
