@@ -1,4 +1,4 @@
-/* Reading the perft EPD files of ../shared/perft for the test suites: one
+/* Reading the perft EPD files of tests/data/perft for the test suites: one
  * entry per non-comment line, its FEN and its published node counts, or the
  * parsed positions of a whole file. Also names the few data lines that
  * describe unreachable positions, which fen_parse() refuses unless given

@@ -15,7 +15,7 @@
 const char *tests_perft_dir(void)
 {
     const char *dir = getenv("CHESSD_PERFT_DIR");
-    return dir && *dir ? dir : "../shared/perft";
+    return dir && *dir ? dir : "tests/data/perft";
 }
 
 bool tests_parse_fen(const char *fen, position_t *pos)

@@ -1,5 +1,5 @@
 /* Perft suite: the move generator against the published node counts of
- * ../shared/perft (standard, tricky and all Chess960 positions), the
+ * tests/data/perft (standard, tricky and all Chess960 positions), the
  * agreement of perft_divide() with perft_count(), and the output format of
  * `chessd perft` (binary from $CHESSD_BIN, default build/chessd), and the
  * node budget: every position visited counts, the count stops just past the

@@ -1,6 +1,6 @@
 /* Shared declarations for the CUnit test suites: each tests/test_*.c file
  * registers its suite through one function listed here and in run_tests.c.
- * Tests run from the repository root; the perft data lives in ../shared/perft
+ * Tests run from the repository root; the perft data lives in tests/data/perft
  * (override with CHESSD_PERFT_DIR). */
 #ifndef CHESSD_TESTS_TESTS_H
 #define CHESSD_TESTS_TESTS_H
