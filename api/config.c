@@ -43,6 +43,10 @@ static const setting_t settings[] = {
       FIELD(max_perft_nodes), 1000, 1000000000000ull },
     { "--perft-threads", "CHESSD_PERFT_THREADS", "threads that run perft (queue: 16 per thread)", KIND_UINT,
       FIELD(perft_threads), 1, 64 },
+    { "--store-threads", "CHESSD_STORE_THREADS",
+      "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
+      "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
+      KIND_UINT, FIELD(store_threads), 1, 1024 },
     { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
       FIELD(shutdown_grace_seconds), 0, 600 },
     { "--redis", "CHESSD_REDIS_URL",
@@ -98,13 +102,13 @@ static const setting_t settings[] = {
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
-/* The default thread count. A server thread waits for Redis during every
- * game request (a round trip, with the core idle meanwhile), so one thread
- * per core leaves the cores idle under game load; four per core keep them
- * busy (tests/bench/game_compare.sh with BENCH_THREADS shows the moves per
- * second rising up to about that and flat beyond). The cores are those this
- * process may run on (its affinity: taskset, a cpuset), not every core of
- * the machine. */
+/* The default thread counts, of server threads and of store threads. A
+ * store thread waits for Redis during every game request (a round trip,
+ * with the core idle meanwhile), so one thread per core leaves the cores
+ * idle under game load; four per core keep them busy (tests/bench/
+ * game_compare.sh with BENCH_THREADS shows the moves per second rising up to
+ * about that and flat beyond). The cores are those this process may run on
+ * (its affinity: taskset, a cpuset), not every core of the machine. */
 enum { THREADS_PER_CORE = 4, THREADS_DEFAULT_MAX = 256 };
 
 static unsigned default_threads(void)
@@ -126,6 +130,7 @@ static void defaults(config_t *cfg)
     strcpy(cfg->bind, "0.0.0.0");
     cfg->port = 8080;
     cfg->threads = default_threads();
+    cfg->store_threads = default_threads();
     cfg->max_body = 64 * 1024;
     cfg->timeout_seconds = 30;
     cfg->header_timeout_seconds = 10;

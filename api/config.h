@@ -25,6 +25,7 @@ typedef struct config {
     unsigned max_perft_depth;
     size_t max_perft_nodes;      /* the node budget of one perft request */
     unsigned perft_threads;      /* the pool that runs perft off the connection threads */
+    unsigned store_threads;      /* the pool that runs game requests (their Redis work) off them */
     unsigned shutdown_grace_seconds;
     char redis_url[1024];        /* a Redis URL, or CONFIG_REDIS_NONE */
     char redis_ca_file[512];     /* "" : the system's CAs */

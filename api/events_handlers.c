@@ -26,7 +26,7 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
     game_event_meta_t meta;
     game_events_status_t status = game_events_snapshot(req->store, req->config, req->path_param, &snapshot, &meta);
     if (status != GAME_EVENTS_OK) {
-        api_problem_store(res, status == GAME_EVENTS_NOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE);
+        api_problem_store(res, status == GAME_EVENTS_NOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, req->store);
     } else if (buf_failed(&snapshot)) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
     } else {

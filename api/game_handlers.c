@@ -97,12 +97,12 @@ static bool game_load_id(store_t *store, const char *id, store_load_t what, load
 {
     memset(g, 0, sizeof *g);
     if (!tokens_is_id(id)) {
-        api_problem_store(res, STORE_ENOT_FOUND);
+        api_problem_store(res, STORE_ENOT_FOUND, store);
         return false;
     }
     store_status_t status = store_game_load(store, id, what, &g->stored);
     if (status != STORE_OK) {
-        api_problem_store(res, status);
+        api_problem_store(res, status, store);
         return false;
     }
     const store_game_t *s = &g->stored;
@@ -402,7 +402,7 @@ static bool answered_before(const api_request_t *req, const idem_request_t *idem
     if (status == STORE_OK)
         replay_answer(idem->fingerprint, kept, res);
     else
-        api_problem_store(res, status);
+        api_problem_store(res, status, req->store);
     free(kept);
     return true;
 }
@@ -628,7 +628,7 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
         metrics_store_full();
     else if (status == STORE_EUNKNOWN)
         metrics_outcome_unknown();
-    api_problem_store(res, status);
+    api_problem_store(res, status, req->store);
     return status == STORE_ENOT_FOUND ? SAVE_STALE : SAVE_FAILED;
 }
 

@@ -33,29 +33,51 @@ void handle_healthz(const api_request_t *req, api_response_t *res)
     small_json(res, 200, "{\"status\":\"ok\"}");
 }
 
-static void write_redis_down(jsonw_t *w, const void *ctx)
+/* The members that say what is wrong with Redis (a problem's or the answer's). */
+typedef struct {
+    readiness_redis_t state;
+    store_fault_t fault;
+    const char *reason;
+} redis_report_t;
+
+static void write_redis(jsonw_t *w, const void *ctx)
 {
-    (void)ctx;
-    jsonw_kv_string(w, "redis", readiness_redis_name(READINESS_REDIS_DOWN));
+    const redis_report_t *r = ctx;
+    jsonw_kv_string(w, "redis", readiness_redis_name(r->state));
+    if (r->state == READINESS_REDIS_DOWN) {
+        if (r->fault == STORE_FAULT_NONE)
+            jsonw_kv_null(w, "redis_fault");
+        else
+            jsonw_kv_string(w, "redis_fault", store_fault_name(r->fault));
+        jsonw_kv_string(w, "redis_reason", r->reason);
+    }
 }
 
 /* Ready while the stateless API can be served: Redis only reported (up, down
- * or off), unless --ready-requires-redis makes its outage a 503 too. */
+ * with its fault and reason, or off), unless --ready-requires-redis makes
+ * its outage a 503 too. Never waits for Redis (readiness.h). */
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
     if (req->draining) {
         api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
         return;
     }
-    const char *reason = NULL;
-    readiness_redis_t redis = readiness_check(req->store, &reason);
-    if (redis == READINESS_REDIS_DOWN && req->config && req->config->ready_requires_redis) {
-        api_problem(res, API_ESTORE_UNAVAILABLE, reason, write_redis_down, NULL);
+    char reason[400] = "";
+    redis_report_t report = { READINESS_REDIS_OFF, STORE_FAULT_NONE, reason };
+    report.state = readiness_check(req->store, reason, sizeof reason, &report.fault);
+    if (report.state == READINESS_REDIS_DOWN && req->config && req->config->ready_requires_redis) {
+        api_problem(res, API_ESTORE_UNAVAILABLE, reason, write_redis, &report);
         return;
     }
-    char body[64];
-    snprintf(body, sizeof body, "{\"status\":\"ready\",\"redis\":\"%s\"}", readiness_redis_name(redis));
-    small_json(res, 200, body);
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    jsonw_kv_string(&w, "status", "ready");
+    write_redis(&w, &report);
+    jsonw_object_end(&w);
+    size_t length = 0;
+    char *body = jsonw_finish(&w, &length);
+    api_response_set(res, 200, "application/json", body, length);
 }
 
 void handle_version(const api_request_t *req, api_response_t *res)
@@ -79,6 +101,7 @@ void handle_openapi(const api_request_t *req, api_response_t *res)
 void handle_metrics(const api_request_t *req, api_response_t *res)
 {
     size_t length = 0;
+    (void)readiness_check(req->store, NULL, 0, NULL); /* chessd_redis_up as of now (it never waits) */
     char *text = metrics_render(req->store, &length);
     api_response_set(res, 200, "text/plain; version=0.0.4; charset=utf-8", text, length);
 }

@@ -24,7 +24,8 @@ static atomic_ullong latency_micros_sum, latency_count;
 static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
 static atomic_llong open_connections;
 static atomic_ullong library_messages;
-static atomic_llong perft_waiting;
+static atomic_llong perft_waiting, store_waiting;
+static atomic_ullong store_refused;
 static atomic_llong streams_open;
 static atomic_ullong stream_events, stream_resyncs, pubsub_reconnects, flag_checks;
 static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
@@ -60,6 +61,8 @@ void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown
 void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
 
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
+void metrics_store_waiting(int delta) { atomic_fetch_add_explicit(&store_waiting, delta, memory_order_relaxed); }
+void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, memory_order_relaxed); }
 
 void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
 void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
@@ -137,6 +140,11 @@ char *metrics_render(struct store *store, size_t *length)
         atomic_load_explicit(&open_connections, memory_order_relaxed));
     write_gauge(&b, "chessd_perft_waiting", "Perft requests queued for a pool thread now.",
         atomic_load_explicit(&perft_waiting, memory_order_relaxed));
+    write_gauge(&b, "chessd_store_waiting", "Game requests queued for a store thread now.",
+        atomic_load_explicit(&store_waiting, memory_order_relaxed));
+    write_counter(&b, "chessd_store_refused_total",
+        "Game requests answered 503 unrun: the store threads' queue was full, or they waited past the Redis timeout.",
+        atomic_load_explicit(&store_refused, memory_order_relaxed));
     write_gauge(&b, "chessd_streams_open", "Game event streams and long-poll requests held now.",
         atomic_load_explicit(&streams_open, memory_order_relaxed));
     write_counter(&b, "chessd_stream_events_total", "Events queued on game event streams (snapshots included).",
@@ -174,10 +182,23 @@ char *metrics_render(struct store *store, size_t *length)
         "MOVED and ASK answers of a Redis Cluster followed (its slots moving).", (unsigned long long)stats.redirects);
     write_gauge(&b, "chessd_redis_configured", "1 when a Redis is configured (games on), 0 with --redis none.",
         store != NULL);
+    write_counter(&b, "chessd_redis_fast_failures_total",
+        "Redis commands failed at once, unsent, because their node was held down (the breaker).",
+        (unsigned long long)stats.fast_failures);
     int up = atomic_load_explicit(&redis_up, memory_order_relaxed);
     if (store && up >= 0)
         write_gauge(&b, "chessd_redis_up",
-            "1 when Redis answered the latest readiness check (GET /readyz) and the player-token secret there "
+            "1 when Redis answered the readiness watcher's latest probe and the player-token secret there "
             "is usable, else 0.", up);
+    if (store) {
+        store_health_t health;
+        store_health(store, &health);
+        buf_printf(&b, "# HELP chessd_redis_fault 1 for what keeps Redis from being used now (the breaker's view; "
+                       "auth_refused, database_refused and tls_failed are settings to fix), else 0.\n"
+                       "# TYPE chessd_redis_fault gauge\n");
+        for (int f = STORE_FAULT_NONE + 1; f < STORE_FAULT_COUNT; f++)
+            buf_printf(&b, "chessd_redis_fault{fault=\"%s\"} %d\n", store_fault_name((store_fault_t)f),
+                       !health.up && health.fault == (store_fault_t)f);
+    }
     return buf_finish(&b, length);
 }

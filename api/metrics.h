@@ -29,6 +29,11 @@ void metrics_connection(int delta);
 void metrics_http_library_message(void);
 /* Perft requests waiting for a pool thread: +1 when one is queued, -1 when it starts. */
 void metrics_perft_waiting(int delta);
+/* Game requests waiting for a store thread (the same), and those refused
+ * because the store threads' queue was full or they waited past the Redis
+ * timeout. */
+void metrics_store_waiting(int delta);
+void metrics_store_refused(void);
 /* Live events (api/events.c): event streams and long-poll waiters held now;
  * events queued on streams (snapshots included); snapshots sent to a stream
  * that fell behind or might have; Pub/Sub connections remade after a loss;
@@ -39,8 +44,9 @@ void metrics_stream_resync(void);
 void metrics_pubsub_reconnect(void);
 void metrics_flag_check(void);
 
-/* The outcome of the latest Redis check (a /readyz request, api/readiness.c):
- * up or not. A scrape never asks Redis itself. */
+/* The outcome of the latest Redis check (the readiness watcher,
+ * api/readiness.c): up or not. A scrape never asks Redis itself; it reads
+ * the store's breaker for chessd_redis_fault. */
 void metrics_redis_up(bool up);
 
 /* The exposition text (malloc'd, caller frees), or NULL on OOM. store NULL:

@@ -251,15 +251,47 @@ void api_problem_game(api_response_t *res, game_status_t status)
     api_problem(res, games[status].api, games[status].detail, NULL, NULL);
 }
 
-void api_problem_store(api_response_t *res, store_status_t status)
+static void write_store_fault(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_string(w, "store_fault", store_fault_name(*(const store_fault_t *)ctx));
+}
+
+/* 503 store_unavailable, naming the fault when the breaker knows it. */
+static void problem_store_down(api_response_t *res, store_t *store)
+{
+    static const char *const sentences[STORE_FAULT_COUNT] = {
+        [STORE_FAULT_UNREACHABLE] = "the game store cannot be reached",
+        [STORE_FAULT_TIMEOUT] = "the game store does not answer in time",
+        [STORE_FAULT_AUTH] = "the game store refuses this server's credentials (AUTH): a setting the operator "
+                             "must fix",
+        [STORE_FAULT_DATABASE] = "the game store refuses this server's database number (SELECT): a setting the "
+                                 "operator must fix",
+        [STORE_FAULT_TLS] = "this server's TLS connection to the game store fails (the handshake or a "
+                            "certificate): a setting the operator must fix",
+        [STORE_FAULT_CLUSTER] = "the game store's Redis Cluster does not serve every slot",
+        [STORE_FAULT_PROTOCOL] = "the game store does not answer as Redis does",
+    };
+    store_health_t health = { .up = true };
+    if (store)
+        store_health(store, &health);
+    if (health.up || (unsigned)health.fault >= STORE_FAULT_COUNT || !sentences[health.fault]) {
+        api_problem(res, API_ESTORE_UNAVAILABLE,
+                    "the game store cannot be reached or did not answer in time; nothing was changed", NULL, NULL);
+        return;
+    }
+    char detail[240];
+    snprintf(detail, sizeof detail, "%s; nothing was changed", sentences[health.fault]);
+    api_problem(res, API_ESTORE_UNAVAILABLE, detail, write_store_fault, &health.fault);
+}
+
+void api_problem_store(api_response_t *res, store_status_t status, store_t *store)
 {
     switch (status) {
     case STORE_ENOT_FOUND:
         api_problem(res, API_EGAME_NOT_FOUND, "no game has this id", NULL, NULL);
         break;
     case STORE_EUNAVAILABLE:
-        api_problem(res, API_ESTORE_UNAVAILABLE,
-                    "the game store cannot be reached or did not answer in time; nothing was changed", NULL, NULL);
+        problem_store_down(res, store);
         break;
     case STORE_EFULL:
         api_problem(res, API_ESTORE_FULL, "the game store is out of memory and refuses new data; nothing was changed",

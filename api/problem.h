@@ -100,8 +100,11 @@ void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error);
  * api_problem_move), with its fixed detail. */
 void api_problem_game(api_response_t *res, game_status_t status);
 
-/* A store failure (not STORE_OK; conflicts and replays are the caller's). */
-void api_problem_store(api_response_t *res, store_status_t status);
+/* A store failure (not STORE_OK; conflicts and replays are the caller's).
+ * For STORE_EUNAVAILABLE, store (may be NULL) is asked what is wrong
+ * (store_health): the problem then names the fault in its detail and in a
+ * `store_fault` member, without the node or any secret. */
+void api_problem_store(api_response_t *res, store_status_t status, store_t *store);
 
 /* A version_conflict problem carrying current_version. */
 void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);

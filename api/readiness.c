@@ -1,26 +1,123 @@
-/* See readiness.h. The check keeps no state of its own: its outcome goes to
- * metrics.c, whose gauge shows the latest one. */
+/* See readiness.h. The watcher's outcome (whether the token secret was
+ * usable at the latest probe) is one atomic; the store keeps the rest (its
+ * breaker). The thread sleeps on a condition variable so readiness_stop
+ * ends it at once. */
 #include "readiness.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "metrics.h"
 #include "token_secret.h"
 
-readiness_redis_t readiness_check(store_t *store, const char **reason)
+static struct {
+    store_t *store;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stopping;
+    atomic_bool redis_ok;  /* Redis answered the latest probe */
+    atomic_bool secret_ok; /* the player-token secret was usable at the latest probe */
+    atomic_bool probed;    /* a probe has run */
+} watcher = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+/* One probe: Redis, then the token secret (only when Redis answered: its
+ * check would wait for Redis too). True when both are well. */
+static bool probe(store_t *store)
+{
+    bool redis = store_probe(store) == STORE_OK;
+    bool secret = redis ? token_secret_check(store) : atomic_load(&watcher.secret_ok);
+    atomic_store(&watcher.redis_ok, redis);
+    atomic_store(&watcher.secret_ok, secret);
+    atomic_store(&watcher.probed, true);
+    metrics_redis_up(redis && secret);
+    return redis && secret;
+}
+
+static void *watch(void *arg)
+{
+    store_t *store = arg;
+    pthread_mutex_lock(&watcher.lock);
+    while (!watcher.stopping) {
+        pthread_mutex_unlock(&watcher.lock);
+        bool well = probe(store);
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        long ms = well ? READINESS_UP_MS : READINESS_DOWN_MS;
+        until.tv_sec += ms / 1000;
+        until.tv_nsec += (ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&watcher.lock);
+        while (!watcher.stopping && pthread_cond_timedwait(&watcher.wake, &watcher.lock, &until) != ETIMEDOUT) {
+        }
+    }
+    pthread_mutex_unlock(&watcher.lock);
+    return NULL;
+}
+
+bool readiness_start(store_t *store)
+{
+    if (!store)
+        return true;
+    watcher.store = store;
+    watcher.stopping = false;
+    probe(store);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_destroy(&watcher.wake);
+    pthread_cond_init(&watcher.wake, &attr);
+    pthread_condattr_destroy(&attr);
+    watcher.started = pthread_create(&watcher.thread, NULL, watch, store) == 0;
+    return watcher.started;
+}
+
+void readiness_stop(void)
+{
+    if (!watcher.started)
+        return;
+    pthread_mutex_lock(&watcher.lock);
+    watcher.stopping = true;
+    pthread_cond_broadcast(&watcher.wake);
+    pthread_mutex_unlock(&watcher.lock);
+    pthread_join(watcher.thread, NULL);
+    watcher.started = false;
+    watcher.store = NULL;
+}
+
+readiness_redis_t readiness_check(store_t *store, char *reason, size_t reason_size, store_fault_t *fault)
 {
     if (!store)
         return READINESS_REDIS_OFF;
-    const char *why = NULL;
-    if (store_ping(store) != STORE_OK)
-        why = "the game store does not answer";
-    else if (!token_secret_check(store))
-        why = "the player-token secret in the game store cannot be used";
-    readiness_redis_t state = why ? READINESS_REDIS_DOWN : READINESS_REDIS_UP;
-    metrics_redis_up(!why);
-    if (reason)
-        *reason = why;
-    return state;
+    store_health_t health;
+    store_health(store, &health);
+    bool redis = atomic_load(&watcher.redis_ok), secret = atomic_load(&watcher.secret_ok);
+    bool up = health.up && redis && secret;
+    if (atomic_load(&watcher.probed))
+        metrics_redis_up(up);
+    if (up)
+        return READINESS_REDIS_UP;
+    if (fault)
+        *fault = health.up ? STORE_FAULT_NONE : health.fault;
+    if (reason && reason_size) {
+        if (!health.up)
+            snprintf(reason, reason_size, "the game store cannot be used (%s): %s", store_fault_name(health.fault),
+                     health.reason);
+        else
+            snprintf(reason, reason_size, "%s",
+                     !atomic_load(&watcher.probed) ? "the game store has not been checked yet"
+                     : !redis                      ? "the game store did not answer the latest probe"
+                                                   : "the player-token secret in the game store cannot be used");
+    }
+    return READINESS_REDIS_DOWN;
 }
 
 const char *readiness_redis_name(readiness_redis_t state)

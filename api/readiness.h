@@ -1,23 +1,40 @@
-/* What /readyz says about Redis: a PING, then whether the player-token
- * secret is still usable (see token_secret.h); each outcome is recorded for
- * /metrics' chessd_redis_up gauge. Without a store (--redis none) Redis is
- * "off" and nothing is asked. Safe on any thread. */
+/* What /readyz says about Redis, without ever waiting for it: a watcher
+ * thread probes Redis in the background (store_probe: a PING past the
+ * breaker, and a PING to each node held down), then checks that the
+ * player-token secret is still usable (see token_secret.h), every
+ * READINESS_UP_MS while all is well and every READINESS_DOWN_MS while it is
+ * not; readiness_check reads the latest outcome and the store's breaker
+ * (store_health), which game requests trip the moment Redis fails them.
+ * Each check (and each probe) sets /metrics' chessd_redis_up gauge. Without
+ * a store (--redis none) Redis is "off" and nothing is asked. */
 #ifndef CHESSD_API_READINESS_H
 #define CHESSD_API_READINESS_H
 
+#include <stddef.h>
+
 #include "../store/store.h"
+
+enum { READINESS_UP_MS = 1000, READINESS_DOWN_MS = 100 };
 
 typedef enum {
     READINESS_REDIS_OFF = 0, /* no Redis configured: games are off */
     READINESS_REDIS_UP,
-    READINESS_REDIS_DOWN,    /* no answer in time, or the token secret there cannot be used */
+    READINESS_REDIS_DOWN,    /* no answer in time, refused (a setting), or the token secret there cannot be used */
     READINESS_REDIS_COUNT
 } readiness_redis_t;
 
-/* Asks Redis now, on this thread's connection (so for up to the Redis
- * timeouts when it does not answer), and records the outcome. When it is
- * DOWN and reason is not NULL, *reason is a sentence saying why (static). */
-readiness_redis_t readiness_check(store_t *store, const char **reason);
+/* Runs a first probe now (so the first /readyz answers from it; up to the
+ * Redis timeouts when Redis does not answer), then starts the watcher
+ * thread. False when the thread cannot start. NULL store: nothing to watch. */
+bool readiness_start(store_t *store);
+/* Stops and joins the watcher (safe when it was never started). */
+void readiness_stop(void);
+
+/* Redis's state now, from the watcher's latest probe and the breaker; never
+ * waits for Redis. When it is DOWN, reason (when not NULL) gets a sentence
+ * saying why (naming the node and what failed, never a secret) and *fault
+ * (when not NULL) what kind of failure (STORE_FAULT_NONE: the token secret). */
+readiness_redis_t readiness_check(store_t *store, char *reason, size_t reason_size, store_fault_t *fault);
 
 /* "off", "up" or "down". */
 const char *readiness_redis_name(readiness_redis_t state);

@@ -173,6 +173,12 @@ void router_handle(const api_request_t *req, api_response_t *res)
         return;
     }
     if ((routes[req->route].flags & ROUTE_GAME) && !token_secret_ready(req->store)) {
+        store_health_t health;
+        store_health(req->store, &health);
+        if (!health.up) { /* the store is what is wrong: say what */
+            api_problem_store(res, STORE_EUNAVAILABLE, req->store);
+            return;
+        }
         api_problem(res, API_ESTORE_UNAVAILABLE,
                     "the player-token secret shared through the game store cannot be read yet; nothing was changed",
                     NULL, NULL);

@@ -41,6 +41,7 @@
 #include "metrics.h"
 #include "ratelimit.h"
 #include "problem.h"
+#include "readiness.h"
 #include "router.h"
 #include "wire.h"
 #include "workpool.h"
@@ -50,6 +51,7 @@ enum {
     LOG_PATH_MAX = 200,
     POOL_QUEUE_PER_THREAD = 16,
     POOL_NICENESS = 10, /* perft yields the CPU to the connection threads */
+    STORE_QUEUE_PER_THREAD = 64,  /* game requests waiting for a store thread, per thread */
     MHD_LOG_PER_SECOND = 5,
     STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
     STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
@@ -70,8 +72,13 @@ typedef struct {
     bool closing; /* answer with Connection: close */
     buf_t body;
     bool too_large;
-    /* a ROUTE_POOL request: run on the pool while the connection is suspended */
+    /* a request run on a pool (perft, or the store pool for game routes)
+     * while the connection is suspended; finished on the server thread */
     bool queued;
+    bool perft;            /* on the perft pool (else the store pool) */
+    bool stream_admitted;  /* a stream route holding its place under the stream bounds */
+    bool rerun;            /* a long poll's second run, after its wait: not held again */
+    uint64_t give_up_us;   /* a store job not started by then is refused unrun (0: never) */
     atomic_bool done;
     /* a long poll: held (suspended) until events.c wakes it; res is the
      * answer to send if it could not be held after all */
@@ -88,7 +95,8 @@ typedef struct server {
     const config_t *cfg;
     store_t *store; /* NULL with --redis none: no games */
     ratelimit_t *by_address, *by_token, *creations;
-    workpool_t *pool;
+    workpool_t *pool;       /* perft */
+    workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
@@ -362,18 +370,62 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
     return MHD_YES;
 }
 
-/* Runs a ROUTE_POOL request on the pool, unless its client has gone while
- * it waited (the connection is suspended, so nothing else reads it now). */
+/* Runs a request on its pool, unless its client has gone while it waited
+ * (the connection is suspended, so nothing else reads it now) or, for a
+ * game request, it waited past the Redis timeout (its client is told at
+ * once rather than after a wait it could not have known of). */
 static void run_pooled(void *arg)
 {
     request_state_t *st = arg;
-    metrics_perft_waiting(-1);
-    if (wire_client_gone(connection_fd(st->connection)))
-        api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
+    if (st->perft)
+        metrics_perft_waiting(-1);
     else
+        metrics_store_waiting(-1);
+    if (wire_client_gone(connection_fd(st->connection))) {
+        api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
+    } else if (st->give_up_us && now_us() > st->give_up_us) {
+        metrics_store_refused();
+        api_problem(&st->res, API_ESTORE_UNAVAILABLE,
+                    "the game store's threads were all busy for longer than its timeout; nothing was changed", NULL,
+                    NULL);
+    } else {
         router_handle(&st->req, &st->res);
+    }
     atomic_store(&st->done, true);
     MHD_resume_connection(st->connection);
+}
+
+/* Runs the handler on a pool thread, the connection suspended meanwhile: on
+ * the perft pool, or on the store pool so that no server thread ever waits
+ * for Redis. A full queue is answered at once (503 with Retry-After), through
+ * the same resumption. The answer is finished by finish_answer. */
+static enum MHD_Result offload(server_t *srv, struct MHD_Connection *connection, request_state_t *st, bool perft)
+{
+    st->queued = true;
+    st->perft = perft;
+    st->give_up_us = perft ? 0 : now_us() + (uint64_t)srv->cfg->redis_timeout_ms * 1000u;
+    st->res = (api_response_t){ 0 };
+    atomic_store(&st->done, false);
+    MHD_suspend_connection(connection);
+    if (perft)
+        metrics_perft_waiting(1); /* before the job can start and take it back */
+    else
+        metrics_store_waiting(1);
+    if (workpool_submit(perft ? srv->pool : srv->store_pool, run_pooled, st))
+        return MHD_YES;
+    if (perft) {
+        metrics_perft_waiting(-1);
+        api_problem(&st->res, API_EUNAVAILABLE, "the perft workers are all busy; retry shortly", NULL, NULL);
+    } else {
+        metrics_store_waiting(-1);
+        metrics_store_refused();
+        api_problem(&st->res, API_ESTORE_UNAVAILABLE,
+                    "the game store's threads are all busy and their queue is full; nothing was changed", NULL, NULL);
+    }
+    st->res.retry_after = 1;
+    atomic_store(&st->done, true);
+    MHD_resume_connection(connection);
+    return MHD_YES;
 }
 
 /* --- event streams and long polls (see events.h) --- */
@@ -498,17 +550,29 @@ static enum MHD_Result run_stream_route(server_t *srv, struct MHD_Connection *co
     default:
         return send_problem(connection, st, API_EINTERNAL, "out of memory");
     }
-    router_handle(&st->req, &res);
-    if (res.stream) {
+    st->stream_admitted = true;
+    return offload(srv, connection, st, false); /* the handler reads the game: on the store pool */
+}
+
+/* A stream route's answer, its handler run: the stream, or (the handler
+ * refused) the problem, its place given back. */
+static enum MHD_Result finish_stream_route(server_t *srv, struct MHD_Connection *connection, request_state_t *st,
+                                           api_response_t *res)
+{
+    st->stream_admitted = false;
+    if (res->stream) {
         /* The handler never runs again for a stream: what it read goes, so an open stream costs less. */
         free(st->target);
         st->target = NULL;
         st->req.target = NULL;
         st->req.path = NULL;
-        return start_stream(srv, connection, st, &res);
+        return start_stream(srv, connection, st, res);
     }
+    const void *address;
+    size_t length;
+    address_of(connection, &address, &length);
     events_release(srv->events, address, length);
-    return send_response(connection, st, &res);
+    return send_response(connection, st, res);
 }
 
 /* events_conn_t.gone for a long poll: its client has closed or reset the
@@ -553,22 +617,34 @@ static bool hold(server_t *srv, struct MHD_Connection *connection, request_state
     return true;
 }
 
-/* A held long poll, woken: the handler runs again knowing it waited (or,
- * when the wait could not be registered, its first answer goes). */
+/* A held long poll, woken: the handler runs again (on the store pool)
+ * knowing it waited (or, when the wait could not be registered, its first
+ * answer goes). */
 static enum MHD_Result answer_held(server_t *srv, struct MHD_Connection *connection, request_state_t *st)
 {
     st->held = false;
     api_response_t res = st->res;
     st->res = (api_response_t){ 0 };
-    if (!st->hold_refused) {
-        free(res.body);
-        res = (api_response_t){ 0 };
-        st->req.waited_seconds = st->held_seconds;
-        st->req.draining = atomic_load(&srv->draining);
-        st->closing = st->req.draining;
-        router_handle(&st->req, &res);
-    }
-    return send_response(connection, st, &res);
+    if (st->hold_refused)
+        return send_response(connection, st, &res);
+    free(res.body);
+    st->req.waited_seconds = st->held_seconds;
+    st->req.draining = atomic_load(&srv->draining);
+    st->closing = st->req.draining;
+    st->rerun = true;
+    return offload(srv, connection, st, false);
+}
+
+/* The answer of a request whose handler has run (here or on a pool): a
+ * stream, a long poll held, or the answer sent. */
+static enum MHD_Result finish_answer(server_t *srv, struct MHD_Connection *connection, request_state_t *st,
+                                     api_response_t *res)
+{
+    if (st->stream_admitted)
+        return finish_stream_route(srv, connection, st, res);
+    if (res->wait_seconds && !st->rerun && srv->events && hold(srv, connection, st, res))
+        return MHD_YES;
+    return send_response(connection, st, res);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -598,9 +674,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     if (st->queued) { /* resumed: the pool has answered */
         if (!atomic_load(&st->done))
             return MHD_YES;
-        api_response_t res = st->res; /* its body passes to libmicrohttpd */
+        st->queued = false;
+        api_response_t res = st->res; /* its body passes to libmicrohttpd (or to the held state) */
         st->res = (api_response_t){ 0 };
-        return send_response(connection, st, &res);
+        return finish_answer(srv, connection, st, &res);
     }
     if (st->held) /* resumed: the wait is over */
         return atomic_load(&st->woken) ? answer_held(srv, connection, st) : MHD_YES;
@@ -649,28 +726,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return send_response(connection, st, &res);
     }
     st->closing = st->req.draining; /* after SIGTERM answers close their connection */
-    if (flags & ROUTE_POOL) {
-        /* Long work leaves the connection thread: the connection waits, suspended. */
-        st->queued = true;
-        MHD_suspend_connection(connection);
-        metrics_perft_waiting(1); /* before the job can start and take it back */
-        if (workpool_submit(srv->pool, run_pooled, st))
-            return MHD_YES;
-        metrics_perft_waiting(-1);
-        /* The queue is full: answered at once, through the same resume path. */
-        api_problem(&st->res, API_EUNAVAILABLE, "the perft workers are all busy; retry shortly", NULL, NULL);
-        st->res.retry_after = 1;
-        atomic_store(&st->done, true);
-        MHD_resume_connection(connection);
-        return MHD_YES;
-    }
+    /* Long work leaves the connection thread: the connection waits, suspended. */
+    if (flags & ROUTE_POOL)
+        return offload(srv, connection, st, true);
     /* Without Redis there is no hub: the router answers games_disabled. */
     if ((flags & ROUTE_STREAM) && srv->events)
         return run_stream_route(srv, connection, st);
+    /* Every Redis round trip runs on the store pool, never here. */
+    if ((flags & ROUTE_GAME) && srv->store_pool)
+        return offload(srv, connection, st, false);
     router_handle(&st->req, &res);
-    if (res.wait_seconds && srv->events && hold(srv, connection, st, &res))
-        return MHD_YES;
-    return send_response(connection, st, &res);
+    return finish_answer(srv, connection, st, &res);
 }
 
 /* Appends client text (bounded by where it was kept) to a log line: anything
@@ -854,6 +920,8 @@ static void server_free(server_t *srv)
 {
     events_stop(srv->events);
     workpool_free(srv->pool);
+    workpool_free(srv->store_pool);
+    readiness_stop();
     wire_stop();
     store_close(srv->store);
     ratelimit_free(srv->by_address);
@@ -922,7 +990,10 @@ int server_run(const config_t *cfg)
                                  .tls_cert_file = cfg->redis_cert_file,
                                  .tls_key_file = cfg->redis_key_file,
                                  .tls_server_name = cfg->redis_tls_server_name,
-                                 .tls_insecure_no_verify = cfg->redis_tls_insecure_skip_verify };
+                                 .tls_insecure_no_verify = cfg->redis_tls_insecure_skip_verify,
+                                 /* Held down until the readiness watcher's probe sees
+                                  * it again: no request pays for a trial. */
+                                 .breaker = true };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
     bool games = config_redis_enabled(cfg); /* else no store and no events hub */
     if (games && cfg->redis_tls_insecure_skip_verify)
@@ -941,9 +1012,14 @@ int server_run(const config_t *cfg)
     events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds };
-    if (srv.store)
+    if (srv.store) {
+        srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);
-    if ((games && (!srv.store || !srv.events)) || !srv.pool || !wire_start(&wire_cfg)) {
+    }
+    /* The first probe of Redis runs now, so /readyz answers from the start. */
+    bool watching = readiness_start(srv.store);
+    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !watching
+        || !wire_start(&wire_cfg)) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -1032,6 +1108,8 @@ int server_run(const config_t *cfg)
      * must all be resumed before the daemon stops. */
     workpool_free(srv.pool);
     srv.pool = NULL;
+    workpool_free(srv.store_pool);
+    srv.store_pool = NULL;
     MHD_stop_daemon(daemon);
     server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");

@@ -23,6 +23,7 @@ struct conn {
     size_t out_length, out_sent;
     short wait_events; /* what the last I/O that could not go on waits for (POLLIN/POLLOUT), 0: none */
     unsigned timeout_ms; /* of a conn_command */
+    bool last_closed;    /* the last conn_command failed because the peer closed (not a timeout) */
 };
 
 /* I/O results, as sock.h's. */
@@ -147,12 +148,24 @@ bool conn_read(conn_t *c, void (*fn)(void *ctx, redisReply *reply), void *ctx)
     }
 }
 
+static redisReply *command_once(conn_t *c, int argc, const char **argv, const size_t *lengths,
+                                conn_failure_t *failure);
+
 redisReply *conn_command(conn_t *c, int argc, const char **argv, const size_t *lengths, conn_failure_t *failure)
 {
     conn_failure_t ignored;
     if (!failure)
         failure = &ignored;
     failure->sent = failure->closed = false;
+    redisReply *reply = command_once(c, argc, argv, lengths, failure);
+    c->last_closed = !reply && failure->closed;
+    return reply;
+}
+
+/* conn_command's work. */
+static redisReply *command_once(conn_t *c, int argc, const char **argv, const size_t *lengths,
+                                conn_failure_t *failure)
+{
     if (!conn_append(c, argc, argv, lengths))
         return NULL;
     int64_t deadline = sock_now_ms() + c->timeout_ms;
@@ -191,6 +204,23 @@ bool conn_closed_while_idle(conn_t *c)
     return poll(&p, 1, 0) != 0;
 }
 
+/* What a new connection's first command that got no answer says: a
+ * timeout, or (the peer closed it) most likely a TLS or protocol mismatch. */
+static store_fault_t silent_fault(const conn_t *c)
+{
+    return c->last_closed ? (c->tls ? STORE_FAULT_TLS : STORE_FAULT_PROTOCOL) : STORE_FAULT_TIMEOUT;
+}
+
+/* Why a new connection's first command (what) got no answer, into why. */
+static void no_answer(const conn_t *c, const char *what, char *why, size_t size)
+{
+    if (c->last_closed)
+        snprintf(why, size, "the connection was closed before %s was answered (a TLS client certificate refused? TLS "
+                            "or not as the server expects?)", what);
+    else
+        snprintf(why, size, "no answer to %s within %u ms", what, c->timeout_ms);
+}
+
 /* Runs a command that must answer +OK (AUTH, SELECT) on a new connection. */
 static bool setup_command(conn_t *c, int argc, const char **argv)
 {
@@ -201,9 +231,10 @@ static bool setup_command(conn_t *c, int argc, const char **argv)
     return ok;
 }
 
-conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
+conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size, store_fault_t *fault)
 {
     char why[256] = "";
+    store_fault_t kind = STORE_FAULT_PROTOCOL;
     conn_t *c = calloc(1, sizeof *c);
     if (c)
         c->fd = -1;
@@ -215,12 +246,16 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
     char service[8];
     snprintf(service, sizeof service, "%d", settings->port);
     c->fd = sock_connect(settings->host, service, settings->connect_timeout_ms, why, sizeof why);
-    if (c->fd < 0)
+    if (c->fd < 0) {
+        kind = strstr(why, "timed out") ? STORE_FAULT_TIMEOUT : STORE_FAULT_UNREACHABLE;
         goto fail;
+    }
     if (settings->tls
         && !(c->tls = tls_session_new(settings->tls, c->fd, settings->host, settings->connect_timeout_ms, why,
-                                      sizeof why)))
+                                      sizeof why))) {
+        kind = strstr(why, "timed out") ? STORE_FAULT_TIMEOUT : STORE_FAULT_TLS;
         goto fail;
+    }
     const char *password = settings->password ? settings->password : "";
     const char *user = settings->user ? settings->user : "";
     if (password[0]) {
@@ -228,11 +263,13 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
         const char *auth[] = { "AUTH", password };
         redisReply *r = conn_command(c, user[0] ? 3 : 2, user[0] ? auth_user : auth, NULL, NULL);
         bool ok = r && r->type == REDIS_REPLY_STATUS;
-        if (!ok)
-            snprintf(why, sizeof why, "%s",
-                     r ? "AUTH was refused"
-                       : "the connection was closed or went silent before AUTH was answered (a TLS client "
-                         "certificate refused? TLS or not as the server expects?)");
+        if (!ok) {
+            if (r)
+                snprintf(why, sizeof why, "AUTH was refused");
+            else
+                no_answer(c, "AUTH", why, sizeof why);
+            kind = r ? STORE_FAULT_AUTH : silent_fault(c);
+        }
         if (r)
             freeReplyObject(r);
         if (!ok)
@@ -244,6 +281,7 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
         const char *select[] = { "SELECT", db };
         if (!setup_command(c, 2, select)) {
             snprintf(why, sizeof why, "SELECT was refused");
+            kind = STORE_FAULT_DATABASE;
             goto fail;
         }
     } else if (!password[0]) {
@@ -255,13 +293,16 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
         const char *ping[] = { "PING" };
         redisReply *r = conn_command(c, 1, ping, NULL, NULL);
         bool pong = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
-        if (!pong)
+        if (!r)
+            no_answer(c, "PING", why, sizeof why);
+        else if (!pong)
             snprintf(why, sizeof why, "%s",
-                     !r ? "the connection was closed or went silent before PING was answered (a TLS client "
-                          "certificate refused? TLS or not as the server expects?)"
-                     : r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)
+                     r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)
                          ? "Redis requires a password (NOAUTH): put it in the URL"
                          : "PING was not answered PONG");
+        kind = !r ? silent_fault(c)
+               : r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6) ? STORE_FAULT_AUTH
+                                                                               : STORE_FAULT_PROTOCOL;
         if (r)
             freeReplyObject(r);
         if (!pong)
@@ -269,6 +310,8 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
     }
     return c;
 fail:
+    if (fault)
+        *fault = kind;
     if (err_size) {
         bool v6 = strchr(settings->host, ':') != NULL;
         snprintf(err, err_size, "%s%s%s:%d: %s", v6 ? "[" : "", settings->host, v6 ? "]" : "", settings->port, why);

@@ -12,6 +12,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "store.h"
 #include "tls.h"
 
 typedef struct conn conn_t;
@@ -28,8 +29,9 @@ typedef struct {
 
 /* Connects, handshakes, authenticates and selects. NULL with a sentence in
  * err ("127.0.0.1:6380: connection refused", "...: certificate has expired",
- * "...: AUTH was refused") when it cannot. Free with conn_free (NULL is fine). */
-conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size);
+ * "...: AUTH was refused") and what kind of failure it was in *fault (when
+ * not NULL) when it cannot. Free with conn_free (NULL is fine). */
+conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size, store_fault_t *fault);
 void conn_free(conn_t *c);
 
 /* How a conn_command failed. */

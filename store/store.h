@@ -31,6 +31,27 @@ typedef enum {
     STORE_STATUS_COUNT
 } store_status_t;
 
+/* Why Redis cannot be used, as far as chessd can tell. The operator's to
+ * fix (a wrong password or database, a TLS setup that fails) are told
+ * apart from Redis being away or silent, so that /readyz, /metrics and the
+ * problems clients get can name them. */
+typedef enum {
+    STORE_FAULT_NONE = 0,
+    STORE_FAULT_UNREACHABLE,   /* the connection is refused, or the host cannot be resolved or reached */
+    STORE_FAULT_TIMEOUT,       /* no answer within the timeouts (a stalled or overloaded Redis, packets dropped) */
+    STORE_FAULT_AUTH,          /* AUTH refused, or a password is needed and none was given */
+    STORE_FAULT_DATABASE,      /* SELECT refused (a database the server does not have) */
+    STORE_FAULT_TLS,           /* the TLS handshake or the server's certificate failed */
+    STORE_FAULT_CLUSTER,       /* a Cluster that does not serve every slot, or a node that is no Cluster */
+    STORE_FAULT_PROTOCOL,      /* the server does not speak Redis as expected */
+    STORE_FAULT_COUNT
+} store_fault_t;
+
+/* A stable name for a fault ("auth_refused", "timeout", ...). */
+const char *store_fault_name(store_fault_t fault);
+/* Whether the fault is the operator's to fix (a setting), not an outage. */
+bool store_fault_is_setting(store_fault_t fault);
+
 /* The URL: redis://[[user]:password@]host[:port][/db] for one node,
  * redis+cluster://[[user]:password@]host[:port][,host[:port]...][/] for a
  * Redis Cluster reached through those seed nodes; rediss:// and
@@ -45,6 +66,14 @@ typedef struct {
     const char *tls_key_file;
     const char *tls_server_name; /* checked against certificates and sent as SNI, instead of each host */
     bool tls_insecure_no_verify; /* accept any certificate */
+    /* The breaker. After a command to a node times out or a connection to
+     * it cannot be made, the node is marked down and further commands to it
+     * fail at once (STORE_EUNAVAILABLE, nothing sent) instead of each
+     * waiting for its own timeout, until store_probe() finds it answering
+     * again, or a trial does: one command a node is let through every
+     * breaker_retry_ms (0: none, only store_probe() brings a node back). */
+    bool breaker;
+    unsigned breaker_retry_ms;
 } store_config_t;
 
 /* Checks the configuration and loads the TLS files (no connection is made
@@ -56,6 +85,24 @@ void store_close(store_t *store);
 /* PING on this thread's connection; on a cluster, CLUSTER INFO of one node
  * must say every slot is served. */
 store_status_t store_ping(store_t *store);
+
+/* Redis as the breaker last saw it: up (every node answered last time), or
+ * down with the first failing node's fault and a sentence on it (naming the
+ * node and what failed; never a password). */
+typedef struct {
+    bool up;
+    store_fault_t fault;
+    char reason[320];
+} store_health_t;
+
+void store_health(store_t *store, store_health_t *out);
+
+/* One health probe, for a background thread: PING (on a cluster, CLUSTER
+ * INFO must say every slot is served) past the breaker, on this thread's
+ * connection, then a PING to each node the breaker holds down; nodes that
+ * answer are marked up, those that fail down. Takes up to the timeouts for
+ * each silent node. STORE_OK when all answered. */
+store_status_t store_probe(store_t *store);
 
 /* On a cluster a write may only touch keys of one hash slot. A game's keys
  * share its id's slot; an idempotency record in a game's scope shares it
@@ -173,6 +220,7 @@ typedef struct {
     uint64_t errors;   /* commands that failed, timed out or could not connect */
     uint64_t connects; /* connections made, first ones and reconnects */
     uint64_t redirects; /* MOVED and ASK answers followed (a cluster's slots moving) */
+    uint64_t fast_failures; /* commands failed unsent because their node was held down (the breaker) */
 } store_stats_t;
 
 /* Counters since store_open(). */

@@ -155,6 +155,9 @@ enum {
     /* Lines remembered for the log: more than the seeds, so a cluster whose
      * nodes all fail keeps one entry per node. */
     LOGGED_LINES = 2 * SEEDS_MAX,
+    /* Nodes whose health the breaker keeps: a cluster's masters and
+     * replicas; past it, the entry of a node that is up is reused. */
+    HEALTH_NODES = 64,
 };
 
 /* A line logged, and when (monotonic ms). */
@@ -162,6 +165,15 @@ typedef struct {
     char line[512];
     int64_t ms;
 } logged_line_t;
+
+/* A node's health as the breaker knows it. */
+typedef struct {
+    cluster_node_t node;
+    bool down;
+    store_fault_t fault;
+    char reason[320];
+    int64_t trial_ms; /* monotonic ms when a command was last let through to it while down */
+} node_health_t;
 
 /* This thread's connections: one per node it has talked to. */
 typedef struct {
@@ -185,7 +197,7 @@ struct store {
     tls_context_t *tls; /* NULL: plain TCP */
     script_t cas, load;
     pthread_key_t connection_key; /* thread_conns_t */
-    atomic_ullong errors, connects, redirects;
+    atomic_ullong errors, connects, redirects, fast_failures;
     /* Cluster mode: the slot map, replaced whole under map_lock. */
     pthread_mutex_t map_lock;
     cluster_map_t *map;
@@ -197,7 +209,23 @@ struct store {
      * line, the oldest replaced when all are taken. */
     pthread_mutex_t log_lock;
     logged_line_t logged[LOGGED_LINES];
+    /* The breaker (see store_config_t.breaker_retry_ms): the nodes seen to
+     * fail, under health_lock; down_nodes counts those marked down, so that
+     * while all is well a command reads one atomic and takes no lock. */
+    bool breaker;
+    unsigned breaker_retry_ms;
+    pthread_mutex_t health_lock;
+    node_health_t health[HEALTH_NODES];
+    unsigned health_count;
+    atomic_uint down_nodes;
+    /* What the last store_probe() found wrong beyond a node being away (a
+     * Cluster not serving every slot); STORE_FAULT_NONE when nothing. */
+    store_fault_t probe_fault;
+    char probe_reason[320];
 };
+
+/* Set on the thread running store_probe(): its commands pass the breaker. */
+static _Thread_local bool probing;
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
     "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late",
@@ -376,6 +404,9 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
     }
     pthread_mutex_init(&s->map_lock, NULL);
     pthread_mutex_init(&s->log_lock, NULL);
+    pthread_mutex_init(&s->health_lock, NULL);
+    s->breaker = cfg->breaker;
+    s->breaker_retry_ms = cfg->breaker_retry_ms;
     return s;
 fail:
     tls_context_free(s->tls);
@@ -389,6 +420,7 @@ void store_stats(store_t *store, store_stats_t *out)
     out->errors = atomic_load(&store->errors);
     out->connects = atomic_load(&store->connects);
     out->redirects = atomic_load(&store->redirects);
+    out->fast_failures = atomic_load(&store->fast_failures);
 }
 
 void store_close(store_t *store)
@@ -403,6 +435,7 @@ void store_close(store_t *store)
     pthread_key_delete(store->connection_key);
     pthread_mutex_destroy(&store->map_lock);
     pthread_mutex_destroy(&store->log_lock);
+    pthread_mutex_destroy(&store->health_lock);
     free(store->map);
     tls_context_free(store->tls);
     explicit_bzero(store->password, sizeof store->password);
@@ -445,6 +478,158 @@ static void log_problem(store_t *s, const char *what, const char *why)
     pthread_mutex_unlock(&s->log_lock);
 }
 
+/* --- the breaker --- */
+
+static const char *const fault_names[STORE_FAULT_COUNT] = {
+    [STORE_FAULT_NONE] = "none",
+    [STORE_FAULT_UNREACHABLE] = "unreachable",
+    [STORE_FAULT_TIMEOUT] = "timeout",
+    [STORE_FAULT_AUTH] = "auth_refused",
+    [STORE_FAULT_DATABASE] = "database_refused",
+    [STORE_FAULT_TLS] = "tls_failed",
+    [STORE_FAULT_CLUSTER] = "cluster_down",
+    [STORE_FAULT_PROTOCOL] = "protocol_error",
+};
+
+const char *store_fault_name(store_fault_t fault)
+{
+    return (unsigned)fault < STORE_FAULT_COUNT ? fault_names[fault] : "unknown";
+}
+
+bool store_fault_is_setting(store_fault_t fault)
+{
+    return fault == STORE_FAULT_AUTH || fault == STORE_FAULT_DATABASE || fault == STORE_FAULT_TLS;
+}
+
+static bool same_node(const cluster_node_t *a, const cluster_node_t *b);
+
+/* node's entry, or NULL. Under health_lock. */
+static node_health_t *health_entry(store_t *s, const cluster_node_t *node)
+{
+    for (unsigned i = 0; i < s->health_count; i++)
+        if (same_node(&s->health[i].node, node))
+            return &s->health[i];
+    return NULL;
+}
+
+/* "host:port" of node, brackets around an IPv6 host. */
+static void node_name(const cluster_node_t *node, char *out, size_t size)
+{
+    bool v6 = strchr(node->host, ':') != NULL;
+    snprintf(out, size, "%s%s%s:%d", v6 ? "[" : "", node->host, v6 ? "]" : "", node->port);
+}
+
+/* Marks node down for fault; reason says what failed (a password is never
+ * in it: conn_open's sentences name no secret). */
+static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t fault, const char *reason)
+{
+    if (!s->breaker)
+        return;
+    pthread_mutex_lock(&s->health_lock);
+    node_health_t *h = health_entry(s, node);
+    for (unsigned i = 0; !h && i < HEALTH_NODES; i++) {
+        if (i == s->health_count)
+            h = &s->health[s->health_count++];
+        else if (!s->health[i].down)
+            h = &s->health[i];
+    }
+    bool was_down = h && h->down;
+    if (h) {
+        if (!h->down)
+            atomic_fetch_add(&s->down_nodes, 1);
+        h->node = *node;
+        h->down = true;
+        h->fault = fault;
+        snprintf(h->reason, sizeof h->reason, "%s", reason);
+        h->trial_ms = sock_now_ms();
+    }
+    pthread_mutex_unlock(&s->health_lock);
+    if (h && !was_down) {
+        char what[CLUSTER_HOST_SIZE + 160], name[CLUSTER_HOST_SIZE + 16];
+        node_name(node, name, sizeof name);
+        snprintf(what, sizeof what, "Redis %s is down (%s); game requests to it fail at once until it answers:", name,
+                 store_fault_name(fault));
+        log_problem(s, what, reason);
+    }
+}
+
+/* Marks node up (it answered). Cheap while no node is down. */
+static void breaker_up(store_t *s, const cluster_node_t *node)
+{
+    if (!atomic_load(&s->down_nodes))
+        return;
+    pthread_mutex_lock(&s->health_lock);
+    node_health_t *h = health_entry(s, node);
+    bool was_down = h && h->down;
+    if (was_down) {
+        h->down = false;
+        h->fault = STORE_FAULT_NONE;
+        atomic_fetch_sub(&s->down_nodes, 1);
+    }
+    pthread_mutex_unlock(&s->health_lock);
+    if (was_down) {
+        char name[CLUSTER_HOST_SIZE + 16];
+        node_name(node, name, sizeof name);
+        fprintf(stderr, "chessd: Redis %s answers again\n", name);
+    }
+}
+
+/* Whether a command may be sent to node now: yes while it is up, or on the
+ * probe's thread; while it is down, only as a trial once every
+ * breaker_retry_ms (when that is not 0). */
+static bool breaker_allows(store_t *s, const cluster_node_t *node)
+{
+    if (probing || !atomic_load(&s->down_nodes))
+        return true;
+    pthread_mutex_lock(&s->health_lock);
+    node_health_t *h = health_entry(s, node);
+    bool allowed = !h || !h->down;
+    if (!allowed && s->breaker_retry_ms) {
+        int64_t now = sock_now_ms();
+        if (now - h->trial_ms >= (int64_t)s->breaker_retry_ms) {
+            h->trial_ms = now;
+            allowed = true;
+        }
+    }
+    pthread_mutex_unlock(&s->health_lock);
+    return allowed;
+}
+
+/* After a command to node got no reply: a timeout (or a connection that
+ * broke) marks it down. */
+static void breaker_failed(store_t *s, const cluster_node_t *node, const conn_failure_t *failure)
+{
+    char why[128];
+    if (failure->closed)
+        snprintf(why, sizeof why, "the connection was closed while a command waited for its answer");
+    else
+        snprintf(why, sizeof why, "no answer within %u ms", s->command_timeout_ms);
+    char name[CLUSTER_HOST_SIZE + 16], reason[CLUSTER_HOST_SIZE + 160];
+    node_name(node, name, sizeof name);
+    snprintf(reason, sizeof reason, "%s: %s", name, why);
+    breaker_down(s, node, failure->closed ? STORE_FAULT_UNREACHABLE : STORE_FAULT_TIMEOUT, reason);
+}
+
+void store_health(store_t *s, store_health_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->up = true;
+    pthread_mutex_lock(&s->health_lock);
+    for (unsigned i = 0; i < s->health_count && out->up; i++) {
+        if (s->health[i].down) {
+            out->up = false;
+            out->fault = s->health[i].fault;
+            snprintf(out->reason, sizeof out->reason, "%s", s->health[i].reason);
+        }
+    }
+    if (out->up && s->probe_fault != STORE_FAULT_NONE) {
+        out->up = false;
+        out->fault = s->probe_fault;
+        snprintf(out->reason, sizeof out->reason, "%s", s->probe_reason);
+    }
+    pthread_mutex_unlock(&s->health_lock);
+}
+
 conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, size_t err_size)
 {
     if (!node)
@@ -452,10 +637,14 @@ conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, si
     conn_settings_t settings = { node->host, node->port, s->connect_timeout_ms, s->command_timeout_ms, s->tls,
                                  s->user, s->password, s->db };
     char why[256];
-    conn_t *c = conn_open(&settings, why, sizeof why);
+    store_fault_t fault = STORE_FAULT_NONE;
+    conn_t *c = conn_open(&settings, why, sizeof why, &fault);
     atomic_fetch_add(c ? &s->connects : &s->errors, 1);
-    if (c)
+    if (c) {
+        breaker_up(s, node);
         return c;
+    }
+    breaker_down(s, node, fault, why);
     if (err_size)
         snprintf(err, err_size, "%s", why);
     /* Why Redis cannot be reached (refused, a certificate that fails, AUTH)
@@ -551,6 +740,8 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
     cluster_map_t *map = known ? malloc(sizeof *map) : NULL;
     bool read = false;
     for (unsigned i = 0; map && i < known && !read && (i == 0 || sock_now_ms() < deadline_ms); i++) {
+        if (!breaker_allows(s, &candidates[i]))
+            continue;
         bool reused;
         conn_t *c = connection(s, &candidates[i], &reused);
         if (!c)
@@ -561,8 +752,10 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
         if (!r) {
             drop_connection(s, &candidates[i]);
             atomic_fetch_add(&s->errors, 1);
+            breaker_failed(s, &candidates[i], &failure);
             continue;
         }
+        breaker_up(s, &candidates[i]);
         char err[256] = "";
         read = cluster_map_from_slots(r, candidates[i].host, map, err, sizeof err) && map->node_count > 0;
         freeReplyObject(r);
@@ -673,7 +866,7 @@ static bool route_pause(unsigned *pause_ms, int64_t give_up_ms)
 static redisReply *command(store_t *s, int slot, int argc, const char **argv, const size_t *lengths, bool *sent)
 {
     cluster_node_t target;
-    bool redirected = false, asking = false, reopened = false;
+    bool redirected = false, asking = false, reopened = false, breaker_refused = false;
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
     int64_t give_up_ms = sock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
@@ -688,6 +881,17 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             }
         }
         redirected = false;
+        if (!breaker_allows(s, &target)) {
+            /* Known down: nothing is sent. On a cluster the slot may have
+             * moved to a node that answers (a failover): the map once more. */
+            if (!s->cluster || breaker_refused) {
+                atomic_fetch_add(&s->fast_failures, 1);
+                return NULL;
+            }
+            breaker_refused = true;
+            refresh_map(s, NULL, false, give_up_ms);
+            continue;
+        }
         bool reused;
         conn_t *c = connection(s, &target, &reused);
         if (!c || (asking && !send_asking(c))) {
@@ -713,11 +917,13 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
                 redirected = true;
                 continue;
             }
+            breaker_failed(s, &target, &failure);
             if (!s->cluster || failure.sent || !route_pause(&pause_ms, give_up_ms))
                 return NULL;
             refresh_map(s, NULL, false, give_up_ms);
             continue;
         }
+        breaker_up(s, &target);
         if (!s->cluster || r->type != REDIS_REPLY_ERROR)
             return r;
         cluster_redirect_t redirect;
@@ -768,6 +974,59 @@ store_status_t store_ping(store_t *store)
     freeReplyObject(r);
     return ok ? STORE_OK : STORE_EUNAVAILABLE;
 }
+/* PING to node past the breaker, on this thread's connection. */
+static bool ping_node(store_t *s, const cluster_node_t *node)
+{
+    bool reused;
+    conn_t *c = connection(s, node, &reused);
+    if (!c)
+        return false; /* store_connect_node marked it down */
+    const char *argv[] = { "PING" };
+    conn_failure_t failure;
+    redisReply *r = conn_command(c, 1, argv, NULL, &failure);
+    if (!r && reused && failure.closed) { /* a kept connection that died: once more on a new one */
+        drop_connection(s, node);
+        if (!(c = connection(s, node, &reused)))
+            return false;
+        r = conn_command(c, 1, argv, NULL, &failure);
+    }
+    if (!r) {
+        drop_connection(s, node);
+        atomic_fetch_add(&s->errors, 1);
+        breaker_failed(s, node, &failure);
+        return false;
+    }
+    bool pong = r->type == REDIS_REPLY_STATUS;
+    freeReplyObject(r);
+    if (pong)
+        breaker_up(s, node);
+    return pong;
+}
+
+store_status_t store_probe(store_t *s)
+{
+    probing = true;
+    store_status_t status = store_ping(s);
+    /* A Cluster that answers but does not serve every slot (or a node that
+     * is no Cluster) is down for games although each node is up. */
+    bool cluster_fault = s->cluster && status != STORE_OK && !atomic_load(&s->down_nodes);
+    pthread_mutex_lock(&s->health_lock);
+    s->probe_fault = cluster_fault ? STORE_FAULT_CLUSTER : STORE_FAULT_NONE;
+    snprintf(s->probe_reason, sizeof s->probe_reason, "%s",
+             cluster_fault ? "the Redis Cluster does not serve every slot (CLUSTER INFO: cluster_state is not ok)" : "");
+    cluster_node_t down[HEALTH_NODES];
+    unsigned down_count = 0;
+    for (unsigned i = 0; i < s->health_count; i++)
+        if (s->health[i].down)
+            down[down_count++] = s->health[i].node;
+    pthread_mutex_unlock(&s->health_lock);
+    for (unsigned i = 0; i < down_count; i++)
+        if (!ping_node(s, &down[i]))
+            status = STORE_EUNAVAILABLE;
+    probing = false;
+    return status;
+}
+
 /* Room for chessd:idem:<scope>:<sha256 hex>, a scope being a game id and a
  * caller's token HMAC (see store_idempotency_t). */
 enum { IDEMPOTENCY_KEY_SIZE = 256 };

@@ -236,5 +236,21 @@ export function head(method, path, headers = {}) {
 
 export { sleep };
 
+/**
+ * Asks /readyz until it reports `redis` ('up', 'down' or 'off'): the
+ * readiness watcher probes Redis in the background (every second, every
+ * 100 ms while it is down), and a replica serves games again once a probe
+ * has seen Redis back.
+ */
+export async function waitForRedis(server, redis, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await get(server, '/readyz');
+    if (res.status === 200 && res.body.redis === redis) return res;
+    assert.ok(Date.now() < deadline, `/readyz did not report redis ${redis} within ${ms} ms: ${res.status} ${res.text}`);
+    await sleep(20);
+  }
+}
+
 /** nodeRequest with a 5 s deadline unless opts say otherwise, for tests that time answers. */
 export const nodeRequestFrom = (server, opts = {}) => nodeRequest(server, { timeoutMs: 5000, ...opts });

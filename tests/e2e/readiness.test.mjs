@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { startServer, startRedis, CHESSD_BIN } from './server.mjs';
-import { get, post, call, nodeRequest, expectProblem, START_FEN } from './http.mjs';
+import { get, post, call, nodeRequest, expectProblem, waitForRedis, START_FEN } from './http.mjs';
 import { operations } from './openapi.mjs';
 
 const TOKEN_SECRET = 'e2e-readiness-token-secret-0123456789';
@@ -30,17 +30,13 @@ function expectReady(res, redis) {
   assert.equal(res.status, 200, res.text);
   const type = typeof res.headers.get === 'function' ? res.headers.get('content-type') : res.headers['content-type'];
   assert.equal(type, 'application/json');
-  assert.deepEqual(res.body, { status: 'ready', redis });
-}
-
-/** Asks /readyz until it reports `redis` (each thread of the server has its own Redis connection). */
-async function waitForRedis(srv, redis, ms = 3000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const res = await get(srv, '/readyz');
-    if (res.status === 200 && res.body.redis === redis) return res;
-    assert.ok(Date.now() < deadline, `/readyz did not report redis ${redis} within ${ms} ms: ${res.status} ${res.text}`);
-    await sleep(50);
+  assert.equal(res.body.status, 'ready');
+  assert.equal(res.body.redis, redis, res.text);
+  if (redis === 'down') {
+    assert.equal(typeof res.body.redis_reason, 'string', res.text);
+    assert.ok('redis_fault' in res.body, res.text);
+  } else {
+    assert.deepEqual(res.body, { status: 'ready', redis });
   }
 }
 
@@ -57,8 +53,7 @@ test('Redis stopped: /readyz stays 200 reporting "down", the rules API serves, g
   const redis = await startRedis();
   const srv = await startServer([...redisFlags(redis.url), '--threads', '2'], withSecret);
   try {
-    // The gauge is the latest /readyz check's: before any, it is absent (a scrape asks Redis nothing).
-    assert.equal(await metric(srv, 'chessd_redis_up'), undefined);
+    // The gauge is the readiness watcher's latest probe, made before the server listens.
     expectReady(await get(srv, '/readyz'), 'up');
     assert.equal(await metric(srv, 'chessd_redis_up'), 1);
     assert.equal(await metric(srv, 'chessd_redis_configured'), 1);
@@ -66,8 +61,13 @@ test('Redis stopped: /readyz stays 200 reporting "down", the rules API serves, g
     assert.equal(game.status, 201, game.text);
 
     await redis.stop();
-    expectReady(await get(srv, '/readyz'), 'down');
+    // The watcher probes every second: /readyz says so within that, never waiting for Redis itself.
+    const down = await waitForRedis(srv, 'down');
+    assert.equal(down.body.redis_fault, 'unreachable', down.text);
+    assert.match(down.body.redis_reason, /127\.0\.0\.1:\d+: Connection refused/);
     assert.equal(await metric(srv, 'chessd_redis_up'), 0, 'the gauge follows the latest check');
+    assert.equal(await metric(srv, 'chessd_redis_fault{fault="unreachable"}'), 1);
+    assert.equal(await metric(srv, 'chessd_redis_fault{fault="timeout"}'), 0);
     assert.equal((await get(srv, '/healthz')).status, 200);
     const position = await post(srv, '/v1/position', { fen: START_FEN });
     assert.equal(position.status, 200, position.text);
@@ -109,10 +109,13 @@ test('--ready-requires-redis (flag alone, or CHESSD_READY_REQUIRES_REDIS=1): /re
 
     await redis.stop();
     for (const [srv, name] of [[flag, 'flag'], [variable, 'variable']]) {
-      const res = await get(srv, '/readyz');
+      let res = await get(srv, '/readyz');
+      for (const deadline = Date.now() + 5000; res.status === 200 && Date.now() < deadline; res = await get(srv, '/readyz'))
+        await sleep(50); // the watcher's next probe
       expectRetryLater(res, 'store_unavailable', `/readyz (${name})`);
       assert.equal(res.body.redis, 'down');
-      assert.match(res.body.detail, /game store does not answer/);
+      assert.equal(res.body.redis_fault, 'unreachable');
+      assert.match(res.body.detail, /game store cannot be used \(unreachable\)/);
       assert.equal((await post(srv, '/v1/position', {})).status, 200, 'the rules API still answers directly');
       assert.equal(await metric(srv, 'chessd_redis_up'), 0);
     }
