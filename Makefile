@@ -116,6 +116,10 @@ REDOCLY = tests/openapi/node_modules/.bin/redocly
 
 test: $(BUILD)/run_tests $(BUILD)/chessd | $(AUTO_DEPS)
 	CHESSD_BIN=$(BUILD)/chessd $(BUILD)/run_tests
+ifneq ($(SANITIZE),1)
+	@# The CUnit suite again in a copy of the tracked files with nothing beside it.
+	tests/fresh_clone.sh
+endif
 	tests/layering.sh $(BUILD)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh

@@ -516,7 +516,8 @@ static node_health_t *health_entry(store_t *s, const cluster_node_t *node)
 static void node_name(const cluster_node_t *node, char *out, size_t size)
 {
     bool v6 = strchr(node->host, ':') != NULL;
-    snprintf(out, size, "%s%s%s:%d", v6 ? "[" : "", node->host, v6 ? "]" : "", node->port);
+    snprintf(out, size, "%s%.*s%s:%d", v6 ? "[" : "", (int)strnlen(node->host, sizeof node->host - 1), node->host,
+             v6 ? "]" : "", node->port);
 }
 
 /* Marks node down for fault; reason says what failed (a password is never
@@ -595,19 +596,47 @@ static bool breaker_allows(store_t *s, const cluster_node_t *node)
     return allowed;
 }
 
-/* After a command to node got no reply: a timeout (or a connection that
- * broke) marks it down. */
-static void breaker_failed(store_t *s, const cluster_node_t *node, const conn_failure_t *failure)
+/* Whether node answers a new connection's first round trip (PING, or AUTH)
+ * within a short time (a quarter of the command timeout, 10 to 250 ms). */
+static bool node_answers_quickly(store_t *s, const cluster_node_t *node)
 {
-    char why[128];
-    if (failure->closed)
-        snprintf(why, sizeof why, "the connection was closed while a command waited for its answer");
-    else
-        snprintf(why, sizeof why, "no answer within %u ms", s->command_timeout_ms);
+    unsigned ms = s->command_timeout_ms / 4;
+    ms = ms < 10 ? 10 : ms > 250 ? 250 : ms;
+    conn_settings_t settings = { node->host, node->port, ms, ms, s->tls, s->user, s->password, s->db };
+    char why[256];
+    conn_t *c = conn_open(&settings, why, sizeof why, NULL); /* a round trip: PING, or AUTH */
+    conn_free(c);
+    return c != NULL;
+}
+
+/* Whether node is not held down now (no trial is taken). */
+static bool breaker_allows_quietly(store_t *s, const cluster_node_t *node)
+{
+    if (!atomic_load(&s->down_nodes))
+        return true;
+    pthread_mutex_lock(&s->health_lock);
+    node_health_t *h = health_entry(s, node);
+    bool up = !h || !h->down;
+    pthread_mutex_unlock(&s->health_lock);
+    return up;
+}
+
+/* After a command to node got no reply in time: unless node then answers
+ * a PING on a new connection at once (confirm; only the one reply was
+ * lost, or the one command was slow, and a read-back of a write can still
+ * tell what happened), it is marked down. A connection that was closed or
+ * reset marks nothing: the next connection tells (at once when refused, or
+ * within the connect timeout), and marks it down then if it cannot be made. */
+static void breaker_failed(store_t *s, const cluster_node_t *node, const conn_failure_t *failure, bool confirm)
+{
+    if (failure->closed || !s->breaker)
+        return;
+    if (confirm && !probing && breaker_allows_quietly(s, node) && node_answers_quickly(s, node))
+        return;
     char name[CLUSTER_HOST_SIZE + 16], reason[CLUSTER_HOST_SIZE + 160];
     node_name(node, name, sizeof name);
-    snprintf(reason, sizeof reason, "%s: %s", name, why);
-    breaker_down(s, node, failure->closed ? STORE_FAULT_UNREACHABLE : STORE_FAULT_TIMEOUT, reason);
+    snprintf(reason, sizeof reason, "%s: no answer within %u ms", name, s->command_timeout_ms);
+    breaker_down(s, node, STORE_FAULT_TIMEOUT, reason);
 }
 
 void store_health(store_t *s, store_health_t *out)
@@ -752,7 +781,7 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
         if (!r) {
             drop_connection(s, &candidates[i]);
             atomic_fetch_add(&s->errors, 1);
-            breaker_failed(s, &candidates[i], &failure);
+            breaker_failed(s, &candidates[i], &failure, false);
             continue;
         }
         breaker_up(s, &candidates[i]);
@@ -917,7 +946,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
                 redirected = true;
                 continue;
             }
-            breaker_failed(s, &target, &failure);
+            breaker_failed(s, &target, &failure, true);
             if (!s->cluster || failure.sent || !route_pause(&pause_ms, give_up_ms))
                 return NULL;
             refresh_map(s, NULL, false, give_up_ms);
@@ -993,7 +1022,7 @@ static bool ping_node(store_t *s, const cluster_node_t *node)
     if (!r) {
         drop_connection(s, node);
         atomic_fetch_add(&s->errors, 1);
-        breaker_failed(s, node, &failure);
+        breaker_failed(s, node, &failure, false);
         return false;
     }
     bool pong = r->type == REDIS_REPLY_STATUS;

@@ -1599,6 +1599,127 @@ static int silent_listener(int *fd)
     return ntohs(addr.sin_port);
 }
 
+/* A store of url with the breaker on (no trials: only store_probe brings a node back). */
+static store_t *open_breaker_store(const char *url)
+{
+    store_config_t cfg = { .connect_timeout_ms = TIMEOUT_MS, .command_timeout_ms = TIMEOUT_MS, .breaker = true };
+    snprintf(cfg.url, sizeof cfg.url, "%s", url);
+    char err[256] = "";
+    store_t *s = store_open(&cfg, err, sizeof err);
+    if (!s)
+        fprintf(stderr, "\nstore_open(%s): %s\n", url, err);
+    return s;
+}
+
+static void test_breaker_fails_at_once_after_a_timeout_until_a_probe_sees_redis_again(void)
+{
+    char url[64];
+    redis_server_url(&server, url, sizeof url);
+    store_t *s = open_breaker_store(url);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    store_health_t health;
+    CU_ASSERT_EQUAL(store_probe(s), STORE_OK);
+    store_health(s, &health);
+    CU_ASSERT_TRUE(health.up);
+    char id[32];
+    new_id(id, sizeof id);
+    store_game_t game;
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_ENOT_FOUND);
+    CU_ASSERT_FATAL(redis_server_pause(&server));
+    long start = tests_monotonic_ms();
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_EUNAVAILABLE); /* pays the timeout */
+    long first = tests_monotonic_ms() - start;
+    CU_ASSERT(first >= TIMEOUT_MS - 50 && first < TIMEOUT_MS + SLACK_MS);
+    store_health(s, &health);
+    CU_ASSERT_FALSE(health.up);
+    CU_ASSERT_EQUAL(health.fault, STORE_FAULT_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(health.reason, "no answer within"));
+    store_stats_t before, after;
+    store_stats(s, &before);
+    start = tests_monotonic_ms();
+    for (int i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_EUNAVAILABLE);
+    long twenty = tests_monotonic_ms() - start;
+    CU_ASSERT(twenty < TIMEOUT_MS / 2); /* nothing sent, nothing waited for */
+    if (twenty >= TIMEOUT_MS / 2)
+        fprintf(stderr, "\n20 loads with the node held down took %ld ms\n", twenty);
+    store_stats(s, &after);
+    CU_ASSERT_EQUAL(after.fast_failures - before.fast_failures, 20);
+    CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE); /* past the breaker: still frozen */
+    CU_ASSERT_FATAL(redis_server_resume(&server));
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_EUNAVAILABLE); /* held down until a probe */
+    CU_ASSERT_EQUAL(store_probe(s), STORE_OK);
+    store_health(s, &health);
+    CU_ASSERT_TRUE(health.up);
+    CU_ASSERT_EQUAL(health.fault, STORE_FAULT_NONE);
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_ENOT_FOUND);
+    store_close(s);
+}
+
+static void test_breaker_names_a_refused_connection_and_a_silent_listener(void)
+{
+    char url[64];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port == 1 ? 2 : 1); /* nothing listens there */
+    store_t *s = open_breaker_store(url);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE);
+    store_health_t health;
+    store_health(s, &health);
+    CU_ASSERT_FALSE(health.up);
+    CU_ASSERT_EQUAL(health.fault, STORE_FAULT_UNREACHABLE);
+    CU_ASSERT_STRING_EQUAL(store_fault_name(health.fault), "unreachable");
+    CU_ASSERT_FALSE(store_fault_is_setting(health.fault));
+    store_close(s);
+
+    int fd;
+    int port = silent_listener(&fd);
+    CU_ASSERT_FATAL(port != 0);
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", port);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s = open_breaker_store(url));
+    CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE);
+    store_health(s, &health);
+    CU_ASSERT_EQUAL(health.fault, STORE_FAULT_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(health.reason, "no answer to PING"));
+    store_close(s);
+    close(fd);
+}
+
+static void test_breaker_names_a_refused_password_as_a_setting_without_showing_it(void)
+{
+    redis_server_t locked;
+    redis_server_init(&locked);
+    CU_ASSERT_FATAL(redis_server_start(&locked));
+    redisReply *r = redis_server_command(&locked, NULL, "CONFIG SET requirepass %s", "the-right-one");
+    CU_ASSERT_FATAL(r && r->type == REDIS_REPLY_STATUS);
+    freeReplyObject(r);
+    char url[96];
+    snprintf(url, sizeof url, "redis://:a-wrong-one@127.0.0.1:%d", locked.port);
+    store_t *s = open_breaker_store(url);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    if (s) {
+        CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE);
+        store_health_t health;
+        store_health(s, &health);
+        CU_ASSERT_EQUAL(health.fault, STORE_FAULT_AUTH);
+        CU_ASSERT_TRUE(store_fault_is_setting(health.fault));
+        CU_ASSERT_STRING_EQUAL(store_fault_name(health.fault), "auth_refused");
+        CU_ASSERT_PTR_NOT_NULL(strstr(health.reason, "AUTH was refused"));
+        CU_ASSERT_PTR_NULL(strstr(health.reason, "wrong-one"));
+        store_close(s);
+    }
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", locked.port); /* no password at all */
+    if ((s = open_breaker_store(url))) {
+        CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE);
+        store_health_t health;
+        store_health(s, &health);
+        CU_ASSERT_EQUAL(health.fault, STORE_FAULT_AUTH);
+        store_close(s);
+    }
+    if ((r = redis_server_command(&locked, "the-right-one", "CONFIG SET requirepass %s", "")))
+        freeReplyObject(r);
+    redis_server_stop(&locked);
+}
+
 /* Reading a cluster's slot map tries node after node, but within the
  * command's budget (twice the command timeout, and the connection under
  * way): seeds that all went silent cost a request that, not a timeout each. */
@@ -1824,6 +1945,9 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_bad_url_is_refused_by_store_open_with_a_message);
     CU_ADD_TEST(suite, test_store_open_makes_no_connection_and_a_dead_port_is_unavailable);
     CU_ADD_TEST(suite, test_connect_that_is_never_answered_gives_up_within_the_connect_timeout);
+    CU_ADD_TEST(suite, test_breaker_fails_at_once_after_a_timeout_until_a_probe_sees_redis_again);
+    CU_ADD_TEST(suite, test_breaker_names_a_refused_connection_and_a_silent_listener);
+    CU_ADD_TEST(suite, test_breaker_names_a_refused_password_as_a_setting_without_showing_it);
     CU_ADD_TEST(suite, test_cluster_seeds_that_never_answer_are_unavailable_within_the_command_budget);
     CU_ADD_TEST(suite, test_cluster_url_to_a_redis_without_cluster_logs_why_it_is_unavailable);
     CU_ADD_TEST(suite, test_url_with_a_host_name_is_resolved);
