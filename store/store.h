@@ -3,9 +3,12 @@
  * position keys, all under one hash tag ({id}); each write is a
  * compare-and-set on the version in one atomic step (a Lua script), with
  * optional idempotency keys stored in the same step. The store is
- * shared by all server threads; each thread gets its own Redis connection,
- * made on first use and remade after any failure. A failed write says whether
- * it was surely not made (STORE_EUNAVAILABLE) or may have been (STORE_EUNKNOWN). */
+ * shared by all threads; each thread gets its own Redis connection, made on
+ * first use and remade after any failure. A failed write says whether it
+ * was surely not made (STORE_EUNAVAILABLE) or may have been (STORE_EUNKNOWN).
+ * With the breaker on (store_config_t), a node that stops answering is held
+ * down and its commands fail at once until store_probe() sees it again;
+ * store_health() tells why it is down (store_fault_t). */
 #ifndef CHESSD_STORE_STORE_H
 #define CHESSD_STORE_STORE_H
 
