@@ -1301,7 +1301,8 @@ static bool pgn_import_game(void *ctx, const pgn_read_game_t *done)
 /* Turns a creation's "pgn" (one game) into g's game and the change that
  * stores its moves: the start position from its FEN/Variant tags, its
  * mainline played as moves are, the clock and takeback policy new_game()
- * read (a clock starts full for both sides at the imported position), the
+ * read (a clock starts full for both sides at the imported position, see
+ * game_adopt_rules), the
  * names from the White/Black tags unless given. A result the final position
  * does not decide ends the game as the PGN says: 1-0 or 0-1 as a
  * resignation by the loser, 1/2-1/2 as a draw by agreement; "*" leaves it
@@ -1340,9 +1341,8 @@ static bool game_from_pgn(const api_request_t *req, const cJSON *root, loaded_t 
     game_record_t *r = &g->record;
     game_t imported = p->game;
     int64_t now = r->created_at_ms;
-    game_clock_t clock = r->game.clock;
-    clock.turn_started_ms = game_is_timed(&r->game) ? now : 0;
-    if (game_restore_rules(&imported, r->game.takeback, GAME_OFFER_NONE, &clock) != GAME_OK) {
+    /* The imported moves earned no increment: taking them back gives none back. */
+    if (game_adopt_rules(&imported, &r->game, now) != GAME_OK) {
         api_problem(res, API_EINTERNAL, "the imported game does not take the clock", NULL, NULL);
         return false;
     }

@@ -4,7 +4,9 @@
  * the clock; only undo, takeback and replay walk the move list. The clock is
  * charged by "settling" it: the running side's remaining time loses what has
  * elapsed since turn_started_ms, which moves to now (the flag's deadline,
- * turn_started_ms + remaining, stays where it was). */
+ * turn_started_ms + remaining, stays where it was). Undo and takeback
+ * settle it too, then take back the increments of the moves they remove:
+ * only moves that stand hold an increment, and time spent stays spent. */
 #include "game.h"
 
 #include <string.h>
@@ -90,11 +92,24 @@ static void end_game(game_t *g, game_state_t state, game_result_t result, game_t
 
 /* --- the clock --- */
 
+enum { FREE_PLIES = 2 }; /* the first two plies: the clock starts with the second */
+
 bool game_is_timed(const game_t *g) { return g->clock.initial_ms > 0; }
 
 bool game_clock_running(const game_t *g)
 {
-    return game_is_timed(g) && g->state == GAME_ACTIVE && g->ply_count >= 2;
+    return game_is_timed(g) && g->state == GAME_ACTIVE && g->ply_count >= FREE_PLIES;
+}
+
+/* imported_plies as a clock keeps it: 0 when none of the first `plies`
+ * moves could have earned an increment anyway (the free plies never do). */
+static int64_t clock_imported_kept(int64_t plies) { return plies > FREE_PLIES ? plies : 0; }
+
+int64_t game_clock_increment_earned(const game_t *g, int ply)
+{
+    if (!game_is_timed(g) || ply < FREE_PLIES || ply < g->clock.imported_plies)
+        return 0;
+    return g->clock.increment_ms;
 }
 
 int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms)
@@ -405,9 +420,33 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
     return GAME_OK;
 }
 
+/* Takes back from clock, g's clock settled at the takeback, the increment
+ * each of g's moves from ply index `from` on earned. The record holds no
+ * time per move, but it needs none: whether a move earned the increment
+ * follows from its ply index (game_clock_increment_earned), and the
+ * increment is fixed, so a side's time becomes what it held before its
+ * move taken back, less the time it has spent since (thinking on that move,
+ * and, on the turn the takeback came in, waiting for it). It never goes
+ * below 0: a side that spent more than it had without the increment is
+ * out of time. Moves the takeback leaves earned what they did, and the
+ * imported plies are cut to the moves that stand. */
+static void clock_take_back(game_clock_t *clock, const game_t *g, int from)
+{
+    for (int ply = from; ply < g->ply_count; ply++) {
+        color_t mover = (color_t)(g->initial.side_to_move ^ (ply & 1));
+        int64_t earned = game_clock_increment_earned(g, ply);
+        int64_t *left = &clock->remaining_ms[mover];
+        *left = *left > earned ? *left - earned : 0;
+    }
+    if (clock->imported_plies > from)
+        clock->imported_plies = clock_imported_kept(from);
+}
+
 /* Goes back `plies` plies: line (the whole move list) is checked to be
- * this game's, cut, and replayed. The clock is charged up to now_ms and
- * the side to move then starts its turn; offers are dropped. */
+ * this game's, cut, and replayed. The clock is charged up to now_ms, the
+ * increments of the moves taken back are taken back too, and the side to
+ * move then starts its turn; its flag falls at once when that left it no
+ * time. Offers are dropped. */
 static game_status_t go_back(game_t *g, int plies, const char *line, size_t length, int64_t now_ms)
 {
     game_t t;
@@ -424,7 +463,9 @@ static game_status_t go_back(game_t *g, int plies, const char *line, size_t leng
     clock_settle(&settled, now_ms);
     t.takeback = g->takeback;
     t.clock = settled.clock;
+    clock_take_back(&t.clock, g, t.ply_count);
     clock_restart(&t, now_ms);
+    (void)game_flag(&t, now_ms); /* ends the game only when the side to move has no time left */
     *g = t;
     return GAME_OK;
 }
@@ -559,7 +600,10 @@ game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer
         if (clock->remaining_ms[c] < 0 || clock->remaining_ms[c] > ms_max)
             return GAME_EBAD_RECORD;
     if (clock->turn_started_ms < 0 || clock->turn_started_ms > ms_max
-        || (!game_is_timed(&t) && (clock->remaining_ms[WHITE] || clock->remaining_ms[BLACK] || clock->turn_started_ms))
+        || clock->imported_plies != clock_imported_kept(clock->imported_plies) || clock->imported_plies > t.ply_count
+        || (!game_is_timed(&t)
+            && (clock->remaining_ms[WHITE] || clock->remaining_ms[BLACK] || clock->turn_started_ms
+                || clock->imported_plies))
         || (t.state == GAME_TIMEOUT && (!game_is_timed(&t) || clock->remaining_ms[t.pos.side_to_move] != 0)))
         return GAME_EBAD_RECORD;
     /* An offer stands only in an active game, by a player who has a move to take back, under a policy with offers. */
@@ -569,4 +613,18 @@ game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer
         return GAME_EBAD_RECORD;
     *g = t;
     return GAME_OK;
+}
+
+game_status_t game_adopt_rules(game_t *g, const game_t *rules, int64_t now_ms)
+{
+    game_clock_t clock;
+    memset(&clock, 0, sizeof clock);
+    if (game_is_timed(rules)) {
+        clock.initial_ms = rules->clock.initial_ms;
+        clock.increment_ms = rules->clock.increment_ms;
+        clock.remaining_ms[WHITE] = clock.remaining_ms[BLACK] = rules->clock.initial_ms;
+        clock.turn_started_ms = now_ms;
+        clock.imported_plies = clock_imported_kept(g->ply_count);
+    }
+    return game_restore_rules(g, rules->takeback, GAME_OFFER_NONE, &clock);
 }

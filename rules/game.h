@@ -73,11 +73,20 @@ typedef enum { GAME_TAKEBACK_OFFER = 0, GAME_TAKEBACK_ACCEPT, GAME_TAKEBACK_DECL
 /* A chess clock with Fischer increment. Untimed when initial_ms is 0. It
  * runs once the second ply has been played (the first two are free), for
  * the side to move, while the game is active: remaining_ms of the side to
- * move is as of turn_started_ms; the other side's is exact. */
+ * move is as of turn_started_ms; the other side's is exact. A move earned
+ * the increment when the clock ran as it was played: a move at ply index p
+ * (0: the first move from the initial position) earned it when p >= 2 and
+ * p >= imported_plies. imported_plies counts the first moves of a game
+ * whose clock was set after them (a game imported from PGN, its clock full
+ * at the imported position): they earned nothing. It is kept at 0 when
+ * the first two plies are all there are (they never earn one anyway), so
+ * it is 0 or from 3 to ply_count. A takeback takes back the increments
+ * its moves earned, and cuts imported_plies to the moves that stand. */
 typedef struct {
     int64_t initial_ms, increment_ms;
     int64_t remaining_ms[COLOR_COUNT];
     int64_t turn_started_ms;
+    int64_t imported_plies; /* a ply count; 64 bits wide so that the struct has no padding (games compare with memcmp) */
 } game_clock_t;
 
 typedef enum { GAME_DRAW_OFFER = 0, GAME_DRAW_ACCEPT, GAME_DRAW_DECLINE, GAME_DRAW_CLAIM, GAME_DRAW_ACTION_COUNT } game_draw_action_t;
@@ -142,6 +151,10 @@ bool game_clock_running(const game_t *g);
 int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms);
 /* When the flag of the side to move falls (0 when the clock is not running). */
 int64_t game_flag_deadline(const game_t *g);
+/* The increment the move at ply index `ply` (0: the first move from the
+ * initial position; below ply_count) earned: increment_ms when the clock
+ * ran as it was played (see game_clock_t), else 0. */
+int64_t game_clock_increment_earned(const game_t *g, int ply);
 
 /* Ends the game on time when the flag of the side to move has fallen by
  * now_ms: lost, or drawn when the other side has no material to mate with
@@ -163,7 +176,18 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
 
 /* Takes back the last move; only its player may, before the reply, and only
  * under the free takeback policy. line is the game's move-list text (see
- * game_replay), all ply_count moves. */
+ * game_replay), all ply_count moves.
+ *
+ * The clock after a takeback (here and in game_takeback): the time that
+ * elapsed stays spent (the side to move is charged up to now_ms, and the
+ * side to move in the position gone back to starts its turn then), and
+ * each move taken back loses the increment it earned
+ * (game_clock_increment_earned), so a player holds what the clock's rules
+ * give for the moves that stand, never more, however often moves are made
+ * and taken back. A player whose time without that increment is gone
+ * (they thought longer than they had before the move) is left at 0: when
+ * that is the side to move, its flag falls at once and the takeback ends
+ * the game on time, as game_flag would. */
 game_status_t game_undo(game_t *g, color_t who, const char *line, size_t length, int64_t now_ms);
 
 /* Takebacks by agreement (policy agreement or free): an offer by `who`, who
@@ -218,9 +242,21 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
 
 /* Sets the policy, takeback offer and clock of a restored or replayed game
  * (its other parts in place); GAME_EBAD_RECORD when they do not fit it (a
- * finished game with an offer, a clock out of bounds or below zero). */
+ * finished game with an offer, a clock out of bounds or below zero, an
+ * imported_plies that is not 0 or from 3 to the ply count, or not 0 on no
+ * clock). */
 game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer_t takeback_offer,
                                  const game_clock_t *clock);
+
+/* Gives g, a replayed game that goes on from where its moves left it (a
+ * game imported from PGN), the takeback policy and the clock of `rules` (a
+ * new game's, as game_set_rules made them), with no takeback offer: the
+ * clock is full for both sides, the turn of the side to move starts at
+ * now_ms (it runs from there when g has two plies or more), and the moves
+ * already played count as having earned no increment (imported_plies), so
+ * taking them back gives none back. GAME_EBAD_RECORD (g unchanged) when
+ * the rules do not fit g. */
+game_status_t game_adopt_rules(game_t *g, const game_t *rules, int64_t now_ms);
 
 /* Stable names ("active", "1-0", "threefold_repetition", "white",
  * "not_your_turn") and their reverse (-1 when the name is not one). The

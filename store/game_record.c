@@ -5,7 +5,16 @@
  *   state / result / termination / offer / takeback / takeback.offer /
  *   clock / white.token / black.token / white.name / black.name
  * where clock is "none" or "<initial> <increment> <white> <black> <turn
- * started>" in milliseconds. Texts of format 2 (no takeback and clock
+ * started>" in milliseconds, followed by " <imported plies>" for a game
+ * imported with moves that earned no increment (game_clock_t.imported_plies;
+ * written only when not 0, so texts of games played from their start are
+ * the same as before it existed, and earlier chessd versions still read
+ * them). A clock line without it reads as 0: every move from the third ply
+ * on earned its increment, which is true of every game played here from
+ * its start; a game imported from PGN before the field existed then has a
+ * takeback of its imported moves cost the increments they never earned
+ * (never below zero): the rule can only take time away, never mint it.
+ * Texts of format 2 (no takeback and clock
  * lines) are read as untimed games with free takebacks, as they were made
  * (and refused when they end on time or by an abort, which format 2 had not).
  * Reading is strict (every line, in order, nothing after) and checks the
@@ -31,10 +40,13 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE], clock[120] = "none";
     fen_format(&g->initial, initial, sizeof initial);
     fen_format(&g->pos, current, sizeof current);
-    if (game_is_timed(g))
-        snprintf(clock, sizeof clock, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, g->clock.initial_ms,
-                 g->clock.increment_ms, g->clock.remaining_ms[WHITE], g->clock.remaining_ms[BLACK],
-                 g->clock.turn_started_ms);
+    if (game_is_timed(g)) {
+        int n = snprintf(clock, sizeof clock, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
+                         g->clock.initial_ms, g->clock.increment_ms, g->clock.remaining_ms[WHITE],
+                         g->clock.remaining_ms[BLACK], g->clock.turn_started_ms);
+        if (g->clock.imported_plies && n > 0 && (size_t)n < sizeof clock)
+            snprintf(clock + n, sizeof clock - (size_t)n, " %" PRId64, g->clock.imported_plies);
+    }
     int n = snprintf(out, size,
                      "%s\ncreated %" PRId64 "\nupdated %" PRId64 "\nchess960 %d\ninitial %s\nfen %s\nplies %d\n"
                      "state %s\nresult %s\ntermination %s\noffer %s\ntakeback %s\ntakeback.offer %s\nclock %s\n"
@@ -161,7 +173,9 @@ bool game_record_name_ok(const char *name)
     return true;
 }
 
-/* The clock line's value: "none", or five whole numbers. */
+/* The clock line's value: "none", or five whole numbers, and a sixth
+ * (the imported plies, from 1 to GAME_MAX_PLIES; game_restore_rules checks
+ * it against the game) when the game has one. */
 static bool read_clock(lines_t *l, game_clock_t *clock)
 {
     char text[120];
@@ -183,6 +197,17 @@ static bool read_clock(lines_t *l, game_clock_t *clock)
         if (v < 0 || v > INT64_C(9000000000000000))
             return false;
         *fields[i] = v;
+        p = end;
+    }
+    if (*p == ' ') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (v < 1 || v > GAME_MAX_PLIES)
+            return false;
+        clock->imported_plies = v;
         p = end;
     }
     return *p == '\0' && clock->initial_ms > 0;

@@ -1826,31 +1826,33 @@ static void ruy_lopez_on_the_clock(game_t *g, line_t *line)
     CU_ASSERT_EQUAL_FATAL(g->clock.turn_started_ms, 10000);
 }
 
-/* Accepted at 14 s: Black (to move) is charged its 4 s, and the side to
- * move in the position gone back to starts its turn then. */
+/* Accepted at 14 s: Black (to move) is charged its 4 s, each move taken
+ * back loses the second it earned, and the side to move in the position
+ * gone back to starts its turn then. */
 static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_clock_settled_and_restarted(void)
 {
     game_t g, expected;
     line_t line;
     int plies = -1;
-    const game_clock_t clock = { MINUTE_MS, 1000, { 58000, 53000 }, 14000 };
-    /* White takes back its Bb5: White to move. */
+    /* White takes back its Bb5 (1 s spent, 1 s earned): White to move with its 57 s from before Bb5. */
+    const game_clock_t one_back = { MINUTE_MS, 1000, { 57000, 53000 }, 14000, 0 };
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(plies, 1);
-    replayed_with_clock(&expected, "e2e4 e7e5 g1f3 b8c6", &clock);
+    replayed_with_clock(&expected, "e2e4 e7e5 g1f3 b8c6", &one_back);
     EXPECT_SAME_GAME(&g, &expected);
     CU_ASSERT_TRUE(game_clock_running(&g));
-    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 58000);
-    /* Black takes back its Nc6 and White's Bb5: Black to move. */
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 57000);
+    /* Black takes back its Nc6 and White's Bb5: Black to move, each without its move's second. */
+    const game_clock_t two_back = { MINUTE_MS, 1000, { 57000, 52000 }, 14000, 0 };
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(plies, 2);
-    replayed_with_clock(&expected, "e2e4 e7e5 g1f3", &clock);
+    replayed_with_clock(&expected, "e2e4 e7e5 g1f3", &two_back);
     EXPECT_SAME_GAME(&g, &expected);
-    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 53000);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 52000);
 }
 
 static void test_takeback_on_the_clock_back_below_two_plies_stops_the_clock(void)
@@ -1867,13 +1869,14 @@ static void test_takeback_on_the_clock_back_below_two_plies_stops_the_clock(void
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 8000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(plies, 2);
     CU_ASSERT_EQUAL(g.ply_count, 1);
-    expect_clock_stands(&g, 58000, 57000); /* Black paid its 3 s until the acceptance */
+    /* White's 3 s on Nf3 stay spent, its second goes with Nf3; Black paid its 3 s until the acceptance. */
+    expect_clock_stands(&g, 57000, 57000);
     EXPECT_NO_FLAG(&g, HOUR_MS);
     /* The second ply is free again, and the clock then runs from it. */
     move_at(&g, "e5", 20000, NULL);
     CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 57000);
     CU_ASSERT_TRUE(game_clock_running(&g));
-    CU_ASSERT_EQUAL(game_flag_deadline(&g), 20000 + 58000);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 20000 + 57000);
     /* Taken back to the start, the clock stands with the turn started at the acceptance. */
     timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
     line_clear(&line);
@@ -1892,6 +1895,271 @@ static void test_takeback_on_the_clock_back_below_two_plies_stops_the_clock(void
     CU_ASSERT_EQUAL(game_undo(&g, BLACK, line.text, line.length, 5000), GAME_OK);
     CU_ASSERT_EQUAL(g.ply_count, 1);
     expect_clock_stands(&g, 55000, MINUTE_MS);
+}
+
+/* ---- a takeback gives back no increment ---- */
+
+static void expect_rules_restored(const game_t *g); /* with game_restore_rules, below */
+
+/* Cuts the last `plies` entries off line, as the store cuts the move list. */
+static void line_cut(line_t *line, int plies)
+{
+    line->length = game_line_keep(line->text, line->length, plies);
+    line->text[line->length] = '\0';
+}
+
+/* Undo by the player of the last move at now_ms; CU-asserts it is taken, and cuts line. */
+static void undo_at(game_t *g, line_t *line, int64_t now_ms)
+{
+    CU_ASSERT_EQUAL_FATAL(game_undo(g, (color_t)!g->pos.side_to_move, line->text, line->length, now_ms), GAME_OK);
+    line_cut(line, 1);
+}
+
+/* A takeback offered by `proposer` at offer_ms and accepted at accept_ms;
+ * CU-asserts it is taken, takes back `plies`, and cuts line. */
+static void takeback_at(game_t *g, color_t proposer, line_t *line, int64_t offer_ms, int64_t accept_ms, int plies)
+{
+    int back = -1;
+    CU_ASSERT_EQUAL_FATAL(takeback(g, proposer, GAME_TAKEBACK_OFFER, line, offer_ms, &back), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(takeback(g, (color_t)!proposer, GAME_TAKEBACK_ACCEPT, line, accept_ms, &back), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(back, plies);
+    line_cut(line, plies);
+}
+
+static void test_increment_earned_is_the_increment_from_the_third_ply_on_and_nothing_untimed(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 0), 0);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 1), 0);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 600000);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 3), 600000);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, GAME_MAX_PLIES - 1), 600000);
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 0);
+    start(&g, NULL);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 0);
+}
+
+/* One player alone, under the free policy, moving and taking the move back
+ * 20 times with a ten-minute increment: each undo leaves White what it had
+ * before the move less the 7 ms it thought, never more; Black pays the 3 ms
+ * of each undo's wait, its clock running. */
+static void test_undo_loop_with_a_large_increment_never_gives_the_mover_more_time(void)
+{
+    game_t g;
+    line_t line;
+    timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_FREE);
+    line_clear(&line);
+    move_at(&g, "e4", 0, &line);
+    move_at(&g, "e5", 0, &line);
+    int64_t now = 0, white = MINUTE_MS;
+    for (int i = 0; i < 20; i++) {
+        now += 7;
+        move_at(&g, "Nf3", now, &line);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], white - 7 + 600000); /* the move earned it */
+        now += 3;
+        undo_at(&g, &line, now);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], white - 7); /* and its undo takes it back */
+        CU_ASSERT(game_clock_remaining(&g, WHITE, now) <= white);
+        white = g.clock.remaining_ms[WHITE];
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], MINUTE_MS - 3 * (i + 1));
+        CU_ASSERT_EQUAL(game_flag_deadline(&g), now + white);
+        EXPECT_ACTIVE(&g);
+    }
+    CU_ASSERT_EQUAL(white, MINUTE_MS - 20 * 7);
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+}
+
+/* Under the agreement policy: five takebacks of the proposer's own last
+ * move (one ply), then five of the proposer's move and the reply (two
+ * plies). Each side ends with what it had before less the time it spent. */
+static void test_accepted_takeback_loop_never_gives_either_side_more_time(void)
+{
+    game_t g;
+    line_t line;
+    timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_AGREEMENT);
+    line_clear(&line);
+    move_at(&g, "e4", 0, &line);
+    move_at(&g, "e5", 0, &line);
+    int64_t now = 0, white = MINUTE_MS, black = MINUTE_MS;
+    for (int i = 0; i < 5; i++) {
+        move_at(&g, "Nf3", now + 5, &line);                      /* White thinks 5 ms */
+        takeback_at(&g, WHITE, &line, now + 6, now + 8, 1);       /* Black's clock runs 3 ms until it accepts */
+        now += 8;
+        white -= 5, black -= 3;
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], white);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], black);
+        CU_ASSERT_EQUAL(g.pos.side_to_move, WHITE);
+    }
+    for (int i = 0; i < 5; i++) {
+        move_at(&g, "Nf3", now + 5, &line);                       /* White thinks 5 ms */
+        move_at(&g, "Nc6", now + 9, &line);                       /* Black 4 ms */
+        takeback_at(&g, WHITE, &line, now + 10, now + 12, 2);     /* White's clock runs 3 ms until Black accepts */
+        now += 12;
+        white -= 5 + 3, black -= 4;
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], white);
+        CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], black);
+        CU_ASSERT_EQUAL(g.ply_count, 2);
+        CU_ASSERT_EQUAL(game_flag_deadline(&g), now + white);
+    }
+    CU_ASSERT(white < MINUTE_MS && black < MINUTE_MS);
+}
+
+/* The first two plies earn no increment (the clock is not yet running as
+ * they are played), so taking them back takes none away: a side whose
+ * first move is taken back keeps its whole initial time, not the initial
+ * time less an increment it never had. */
+static void test_takeback_of_the_first_two_plies_takes_away_no_increment(void)
+{
+    game_t g;
+    line_t line;
+    timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_FREE);
+    line_clear(&line);
+    move_at(&g, "e4", 1000, &line);
+    undo_at(&g, &line, 2000); /* right after the start: nothing runs, nothing was earned */
+    expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
+    move_at(&g, "e4", 3000, &line);
+    move_at(&g, "e5", 4000, &line); /* the clock starts: White's turn from 4 s */
+    undo_at(&g, &line, 6000);       /* White paid 2 s waiting; e5 earned nothing */
+    CU_ASSERT_EQUAL(g.ply_count, 1);
+    expect_clock_stands(&g, 58000, MINUTE_MS);
+    /* By agreement: two plies back from the second, to the start. */
+    timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_AGREEMENT);
+    line_clear(&line);
+    move_at(&g, "e4", 1000, &line);
+    move_at(&g, "e5", 2000, &line);
+    takeback_at(&g, WHITE, &line, 2500, 3000, 2);
+    CU_ASSERT_EQUAL(g.ply_count, 0);
+    expect_clock_stands(&g, 59000, MINUTE_MS);
+    /* The third ply is the first that earns: taking it back takes that away, and only that. */
+    move_at(&g, "e4", 4000, &line);
+    move_at(&g, "e5", 5000, &line);
+    move_at(&g, "Nf3", 6000, &line); /* White: 59 - 1 + 600 s */
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 59000 - 1000 + 600000);
+    takeback_at(&g, BLACK, &line, 7000, 9000, 2); /* Nf3 and e5; Black paid 3 s */
+    CU_ASSERT_EQUAL(g.ply_count, 1);
+    expect_clock_stands(&g, 58000, 57000);
+}
+
+/* From a position with Black to move: the plies alternate from Black, and
+ * Black's moves are the ones whose increments go back with them. */
+static void test_undo_takes_back_the_increment_of_the_side_that_made_the_move(void)
+{
+    game_t g;
+    line_t line;
+    timed_start(&g, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", MINUTE_MS, 5000,
+                GAME_TAKEBACK_FREE);
+    line_clear(&line);
+    move_at(&g, "e5", 0, &line);
+    move_at(&g, "Nf3", 0, &line);
+    move_at(&g, "Nc6", 2000, &line); /* Black: 60 - 2 + 5 */
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 63000);
+    undo_at(&g, &line, 3000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 58000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 59000);
+    CU_ASSERT_EQUAL(g.pos.side_to_move, BLACK);
+}
+
+/* White had 1 s before Nf3, thought 0.5 s on it and earned 600 s; after
+ * Black's reply White thinks 100 s and asks to take both back. Without
+ * Nf3's increment White's time is gone: Black's acceptance leaves White at
+ * 0, and White, to move, loses on time there and then. */
+static void test_takeback_that_leaves_the_side_to_move_no_time_ends_the_game_on_time(void)
+{
+    game_t g;
+    line_t line;
+    timed_start(&g, NULL, 1000, 600000, GAME_TAKEBACK_AGREEMENT);
+    line_clear(&line);
+    move_at(&g, "e4", 0, &line);
+    move_at(&g, "e5", 0, &line);
+    move_at(&g, "Nf3", 500, &line);   /* White: 1 - 0.5 + 600 s */
+    move_at(&g, "Nc6", 1400, &line);  /* Black: 1 - 0.9 + 600 s */
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 600500);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 600100);
+    EXPECT_NO_FLAG(&g, 101400);
+    takeback_at(&g, WHITE, &line, 100000, 101400, 2);
+    CU_ASSERT_EQUAL(g.ply_count, 2);
+    EXPECT_ENDING(&g, GAME_TIMEOUT, GAME_BLACK_WINS, GAME_TERMINATION_TIME_FORFEIT);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 0);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 100); /* what Black had left before Nc6's increment */
+    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 101400);
+    CU_ASSERT_EQUAL(g.takeback_offer, GAME_OFFER_NONE);
+    CU_ASSERT_FALSE(game_clock_running(&g));
+    expect_rules_restored(&g);
+}
+
+/* A game imported (replayed, then given a new game's rules): its moves
+ * earned no increment, so taking them back takes none away, while moves
+ * played after the import earn and lose theirs; a takeback into the
+ * imported moves makes the moves played from there on earn. In Chess960. */
+static void test_imported_moves_earned_no_increment_and_takebacks_of_them_take_none(void)
+{
+    game_t g, rules;
+    line_t line;
+    game_of(&g, "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9", "a3a4 d6d5 b2b3 a7a6", &line);
+    timed_start(&rules, NULL, MINUTE_MS, 10000, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL_FATAL(game_adopt_rules(&g, &rules, 1000), GAME_OK);
+    CU_ASSERT_EQUAL(g.takeback, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 4);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], MINUTE_MS);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], MINUTE_MS);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 1000 + MINUTE_MS); /* four plies: the clock runs */
+    for (int ply = 0; ply < 4; ply++)
+        CU_ASSERT_EQUAL(game_clock_increment_earned(&g, ply), 0);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 4), 10000);
+    expect_rules_restored(&g);
+    /* A move after the import earns, and its undo takes that back. */
+    move_at(&g, "e2e4", 3000, &line);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 68000);
+    undo_at(&g, &line, 4000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 58000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 59000);
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 4);
+    /* Black takes back its imported a7a6: no increment to take away. */
+    undo_at(&g, &line, 5000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 57000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 59000);
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 3);
+    expect_rules_restored(&g);
+    /* Played again, a7a6 is a move on this clock: it earns, and loses it when taken back. */
+    move_at(&g, "a7a6", 6000, &line);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 68000);
+    undo_at(&g, &line, 7000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 58000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 56000);
+    /* White's imported b2b3 goes back with nothing taken, and no imported move earned anything after all. */
+    undo_at(&g, &line, 8000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 56000);
+    CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 57000);
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 0);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 10000);
+    CU_ASSERT(g.initial.chess960);
+    expect_rules_restored(&g);
+}
+
+static void test_adopt_rules_of_an_untimed_game_or_one_of_two_plies_has_no_imported_plies(void)
+{
+    game_t g, rules, before;
+    start(&rules, NULL);
+    set_policy(&rules, GAME_TAKEBACK_NONE);
+    game_of(&g, NULL, "e4 e5 Nf3", NULL);
+    CU_ASSERT_EQUAL(game_adopt_rules(&g, &rules, 5000), GAME_OK);
+    CU_ASSERT_FALSE(game_is_timed(&g));
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 0);
+    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 0);
+    CU_ASSERT_EQUAL(g.takeback, GAME_TAKEBACK_NONE);
+    timed_start(&rules, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
+    game_of(&g, NULL, "e4 e5", NULL);
+    CU_ASSERT_EQUAL(game_adopt_rules(&g, &rules, 5000), GAME_OK);
+    CU_ASSERT_EQUAL(g.clock.imported_plies, 0); /* the first two plies never earn anyway */
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 5000 + MINUTE_MS);
+    /* Rules that do not fit (an out-of-bounds clock) change nothing. */
+    rules.clock.initial_ms = 1;
+    game_of(&g, NULL, "e4 e5 Nf3", NULL);
+    before = g;
+    EXPECT_REFUSED(&g, game_adopt_rules(&g, &rules, 5000), GAME_EBAD_RECORD);
+    EXPECT_SAME_GAME(&g, &before);
 }
 
 static void test_takeback_with_a_line_that_is_not_the_games_is_refused(void)
@@ -2199,26 +2467,26 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
         EXPECT_REFUSED(&r, game_restore_rules(&r, takeback_, offer_, &clock_), GAME_EBAD_RECORD);          \
     } while (0)
     /* The clock's bounds. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0, 0 });
     /* Negative or absurd figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1, 0 });
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000 });
+                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000, 0 });
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001) });
+                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001), 0 });
     /* An untimed game with figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1, 0 });
     /* A timeout on no clock, or with the loser's time left. */
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0 });
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0 });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS, 0 });
     /* Takeback offers: in a finished game, under the policy none, by a player with nothing to take back. */
     EXPECT_BAD_RULES(resigned, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, resigned.clock);
     EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_FREE, GAME_OFFER_BLACK, timeout.clock);
@@ -2229,12 +2497,22 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     game_t none;
     game_of(&none, NULL, "", NULL);
     EXPECT_BAD_RULES(none, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, untimed);
+    /* Imported plies: 1 and 2 are kept as 0, none beyond the game's 5 plies, none on no clock. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 2 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, -1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 6 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
+                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, INT64_MAX });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 3 });
     /* Values outside the enums. */
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_COUNT, GAME_OFFER_NONE, ok);
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_COUNT, ok);
 #undef EXPECT_BAD_RULES
     /* What does fit is taken (the cases above differ from these in one thing). */
-    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000 } };
+    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000, 0 },
+                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 3 },
+                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 5 } };
     for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
         r = active;
         CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_FREE, GAME_OFFER_WHITE, &fits[i]), GAME_OK);
@@ -2242,7 +2520,7 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     r = one;
     CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, &untimed), GAME_OK);
     r = timeout;
-    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS };
+    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS, 0 };
     CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_NONE, GAME_OFFER_NONE, &timeout_clock), GAME_OK);
 }
 
@@ -2453,19 +2731,25 @@ static int64_t clock_below(clock_model_t *c, int64_t bound)
 }
 
 /* Undo of the last move at undo_ms gives back the game before it, with the
- * clock as the move left it charged up to undo_ms and restarted then. */
+ * clock as the move left it charged up to undo_ms, without the increment
+ * the move earned when the clock ran as it was played, and restarted then:
+ * the mover never holds more than before the move. */
 static void check_undo(differential_t *d, int game, const game_t *g, const game_t *before_last, const line_t *line,
                        int64_t undo_ms)
 {
     game_t r = *g, expected = *before_last;
+    color_t mover = (color_t)!g->pos.side_to_move;
     expected.clock = g->clock;
     if (game_clock_running(g))
         expected.clock.remaining_ms[g->pos.side_to_move] -= undo_ms - g->clock.turn_started_ms;
+    if (game_clock_running(before_last))
+        expected.clock.remaining_ms[mover] -= g->clock.increment_ms;
     if (game_is_timed(g))
         expected.clock.turn_started_ms = undo_ms;
-    if (game_undo(&r, (color_t)!g->pos.side_to_move, line->text, line->length, undo_ms) != GAME_OK
-        || memcmp(&r, &expected, sizeof r) != 0)
+    if (game_undo(&r, mover, line->text, line->length, undo_ms) != GAME_OK || memcmp(&r, &expected, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_undo differs from the game before the last move");
+    if (r.clock.remaining_ms[mover] > before_last->clock.remaining_ms[mover])
+        mismatch(d, game, g->ply_count, "game_undo left the mover more time than before the move");
     d->undos++;
 }
 
@@ -2712,6 +2996,14 @@ int test_game_register(void)
     CU_ADD_TEST(suite, test_takeback_policy_free_allows_undo_and_takebacks_by_agreement);
     CU_ADD_TEST(suite, test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_clock_settled_and_restarted);
     CU_ADD_TEST(suite, test_takeback_on_the_clock_back_below_two_plies_stops_the_clock);
+    CU_ADD_TEST(suite, test_increment_earned_is_the_increment_from_the_third_ply_on_and_nothing_untimed);
+    CU_ADD_TEST(suite, test_undo_loop_with_a_large_increment_never_gives_the_mover_more_time);
+    CU_ADD_TEST(suite, test_accepted_takeback_loop_never_gives_either_side_more_time);
+    CU_ADD_TEST(suite, test_takeback_of_the_first_two_plies_takes_away_no_increment);
+    CU_ADD_TEST(suite, test_undo_takes_back_the_increment_of_the_side_that_made_the_move);
+    CU_ADD_TEST(suite, test_takeback_that_leaves_the_side_to_move_no_time_ends_the_game_on_time);
+    CU_ADD_TEST(suite, test_imported_moves_earned_no_increment_and_takebacks_of_them_take_none);
+    CU_ADD_TEST(suite, test_adopt_rules_of_an_untimed_game_or_one_of_two_plies_has_no_imported_plies);
     CU_ADD_TEST(suite, test_takeback_with_a_line_that_is_not_the_games_is_refused);
     CU_ADD_TEST(suite, test_unknown_takeback_action_changes_nothing);
     CU_ADD_TEST(suite, test_a_move_drops_any_takeback_offer);

@@ -875,7 +875,7 @@ static void test_read_refuses_a_game_that_is_not_consistent(void)
 
 /* --- clocks, takeback lines and texts of format 2 --- */
 
-static void test_read_refuses_a_clock_line_that_is_not_none_or_five_whole_numbers(void)
+static void test_read_refuses_a_clock_line_that_is_not_none_or_five_or_six_whole_numbers(void)
 {
     game_record_t r;
     timed_record(&r);
@@ -886,7 +886,8 @@ static void test_read_refuses_a_clock_line_that_is_not_none_or_five_whole_number
         "300000 2000 299000 297500 abc",                /* letters */
         "300000 2000 299000 297500 9500x",
         "300000 2000 299000 297500",                    /* four numbers */
-        "300000 2000 299000 297500 9500 0",             /* six */
+        "300000 2000 299000 297500 9500 0",             /* six, the last 0: never written */
+        "300000 2000 299000 297500 9500 5",             /* imported plies beyond the game's 4 plies */
         "300000 2000 299000",
         "-300000 2000 299000 297500 9500",              /* negative */
         "300000 -2000 299000 297500 9500",
@@ -941,6 +942,84 @@ static void test_read_takes_leading_zeros_in_the_clock_line_as_the_same_numbers(
     CU_ASSERT_FATAL(game_record_read(&back, edited, length, t.history, t.history_length));
     expect_same_record(&r, &back);
     CU_ASSERT(state_text(&back, again) == t.length && !memcmp(again, t.state, t.length));
+}
+
+/* A game imported with 4 plies (e4 e5 Nf3 Nc6, replayed) on a 5 + 2 clock
+ * started at 9.5 s: its moves earned no increment (imported_plies 4). */
+static void imported_record(game_record_t *r)
+{
+    game_record_t rules;
+    start_record(r, FEN_START, 0, "Anna", "Boris");
+    play(r, "e4 e5 Nf3 Nc6");
+    start_record(&rules, FEN_START, 0, "", "");
+    CU_ASSERT_FATAL(game_set_rules(&rules.game, 300000, 2000, GAME_TAKEBACK_FREE));
+    CU_ASSERT_EQUAL_FATAL(game_adopt_rules(&r->game, &rules.game, 9500), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(r->game.clock.imported_plies, 4);
+}
+
+/* The imported plies are a sixth number on the clock line, there only when
+ * not 0: a game played from its start writes the line of five numbers that
+ * chessd wrote before the field existed, and such a line reads as 0. */
+static void test_imported_plies_round_trip_as_a_sixth_clock_number_written_only_when_not_zero(void)
+{
+    char text[GAME_RECORD_STATE_MAX + 1];
+    game_record_t r, back;
+    imported_record(&r);
+    expect_round_trip(&r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&r, text), "\nclock 300000 2000 300000 300000 9500 4\n"));
+    play_at(&r, "Bb5", (const int64_t[]){ 10000 });
+    expect_round_trip(&r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&r, text), "\nclock 300000 2000 301500 300000 10000 4\n"));
+    /* Taken back to the second ply, no imported move could have earned anything: the number goes. */
+    game_record_t cut;
+    start_record(&cut, FEN_START, 0, "Anna", "Boris");
+    play(&cut, "e4 e5");
+    CU_ASSERT_EQUAL_FATAL(game_restore_rules(&cut.game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE,
+                                             &(const game_clock_t){ 300000, 2000, { 300000, 300000 }, 9500, 0 }),
+                          GAME_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&cut, text), "\nclock 300000 2000 300000 300000 9500\n"));
+    /* A clock line of five numbers, as every earlier chessd wrote it, reads with no imported plies. */
+    timed_record(&r);
+    text_t t;
+    text_of(&r, &t);
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    CU_ASSERT_EQUAL(back.game.clock.imported_plies, 0);
+    CU_ASSERT_EQUAL(game_clock_increment_earned(&back.game, 2), 2000);
+}
+
+static void test_read_refuses_imported_plies_that_are_not_a_count_the_game_can_have(void)
+{
+    game_record_t r;
+    imported_record(&r);
+    text_t t;
+    text_of(&r, &t);
+    static const char *const clocks[] = {
+        "300000 2000 300000 300000 9500 0",  /* 0 is written as no number */
+        "300000 2000 300000 300000 9500 1",  /* 1 and 2 are kept as 0 */
+        "300000 2000 300000 300000 9500 2",
+        "300000 2000 300000 300000 9500 5",  /* more than the game's 4 plies */
+        "300000 2000 300000 300000 9500 18001",
+        "300000 2000 300000 300000 9500 99999999999999999999",
+        "300000 2000 300000 300000 9500 -4",
+        "300000 2000 300000 300000 9500 +4",
+        "300000 2000 300000 300000 9500 4 ",
+        "300000 2000 300000 300000 9500  4",
+        "300000 2000 300000 300000 9500 4x",
+        "300000 2000 300000 300000 9500 x",
+        "300000 2000 300000 300000 9500 4 4",
+        "300000 2000 300000 300000 9500 ",
+    };
+    for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++)
+        expect_line_refused(&t, "clock", clocks[i]);
+    /* The edits are sound: the imported plies the game can have are read. */
+    static const char *const fits[] = { "300000 2000 300000 300000 9500 3", "300000 2000 300000 300000 9500 004",
+                                        "300000 2000 300000 300000 9500" };
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        char edited[GAME_RECORD_STATE_MAX * 2];
+        size_t length = with_line(&t, "clock", fits[i], edited);
+        game_record_t back;
+        CU_ASSERT(game_record_read(&back, edited, length, t.history, t.history_length));
+    }
 }
 
 static void test_read_refuses_unknown_takeback_policies_and_offers(void)
@@ -1364,8 +1443,10 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_read_refuses_a_game_that_is_not_consistent);
     CU_ADD_TEST(suite, test_timed_game_round_trips_with_its_clock_before_running_running_stopped_and_fallen);
     CU_ADD_TEST(suite, test_each_takeback_policy_and_a_standing_takeback_offer_round_trip);
-    CU_ADD_TEST(suite, test_read_refuses_a_clock_line_that_is_not_none_or_five_whole_numbers);
+    CU_ADD_TEST(suite, test_read_refuses_a_clock_line_that_is_not_none_or_five_or_six_whole_numbers);
     CU_ADD_TEST(suite, test_read_takes_leading_zeros_in_the_clock_line_as_the_same_numbers);
+    CU_ADD_TEST(suite, test_imported_plies_round_trip_as_a_sixth_clock_number_written_only_when_not_zero);
+    CU_ADD_TEST(suite, test_read_refuses_imported_plies_that_are_not_a_count_the_game_can_have);
     CU_ADD_TEST(suite, test_read_refuses_unknown_takeback_policies_and_offers);
     CU_ADD_TEST(suite, test_read_refuses_a_clock_or_takeback_offer_that_does_not_fit_the_game);
     CU_ADD_TEST(suite, test_format_2_text_reads_as_an_untimed_game_with_free_takebacks);

@@ -7,8 +7,10 @@
 //  * clock fields and their bounds; the first two plies are free, then a move
 //    charges its mover and adds the increment; a fallen flag ends the game
 //    (timeout, or a draw when the other side cannot mate) and shows in PGN;
-//  * takebacks under "agreement", "free" and "none"; abort before both
-//    players have moved;
+//  * takebacks under "agreement", "free" and "none"; a takeback gives back
+//    no increment (loops of moves and takebacks with a large increment, the
+//    first plies, an imported PGN, Chess960); abort before both players
+//    have moved;
 //  * a move on replica A reaches streams on B and C (latency over 200 moves
 //    printed: p50/p99);
 //  * a replica killed under an SSE stream held through nginx: the client
@@ -585,6 +587,129 @@ test('takeback policies "free" (undo works) and "none" (neither undo nor takebac
   assert.match(`${undo.code} ${undo.detail}`, /none/, 'the refusal names the policy');
   const offer = await expectRefused(await change(B, none, 'white', 'takeback', { action: 'offer' }), none, null, 'offer under none');
   assert.match(`${offer.code} ${offer.detail}`, /none/, 'the refusal names the policy');
+});
+
+// ---------------------------------------------------------------- takebacks give back no increment
+
+/**
+ * The clock of game g as GET /v1/games/{id} on target reads it: { white, black, at } (ms; at is Redis's time of
+ * the read).
+ */
+async function clockOf(target, g) {
+  const { clock } = await read(target, g);
+  return { white: clock.white_ms, black: clock.black_ms, at: clock.at_ms };
+}
+
+/**
+ * Asserts that neither side holds more than it did at `before` (a clockOf() read) and that neither lost more
+ * than the Redis time that passed between the two reads: time spent stays spent, and a takeback takes back the
+ * increment a move earned and nothing else.
+ */
+function expectNoTimeMinted(before, after, what) {
+  const passed = after.at - before.at;
+  for (const side of ['white', 'black']) {
+    assert.ok(after[side] <= before[side], `${what}: ${side} holds ${after[side]} ms, more than the ${before[side]} ms before`);
+    assert.ok(after[side] >= before[side] - passed,
+      `${what}: ${side} lost ${before[side] - after[side]} ms in ${passed} ms: a takeback took away more than the increment`);
+  }
+}
+
+test('clock: moving and undoing in a loop under "free" with a 10-minute increment never gives the mover more time', async () => {
+  const { A, B, C } = main;
+  const g = await createGame(A, { takeback: 'free', clock: { initial_ms: 60000, increment_ms: 600000 } });
+  await play(A, g, 'white', 'e4');
+  await play(B, g, 'black', 'e5'); // the clock runs from here, White to move
+  const before = await clockOf(C, g);
+  assert.equal(before.black, 60000, 'the first two plies earned nothing');
+  const started = performance.now();
+  let highest = 0;
+  for (let i = 0; i < 20; i++) {
+    const m = await play([A, B, C][i % 3], g, 'white', 'Nf3');
+    assert.ok(m.clock.white_ms > 600000, `Nf3 earns its increment: ${m.clock.white_ms}`);
+    const u = await step([B, C, A][i % 3], g, 'white', 'undo');
+    assert.equal(u.move_count, 2);
+    assert.ok(u.clock.white_ms <= before.white, `undo ${i + 1}: White ${u.clock.white_ms} ms, above the ${before.white} ms before the loop`);
+    assert.ok(u.clock.white_ms < m.clock.white_ms - 599000, `undo ${i + 1} takes the increment back: ${m.clock.white_ms} -> ${u.clock.white_ms}`);
+    const now = await clockOf([C, A, B][i % 3], g);
+    highest = Math.max(highest, now.white);
+    assert.ok(now.white <= before.white && now.black <= before.black, `after undo ${i + 1}: ${JSON.stringify(now)} vs ${JSON.stringify(before)}`);
+  }
+  const after = await clockOf(A, g);
+  expectNoTimeMinted(before, after, '20 moves and undos');
+  assert.equal((await read(A, g)).status, 'active');
+  console.log(`takeback loop, free: 20 move+undo cycles with a 600 s increment in ${(performance.now() - started).toFixed(0)} ms: ` +
+    `White ${before.white} -> ${after.white} ms (highest read ${highest}), Black ${before.black} -> ${after.black} ms`);
+});
+
+test('clock: moves and accepted takebacks in a loop under "agreement" (one ply and two) never give either side more time', async () => {
+  const { A, B, C } = main;
+  const g = await createGame(A, { clock: { initial_ms: 60000, increment_ms: 600000 } });
+  await play(A, g, 'white', 'e4');
+  await play(B, g, 'black', 'e5');
+  const before = await clockOf(C, g);
+  for (let i = 0; i < 5; i++) { // White's own last move: one ply
+    await play(A, g, 'white', 'Nf3');
+    await step(B, g, 'white', 'takeback', { action: 'offer' });
+    const r = await step(C, g, 'black', 'takeback', { action: 'accept' });
+    assert.equal(r.move_count, 2, 'one ply back');
+    const now = await clockOf(A, g);
+    assert.ok(now.white <= before.white, `takeback ${i + 1}: White ${now.white} ms, above the ${before.white} ms before the loop`);
+    assert.ok(now.black <= before.black, `takeback ${i + 1}: Black ${now.black} ms, above the ${before.black} ms before`);
+  }
+  for (let i = 0; i < 5; i++) { // White's move and Black's reply: two plies, both increments
+    await play(A, g, 'white', 'Nf3');
+    const reply = await play(B, g, 'black', 'Nc6');
+    assert.ok(reply.clock.black_ms > 600000 && reply.clock.white_ms > 600000, 'both moves earned their increment');
+    await step(C, g, 'white', 'takeback', { action: 'offer' });
+    const r = await step(A, g, 'black', 'takeback', { action: 'accept' });
+    assert.equal(r.move_count, 2, 'two plies back');
+    const now = await clockOf(B, g);
+    assert.ok(now.white <= before.white, `two-ply takeback ${i + 1}: White ${now.white} ms, above the ${before.white} ms before`);
+    assert.ok(now.black <= before.black, `two-ply takeback ${i + 1}: Black ${now.black} ms, above the ${before.black} ms before`);
+  }
+  const after = await clockOf(C, g);
+  expectNoTimeMinted(before, after, '10 moves and accepted takebacks');
+  console.log(`takeback loop, agreement: 10 takebacks with a 600 s increment: White ${before.white} -> ${after.white} ms, Black ${before.black} -> ${after.black} ms`);
+});
+
+test('clock: a takeback of the first plies, of an imported PGN\'s moves, and in Chess960 takes away no increment they never earned', async () => {
+  const { A, B } = main;
+  const clock = { initial_ms: 60000, increment_ms: 600000 };
+  // Right after the start: the first two plies earn nothing, so their undo leaves both clocks full.
+  const g = await createGame(A, { takeback: 'free', clock });
+  await play(A, g, 'white', 'e4');
+  let u = await step(B, g, 'white', 'undo');
+  assert.deepEqual([u.clock.white_ms, u.clock.black_ms, u.clock.running], [60000, 60000, null]);
+  await play(A, g, 'white', 'e4');
+  await play(B, g, 'black', 'e5');
+  u = await step(A, g, 'black', 'undo');
+  assert.equal(u.clock.black_ms, 60000, 'Black\'s first move earned nothing and loses nothing');
+  assert.ok(u.clock.white_ms <= 60000);
+
+  // Imported from PGN: the four moves earned nothing; a move made after the import earns and loses its increment.
+  const imported = await createGame(A, { takeback: 'free', clock, pgn: '1. e4 e5 2. Nf3 Nc6 *' });
+  assert.equal(imported.body.clock.running, 'white', 'four imported plies: the clock runs');
+  u = await step(B, imported, 'black', 'undo'); // Black takes back its imported Nc6
+  assert.equal(u.move_count, 3);
+  assert.equal(u.clock.black_ms, 60000, 'an imported move earned no increment: its undo takes none');
+  const before = await clockOf(A, imported);
+  for (let i = 0; i < 5; i++) {
+    const m = await play(A, imported, 'black', 'Nc6');
+    assert.ok(m.clock.black_ms > 600000, 'Nc6 played on this clock earns its increment');
+    await step(B, imported, 'black', 'undo');
+  }
+  expectNoTimeMinted(before, await clockOf(B, imported), 'an imported game\'s move and undo loop');
+
+  // Chess960 (position 0, BBQNNRKR): the same loop, the same clock.
+  const c960 = await createGame(A, { takeback: 'free', clock, chess960_position: 0 });
+  await play(A, c960, 'white', 'a2a3');
+  await play(B, c960, 'black', 'a7a6');
+  const start960 = await clockOf(A, c960);
+  for (let i = 0; i < 5; i++) {
+    await play(A, c960, 'white', 'h2h3');
+    await step(B, c960, 'white', 'undo');
+  }
+  expectNoTimeMinted(start960, await clockOf(B, c960), 'Chess960 move and undo loop');
 });
 
 test('abort: either player before both have moved; refused once aborted and after ply 2', async () => {
