@@ -406,7 +406,12 @@ bool redis_server_run_program(const char *path, char *const argv[], const char *
 
 store_t *redis_server_open_store(const char *url, unsigned timeout_ms)
 {
-    store_config_t cfg = { .connect_timeout_ms = timeout_ms, .command_timeout_ms = timeout_ms };
+    return redis_server_open_store_with_breaker(url, timeout_ms, false);
+}
+
+store_t *redis_server_open_store_with_breaker(const char *url, unsigned timeout_ms, bool breaker)
+{
+    store_config_t cfg = { .connect_timeout_ms = timeout_ms, .command_timeout_ms = timeout_ms, .breaker = breaker };
     snprintf(cfg.url, sizeof cfg.url, "%s", url);
     char err[256] = "";
     store_t *s = store_open(&cfg, err, sizeof err);

@@ -105,5 +105,8 @@ struct store;
 /* store_open() on url with connect and command timeouts of timeout_ms; NULL
  * (the reason on stderr) when refused. Close with store_close(). */
 struct store *redis_server_open_store(const char *url, unsigned timeout_ms);
+/* The same, with the store's breaker on when breaker (no trials: only
+ * store_probe() brings a node held down back). */
+struct store *redis_server_open_store_with_breaker(const char *url, unsigned timeout_ms, bool breaker);
 
 #endif

@@ -1600,16 +1600,7 @@ static int silent_listener(int *fd)
 }
 
 /* A store of url with the breaker on (no trials: only store_probe brings a node back). */
-static store_t *open_breaker_store(const char *url)
-{
-    store_config_t cfg = { .connect_timeout_ms = TIMEOUT_MS, .command_timeout_ms = TIMEOUT_MS, .breaker = true };
-    snprintf(cfg.url, sizeof cfg.url, "%s", url);
-    char err[256] = "";
-    store_t *s = store_open(&cfg, err, sizeof err);
-    if (!s)
-        fprintf(stderr, "\nstore_open(%s): %s\n", url, err);
-    return s;
-}
+static store_t *open_breaker_store(const char *url) { return redis_server_open_store_with_breaker(url, TIMEOUT_MS, true); }
 
 static void test_breaker_fails_at_once_after_a_timeout_until_a_probe_sees_redis_again(void)
 {
