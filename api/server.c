@@ -13,7 +13,8 @@
  * suspended connection has no idle timeout, so only a client that stops
  * reading a stream is timed out. Signals are taken synchronously with
  * sigwait in the main thread. Connections are accepted by acceptor.c's
- * thread on chessd's own listening socket and handed to libmicrohttpd. */
+ * thread on chessd's own listening socket, under its limits, and handed to
+ * libmicrohttpd. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -54,7 +55,7 @@ enum {
     STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
     STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
     FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
-    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see MHD_start_daemon below) */
+    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
 };
 
 typedef struct {
@@ -92,7 +93,7 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
-    atomic_int held; /* connections the accept thread handed over and not yet closed (acceptor.h) */
+    acceptor_t *acceptor; /* the accept thread and the connection counts */
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
@@ -755,8 +756,6 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
     else
         wire_connection_closed(connection_fd(connection));
     atomic_fetch_add(&srv->connections, delta);
-    if (delta < 0)
-        atomic_fetch_sub(&srv->held, 1);
     metrics_connection(delta);
 }
 
@@ -829,21 +828,21 @@ static void on_accept_error(void *cls, const char *format, va_list ap)
     log_warning("accept", format, ap);
 }
 
-/* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
-static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, bool *ipv6)
+/* Parses cfg->bind (IPv4 or IPv6) with port. */
+static bool make_address(const config_t *cfg, unsigned port, struct sockaddr_storage *addr, bool *ipv6)
 {
     memset(addr, 0, sizeof *addr);
     struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
     if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->port);
+        v4->sin_port = htons((uint16_t)port);
         *ipv6 = false;
         return true;
     }
     if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->port);
+        v6->sin6_port = htons((uint16_t)port);
         *ipv6 = true;
         return true;
     }
@@ -854,7 +853,8 @@ static void server_free(server_t *srv)
 {
     events_stop(srv->events);
     workpool_free(srv->pool);
-    wire_stop();
+    wire_stop(); /* the last lingering descriptors are closed and given back to the counts */
+    acceptor_free(srv->acceptor);
     store_close(srv->store);
     ratelimit_free(srv->by_address);
     ratelimit_free(srv->by_token);
@@ -886,6 +886,36 @@ static void fit_file_limit(unsigned max_connections)
                         "it (ulimit -n) or lower --max-connections\n", (unsigned long long)can, max_connections);
 }
 
+/* A daemon for connections an accept thread hands over (acceptor.h): no
+ * listening socket, no per-address limit (the accept thread's), on_request
+ * on `threads` server threads (1: the daemon's own thread alone). */
+static struct MHD_Daemon *start_daemon(server_t *srv, unsigned threads, unsigned max_open, unsigned extra_flags)
+{
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
+                     | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | extra_flags;
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg->timeout_seconds,
+        /* The limit is the accept thread's (acceptor.h): libmicrohttpd splits
+         * its own between the server threads, and a connection handed to a
+         * thread at its share freezes that thread in 0.9.75 (a mutex left
+         * locked), so each thread's share is the whole limit and two more. */
+        MHD_OPTION_CONNECTION_LIMIT, (max_open + 2) * threads,
+        /* Per-connection memory for the request line, headers and buffers: it
+         * also caps the head a client may send (431/414 beyond it). Half of
+         * it is touched on every connection, so it is most of what an idle
+         * event stream costs: 12 KiB keeps a stream under 14 KiB. */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, srv,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+        /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+        MHD_OPTION_END);
+}
+
 /* Who can reach an address chessd listens on, for the start-up line (tools
  * parse that line up to "threads": keep its start). */
 static const char *bind_scope(const char *bind)
@@ -901,7 +931,7 @@ int server_run(const config_t *cfg)
 {
     struct sockaddr_storage addr;
     bool ipv6;
-    if (!make_address(cfg, &addr, &ipv6)) {
+    if (!make_address(cfg, cfg->port, &addr, &ipv6)) {
         fprintf(stderr, "chessd: --bind '%s' is not an IPv4 or IPv6 address\n", cfg->bind);
         return 2;
     }
@@ -933,6 +963,10 @@ int server_run(const config_t *cfg)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
+    acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_ip_connections,
+                                     .log = on_accept_error };
+    srv.acceptor = acceptor_new(&accept_cfg);
+    metrics_listeners(srv.acceptor, NULL);
     wire_config_t wire_cfg = { .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
                                .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
                                .max_body = cfg->max_body,
@@ -943,7 +977,7 @@ int server_run(const config_t *cfg)
                                    .heartbeat_seconds = cfg->heartbeat_seconds };
     if (srv.store)
         srv.events = events_start(&events_cfg, err, sizeof err);
-    if ((games && (!srv.store || !srv.events)) || !srv.pool || !wire_start(&wire_cfg)) {
+    if ((games && (!srv.store || !srv.events)) || !srv.pool || !srv.acceptor || !wire_start(&wire_cfg)) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -964,34 +998,8 @@ int server_run(const config_t *cfg)
         server_free(&srv);
         return 1;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
-                     | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET;
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, &srv,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
-        /* --max-connections is the accept thread's (acceptor.h): libmicrohttpd
-         * splits its own limit between the server threads, and a connection
-         * handed to a thread at its share freezes that thread in 0.9.75 (a
-         * mutex left locked), so each thread's share is the whole limit. */
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections * (unsigned int)cfg->threads,
-        /* Per-connection memory for the request line, headers and buffers: it
-         * also caps the head a client may send (431/414 beyond it). Half of
-         * it is touched on every connection, so it is most of what an idle
-         * event stream costs: 12 KiB keeps a stream under 14 KiB. */
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
-        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, &srv,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
-        /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
-        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-        MHD_OPTION_END);
-    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.held, cfg->max_connections,
-                                                   on_accept_error)
-                                  : NULL;
-    if (!acceptor) {
+    struct MHD_Daemon *daemon = start_daemon(&srv, cfg->threads, cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
+    if (!daemon || !acceptor_start(srv.acceptor, listener, daemon)) { /* acceptor_start closes the socket */
         if (daemon)
             MHD_stop_daemon(daemon);
         else
@@ -1009,7 +1017,7 @@ int server_run(const config_t *cfg)
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
     /* No new connection from here: the listening socket closes. */
-    acceptor_stop(acceptor);
+    acceptor_stop(srv.acceptor);
     /* Streams get their closing event and end; long polls are answered. */
     if (srv.events)
         events_drain(srv.events);
