@@ -14,7 +14,9 @@
  * reading a stream is timed out. Signals are taken synchronously with
  * sigwait in the main thread. Connections are accepted by acceptor.c's
  * thread on chessd's own listening socket, under its limits, and handed to
- * libmicrohttpd. */
+ * libmicrohttpd. With --probe-port a second listening socket, accept thread
+ * and one-thread daemon serve the ROUTE_PROBE routes alone, so probes never
+ * queue behind busy server threads or a full address. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -56,6 +58,7 @@ enum {
     STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
     FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
     CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
+    PROBE_CONNECTIONS = 32,        /* the probe port's connections at once (within FILE_LIMIT_SPARE) */
 };
 
 typedef struct {
@@ -93,12 +96,21 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
-    acceptor_t *acceptor; /* the accept thread and the connection counts */
+    acceptor_t *acceptor;            /* the main port's accept thread and connection counts */
+    acceptor_t *probe_acceptor;      /* --probe-port's, or NULL */
+    struct MHD_Daemon *probe_daemon; /* serves the ROUTE_PROBE routes alone; NULL: no probe port */
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
 static int connection_fd(struct MHD_Connection *connection);
+
+/* Whether connection came in on --probe-port (its daemon has no workers). */
+static bool on_probe_port(const server_t *srv, struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    return srv->probe_daemon && info && info->daemon == srv->probe_daemon;
+}
 
 static uint64_t now_us(void)
 {
@@ -623,6 +635,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .config = srv->cfg,
         .store = srv->store,
         .draining = atomic_load(&srv->draining),
+        .route_flags = on_probe_port(srv, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
         .header = connection_header,
         .header_source = connection,
     };
@@ -855,6 +868,7 @@ static void server_free(server_t *srv)
     workpool_free(srv->pool);
     wire_stop(); /* the last lingering descriptors are closed and given back to the counts */
     acceptor_free(srv->acceptor);
+    acceptor_free(srv->probe_acceptor);
     store_close(srv->store);
     ratelimit_free(srv->by_address);
     ratelimit_free(srv->by_token);
@@ -965,8 +979,10 @@ int server_run(const config_t *cfg)
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
     acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_ip_connections,
                                      .log = on_accept_error };
+    acceptor_config_t probe_accept_cfg = { .max_open = PROBE_CONNECTIONS, .log = on_accept_error };
     srv.acceptor = acceptor_new(&accept_cfg);
-    metrics_listeners(srv.acceptor, NULL);
+    srv.probe_acceptor = cfg->probe_port ? acceptor_new(&probe_accept_cfg) : NULL;
+    metrics_listeners(srv.acceptor, srv.probe_acceptor);
     wire_config_t wire_cfg = { .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
                                .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
                                .max_body = cfg->max_body,
@@ -977,7 +993,8 @@ int server_run(const config_t *cfg)
                                    .heartbeat_seconds = cfg->heartbeat_seconds };
     if (srv.store)
         srv.events = events_start(&events_cfg, err, sizeof err);
-    if ((games && (!srv.store || !srv.events)) || !srv.pool || !srv.acceptor || !wire_start(&wire_cfg)) {
+    if ((games && (!srv.store || !srv.events)) || !srv.pool || !srv.acceptor || (cfg->probe_port && !srv.probe_acceptor)
+        || !wire_start(&wire_cfg)) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -988,9 +1005,9 @@ int server_run(const config_t *cfg)
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");
-    /* chessd accepts the connections itself (acceptor.h); the daemon has no
-     * listening socket of its own. */
-    unsigned port = 0;
+    /* chessd accepts the connections itself (acceptor.h); the daemons have
+     * no listening socket of their own. */
+    unsigned port = 0, probe_port = 0;
     int listener = acceptor_listen((struct sockaddr *)&addr,
                                    ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), &port);
     if (listener < 0) {
@@ -998,25 +1015,59 @@ int server_run(const config_t *cfg)
         server_free(&srv);
         return 1;
     }
+    int probe_listener = -1;
+    if (cfg->probe_port) {
+        struct sockaddr_storage probe_addr;
+        make_address(cfg, cfg->probe_port, &probe_addr, &ipv6);
+        probe_listener = acceptor_listen((struct sockaddr *)&probe_addr,
+                                         ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), &probe_port);
+        if (probe_listener < 0) {
+            fprintf(stderr, "chessd: cannot listen on %s port %u (--probe-port): %s\n", cfg->bind, cfg->probe_port,
+                    strerror(errno));
+            close(listener);
+            server_free(&srv);
+            return 1;
+        }
+    }
     struct MHD_Daemon *daemon = start_daemon(&srv, cfg->threads, cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
-    if (!daemon || !acceptor_start(srv.acceptor, listener, daemon)) { /* acceptor_start closes the socket */
+    srv.probe_daemon = daemon && probe_listener >= 0 ? start_daemon(&srv, 1, PROBE_CONNECTIONS, 0) : NULL;
+    bool started = daemon && (probe_listener < 0 || srv.probe_daemon);
+    /* acceptor_start owns the socket from here, also when it fails. */
+    if (started && probe_listener >= 0) {
+        started = acceptor_start(srv.probe_acceptor, probe_listener, srv.probe_daemon);
+        probe_listener = -1;
+    }
+    if (started) {
+        started = acceptor_start(srv.acceptor, listener, daemon);
+        listener = -1;
+    }
+    if (!started) {
+        acceptor_stop(srv.probe_acceptor);
+        if (listener >= 0)
+            close(listener);
+        if (probe_listener >= 0)
+            close(probe_listener);
+        if (srv.probe_daemon)
+            MHD_stop_daemon(srv.probe_daemon);
         if (daemon)
             MHD_stop_daemon(daemon);
-        else
-            close(listener);
         fprintf(stderr, "chessd: cannot start the HTTP server threads on %s port %u\n", cfg->bind, port);
         server_free(&srv);
         return 1;
     }
     fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind, port, cfg->threads,
             bind_scope(cfg->bind));
+    if (srv.probe_daemon)
+        fprintf(stderr, "chessd: probes (/healthz, /readyz, /metrics) on %s port %u, one thread of their own\n",
+                cfg->bind, probe_port);
 
     int received = 0;
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
-    /* No new connection from here: the listening socket closes. */
+    /* No new connection from here: the listening socket closes. The probe
+     * port keeps answering (/readyz: 503) until the end. */
     acceptor_stop(srv.acceptor);
     /* Streams get their closing event and end; long polls are answered. */
     if (srv.events)
@@ -1040,7 +1091,10 @@ int server_run(const config_t *cfg)
      * must all be resumed before the daemon stops. */
     workpool_free(srv.pool);
     srv.pool = NULL;
+    acceptor_stop(srv.probe_acceptor);
     MHD_stop_daemon(daemon);
+    if (srv.probe_daemon)
+        MHD_stop_daemon(srv.probe_daemon);
     server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");
     return 0;
