@@ -1,25 +1,54 @@
-/* The listening socket, owned by chessd: a thread of its own accepts each
- * connection and hands it to libmicrohttpd (MHD_add_connection), whose
- * server threads then serve it. Stopping is closing this socket after the
- * thread has ended, so shutdown needs no MHD_quiesce_daemon(), which races
- * with the server threads of an epoll daemon in libmicrohttpd 0.9.75 (both
- * take the socket out of a thread's epoll set; the loser aborts the process).
- * libmicrohttpd still applies its per-address limit to what is handed over;
- * the total is this thread's: while it is reached the thread stops
- * accepting, so new clients wait in the kernel's backlog as they would with
- * libmicrohttpd's own listening socket. */
+/* A listening socket owned by chessd: a thread of its own accepts each
+ * connection, admits it under chessd's limits, and hands it to libmicrohttpd
+ * (MHD_add_connection), whose server threads then serve it. Stopping is
+ * closing this socket after the thread has ended, so shutdown needs no
+ * MHD_quiesce_daemon(), which races with the server threads of an epoll
+ * daemon in libmicrohttpd 0.9.75 (both take the socket out of a thread's
+ * epoll set; the loser aborts the process).
+ *
+ * The limits are this thread's alone: a connection counts, in all and for
+ * its client address, from its accept until its descriptor is really closed
+ * (wire.h's close watch), whoever closes it. libmicrohttpd counts a
+ * connection for less long than that (and 0.9.75 even closes a connection it
+ * queued, without reporting it, when its memory cannot be had:
+ * new_connection_process_ in daemon.c), so it is given no per-address limit
+ * and a total it cannot reach: nothing it counts can refuse a connection
+ * admitted here. While the total is reached, nothing is accepted, so new
+ * clients wait in the kernel's backlog. A connection from an address that
+ * holds its share already waits a moment (ACCEPTOR_ADDRESS_WAIT_MS) for one
+ * of them to close (right after a burst from that address closed at once,
+ * the server threads may not have seen every close yet); one still over
+ * then, or while too many wait, is closed unserved. */
 #ifndef CHESSD_API_ACCEPTOR_H
 #define CHESSD_API_ACCEPTOR_H
 
 #include <stdarg.h>
-#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 struct MHD_Daemon;
 typedef struct acceptor acceptor_t;
 
+enum {
+    ACCEPTOR_ADDRESS_WAIT_MS = 500, /* how long a connection over its address's share waits for a place */
+    ACCEPTOR_WAITING_MAX = 64,      /* connections waiting so at once; more are closed at once */
+};
+
 /* Where the thread's own messages go (accept failures), printf-style. */
 typedef void (*acceptor_log_fn)(void *cls, const char *format, va_list ap);
+
+typedef struct {
+    unsigned max_open;    /* connections at once, in all (at least 1) */
+    unsigned per_address; /* from one client address: an IPv4 address, or an IPv6 /64 (0: no limit) */
+    acceptor_log_fn log;
+} acceptor_config_t;
+
+typedef struct {
+    unsigned open;       /* accepted and not yet closed (lingering and waiting ones included) */
+    unsigned waiting;    /* over their address's share, waiting for a place */
+    uint64_t refused;    /* closed unserved because their address kept its share full */
+} acceptor_stats_t;
 
 /* Opens a listening TCP socket on addr (IPv6 sockets take IPv6 only), with
  * SO_REUSEADDR (a restart binds at once, whatever is in TIME_WAIT) but not
@@ -28,25 +57,33 @@ typedef void (*acceptor_log_fn)(void *cls, const char *format, va_list ap);
  * for port 0), or -1 with errno set. */
 int acceptor_listen(const struct sockaddr *addr, socklen_t addr_len, unsigned *port);
 
-/* Starts the accepting thread on listen_fd (which it then owns) for daemon,
- * a daemon started with MHD_USE_NO_LISTEN_SOCKET and MHD_USE_ITC. *held
- * counts the connections handed to the daemon and not yet closed: the thread
- * adds one before it hands a connection over (and takes it back when the
- * daemon refuses it at once); the caller subtracts one when libmicrohttpd
- * reports a connection closed (MHD_CONNECTION_NOTIFY_CLOSED). While *held is
- * at least max_open, nothing is accepted. The count includes connections
- * libmicrohttpd has queued but not yet started, so it never exceeds
- * max_open: the daemon's own connection limit must leave each server thread
- * room for max_open (libmicrohttpd 0.9.75 leaves a server thread's mutex
- * locked, freezing the thread, when a connection handed over finds that
- * thread at its share of the limit). NULL when out of memory or threads
- * (listen_fd is then closed). */
-acceptor_t *acceptor_start(int listen_fd, struct MHD_Daemon *daemon, atomic_int *held, unsigned max_open,
-                           acceptor_log_fn log);
+/* The counts for cfg, before any thread: NULL when out of memory. The
+ * descriptor watch needs wire_start() to have run. */
+acceptor_t *acceptor_new(const acceptor_config_t *cfg);
 
-/* Stops accepting: the thread ends and the listening socket is closed, so
- * new connections are refused by the kernel. Connections already handed over
- * stay with the daemon. Returns once the socket is closed. */
+/* Starts the accepting thread on listen_fd (which it then owns) for daemon,
+ * a daemon started with MHD_USE_NO_LISTEN_SOCKET and MHD_USE_ITC, no
+ * per-address limit, and a connection limit that leaves each of its server
+ * threads room for max_open + 2 (libmicrohttpd counts a connection closed
+ * only after closing its descriptor, so each thread may briefly hold one
+ * more than is counted here; and 0.9.75 leaves a server thread's mutex
+ * locked, freezing the thread, when a connection handed over finds that
+ * thread at its share of the limit). False when out of threads (listen_fd is
+ * then closed). */
+bool acceptor_start(acceptor_t *a, int listen_fd, struct MHD_Daemon *daemon);
+
+/* Stops accepting: the thread ends, the connections still waiting are
+ * closed, and the listening socket is closed, so new connections are
+ * refused by the kernel. Connections already handed over stay with the
+ * daemon (and in the counts). Returns once the socket is closed. NULL or
+ * never started: nothing. */
 void acceptor_stop(acceptor_t *a);
+
+/* Frees the counts: only once no descriptor it counted can still be closed
+ * (the daemon stopped, then wire_stop()). NULL: nothing. */
+void acceptor_free(acceptor_t *a);
+
+/* The counts now; any thread. */
+void acceptor_stats(const acceptor_t *a, acceptor_stats_t *out);
 
 #endif

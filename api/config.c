@@ -25,6 +25,10 @@ typedef struct {
 static const setting_t settings[] = {
     { "--bind", "CHESSD_BIND", "address to listen on (IPv4 or IPv6)", KIND_STRING, FIELD(bind), 0, 0 },
     { "--port", "CHESSD_PORT", "TCP port (0: any free port)", KIND_UINT, FIELD(port), 0, 65535 },
+    { "--probe-port", "CHESSD_PROBE_PORT",
+      "a second TCP port, on --bind, serving only /healthz, /readyz and /metrics on a thread of its own, "
+      "without per-address limits: for probes and scrapes (0: none)",
+      KIND_UINT, FIELD(probe_port), 0, 65535 },
     { "--threads", "CHESSD_THREADS", "server threads (default: 4 per core this process may run on, at most 256)",
       KIND_UINT, FIELD(threads), 1, 1024 },
     { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
@@ -35,7 +39,8 @@ static const setting_t settings[] = {
       FIELD(body_timeout_seconds), 1, 3600 },
     { "--max-connections", "CHESSD_MAX_CONNECTIONS", "most connections at once", KIND_UINT, FIELD(max_connections),
       1, 60000 },
-    { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS", "most connections from one IP (0: no limit)", KIND_UINT,
+    { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS",
+      "most connections from one client address, an IPv4 address or an IPv6 /64 (0: no limit)", KIND_UINT,
       FIELD(per_ip_connections), 0, 60000 },
     { "--max-perft-depth", "CHESSD_MAX_PERFT_DEPTH", "deepest perft a client may ask for", KIND_UINT,
       FIELD(max_perft_depth), 1, 8 },

@@ -15,6 +15,7 @@ enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 typedef struct config {
     char bind[64];
     unsigned port;
+    unsigned probe_port; /* a second port serving only the probe routes (ROUTE_PROBE); 0: none */
     unsigned threads;
     size_t max_body;
     unsigned timeout_seconds;        /* idle: no byte received or sent for this long */

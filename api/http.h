@@ -32,6 +32,7 @@ typedef struct {
     struct store *store;               /* the game store */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
+    unsigned route_flags;              /* routes without all these ROUTE_* flags are not found (0: any) */
     bool draining;                     /* the server is shutting down (SIGTERM) */
     unsigned waited_seconds;           /* a long poll: the request was held this long at most (0: not held) */
     api_header_fn header;              /* set by the server; NULL: no headers */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../store/store.h"
+#include "acceptor.h"
 #include "buf.h"
 #include "wire.h"
 
@@ -32,6 +33,9 @@ static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 non
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
 static metrics_route_name_fn route_names;
+/* Set once by metrics_listeners(), before the accept threads start. */
+static const acceptor_t *listeners[2];
+static const char *const listener_names[2] = { "main", "probe" };
 
 static int status_slot(unsigned status)
 {
@@ -74,6 +78,12 @@ void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, me
 
 void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
+void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port)
+{
+    listeners[0] = main_port;
+    listeners[1] = probe_port;
+}
+
 void metrics_init(int route_count, metrics_route_name_fn route_name)
 {
     routes = !route_name || route_count < 0 ? 0 : route_count < ROUTE_SLOTS ? route_count : ROUTE_SLOTS;
@@ -89,6 +99,27 @@ static void write_counter(buf_t *b, const char *name, const char *help, unsigned
 static void write_gauge(buf_t *b, const char *name, const char *help, long long value)
 {
     buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, value);
+}
+
+/* The accept threads' counts (acceptor.h), by listener. */
+static void write_listeners(buf_t *b)
+{
+    acceptor_stats_t stats[2] = { { 0 }, { 0 } };
+    for (int i = 0; i < 2; i++)
+        if (listeners[i])
+            acceptor_stats(listeners[i], &stats[i]);
+    buf_printf(b, "# HELP chessd_accepted_connections Connections accepted and not yet closed (waiting for a place "
+                  "and lingering ones included), by listening port: what --max-connections and "
+                  "--per-ip-connections count.\n# TYPE chessd_accepted_connections gauge\n");
+    for (int i = 0; i < 2; i++)
+        if (listeners[i])
+            buf_printf(b, "chessd_accepted_connections{listener=\"%s\"} %u\n", listener_names[i], stats[i].open);
+    write_gauge(b, "chessd_connections_waiting",
+        "Connections whose client address holds --per-ip-connections already, waiting a moment for one to close.",
+        stats[0].waiting);
+    write_counter(b, "chessd_address_full_closes_total",
+        "Connections closed unserved because their client address kept --per-ip-connections full.",
+        (unsigned long long)stats[0].refused);
 }
 
 char *metrics_render(struct store *store, size_t *length)
@@ -138,6 +169,7 @@ char *metrics_render(struct store *store, size_t *length)
         atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
     write_gauge(&b, "chessd_open_connections", "HTTP connections open now.",
         atomic_load_explicit(&open_connections, memory_order_relaxed));
+    write_listeners(&b);
     write_gauge(&b, "chessd_perft_waiting", "Perft requests queued for a pool thread now.",
         atomic_load_explicit(&perft_waiting, memory_order_relaxed));
     write_gauge(&b, "chessd_store_waiting", "Game requests queued for a store thread now.",

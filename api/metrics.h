@@ -2,7 +2,7 @@
  * histogram, game moves applied, version conflicts, writes refused by a full
  * store or left with an unknown outcome, open connections, the store's
  * errors and reconnects, whether Redis answered the latest check, live event
- * streams. Counters are lock-free atomics, safe to bump from any server thread. */
+ * streams, the accept threads' connection counts. Counters are lock-free atomics, safe to bump from any server thread. */
 #ifndef CHESSD_API_METRICS_H
 #define CHESSD_API_METRICS_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct store;
+struct acceptor;
 
 /* The route labels: route_name(i) for 0 <= i < route_count (static strings).
  * The server calls this once, before its threads start; until then, and for
@@ -25,6 +26,10 @@ void metrics_version_conflict(void);
 void metrics_store_full(void);      /* a write answered 507 store_full */
 void metrics_outcome_unknown(void); /* a write answered 503 outcome_unknown */
 void metrics_connection(int delta);
+/* The accept threads (api/acceptor.h) whose counts each scrape reads: the
+ * main port's and the probe port's (NULL: none). Set once, before either
+ * thread starts; both must outlive every scrape. */
+void metrics_listeners(const struct acceptor *main_port, const struct acceptor *probe_port);
 /* One message from libmicrohttpd itself (an aborted connection, say). */
 void metrics_http_library_message(void);
 /* Perft requests waiting for a pool thread: +1 when one is queued, -1 when it starts. */

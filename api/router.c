@@ -145,7 +145,8 @@ bool router_find(api_request_t *req, api_response_t *res)
     const char *allow = NULL;
     req->route = -1;
     for (int i = 0; i < ROUTE_COUNT; i++) {
-        if (!path_matches(routes[i].path, req->target->path, req->path_param, sizeof req->path_param))
+        if ((routes[i].flags & req->route_flags) != req->route_flags
+            || !path_matches(routes[i].path, req->target->path, req->path_param, sizeof req->path_param))
             continue;
         if (!strcmp(routes[i].method, method)) {
             req->route = i;

@@ -21,9 +21,10 @@ enum {
  * afterwards); false with res filled (400) when it cannot be routed. */
 bool router_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res);
 
-/* Finds req's route (req->target set): sets req->route and req->path_param
- * and returns true, or returns false with res filled (404, 405, 400 for the
- * query) and req->route the matched path's route or -1. */
+/* Finds req's route (req->target set) among those with all of
+ * req->route_flags: sets req->route and req->path_param and returns true, or
+ * returns false with res filled (404, 405, 400 for the query) and req->route
+ * the matched path's route or -1. */
 bool router_find(api_request_t *req, api_response_t *res);
 
 /* Runs the handler of req->route (set by router_find); for a ROUTE_GAME

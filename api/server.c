@@ -13,7 +13,10 @@
  * suspended connection has no idle timeout, so only a client that stops
  * reading a stream is timed out. Signals are taken synchronously with
  * sigwait in the main thread. Connections are accepted by acceptor.c's
- * thread on chessd's own listening socket and handed to libmicrohttpd. */
+ * thread on chessd's own listening socket, under its limits, and handed to
+ * libmicrohttpd. With --probe-port a second listening socket, accept thread
+ * and one-thread daemon serve the ROUTE_PROBE routes alone, so probes never
+ * queue behind busy server threads or a full address. */
 #include "server.h"
 
 #include <arpa/inet.h>
@@ -56,7 +59,8 @@ enum {
     STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
     STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
     FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
-    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see MHD_start_daemon below) */
+    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
+    PROBE_CONNECTIONS = 32,        /* the probe port's connections at once (within FILE_LIMIT_SPARE) */
 };
 
 typedef struct {
@@ -100,12 +104,21 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     atomic_int in_flight;
     atomic_int connections;
-    atomic_int held; /* connections the accept thread handed over and not yet closed (acceptor.h) */
+    acceptor_t *acceptor;            /* the main port's accept thread and connection counts */
+    acceptor_t *probe_acceptor;      /* --probe-port's, or NULL */
+    struct MHD_Daemon *probe_daemon; /* serves the ROUTE_PROBE routes alone; NULL: no probe port */
     atomic_bool draining; /* after SIGTERM: readiness fails, answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
 } server_t;
 
 static int connection_fd(struct MHD_Connection *connection);
+
+/* Whether connection came in on --probe-port (its daemon has no workers). */
+static bool on_probe_port(const server_t *srv, struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    return srv->probe_daemon && info && info->daemon == srv->probe_daemon;
+}
 
 static uint64_t now_us(void)
 {
@@ -699,6 +712,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .config = srv->cfg,
         .store = srv->store,
         .draining = atomic_load(&srv->draining),
+        .route_flags = on_probe_port(srv, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
         .header = connection_header,
         .header_source = connection,
     };
@@ -821,8 +835,6 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
     else
         wire_connection_closed(connection_fd(connection));
     atomic_fetch_add(&srv->connections, delta);
-    if (delta < 0)
-        atomic_fetch_sub(&srv->held, 1);
     metrics_connection(delta);
 }
 
@@ -895,21 +907,21 @@ static void on_accept_error(void *cls, const char *format, va_list ap)
     log_warning("accept", format, ap);
 }
 
-/* Parses cfg->bind (IPv4 or IPv6) with cfg->port. */
-static bool make_address(const config_t *cfg, struct sockaddr_storage *addr, bool *ipv6)
+/* Parses cfg->bind (IPv4 or IPv6) with port. */
+static bool make_address(const config_t *cfg, unsigned port, struct sockaddr_storage *addr, bool *ipv6)
 {
     memset(addr, 0, sizeof *addr);
     struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
     if (inet_pton(AF_INET, cfg->bind, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->port);
+        v4->sin_port = htons((uint16_t)port);
         *ipv6 = false;
         return true;
     }
     if (inet_pton(AF_INET6, cfg->bind, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->port);
+        v6->sin6_port = htons((uint16_t)port);
         *ipv6 = true;
         return true;
     }
@@ -922,7 +934,9 @@ static void server_free(server_t *srv)
     workpool_free(srv->pool);
     workpool_free(srv->store_pool);
     readiness_stop();
-    wire_stop();
+    wire_stop(); /* the last lingering descriptors are closed and given back to the counts */
+    acceptor_free(srv->acceptor);
+    acceptor_free(srv->probe_acceptor);
     store_close(srv->store);
     ratelimit_free(srv->by_address);
     ratelimit_free(srv->by_token);
@@ -954,6 +968,36 @@ static void fit_file_limit(unsigned max_connections)
                         "it (ulimit -n) or lower --max-connections\n", (unsigned long long)can, max_connections);
 }
 
+/* A daemon for connections an accept thread hands over (acceptor.h): no
+ * listening socket, no per-address limit (the accept thread's), on_request
+ * on `threads` server threads (1: the daemon's own thread alone). */
+static struct MHD_Daemon *start_daemon(server_t *srv, unsigned threads, unsigned max_open, unsigned extra_flags)
+{
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
+                     | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | extra_flags;
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg->timeout_seconds,
+        /* The limit is the accept thread's (acceptor.h): libmicrohttpd splits
+         * its own between the server threads, and a connection handed to a
+         * thread at its share freezes that thread in 0.9.75 (a mutex left
+         * locked), so each thread's share is the whole limit and two more. */
+        MHD_OPTION_CONNECTION_LIMIT, (max_open + 2) * threads,
+        /* Per-connection memory for the request line, headers and buffers: it
+         * also caps the head a client may send (431/414 beyond it). Half of
+         * it is touched on every connection, so it is most of what an idle
+         * event stream costs: 12 KiB keeps a stream under 14 KiB. */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, srv,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+        /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+        MHD_OPTION_END);
+}
+
 /* Who can reach an address chessd listens on, for the start-up line (tools
  * parse that line up to "threads": keep its start). */
 static const char *bind_scope(const char *bind)
@@ -969,7 +1013,7 @@ int server_run(const config_t *cfg)
 {
     struct sockaddr_storage addr;
     bool ipv6;
-    if (!make_address(cfg, &addr, &ipv6)) {
+    if (!make_address(cfg, cfg->port, &addr, &ipv6)) {
         fprintf(stderr, "chessd: --bind '%s' is not an IPv4 or IPv6 address\n", cfg->bind);
         return 2;
     }
@@ -1004,6 +1048,12 @@ int server_run(const config_t *cfg)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
+    acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_ip_connections,
+                                     .log = on_accept_error };
+    acceptor_config_t probe_accept_cfg = { .max_open = PROBE_CONNECTIONS, .log = on_accept_error };
+    srv.acceptor = acceptor_new(&accept_cfg);
+    srv.probe_acceptor = cfg->probe_port ? acceptor_new(&probe_accept_cfg) : NULL;
+    metrics_listeners(srv.acceptor, srv.probe_acceptor);
     wire_config_t wire_cfg = { .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
                                .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
                                .max_body = cfg->max_body,
@@ -1018,7 +1068,8 @@ int server_run(const config_t *cfg)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !watching
+    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !watching || !srv.acceptor
+        || (cfg->probe_port && !srv.probe_acceptor)
         || !wire_start(&wire_cfg)) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
@@ -1030,9 +1081,9 @@ int server_run(const config_t *cfg)
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");
-    /* chessd accepts the connections itself (acceptor.h); the daemon has no
-     * listening socket of its own. */
-    unsigned port = 0;
+    /* chessd accepts the connections itself (acceptor.h); the daemons have
+     * no listening socket of their own. */
+    unsigned port = 0, probe_port = 0;
     int listener = acceptor_listen((struct sockaddr *)&addr,
                                    ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), &port);
     if (listener < 0) {
@@ -1040,52 +1091,60 @@ int server_run(const config_t *cfg)
         server_free(&srv);
         return 1;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
-                     | MHD_USE_TURBO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET;
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, &srv,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
-        /* --max-connections is the accept thread's (acceptor.h): libmicrohttpd
-         * splits its own limit between the server threads, and a connection
-         * handed to a thread at its share freezes that thread in 0.9.75 (a
-         * mutex left locked), so each thread's share is the whole limit. */
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections * (unsigned int)cfg->threads,
-        /* Per-connection memory for the request line, headers and buffers: it
-         * also caps the head a client may send (431/414 beyond it). Half of
-         * it is touched on every connection, so it is most of what an idle
-         * event stream costs: 12 KiB keeps a stream under 14 KiB. */
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->per_ip_connections,
-        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, &srv,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
-        /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
-        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
-        MHD_OPTION_END);
-    acceptor_t *acceptor = daemon ? acceptor_start(listener, daemon, &srv.held, cfg->max_connections,
-                                                   on_accept_error)
-                                  : NULL;
-    if (!acceptor) {
+    int probe_listener = -1;
+    if (cfg->probe_port) {
+        struct sockaddr_storage probe_addr;
+        make_address(cfg, cfg->probe_port, &probe_addr, &ipv6);
+        probe_listener = acceptor_listen((struct sockaddr *)&probe_addr,
+                                         ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in), &probe_port);
+        if (probe_listener < 0) {
+            fprintf(stderr, "chessd: cannot listen on %s port %u (--probe-port): %s\n", cfg->bind, cfg->probe_port,
+                    strerror(errno));
+            close(listener);
+            server_free(&srv);
+            return 1;
+        }
+    }
+    struct MHD_Daemon *daemon = start_daemon(&srv, cfg->threads, cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
+    srv.probe_daemon = daemon && probe_listener >= 0 ? start_daemon(&srv, 1, PROBE_CONNECTIONS, 0) : NULL;
+    bool started = daemon && (probe_listener < 0 || srv.probe_daemon);
+    /* acceptor_start owns the socket from here, also when it fails. */
+    if (started && probe_listener >= 0) {
+        started = acceptor_start(srv.probe_acceptor, probe_listener, srv.probe_daemon);
+        probe_listener = -1;
+    }
+    if (started) {
+        started = acceptor_start(srv.acceptor, listener, daemon);
+        listener = -1;
+    }
+    if (!started) {
+        acceptor_stop(srv.probe_acceptor);
+        if (listener >= 0)
+            close(listener);
+        if (probe_listener >= 0)
+            close(probe_listener);
+        if (srv.probe_daemon)
+            MHD_stop_daemon(srv.probe_daemon);
         if (daemon)
             MHD_stop_daemon(daemon);
-        else
-            close(listener);
         fprintf(stderr, "chessd: cannot start the HTTP server threads on %s port %u\n", cfg->bind, port);
         server_free(&srv);
         return 1;
     }
     fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind, port, cfg->threads,
             bind_scope(cfg->bind));
+    if (srv.probe_daemon)
+        fprintf(stderr, "chessd: probes (/healthz, /readyz, /metrics) on %s port %u, one thread of their own\n",
+                cfg->bind, probe_port);
 
     int received = 0;
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
         ;
     fprintf(stderr, "chessd: signal %d: draining\n", received);
     atomic_store(&srv.draining, true);
-    /* No new connection from here: the listening socket closes. */
-    acceptor_stop(acceptor);
+    /* No new connection from here: the listening socket closes. The probe
+     * port keeps answering (/readyz: 503) until the end. */
+    acceptor_stop(srv.acceptor);
     /* Streams get their closing event and end; long polls are answered. */
     if (srv.events)
         events_drain(srv.events);
@@ -1110,7 +1169,10 @@ int server_run(const config_t *cfg)
     srv.pool = NULL;
     workpool_free(srv.store_pool);
     srv.store_pool = NULL;
+    acceptor_stop(srv.probe_acceptor);
     MHD_stop_daemon(daemon);
+    if (srv.probe_daemon)
+        MHD_stop_daemon(srv.probe_daemon);
     server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");
     return 0;

@@ -5,10 +5,14 @@
  * closed and reused is never shut down by mistake: libmicrohttpd reports the
  * close, which takes the same lock, before it closes the descriptor). Parts:
  * the head and body parser (feed, scan), recv() and the refusals, the
- * connection's life, close() and lingering, the deadline thread. */
+ * connection's life, close() and lingering, the deadline thread. A watched
+ * descriptor's watcher is set by the thread that accepted it before anyone
+ * else knows the number, and run once by the thread that releases it. */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include "wire.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -86,6 +90,10 @@ typedef struct {
     /* deadline */
     _Atomic uint64_t deadline_us;
     atomic_bool deadline_is_body;
+    /* whom to tell when the descriptor is really closed (wire_watch_close) */
+    wire_closed_fn closed;
+    void *closed_ctx;
+    uint64_t closed_tag;
 } entry_t;
 
 typedef struct {
@@ -632,6 +640,30 @@ void wire_request_completed(int fd)
 
 static int raw_close(int fd) { return (int)syscall(SYS_close, fd); }
 
+bool wire_watch_close(int fd, wire_closed_fn fn, void *ctx, uint64_t tag)
+{
+    entry_t *e = entry(fd);
+    if (!e)
+        return false;
+    e->closed = fn;
+    e->closed_ctx = ctx;
+    e->closed_tag = tag;
+    return true;
+}
+
+/* Closes the descriptor for good, its watcher told first (while the number
+ * is still taken, so it cannot be another connection's yet). */
+static int release(int fd)
+{
+    entry_t *e = entry(fd);
+    if (e && e->closed) {
+        wire_closed_fn fn = e->closed;
+        e->closed = NULL;
+        fn(e->closed_ctx, e->closed_tag);
+    }
+    return raw_close(fd);
+}
+
 /* libmicrohttpd's close(2): a connection closed while its client may still
  * be sending (a refused or over-cap request, an unread body) is half-closed
  * and read and dropped for a while first (a lingering close, as nginx does),
@@ -640,11 +672,19 @@ int close(int fd)
 {
     entry_t *e = entry(fd);
     if (!e || !e->http)
-        return raw_close(fd);
+        return release(fd);
     e->http = false;
     int unread = 0;
     if (!mid_request(e) && (ioctl(fd, FIONREAD, &unread) != 0 || unread <= 0))
-        return raw_close(fd);
+        return release(fd);
+    /* A client that has already closed its side sends nothing more: what it
+     * sent (no more than the socket's buffer holds) is dropped now and the
+     * descriptor closed without a reset, taking no lingering place (a burst
+     * of clients gone at once would fill them all). */
+    struct pollfd side = { .fd = fd, .events = POLLRDHUP };
+    uint64_t budget = LINGER_BYTES;
+    if (poll(&side, 1, 0) == 1 && (side.revents & (POLLRDHUP | POLLHUP | POLLERR)) && drop_input(fd, &budget))
+        return release(fd);
     pthread_mutex_lock(&wire.linger_lock);
     bool room = atomic_load(&wire.running) && wire.linger_count < LINGER_MAX;
     if (room) {
@@ -654,7 +694,7 @@ int close(int fd)
         wire.lingering[wire.linger_count++] = (linger_t){ fd, now_us() + LINGER_US, LINGER_BYTES };
     }
     pthread_mutex_unlock(&wire.linger_lock);
-    return room ? 0 : raw_close(fd);
+    return room ? 0 : release(fd);
 }
 
 /* Reads and drops what lingering connections sent; closes those that are
@@ -666,7 +706,7 @@ static void serve_lingering(bool stopping)
     for (int i = 0; i < wire.linger_count;) {
         linger_t *l = &wire.lingering[i];
         if (stopping || now >= l->deadline_us || drop_input(l->fd, &l->bytes_left)) {
-            raw_close(l->fd);
+            release(l->fd);
             *l = wire.lingering[--wire.linger_count];
         } else {
             i++;

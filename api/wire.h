@@ -51,6 +51,15 @@ void wire_request_completed(int fd);
  * reset the connection: whatever it asked for can no longer be worth doing. */
 bool wire_client_gone(int fd);
 
+/* Whom to tell when a descriptor is really closed: fn(ctx, tag). */
+typedef void (*wire_closed_fn)(void *ctx, uint64_t tag);
+/* Watches fd, a connection just accepted and not yet known to anyone else:
+ * fn(ctx, tag) runs once, on the closing thread, when its descriptor is
+ * really released, whoever calls close() (a lingering close: when the
+ * lingering ends), just before the release, so the number is not yet
+ * another's. False when fd is beyond the table (fn then never runs). */
+bool wire_watch_close(int fd, wire_closed_fn fn, void *ctx, uint64_t tag);
+
 void wire_stats(wire_stats_t *out);
 
 #endif

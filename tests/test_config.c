@@ -3,7 +3,8 @@
  * the variable take exactly 1, 0, true or false, anything else is an error
  * naming the setting, and flags win over the variable. With nothing
  * configured there is no Redis (games are off). The default thread count
- * follows the cores the process may run on. */
+ * follows the cores the process may run on. The probe port is off unless
+ * set. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>
@@ -169,6 +170,26 @@ static void test_the_default_threads_follow_the_cores_this_process_may_use(void)
     CU_ASSERT_EQUAL(cfg.threads, 3);
 }
 
+/* The probe port is off unless set; CHESSD_PROBE_PORT sets it, the flag wins. */
+static void test_the_probe_port_is_off_unless_set(void)
+{
+    config_t cfg;
+    char err[256];
+    unsetenv("CHESSD_PROBE_PORT");
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.probe_port, 0);
+    setenv("CHESSD_PROBE_PORT", "8081", 1);
+    CU_ASSERT_TRUE(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.probe_port, 8081);
+    char *flag[] = { "--probe-port", "9091" };
+    CU_ASSERT_TRUE(load(&cfg, NULL, 2, flag, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.probe_port, 9091);
+    char *over[] = { "--probe-port", "65536" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 2, over, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--probe-port"));
+    unsetenv("CHESSD_PROBE_PORT");
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -183,6 +204,7 @@ int test_config_register(void)
                 test_a_bad_boolean_is_an_error_naming_the_setting);
     CU_add_test(suite, "a long bad value is cut in the message", test_a_long_bad_value_is_cut_in_the_message);
     CU_add_test(suite, "the flag wins over the variable", test_the_flag_wins_over_the_variable);
+    CU_add_test(suite, "the probe port is off unless set", test_the_probe_port_is_off_unless_set);
     CU_add_test(suite, "the help lists the boolean and its default", test_the_help_lists_the_boolean_and_its_default);
     CU_add_test(suite, "the default threads follow the cores this process may use",
                 test_the_default_threads_follow_the_cores_this_process_may_use);

@@ -355,6 +355,72 @@ static void test_a_client_that_leaves_after_a_whole_request_still_gets_its_answe
     close_pair(p);
 }
 
+/* A close watch that counts the times it ran and keeps the last tag. */
+static int watch_runs;
+static uint64_t watch_tag;
+
+static void count_close(void *ctx, uint64_t tag)
+{
+    CU_ASSERT_PTR_EQUAL(ctx, &watch_runs);
+    watch_runs++;
+    watch_tag = tag;
+}
+
+static void test_a_watched_descriptor_is_reported_once_when_it_is_closed(void)
+{
+    pair_t p = open_pair();
+    watch_runs = 0;
+    CU_ASSERT_TRUE(wire_watch_close(p.server, count_close, &watch_runs, 42));
+    CU_ASSERT_EQUAL(watch_runs, 0);
+    int number = p.server;
+    close_pair(p);
+    CU_ASSERT_EQUAL(watch_runs, 1);
+    CU_ASSERT_EQUAL(watch_tag, 42);
+    /* The number, taken again by another connection, is not watched. */
+    pair_t again = open_pair();
+    CU_ASSERT_EQUAL(again.server, number);
+    close_pair(again);
+    CU_ASSERT_EQUAL(watch_runs, 1);
+}
+
+static void test_a_lingering_descriptor_is_reported_when_its_lingering_ends(void)
+{
+    pair_t p = open_pair();
+    char buf[512];
+    watch_runs = 0;
+    CU_ASSERT_TRUE(wire_watch_close(p.server, count_close, &watch_runs, 7));
+    send_text(p, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab");
+    CU_ASSERT_NSTRING_EQUAL(server_reads(p, buf, sizeof buf), "POST", 4);
+    wire_connection_closed(p.server);
+    CU_ASSERT_EQUAL(close(p.server), 0);
+    CU_ASSERT_EQUAL(watch_runs, 0); /* still open: the client may still be sending */
+    close(p.client);
+    for (int i = 0; i < 50 && watch_runs == 0; i++) /* the deadline thread's next tick (100 ms) */
+        wait_ms(20);
+    CU_ASSERT_EQUAL(watch_runs, 1);
+    CU_ASSERT_EQUAL(watch_tag, 7);
+}
+
+static void test_closing_after_the_client_closed_its_side_takes_no_lingering_place(void)
+{
+    pair_t p = open_pair();
+    char buf[512];
+    watch_runs = 0;
+    CU_ASSERT_TRUE(wire_watch_close(p.server, count_close, &watch_runs, 1));
+    send_text(p, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\nab");
+    CU_ASSERT_NSTRING_EQUAL(server_reads(p, buf, sizeof buf), "POST", 4);
+    send_text(p, "more body");
+    shutdown(p.client, SHUT_WR); /* it sends nothing more, but reads on */
+    CU_ASSERT_EQUAL(write(p.server, "413", 3), 3);
+    wire_connection_closed(p.server);
+    CU_ASSERT_EQUAL(close(p.server), 0);
+    CU_ASSERT_EQUAL(watch_runs, 1); /* released at once */
+    /* What it sent was read first: the answer, then its end, and no reset. */
+    CU_ASSERT_EQUAL(recv(p.client, buf, sizeof buf, 0), 3);
+    CU_ASSERT_EQUAL(recv(p.client, buf, sizeof buf, 0), 0);
+    close(p.client);
+}
+
 int test_wire_register(void)
 {
     CU_pSuite suite = CU_add_suite("wire", suite_init, suite_clean);
@@ -385,5 +451,11 @@ int test_wire_register(void)
                 test_a_client_that_leaves_after_a_whole_request_still_gets_its_answer);
     CU_add_test(suite, "closing mid-request lingers so the client can read the answer",
                 test_closing_mid_request_lingers_so_the_client_can_read_the_answer);
+    CU_add_test(suite, "a watched descriptor is reported once when it is closed",
+                test_a_watched_descriptor_is_reported_once_when_it_is_closed);
+    CU_add_test(suite, "a lingering descriptor is reported when its lingering ends",
+                test_a_lingering_descriptor_is_reported_when_its_lingering_ends);
+    CU_add_test(suite, "closing after the client closed its side takes no lingering place",
+                test_closing_after_the_client_closed_its_side_takes_no_lingering_place);
     return 0;
 }

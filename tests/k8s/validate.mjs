@@ -32,6 +32,7 @@ const TARGETS = {
 };
 
 const CHESSD_PORT = 8080;
+const CHESSD_PROBE_PORT = 8081; // --probe-port: the probes' own port, named "probe"
 const CHESSD_UID = 10001;
 
 let passed = 0;
@@ -296,9 +297,12 @@ function checkTarget(target, objects) {
     (c.securityContext?.runAsUser ?? spec.securityContext?.runAsUser) === CHESSD_UID &&
       (c.securityContext?.runAsGroup ?? spec.securityContext?.runAsGroup) === CHESSD_UID);
   check(D(`container port ${CHESSD_PORT}`), (c.ports ?? []).some((p) => p.containerPort === CHESSD_PORT && (p.protocol ?? "TCP") === "TCP"));
+  check(D(`container port ${CHESSD_PROBE_PORT} named probe`),
+    (c.ports ?? []).some((p) => p.name === "probe" && p.containerPort === CHESSD_PROBE_PORT && (p.protocol ?? "TCP") === "TCP"));
   for (const [probe, path] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"], ["startupProbe", "/healthz"]]) {
     const p = c[probe]?.httpGet;
-    check(D(`${probe} GET ${path} on ${CHESSD_PORT}`), p && p.path === path && containerPort(c, p.port) === CHESSD_PORT, JSON.stringify(c[probe]));
+    check(D(`${probe} GET ${path} on the port named probe (${CHESSD_PROBE_PORT})`),
+      p && p.path === path && p.port === "probe" && containerPort(c, p.port) === CHESSD_PROBE_PORT, JSON.stringify(c[probe]));
   }
   check(D("liveness probe is not /readyz (a Redis outage must restart nothing)"), c.livenessProbe?.httpGet?.path !== "/readyz");
   checkResources(D("container chessd"), c);
@@ -345,6 +349,8 @@ function checkTarget(target, objects) {
     tgps > preStopSeconds + grace && tgps > 10);
   check(D("CHESSD_THREADS set (the default counts the node's cores)"), Number(config.CHESSD_THREADS) >= 1);
   check(D(`CHESSD_PORT ${CHESSD_PORT}`), config.CHESSD_PORT === undefined || Number(config.CHESSD_PORT) === CHESSD_PORT);
+  check(D(`CHESSD_PROBE_PORT ${CHESSD_PROBE_PORT} (the probes' port)`), Number(config.CHESSD_PROBE_PORT) === CHESSD_PROBE_PORT,
+    config.CHESSD_PROBE_PORT);
   const redisUrl = config.CHESSD_REDIS_URL;
   check(D("CHESSD_REDIS_URL is a redis:// URL"), /^redis:\/\//.test(redisUrl ?? ""), redisUrl);
   if (want.redisUrlFromSecret) {
@@ -361,6 +367,8 @@ function checkTarget(target, objects) {
     check(T("Service chessd is ClusterIP"), (svc.spec.type ?? "ClusterIP") === "ClusterIP" && svc.spec.clusterIP !== "None");
     check(T("Service chessd selects the chessd pods"), selects(svc.spec.selector, podLabels));
     check(T(`Service chessd port 80 -> ${CHESSD_PORT}`), (svc.spec.ports ?? []).some((p) => p.port === 80 && containerPort(c, p.targetPort ?? p.port) === CHESSD_PORT));
+    check(T(`Service chessd does not expose the probe port ${CHESSD_PROBE_PORT}`),
+      !(svc.spec.ports ?? []).some((p) => containerPort(c, p.targetPort ?? p.port) === CHESSD_PROBE_PORT));
   }
 
   // HPA
@@ -387,6 +395,10 @@ function checkTarget(target, objects) {
   check(T("a NetworkPolicy admits TCP 8080 to chessd"),
     chessdPolicies.some((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress") &&
       (p.spec.ingress ?? []).some((r) => !(r.from ?? []).length && (r.ports ?? []).some((x) => containerPort(c, x.port) === CHESSD_PORT && (x.protocol ?? "TCP") === "TCP"))));
+  // The probe port has no per-address limit: only the node (the kubelet), whose traffic is always let in, reaches it.
+  check(T(`no NetworkPolicy admits the probe port ${CHESSD_PROBE_PORT}`),
+    !chessdPolicies.some((p) => (p.spec.ingress ?? []).some((r) => !(r.ports ?? []).length ||
+      r.ports.some((x) => containerPort(c, x.port) === CHESSD_PROBE_PORT))));
 
   // Redis
   const redisSets = byKind(objects, "StatefulSet").filter((s) => s.metadata.name === "chessd-redis");
