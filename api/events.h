@@ -58,11 +58,11 @@ typedef struct {
     bool (*kernel)(void *arg, size_t *unsent, uint64_t *acked);
 } events_conn_t;
 
-/* A stream stops when its client stops reading, counted in two ways: when
- * the bytes waiting for it (chessd's queue and the kernel's unacknowledged
- * ones together) would pass 256 KiB, and when bytes wait but the client's
- * side acknowledges none for stall_seconds (heartbeats do not count: they
- * are more bytes waiting, not progress). Either way conn.abort is called. */
+/* A client that stops reading is found in two ways: the bytes waiting for
+ * it (chessd's queue and the kernel's unacknowledged ones together) would
+ * pass 256 KiB, or bytes wait and its side acknowledges none of them for
+ * stall_seconds (heartbeats are more bytes waiting, not progress). Either
+ * way its stream fails and conn.abort is called. */
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever
  * the connection is lost). NULL with the reason in err. */
