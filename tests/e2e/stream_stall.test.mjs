@@ -185,7 +185,6 @@ test('100 streams that never read, while their game makes 2,400 events: kernel T
   const readers = await stalledReaders(game.id, 100);
   try {
     await streamsOpenBecomes(server, 101, 10000);
-    const stalledBefore = await metric(server, 'chessd_streams_stalled_total');
     const started = Date.now();
     // 250 events a second: about 150 KB/s, which the slow reader's 16 KiB
     // (one buffered chunk) every 100 ms keeps up with.
@@ -205,8 +204,7 @@ test('100 streams that never read, while their game makes 2,400 events: kernel T
     assert.deepEqual(versions, Array.from({ length: last - game.version + 1 }, (_, i) => game.version + i));
     assert.equal(slow.ended, false);
     t.diagnostic(`the slow reader took ${slow.bytes} bytes, ${slow.events.length} events`);
-    await streamsOpenBecomes(server, 1);
-    assert.ok(await metric(server, 'chessd_streams_stalled_total') >= stalledBefore);
+    await streamsOpenBecomes(server, 1); // the slow reader's alone
   } finally {
     memory.stop();
     slow.close();
