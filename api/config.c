@@ -104,6 +104,9 @@ static const setting_t settings[] = {
       FIELD(max_streams_per_address), 0, 1000000 },
     { "--heartbeat", "CHESSD_HEARTBEAT_SECONDS", "seconds between heartbeats on an event stream", KIND_UINT,
       FIELD(heartbeat_seconds), 1, 15 },
+    { "--stream-stall-timeout", "CHESSD_STREAM_STALL_TIMEOUT",
+      "seconds an event stream may have bytes waiting that its client takes none of, before it is closed",
+      KIND_UINT, FIELD(stream_stall_seconds), 1, 3600 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -161,6 +164,9 @@ static void defaults(config_t *cfg)
     cfg->max_streams = 10000;
     cfg->max_streams_per_address = 100;
     cfg->heartbeat_seconds = 10;
+    /* A client that reads keeps acknowledging bytes; 30 s without one, while
+     * bytes wait, is a client that stopped (or a network that is gone). */
+    cfg->stream_stall_seconds = 30;
 }
 
 /* A boolean's text: exactly 1, 0, true or false. */

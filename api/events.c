@@ -35,7 +35,7 @@
 #include "timers.h"
 
 enum {
-    PENDING_MAX = 256 * 1024, /* bytes queued on a stream whose client does not read, before it is closed */
+    PENDING_MAX = 256 * 1024, /* bytes waiting for a stream's client (ours and the kernel's), before it is closed */
     ID_SIZE = 24,
     RESYNCS_PER_ROUND = 32, /* Redis reads between two polls, so timers and messages are not held up */
     FLAG_CHECKS_PER_ROUND = 64,
@@ -46,6 +46,11 @@ enum {
 #define RESYNC_RETRY_US (1000000ull)      /* a read that failed is tried again after this */
 #define FLAG_MARGIN_US (5000ull)          /* a flag is checked this long after its deadline */
 #define FLAG_RETRY_US (100000ull)         /* a flag check that failed is tried again after this */
+/* Streams are looked at for progress an eighth of the stall time apart, so
+ * a stalled one is closed within 9/8 of it; never more often than this
+ * (a look is two system calls a stream) nor further apart than that. */
+#define STALL_LOOK_MIN_US (100000ull)
+#define STALL_LOOK_MAX_US (5000000ull)
 
 /* A topic's waiters and its streams are doubly linked lists headed in the
  * topic: nodes with prev and next, of either type. */
@@ -92,6 +97,7 @@ struct events_stream {
     bool ended;     /* the end is queued */
     bool failed;    /* over PENDING_MAX: closed */
     bool held;      /* its topic is not known to be live and current for it yet: nothing is read */
+    uint64_t taken; /* bytes the connection has read, in all */
     /* set before the stream is shared */
     events_format_t format;
     char id[ID_SIZE];
@@ -104,6 +110,9 @@ struct events_stream {
     events_stream_t *prev, *next;
     uint64_t last_version; /* what the client has */
     bool finished;         /* nothing more is queued */
+    /* the last look for progress (check_stalls) */
+    uint64_t progress_us;  /* when it last made progress, or had nothing waiting */
+    uint64_t acked_seen, taken_seen;
 };
 
 struct waiter {
@@ -171,6 +180,7 @@ struct events {
     address_count_t *addresses[ADDRESS_BUCKETS];
     unsigned open; /* streams and waiters, admitted ones included */
     uint64_t heartbeat_due_us;
+    uint64_t stall_look_due_us;
     /* the hub thread's alone */
     store_subscriber_t *sub;
     bool ever_connected;
@@ -302,6 +312,7 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
         size_t take = s->out.length - s->sent < max ? s->out.length - s->sent : max;
         memcpy(out, s->out.data + s->sent, take);
         s->sent += take;
+        s->taken += take;
         if (s->sent == s->out.length) { /* an idle stream holds no buffer */
             buf_free(&s->out);
             s->sent = 0;
@@ -320,25 +331,36 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
     return n;
 }
 
+/* The client of s stopped reading (stream lock held): the stream fails, its
+ * bytes are dropped and its connection closed. A suspended one is woken by
+ * the caller and learns it from its next read. */
+static void stream_fail(events_stream_t *s)
+{
+    s->failed = true;
+    buf_free(&s->out);
+    s->sent = 0;
+    s->finished = true;
+    s->conn.abort(s->conn.arg);
+}
+
 /* Queues bytes on s (hub lock held); end: nothing follows them. When
- * unsent bytes wait and these would take them past PENDING_MAX, the client
- * is not reading: the stream fails, its bytes are dropped and its
- * connection closed; so it does when bytes is NULL
- * (they could not be made) or memory runs out. */
+ * unsent bytes wait and these would take them, with what the kernel holds
+ * unacknowledged, past PENDING_MAX, the client is not reading: the stream
+ * fails; so it does when bytes is NULL (they could not be made) or memory
+ * runs out. */
 static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool end)
 {
     if (s->finished)
         return;
     pthread_mutex_lock(&s->lock);
-    /* What waits is bounded, not one event: a long game's snapshot may be larger than the bound by itself. */
-    size_t waiting = s->out.length - s->sent;
-    if (!bytes || (waiting > 0 && waiting + n > PENDING_MAX) || !buf_reserve(&s->out, n)) {
-        s->failed = true;
-        buf_free(&s->out);
-        s->sent = 0;
-        s->finished = true;
-        if (!s->suspended)
-            s->conn.abort(s->conn.arg); /* a suspended one learns it from the next read */
+    /* What waits is bounded, not one event: a long game's snapshot may be
+     * larger than the bound by itself. The kernel is asked only when our
+     * queue is not empty: a client that keeps up costs no system call. */
+    size_t queued = s->out.length - s->sent, unsent = 0;
+    if (queued > 0 && s->conn.kernel && !s->conn.kernel(s->conn.arg, &unsent, NULL))
+        unsent = 0;
+    if (!bytes || (queued > 0 && queued + unsent + n > PENDING_MAX) || !buf_reserve(&s->out, n)) {
+        stream_fail(s);
     } else {
         buf_append(&s->out, bytes, n);
         if (end) {
@@ -705,6 +727,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     }
     s->hub = h;
     s->conn = *conn;
+    s->progress_us = now_us();
     s->address_length = address_length(length);
     memcpy(s->address, address, s->address_length);
     if (t) {
@@ -838,6 +861,61 @@ static void send_heartbeats(events_t *h)
     }
 }
 
+/* Whether s made progress since the last look (hub lock held): with the
+ * kernel's word, the client's side acknowledged bytes; without it, the
+ * connection read some. Nothing waiting (or a held stream, whose client is
+ * not let read yet) counts as progress. Heartbeats are bytes that wait like
+ * any other, so a client that takes none stalls through them. */
+static bool stream_progressed(events_stream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t queued = s->out.length - s->sent;
+    uint64_t taken = s->taken;
+    bool held = s->held;
+    pthread_mutex_unlock(&s->lock);
+    size_t unsent = 0;
+    uint64_t acked = 0;
+    bool known = s->conn.kernel && s->conn.kernel(s->conn.arg, &unsent, &acked);
+    bool progressed = held || (queued == 0 && unsent == 0) || (known ? acked != s->acked_seen : taken != s->taken_seen);
+    s->acked_seen = acked;
+    s->taken_seen = taken;
+    return progressed;
+}
+
+/* Closes every stream whose client has taken none of its bytes for the
+ * stall time (hub lock held). */
+static void check_stalls(events_t *h, uint64_t now)
+{
+    uint64_t stall_us = (uint64_t)h->cfg.stall_seconds * 1000000u;
+    for (size_t b = 0; b < h->bucket_count; b++) {
+        for (topic_t *t = h->buckets[b]; t; t = t->hash_next) {
+            for (events_stream_t *s = t->streams; s; s = s->next) {
+                if (s->finished)
+                    continue;
+                if (stream_progressed(s)) {
+                    s->progress_us = now;
+                } else if (now - s->progress_us >= stall_us) {
+                    pthread_mutex_lock(&s->lock);
+                    stream_fail(s);
+                    if (s->suspended) {
+                        s->suspended = false;
+                        s->conn.resume(s->conn.arg);
+                    }
+                    pthread_mutex_unlock(&s->lock);
+                    metrics_stream_stalled();
+                }
+            }
+        }
+    }
+}
+
+/* How long apart check_stalls runs. */
+static uint64_t stall_look_us(const events_t *h)
+{
+    uint64_t us = (uint64_t)h->cfg.stall_seconds * 1000000u / 8;
+    return us < STALL_LOOK_MIN_US ? STALL_LOOK_MIN_US : us > STALL_LOOK_MAX_US ? STALL_LOOK_MAX_US : us;
+}
+
 void events_drain(events_t *h)
 {
     static const char closing[] = "{\"type\":\"closing\",\"reason\":\"shutdown\"}";
@@ -969,6 +1047,10 @@ static void fire_timers(events_t *h, uint64_t now)
         send_heartbeats(h);
         h->heartbeat_due_us = now + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
     }
+    if (now >= h->stall_look_due_us) {
+        check_stalls(h, now);
+        h->stall_look_due_us = now + stall_look_us(h);
+    }
     for (timers_entry_t *e; (e = timers_first(&h->timers)) && e->when_us <= now;) {
         hub_timer_t *timer = (hub_timer_t *)e;
         if (timer->kind == TIMER_WAITER) {
@@ -1055,7 +1137,7 @@ static void run_flag_checks(events_t *h)
     }
 }
 
-/* How long poll may wait: until the next timer, heartbeat, ping or reconnection. */
+/* How long poll may wait: until the next timer, heartbeat, look for stalls, ping or reconnection. */
 static int poll_timeout_ms(events_t *h, uint64_t now)
 {
     if (h->resyncs.head && h->sub)
@@ -1063,6 +1145,8 @@ static int poll_timeout_ms(events_t *h, uint64_t now)
     if (h->flags.head)
         return 0;
     uint64_t due = h->heartbeat_due_us;
+    if (h->stall_look_due_us < due)
+        due = h->stall_look_due_us;
     timers_entry_t *first = timers_first(&h->timers);
     if (first && first->when_us < due)
         due = first->when_us;
@@ -1133,8 +1217,11 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
     h->cfg = *cfg;
     if (!h->cfg.heartbeat_seconds)
         h->cfg.heartbeat_seconds = 10;
+    if (!h->cfg.stall_seconds)
+        h->cfg.stall_seconds = 30;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->heartbeat_due_us = now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
+    h->stall_look_due_us = now_us() + stall_look_us(h);
     timers_init(&h->timers);
     queue_init(&h->subscribes, offsetof(topic_t, subscribe_next), offsetof(topic_t, in_subscribe_queue));
     queue_init(&h->resyncs, offsetof(topic_t, resync_next), offsetof(topic_t, in_resync_queue));

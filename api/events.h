@@ -40,6 +40,7 @@ typedef struct {
     unsigned max_streams;       /* streams and waiters at once */
     unsigned max_per_address;   /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds; /* between heartbeats on every stream */
+    unsigned stall_seconds;     /* a stream whose client takes none of its bytes this long is closed */
 } events_config_t;
 
 /* How the hub acts on the connection of a stream or a waiter. Each is called
@@ -50,7 +51,18 @@ typedef struct {
     void (*abort)(void *arg);   /* streams: the client stopped reading; close the connection now */
     void *arg;
     bool (*gone)(void *arg);    /* waiters: whether the client has left (asked at each heartbeat); NULL: never */
+    /* streams: what the kernel holds of the connection's bytes: written and
+     * not yet acknowledged by the client's side (unsent), and, when acked is
+     * not NULL, the bytes it has acknowledged in all. False: not known (then
+     * only chessd's own queue counts). NULL: never known. */
+    bool (*kernel)(void *arg, size_t *unsent, uint64_t *acked);
 } events_conn_t;
+
+/* A client that stops reading is found in two ways: the bytes waiting for
+ * it (chessd's queue and the kernel's unacknowledged ones together) would
+ * pass 256 KiB, or bytes wait and its side acknowledges none of them for
+ * stall_seconds (heartbeats are more bytes waiting, not progress). Either
+ * way its stream fails and conn.abort is called. */
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever
  * the connection is lost). NULL with the reason in err. */

@@ -28,7 +28,7 @@ static atomic_ullong library_messages;
 static atomic_llong perft_waiting, store_waiting;
 static atomic_ullong store_refused;
 static atomic_llong streams_open;
-static atomic_ullong stream_events, stream_resyncs, pubsub_reconnects, flag_checks;
+static atomic_ullong stream_events, stream_resyncs, streams_stalled, pubsub_reconnects, flag_checks;
 static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
@@ -71,6 +71,7 @@ void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, 
 void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
 void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
 void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
+void metrics_stream_stalled(void) { atomic_fetch_add_explicit(&streams_stalled, 1, memory_order_relaxed); }
 void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
 void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
 
@@ -185,6 +186,10 @@ char *metrics_render(struct store *store, size_t *length)
         "Snapshots sent to a stream that missed events (a gap, a new subscription, a lost Redis "
         "connection, a silent game that moved).",
         atomic_load_explicit(&stream_resyncs, memory_order_relaxed));
+    write_counter(&b, "chessd_streams_stalled_total",
+        "Game event streams closed because their client took none of the bytes waiting for it for "
+        "--stream-stall-timeout seconds.",
+        atomic_load_explicit(&streams_stalled, memory_order_relaxed));
     write_counter(&b, "chessd_pubsub_reconnects_total", "Redis Pub/Sub connections made again after one was lost.",
         atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
     write_counter(&b, "chessd_flag_checks_total", "Games checked for a fallen flag when their clock's deadline came.",

@@ -41,11 +41,13 @@ void metrics_store_waiting(int delta);
 void metrics_store_refused(void);
 /* Live events (api/events.c): event streams and long-poll waiters held now;
  * events queued on streams (snapshots included); snapshots sent to a stream
- * that fell behind or might have; Pub/Sub connections remade after a loss;
- * flag checks made when a clock's deadline came. */
+ * that fell behind or might have; streams closed because their client took
+ * none of their bytes for --stream-stall-timeout; Pub/Sub connections remade
+ * after a loss; flag checks made when a clock's deadline came. */
 void metrics_streams_open(int delta);
 void metrics_stream_event(void);
 void metrics_stream_resync(void);
+void metrics_stream_stalled(void);
 void metrics_pubsub_reconnect(void);
 void metrics_flag_check(void);
 

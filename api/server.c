@@ -46,6 +46,7 @@
 #include "problem.h"
 #include "readiness.h"
 #include "router.h"
+#include "sendq.h"
 #include "wire.h"
 #include "workpool.h"
 
@@ -58,6 +59,10 @@ enum {
     MHD_LOG_PER_SECOND = 5,
     STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
     STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
+    /* A stream's kernel send buffer (the kernel doubles it): enough to keep a
+     * reader's window full, while a client that stops reading pins this
+     * little, not the megabytes the kernel's autotuning would grow it to. */
+    STREAM_SEND_BUFFER = 32 * 1024,
     FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
     CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
     PROBE_CONNECTIONS = 32,        /* the probe port's connections at once (within FILE_LIMIT_SPARE) */
@@ -464,12 +469,23 @@ static void suspend_connection(void *connection) { MHD_suspend_connection(connec
 static void resume_connection(void *connection) { MHD_resume_connection(connection); }
 
 /* The stream's client stopped reading: shut the socket, and libmicrohttpd,
- * whose write fails, closes the connection (and frees the stream). */
+ * whose write fails, closes the connection (and frees the stream). The close
+ * resets it, so what the client never took is dropped at once instead of
+ * held by the kernel until it gives up on the client. */
 static void abort_connection(void *connection)
 {
     int fd = connection_fd(connection);
-    if (fd >= 0)
+    if (fd >= 0) {
+        sendq_reset_on_close(fd);
         shutdown(fd, SHUT_RDWR);
+    }
+}
+
+/* events_conn_t.kernel for a stream: its socket's send queue. */
+static bool connection_kernel(void *connection, size_t *unsent, uint64_t *acked)
+{
+    int fd = connection_fd(connection);
+    return fd >= 0 && sendq_unsent(fd, unsent) && (!acked || sendq_acked(fd, acked));
 }
 
 /* libmicrohttpd's content reader: the stream's queued bytes; with none, the
@@ -522,7 +538,8 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
         res->body_length = 0;
         return send_response(connection, st, res);
     }
-    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL };
+    events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL,
+                           connection_kernel };
     events_status_t status = events_stream_attach(srv->events, stream, address, length, &conn);
     if (status != EVENTS_OK) {
         MHD_destroy_response(response); /* frees the link and the stream */
@@ -531,6 +548,9 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
                    ? send_problem(connection, st, API_EUNAVAILABLE, "shutting down; retry on another replica")
                    : send_problem(connection, st, API_EINTERNAL, "out of memory");
     }
+    int fd = connection_fd(connection);
+    if (fd >= 0)
+        sendq_cap(fd, STREAM_SEND_BUFFER); /* best effort: the bounds count the kernel's queue anyway */
     add_headers(response, st, res);
     /* A proxy that buffers answers (nginx) passes a stream's bytes on at once. */
     MHD_add_response_header(response, "X-Accel-Buffering", "no");
@@ -620,7 +640,7 @@ static bool hold(server_t *srv, struct MHD_Connection *connection, request_state
     st->res = *res; /* the answer, should the wait not be registered after all */
     atomic_store(&st->woken, false);
     MHD_suspend_connection(connection);
-    events_conn_t conn = { NULL, wake_held, NULL, st, held_client_gone };
+    events_conn_t conn = { NULL, wake_held, NULL, st, held_client_gone, NULL };
     if (events_wait(srv->events, st->req.path_param, res->wait_version, res->wait_seconds, address, length, &conn)
         != EVENTS_OK) {
         st->hold_refused = true;
@@ -1061,7 +1081,8 @@ int server_run(const config_t *cfg)
     metrics_init(router_route_count(), router_route_name);
     events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
-                                   .heartbeat_seconds = cfg->heartbeat_seconds };
+                                   .heartbeat_seconds = cfg->heartbeat_seconds,
+                                   .stall_seconds = cfg->stream_stall_seconds };
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);
