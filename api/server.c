@@ -998,7 +998,7 @@ static struct MHD_Daemon *start_daemon(server_t *srv, unsigned threads, unsigned
     return MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, srv,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u, /* 1 would be warned about as ignored */
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg->timeout_seconds,
         /* The limit is the accept thread's (acceptor.h): libmicrohttpd splits
          * its own between the server threads, and a connection handed to a
@@ -1152,11 +1152,12 @@ int server_run(const config_t *cfg)
         server_free(&srv);
         return 1;
     }
-    fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind, port, cfg->threads,
-            bind_scope(cfg->bind));
+    /* The listening line last: tools wait for it, and read the rest before it. */
     if (srv.probe_daemon)
         fprintf(stderr, "chessd: probes (/healthz, /readyz, /metrics) on %s port %u, one thread of their own\n",
                 cfg->bind, probe_port);
+    fprintf(stderr, "chessd: listening on %s port %u with %u threads (%s)\n", cfg->bind, port, cfg->threads,
+            bind_scope(cfg->bind));
 
     int received = 0;
     while (sigwait(&signals, &received) != 0 || (received != SIGTERM && received != SIGINT))
