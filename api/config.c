@@ -95,6 +95,10 @@ static const setting_t settings[] = {
       FIELD(max_streams_per_address), 0, 1000000 },
     { "--heartbeat", "CHESSD_HEARTBEAT_SECONDS", "seconds between heartbeats on an event stream", KIND_UINT,
       FIELD(heartbeat_seconds), 1, 15 },
+    { "--resync-seconds", "CHESSD_RESYNC_SECONDS",
+      "seconds without a message after which a game with streams or long polls is read again (how long a lost "
+      "Pub/Sub message can go unseen)",
+      KIND_UINT, FIELD(resync_seconds), 1, 3600 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -151,6 +155,7 @@ static void defaults(config_t *cfg)
     cfg->max_streams = 10000;
     cfg->max_streams_per_address = 100;
     cfg->heartbeat_seconds = 10;
+    cfg->resync_seconds = 30;
 }
 
 /* A boolean's text: exactly 1, 0, true or false. */

@@ -47,6 +47,7 @@ typedef struct config {
     unsigned max_streams;             /* game event streams and long polls held at once */
     unsigned max_streams_per_address; /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
+    unsigned resync_seconds;          /* of silence on a followed game before it is read again */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

@@ -10,7 +10,7 @@
  * version its client has. A message one past a stream's version is sent as
  * it is; further past (a gap) the topic is re-read and the stream gets the
  * snapshot instead. Every SUBSCRIBE acknowledgement, a gap, a stream that
- * joins behind the topic, a topic silent for SILENT_US and a reconnection
+ * joins behind the topic, a topic silent for --resync-seconds and a reconnection
  * re-read the game, and every stream still behind the game as read gets it
  * once the Pub/Sub connection has caught up with the read: a re-read is
  * applied only after a PING round sent after it is answered, so every
@@ -47,7 +47,6 @@ enum {
     BACKOFF_FIRST_MS = 100,
     BACKOFF_MAX_MS = 2000,
 };
-#define SILENT_US (30ull * 1000000u)      /* a topic without a message this long is read again */
 #define RESYNC_RETRY_US (1000000ull)      /* a read that failed is tried again after this */
 #define FLAG_MARGIN_US (5000ull)          /* a flag is checked this long after its deadline */
 #define FLAG_RETRY_US (100000ull)         /* a flag check that failed is tried again after this */
@@ -182,6 +181,7 @@ struct events {
     address_count_t *addresses[ADDRESS_BUCKETS];
     unsigned open; /* streams and waiters, admitted ones included */
     uint64_t heartbeat_due_us;
+    uint64_t silent_us; /* a topic without a message this long is read again */
     /* the hub thread's alone */
     store_subscriber_t *sub;
     bool ever_connected;
@@ -594,7 +594,7 @@ static void arm_flag(events_t *h, topic_t *t, const game_event_meta_t *meta, uin
 /* A message or a read: the topic is not silent. */
 static void topic_heard(events_t *h, topic_t *t, uint64_t now)
 {
-    t->check_due_us = now + SILENT_US;
+    t->check_due_us = now + h->silent_us;
     topic_reschedule(h, t);
 }
 
@@ -1041,7 +1041,7 @@ static void fire_timers(events_t *h, uint64_t now)
                 queue_push(&h->flags, t);
         }
         if (t->check_due_us <= now) {
-            t->check_due_us = now + SILENT_US;
+            t->check_due_us = now + h->silent_us;
             want_resync(h, t);
         }
         topic_reschedule(h, t);
@@ -1197,6 +1197,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
     h->cfg = *cfg;
     if (!h->cfg.heartbeat_seconds)
         h->cfg.heartbeat_seconds = 10;
+    h->silent_us = (uint64_t)(h->cfg.resync_seconds ? h->cfg.resync_seconds : 30) * 1000000u;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->heartbeat_due_us = now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
     timers_init(&h->timers);

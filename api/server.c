@@ -940,7 +940,8 @@ int server_run(const config_t *cfg)
     metrics_init(router_route_count(), router_route_name);
     events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
-                                   .heartbeat_seconds = cfg->heartbeat_seconds };
+                                   .heartbeat_seconds = cfg->heartbeat_seconds,
+                                   .resync_seconds = cfg->resync_seconds };
     if (srv.store)
         srv.events = events_start(&events_cfg, err, sizeof err);
     if ((games && (!srv.store || !srv.events)) || !srv.pool || !wire_start(&wire_cfg)) {

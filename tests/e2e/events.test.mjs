@@ -10,7 +10,10 @@
 // seconds and keep a stream alive past --timeout; a client that leaves is
 // forgotten; SIGTERM sends the closing event; a Redis restart does not cut a
 // stream; a client that stops reading is cut off; long polls wake on a
-// change, answer 304 on time-out and cap the wait at 60 s.
+// change, answer 304 on time-out and cap the wait at 60 s; a silent game is
+// read again after --resync-seconds, which sends the game to a stream that
+// missed a change, and never turns a change the streams are about to get (a
+// flag the re-read itself found fallen) into a snapshot.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -19,6 +22,7 @@ import { startServer, startRedis, privateRedis, redisCommands } from './server.m
 import { nodeRequest, expectProblem, sleep } from './http.mjs';
 import {
   openEvents, publishEvent, subscribed, unsubscribed, redisPort, redisCommandFor, streamsOpen, streamsOpenBecomes, metric,
+  quietFlagFall, expectTimeoutChange,
 } from './events.mjs';
 
 let server; // --heartbeat 1
@@ -431,5 +435,39 @@ test('a running clock: the flag is checked just after the deadline its event giv
     assert.deepEqual(stream.events.map((e) => e.data.version), [1, 2, 3, 4]);
   } finally {
     stream.close();
+  }
+});
+
+test('--resync-seconds 1: a 2 s flag that falls as the silent game is read again reaches every stream as the change event "timeout"', async () => {
+  const quick = await startServer(['--heartbeat', '1', '--resync-seconds', '1']);
+  try {
+    const resyncs = await metric(quick, 'chessd_stream_resyncs_total');
+    // Read again 1 s and 2 s after the last move: the second read finds the flag fallen and records it.
+    const fall = await quietFlagFall(quick, port, { clockMs: 2000, formats: [true, false, true, false] });
+    expectTimeoutChange(fall, 2000);
+    assert.equal(await metric(quick, 'chessd_stream_resyncs_total'), resyncs, 'no stream missed anything: no snapshot was sent');
+  } finally {
+    await quick.stop();
+  }
+});
+
+test('--resync-seconds 1: a change no message announced reaches a silent stream as the game within the re-read', async () => {
+  const quick = await startServer(['--heartbeat', '1', '--resync-seconds', '1']);
+  try {
+    const game = await newGame(quick);
+    const streams = [await openEvents(quick, game.id), await openEvents(quick, game.id, { sse: true })];
+    try {
+      for (const s of streams) assert.equal((await s.next()).data.version, 1);
+      await subscribed(port, game.id);
+      await setVersion(game.id, 3);
+      for (const s of streams) {
+        const ev = await s.next(4000);
+        assert.deepEqual([ev.data.type, ev.data.version], ['game', 3], 'what was missed comes as the whole game');
+      }
+    } finally {
+      for (const s of streams) s.close();
+    }
+  } finally {
+    await quick.stop();
   }
 });
