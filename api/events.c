@@ -167,6 +167,7 @@ enum { ADDRESS_BUCKETS = 1024 };
 
 struct events {
     events_config_t cfg;
+    uint64_t silent_us; /* set at start: a topic without a message this long is read again */
     pthread_t thread;
     int wake_fd;
     pthread_mutex_t lock;
@@ -181,7 +182,6 @@ struct events {
     address_count_t *addresses[ADDRESS_BUCKETS];
     unsigned open; /* streams and waiters, admitted ones included */
     uint64_t heartbeat_due_us;
-    uint64_t silent_us; /* a topic without a message this long is read again */
     /* the hub thread's alone */
     store_subscriber_t *sub;
     bool ever_connected;

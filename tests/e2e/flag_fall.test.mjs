@@ -8,6 +8,8 @@
 // as a whole-game snapshot, and no stream gets a snapshot at all. The same
 // race in seconds, on one Redis and on a Redis Cluster, is in
 // events.test.mjs (--resync-seconds 1); this file runs on one Redis only.
+// Longer than node's --test-timeout of 60 s allows a whole file, it runs on
+// its own beside the other files (tests/e2e/run.sh), mostly waiting.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, privateRedis } from './server.mjs';
