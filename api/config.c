@@ -107,6 +107,10 @@ static const setting_t settings[] = {
     { "--stream-stall-timeout", "CHESSD_STREAM_STALL_TIMEOUT",
       "seconds an event stream may have bytes waiting that its client takes none of, before it is closed",
       KIND_UINT, FIELD(stream_stall_seconds), 1, 3600 },
+    { "--resync-seconds", "CHESSD_RESYNC_SECONDS",
+      "seconds without a message after which a game with streams or long polls is read again (how long a lost "
+      "Pub/Sub message can go unseen)",
+      KIND_UINT, FIELD(resync_seconds), 1, 3600 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
@@ -167,6 +171,7 @@ static void defaults(config_t *cfg)
     /* A client that reads keeps acknowledging bytes; 30 s without one, while
      * bytes wait, is a client that stopped (or a network that is gone). */
     cfg->stream_stall_seconds = 30;
+    cfg->resync_seconds = 30;
 }
 
 /* A boolean's text: exactly 1, 0, true or false. */

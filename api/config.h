@@ -50,6 +50,7 @@ typedef struct config {
     unsigned max_streams_per_address; /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
+    unsigned resync_seconds;          /* of silence on a followed game before it is read again */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

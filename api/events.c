@@ -10,8 +10,13 @@
  * version its client has. A message one past a stream's version is sent as
  * it is; further past (a gap) the topic is re-read and the stream gets the
  * snapshot instead. Every SUBSCRIBE acknowledgement, a gap, a stream that
- * joins behind the topic, a topic silent for SILENT_US and a reconnection
- * re-read the game, and every stream behind the snapshot gets it. A new
+ * joins behind the topic, a topic silent for --resync-seconds and a reconnection
+ * re-read the game, and every stream still behind the game as read gets it
+ * once the Pub/Sub connection has caught up with the read: a re-read is
+ * applied only after a PING round sent after it is answered, so every
+ * message published before the read (a change the read saw, a fallen flag
+ * the read itself recorded) has come first, as a change event, and the
+ * snapshot goes only to a stream that really missed one. A new
  * stream is held (its client reads nothing) until its topic is subscribed
  * and has no news it lacks: then its first snapshot, if a later one came,
  * is replaced by that one, so a client never gets a snapshot for a change
@@ -42,7 +47,6 @@ enum {
     BACKOFF_FIRST_MS = 100,
     BACKOFF_MAX_MS = 2000,
 };
-#define SILENT_US (30ull * 1000000u)      /* a topic without a message this long is read again */
 #define RESYNC_RETRY_US (1000000ull)      /* a read that failed is tried again after this */
 #define FLAG_MARGIN_US (5000ull)          /* a flag is checked this long after its deadline */
 #define FLAG_RETRY_US (100000ull)         /* a flag check that failed is tried again after this */
@@ -136,12 +140,17 @@ struct topic {
     unsigned refs;    /* the map, each queue it is in, each hub operation on it */
     bool removed;     /* out of the map: no member left */
     sub_state_t sub;
-    bool in_subscribe_queue, in_resync_queue, in_flag_queue;
-    topic_t *subscribe_next, *resync_next, *flag_next;
+    bool in_subscribe_queue, in_resync_queue, in_flag_queue, in_settle_queue;
+    topic_t *subscribe_next, *resync_next, *flag_next, *settle_next;
     uint64_t version;      /* the highest seen */
     uint64_t flag_version; /* the version whose meta set the flag timer */
     uint64_t flag_due_us;  /* 0: no clock running */
     uint64_t check_due_us; /* a re-read: silence, or a failed read */
+    /* in the settle queue: the game as re-read, applied once PING round
+     * settle_round is answered (a later read replaces it) */
+    buf_t settle_json;
+    game_event_meta_t settle_meta;
+    uint64_t settle_round;
 };
 
 typedef struct unsubscribe {
@@ -167,6 +176,7 @@ enum { ADDRESS_BUCKETS = 1024 };
 
 struct events {
     events_config_t cfg;
+    uint64_t silent_us; /* set at start: a topic without a message this long is read again */
     pthread_t thread;
     int wake_fd;
     pthread_mutex_t lock;
@@ -175,6 +185,7 @@ struct events {
     topic_t **buckets;
     size_t bucket_count, topic_count;
     topic_queue_t subscribes, resyncs, flags;
+    topic_queue_t settles; /* re-read topics by PING round, the earliest first */
     unsubscribe_t *unsubscribes;
     timers_t timers;
     address_count_t *addresses[ADDRESS_BUCKETS];
@@ -187,7 +198,9 @@ struct events {
     unsigned backoff_ms;
     uint64_t reconnect_due_us;
     uint64_t ping_due_us;
-    bool ping_unanswered;
+    uint64_t rounds_sent;     /* PING rounds queued on this connection */
+    uint64_t rounds_answered; /* of them, answered */
+    uint64_t keepalive_round; /* the last PING_US ping's round: lost if unanswered at the next */
 };
 
 static uint64_t now_us(void)
@@ -517,8 +530,10 @@ static void topics_grow(events_t *h)
  * compiler like a use after free. */
 __attribute__((noinline)) static void topic_unref(topic_t *t)
 {
-    if (--t->refs == 0)
+    if (--t->refs == 0) {
+        buf_free(&t->settle_json);
         free(t);
+    }
 }
 
 /* A topic's link and membership flag in queue q. */
@@ -601,7 +616,7 @@ static void arm_flag(events_t *h, topic_t *t, const game_event_meta_t *meta, uin
 /* A message or a read: the topic is not silent. */
 static void topic_heard(events_t *h, topic_t *t, uint64_t now)
 {
-    t->check_due_us = now + SILENT_US;
+    t->check_due_us = now + h->silent_us;
     topic_reschedule(h, t);
 }
 
@@ -824,6 +839,32 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
     wake_waiters(h, t, meta->version);
 }
 
+/* Keeps t's game as re-read, *json taken (left empty), to be applied
+ * behind the next PING round (hub lock held): by then every message
+ * published before the read has been delivered. A topic queued already
+ * keeps its place and waits for the later round with the later read. */
+static void settle_later(events_t *h, topic_t *t, const game_event_meta_t *meta, buf_t *json)
+{
+    buf_free(&t->settle_json);
+    t->settle_json = *json;
+    buf_init(json);
+    t->settle_meta = *meta;
+    t->settle_round = h->rounds_sent + 1;
+    queue_push(&h->settles, t);
+}
+
+/* Applies the re-reads whose PING round has been answered (hub lock held). */
+static void apply_settled(events_t *h)
+{
+    for (topic_t *t; (t = h->settles.head) && t->settle_round <= h->rounds_answered;) {
+        queue_pop(&h->settles);
+        if (!t->removed)
+            apply_snapshot(h, t, &t->settle_meta, &t->settle_json);
+        buf_free(&t->settle_json);
+        topic_unref(t);
+    }
+}
+
 /* The game is gone (expired, or Redis lost it): its streams end, its waiters answer. */
 static void end_topic(events_t *h, topic_t *t)
 {
@@ -938,11 +979,21 @@ void events_drain(events_t *h)
 
 /* --- the Pub/Sub connection (hub thread) --- */
 
+/* Queues the next PING round; false when the connection is lost. */
+static bool ping_round(events_t *h)
+{
+    if (store_subscriber_ping(h->sub) != STORE_OK)
+        return false;
+    h->rounds_sent++;
+    return true;
+}
+
 static void on_reply(void *ctx, const store_sub_reply_t *reply)
 {
     events_t *h = ctx;
     if (reply->kind == STORE_SUB_PONG) {
-        h->ping_unanswered = false;
+        h->rounds_answered = reply->round;
+        apply_settled(h);
         return;
     }
     topic_t *t = topic_find(h, reply->channel, reply->channel_length);
@@ -978,6 +1029,12 @@ static void lose_connection(events_t *h, uint64_t now)
         free(u);
     }
     h->unsubscribes = NULL;
+    /* Re-reads waiting for the connection's PING round: every topic is read
+     * again once it is subscribed again. */
+    for (topic_t *t; (t = queue_pop(&h->settles));) {
+        buf_free(&t->settle_json);
+        topic_unref(t);
+    }
     for (size_t b = 0; b < h->bucket_count; b++) {
         for (topic_t *t = h->buckets[b]; t; t = t->hash_next) {
             t->sub = SUB_WANTED;
@@ -1005,7 +1062,7 @@ static bool connect_subscriber(events_t *h)
     h->ever_connected = true;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->ping_due_us = now + PING_US;
-    h->ping_unanswered = false;
+    h->rounds_sent = h->rounds_answered = h->keepalive_round = 0;
     return true;
 }
 
@@ -1028,11 +1085,13 @@ static void send_commands(events_t *h, uint64_t now)
         topic_unref(t);
     }
     if (now >= h->ping_due_us) {
-        if (h->ping_unanswered)
+        if (h->rounds_answered < h->keepalive_round) {
             ok = false; /* Redis stopped answering */
-        else
-            ok = ok && store_subscriber_ping(h->sub) == STORE_OK;
-        h->ping_unanswered = true;
+        } else if (ok && ping_round(h)) {
+            h->keepalive_round = h->rounds_sent;
+        } else {
+            ok = false;
+        }
         h->ping_due_us = now + PING_US;
     }
     if (!ok || store_subscriber_flush(h->sub) != STORE_OK)
@@ -1064,7 +1123,7 @@ static void fire_timers(events_t *h, uint64_t now)
                 queue_push(&h->flags, t);
         }
         if (t->check_due_us <= now) {
-            t->check_due_us = now + SILENT_US;
+            t->check_due_us = now + h->silent_us;
             want_resync(h, t);
         }
         topic_reschedule(h, t);
@@ -1083,14 +1142,16 @@ static topic_t *next_followed(topic_queue_t *q, char id[ID_SIZE])
     return t;
 }
 
-/* Reads up to RESYNCS_PER_ROUND queued games and applies them. */
+/* Reads up to RESYNCS_PER_ROUND queued games, then queues the PING round
+ * they are applied behind (settle_later). */
 static void run_resyncs(events_t *h)
 {
+    bool settling = false;
     for (int i = 0; i < RESYNCS_PER_ROUND && h->sub; i++) {
         char id[ID_SIZE];
         topic_t *t = next_followed(&h->resyncs, id);
         if (!t)
-            return;
+            break;
         pthread_mutex_unlock(&h->lock);
         buf_t json;
         buf_init(&json);
@@ -1099,7 +1160,8 @@ static void run_resyncs(events_t *h)
         pthread_mutex_lock(&h->lock);
         if (!t->removed) {
             if (status == GAME_EVENTS_OK && !buf_failed(&json)) {
-                apply_snapshot(h, t, &meta, &json);
+                settle_later(h, t, &meta, &json);
+                settling = true;
             } else if (status == GAME_EVENTS_NOT_FOUND) {
                 end_topic(h, t);
             } else {
@@ -1110,6 +1172,8 @@ static void run_resyncs(events_t *h)
         topic_unref(t);
         buf_free(&json);
     }
+    if (settling && !(ping_round(h) && store_subscriber_flush(h->sub) == STORE_OK))
+        lose_connection(h, now_us());
 }
 
 /* Checks up to FLAG_CHECKS_PER_ROUND flags whose deadline came. */
@@ -1219,6 +1283,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
         h->cfg.heartbeat_seconds = 10;
     if (!h->cfg.stall_seconds)
         h->cfg.stall_seconds = 30;
+    h->silent_us = (uint64_t)(h->cfg.resync_seconds ? h->cfg.resync_seconds : 30) * 1000000u;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->heartbeat_due_us = now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
     h->stall_look_due_us = now_us() + stall_look_us(h);
@@ -1226,6 +1291,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
     queue_init(&h->subscribes, offsetof(topic_t, subscribe_next), offsetof(topic_t, in_subscribe_queue));
     queue_init(&h->resyncs, offsetof(topic_t, resync_next), offsetof(topic_t, in_resync_queue));
     queue_init(&h->flags, offsetof(topic_t, flag_next), offsetof(topic_t, in_flag_queue));
+    queue_init(&h->settles, offsetof(topic_t, settle_next), offsetof(topic_t, in_settle_queue));
     pthread_mutex_init(&h->lock, NULL);
     h->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (h->wake_fd < 0 || pthread_create(&h->thread, NULL, hub_main, h)) {
@@ -1258,6 +1324,7 @@ void events_stop(events_t *h)
     free_queue(&h->subscribes);
     free_queue(&h->resyncs);
     free_queue(&h->flags);
+    free_queue(&h->settles);
     /* Nothing should be left: every connection has gone. What is, is cut
      * loose so that a late release frees only itself. */
     for (size_t b = 0; b < h->bucket_count; b++) {
@@ -1271,6 +1338,7 @@ void events_stop(events_t *h)
                 wn = w->next;
                 free(w);
             }
+            buf_free(&t->settle_json);
             free(t);
         }
     }

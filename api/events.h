@@ -41,6 +41,7 @@ typedef struct {
     unsigned max_per_address;   /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds; /* between heartbeats on every stream */
     unsigned stall_seconds;     /* a stream whose client takes none of its bytes this long is closed */
+    unsigned resync_seconds;    /* a game without a message this long is read again (0: 30) */
 } events_config_t;
 
 /* How the hub acts on the connection of a stream or a waiter. Each is called

@@ -504,6 +504,31 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
     return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
+/* The content reader of a stream's HEAD: never called (libmicrohttpd
+ * sends a HEAD's head alone), and empty if it were. */
+static ssize_t read_nothing(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)cls, (void)pos, (void)out, (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* A stream's HEAD answer: GET's head, of unknown length (no Content-Length,
+ * which would say 0), but not chunked: libmicrohttpd 0.9.75 writes a
+ * chunked answer's last chunk ("0\r\n\r\n") even after a HEAD's head, bytes
+ * a client would read as the start of the next answer. Unchunked, the
+ * answer's end is the connection's (Connection: close). NULL when out of
+ * memory. */
+static struct MHD_Response *stream_head_response(void)
+{
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_nothing, NULL, NULL);
+    if (response && MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(response);
+        response = NULL;
+    }
+    return response;
+}
+
 static void free_stream(void *cls)
 {
     stream_link_t *link = cls;
@@ -511,8 +536,22 @@ static void free_stream(void *cls)
     free(link);
 }
 
+/* Queues a stream's response (and drops this reference to it) with its headers. */
+static enum MHD_Result queue_stream_head(struct MHD_Connection *connection, request_state_t *st,
+                                         const api_response_t *res, struct MHD_Response *response)
+{
+    add_headers(response, st, res);
+    /* A proxy that buffers answers (nginx) passes a stream's bytes on at once. */
+    MHD_add_response_header(response, "X-Accel-Buffering", "no");
+    st->status = res->status;
+    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
 /* Answers with res->stream (taken from res): the head, then the stream's
- * bytes as the hub queues them. The stream's admitted place passes to it. */
+ * bytes as the hub queues them. The stream's admitted place passes to it.
+ * HEAD gets GET's head (stream_head_response) and holds nothing. */
 static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connection, request_state_t *st,
                                     api_response_t *res)
 {
@@ -527,16 +566,16 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
     if (link) {
         *link = (stream_link_t){ stream, connection };
         response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_stream, link, free_stream);
+    } else if (head) {
+        response = stream_head_response();
     }
-    if (!response) { /* HEAD: the head alone; else out of memory */
+    if (head || !response) {
         free(link);
         events_stream_release(stream);
         events_release(srv->events, address, length);
-        if (!head)
+        if (!response)
             return send_problem(connection, st, API_EINTERNAL, "out of memory");
-        res->body = calloc(1, 1);
-        res->body_length = 0;
-        return send_response(connection, st, res);
+        return queue_stream_head(connection, st, res, response);
     }
     events_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL,
                            connection_kernel };
@@ -551,13 +590,7 @@ static enum MHD_Result start_stream(server_t *srv, struct MHD_Connection *connec
     int fd = connection_fd(connection);
     if (fd >= 0)
         sendq_cap(fd, STREAM_SEND_BUFFER); /* best effort: the bounds count the kernel's queue anyway */
-    add_headers(response, st, res);
-    /* A proxy that buffers answers (nginx) passes a stream's bytes on at once. */
-    MHD_add_response_header(response, "X-Accel-Buffering", "no");
-    st->status = res->status;
-    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
-    MHD_destroy_response(response);
-    return ok;
+    return queue_stream_head(connection, st, res, response);
 }
 
 /* A ROUTE_STREAM request: a place under the stream bounds first (503
@@ -1082,7 +1115,8 @@ int server_run(const config_t *cfg)
     events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds,
-                                   .stall_seconds = cfg->stream_stall_seconds };
+                                   .stall_seconds = cfg->stream_stall_seconds,
+                                   .resync_seconds = cfg->resync_seconds };
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);

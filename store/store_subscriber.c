@@ -7,7 +7,11 @@
  * Whatever could lose a message on a cluster (a node's connection failing,
  * a refusal such as MOVED, or a server-side SUNSUBSCRIBE when a slot moves
  * away) is reported as the connection lost, so the caller subscribes again
- * everywhere, on a fresh map, and reads its games again. */
+ * everywhere, on a fresh map, and reads its games again.
+ * A PING round goes to every connection and is reported answered once all
+ * have answered it: each connection answers in order, after the messages
+ * Redis queued for it before, so a round is a barrier the caller can wait
+ * behind (a game's messages stay on the connection its channel is on). */
 #include "subscriber.h"
 
 #include <poll.h>
@@ -23,7 +27,7 @@ typedef struct {
     cluster_node_t node;
     conn_t *conn;
     unsigned unsubscribes_owed; /* SUNSUBSCRIBE sent, answer not read yet */
-    bool pong_owed;
+    uint64_t pongs;             /* PONGs read: rounds 1 to pongs are answered here */
     bool watching_write; /* registered for EPOLLOUT */
 } node_sub_t;
 
@@ -34,7 +38,8 @@ struct store_subscriber {
     node_sub_t *nodes;           /* cluster: one per master reached at open; else the one */
     unsigned node_count, node_capacity;
     cluster_map_t *map;          /* cluster: where each channel's slot lives */
-    unsigned pongs_owed;
+    uint64_t rounds;             /* PING rounds queued */
+    uint64_t answered;           /* rounds answered on every connection (the last PONG reported) */
     bool failed;                 /* a reply said the subscription state is no longer known */
     /* The caller's callback, for the reply handler. */
     store_sub_fn fn;
@@ -172,18 +177,32 @@ store_status_t store_subscriber_unsubscribe(store_subscriber_t *sub, const char 
     return status;
 }
 
-/* One PING per connection; the caller hears one PONG once all answered. */
+/* A PING on every connection, whatever each still owes: a connection answers
+ * in order, so its k-th PONG answers round k. */
 store_status_t store_subscriber_ping(store_subscriber_t *sub)
 {
-    for (unsigned i = 0; i < sub->node_count; i++) {
-        if (sub->nodes[i].pong_owed)
-            continue; /* still owed: the caller's own ping timer judges it */
+    for (unsigned i = 0; i < sub->node_count; i++)
         if (queue(&sub->nodes[i], "PING", NULL) != STORE_OK)
             return STORE_EUNAVAILABLE;
-        sub->nodes[i].pong_owed = true;
-        sub->pongs_owed++;
-    }
+    sub->rounds++;
     return STORE_OK;
+}
+
+/* A PONG read on n: reported when it completes a round on every connection. */
+static void on_pong(store_subscriber_t *sub, node_sub_t *n)
+{
+    if (n->pongs >= sub->rounds)
+        return; /* not one of ours */
+    n->pongs++;
+    uint64_t answered = n->pongs;
+    for (unsigned i = 0; i < sub->node_count; i++)
+        if (sub->nodes[i].pongs < answered)
+            answered = sub->nodes[i].pongs;
+    if (answered <= sub->answered)
+        return;
+    sub->answered = answered;
+    store_sub_reply_t reply = { .kind = STORE_SUB_PONG, .round = answered };
+    sub->fn(sub->ctx, &reply);
 }
 
 /* Writes what each socket takes; on a cluster, watches for writability
@@ -223,13 +242,7 @@ static void on_reply(void *ctx, redisReply *r)
         sub->failed = true; /* MOVED, CLUSTERDOWN, ...: a subscription was refused */
     } else if ((r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG"))
                || (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && element_is(r->element[0], "pong"))) {
-        if (n->pong_owed) {
-            n->pong_owed = false;
-            if (--sub->pongs_owed == 0) {
-                reply.kind = STORE_SUB_PONG;
-                sub->fn(sub->ctx, &reply);
-            }
-        }
+        on_pong(sub, n);
     } else if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[1]->type == REDIS_REPLY_STRING) {
         const redisReply *kind = r->element[0];
         reply.channel = r->element[1]->str;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store.h"
 
@@ -20,7 +21,7 @@ typedef enum {
     STORE_SUB_MESSAGE,      /* a message published on channel: payload */
     STORE_SUB_SUBSCRIBED,   /* SUBSCRIBE channel took effect: later messages will come */
     STORE_SUB_UNSUBSCRIBED, /* UNSUBSCRIBE channel took effect */
-    STORE_SUB_PONG,         /* the answer to store_subscriber_ping */
+    STORE_SUB_PONG,         /* store_subscriber_ping's round `round` answered on every connection */
     STORE_SUB_KIND_COUNT
 } store_sub_kind_t;
 
@@ -31,6 +32,7 @@ typedef struct {
     size_t channel_length;
     const char *payload; /* MESSAGE: not terminated */
     size_t payload_length;
+    uint64_t round; /* PONG: every round up to this one is answered */
 } store_sub_reply_t;
 
 typedef void (*store_sub_fn)(void *ctx, const store_sub_reply_t *reply);
@@ -52,6 +54,12 @@ bool store_subscriber_wants_write(const store_subscriber_t *sub);
  * when the connection is lost or out of memory. channel: NUL-terminated. */
 store_status_t store_subscriber_subscribe(store_subscriber_t *sub, const char *channel);
 store_status_t store_subscriber_unsubscribe(store_subscriber_t *sub, const char *channel);
+/* Queues a PING on every connection: the next round of them (rounds are
+ * 1, 2, ... in call order from open). A PONG reply with round n comes once
+ * every connection has answered round n, and so after every message
+ * published on a subscribed channel before round n was queued: a barrier
+ * behind which nothing published earlier is still on its way. Rounds are
+ * answered in order; one PONG may answer several. */
 store_status_t store_subscriber_ping(store_subscriber_t *sub);
 
 /* Writes what the socket takes of the queued commands, without waiting. */

@@ -2,7 +2,8 @@
  * Cluster of 3 masters with a replica each (redis_cluster.h): games spread
  * over every master, creation idempotency in its own slot, MOVED after a slot
  * moved, ASK while it moves, NOSCRIPT on a node, records of the first format
- * in another slot, sharded subscriptions (and a slot moving under one), a
+ * in another slot, sharded subscriptions (a PING round answered after every master's
+ * earlier messages; a slot moving under one), a
  * failover and a killed master. The suite fails (it does not skip) when the
  * cluster cannot be started. */
 #include <poll.h>
@@ -325,6 +326,8 @@ enum { HEARD_MAX = 32 };
 
 typedef struct {
     int messages, subscribed, pongs;
+    int messages_at_pong; /* messages heard when the last PONG came */
+    uint64_t round;       /* the last PONG's */
     char last[256];
     char payloads[HEARD_MAX][64]; /* the first HEARD_MAX messages */
 } heard_t;
@@ -342,6 +345,8 @@ static void on_heard(void *ctx, const store_sub_reply_t *reply)
         h->subscribed++;
     } else if (reply->kind == STORE_SUB_PONG) {
         h->pongs++;
+        h->messages_at_pong = h->messages;
+        h->round = reply->round;
     }
 }
 
@@ -407,6 +412,18 @@ static void test_sharded_subscriptions_hear_games_on_every_master(void)
     while (h.pongs == 0 && tests_monotonic_ms() < end)
         CU_ASSERT_EQUAL_FATAL(listen(sub, &h, 50, GAMES + 1, GAMES), STORE_OK);
     CU_ASSERT_EQUAL(h.pongs, 1); /* one for all the masters pinged */
+    CU_ASSERT_EQUAL(h.round, 1);
+    /* A round queued after writes on every master is answered after all their messages. */
+    for (int i = 0; i < GAMES; i++)
+        CU_ASSERT_EQUAL(write_with_event(ids[i], 1, ids[i]), STORE_OK);
+    CU_ASSERT_EQUAL(store_subscriber_ping(sub), STORE_OK);
+    CU_ASSERT_EQUAL(store_subscriber_flush(sub), STORE_OK);
+    end = tests_monotonic_ms() + 2000;
+    while (h.pongs == 1 && tests_monotonic_ms() < end)
+        CU_ASSERT_EQUAL_FATAL(listen(sub, &h, 50, 3 * GAMES, GAMES), STORE_OK);
+    CU_ASSERT_EQUAL(h.pongs, 2);
+    CU_ASSERT_EQUAL(h.round, 2);
+    CU_ASSERT_EQUAL(h.messages_at_pong, 2 * GAMES);
     store_subscriber_close(sub);
 }
 

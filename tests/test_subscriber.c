@@ -1,8 +1,10 @@
 /* Tests for store/store_subscriber.c against a private redis-server: a
  * SUBSCRIBE is acknowledged, then messages come in order with their
  * channel, binary-safe; an UNSUBSCRIBE stops them; a PING is answered in
- * subscribed mode; nothing waits when nothing has come; a Redis that goes
- * away is reported as a lost connection. */
+ * subscribed mode, its rounds in order, each after every message published
+ * before it, even while an earlier one is unanswered; nothing waits when
+ * nothing has come; a Redis that goes away is reported as a lost
+ * connection. */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ typedef struct {
     char channels[SEEN_MAX][64];
     char payloads[SEEN_MAX][64];
     size_t payload_lengths[SEEN_MAX];
+    uint64_t rounds[SEEN_MAX]; /* PONG: the round answered */
 } seen_t;
 
 static void record(void *ctx, const store_sub_reply_t *reply)
@@ -63,6 +66,7 @@ static void record(void *ctx, const store_sub_reply_t *reply)
     if (reply->payload)
         memcpy(seen->payloads[i], reply->payload, n);
     seen->payload_lengths[i] = reply->payload_length;
+    seen->rounds[i] = reply->round;
 }
 
 /* Flushes, then reads until `want` replies are seen or 2 s pass. */
@@ -127,6 +131,56 @@ static void test_messages_come_after_the_acknowledgement_in_order(void)
     store_subscriber_close(NULL);
 }
 
+static void test_a_ping_round_comes_after_the_messages_published_before_it(void)
+{
+    char err[256];
+    store_subscriber_t *sub = store_subscriber_open(store, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sub);
+    seen_t seen = { 0 };
+    CU_ASSERT_EQUAL(store_subscriber_subscribe(sub, "chessd:events:{p}"), STORE_OK);
+    CU_ASSERT_EQUAL(pump(sub, &seen, 1), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(seen.count, 1);
+    /* Round 1 is out and unanswered when the message is published and
+     * round 2 queued: round 2 is sent all the same, and answered after it. */
+    CU_ASSERT_EQUAL(store_subscriber_ping(sub), STORE_OK);
+    CU_ASSERT_EQUAL(store_subscriber_flush(sub), STORE_OK);
+    CU_ASSERT_EQUAL(publish("chessd:events:{p}", "1 0 0 0 change\n{}", 18), 1);
+    CU_ASSERT_EQUAL(store_subscriber_ping(sub), STORE_OK);
+    int message_at = -1, round2_at = -1;
+    uint64_t last_round = 0;
+    CU_ASSERT_EQUAL(store_subscriber_flush(sub), STORE_OK);
+    for (int tries = 0; round2_at < 0 && tries < 10 && seen.count < SEEN_MAX; tries++) {
+        int from = seen.count;
+        CU_ASSERT_EQUAL_FATAL(pump(sub, &seen, seen.count + 1), STORE_OK);
+        for (int i = from; i < seen.count; i++) {
+            if (seen.kinds[i] == STORE_SUB_MESSAGE)
+                message_at = i;
+            if (seen.kinds[i] != STORE_SUB_PONG)
+                continue;
+            CU_ASSERT_TRUE(seen.rounds[i] > last_round); /* in order, each once */
+            last_round = seen.rounds[i];
+            if (last_round == 2)
+                round2_at = i;
+        }
+    }
+    CU_ASSERT_TRUE(message_at > 0);
+    CU_ASSERT_TRUE(round2_at > message_at);
+    CU_ASSERT_EQUAL(last_round, 2);
+    /* Two rounds queued at once: answered up to the second. */
+    CU_ASSERT_EQUAL(store_subscriber_ping(sub), STORE_OK);
+    CU_ASSERT_EQUAL(store_subscriber_ping(sub), STORE_OK);
+    int from = seen.count;
+    for (int tries = 0; last_round < 4 && tries < 10 && seen.count < SEEN_MAX; tries++) {
+        CU_ASSERT_EQUAL_FATAL(pump(sub, &seen, seen.count + 1), STORE_OK);
+        for (int i = from; i < seen.count; i++)
+            if (seen.kinds[i] == STORE_SUB_PONG)
+                last_round = seen.rounds[i];
+        from = seen.count;
+    }
+    CU_ASSERT_EQUAL(last_round, 4);
+    store_subscriber_close(sub);
+}
+
 static void test_a_redis_that_goes_away_is_a_lost_connection(void)
 {
     char err[256];
@@ -155,6 +209,8 @@ int test_subscriber_register(void)
         return CU_get_error();
     CU_add_test(suite, "messages come after the acknowledgement, in order",
                 test_messages_come_after_the_acknowledgement_in_order);
+    CU_add_test(suite, "a ping round comes after the messages published before it",
+                test_a_ping_round_comes_after_the_messages_published_before_it);
     CU_add_test(suite, "a Redis that goes away is a lost connection", test_a_redis_that_goes_away_is_a_lost_connection);
     return CU_get_error();
 }

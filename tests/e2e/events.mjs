@@ -234,3 +234,77 @@ export async function streamsOpenBecomes(server, want, timeoutMs = 4000) {
     await sleep(25);
   }
 }
+
+/** POST /v1/games/{id}/moves for color (its token from the creation's answer); resolves to the answer's game. */
+async function playMove(server, game, color, move, expectedVersion) {
+  const res = await fetch(`${server.base}/v1/games/${game.id}/moves`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${game.tokens[color]}` },
+    body: JSON.stringify({ move, expected_version: expectedVersion }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${color} ${move}: ${text}`);
+  return JSON.parse(text);
+}
+
+/**
+ * A flag left to fall on a quiet game: makes a game with a clockMs clock,
+ * opens one stream per entry of formats (true: SSE, false: NDJSON) and waits
+ * until each is live (its first event read, the channel subscribed on
+ * redisPort), plays 1.e4 e5 (black's move starts white's clock), then
+ * nothing: resolves once every stream has ended (within clockMs + waitMs) to
+ * { game, deadline (Redis's ms when white's flag falls), streams }.
+ */
+export async function quietFlagFall(server, redisPort, { clockMs, formats, waitMs = 10000 }) {
+  const created = await fetch(`${server.base}/v1/games`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clock: { initial_ms: clockMs, increment_ms: 0 } }),
+  });
+  assert.equal(created.status, 201);
+  const game = await created.json();
+  const streams = [];
+  try {
+    for (const sse of formats) {
+      const stream = await openEvents(server, game.id, { sse });
+      stream.format = sse ? 'SSE' : 'NDJSON';
+      streams.push(stream);
+      assert.equal((await stream.next(5000)).data.version, 1);
+    }
+    await subscribed(redisPort, game.id, { timeoutMs: 5000 });
+    await playMove(server, game, 'white', 'e4', 1);
+    const e5 = await playMove(server, game, 'black', 'e5', 2);
+    assert.equal(e5.clock.running, 'white');
+    assert.equal(e5.clock.white_ms, clockMs);
+    let timer;
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, clockMs + waitMs, 'late'); });
+    const ended = await Promise.race([Promise.all(streams.map((s) => s.done)), late]);
+    clearTimeout(timer);
+    assert.notEqual(ended, 'late', `not every stream ended within ${clockMs + waitMs} ms: ${streams.map((s) => `${s.format} ${JSON.stringify(s.text.slice(-200))}`).join('; ')}`);
+    return { game, deadline: e5.clock.at_ms + e5.clock.white_ms, streams };
+  } finally {
+    for (const s of streams) s.close();
+  }
+}
+
+/**
+ * What every stream of quietFlagFall must have read: the game, the two
+ * moves, then the end on time as a change event ("event": "timeout", white's
+ * flag at 0, written at or after the deadline and within lateMs of it by
+ * Redis's clock), and nothing after it.
+ */
+export function expectTimeoutChange({ deadline, streams }, clockMs, { lateMs = 2000 } = {}) {
+  for (const [i, s] of streams.entries()) {
+    const label = `stream ${i} (${s.format})`;
+    assert.equal(s.error, null, `${label}: ${s.error}`);
+    assert.deepEqual(s.events.map((e) => [e.data.type, e.data.event ?? null, e.data.version]),
+      [['game', null, 1], ['change', 'move', 2], ['change', 'move', 3], ['change', 'timeout', 4]],
+      `${label}: the flag's fall comes as the change event "timeout", not as the whole game`);
+    const { data } = s.events.at(-1);
+    if (s.format === 'SSE') assert.equal(s.events.at(-1).event, 'change');
+    assert.deepEqual([data.status, data.result, data.termination], ['timeout', '0-1', 'time_forfeit'], label);
+    assert.deepEqual([data.clock.white_ms, data.clock.black_ms, data.clock.running], [0, clockMs, null], label);
+    assert.ok(data.clock.at_ms >= deadline, `${label}: the ending was written at ${data.clock.at_ms}, before the deadline ${deadline}`);
+    assert.ok(data.clock.at_ms - deadline < lateMs, `${label}: the ending was written ${data.clock.at_ms - deadline} ms after the deadline`);
+  }
+}

@@ -6,19 +6,24 @@
 // Last-Event-ID names its version; published changes reach NDJSON and SSE
 // streams in order, framed as documented; a gap brings a snapshot; an ending
 // event ends the stream; unknown games are 404; the stream bounds answer 503
-// too_many_streams with Retry-After; heartbeats come every --heartbeat
+// too_many_streams with Retry-After; HEAD answers GET's head and holds
+// nothing; heartbeats come every --heartbeat
 // seconds and keep a stream alive past --timeout; a client that leaves is
 // forgotten; SIGTERM sends the closing event; a Redis restart does not cut a
 // stream; a client that stops reading is cut off; long polls wake on a
-// change, answer 304 on time-out and cap the wait at 60 s.
+// change, answer 304 on time-out and cap the wait at 60 s; a silent game is
+// read again after --resync-seconds, which sends the game to a stream that
+// missed a change, and never turns a change the streams are about to get (a
+// flag the re-read itself found fallen) into a snapshot.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { startServer, startRedis, privateRedis, redisCommands } from './server.mjs';
-import { nodeRequest, expectProblem, sleep } from './http.mjs';
+import { nodeRequest, expectProblem, sleep, rawExchange, parseRawResponse, head as requestHead } from './http.mjs';
 import {
   openEvents, publishEvent, subscribed, unsubscribed, redisPort, redisCommandFor, streamsOpen, streamsOpenBecomes, metric,
+  quietFlagFall, expectTimeoutChange,
 } from './events.mjs';
 
 let server; // --heartbeat 1
@@ -431,5 +436,66 @@ test('a running clock: the flag is checked just after the deadline its event giv
     assert.deepEqual(stream.events.map((e) => e.data.version), [1, 2, 3, 4]);
   } finally {
     stream.close();
+  }
+});
+
+test('--resync-seconds 1: a 2 s flag that falls as the silent game is read again reaches every stream as the change event "timeout"', async () => {
+  const quick = await startServer(['--heartbeat', '1', '--resync-seconds', '1']);
+  try {
+    const resyncs = await metric(quick, 'chessd_stream_resyncs_total');
+    // Read again 1 s and 2 s after the last move: the second read finds the flag fallen and records it.
+    const fall = await quietFlagFall(quick, port, { clockMs: 2000, formats: [true, false, true, false] });
+    expectTimeoutChange(fall, 2000);
+    assert.equal(await metric(quick, 'chessd_stream_resyncs_total'), resyncs, 'no stream missed anything: no snapshot was sent');
+  } finally {
+    await quick.stop();
+  }
+});
+
+test('--resync-seconds 1: a change no message announced reaches a silent stream as the game within the re-read', async () => {
+  const quick = await startServer(['--heartbeat', '1', '--resync-seconds', '1']);
+  try {
+    const game = await newGame(quick);
+    const streams = [await openEvents(quick, game.id), await openEvents(quick, game.id, { sse: true })];
+    try {
+      for (const s of streams) assert.equal((await s.next()).data.version, 1);
+      await subscribed(port, game.id);
+      await setVersion(game.id, 3);
+      for (const s of streams) {
+        const ev = await s.next(4000);
+        assert.deepEqual([ev.data.type, ev.data.version], ['game', 3], 'what was missed comes as the whole game');
+      }
+    } finally {
+      for (const s of streams) s.close();
+    }
+  } finally {
+    await quick.stop();
+  }
+});
+
+test('HEAD of a stream: GET\'s head without Content-Length: 0 or any body, and no stream held', async () => {
+  const game = await newGame();
+  // Framing aside (libmicrohttpd 0.9.75 would send a chunked answer's last chunk after a HEAD's
+  // head, so the HEAD answer is unchunked and ends with its connection), the headers are GET's.
+  const framing = new Set(['date', 'x-request-id', 'connection', 'transfer-encoding']);
+  for (const sse of [false, true]) {
+    const get = await openEvents(server, game.id, { sse });
+    get.close();
+    assert.equal(get.headers['transfer-encoding'], 'chunked');
+    await streamsOpenBecomes(server, 0);
+    const { raw } = await rawExchange(server, [requestHead('HEAD', `/v1/games/${game.id}/events`, sse ? { Accept: 'text/event-stream' } : {})]);
+    const split = raw.indexOf('\r\n\r\n');
+    assert.ok(split > 0, `no head: ${JSON.stringify(raw)}`);
+    const [statusLine, ...lines] = raw.slice(0, split).split('\r\n');
+    assert.match(statusLine, /^HTTP\/1\.1 200 /);
+    const headers = {};
+    for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+    const strip = (h) => Object.fromEntries(Object.entries(h).filter(([k]) => !framing.has(k)));
+    assert.deepEqual(strip(headers), strip(get.headers), `HEAD's headers are GET's (${sse ? 'SSE' : 'NDJSON'})`);
+    assert.equal(headers['content-length'], undefined, 'no Content-Length: a stream has no length');
+    assert.equal(headers['transfer-encoding'], undefined);
+    assert.equal(headers.connection, 'close', 'the answer ends with the connection');
+    assert.equal(raw.slice(split + 4), '', 'nothing after the head: no body, no last chunk');
+    assert.equal(await streamsOpen(server), 0, 'a HEAD holds no stream');
   }
 });

@@ -3,8 +3,9 @@
 # test runner against a built chessd. Installs nothing: the packages come from
 # `npm ci --prefix tests/e2e` (make deps). CHESSD_BIN picks the binary
 # (default build/chessd, relative to the repository root); extra arguments go
-# to node (e.g. --test-name-pattern=keep-alive). Then the game suites run a
-# second time on a Redis Cluster. Exits non-zero when either run failed.
+# to node (e.g. --test-name-pattern=keep-alive). The long files (a minute or
+# more, mostly waiting) run beside the others; then the game suites run a
+# second time on a Redis Cluster. Exits non-zero when any run failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export CHESSD_BIN="${CHESSD_BIN:-build/chessd}"
@@ -21,8 +22,27 @@ timeout_flag=()
 if node --test-timeout=1 -e '' >/dev/null 2>&1; then
     timeout_flag=(--test-timeout=60000)
 fi
-node --test "${timeout_flag[@]}" "$@" tests/e2e/
+# node applies --test-timeout to each file as a whole too, so a file longer
+# than it runs on its own, with room for its tests' own timeouts. These wait
+# most of the time (a clock running out), so they run beside the rest.
+long_files=(tests/e2e/flag_fall.test.mjs)
+long_timeout=()
+[ "${#timeout_flag[@]}" -gt 0 ] && long_timeout=(--test-timeout=180000)
+long_log=$(mktemp)
+node --test "${long_timeout[@]}" "$@" "${long_files[@]}" >"$long_log" 2>&1 &
+long_pid=$!
+files=()
+for f in tests/e2e/*.test.mjs; do
+    [[ " ${long_files[*]} " == *" $f "* ]] || files+=("$f")
+done
+node --test "${timeout_flag[@]}" "$@" "${files[@]}"
 status=$?
+wait "$long_pid"
+long_status=$?
+echo "# the long files: ${long_files[*]}"
+sed 's/^/[long] /' "$long_log"
+rm -f "$long_log"
+[ "$status" -eq 0 ] && status=$long_status
 # The game suites again, on a Redis Cluster (3 masters with a replica each,
 # started by each test process: CHESSD_E2E_REDIS=cluster, see server.mjs).
 # Their tests that stop, pause or proxy a Redis keep a single redis-server.
