@@ -922,7 +922,9 @@ int server_run(const config_t *cfg)
 
     fit_file_limit(cfg->max_connections);
     char err[256] = "";
-    store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
+    store_config_t store_cfg = { .password = cfg->redis_password,
+                                 .password_file = cfg->redis_password_file,
+                                 .connect_timeout_ms = cfg->redis_connect_timeout_ms,
                                  .command_timeout_ms = cfg->redis_timeout_ms,
                                  .tls_ca_file = cfg->redis_ca_file,
                                  .tls_cert_file = cfg->redis_cert_file,

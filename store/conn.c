@@ -260,7 +260,7 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size)
                      !r ? "the connection was closed or went silent before PING was answered (a TLS client "
                           "certificate refused? TLS or not as the server expects?)"
                      : r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)
-                         ? "Redis requires a password (NOAUTH): put it in the URL"
+                         ? "Redis requires a password (NOAUTH): give it in the URL or apart (a password setting or file)"
                          : "PING was not answered PONG");
         if (r)
             freeReplyObject(r);
