@@ -16,6 +16,13 @@
 
 #define BOARD_SVG_CONTENT_TYPE "image/svg+xml"
 
+/* The Content-Security-Policy every picture is sent with: opened on its own
+ * in a browser it may run no script and fetch nothing (it is sandboxed, its
+ * own origin). It needs nothing of that: its colours and fonts are
+ * presentation attributes (fill, stroke, font-family), which no policy
+ * governs, and inline CSS would still apply. */
+#define BOARD_SVG_CONTENT_SECURITY_POLICY "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
 /* The palette, one colour per role, all distinct so that a picture can be
  * read back by sampling pixels. */
 #define BOARD_SVG_LIGHT_SQUARE "#eedcb4"

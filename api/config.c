@@ -57,8 +57,16 @@ static const setting_t settings[] = {
     { "--redis", "CHESSD_REDIS_URL",
       "Redis for games: redis://[[user]:password@]host[:port][/db], rediss:// (TLS), "
       "redis+cluster://host:port[,host:port...] or rediss+cluster:// (Redis Cluster), or none (no games, the "
-      "rules API only)",
+      "rules API only); the user and password percent-encoded (@ as %40, : as %3A, % as %25)",
       KIND_STRING, FIELD(redis_url), 0, 0 },
+    { "--redis-password", "CHESSD_REDIS_PASSWORD",
+      "the Redis password as it is (not encoded), instead of the URL's (a flag shows in ps: prefer the "
+      "variable or the file)",
+      KIND_STRING, FIELD(redis_password), 0, 0 },
+    { "--redis-password-file", "CHESSD_REDIS_PASSWORD_FILE",
+      "a file holding the Redis password (a mounted secret; one trailing newline dropped), instead of the URL's; "
+      "not with --redis-password",
+      KIND_STRING, FIELD(redis_password_file), 0, 0 },
     { "--redis-ca-file", "CHESSD_REDIS_CA_FILE", "rediss: PEM CAs that sign Redis's certificate (default: the system's)",
       KIND_STRING, FIELD(redis_ca_file), 0, 0 },
     { "--redis-cert-file", "CHESSD_REDIS_CERT_FILE", "rediss: PEM client certificate, for mutual TLS", KIND_STRING,
@@ -243,7 +251,8 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
             if (strlen(settings[i].flag) == name_length && !strncmp(settings[i].flag, arg, name_length))
                 found = &settings[i];
         if (!found) {
-            snprintf(err, err_size, "unknown option '%s' (see chessd serve --help)", arg);
+            /* The name only: a misspelt --redis-password=... must not print its value. */
+            snprintf(err, err_size, "unknown option '%.*s' (see chessd serve --help)", (int)name_length, arg);
             return false;
         }
         /* A boolean flag alone is true: it never takes the next argument. */
@@ -254,6 +263,11 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
         }
         if (!apply(cfg, found, value, found->flag, err, err_size))
             return false;
+    }
+    if (cfg->redis_password[0] && cfg->redis_password_file[0]) {
+        snprintf(err, err_size, "--redis-password (CHESSD_REDIS_PASSWORD) and --redis-password-file "
+                                "(CHESSD_REDIS_PASSWORD_FILE) are both set: give the password one way");
+        return false;
     }
     return true;
 }

@@ -29,6 +29,8 @@ typedef struct config {
     unsigned store_threads;      /* the pool that runs game requests (their Redis work) off them */
     unsigned shutdown_grace_seconds;
     char redis_url[1024];        /* a Redis URL, or CONFIG_REDIS_NONE */
+    char redis_password[1024];   /* "" : the URL's; else used instead of it */
+    char redis_password_file[512]; /* "" : none; else a file holding the password (not with redis_password) */
     char redis_ca_file[512];     /* "" : the system's CAs */
     char redis_cert_file[512];   /* a client certificate for mutual TLS; "" : none */
     char redis_key_file[512];

@@ -38,6 +38,7 @@
 
 #include "../store/store.h"
 #include "acceptor.h"
+#include "board_svg.h"
 #include "buf.h"
 #include "events.h"
 #include "http.h"
@@ -197,6 +198,11 @@ static void add_headers(struct MHD_Response *response, const request_state_t *st
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
     MHD_add_response_header(response, "X-Request-Id", st->request_id);
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* A browser takes every answer as its Content-Type says, never as what
+     * its bytes look like (a PGN or a problem read as HTML). */
+    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+    if (res->content_type && !strcmp(res->content_type, BOARD_SVG_CONTENT_TYPE))
+        MHD_add_response_header(response, "Content-Security-Policy", BOARD_SVG_CONTENT_SECURITY_POLICY);
     if (res->allow)
         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
     if (st->closing)
@@ -901,7 +907,7 @@ static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, siz
     make_request_id(request_id);
     int n = snprintf(out, size,
                      "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
-                     "X-Request-Id: %s\r\nConnection: close\r\n\r\n",
+                     "X-Content-Type-Options: nosniff\r\nX-Request-Id: %s\r\nConnection: close\r\n\r\n",
                      res.status, res.status == 413 ? "Content Too Large" : "Bad Request", res.content_type,
                      res.body_length, request_id);
     size_t length = 0;
@@ -1081,7 +1087,9 @@ int server_run(const config_t *cfg)
 
     fit_file_limit(cfg->max_connections);
     char err[256] = "";
-    store_config_t store_cfg = { .connect_timeout_ms = cfg->redis_connect_timeout_ms,
+    store_config_t store_cfg = { .password = cfg->redis_password,
+                                 .password_file = cfg->redis_password_file,
+                                 .connect_timeout_ms = cfg->redis_connect_timeout_ms,
                                  .command_timeout_ms = cfg->redis_timeout_ms,
                                  .tls_ca_file = cfg->redis_ca_file,
                                  .tls_cert_file = cfg->redis_cert_file,

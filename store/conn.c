@@ -298,7 +298,7 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size, s
         else if (!pong)
             snprintf(why, sizeof why, "%s",
                      r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)
-                         ? "Redis requires a password (NOAUTH): put it in the URL"
+                         ? "Redis requires a password (NOAUTH): give it in the URL or apart (a password setting or file)"
                          : "PING was not answered PONG");
         kind = !r ? silent_fault(c)
                : r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6) ? STORE_FAULT_AUTH

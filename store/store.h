@@ -59,9 +59,16 @@ bool store_fault_is_setting(store_fault_t fault);
  * redis+cluster://[[user]:password@]host[:port][,host[:port]...][/] for a
  * Redis Cluster reached through those seed nodes; rediss:// and
  * rediss+cluster:// the same over TLS, with the tls_* settings (a NULL or
- * empty file: none). */
+ * empty file: none). The user and password are percent-decoded (RFC 3986:
+ * "%40" is '@', "%25" is '%'); the credentials end at the URL's last '@', so
+ * a password may also hold a bare '@', and the user ends at the first ':'.
+ * A password given apart, in password or in the file password_file (not
+ * both), is used instead of the URL's, as it is (never decoded), with the
+ * URL's user if it names one (redis://user@host). */
 typedef struct {
     char url[1024];
+    const char *password;      /* NULL or empty: the URL's */
+    const char *password_file; /* NULL or empty: none; read once, by store_open, one trailing newline dropped */
     unsigned connect_timeout_ms;
     unsigned command_timeout_ms;
     const char *tls_ca_file;   /* CAs that sign the servers' certificates (default: the system's) */
@@ -79,9 +86,10 @@ typedef struct {
     unsigned breaker_retry_ms;
 } store_config_t;
 
-/* Checks the configuration and loads the TLS files (no connection is made
- * yet). NULL on a bad URL or an unreadable file, with the reason in err.
- * Free with store_close(). */
+/* Checks the configuration and loads the TLS files and the password file
+ * (no connection is made yet). NULL on a bad URL, an unreadable or empty
+ * file, or both password and password_file set, with the reason in err (which
+ * never holds the password). Free with store_close(). */
 store_t *store_open(const store_config_t *cfg, char *err, size_t err_size);
 void store_close(store_t *store);
 

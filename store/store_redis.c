@@ -19,6 +19,7 @@
 
 #include "cluster.h"
 #include "conn.h"
+#include "credentials.h"
 #include "sock.h"
 #include "tls.h"
 
@@ -191,8 +192,8 @@ struct store {
     cluster_node_t seeds[SEEDS_MAX]; /* one node, or a cluster's seed nodes */
     unsigned seed_count;
     int db;
-    char user[64];
-    char password[128];
+    char user[256];
+    char password[1024];
     unsigned connect_timeout_ms, command_timeout_ms;
     tls_context_t *tls; /* NULL: plain TCP */
     script_t cas, load;
@@ -298,8 +299,10 @@ static bool parse_node(const char **p, const char *stop, cluster_node_t *node, c
     return true;
 }
 
-/* Splits redis[s][+cluster]://[[user]:password@]host[:port][,host[:port]...][/db]. */
-static bool parse_url(store_t *s, const char *url, bool *tls, char *err, size_t err_size)
+/* Splits redis[s][+cluster]://[[user]:password@]host[:port][,host[:port]...][/db],
+ * decoding the user and password; *user_only when the credentials are a user
+ * without a ':' (its password given apart). */
+static bool parse_url(store_t *s, const char *url, bool *tls, bool *user_only, char *err, size_t err_size)
 {
     static const struct {
         const char *prefix;
@@ -329,12 +332,12 @@ static bool parse_url(store_t *s, const char *url, bool *tls, char *err, size_t 
     const char *at = strrchr(p, '@');
     if (at) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
-        if (!colon || (size_t)(colon - p) >= sizeof s->user || (size_t)(at - colon - 1) >= sizeof s->password) {
-            snprintf(err, err_size, "Redis URL credentials must be [user]:password");
+        const char *user_end = colon ? colon : at;
+        if (!credentials_decode(p, (size_t)(user_end - p), "Redis URL user", s->user, sizeof s->user, err, err_size)
+            || (colon && !credentials_decode(colon + 1, (size_t)(at - colon - 1), "Redis URL password", s->password,
+                                             sizeof s->password, err, err_size)))
             return false;
-        }
-        memcpy(s->user, p, (size_t)(colon - p));
-        memcpy(s->password, colon + 1, (size_t)(at - colon - 1));
+        *user_only = !colon;
         p = at + 1;
     }
     for (;;) {
@@ -363,6 +366,35 @@ static bool parse_url(store_t *s, const char *url, bool *tls, char *err, size_t 
     return true;
 }
 
+/* The password given apart (cfg's password or password_file) replaces the
+ * URL's; a URL user without a password needs one. */
+static bool take_password(store_t *s, const store_config_t *cfg, bool user_only, char *err, size_t err_size)
+{
+    bool given = cfg->password && cfg->password[0];
+    bool file = cfg->password_file && cfg->password_file[0];
+    if (given && file) {
+        snprintf(err, err_size, "a Redis password and a Redis password file are both given: give one");
+        return false;
+    }
+    if (given) {
+        size_t length = strlen(cfg->password);
+        if (length >= sizeof s->password) {
+            snprintf(err, err_size, "the Redis password is longer than %zu bytes", sizeof s->password - 1);
+            return false;
+        }
+        explicit_bzero(s->password, sizeof s->password);
+        memcpy(s->password, cfg->password, length + 1);
+    } else if (file && !credentials_read_file(cfg->password_file, s->password, sizeof s->password, err, err_size)) {
+        return false;
+    }
+    if (user_only && !s->password[0]) {
+        snprintf(err, err_size, "Redis URL credentials must be [user]:password, or a user whose password is given "
+                                "apart");
+        return false;
+    }
+    return true;
+}
+
 /* Sets the script and its SHA-1 (EVALSHA's name for it). */
 static bool script_init(script_t *script, const char *text)
 {
@@ -383,8 +415,8 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
-    bool tls = false;
-    if (!parse_url(s, cfg->url, &tls, err, err_size))
+    bool tls = false, user_only = false;
+    if (!parse_url(s, cfg->url, &tls, &user_only, err, err_size) || !take_password(s, cfg, user_only, err, err_size))
         goto fail;
     if (tls) {
         tls_config_t tls_cfg = { cfg->tls_ca_file, cfg->tls_cert_file, cfg->tls_key_file, cfg->tls_server_name,

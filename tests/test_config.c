@@ -1,10 +1,11 @@
-/* Tests for api/config.c's boolean settings and the Redis default: a
+/* Tests for api/config.c's boolean settings, the Redis default and password: a
  * boolean flag alone is true and never takes the next argument, --flag=V and
  * the variable take exactly 1, 0, true or false, anything else is an error
  * naming the setting, and flags win over the variable. With nothing
- * configured there is no Redis (games are off). The default thread count
- * follows the cores the process may run on. The probe port is off unless
- * set. */
+ * configured there is no Redis (games are off). The Redis password comes
+ * from a setting or a file, not both, and no message shows it. The default
+ * thread count follows the cores the process may run on. The probe port is
+ * off unless set. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>
@@ -190,6 +191,46 @@ static void test_the_probe_port_is_off_unless_set(void)
     unsetenv("CHESSD_PROBE_PORT");
 }
 
+/* The Redis password, from its flag or variable or as a file's path; both
+ * at once is an error whichever way each came, and no message shows it. */
+static void test_the_redis_password_comes_from_a_setting_or_a_file_never_both(void)
+{
+    config_t cfg;
+    char err[256];
+    unsetenv("CHESSD_REDIS_PASSWORD");
+    unsetenv("CHESSD_REDIS_PASSWORD_FILE");
+    char *flag[] = { "--redis-password", "p@ss:w%rd" };
+    CU_ASSERT_TRUE(load(&cfg, NULL, 2, flag, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(cfg.redis_password, "p@ss:w%rd");
+    CU_ASSERT_STRING_EQUAL(cfg.redis_password_file, "");
+    setenv("CHESSD_REDIS_PASSWORD_FILE", "/run/secrets/redis-password", 1);
+    CU_ASSERT_TRUE(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(cfg.redis_password_file, "/run/secrets/redis-password");
+    CU_ASSERT_STRING_EQUAL(cfg.redis_password, "");
+    CU_ASSERT_FALSE(load(&cfg, NULL, 2, flag, err, sizeof err)); /* the file from the variable, the password as a flag */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "are both set"));
+    CU_ASSERT_PTR_NULL(strstr(err, "p@ss"));
+    unsetenv("CHESSD_REDIS_PASSWORD_FILE");
+    setenv("CHESSD_REDIS_PASSWORD", "SeCrEt", 1);
+    char *file[] = { "--redis-password-file=/run/secrets/redis-password" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 1, file, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "are both set"));
+    CU_ASSERT_PTR_NULL(strstr(err, "SeCrEt"));
+    CU_ASSERT_TRUE(load(&cfg, NULL, 2, flag, err, sizeof err)); /* the flag wins over the variable */
+    CU_ASSERT_STRING_EQUAL(cfg.redis_password, "p@ss:w%rd");
+    unsetenv("CHESSD_REDIS_PASSWORD");
+}
+
+/* A misspelt setting is named without its value: it may be a password. */
+static void test_an_unknown_option_is_named_without_its_value(void)
+{
+    config_t cfg;
+    char err[256];
+    char *args[] = { "--redis-pasword=SeCrEt" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 1, args, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(err, "unknown option '--redis-pasword' (see chessd serve --help)");
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -208,5 +249,8 @@ int test_config_register(void)
     CU_add_test(suite, "the help lists the boolean and its default", test_the_help_lists_the_boolean_and_its_default);
     CU_add_test(suite, "the default threads follow the cores this process may use",
                 test_the_default_threads_follow_the_cores_this_process_may_use);
+    CU_add_test(suite, "the Redis password comes from a setting or a file, never both",
+                test_the_redis_password_comes_from_a_setting_or_a_file_never_both);
+    CU_add_test(suite, "an unknown option is named without its value", test_an_unknown_option_is_named_without_its_value);
     return 0;
 }

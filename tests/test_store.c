@@ -1893,6 +1893,226 @@ static void test_password_with_an_at_sign_is_used_whole(void)
     CU_ASSERT_FATAL(set_password(password, ""));
 }
 
+/* A password with every character a URL reserves, a space and a non-ASCII
+ * letter: the URLs below spell it percent-encoded. */
+static const char decoded_password[] = "p@ss:w%rd /\xc3\xa9#?";
+
+static store_status_t ping_config(const store_config_t *cfg)
+{
+    char err[256] = "";
+    store_t *s = store_open(cfg, err, sizeof err);
+    if (!s)
+        fprintf(stderr, "\nstore_open(%s): %s\n", cfg->url, err);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    store_status_t status = s ? store_ping(s) : STORE_STATUS_COUNT;
+    store_close(s);
+    return status;
+}
+
+static store_config_t config_for(const char *url)
+{
+    store_config_t cfg = { .connect_timeout_ms = TIMEOUT_MS, .command_timeout_ms = TIMEOUT_MS };
+    snprintf(cfg.url, sizeof cfg.url, "%s", url);
+    return cfg;
+}
+
+/* store_open refuses cfg; the reason is there and holds none of secret. */
+static void expect_refused(const store_config_t *cfg, const char *secret, const char *must_say)
+{
+    char err[256] = "";
+    store_t *s = store_open(cfg, err, sizeof err);
+    if (s)
+        fprintf(stderr, "\naccepted '%s'\n", cfg->url);
+    CU_ASSERT_PTR_NULL(s);
+    store_close(s);
+    CU_ASSERT(err[0] != '\0');
+    if (secret && strstr(err, secret))
+        fprintf(stderr, "\nthe reason holds the password: %s\n", err);
+    CU_ASSERT(!secret || !strstr(err, secret));
+    if (must_say && !strstr(err, must_say))
+        fprintf(stderr, "\nthe reason '%s' does not say '%s'\n", err, must_say);
+    CU_ASSERT(!must_say || strstr(err, must_say) != NULL);
+}
+
+/* RFC 3986: %XX in the user and password is the byte XX, in either case;
+ * the undecoded spelling is another password, which Redis refuses. */
+static void test_url_user_and_password_are_percent_decoded(void)
+{
+    CU_ASSERT_FATAL(set_password(NULL, decoded_password));
+    static const char *const credentials[] = {
+        "redis://:p%40ss%3Aw%25rd%20%2F%C3%A9%23%3F",
+        "redis://:p%40ss%3aw%25rd%20%2f%c3%a9%23%3f",
+        "redis://d%65fault:p%40ss%3Aw%25rd%20%2F%C3%A9%23%3F",
+        "redis://:p@ss:w%25rd%20/%C3%A9%23%3F", /* '@', ':' and '/' may also stand bare */
+    };
+    char url[256];
+    for (size_t i = 0; i < sizeof credentials / sizeof credentials[0]; i++) {
+        snprintf(url, sizeof url, "%s@127.0.0.1:%d%s", credentials[i], server.port, i % 2 ? "/0" : "");
+        store_status_t status = ping_url(url);
+        if (status != STORE_OK)
+            fprintf(stderr, "\n%s was not decoded to the password\n", url);
+        CU_ASSERT_EQUAL(status, STORE_OK);
+    }
+    snprintf(url, sizeof url, "redis://:p%%2540ss@127.0.0.1:%d", server.port); /* decodes to "p%40ss", once */
+    CU_ASSERT_EQUAL(ping_url(url), STORE_EUNAVAILABLE);
+    CU_ASSERT_FATAL(set_password(decoded_password, "p%40ss"));
+    CU_ASSERT_EQUAL(ping_url(url), STORE_OK);
+    CU_ASSERT_FATAL(set_password("p%40ss", ""));
+}
+
+static void test_a_malformed_escape_or_a_nul_refuses_the_url_and_the_reason_holds_no_password(void)
+{
+    static const struct {
+        const char *url, *says;
+    } bad[] = {
+        { "redis://:SeCrEt%4@127.0.0.1:6379", "password has a '%'" },
+        { "redis://:SeCrEt%@127.0.0.1:6379", "password has a '%'" },
+        { "redis://:SeCrEt%g0@127.0.0.1:6379", "password has a '%'" },
+        { "redis://:SeCrEt%0g@127.0.0.1:6379", "password has a '%'" },
+        { "redis://:SeCrEt%%41@127.0.0.1:6379", "password has a '%'" },
+        { "redis://:SeCrEt%00tail@127.0.0.1:6379", "%00" },
+        { "redis://u%zz:SeCrEt@127.0.0.1:6379", "user has a '%'" },
+        { "redis://u%00:SeCrEt@127.0.0.1:6379", "%00" },
+        { "redis://user%3ASeCrEt@127.0.0.1:6379", "user whose password is given apart" }, /* %3A is no separator */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        store_config_t cfg = config_for(bad[i].url);
+        expect_refused(&cfg, "SeCrEt", bad[i].says);
+    }
+    /* A user of 255 bytes (decoded) and a password given apart of 1023 fit;
+     * one byte more does not. */
+    char url[1024], err[256] = "";
+    snprintf(url, sizeof url, "redis://%%75%0254d:pw@127.0.0.1:6379", 0); /* "u" and 254 zeros */
+    store_config_t cfg = config_for(url);
+    store_t *s = store_open(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    store_close(s);
+    snprintf(url, sizeof url, "redis://%%75%0255d:SeCrEt@127.0.0.1:6379", 0);
+    cfg = config_for(url);
+    expect_refused(&cfg, "SeCrEt", "user is longer than 255 bytes");
+    static char long_password[1025];
+    memset(long_password, 'A', 1023);
+    cfg = config_for("redis://127.0.0.1:6379");
+    cfg.password = long_password;
+    s = store_open(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    store_close(s);
+    long_password[1023] = 'A';
+    expect_refused(&cfg, "AAAAAAAA", "longer than 1023 bytes");
+}
+
+/* The password given apart wins over the URL's, is used as it is (never
+ * decoded), and goes with the URL's user. */
+static void test_a_password_given_apart_replaces_the_urls_as_it_is(void)
+{
+    static const char password[] = "apart%40p@ss";
+    CU_ASSERT_FATAL(set_password(NULL, password));
+    char url[160];
+    snprintf(url, sizeof url, "redis://:wrong@127.0.0.1:%d", server.port);
+    store_config_t cfg = config_for(url);
+    cfg.password = password;
+    CU_ASSERT_EQUAL(ping_config(&cfg), STORE_OK);
+    snprintf(url, sizeof url, "redis://default@127.0.0.1:%d", server.port);
+    cfg = config_for(url);
+    cfg.password = password;
+    CU_ASSERT_EQUAL(ping_config(&cfg), STORE_OK);
+    snprintf(url, sizeof url, "redis://nobody@127.0.0.1:%d", server.port); /* the user is sent */
+    cfg = config_for(url);
+    cfg.password = password;
+    CU_ASSERT_EQUAL(ping_config(&cfg), STORE_EUNAVAILABLE);
+    snprintf(url, sizeof url, "redis://:apart%%2540p%%40ss@127.0.0.1:%d", server.port); /* the URL's, decoded */
+    CU_ASSERT_EQUAL(ping_url(url), STORE_OK);
+    cfg = config_for(url);
+    cfg.password = "wrong";
+    CU_ASSERT_EQUAL(ping_config(&cfg), STORE_EUNAVAILABLE);
+    CU_ASSERT_FATAL(set_password(password, ""));
+}
+
+/* Writes length bytes to dir/name; the path goes to path. */
+static bool write_file(const char *dir, const char *name, const char *bytes, size_t length, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(bytes, 1, length, f) == length;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok;
+}
+
+static void test_a_password_file_is_used_with_one_trailing_newline_dropped(void)
+{
+    char dir[] = "/tmp/chessd-password-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    CU_ASSERT_FATAL(set_password(NULL, decoded_password));
+    char url[160], path[256];
+    snprintf(url, sizeof url, "redis://:wrong@127.0.0.1:%d", server.port);
+    static const struct {
+        const char *name, *suffix;
+        store_status_t want;
+    } files[] = {
+        { "plain", "", STORE_OK },
+        { "newline", "\n", STORE_OK },
+        { "crlf", "\r\n", STORE_OK },
+        { "two-newlines", "\n\n", STORE_EUNAVAILABLE }, /* the password then ends with a newline */
+        { "space", " ", STORE_EUNAVAILABLE },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char bytes[64];
+        int n = snprintf(bytes, sizeof bytes, "%s%s", decoded_password, files[i].suffix);
+        CU_ASSERT_FATAL(write_file(dir, files[i].name, bytes, (size_t)n, path, sizeof path));
+        store_config_t cfg = config_for(url);
+        cfg.password_file = path;
+        store_status_t status = ping_config(&cfg);
+        if (status != files[i].want)
+            fprintf(stderr, "\npassword file '%s': %s, not %s\n", files[i].name, store_status_name(status),
+                    store_status_name(files[i].want));
+        CU_ASSERT_EQUAL(status, files[i].want);
+        unlink(path);
+    }
+    CU_ASSERT_FATAL(set_password(decoded_password, ""));
+    rmdir(dir);
+}
+
+static void test_a_password_file_that_cannot_be_used_refuses_to_open_naming_the_file(void)
+{
+    char dir[] = "/tmp/chessd-password-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    char path[256];
+    static char long_file[1100];
+    memset(long_file, 'S', sizeof long_file);
+    static const struct {
+        const char *name, *bytes;
+        size_t length;
+        const char *says;
+    } files[] = {
+        { "empty", "", 0, "is empty" },
+        { "only-a-newline", "\n", 1, "is empty" },
+        { "nul", "SeCrEt\0tail", 11, "NUL" },
+        { "too-long", long_file, sizeof long_file, "more than 1023 bytes" },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        CU_ASSERT_FATAL(write_file(dir, files[i].name, files[i].bytes, files[i].length, path, sizeof path));
+        store_config_t cfg = config_for("redis://127.0.0.1:6379");
+        cfg.password_file = path;
+        expect_refused(&cfg, files[i].length > 6 ? "SeCrEt" : NULL, files[i].says);
+        expect_refused(&cfg, files[i].length > 6 ? "SSSSSSSS" : NULL, path);
+        unlink(path);
+    }
+    store_config_t cfg = config_for("redis://127.0.0.1:6379");
+    snprintf(path, sizeof path, "%s/missing", dir);
+    cfg.password_file = path;
+    expect_refused(&cfg, NULL, "No such file");
+    expect_refused(&cfg, NULL, path);
+    cfg.password_file = dir; /* a directory */
+    expect_refused(&cfg, NULL, dir);
+    CU_ASSERT_FATAL(write_file(dir, "fine", "SeCrEt", 6, path, sizeof path));
+    cfg.password_file = path;
+    cfg.password = "SeCrEt";
+    expect_refused(&cfg, "SeCrEt", "both given");
+    unlink(path);
+    rmdir(dir);
+}
+
 int test_store_register(void)
 {
     CU_pSuite suite = CU_add_suite("store", suite_init, suite_cleanup);
@@ -1943,6 +2163,11 @@ int test_store_register(void)
     CU_ADD_TEST(suite, test_cluster_url_to_a_redis_without_cluster_logs_why_it_is_unavailable);
     CU_ADD_TEST(suite, test_url_with_a_host_name_is_resolved);
     CU_ADD_TEST(suite, test_url_with_password_and_database_is_used);
+    CU_ADD_TEST(suite, test_url_user_and_password_are_percent_decoded);
+    CU_ADD_TEST(suite, test_a_malformed_escape_or_a_nul_refuses_the_url_and_the_reason_holds_no_password);
+    CU_ADD_TEST(suite, test_a_password_given_apart_replaces_the_urls_as_it_is);
+    CU_ADD_TEST(suite, test_a_password_file_is_used_with_one_trailing_newline_dropped);
+    CU_ADD_TEST(suite, test_a_password_file_that_cannot_be_used_refuses_to_open_naming_the_file);
     CU_ADD_TEST(suite, test_password_with_an_at_sign_is_used_whole);
     CU_ADD_TEST(suite, test_restarted_redis_fails_at_most_one_call_then_writes_again);
     CU_ADD_TEST(suite, test_stopped_redis_is_unavailable_promptly_and_the_next_start_works);

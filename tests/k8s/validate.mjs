@@ -21,13 +21,14 @@ const TARGETS = {
   "overlays/prod": { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "20Gi", namespace: "chessd", secret: true, pinned: true },
   "examples/managed-redis": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    redisFiles: ["CHESSD_REDIS_PASSWORD_FILE"],
   },
   "examples/redis-cluster": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
   },
   "examples/redis-tls": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
-    redisTlsFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
+    redisFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
   },
 };
 
@@ -230,16 +231,25 @@ function checkResources(label, c) {
   return ok;
 }
 
-// The TLS files chessd reads (CHESSD_REDIS_CA_FILE, _CERT_FILE, _KEY_FILE,
-// from the ConfigMap or a literal): each that is set must be a key of a
-// Secret mounted read-only in the container, readable by chessd, and the
-// private key by nobody else; required lists those the target must set.
-function checkTlsFiles(D, spec, c, config, secrets, required) {
+// The files chessd reads for Redis (CHESSD_REDIS_CA_FILE, _CERT_FILE,
+// _KEY_FILE, _PASSWORD_FILE, from the ConfigMap or a literal): each that is
+// set must be a key of a Secret mounted read-only in the container, readable
+// by chessd, and the private key and the password by nobody else; required
+// lists those the target must set.
+const PRIVATE_FILES = ["CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE"];
+function checkRedisFiles(D, spec, c, config, secrets, required) {
   const value = (name) => (c.env ?? []).find((e) => e.name === name && "value" in e)?.value ?? config[name];
   for (const name of required) check(D(`${name} set`), !!value(name));
   check(D("CHESSD_REDIS_CERT_FILE and CHESSD_REDIS_KEY_FILE set together"),
     !value("CHESSD_REDIS_CERT_FILE") === !value("CHESSD_REDIS_KEY_FILE"));
-  for (const name of ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"]) {
+  // chessd refuses to start with both: the password from any source (a
+  // literal, a Secret key by name, a Secret passed whole), and the file.
+  const passwordFromSecrets = (c.envFrom ?? []).some((e) => e.secretRef && secrets.some((s) =>
+    s.metadata.name === e.secretRef.name && "CHESSD_REDIS_PASSWORD" in { ...s.data, ...s.stringData }));
+  check(D("CHESSD_REDIS_PASSWORD and CHESSD_REDIS_PASSWORD_FILE not both set"),
+    !(value("CHESSD_REDIS_PASSWORD_FILE") && (value("CHESSD_REDIS_PASSWORD") || passwordFromSecrets ||
+      (c.env ?? []).some((e) => e.name === "CHESSD_REDIS_PASSWORD"))));
+  for (const name of ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE"]) {
     const path = value(name);
     if (!path) continue;
     const mount = (c.volumeMounts ?? []).find((m) => path.startsWith(`${m.mountPath.replace(/\/$/, "")}/`));
@@ -255,7 +265,7 @@ function checkTlsFiles(D, spec, c, config, secrets, required) {
     const mode = item?.mode ?? volume.secret.defaultMode ?? 0o644;
     const readable = (mode & 0o004) !== 0 || ((mode & 0o040) !== 0 && Number.isInteger(spec.securityContext?.fsGroup));
     check(D(`${name}: chessd can read it (mode ${mode.toString(8)}, fsGroup ${spec.securityContext?.fsGroup})`), readable);
-    if (name === "CHESSD_REDIS_KEY_FILE") check(D(`${name}: not world-readable (mode ${mode.toString(8)})`), (mode & 0o007) === 0);
+    if (PRIVATE_FILES.includes(name)) check(D(`${name}: not world-readable (mode ${mode.toString(8)})`), (mode & 0o007) === 0);
   }
 }
 
@@ -359,7 +369,7 @@ function checkTarget(target, objects) {
     const s = ref && secrets.find((x) => x.metadata.name === ref.name);
     check(D("that Secret is rendered with the key"), !!(s && (s.data?.CHESSD_REDIS_URL ?? s.stringData?.CHESSD_REDIS_URL)));
   }
-  checkTlsFiles(D, spec, c, config, secrets, want.redisTlsFiles ?? []);
+  checkRedisFiles(D, spec, c, config, secrets, want.redisFiles ?? []);
 
   // Service
   const svc = byKind(objects, "Service").find((s) => s.metadata.name === "chessd");

@@ -1,0 +1,26 @@
+/* Redis credentials from the operator: the user and password of a Redis URL,
+ * percent-decoded (RFC 3986), and a password read from a file (a mounted
+ * Kubernetes secret, say). No reason written here ever holds a credential:
+ * it says what is wrong and where (the URL's part, the file's path), never
+ * the text. A buffer that held a credential is wiped before it is freed. */
+#ifndef CHESSD_STORE_CREDENTIALS_H
+#define CHESSD_STORE_CREDENTIALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Decodes the length bytes at text into out (out_size bytes, NUL-terminated):
+ * each "%XX" (two hex digits, either case) becomes its byte, every other byte
+ * stays as it is. False, with the reason in err, on a '%' without two hex
+ * digits after it, on a %00 (a NUL cannot be sent), or when the result would
+ * not fit; what names the part in the reason ("Redis URL password"). */
+bool credentials_decode(const char *text, size_t length, const char *what, char *out, size_t out_size, char *err,
+                        size_t err_size);
+
+/* Reads the password file at path into out (out_size bytes, NUL-terminated):
+ * its bytes as they are, less one trailing newline ("\n" or "\r\n"). False,
+ * with the reason (naming the file) in err, when it cannot be opened or read,
+ * is empty (or only a newline), holds a NUL byte, or would not fit. */
+bool credentials_read_file(const char *path, char *out, size_t out_size, char *err, size_t err_size);
+
+#endif
