@@ -64,7 +64,8 @@ enum {
      * reader's window full, while a client that stops reading pins this
      * little, not the megabytes the kernel's autotuning would grow it to. */
     STREAM_SEND_BUFFER = 32 * 1024,
-    FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: Redis, the listener, logs */
+    FILE_LIMIT_SPARE = 256,       /* descriptors beyond the connections: the listeners, logs, the hub */
+    REDIS_FILES_PER_THREAD = 8,   /* a thread's Redis connections: one a node (cluster masters), and a check's */
     CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
     PROBE_CONNECTIONS = 32,        /* the probe port's connections at once (within FILE_LIMIT_SPARE) */
 };
@@ -89,6 +90,7 @@ typedef struct {
     bool stream_admitted;  /* a stream route holding its place under the stream bounds */
     bool rerun;            /* a long poll's second run, after its wait: not held again */
     uint64_t give_up_us;   /* a store job not started by then is refused unrun (0: never) */
+    unsigned budget_extra_ms; /* a store job's Redis calls may go on this long past give_up_us */
     atomic_bool done;
     /* a long poll: held (suspended) until events.c wakes it; res is the
      * answer to send if it could not be held after all */
@@ -394,10 +396,12 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
     return MHD_YES;
 }
 
-/* Runs a request on its pool, unless its client has gone while it waited
- * (the connection is suspended, so nothing else reads it now) or, for a
- * game request, it waited past the Redis timeout (its client is told at
- * once rather than after a wait it could not have known of). */
+/* Runs a request on its pool, unless, for a perft, its client has gone
+ * while it waited (the connection is suspended, so nothing else reads it
+ * now; a game request is short, and its client may have only half-closed,
+ * still reading), or, for a game request, it waited past the Redis timeout
+ * (its client is told at once rather than after a wait it could not have
+ * known of). */
 static void run_pooled(void *arg)
 {
     request_state_t *st = arg;
@@ -405,15 +409,23 @@ static void run_pooled(void *arg)
         metrics_perft_waiting(-1);
     else
         metrics_store_waiting(-1);
-    if (wire_client_gone(connection_fd(st->connection))) {
+    if (st->perft && wire_client_gone(connection_fd(st->connection))) {
         api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
     } else if (st->give_up_us && now_us() > st->give_up_us) {
         metrics_store_refused();
         api_problem(&st->res, API_ESTORE_UNAVAILABLE,
                     "the game store's threads were all busy for longer than its timeout; nothing was changed", NULL,
                     NULL);
-    } else {
+    } else if (st->perft) {
         router_handle(&st->req, &st->res);
+    } else {
+        /* Every Redis call of the request within its budget, counted from
+         * its arrival: the Redis timeout, and half as much again for a
+         * second round trip (a write whose answer was lost, read back). */
+        int64_t left_us = (int64_t)st->give_up_us - (int64_t)now_us();
+        store_set_deadline(store_now_ms() + left_us / 1000 + (int64_t)st->budget_extra_ms);
+        router_handle(&st->req, &st->res);
+        store_set_deadline(0);
     }
     atomic_store(&st->done, true);
     MHD_resume_connection(st->connection);
@@ -428,6 +440,7 @@ static enum MHD_Result offload(server_t *srv, struct MHD_Connection *connection,
     st->queued = true;
     st->perft = perft;
     st->give_up_us = perft ? 0 : now_us() + (uint64_t)srv->cfg->redis_timeout_ms * 1000u;
+    st->budget_extra_ms = srv->cfg->redis_timeout_ms / 2;
     st->res = (api_response_t){ 0 };
     atomic_store(&st->done, false);
     MHD_suspend_connection(connection);
@@ -879,6 +892,16 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     /* An answer made but never sent: a long poll or a pool request whose
      * connection closed before the handler ran again after its resumption. */
     free(st->res.body);
+    /* A stream route that never got to its stream (the daemon stopping):
+     * its place under the stream bounds, and the stream made for it. */
+    if (st->res.stream)
+        events_stream_release(st->res.stream);
+    if (st->stream_admitted) {
+        const void *address;
+        size_t length;
+        address_of(connection, &address, &length);
+        events_release(srv->events, address, length);
+    }
     free(st);
     *con_cls = NULL;
 }
@@ -1009,12 +1032,13 @@ static void pause_briefly(void)
 }
 
 /* Raises the open-file limit to fit --max-connections (each is a
- * descriptor) and a few more, as far as the hard limit allows; says so when
- * it cannot (connections past it are refused at accept). */
-static void fit_file_limit(unsigned max_connections)
+ * descriptor), the Redis connections of the threads (one per node each, a
+ * few nodes on a cluster) and a few more, as far as the hard limit allows;
+ * says so when it cannot (connections past it are refused at accept). */
+static void fit_file_limit(unsigned max_connections, unsigned threads)
 {
     struct rlimit limit;
-    rlim_t want = (rlim_t)max_connections + FILE_LIMIT_SPARE;
+    rlim_t want = (rlim_t)max_connections + FILE_LIMIT_SPARE + (rlim_t)threads * REDIS_FILES_PER_THREAD;
     if (getrlimit(RLIMIT_NOFILE, &limit) || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= want)
         return;
     rlim_t can = limit.rlim_max == RLIM_INFINITY || limit.rlim_max > want ? want : limit.rlim_max;
@@ -1034,10 +1058,16 @@ static struct MHD_Daemon *start_daemon(server_t *srv, unsigned threads, unsigned
 {
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
                      | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | extra_flags;
+    /* A pool only when there is more than one thread: libmicrohttpd warns
+     * that a size of 1 (or 0) is ignored. */
+    struct MHD_OptionItem pool[] = {
+        { threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL },
+        { MHD_OPTION_END, 0, NULL },
+    };
     return MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, srv,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u, /* 1 would be warned about as ignored */
+        MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg->timeout_seconds,
         /* The limit is the accept thread's (acceptor.h): libmicrohttpd splits
          * its own between the server threads, and a connection handed to a
@@ -1085,7 +1115,7 @@ int server_run(const config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    fit_file_limit(cfg->max_connections);
+    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads);
     char err[256] = "";
     store_config_t store_cfg = { .password = cfg->redis_password,
                                  .password_file = cfg->redis_password_file,
@@ -1229,10 +1259,12 @@ int server_run(const config_t *cfg)
         pause_briefly();
     /* Queued pool work runs to its end and resumes its connections, which
      * must all be resumed before the daemon stops. */
-    workpool_free(srv.pool);
-    srv.pool = NULL;
-    workpool_free(srv.store_pool);
-    srv.store_pool = NULL;
+    /* Queued pool work runs to its end and resumes its connections, which
+     * must all be resumed before the daemon stops; a pool stopped takes no
+     * more (a long poll woken late is answered 503 through the queue-full
+     * path), and is freed once no server thread can reach it. */
+    workpool_stop(srv.pool);
+    workpool_stop(srv.store_pool);
     acceptor_stop(srv.probe_acceptor);
     MHD_stop_daemon(daemon);
     if (srv.probe_daemon)

@@ -90,7 +90,7 @@ bool workpool_submit(workpool_t *pool, workpool_fn fn, void *arg)
     return room;
 }
 
-void workpool_free(workpool_t *pool)
+void workpool_stop(workpool_t *pool)
 {
     if (!pool)
         return;
@@ -100,6 +100,14 @@ void workpool_free(workpool_t *pool)
     pthread_mutex_unlock(&pool->lock);
     for (unsigned i = 0; i < pool->thread_count; i++)
         pthread_join(pool->threads[i], NULL);
+    pool->thread_count = 0;
+}
+
+void workpool_free(workpool_t *pool)
+{
+    if (!pool)
+        return;
+    workpool_stop(pool);
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->ready);
     free(pool->jobs);

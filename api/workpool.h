@@ -16,7 +16,11 @@ typedef void (*workpool_fn)(void *arg);
 workpool_t *workpool_new(unsigned threads, unsigned queue_max, int niceness);
 /* Queues fn(arg); false (nothing queued) when the queue is full or the pool stopping. */
 bool workpool_submit(workpool_t *pool, workpool_fn fn, void *arg);
-/* Runs what is queued, then joins the threads and frees the pool. NULL is fine. */
+/* Takes no more jobs (workpool_submit then returns false), runs what is
+ * queued and joins the threads; the pool stays valid for workpool_submit
+ * until it is freed. NULL is fine; so is stopping twice. */
+void workpool_stop(workpool_t *pool);
+/* Stops the pool (as workpool_stop) and frees it. NULL is fine. */
 void workpool_free(workpool_t *pool);
 
 #endif

@@ -196,6 +196,8 @@ static redisReply *command_once(conn_t *c, int argc, const char **argv, const si
     }
 }
 
+void conn_set_timeout(conn_t *c, unsigned timeout_ms) { c->timeout_ms = timeout_ms ? timeout_ms : 1; }
+
 bool conn_closed_while_idle(conn_t *c)
 {
     if (c->tls)
@@ -240,6 +242,7 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size, s
         c->fd = -1;
     if (!c || !(c->reader = redisReaderCreate())) {
         snprintf(why, sizeof why, "out of memory");
+        kind = STORE_FAULT_NONE;
         goto fail;
     }
     c->timeout_ms = settings->command_timeout_ms;
@@ -247,7 +250,11 @@ conn_t *conn_open(const conn_settings_t *settings, char *err, size_t err_size, s
     snprintf(service, sizeof service, "%d", settings->port);
     c->fd = sock_connect(settings->host, service, settings->connect_timeout_ms, why, sizeof why);
     if (c->fd < 0) {
-        kind = strstr(why, "timed out") ? STORE_FAULT_TIMEOUT : STORE_FAULT_UNREACHABLE;
+        /* This process out of descriptors or memory says nothing of Redis. */
+        kind = strstr(why, "timed out")                   ? STORE_FAULT_TIMEOUT
+               : strstr(why, "Too many open files") || strstr(why, "Cannot allocate memory")
+                       || strstr(why, "No buffer space") ? STORE_FAULT_NONE
+                                                          : STORE_FAULT_UNREACHABLE;
         goto fail;
     }
     if (settings->tls

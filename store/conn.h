@@ -46,6 +46,9 @@ typedef struct {
  * NULL (texts NUL-terminated). */
 redisReply *conn_command(conn_t *c, int argc, const char **argv, const size_t *lengths, conn_failure_t *failure);
 
+/* Sets the timeout of the next conn_command calls (at least 1 ms). */
+void conn_set_timeout(conn_t *c, unsigned timeout_ms);
+
 /* Whether the connection, owing no reply, was closed while it sat idle (so
  * a command is never sent into a connection already known dead). */
 bool conn_closed_while_idle(conn_t *c);

@@ -97,6 +97,15 @@ void store_close(store_t *store);
  * must say every slot is served. */
 store_status_t store_ping(store_t *store);
 
+/* A deadline for this thread's store calls, in sock_now_ms() milliseconds
+ * (store_now_ms; 0: none, the default): a command is not sent past it
+ * (STORE_EUNAVAILABLE, or STORE_EUNKNOWN for a write one of whose tries had
+ * already left), and every wait (a connect, a reply) is cut to it. For a
+ * request made of several commands, so that together they take no longer
+ * than the request may; the caller clears it after. */
+void store_set_deadline(int64_t deadline_ms);
+int64_t store_now_ms(void);
+
 /* Redis as the breaker last saw it: up (every node answered last time), or
  * down with the first failing node's fault and a sentence on it (naming the
  * node and what failed; never a password). */

@@ -227,6 +227,21 @@ struct store {
 
 /* Set on the thread running store_probe(): its commands pass the breaker. */
 static _Thread_local bool probing;
+/* This thread's store_set_deadline() (0: none). */
+static _Thread_local int64_t call_deadline_ms;
+
+void store_set_deadline(int64_t deadline_ms) { call_deadline_ms = deadline_ms; }
+int64_t store_now_ms(void) { return sock_now_ms(); }
+
+/* timeout_ms, cut to what is left before this thread's deadline (at least
+ * 1 ms; 0 when the deadline has passed). */
+static unsigned within_deadline(unsigned timeout_ms)
+{
+    if (!call_deadline_ms)
+        return timeout_ms;
+    int64_t left = call_deadline_ms - sock_now_ms();
+    return left <= 0 ? 0 : left < (int64_t)timeout_ms ? (unsigned)left : timeout_ms;
+}
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
     "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late",
@@ -553,10 +568,11 @@ static void node_name(const cluster_node_t *node, char *out, size_t size)
 }
 
 /* Marks node down for fault; reason says what failed (a password is never
- * in it: conn_open's sentences name no secret). */
+ * in it: conn_open's sentences name no secret). STORE_FAULT_NONE (this
+ * process out of descriptors or memory) marks nothing: Redis is not at fault. */
 static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t fault, const char *reason)
 {
-    if (!s->breaker)
+    if (!s->breaker || fault == STORE_FAULT_NONE)
         return;
     pthread_mutex_lock(&s->health_lock);
     node_health_t *h = health_entry(s, node);
@@ -695,8 +711,13 @@ conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, si
 {
     if (!node)
         node = &s->seeds[0];
-    conn_settings_t settings = { node->host, node->port, s->connect_timeout_ms, s->command_timeout_ms, s->tls,
-                                 s->user, s->password, s->db };
+    unsigned connect_ms = within_deadline(s->connect_timeout_ms), command_ms = within_deadline(s->command_timeout_ms);
+    if (!connect_ms || !command_ms) {
+        if (err_size)
+            snprintf(err, err_size, "the request's time is up");
+        return NULL; /* nothing tried: says nothing of the node */
+    }
+    conn_settings_t settings = { node->host, node->port, connect_ms, command_ms, s->tls, s->user, s->password, s->db };
     char why[256];
     store_fault_t fault = STORE_FAULT_NONE;
     conn_t *c = conn_open(&settings, why, sizeof why, &fault);
@@ -809,11 +830,14 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
             continue;
         const char *argv[] = { "CLUSTER", "SLOTS" };
         conn_failure_t failure;
+        unsigned wait_ms = within_deadline(s->command_timeout_ms);
+        conn_set_timeout(c, wait_ms);
         redisReply *r = conn_command(c, 2, argv, NULL, &failure);
         if (!r) {
             drop_connection(s, &candidates[i]);
             atomic_fetch_add(&s->errors, 1);
-            breaker_failed(s, &candidates[i], &failure, false);
+            if (wait_ms == s->command_timeout_ms)
+                breaker_failed(s, &candidates[i], &failure, false);
             continue;
         }
         breaker_up(s, &candidates[i]);
@@ -886,9 +910,10 @@ static bool error_starts(const redisReply *r, const char *prefix)
 }
 
 /* ASKING, for the one command that follows it on c. */
-static bool send_asking(conn_t *c)
+static bool send_asking(conn_t *c, unsigned timeout_ms)
 {
     const char *argv[] = { "ASKING" };
+    conn_set_timeout(c, timeout_ms);
     redisReply *r = conn_command(c, 1, argv, NULL, NULL);
     bool ok = r && r->type == REDIS_REPLY_STATUS;
     if (r)
@@ -930,9 +955,11 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     bool redirected = false, asking = false, reopened = false, breaker_refused = false;
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
     int64_t give_up_ms = sock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
+    if (call_deadline_ms && call_deadline_ms < give_up_ms)
+        give_up_ms = call_deadline_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
-        if (attempt > 0 && sock_now_ms() >= give_up_ms)
-            return NULL; /* no new try starts past the budget */
+        if ((attempt > 0 || call_deadline_ms) && sock_now_ms() >= give_up_ms)
+            return NULL; /* no new try starts past the budget, or the request's deadline */
         if (!redirected && !node_for_slot(s, slot, &target)) {
             refresh_map(s, NULL, false, give_up_ms);
             if (!node_for_slot(s, slot, &target)) {
@@ -955,7 +982,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
         }
         bool reused;
         conn_t *c = connection(s, &target, &reused);
-        if (!c || (asking && !send_asking(c))) {
+        if (!c || (asking && !send_asking(c, within_deadline(s->command_timeout_ms)))) {
             if (c)
                 drop_connection(s, &target);
             atomic_fetch_add(&s->errors, 1);
@@ -966,6 +993,10 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             continue;
         }
         asking = false;
+        unsigned wait_ms = within_deadline(s->command_timeout_ms);
+        if (!wait_ms)
+            return NULL; /* the request's time is up: not sent */
+        conn_set_timeout(c, wait_ms);
         conn_failure_t failure;
         redisReply *r = conn_command(c, argc, argv, lengths, &failure);
         if (!r) {
@@ -978,7 +1009,8 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
                 redirected = true;
                 continue;
             }
-            breaker_failed(s, &target, &failure, true);
+            if (wait_ms == s->command_timeout_ms) /* a wait cut short by the deadline says nothing of Redis */
+                breaker_failed(s, &target, &failure, true);
             if (!s->cluster || failure.sent || !route_pause(&pause_ms, give_up_ms))
                 return NULL;
             refresh_map(s, NULL, false, give_up_ms);
@@ -1044,6 +1076,7 @@ static bool ping_node(store_t *s, const cluster_node_t *node)
         return false; /* store_connect_node marked it down */
     const char *argv[] = { "PING" };
     conn_failure_t failure;
+    conn_set_timeout(c, s->command_timeout_ms);
     redisReply *r = conn_command(c, 1, argv, NULL, &failure);
     if (!r && reused && failure.closed) { /* a kept connection that died: once more on a new one */
         drop_connection(s, node);
@@ -1064,9 +1097,44 @@ static bool ping_node(store_t *s, const cluster_node_t *node)
     return pong;
 }
 
+/* On a cluster, forgets the nodes held down that are neither a master of
+ * the slot map (read again first) nor a seed: a master replaced (a pod
+ * back with a new address) or forgotten (CLUSTER FORGET) would otherwise be
+ * held down, and probed, for ever. Runs on the probe's thread. */
+static void forget_departed(store_t *s)
+{
+    if (!s->cluster || !atomic_load(&s->down_nodes))
+        return;
+    refresh_map(s, NULL, true, sock_now_ms() + (int64_t)s->command_timeout_ms);
+    static _Thread_local cluster_map_t map; /* large: not on the stack */
+    pthread_mutex_lock(&s->map_lock);
+    bool have = s->map != NULL;
+    if (have)
+        memcpy(&map, s->map, sizeof map);
+    pthread_mutex_unlock(&s->map_lock);
+    if (!have)
+        return;
+    pthread_mutex_lock(&s->health_lock);
+    for (unsigned i = 0; i < s->health_count; i++) {
+        node_health_t *h = &s->health[i];
+        bool known = false;
+        for (unsigned m = 0; m < map.node_count && !known; m++)
+            known = same_node(&map.nodes[m], &h->node);
+        for (unsigned k = 0; k < s->seed_count && !known; k++)
+            known = same_node(&s->seeds[k], &h->node);
+        if (h->down && !known) {
+            h->down = false;
+            h->fault = STORE_FAULT_NONE;
+            atomic_fetch_sub(&s->down_nodes, 1);
+        }
+    }
+    pthread_mutex_unlock(&s->health_lock);
+}
+
 store_status_t store_probe(store_t *s)
 {
     probing = true;
+    forget_departed(s);
     store_status_t status = store_ping(s);
     /* A Cluster that answers but does not serve every slot (or a node that
      * is no Cluster) is down for games although each node is up. */
