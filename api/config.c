@@ -29,7 +29,7 @@ static const setting_t settings[] = {
       "a second TCP port, on --bind, serving only /healthz, /readyz and /metrics on a thread of its own, "
       "without per-address limits: for probes and scrapes (0: none)",
       KIND_UINT, FIELD(probe_port), 0, 65535 },
-    { "--threads", "CHESSD_THREADS", "server threads (default: 4 per core this process may run on, at most 256)",
+    { "--threads", "CHESSD_THREADS", "server threads (default: 1 per core this process may run on, at most 256)",
       KIND_UINT, FIELD(threads), 1, 1024 },
     { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
     { "--timeout", "CHESSD_TIMEOUT", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1, 3600 },
@@ -122,16 +122,19 @@ static const setting_t settings[] = {
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
-/* The default thread counts, of server threads and of store threads. A
- * store thread waits for Redis during every game request (a round trip,
- * with the core idle meanwhile), so one thread per core leaves the cores
- * idle under game load; four per core keep them busy (tests/bench/
- * game_compare.sh with BENCH_THREADS shows the moves per second rising up to
- * about that and flat beyond). The cores are those this process may run on
- * (its affinity: taskset, a cpuset), not every core of the machine. */
-enum { THREADS_PER_CORE = 4, THREADS_DEFAULT_MAX = 256 };
+/* The default thread counts. A store thread waits for Redis during every
+ * game request (a round trip, with the core idle meanwhile), so one thread
+ * per core leaves the cores idle under game load; four per core keep them
+ * busy (tests/bench/game_compare.sh with BENCH_STORE_THREADS shows the moves
+ * per second rising up to about that and flat beyond). A server thread
+ * never waits (game requests go to the store threads), so one per core is
+ * enough, and more only add context switches: on 2 cores, 8 server threads
+ * made 20-30% fewer moves a second than 2 (tests/bench/game_bench.sh with
+ * BENCH_THREADS). The cores are those this process may run on (its
+ * affinity: taskset, a cpuset), not every core of the machine. */
+enum { SERVER_THREADS_PER_CORE = 1, STORE_THREADS_PER_CORE = 4, THREADS_DEFAULT_MAX = 256 };
 
-static unsigned default_threads(void)
+static unsigned default_threads(unsigned per_core)
 {
     long cores = 0;
     cpu_set_t set;
@@ -141,7 +144,7 @@ static unsigned default_threads(void)
         cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores <= 0)
         cores = 1;
-    return cores >= THREADS_DEFAULT_MAX / THREADS_PER_CORE ? THREADS_DEFAULT_MAX : (unsigned)cores * THREADS_PER_CORE;
+    return cores >= (long)(THREADS_DEFAULT_MAX / per_core) ? THREADS_DEFAULT_MAX : (unsigned)cores * per_core;
 }
 
 static void defaults(config_t *cfg)
@@ -149,8 +152,8 @@ static void defaults(config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
     strcpy(cfg->bind, "0.0.0.0");
     cfg->port = 8080;
-    cfg->threads = default_threads();
-    cfg->store_threads = default_threads();
+    cfg->threads = default_threads(SERVER_THREADS_PER_CORE);
+    cfg->store_threads = default_threads(STORE_THREADS_PER_CORE);
     cfg->max_body = 64 * 1024;
     cfg->timeout_seconds = 30;
     cfg->header_timeout_seconds = 10;

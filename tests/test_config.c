@@ -139,8 +139,9 @@ static void test_the_help_lists_the_boolean_and_its_default(void)
     free(text);
 }
 
-/* The default is 4 threads per core of the process's affinity, at most 256:
- * pinned to one core, 4; on all of its cores, 4 each. A flag still wins. */
+/* The default is 1 server thread and 4 store threads per core of the
+ * process's affinity, at most 256: pinned to one core, 1 and 4; on all of
+ * its cores, 1 and 4 each. A flag still wins. */
 static void test_the_default_threads_follow_the_cores_this_process_may_use(void)
 {
     cpu_set_t all, one;
@@ -156,15 +157,18 @@ static void test_the_default_threads_follow_the_cores_this_process_may_use(void)
     config_t cfg;
     char err[256];
     unsetenv("CHESSD_THREADS");
+    unsetenv("CHESSD_STORE_THREADS");
     CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof one, &one), 0);
     bool ok = load(&cfg, NULL, 0, NULL, err, sizeof err);
     CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof all, &all), 0);
     CU_ASSERT_TRUE_FATAL(ok);
-    CU_ASSERT_EQUAL(cfg.threads, 4);
+    CU_ASSERT_EQUAL(cfg.threads, 1);
+    CU_ASSERT_EQUAL(cfg.store_threads, 4);
 
     CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 0, NULL, err, sizeof err));
     unsigned cores = (unsigned)CPU_COUNT(&all);
-    CU_ASSERT_EQUAL(cfg.threads, cores >= 64 ? 256 : 4 * cores);
+    CU_ASSERT_EQUAL(cfg.threads, cores >= 256 ? 256 : cores);
+    CU_ASSERT_EQUAL(cfg.store_threads, cores >= 64 ? 256 : 4 * cores);
 
     char *three[] = { "--threads", "3" };
     CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 2, three, err, sizeof err));

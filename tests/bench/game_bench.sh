@@ -118,7 +118,9 @@
 # BENCH_PLIES (plies of the line a game plays before it is replaced, 2..140,
 # default 140), BENCH_REPS (default 1; each repetition runs wrk, then
 # redis-benchmark, and the median of each figure is reported),
-# BENCH_THREADS (chessd --threads; default: chessd's own default, 4 per CPU),
+# BENCH_THREADS (chessd --threads; default: chessd's own default, 1 per CPU),
+# BENCH_STORE_THREADS (chessd --store-threads, the threads that run game
+# requests; default: chessd's own; not for a binary older than the option),
 # CHESSD_STORE_SRC (default: store/store_redis.c of this tree),
 # BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
 
@@ -135,6 +137,7 @@ GAMES=${BENCH_GAMES:-64}
 PLIES=${BENCH_PLIES:-140}
 REPS=${BENCH_REPS:-1}
 THREADS=${BENCH_THREADS:-}
+STORE_THREADS=${BENCH_STORE_THREADS:-}
 VERBOSE=${BENCH_VERBOSE:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store/store_redis.c}
@@ -295,6 +298,7 @@ key_port() {
 # The benchmark creates its games from one address: no creation limit.
 chessd_args=(--shutdown-grace 1 --rate-limit-create 0 --redis "$REDIS_URL")
 [[ -n $THREADS ]] && chessd_args+=(--threads "$THREADS")
+[[ -n $STORE_THREADS ]] && chessd_args+=(--store-threads "$STORE_THREADS")
 # start_chessd passes no CHESSD_* setting from the environment (a rate
 # limit, say) to the server under test.
 start_chessd "$CHESSD" "$TMP/chessd.err" "${chessd_args[@]}"
