@@ -9,21 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { startServer } from './server.mjs';
+import { freePort, startServer } from './server.mjs';
 import { nodeRequestFrom, sleep } from './http.mjs';
 import { checkProblemSchema, metricValue, waitFor } from './attacks_lib.mjs';
 
-// A port that was free a moment ago (chessd's --probe-port 0 means none).
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 // One request on a fresh connection from 127.0.0.1 to port, unvalidated:
 // { status, headers, text }.
