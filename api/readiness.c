@@ -21,6 +21,7 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stopping;
+    bool woken; /* probe_now: a node was marked down since the last probe */
     atomic_bool redis_ok;  /* Redis answered the latest probe */
     atomic_bool secret_ok; /* the player-token secret was usable at the latest probe */
     atomic_bool probed;    /* a probe has run */
@@ -56,11 +57,23 @@ static void *watch(void *arg)
             until.tv_nsec -= 1000000000L;
         }
         pthread_mutex_lock(&watcher.lock);
-        while (!watcher.stopping && pthread_cond_timedwait(&watcher.wake, &watcher.lock, &until) != ETIMEDOUT) {
+        while (!watcher.stopping && !watcher.woken
+               && pthread_cond_timedwait(&watcher.wake, &watcher.lock, &until) != ETIMEDOUT) {
         }
+        watcher.woken = false;
     }
     pthread_mutex_unlock(&watcher.lock);
     return NULL;
+}
+
+/* store_on_down: a node was just marked down; the watcher probes at once. */
+static void probe_now(void *ctx)
+{
+    (void)ctx;
+    pthread_mutex_lock(&watcher.lock);
+    watcher.woken = true;
+    pthread_cond_broadcast(&watcher.wake);
+    pthread_mutex_unlock(&watcher.lock);
 }
 
 bool readiness_start(store_t *store)
@@ -77,6 +90,8 @@ bool readiness_start(store_t *store)
     pthread_cond_init(&watcher.wake, &attr);
     pthread_condattr_destroy(&attr);
     watcher.started = pthread_create(&watcher.thread, NULL, watch, store) == 0;
+    if (watcher.started)
+        store_on_down(store, probe_now, NULL);
     return watcher.started;
 }
 
@@ -84,6 +99,7 @@ void readiness_stop(void)
 {
     if (!watcher.started)
         return;
+    store_on_down(watcher.store, NULL, NULL);
     pthread_mutex_lock(&watcher.lock);
     watcher.stopping = true;
     pthread_cond_broadcast(&watcher.wake);

@@ -117,6 +117,11 @@ typedef struct {
 
 void store_health(store_t *store, store_health_t *out);
 
+/* fn(ctx) is called (on the thread that found it, with no lock held) each
+ * time a node is marked down, so that a prober can look at once; NULL: none.
+ * It must not block. */
+void store_on_down(store_t *store, void (*fn)(void *ctx), void *ctx);
+
 /* One health probe, for a background thread: PING (on a cluster, CLUSTER
  * INFO must say every slot is served) past the breaker, on this thread's
  * connection, then a PING to each node the breaker holds down; nodes that

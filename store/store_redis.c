@@ -219,6 +219,8 @@ struct store {
     node_health_t health[HEALTH_NODES];
     unsigned health_count;
     atomic_uint down_nodes;
+    void (*on_down)(void *ctx); /* store_on_down: called when a node is marked down */
+    void *on_down_ctx;
     /* What the last store_probe() found wrong beyond a node being away (a
      * Cluster not serving every slot); STORE_FAULT_NONE when nothing. */
     store_fault_t probe_fault;
@@ -527,27 +529,6 @@ static void log_problem(store_t *s, const char *what, const char *why)
 
 /* --- the breaker --- */
 
-static const char *const fault_names[STORE_FAULT_COUNT] = {
-    [STORE_FAULT_NONE] = "none",
-    [STORE_FAULT_UNREACHABLE] = "unreachable",
-    [STORE_FAULT_TIMEOUT] = "timeout",
-    [STORE_FAULT_AUTH] = "auth_refused",
-    [STORE_FAULT_DATABASE] = "database_refused",
-    [STORE_FAULT_TLS] = "tls_failed",
-    [STORE_FAULT_CLUSTER] = "cluster_down",
-    [STORE_FAULT_PROTOCOL] = "protocol_error",
-};
-
-const char *store_fault_name(store_fault_t fault)
-{
-    return (unsigned)fault < STORE_FAULT_COUNT ? fault_names[fault] : "unknown";
-}
-
-bool store_fault_is_setting(store_fault_t fault)
-{
-    return fault == STORE_FAULT_AUTH || fault == STORE_FAULT_DATABASE || fault == STORE_FAULT_TLS;
-}
-
 static bool same_node(const cluster_node_t *a, const cluster_node_t *b);
 
 /* node's entry, or NULL. Under health_lock. */
@@ -583,6 +564,8 @@ static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t f
             h = &s->health[i];
     }
     bool was_down = h && h->down;
+    void (*wake)(void *) = s->on_down;
+    void *wake_ctx = s->on_down_ctx;
     if (h) {
         if (!h->down)
             atomic_fetch_add(&s->down_nodes, 1);
@@ -593,6 +576,8 @@ static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t f
         h->trial_ms = sock_now_ms();
     }
     pthread_mutex_unlock(&s->health_lock);
+    if (h && !was_down && wake)
+        wake(wake_ctx); /* the probe runs now, not at its next turn */
     if (h && !was_down) {
         char what[CLUSTER_HOST_SIZE + 160], name[CLUSTER_HOST_SIZE + 16];
         node_name(node, name, sizeof name);
@@ -645,11 +630,14 @@ static bool breaker_allows(store_t *s, const cluster_node_t *node)
 }
 
 /* Whether node answers a new connection's first round trip (PING, or AUTH)
- * within a short time (a quarter of the command timeout, 10 to 250 ms). */
+ * within a short time (10 to 1000 ms). */
 static bool node_answers_quickly(store_t *s, const cluster_node_t *node)
 {
-    unsigned ms = s->command_timeout_ms / 4;
-    ms = ms < 10 ? 10 : ms > 250 ? 250 : ms;
+    /* A quarter of the shorter timeout (a connect, a TLS handshake and a
+     * round trip must fit: an operator with a distant Redis raises them). */
+    unsigned shorter = s->connect_timeout_ms < s->command_timeout_ms ? s->connect_timeout_ms : s->command_timeout_ms;
+    unsigned ms = shorter / 4;
+    ms = ms < 10 ? 10 : ms > 1000 ? 1000 : ms;
     conn_settings_t settings = { node->host, node->port, ms, ms, s->tls, s->user, s->password, s->db };
     char why[256];
     conn_t *c = conn_open(&settings, why, sizeof why, NULL); /* a round trip: PING, or AUTH */
@@ -685,6 +673,14 @@ static void breaker_failed(store_t *s, const cluster_node_t *node, const conn_fa
     node_name(node, name, sizeof name);
     snprintf(reason, sizeof reason, "%s: no answer within %u ms", name, s->command_timeout_ms);
     breaker_down(s, node, STORE_FAULT_TIMEOUT, reason);
+}
+
+void store_on_down(store_t *s, void (*fn)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&s->health_lock);
+    s->on_down = fn;
+    s->on_down_ctx = ctx;
+    pthread_mutex_unlock(&s->health_lock);
 }
 
 void store_health(store_t *s, store_health_t *out)
