@@ -455,6 +455,20 @@ static void stream_open(remote_t *r)
     http_client_response_free(&res);
 }
 
+/* A whole game that arrives one move ahead of the mirror (the stream
+ * missed that move's change, as a new subscription may): the move is
+ * announced as a change would have announced it. */
+static void announce_new_move(remote_t *r, const cJSON *doc)
+{
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(doc, "moves");
+    if (!cJSON_IsArray(moves) || cJSON_GetArraySize(moves) != r->game.ply_count + 1)
+        return;
+    const cJSON *last = cJSON_GetArrayItem(moves, r->game.ply_count);
+    const cJSON *san = cJSON_GetObjectItemCaseSensitive(last, "san");
+    if (cJSON_IsString(san))
+        fprintf(r->out, "%s played %s\n", play_color_name(r->game.pos.side_to_move), san->valuestring);
+}
+
 /* One whole SSE event: its type and its data (JSON). */
 static void stream_event(remote_t *r)
 {
@@ -468,6 +482,7 @@ static void stream_event(remote_t *r)
         const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
         if (!cJSON_IsNumber(version) || (uint64_t)version->valuedouble != r->version) {
             r->need_prompt = true;
+            announce_new_move(r, doc);
             if (load_game(r, doc))
                 print_game(r);
         }
