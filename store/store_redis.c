@@ -1102,20 +1102,22 @@ static void forget_departed(store_t *s)
     if (!s->cluster || !atomic_load(&s->down_nodes))
         return;
     refresh_map(s, NULL, true, sock_now_ms() + (int64_t)s->command_timeout_ms);
-    static _Thread_local cluster_map_t map; /* large: not on the stack */
+    cluster_map_t *map = malloc(sizeof *map); /* large: not on the stack */
     pthread_mutex_lock(&s->map_lock);
-    bool have = s->map != NULL;
+    bool have = map && s->map != NULL;
     if (have)
-        memcpy(&map, s->map, sizeof map);
+        memcpy(map, s->map, sizeof *map);
     pthread_mutex_unlock(&s->map_lock);
-    if (!have)
+    if (!have) {
+        free(map);
         return;
+    }
     pthread_mutex_lock(&s->health_lock);
     for (unsigned i = 0; i < s->health_count; i++) {
         node_health_t *h = &s->health[i];
         bool known = false;
-        for (unsigned m = 0; m < map.node_count && !known; m++)
-            known = same_node(&map.nodes[m], &h->node);
+        for (unsigned m = 0; m < map->node_count && !known; m++)
+            known = same_node(&map->nodes[m], &h->node);
         for (unsigned k = 0; k < s->seed_count && !known; k++)
             known = same_node(&s->seeds[k], &h->node);
         if (h->down && !known) {
@@ -1125,6 +1127,7 @@ static void forget_departed(store_t *s)
         }
     }
     pthread_mutex_unlock(&s->health_lock);
+    free(map);
 }
 
 store_status_t store_probe(store_t *s)
