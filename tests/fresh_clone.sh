@@ -3,7 +3,7 @@
 # files, as they are in the work tree, are copied into a fresh temporary
 # directory with nothing beside them, chessd and the CUnit runner are built
 # there (plain `make`, which installs nothing) and the whole CUnit suite runs
-# there. A suite that reads a file outside the repository (../shared, say)
+# there. A suite that reads a file outside the repository (a sibling folder, say)
 # or one that is not committed fails here. Run by `make test` (not under
 # SANITIZE=1: this checks files, not memory). The npm packages the oracle
 # suites run come from npm's cache (`make deps` filled it).
