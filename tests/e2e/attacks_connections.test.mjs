@@ -15,7 +15,7 @@ import {
 } from './http.mjs';
 import { checkResponse, spec, validatorFor } from './openapi.mjs';
 import {
-  withServer, waitFor, cpuSeconds, openFds, settledFds, metricValue, checkProblemSchema, runServe, POSITION_4, perftPath, json,
+  withServer, waitFor, cpuSeconds, openFds, settledFds, metricValue, checkProblemSchema, runServe, POSITION_4, perftPath, json, overCapPost,
 } from './attacks_lib.mjs';
 
 const POST_HEAD = 'POST /v1/position HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n';
@@ -161,35 +161,7 @@ describe('F. lingering close: an over-cap body written before reading still gets
   test('a 2 MiB over-cap body written in full before reading gets 413 payload_too_large, not a reset: 10 of 10 tries, head and body back to back (as urllib) and in one write', async () => {
     const body = Buffer.alloc(2 * 1024 * 1024, 0x20);
     const head = Buffer.from(`${POST_HEAD}Content-Length: ${body.length}\r\n\r\n`);
-    const attempt = (pieces) => new Promise((resolve) => {
-      const s = net.connect(server.port, '127.0.0.1');
-      const chunks = [];
-      let settled = false;
-      const done = (outcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        s.destroy();
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => done(`no answer and no close within 10 s (${Buffer.concat(chunks).length} bytes)`), 10000);
-      s.pause(); // nothing is read until the whole request has been written
-      s.on('connect', () => {
-        pieces.forEach((piece, i) => s.write(piece, i < pieces.length - 1 ? undefined : (err) => { if (!err) s.resume(); }));
-      });
-      s.on('data', (d) => chunks.push(d));
-      s.on('error', (err) => done(`${err.code ?? err.message} after ${Buffer.concat(chunks).length} answer bytes`));
-      s.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('latin1');
-        try {
-          const res = parseRawResponse(raw);
-          res.body = checkResponse({ method: 'POST', path: '/v1/position', status: res.status, headers: res.headers, body: res.text });
-          done(res.status === 413 && res.body.code === 'payload_too_large' ? 'ok' : `${res.status} ${res.text.slice(0, 100)}`);
-        } catch (err) {
-          done(`unreadable answer: ${err.message}`);
-        }
-      });
-    });
+    const attempt = (pieces) => overCapPost(server.port, pieces);
     const split = [];
     const whole = [];
     for (let i = 0; i < 10; i++) split.push(await attempt([head, body]));

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import { startServer, CHESSD_BIN } from './server.mjs';
-import { sleep } from './http.mjs';
-import { spec, validatorFor } from './openapi.mjs';
+import { parseRawResponse, sleep } from './http.mjs';
+import { checkResponse, spec, validatorFor } from './openapi.mjs';
 
 
 /**
@@ -88,6 +89,44 @@ export function checkProblemSchema(res, label) {
 export const POSITION_4 = 'r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1';
 export const perftPath = (depth, fen) => `/v1/perft?depth=${depth}&fen=${encodeURIComponent(fen)}`;
 export const json = { 'content-type': 'application/json' };
+
+/**
+ * Writes pieces (a POST /v1/position head with an over-cap Content-Length,
+ * and its body) to a new connection to port before reading anything, as
+ * Python's http.client and urllib do, and resolves to 'ok' for a 413
+ * payload_too_large answer that openapi.yaml documents, else to what
+ * happened instead (a reset, no answer within 10 s, another answer).
+ */
+export function overCapPost(port, pieces) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    const chunks = [];
+    let settled = false;
+    const done = (outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      s.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => done(`no answer and no close within 10 s (${Buffer.concat(chunks).length} bytes)`), 10000);
+    s.pause(); // nothing is read until the whole request has been written
+    s.on('connect', () => {
+      pieces.forEach((piece, i) => s.write(piece, i < pieces.length - 1 ? undefined : (err) => { if (!err) s.resume(); }));
+    });
+    s.on('data', (d) => chunks.push(d));
+    s.on('error', (err) => done(`${err.code ?? err.message} after ${Buffer.concat(chunks).length} answer bytes`));
+    s.on('end', () => {
+      try {
+        const res = parseRawResponse(Buffer.concat(chunks).toString('latin1'));
+        res.body = checkResponse({ method: 'POST', path: '/v1/position', status: res.status, headers: res.headers, body: res.text });
+        done(res.status === 413 && res.body.code === 'payload_too_large' ? 'ok' : `${res.status} ${res.text.slice(0, 100)}`);
+      } catch (err) {
+        done(`unreadable answer: ${err.message}`);
+      }
+    });
+  });
+}
 
 /** Runs `chessd serve args` (expected to exit by itself within 5 s); resolves to { code, signal, stderr, stdout }. */
 export function runServe(args, env = {}) {

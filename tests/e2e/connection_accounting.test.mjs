@@ -13,8 +13,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startServer } from './server.mjs';
-import { get, nodeRequestFrom, parseRawResponse, sleep } from './http.mjs';
-import { metricValue, waitFor } from './attacks_lib.mjs';
+import { get, nodeRequestFrom, sleep } from './http.mjs';
+import { metricValue, overCapPost, waitFor } from './attacks_lib.mjs';
 
 const BODY = Buffer.alloc(2 * 1024 * 1024, 0x20);
 const HEAD = Buffer.from('POST /v1/position HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
@@ -38,41 +38,6 @@ async function slowloris(port, count) {
   return sockets;
 }
 
-// Writes the head and the 2 MiB body before reading anything (as Python's
-// http.client does) and resolves to 'ok' for a 413 payload_too_large, else
-// to what happened instead.
-function overCapPost(port) {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    const chunks = [];
-    let settled = false;
-    const done = (outcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      s.destroy();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => done(`no answer within 10 s (${Buffer.concat(chunks).length} bytes)`), 10000);
-    s.pause();
-    s.on('connect', () => {
-      s.write(HEAD);
-      s.write(BODY, (err) => { if (!err) s.resume(); });
-    });
-    s.on('data', (d) => chunks.push(d));
-    s.on('error', (err) => done(`${err.code ?? err.message} after ${Buffer.concat(chunks).length} answer bytes`));
-    s.on('end', () => {
-      try {
-        const res = parseRawResponse(Buffer.concat(chunks).toString('latin1'));
-        const body = JSON.parse(res.text);
-        done(res.status === 413 && body.code === 'payload_too_large' ? 'ok' : `${res.status} ${res.text.slice(0, 100)}`);
-      } catch (err) {
-        done(`unreadable answer: ${err.message}`);
-      }
-    });
-  });
-}
-
 const metrics = async (server) => (await get(server, '/metrics')).text;
 
 for (const [burst, perAddress] of [[1500, 2000], [1500, 256]]) {
@@ -84,7 +49,7 @@ for (const [burst, perAddress] of [[1500, 2000], [1500, 256]]) {
       for (let round = 0; round < 10; round++) {
         const sockets = await slowloris(server.port, burst);
         for (const s of sockets) s.destroy();
-        outcomes.push(await overCapPost(server.port));
+        outcomes.push(await overCapPost(server.port, [HEAD, BODY]));
       }
       assert.deepEqual(outcomes, Array(10).fill('ok'), outcomes.join('; '));
       // Every descriptor is given back: the count falls to what is open now
