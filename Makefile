@@ -34,7 +34,8 @@ TEST_CFLAGS = $(eval TEST_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_na
 TEST_LIBS = $(eval TEST_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_LIBS)
 
 RULES_SRC = $(wildcard rules/*.c)
-API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c)) $(wildcard store/*.c)
+# api/ and its layer folders (api/http, api/game, api/render, api/live, api/play).
+API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c)
 API_ASM = $(wildcard api/*.S)
 TEST_SRC = $(wildcard tests/*.c)
 
@@ -150,7 +151,7 @@ bench: $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 
-# jsonw against a cJSON tree on a full Position (the figure quoted in api/jsonw.h).
+# jsonw against a cJSON tree on a full Position (the figure quoted in api/http/jsonw.h).
 $(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS)
 

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "../rules/rules.h"
-#include "cli.h"
+#include "perft_cli.h"
 #include "config.h"
-#include "play_cli.h"
+#include "play/play_cli.h"
 #include "server.h"
-#include "token_secret.h"
+#include "game/token_secret.h"
 #include "version.h"
 
 /* Every subcommand, for `chessd help` and for `chessd <command> --help` (or

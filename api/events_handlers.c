@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "../store/store.h"
-#include "events.h"
-#include "game_events.h"
+#include "live/events.h"
+#include "game/game_events.h"
 #include "handlers.h"
 #include "problem.h"
 
@@ -24,9 +25,9 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
     buf_t snapshot;
     buf_init(&snapshot);
     game_event_meta_t meta;
-    game_events_status_t status = game_events_snapshot(req->store, req->config, req->path_param, &snapshot, &meta);
+    game_events_status_t status = game_events_snapshot(app_of(req)->store, app_of(req)->config, req->path_param, &snapshot, &meta);
     if (status != GAME_EVENTS_OK) {
-        api_problem_store(res, status == GAME_EVENTS_NOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, req->store);
+        api_problem_store(res, status == GAME_EVENTS_NOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, app_of(req)->store);
     } else if (buf_failed(&snapshot)) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
     } else {

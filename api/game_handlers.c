@@ -17,24 +17,25 @@
 #include <strings.h>
 #include <time.h>
 
+#include "app.h"
 #include "../rules/game.h"
 #include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
-#include "board_svg.h"
-#include "body.h"
+#include "render/board_svg.h"
+#include "http/body.h"
 #include "config.h"
-#include "game_cache.h"
-#include "game_events.h"
+#include "game/game_cache.h"
+#include "game/game_events.h"
 #include "handlers.h"
-#include "idempotency.h"
-#include "json_out.h"
+#include "game/idempotency.h"
+#include "render/position_json.h"
 #include "metrics.h"
-#include "pgn.h"
+#include "render/pgn.h"
 #include "problem.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "game/tokens.h"
+#include "http/utf8.h"
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
@@ -134,7 +135,7 @@ static bool game_load_id(store_t *store, const char *id, store_load_t what, load
 
 static bool game_load(const api_request_t *req, store_load_t what, loaded_t *g, api_response_t *res)
 {
-    return game_load_id(req->store, req->path_param, what, g, res);
+    return game_load_id(app_of(req)->store, req->path_param, what, g, res);
 }
 
 /* --- answers --- */
@@ -396,13 +397,13 @@ static bool answered_before(const api_request_t *req, const idem_request_t *idem
     if (!idem->key)
         return false;
     char *kept = NULL;
-    store_status_t status = store_idempotency_get(req->store, idem->scope, idem->key, &kept);
+    store_status_t status = store_idempotency_get(app_of(req)->store, idem->scope, idem->key, &kept);
     if (status == STORE_ENOT_FOUND)
         return false;
     if (status == STORE_OK)
         replay_answer(idem->fingerprint, kept, res);
     else
-        api_problem_store(res, status, req->store);
+        api_problem_store(res, status, app_of(req)->store);
     free(kept);
     return true;
 }
@@ -417,10 +418,10 @@ static store_status_t settle_unknown_write(const api_request_t *req, const char 
                                            const char *state, size_t length, const idem_request_t *idem,
                                            uint64_t *current, char **replay)
 {
-    if (idem->key && store_idempotency_get(req->store, idem->scope, idem->key, replay) == STORE_OK)
+    if (idem->key && store_idempotency_get(app_of(req)->store, idem->scope, idem->key, replay) == STORE_OK)
         return STORE_EREPLAY;
     store_game_t stored;
-    if (store_game_load(req->store, id, STORE_LOAD_CHANGE, &stored) != STORE_OK)
+    if (store_game_load(app_of(req)->store, id, STORE_LOAD_CHANGE, &stored) != STORE_OK)
         return STORE_EUNKNOWN;
     store_status_t status = STORE_EUNKNOWN; /* older: it may still arrive; newer: it may be under another change */
     if (stored.version == expected + 1) {
@@ -515,7 +516,7 @@ typedef enum {
 
 /* The message a change publishes on its game's channel: a line
  * "<version> <ended 0|1> <at_ms> <flag deadline ms> change", then the
- * change's event object (see api/game_events.h). NULL when out of memory. */
+ * change's event object (see api/game/game_events.h). NULL when out of memory. */
 static char *event_message(const game_record_t *r, const change_t *change, int64_t now, size_t *length)
 {
     size_t json_length;
@@ -588,11 +589,11 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
      * changes looped with fresh keys cannot grow the store; a creation's is
      * not (each comes with a new game, under the per-address creation limit). */
     unsigned keep_max = strcmp(idem->scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
-    store_idempotency_t store_idem = { idem->scope, idem->key, kept, req->config->idempotency_ttl_seconds, keep_max };
-    unsigned ttl = game_is_over(&r->game) ? req->config->finished_game_ttl_seconds
-                                          : req->config->active_game_ttl_seconds;
+    store_idempotency_t store_idem = { idem->scope, idem->key, kept, app_of(req)->config->idempotency_ttl_seconds, keep_max };
+    unsigned ttl = game_is_over(&r->game) ? app_of(req)->config->finished_game_ttl_seconds
+                                          : app_of(req)->config->active_game_ttl_seconds;
     uint64_t current = 0;
-    store_status_t status = store_game_write(req->store, r->id, expected, &lw.store, ttl,
+    store_status_t status = store_game_write(app_of(req)->store, r->id, expected, &lw.store, ttl,
                                              idem->key ? &store_idem : NULL, &current, &replay);
     if (status == STORE_EUNKNOWN)
         status = settle_unknown_write(req, r->id, expected, state, state_length, idem, &current, &replay);
@@ -628,7 +629,7 @@ static save_t game_save(const api_request_t *req, api_response_t *res, loaded_t 
         metrics_store_full();
     else if (status == STORE_EUNKNOWN)
         metrics_outcome_unknown();
-    api_problem_store(res, status, req->store);
+    api_problem_store(res, status, app_of(req)->store);
     return status == STORE_ENOT_FOUND ? SAVE_STALE : SAVE_FAILED;
 }
 
@@ -869,7 +870,7 @@ static bool change_load(const api_request_t *req, store_load_t what, bool use_co
                         api_response_t *res)
 {
     memset(g, 0, sizeof *g);
-    game_cache_setup(req->config->game_cache_slots);
+    game_cache_setup(app_of(req)->config->game_cache_slots);
     *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(req->path_param)
                  && game_cache_get(req->path_param, &g->record) && !game_is_timed(&g->record.game);
     if (!*from_copy)
@@ -927,7 +928,7 @@ static bool apply_move(const api_request_t *req, const cJSON *root, loaded_t *g,
     game_t *game = &g->record.game;
     uint64_t key_before = game->pos.key;
     game_status_t status = game_move(game, who, item->valuestring, strlen(item->valuestring),
-                                     (int)req->config->max_game_plies, g->now_ms, played);
+                                     (int)app_of(req)->config->max_game_plies, g->now_ms, played);
     if (status == GAME_EILLEGAL_MOVE) {
         char fen[FEN_BUFFER_SIZE];
         fen_format(&game->pos, fen, sizeof fen);
@@ -1331,7 +1332,7 @@ static bool game_from_pgn(const api_request_t *req, const cJSON *root, loaded_t 
     pgn_read_limits_t limits;
     pgn_read_default_limits(&limits);
     limits.max_games = 1;
-    limits.max_plies = req->config->max_game_plies < GAME_MAX_PLIES ? (int)req->config->max_game_plies : GAME_MAX_PLIES;
+    limits.max_plies = app_of(req)->config->max_game_plies < GAME_MAX_PLIES ? (int)app_of(req)->config->max_game_plies : GAME_MAX_PLIES;
     pgn_read_callbacks_t callbacks = { pgn_import_tag, pgn_import_move, pgn_import_game };
     pgn_read_error_t error;
     if (pgn_read(pgn->valuestring, strlen(pgn->valuestring), &limits, &callbacks, p, &error) < 0) {
@@ -1408,7 +1409,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
 static bool read_load(const api_request_t *req, const char *id, store_load_t what, loaded_t *g, api_response_t *res)
 {
     for (int attempt = 1;; attempt++) {
-        if (!game_load_id(req->store, id, what, g, res))
+        if (!game_load_id(app_of(req)->store, id, what, g, res))
             return false;
         bool fell;
         save_t saved = record_flag(req, g, &fell, res);
@@ -1468,7 +1469,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
         if (req->waited_seconds)
             snprintf(res->preference_applied, sizeof res->preference_applied, "wait=%u", req->waited_seconds);
         if (!g.legacy && !game_is_timed(&g.record.game)) {
-            game_cache_setup(req->config->game_cache_slots);
+            game_cache_setup(app_of(req)->config->game_cache_slots);
             game_cache_put(&g.record);
         }
     }
@@ -1564,7 +1565,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
     loaded_free(&g);
 }
 
-/* --- the event side's reads (api/game_events.h) --- */
+/* --- the event side's reads (api/game/game_events.h) --- */
 
 static game_events_status_t events_status(const api_response_t *res)
 {
@@ -1585,7 +1586,8 @@ static void event_meta(const loaded_t *g, const char *type, game_event_meta_t *m
 game_events_status_t game_events_snapshot(store_t *store, const config_t *config, const char *id, buf_t *out,
                                           game_event_meta_t *meta)
 {
-    api_request_t req = { .store = store, .config = config, .request_id = "events" };
+    app_t app = { .config = config, .store = store };
+    api_request_t req = { .app = &app, .request_id = "events" };
     api_response_t res = { 0 };
     loaded_t g;
     memset(&g, 0, sizeof g);
@@ -1610,7 +1612,8 @@ game_events_status_t game_events_snapshot(store_t *store, const config_t *config
 game_events_status_t game_events_check_flag(store_t *store, const config_t *config, const char *id,
                                             game_event_meta_t *meta)
 {
-    api_request_t req = { .store = store, .config = config, .request_id = "events" };
+    app_t app = { .config = config, .store = store };
+    api_request_t req = { .app = &app, .request_id = "events" };
     api_response_t res = { 0 };
     loaded_t g;
     memset(&g, 0, sizeof g);

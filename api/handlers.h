@@ -2,7 +2,7 @@
 #ifndef CHESSD_API_HANDLERS_H
 #define CHESSD_API_HANDLERS_H
 
-#include "http.h"
+#include "http/request.h"
 
 typedef void (*api_handler_fn)(const api_request_t *req, api_response_t *res);
 

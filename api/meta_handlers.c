@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "config.h"
 #include "handlers.h"
-#include "jsonw.h"
+#include "http/jsonw.h"
 #include "metrics.h"
 #include "problem.h"
 #include "readiness.h"
@@ -64,8 +65,8 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     }
     char reason[400] = "";
     redis_report_t report = { READINESS_REDIS_OFF, STORE_FAULT_NONE, reason };
-    report.state = readiness_check(req->store, reason, sizeof reason, &report.fault);
-    if (report.state == READINESS_REDIS_DOWN && req->config && req->config->ready_requires_redis) {
+    report.state = readiness_check(app_of(req)->store, reason, sizeof reason, &report.fault);
+    if (report.state == READINESS_REDIS_DOWN && app_of(req)->config && app_of(req)->config->ready_requires_redis) {
         api_problem(res, API_ESTORE_UNAVAILABLE, reason, write_redis, &report);
         return;
     }
@@ -101,7 +102,7 @@ void handle_openapi(const api_request_t *req, api_response_t *res)
 void handle_metrics(const api_request_t *req, api_response_t *res)
 {
     size_t length = 0;
-    (void)readiness_check(req->store, NULL, 0, NULL); /* chessd_redis_up as of now (it never waits) */
-    char *text = metrics_render(req->store, &length);
+    (void)readiness_check(app_of(req)->store, NULL, 0, NULL); /* chessd_redis_up as of now (it never waits) */
+    char *text = metrics_render(app_of(req)->store, &length);
     api_response_set(res, 200, "text/plain; version=0.0.4; charset=utf-8", text, length);
 }

@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "../store/store.h"
-#include "acceptor.h"
-#include "buf.h"
-#include "wire.h"
+#include "http/acceptor.h"
+#include "http/buf.h"
+#include "http/wire.h"
 
 enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
 

@@ -26,7 +26,7 @@ void metrics_version_conflict(void);
 void metrics_store_full(void);      /* a write answered 507 store_full */
 void metrics_outcome_unknown(void); /* a write answered 503 outcome_unknown */
 void metrics_connection(int delta);
-/* The accept threads (api/acceptor.h) whose counts each scrape reads: the
+/* The accept threads (api/http/acceptor.h) whose counts each scrape reads: the
  * main port's and the probe port's (NULL: none). Set once, before either
  * thread starts; both must outlive every scrape. */
 void metrics_listeners(const struct acceptor *main_port, const struct acceptor *probe_port);
@@ -39,7 +39,7 @@ void metrics_perft_waiting(int delta);
  * timeout. */
 void metrics_store_waiting(int delta);
 void metrics_store_refused(void);
-/* Live events (api/events.c): event streams and long-poll waiters held now;
+/* Live events (api/live/events.c): event streams and long-poll waiters held now;
  * events queued on streams (snapshots included); snapshots sent to a stream
  * that fell behind or might have; streams closed because their client took
  * none of their bytes for --stream-stall-timeout; Pub/Sub connections remade

@@ -9,9 +9,9 @@
 
 #include "../rules/pgn_read.h"
 #include "../rules/rules.h"
-#include "body.h"
+#include "http/body.h"
 #include "handlers.h"
-#include "json_out.h"
+#include "render/position_json.h"
 #include "problem.h"
 
 /* The answer, written as the reader calls back. */

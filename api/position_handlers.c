@@ -8,12 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app.h"
 #include "../rules/rules.h"
-#include "board_svg.h"
-#include "body.h"
+#include "render/board_svg.h"
+#include "http/body.h"
 #include "config.h"
 #include "handlers.h"
-#include "json_out.h"
+#include "render/position_json.h"
 #include "problem.h"
 
 /* Parses fen (NULL: the start position) into pos, or fills res with the problem. */
@@ -353,9 +354,9 @@ void handle_perft(const api_request_t *req, api_response_t *res)
                     NULL);
         return;
     }
-    if (depth > (long)req->config->max_perft_depth) {
+    if (depth > (long)app_of(req)->config->max_perft_depth) {
         snprintf(detail, sizeof detail, "depth %.12s is above this server's limit of %u", depth_text,
-                 req->config->max_perft_depth);
+                 app_of(req)->config->max_perft_depth);
         api_problem(res, API_EPERFT_DEPTH_TOO_LARGE, detail, NULL, NULL);
         return;
     }
@@ -363,7 +364,7 @@ void handle_perft(const api_request_t *req, api_response_t *res)
         return;
     move_t moves[MOVE_LIST_MAX];
     uint64_t counts[MOVE_LIST_MAX], total = 0;
-    perft_budget_t budget = { .limit = (uint64_t)req->config->max_perft_nodes, .visited = 0 };
+    perft_budget_t budget = { .limit = (uint64_t)app_of(req)->config->max_perft_nodes, .visited = 0 };
     int n = 0;
     if (perft_divide_budgeted(&pos, (int)depth, &budget, moves, counts, &n) != PERFT_OK) {
         snprintf(detail, sizeof detail,

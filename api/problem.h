@@ -8,8 +8,8 @@
 #include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "../store/store.h"
-#include "http.h"
-#include "jsonw.h"
+#include "http/request.h"
+#include "http/jsonw.h"
 
 typedef enum {
     API_OK = 0,

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "metrics.h"
-#include "token_secret.h"
+#include "game/token_secret.h"
 
 static struct {
     store_t *store;

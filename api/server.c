@@ -18,6 +18,7 @@
  * and one-thread daemon serve the ROUTE_PROBE routes alone, so probes never
  * queue behind busy server threads or a full address. */
 #include "server.h"
+#include "app.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,19 +38,19 @@
 #include <unistd.h>
 
 #include "../store/store.h"
-#include "acceptor.h"
-#include "board_svg.h"
-#include "buf.h"
-#include "events.h"
-#include "http.h"
+#include "http/acceptor.h"
+#include "render/board_svg.h"
+#include "http/buf.h"
+#include "live/events.h"
+#include "http/request.h"
 #include "metrics.h"
-#include "ratelimit.h"
+#include "http/ratelimit.h"
 #include "problem.h"
 #include "readiness.h"
-#include "router.h"
-#include "sendq.h"
-#include "wire.h"
-#include "workpool.h"
+#include "http/router.h"
+#include "http/sendq.h"
+#include "http/wire.h"
+#include "http/workpool.h"
 
 enum {
     REQUEST_ID_MAX = 64,
@@ -106,6 +107,7 @@ typedef struct {
 typedef struct server {
     const config_t *cfg;
     store_t *store; /* NULL with --redis none: no games */
+    app_t app;      /* what handlers see: cfg and store */
     ratelimit_t *by_address, *by_token, *creations;
     workpool_t *pool;       /* perft */
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
@@ -781,8 +783,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .body = st->body.data ? st->body.data : "",
         .body_length = st->body.length,
         .request_id = st->request_id,
-        .config = srv->cfg,
-        .store = srv->store,
+        .app = &srv->app,
         .draining = atomic_load(&srv->draining),
         .route_flags = on_probe_port(srv, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
         .header = connection_header,
@@ -1139,6 +1140,7 @@ int server_run(const config_t *cfg)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
+    srv.app = (app_t){ .config = cfg, .store = srv.store };
     acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_ip_connections,
                                      .log = on_accept_error };
     acceptor_config_t probe_accept_cfg = { .max_open = PROBE_CONNECTIONS, .log = on_accept_error };

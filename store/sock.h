@@ -1,4 +1,4 @@
-/* The socket layer under store/conn.c (Redis) and api/http_client.c (chessd
+/* The socket layer under store/conn.c (Redis) and api/play/http_client.c (chessd
  * play's HTTP client): monotonic milliseconds, waiting on one descriptor
  * until a deadline, a non-blocking TCP connect with a timeout, and reads and
  * writes that never block, over a plain socket or a TLS session (tls.h). */

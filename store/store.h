@@ -252,7 +252,7 @@ typedef struct {
 void store_stats(store_t *store, store_stats_t *out);
 
 /* The player-token secret that replicas without CHESSD_TOKEN_SECRET share
- * (see api/token_secret.h), kept without expiry under this key. */
+ * (see api/game/token_secret.h), kept without expiry under this key. */
 #define STORE_TOKEN_SECRET_KEY "chessd:token-secret"
 
 /* Reads the shared token secret; when the key is missing, stores candidate

@@ -1,5 +1,5 @@
 /* A Redis Pub/Sub subscriber, made with the game store's settings, owned by
- * the one thread that polls it (api/events.c's hub): one connection to a
+ * the one thread that polls it (api/live/events.c's hub): one connection to a
  * single Redis, or on a Redis Cluster sharded subscriptions on the masters
  * that serve the channels' slots, behind one descriptor to poll. It never
  * waits once made: commands are queued and written as the sockets take them,

@@ -98,7 +98,7 @@ include_edges() {
 }
 
 # libc functions that an api/ object replaces for the whole process
-# (api/wire.c's close(2), which lingers on libmicrohttpd's sockets and passes
+# (api/http/wire.c's close(2), which lingers on libmicrohttpd's sockets and passes
 # every other descriptor straight to the system call): a lower layer that
 # calls them calls libc, not the layer above, so they make no edge.
 INTERPOSED_LIBC=" close "

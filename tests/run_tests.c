@@ -9,7 +9,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "../api/buf.h"
+#include "../api/http/buf.h"
 #include "tests.h"
 
 const char *tests_perft_dir(void)

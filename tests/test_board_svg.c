@@ -1,4 +1,4 @@
-/* Tests for api/board_svg.c: the picture's size is bounded and written as
+/* Tests for api/render/board_svg.c: the picture's size is bounded and written as
  * width/height; orientation decides which square is at the top left; the
  * last move's squares and a checked king's square are filled only when
  * asked; each piece shape is defined once; the output is well-formed XML,
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/board_svg.h"
-#include "../api/http.h"
-#include "../api/target.h"
+#include "../api/render/board_svg.h"
+#include "../api/http/request.h"
+#include "../api/http/target.h"
 #include "tests.h"
 
 static const char *const ITALIAN = "r1bqkbnr/pppp1Qpp/2n5/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"; /* mate */

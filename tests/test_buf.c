@@ -1,4 +1,4 @@
-/* Tests for api/buf.c: appends of every kind keep the text whole and
+/* Tests for api/http/buf.c: appends of every kind keep the text whole and
  * NUL-terminated across growth; a failed allocation or an overflowing size
  * fails the buffer for good (every later call a no-op, buf_finish NULL); and,
  * end to end, an allocation failure anywhere in an answer's text makes a 500
@@ -8,11 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../api/buf.h"
+#include "../api/http/buf.h"
+#include "../api/app.h"
 #include "../api/config.h"
-#include "../api/http.h"
+#include "../api/http/request.h"
 #include "../api/metrics.h"
-#include "../api/router.h"
+#include "../api/http/router.h"
 #include "tests.h"
 
 /* The byte at offset i of the test pattern. */
@@ -270,11 +271,12 @@ static const char *accept_text(const void *source, const char *name)
 static api_response_t answer(const char *target, bool text)
 {
     static config_t cfg;
+    static app_t app = { .config = &cfg };
     char err[256];
     CU_ASSERT_TRUE_FATAL(config_load(&cfg, 0, NULL, err, sizeof err));
     target_t parsed;
     api_request_t req = { .method = "GET", .path = parsed.path, .target = &parsed, .body = "",
-                          .request_id = "test", .config = &cfg, .header = text ? accept_text : NULL };
+                          .request_id = "test", .app = &app, .header = text ? accept_text : NULL };
     api_response_t res = { 0 };
     if (router_parse_target(target, strlen(target), &parsed, &res))
         router_dispatch(&req, &res);

@@ -1,4 +1,4 @@
-/* Tests for the pure parts of api/events.c and api/timers.c: how an event
+/* Tests for the pure parts of api/live/events.c and api/live/timers.c: how an event
  * and a heartbeat are framed in SSE and NDJSON, which Last-Event-ID values
  * are versions, what a stream not under a hub reads (its first event, then
  * its end), and the timer heap against a sorted model under random arming,
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/events.h"
-#include "../api/timers.h"
+#include "../api/live/events.h"
+#include "../api/live/timers.h"
 #include "tests.h"
 
 static void expect_frame(events_format_t format, const char *type, uint64_t version, const char *json,

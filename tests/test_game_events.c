@@ -1,9 +1,9 @@
-/* Tests for the published event message of api/game_events.c: what
+/* Tests for the published event message of api/game/game_events.c: what
  * game_event_parse takes (every field, the JSON on one line) and refuses,
  * and the channel name of a game. */
 #include <string.h>
 
-#include "../api/game_events.h"
+#include "../api/game/game_events.h"
 #include "tests.h"
 
 static bool parse(const char *message, game_event_meta_t *meta, const char **json, size_t *length)

@@ -1,7 +1,7 @@
-/* Tests for api/http.c's reading of the Prefer header (RFC 7240): the wait a
+/* Tests for api/http/request.c's reading of the Prefer header (RFC 7240): the wait a
  * client asks for, among other preferences and parameters, capped, and
  * nothing for whatever is not a non-negative integer wait. */
-#include "../api/http.h"
+#include "../api/http/request.h"
 #include "tests.h"
 
 static void test_prefer_wait_is_read_among_other_preferences(void)

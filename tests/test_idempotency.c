@@ -1,4 +1,4 @@
-/* Tests for api/idempotency.c: which Idempotency-Keys are accepted (game keys
+/* Tests for api/game/idempotency.c: which Idempotency-Keys are accepted (game keys
  * 1 to 255 characters of any kind, creation keys 22 to 255 base64url
  * characters) and why one is refused; the request fingerprint (the same
  * request gives the same one, any one part changed gives another); and the
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/idempotency.h"
-#include "../api/tokens.h"
+#include "../api/game/idempotency.h"
+#include "../api/game/tokens.h"
 #include "tests.h"
 
 static int suite_init(void)

@@ -1,4 +1,4 @@
-/* Tests for api/jsonw.c: commas and nesting come out right without the
+/* Tests for api/http/jsonw.c: commas and nesting come out right without the
  * caller's help, strings are escaped per RFC 8259 and always valid UTF-8
  * (a bad byte becomes U+FFFD), integers keep every digit at their extremes,
  * and nesting too deep or an allocation failure makes jsonw_finish NULL. */
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/json_out.h"
-#include "../api/jsonw.h"
-#include "../api/utf8.h"
+#include "../api/render/position_json.h"
+#include "../api/http/jsonw.h"
+#include "../api/http/utf8.h"
 #include "tests.h"
 
 /* Finishes w and checks the text is exactly `expected`. */

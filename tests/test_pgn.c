@@ -1,4 +1,4 @@
-/* Tests for api/pgn.c (pgn_write): the tag section (the seven tag roster in
+/* Tests for api/render/pgn.c (pgn_write): the tag section (the seven tag roster in
  * order, SetUp/FEN for a game that did not start from the standard position,
  * Variant for Chess960, Termination, escaping), the movetext (move numbers
  * from the initial position's counters, the result token, lines of at most
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../api/pgn.h"
+#include "../api/render/pgn.h"
 #include "../rules/game.h"
 #include "tests.h"
 

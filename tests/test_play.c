@@ -1,5 +1,5 @@
-/* Tests for api/play.c (the local `chessd play` session, driven through
- * play_session with in-memory input and output) and api/http_client.c (URL
+/* Tests for api/play/play.c (the local `chessd play` session, driven through
+ * play_session with in-memory input and output) and api/play/http_client.c (URL
  * parsing; one request against a scripted server on loopback: chunked
  * decoding, the size bound and the deadline). The HTTP API's own answers for
  * the same moves are compared in tests/e2e/play.test.mjs. */
@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../api/http_client.h"
-#include "../api/play.h"
+#include "../api/play/http_client.h"
+#include "../api/play/play.h"
 #include "tests.h"
 
 /* Runs a session from fen (NULL: the start position) on input; returns the

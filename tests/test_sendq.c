@@ -1,4 +1,4 @@
-/* Tests for api/sendq.c on a real loopback TCP connection whose client end
+/* Tests for api/http/sendq.c on a real loopback TCP connection whose client end
  * has a 4 KiB receive buffer and reads only when a test says so: the cap
  * keeps what the kernel takes from a writer that is never read to tens of
  * KiB, the unacknowledged and acknowledged counts move only when the client
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../api/sendq.h"
+#include "../api/http/sendq.h"
 #include "tests.h"
 
 enum { CLIENT_RCVBUF = 4096, CAP = 32 * 1024 };

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../api/tokens.h"
+#include "../api/game/tokens.h"
 #include "../store/cluster.h"
 #include "../store/store.h"
 #include "../store/subscriber.h"

@@ -1,10 +1,10 @@
-/* Tests for api/target.c: the request target is routed as sent. An encoded
+/* Tests for api/http/target.c: the request target is routed as sent. An encoded
  * '/' or NUL inside a path segment is refused, never decoded into another
  * path; absolute-form targets route by their path; the query is decoded into
  * exact, case-sensitive names with every value kept (duplicates included). */
 #include <string.h>
 
-#include "../api/target.h"
+#include "../api/http/target.h"
 #include "tests.h"
 
 static target_status_t parse(const char *raw, target_t *t)

@@ -1,4 +1,4 @@
-/* Tests for api/tokens.c and api/token_secret.c: no secret means no hash and
+/* Tests for api/game/tokens.c and api/game/token_secret.c: no secret means no hash and
  * no seal; failed randomness at start and failed digests are failures, never
  * zeros that pass; replicas without CHESSD_TOKEN_SECRET share one made in a
  * real, private redis-server (store_token_secret). OpenSSL's RAND_bytes and
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/token_secret.h"
-#include "../api/tokens.h"
+#include "../api/game/token_secret.h"
+#include "../api/game/tokens.h"
 #include "../store/store.h"
 #include "redis_server.h"
 #include "tests.h"

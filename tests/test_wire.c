@@ -1,4 +1,4 @@
-/* Tests for api/wire.c on real sockets: a socketpair stands for a client and
+/* Tests for api/http/wire.c on real sockets: a socketpair stands for a client and
  * chessd's end of a connection; the test plays libmicrohttpd, calling recv()
  * (wire.c's) on its end and reading what wire.c answered on the client's.
  * Strict heads pass whole, a refused head gets one answer and end of input
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../api/wire.h"
+#include "../api/http/wire.h"
 #include "tests.h"
 
 enum { HEADER_TIMEOUT_MS = 300, MAX_BODY = 100 };

@@ -5,7 +5,7 @@
  * the same bytes, then each way is timed over ROUNDS rounds of RENDERS
  * renders (arguments; 15 and 2000 by default), interleaved, and the best round of each is kept (noise on a shared
  * machine only ever adds time). Both include the rules work (move
- * generation, SAN); the cJSON tree mirrors api/json_out.c by hand.
+ * generation, SAN); the cJSON tree mirrors api/render/position_json.c by hand.
  *
  *   make bench, or: make build/jsonw_bench && build/jsonw_bench */
 #include <cjson/cJSON.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../api/json_out.h"
+#include "../../api/render/position_json.h"
 
 static int rounds = 15, renders = 2000;
 

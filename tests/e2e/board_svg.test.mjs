@@ -16,7 +16,7 @@ import { startServer } from './server.mjs';
 import { call, get, post, expectProblem, START_FEN, KIWIPETE } from './http.mjs';
 import { spec } from './openapi.mjs';
 
-// The picture's geometry and palette as api/board_svg.h and openapi.yaml
+// The picture's geometry and palette as api/render/board_svg.h and openapi.yaml
 // (BoardPicture) document them: the one place this file takes them from.
 const PICTURE = {
   square: 100, // viewBox units per square

@@ -1,4 +1,4 @@
-// Connection accounting at the accept thread (api/acceptor.c): chessd counts
+// Connection accounting at the accept thread (api/http/acceptor.c): chessd counts
 // a connection from its accept until its descriptor is really closed, per
 // client address as well as in all, and libmicrohttpd has no limit of its own
 // that could refuse one chessd admitted. Right after a burst of connections

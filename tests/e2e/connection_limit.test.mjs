@@ -1,4 +1,4 @@
-// --max-connections with chessd's own accept thread (api/acceptor.c): more
+// --max-connections with chessd's own accept thread (api/http/acceptor.c): more
 // clients than the limit arriving at once wait in the kernel's backlog and
 // are all served as slots free, none reset or left hanging; exactly the
 // limit arriving at once is served too; the process still exits 0 promptly

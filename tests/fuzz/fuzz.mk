@@ -28,7 +28,7 @@ FUZZ_FLAGS ?=
 # The server's own sources minus main (chessd.c) and the libmicrohttpd glue
 # (server.c): tests/fuzz/http_harness.c hands requests to the router itself, plus
 # the targets' shared helpers (tests/fuzz/*.c other than fuzz_*.c).
-FUZZ_LIB_SRC = $(wildcard rules/*.c) $(filter-out api/chessd.c api/server.c,$(wildcard api/*.c)) $(wildcard store/*.c) \
+FUZZ_LIB_SRC = $(wildcard rules/*.c) $(filter-out api/chessd.c api/server.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c) \
 	$(filter-out tests/fuzz/fuzz_%.c,$(wildcard tests/fuzz/*.c))
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o) $(patsubst %.S,$(FUZZ_OBJ)/%.o,$(wildcard api/*.S))
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -19,13 +19,13 @@
 #include <string.h>
 
 #include "../../api/config.h"
-#include "../../api/game_events.h"
-#include "../../api/tokens.h"
+#include "../../api/game/game_events.h"
+#include "../../api/game/tokens.h"
 #include "../../rules/rules.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
 #include "../../store/store_private.h"
-#include "../../api/game_cache.h"
+#include "../../api/game/game_cache.h"
 #include "fuzz.h"
 #include "http_harness.h"
 
@@ -325,7 +325,7 @@ static bool read_stored(const game_slot_t *g, game_record_t *r)
 
 /* The event published with a write tells the version written, whether the
  * game is over, its flag's deadline, and, for a timed change, the time it
- * was made at (see api/game_events.h). */
+ * was made at (see api/game/game_events.h). */
 static void check_event(const game_slot_t *g, const store_game_change_t *change)
 {
     if (!change->event_length)

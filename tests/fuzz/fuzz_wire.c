@@ -1,4 +1,4 @@
-/* libFuzzer target for api/wire.c, the strict reading of HTTP bytes in front
+/* libFuzzer target for api/http/wire.c, the strict reading of HTTP bytes in front
  * of libmicrohttpd. Input: one byte that picks how the bytes are cut into
  * reads, then the bytes a client sends. Each input is sent twice over a real
  * socketpair, whole and in pieces, with this target in libmicrohttpd's place
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../api/wire.h"
+#include "../../api/http/wire.h"
 #include "fuzz.h"
 
 enum { INPUT_MAX = 16384, ANSWER_MAX = 512, COMPLETIONS_MAX = 2000 };

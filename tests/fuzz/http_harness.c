@@ -11,13 +11,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../api/buf.h"
-#include "../../api/events.h"
-#include "../../api/http.h"
+#include "../../api/http/buf.h"
+#include "../../api/live/events.h"
+#include "../../api/http/request.h"
 #include "../../api/metrics.h"
-#include "../../api/router.h"
-#include "../../api/tokens.h"
-#include "../../api/utf8.h"
+#include "../../api/http/router.h"
+#include "../../api/game/tokens.h"
+#include "../../api/http/utf8.h"
 #include "../../rules/rules.h"
 #include "fuzz.h"
 
@@ -172,6 +172,7 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
     body[body_length] = '\0';
 
     target_t parsed_target;
+    app_t app = { .config = cfg, .store = store };
     api_request_t req = {
         .method = method,
         .path = parsed_target.path,
@@ -179,8 +180,7 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
         .body = body,
         .body_length = body_length,
         .request_id = "fuzz-request",
-        .config = cfg,
-        .store = store,
+        .app = &app,
         .header = harness_header,
         .header_source = &parsed,
     };

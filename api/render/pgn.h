@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../rules/position.h"
+#include "../../rules/position.h"
 
 typedef struct {
     const char *white, *black; /* "" when not known */

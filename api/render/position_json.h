@@ -3,8 +3,8 @@
 #ifndef CHESSD_API_JSON_OUT_H
 #define CHESSD_API_JSON_OUT_H
 
-#include "../rules/rules.h"
-#include "jsonw.h"
+#include "../../rules/rules.h"
+#include "../http/jsonw.h"
 
 /* A Move object for move (legal in pos; legal holds pos's legal moves). */
 void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move);

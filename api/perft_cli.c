@@ -1,6 +1,6 @@
 /* The perft subcommand: reads a FEN (standard, or Chess960 when its castling
  * field needs it) and moves in UCI or SAN, then prints a perftree-style divide. */
-#include "cli.h"
+#include "perft_cli.h"
 
 #include <stdlib.h>
 #include <string.h>

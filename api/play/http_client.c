@@ -15,8 +15,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../store/sock.h"
-#include "version.h"
+#include "../../store/sock.h"
+#include "../version.h"
 
 /* ---- URLs ---- */
 

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "http.h"
+#include "request.h"
 
 /* Whether a Content-Type value names media type `name` (case-insensitive,
  * parameters after ';' ignored). */

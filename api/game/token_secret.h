@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../store/store.h"
+#include "../../store/store.h"
 
 /* At start, before the threads. env is CHESSD_TOKEN_SECRET's value (NULL or
  * empty: share one through Redis, with a warning on stderr). False, with a

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../rules/chess960.h"
-#include "config.h"
-#include "problem.h"
+#include "../../rules/chess960.h"
+#include "../config.h"
+#include "../problem.h"
 #include "utf8.h"
 
 /* Deepest nesting of [ and { in text, ignoring string contents; sets

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "../http/buf.h"
 
 struct store;
 struct config;

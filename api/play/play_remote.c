@@ -21,9 +21,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../rules/rules.h"
-#include "../store/sock.h"
-#include "buf.h"
+#include "../../rules/rules.h"
+#include "../../store/sock.h"
+#include "../http/buf.h"
 #include "http_client.h"
 
 enum {

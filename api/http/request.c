@@ -1,7 +1,7 @@
 /* http.h's request accessors and response filler. None depends on the HTTP
  * library: headers come through the callback the server (or a test harness)
  * puts in the request. */
-#include "http.h"
+#include "request.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "../store/game_record.h"
+#include "../../store/game_record.h"
 
 /* Sets the number of slots (0: no copies kept) on first use; later calls do nothing. */
 void game_cache_setup(unsigned slots);

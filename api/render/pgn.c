@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../rules/fen.h"
-#include "buf.h"
+#include "../../rules/fen.h"
+#include "../http/buf.h"
 
 enum { PGN_LINE_MAX = 80 };
 

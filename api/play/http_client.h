@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../store/tls.h"
-#include "buf.h"
+#include "../../store/tls.h"
+#include "../http/buf.h"
 
 enum {
     HTTP_CLIENT_HOST_MAX = 256,

@@ -11,8 +11,6 @@
 
 #include "target.h"
 
-struct config;
-struct store;
 struct events_stream;
 
 enum { API_PATH_PARAM_MAX = 64 };
@@ -28,8 +26,7 @@ typedef struct {
     const char *body; /* NUL-terminated; body_length excludes the NUL */
     size_t body_length;
     const char *request_id;
-    const struct config *config;
-    struct store *store;               /* the game store */
+    const void *app;                   /* the application's context, opaque here (api/app.h) */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
     unsigned route_flags;              /* routes without all these ROUTE_* flags are not found (0: any) */
@@ -51,7 +48,7 @@ typedef struct {
     bool authenticate;        /* WWW-Authenticate: Bearer (401) */
     const char *problem_code; /* the problem's code when the answer is one, else NULL */
     /* An event stream to serve after the head (status and content_type set,
-     * no body); owned by the response (see api/events.h). */
+     * no body); owned by the response (see api/live/events.h). */
     struct events_stream *stream;
     /* A long poll: the server may hold the request up to wait_seconds, until
      * the game passes wait_version, then run the handler again with

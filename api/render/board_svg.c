@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "body.h"
-#include "problem.h"
+#include "../http/body.h"
+#include "../problem.h"
 
 /* Each shape draws inside x, y in 10..90 and covers the disc of radius
  * BOARD_SVG_PIECE_CORE about (50, 50) with its fill: the parts are ordered

@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "../rules/rules.h"
-#include "buf.h"
-#include "pgn.h"
-#include "problem.h"
+#include "../../rules/rules.h"
+#include "../http/buf.h"
+#include "../render/pgn.h"
+#include "../problem.h"
 
 /* Standard piece values, indexed by piece_type_t (the king counts nothing). */
 static const int piece_values[PIECE_TYPE_COUNT] = { 1, 3, 3, 5, 9, 0 };

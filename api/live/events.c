@@ -33,10 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../store/store.h"
-#include "../store/subscriber.h"
-#include "game_events.h"
-#include "metrics.h"
+#include "../../store/store.h"
+#include "../../store/subscriber.h"
+#include "../game/game_events.h"
+#include "../metrics.h"
 #include "timers.h"
 
 enum {

@@ -5,7 +5,7 @@
 #ifndef CHESSD_API_ROUTER_H
 #define CHESSD_API_ROUTER_H
 
-#include "http.h"
+#include "request.h"
 #include "target.h"
 
 /* What the server does around a route's handler. */

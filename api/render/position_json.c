@@ -1,10 +1,10 @@
 /* Renders positions and moves. Castling's `to` is the king's destination
  * square in both variants, while `uci` follows the variant's convention. */
-#include "json_out.h"
+#include "position_json.h"
 
 #include <string.h>
 
-#include "buf.h"
+#include "../http/buf.h"
 
 static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "../http/buf.h"
 
 struct store;
 struct config;

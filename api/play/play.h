@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../rules/game.h"
-#include "http.h"
+#include "../../rules/game.h"
+#include "../http/request.h"
 
 /* The longest input line read (bytes, newline excluded); a longer one is refused whole. */
 enum { PLAY_LINE_MAX = 256 };

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../rules/chess960.h"
-#include "../rules/rules.h"
-#include "config.h"
+#include "../../rules/chess960.h"
+#include "../../rules/rules.h"
+#include "../config.h"
 #include "play.h"
 #include "play_remote.h"
-#include "tokens.h"
+#include "../game/tokens.h"
 
 static void usage(FILE *out)
 {

@@ -2,14 +2,15 @@
  * and is handed to the handler in path_param. HEAD is served wherever GET is
  * (the server sends no body). Each route lists the query parameters it reads;
  * any other, or one given twice, is refused before the handler runs. */
+#include "../app.h"
 #include "router.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "handlers.h"
-#include "problem.h"
-#include "token_secret.h"
+#include "../handlers.h"
+#include "../problem.h"
+#include "../game/token_secret.h"
 
 typedef struct {
     const char *name; /* the metrics label */
@@ -166,18 +167,18 @@ bool router_find(api_request_t *req, api_response_t *res)
 
 void router_handle(const api_request_t *req, api_response_t *res)
 {
-    if ((routes[req->route].flags & ROUTE_GAME) && !req->store) {
+    if ((routes[req->route].flags & ROUTE_GAME) && !app_of(req)->store) {
         api_problem(res, API_EGAMES_DISABLED,
                     "games are off: this server runs without Redis (--redis none, the default when no Redis is "
                     "configured), so it keeps no games; the rules API (/v1/position, /v1/perft) works",
                     NULL, NULL);
         return;
     }
-    if ((routes[req->route].flags & ROUTE_GAME) && !token_secret_ready(req->store)) {
+    if ((routes[req->route].flags & ROUTE_GAME) && !token_secret_ready(app_of(req)->store)) {
         store_health_t health;
-        store_health(req->store, &health);
+        store_health(app_of(req)->store, &health);
         if (!health.up) { /* the store is what is wrong: say what */
-            api_problem_store(res, STORE_EUNAVAILABLE, req->store);
+            api_problem_store(res, STORE_EUNAVAILABLE, app_of(req)->store);
             return;
         }
         api_problem(res, API_ESTORE_UNAVAILABLE,

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../rules/rules.h"
-#include "buf.h"
-#include "http.h"
+#include "../../rules/rules.h"
+#include "../http/buf.h"
+#include "../http/request.h"
 
 #define BOARD_SVG_CONTENT_TYPE "image/svg+xml"
 

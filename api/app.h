@@ -1,0 +1,23 @@
+/* What a handler may know of the running service besides its request: the
+ * settings and the game store. The transport carries it as an opaque pointer
+ * (api_request_t.app, set by the server for every request); handlers read it
+ * through app_of(). */
+#ifndef CHESSD_API_APP_H
+#define CHESSD_API_APP_H
+
+#include "http/request.h"
+
+struct config;
+struct store;
+
+typedef struct app {
+    const struct config *config;
+    struct store *store; /* NULL with --redis none: no games */
+} app_t;
+
+static inline const app_t *app_of(const api_request_t *req)
+{
+    return (const app_t *)req->app;
+}
+
+#endif
