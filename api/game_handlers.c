@@ -24,7 +24,7 @@
 #include "../store/game_record.h"
 #include "../store/store.h"
 #include "render/board_svg.h"
-#include "http/body.h"
+#include "input.h"
 #include "config.h"
 #include "game/game_cache.h"
 #include "game/game_events.h"
@@ -885,9 +885,9 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
 {
     idem_request_t idem;
     bool with_moves;
-    if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, false, &idem, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, false, &idem, res))
         return;
-    cJSON *root = body_parse_object(req, allowed, res);
+    cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
     loaded_t g;
@@ -1173,7 +1173,7 @@ static bool read_rules(const cJSON *root, int64_t *initial_ms, int64_t *incremen
 static bool read_chess960_start(const cJSON *root, int *number, api_response_t *res)
 {
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    if (!body_chess960_position(root, number, res))
+    if (!input_chess960_position(root, number, res))
         return false;
     bool random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "chess960")) && !(fen && !cJSON_IsNull(fen));
     if (*number >= 0 || !random)
@@ -1378,10 +1378,10 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
                                            "takeback", "pgn", NULL };
     idem_request_t idem;
     bool with_moves;
-    if (!body_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
         return;
     snprintf(idem.scope, sizeof idem.scope, "%s", creation_scope);
-    cJSON *root = body_parse_object(req, allowed, res);
+    cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
     loaded_t g;
@@ -1454,7 +1454,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     bool with_moves;
     loaded_t g;
     memset(&g, 0, sizeof g);
-    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     if (read_load(req, req->path_param, STORE_LOAD_FULL, &g, res)) {
         if (client_copy_current(req, g.record.version)) {

@@ -4,8 +4,6 @@
 
 #include "http/request.h"
 
-typedef void (*api_handler_fn)(const api_request_t *req, api_response_t *res);
-
 /* meta_handlers.c */
 void handle_healthz(const api_request_t *req, api_response_t *res);
 void handle_readyz(const api_request_t *req, api_response_t *res);

@@ -10,6 +10,7 @@
 #include "../rules/pgn_read.h"
 #include "../rules/rules.h"
 #include "http/body.h"
+#include "input.h"
 #include "handlers.h"
 #include "render/position_json.h"
 #include "problem.h"
@@ -109,7 +110,7 @@ static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, 
         api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE, detail, NULL, NULL);
         return false;
     }
-    if (!(*root = body_parse_object(req, allowed, res)))
+    if (!(*root = input_object(req, allowed, res)))
         return false;
     const cJSON *pgn = cJSON_GetObjectItemCaseSensitive(*root, "pgn");
     if (!cJSON_IsString(pgn)) {
@@ -127,7 +128,7 @@ void handle_pgn(const api_request_t *req, api_response_t *res)
     const char *text;
     size_t length;
     cJSON *root = NULL;
-    if (!body_query_bool(req, "legal_moves", false, &with_moves, res))
+    if (!input_query_bool(req, "legal_moves", false, &with_moves, res))
         return;
     if (!pgn_text(req, &root, &text, &length, res)) {
         cJSON_Delete(root);

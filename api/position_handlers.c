@@ -11,7 +11,7 @@
 #include "app.h"
 #include "../rules/rules.h"
 #include "render/board_svg.h"
-#include "http/body.h"
+#include "input.h"
 #include "config.h"
 #include "handlers.h"
 #include "render/position_json.h"
@@ -203,16 +203,16 @@ void handle_position(const api_request_t *req, api_response_t *res)
     int number = -1; /* a Chess960 start by number */
     cJSON *root = NULL;
     position_t pos;
-    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
     if (!strcmp(req->method, "POST")) {
-        if (!(root = body_parse_object(req, allowed, res)))
+        if (!(root = input_object(req, allowed, res)))
             return;
-        if (!body_fen(root, &fen, &chess960, res) || !body_chess960_position(root, &number, res))
+        if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
-        if (!body_query_bool(req, "chess960", false, &chess960, res)
+        if (!input_query_bool(req, "chess960", false, &chess960, res)
             || !query_chess960_position(req, fen != NULL, &number, res) || !wants_svg(req, &svg, res)
             || !board_svg_read_query(req, true, &picture, res))
             goto done;
@@ -242,12 +242,12 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     uint64_t *history = NULL;
     jsonw_t w;
     jsonw_init(&w);
-    if (!body_query_bool(req, "legal_moves", true, &with_moves, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
-    cJSON *root = body_parse_object(req, allowed, res);
+    cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
-    if (!body_fen(root, &fen, &chess960, res) || !body_chess960_position(root, &number, res))
+    if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
         goto done;
     const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
     if (!cJSON_IsArray(moves)) {
@@ -262,7 +262,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         goto done;
     }
     if (number >= 0)
-        (void)chess960_start(number, &pos); /* in range: body_chess960_position() checked */
+        (void)chess960_start(number, &pos); /* in range: input_chess960_position() checked */
     else if (!load_fen(fen, chess960, &pos, res))
         goto done;
     history = malloc(sizeof *history * (size_t)(count + 1));
@@ -339,7 +339,7 @@ void handle_perft(const api_request_t *req, api_response_t *res)
     char fen_buf[FEN_INPUT_MAX + 2], detail[160];
     bool chess960;
     position_t pos;
-    if (!body_query_bool(req, "chess960", false, &chess960, res))
+    if (!input_query_bool(req, "chess960", false, &chess960, res))
         return;
     const char *depth_text = api_request_query(req, "depth");
     size_t digits = depth_text ? strspn(depth_text, "0123456789") : 0;

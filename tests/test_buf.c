@@ -13,7 +13,7 @@
 #include "../api/config.h"
 #include "../api/http/request.h"
 #include "../api/metrics.h"
-#include "../api/http/router.h"
+#include "../api/routes.h"
 #include "tests.h"
 
 /* The byte at offset i of the test pattern. */
@@ -278,8 +278,8 @@ static api_response_t answer(const char *target, bool text)
     api_request_t req = { .method = "GET", .path = parsed.path, .target = &parsed, .body = "",
                           .request_id = "test", .app = &app, .header = text ? accept_text : NULL };
     api_response_t res = { 0 };
-    if (router_parse_target(target, strlen(target), &parsed, &res))
-        router_dispatch(&req, &res);
+    if (routes_parse_target(target, strlen(target), &parsed, &res))
+        routes_dispatch(&req, &res);
     return res;
 }
 
@@ -323,7 +323,7 @@ static void test_an_allocation_failure_in_a_position_is_a_500_never_a_truncated_
 
 static void test_an_allocation_failure_in_metrics_is_a_500_never_a_truncated_200(void)
 {
-    metrics_init(router_route_count(), router_route_name);
+    metrics_init(routes_count(), routes_name);
     metrics_request(0, 200, 10);
     check_never_truncated("/metrics", false);
 }

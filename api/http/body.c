@@ -1,15 +1,12 @@
-/* Body checks before and around cJSON. cJSON's own nesting limit is 1000;
- * ours is CONFIG_MAX_JSON_DEPTH and is checked first by a scan that skips
- * strings, so a deeply nested body costs one linear pass. */
+/* Body checks before and around cJSON (body.h). cJSON's own nesting limit is
+ * 1000; the caller's is checked first by a scan that skips strings, so a
+ * deeply nested body costs one linear pass. */
 #include "body.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "../../rules/chess960.h"
-#include "../config.h"
-#include "../problem.h"
 #include "utf8.h"
 
 /* Deepest nesting of [ and { in text, ignoring string contents; sets
@@ -49,50 +46,47 @@ bool body_media_type_is(const char *type, const char *name)
     return n == strlen(name) && !strncasecmp(type, name, n);
 }
 
-cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res)
+body_status_t body_parse_object(const char *body, size_t length, const char *content_type, int max_depth,
+                                const char *const *allowed, cJSON **out, char *detail, size_t detail_size)
 {
-    char detail[160];
-    if (req->body_length == 0)
-        return cJSON_CreateObject();
-    const char *type = api_request_header(req, "Content-Type");
-    if (type && !body_media_type_is(type, "application/json")) {
-        snprintf(detail, sizeof detail, "Content-Type is '%.60s'; send application/json", type);
-        api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE, detail, NULL, NULL);
-        return NULL;
+    *out = NULL;
+    if (length == 0)
+        return (*out = cJSON_CreateObject()) ? BODY_OK : BODY_ENOMEM;
+    if (content_type && !body_media_type_is(content_type, "application/json")) {
+        snprintf(detail, detail_size, "Content-Type is '%.60s'; send application/json", content_type);
+        return BODY_EMEDIA_TYPE;
     }
     bool escaped_nul;
-    if (nesting_depth(req->body, req->body_length, &escaped_nul) > CONFIG_MAX_JSON_DEPTH) {
-        snprintf(detail, sizeof detail, "JSON nested deeper than %d levels", CONFIG_MAX_JSON_DEPTH);
-        api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
-        return NULL;
+    if (nesting_depth(body, length, &escaped_nul) > max_depth) {
+        snprintf(detail, detail_size, "JSON nested deeper than %d levels", max_depth);
+        return BODY_EINVALID_JSON;
     }
-    if (!utf8_valid(req->body, req->body_length)) {
-        api_problem(res, API_EINVALID_JSON, "the body is not valid UTF-8", NULL, NULL);
-        return NULL;
+    if (!utf8_valid(body, length)) {
+        snprintf(detail, detail_size, "the body is not valid UTF-8");
+        return BODY_EINVALID_JSON;
     }
     /* Strings become C strings, which a NUL would silently cut short. */
     if (escaped_nul) {
-        api_problem(res, API_EINVALID_JSON, "strings must not contain \\u0000", NULL, NULL);
-        return NULL;
+        snprintf(detail, detail_size, "strings must not contain \\u0000");
+        return BODY_EINVALID_JSON;
     }
-    if (memchr(req->body, '\0', req->body_length)) {
-        api_problem(res, API_EINVALID_JSON, "the body contains a NUL byte", NULL, NULL);
-        return NULL;
+    if (memchr(body, '\0', length)) {
+        snprintf(detail, detail_size, "the body contains a NUL byte");
+        return BODY_EINVALID_JSON;
     }
-    /* The body is NUL-terminated past body_length; cJSON wants the terminator
+    /* The body is NUL-terminated past length; cJSON wants the terminator
      * inside the length to accept the document as complete. */
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(req->body, req->body_length + 1, &end, 1);
+    cJSON *root = cJSON_ParseWithLengthOpts(body, length + 1, &end, 1);
     if (!root) {
-        size_t offset = end && end >= req->body ? (size_t)(end - req->body) : 0;
-        snprintf(detail, sizeof detail, "the body is not valid JSON (near byte %zu)", offset);
-        api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
-        return NULL;
+        size_t offset = end && end >= body ? (size_t)(end - body) : 0;
+        snprintf(detail, detail_size, "the body is not valid JSON (near byte %zu)", offset);
+        return BODY_EINVALID_JSON;
     }
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        api_problem(res, API_EINVALID_JSON, "the body must be a JSON object", NULL, NULL);
-        return NULL;
+        snprintf(detail, detail_size, "the body must be a JSON object");
+        return BODY_EINVALID_JSON;
     }
     for (const cJSON *item = root->child; item; item = item->next) {
         bool known = false;
@@ -100,62 +94,34 @@ cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, a
             known = !strcmp(item->string, *a);
         for (const cJSON *other = root->child; other != item && known; other = other->next)
             if (!strcmp(other->string, item->string)) {
-                snprintf(detail, sizeof detail, "field '%.40s' appears twice", item->string);
+                snprintf(detail, detail_size, "field '%.40s' appears twice", item->string);
                 cJSON_Delete(root);
-                api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
-                return NULL;
+                return BODY_EINVALID_JSON;
             }
         if (!known) {
-            snprintf(detail, sizeof detail, "unknown field '%.40s'", item->string);
+            snprintf(detail, detail_size, "unknown field '%.40s'", item->string);
             cJSON_Delete(root);
-            api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
-            return NULL;
+            return BODY_EUNKNOWN_FIELD;
         }
     }
-    return root;
+    *out = root;
+    return BODY_OK;
 }
 
-bool body_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res)
+body_status_t body_bool(const char *name, const char *value, bool fallback, bool *out, char *detail,
+                        size_t detail_size)
 {
-    const char *v = api_request_query(req, name);
     *out = fallback;
-    if (!v)
-        return true;
-    if (!strcmp(v, "true") || !strcmp(v, "1")) {
+    if (!value)
+        return BODY_OK;
+    if (!strcmp(value, "true") || !strcmp(value, "1")) {
         *out = true;
-        return true;
+        return BODY_OK;
     }
-    if (!strcmp(v, "false") || !strcmp(v, "0")) {
+    if (!strcmp(value, "false") || !strcmp(value, "0")) {
         *out = false;
-        return true;
+        return BODY_OK;
     }
-    char detail[96];
-    snprintf(detail, sizeof detail, "query parameter '%s' must be true or false", name);
-    api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
-    return false;
-}
-
-bool body_chess960_position(const cJSON *root, int *number, api_response_t *res)
-{
-    const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
-    *number = -1;
-    if (!chosen || cJSON_IsNull(chosen))
-        return true;
-    double value = cJSON_IsNumber(chosen) ? chosen->valuedouble : -1;
-    if (!(value >= 0 && value < CHESS960_COUNT && value == (double)(int)value)) {
-        api_problem(res, API_EINVALID_CHESS960_POSITION,
-                    "'chess960_position' must be a whole number from 0 to 959 (518 is the standard start)", NULL, NULL);
-        return false;
-    }
-    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    if ((fen && !cJSON_IsNull(fen)) || cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "chess960"))) {
-        api_problem(res, API_ECONFLICTING_FIELDS,
-                    fen && !cJSON_IsNull(fen)
-                        ? "give 'fen' or 'chess960_position', not both"
-                        : "'chess960_position' starts a Chess960 game: leave out 'chess960' or set it true",
-                    NULL, NULL);
-        return false;
-    }
-    *number = (int)value;
-    return true;
+    snprintf(detail, detail_size, "query parameter '%s' must be true or false", name);
+    return BODY_EINVALID_VALUE;
 }

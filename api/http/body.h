@@ -1,32 +1,39 @@
-/* Request inputs: bodies (the media type check, a nesting-depth guard, and
- * parsing into a cJSON object whose keys are checked against what the
- * endpoint accepts), boolean query parameters, and a body's Chess960 start
- * number. */
-#ifndef CHESSD_API_BODY_H
-#define CHESSD_API_BODY_H
+/* Request bodies and query values, read strictly: the media type check, a
+ * nesting-depth guard, UTF-8 and NUL checks, and parsing into a cJSON object
+ * whose keys are all ones the endpoint accepts, each once. Outcomes are
+ * statuses with a detail text; the caller turns them into answers. */
+#ifndef CHESSD_API_HTTP_BODY_H
+#define CHESSD_API_HTTP_BODY_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-#include "request.h"
+typedef enum {
+    BODY_OK = 0,
+    BODY_EMEDIA_TYPE,    /* a Content-Type other than application/json */
+    BODY_EINVALID_JSON,  /* too deep, not UTF-8, a NUL, not JSON, not an object, a key twice */
+    BODY_EUNKNOWN_FIELD, /* a key the endpoint does not accept */
+    BODY_EINVALID_VALUE, /* a query value that is not what it should be */
+    BODY_ENOMEM,
+    BODY_STATUS_COUNT
+} body_status_t;
 
 /* Whether a Content-Type value names media type `name` (case-insensitive,
  * parameters after ';' ignored). */
 bool body_media_type_is(const char *type, const char *name);
 
-/* Parses req's body as a JSON object whose keys are all in `allowed`
- * (NULL-terminated). An empty body counts as {}. On failure res holds the
- * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
-cJSON *body_parse_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
+/* Parses body[0..length) (NUL-terminated at length) as a JSON object whose
+ * keys are all in `allowed` (NULL-terminated) and nested at most max_depth
+ * deep; content_type is the request's (NULL: not given). An empty body
+ * counts as {}. On BODY_OK *out is the tree, the caller's to cJSON_Delete;
+ * otherwise *out is NULL and detail says what is wrong. */
+body_status_t body_parse_object(const char *body, size_t length, const char *content_type, int max_depth,
+                                const char *const *allowed, cJSON **out, char *detail, size_t detail_size);
 
-/* Reads query parameter `name` as true/1 or false/0 into *out (fallback
- * when absent); false with res filled (400) for any other value. */
-bool body_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res);
-
-/* Reads a body's optional "chess960_position" (a Chess960 start by its
- * number): *number is 0..959, or -1 when absent or null. False with res
- * filled when it is no start number (400 invalid_chess960_position) or comes
- * with a "fen" or "chess960": false (400 conflicting_fields). The types of
- * "fen" and "chess960" are the caller's to check. */
-bool body_chess960_position(const cJSON *root, int *number, api_response_t *res);
+/* Reads value (NULL: absent) as true/1 or false/0 into *out (fallback when
+ * absent); BODY_EINVALID_VALUE for anything else, with detail naming name. */
+body_status_t body_bool(const char *name, const char *value, bool fallback, bool *out, char *detail,
+                        size_t detail_size);
 
 #endif

@@ -1,7 +1,10 @@
 /* The request and response as handlers see them, independent of the HTTP
  * library: handlers read an api_request_t and fill an api_response_t. What
  * only the transport can answer (a header's value) it supplies through a
- * callback in the request, so nothing here links against the server. */
+ * callback in the request, so nothing here links against the server. What
+ * the application puts beside a request (its settings and store) is an
+ * opaque pointer here, and an event stream an opaque object the
+ * application reads and frees through the callbacks it gives httpd.h. */
 #ifndef CHESSD_API_HTTP_H
 #define CHESSD_API_HTTP_H
 
@@ -10,8 +13,6 @@
 #include <stdint.h>
 
 #include "target.h"
-
-struct events_stream;
 
 enum { API_PATH_PARAM_MAX = 64 };
 
@@ -41,15 +42,17 @@ typedef struct {
     const char *content_type; /* static string */
     char *body;               /* malloc'd, owned by the response */
     size_t body_length;
-    const char *allow;        /* static string for 405, else NULL */
+    const char *allow;        /* the Allow header for 405 (a string that outlives the answer), else NULL */
     char etag[32];            /* ETag header when not empty */
     char location[96];        /* Location header when not empty */
     unsigned retry_after;     /* Retry-After seconds when not 0 */
     bool authenticate;        /* WWW-Authenticate: Bearer (401) */
     const char *problem_code; /* the problem's code when the answer is one, else NULL */
     /* An event stream to serve after the head (status and content_type set,
-     * no body); owned by the response (see api/live/events.h). */
-    struct events_stream *stream;
+     * no body); owned by the response, read and freed through the
+     * application's httpd_live_t callbacks (httpd.h). */
+    void *stream;
+    const char *security_policy; /* Content-Security-Policy header (static string) when not NULL */
     /* A long poll: the server may hold the request up to wait_seconds, until
      * the game passes wait_version, then run the handler again with
      * req->waited_seconds set; or send this answer at once. */
@@ -57,6 +60,20 @@ typedef struct {
     uint64_t wait_version;
     char preference_applied[24]; /* Preference-Applied header when not empty */
 } api_response_t;
+
+/* What a route's handler does: reads req, fills res. */
+typedef void (*api_handler_fn)(const api_request_t *req, api_response_t *res);
+
+/* The route flags the transport acts on (api_request_t.route_flags and a
+ * route's flags, router.h); bits from ROUTE_APP_FIRST up are the
+ * application's own. */
+enum {
+    ROUTE_PROBE = 1 << 0,   /* health, readiness, metrics: never rate-limited or refused while draining; the
+                             * only routes on the probe port */
+    ROUTE_CREATES = 1 << 1, /* creates stored data: under the per-address creation limit */
+    ROUTE_STREAM = 1 << 2,  /* an event stream: admitted under the stream bounds before its handler runs */
+    ROUTE_APP_FIRST = 1 << 8
+};
 
 /* The longest wait a client may ask for (Prefer: wait=N); longer asks get this. */
 enum { API_WAIT_MAX_SECONDS = 60 };

@@ -1,46 +1,59 @@
-/* Routing: one table maps (path, method) to a handler, the query parameters
- * it reads and how the server treats it (probe, work pool, creation limit).
- * Unknown paths get 404, known paths with another method 405 with an Allow
- * header, unknown or repeated query parameters 400. */
-#ifndef CHESSD_API_ROUTER_H
-#define CHESSD_API_ROUTER_H
+/* Routing over a caller's table: (path, method) to a route, with the query
+ * parameters each route reads. A '*' segment in a path matches one path
+ * segment (an id), handed over in path_param; HEAD is served wherever GET is.
+ * The Allow header of each path is derived from the table. Outcomes are
+ * statuses with a detail text: the caller turns them into answers. */
+#ifndef CHESSD_API_HTTP_ROUTER_H
+#define CHESSD_API_HTTP_ROUTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "request.h"
 #include "target.h"
 
-/* What the server does around a route's handler. */
-enum {
-    ROUTE_PROBE = 1 << 0,  /* health, readiness, metrics: never rate-limited or refused while draining */
-    ROUTE_POOL = 1 << 1,   /* long work: runs on the work pool, off the connection threads */
-    ROUTE_CREATES = 1 << 2, /* creates stored data: under the per-address creation limit */
-    ROUTE_GAME = 1 << 3,    /* a stored game: 404 without a store, 503 while the player-token secret is not known */
-    ROUTE_STREAM = 1 << 4   /* an event stream: admitted under the stream bounds before its handler runs */
-};
+typedef struct {
+    const char *name;          /* a stable label ("GET /v1/games/{id}"), for metrics */
+    const char *path;          /* '*' matches one segment */
+    const char *method;        /* GET also serves HEAD */
+    api_handler_fn handler;
+    const char *const *params; /* the query parameters the handler reads (NULL: none) */
+    unsigned flags;            /* ROUTE_* (request.h), and the caller's own bits */
+    int pool;                  /* the work pool it runs on (httpd.h), or -1: the connection's thread */
+} router_route_t;
 
-/* Parses the raw request target into *target (req->target should point at it
- * afterwards); false with res filled (400) when it cannot be routed. */
-bool router_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res);
+typedef enum {
+    ROUTER_OK = 0,
+    ROUTER_ENOT_FOUND,         /* no route at this path (404) */
+    ROUTER_EMETHOD,            /* the path has routes, none for this method (405, with Allow) */
+    ROUTER_EUNKNOWN_PARAMETER, /* a query parameter the route does not read */
+    ROUTER_EINVALID_PARAMETER, /* a query parameter given twice, with a NUL, or badly escaped */
+    ROUTER_EBAD_TARGET,        /* a request target that cannot be routed (400) */
+    ROUTER_STATUS_COUNT
+} router_status_t;
+
+typedef struct router router_t;
+
+/* A router over routes[0..count), which must outlive it (the table is not
+ * copied); NULL when out of memory. router_free(NULL) is fine. */
+router_t *router_new(const router_route_t *routes, int count);
+void router_free(router_t *r);
+
+/* Parses the raw request target into *target; ROUTER_ENOT_FOUND for a path
+ * longer than any route may be, ROUTER_EINVALID_PARAMETER for a query that
+ * cannot be read, ROUTER_EBAD_TARGET otherwise, each with detail. */
+router_status_t router_parse_target(const char *raw, size_t length, target_t *target, char *detail,
+                                    size_t detail_size);
 
 /* Finds req's route (req->target set) among those with all of
- * req->route_flags: sets req->route and req->path_param and returns true, or
- * returns false with res filled (404, 405, 400 for the query) and req->route
- * the matched path's route or -1. */
-bool router_find(api_request_t *req, api_response_t *res);
+ * req->route_flags: sets req->route and req->path_param. Otherwise
+ * req->route is the matched path's route or -1, detail says what is wrong,
+ * and for ROUTER_EMETHOD *allow is the path's Allow header (owned by r). */
+router_status_t router_find(const router_t *r, api_request_t *req, const char **allow, char *detail,
+                            size_t detail_size);
 
-/* Runs the handler of req->route (set by router_find); for a ROUTE_GAME
- * route only with a store (req->store NULL, --redis none: 404
- * games_disabled) and once the token secret is known (see token_secret.h),
- * else answers 503 store_unavailable. */
-void router_handle(const api_request_t *req, api_response_t *res);
-
-/* router_find, then router_handle when a route was found. */
-void router_dispatch(api_request_t *req, api_response_t *res);
-
-/* The ROUTE_* flags of route i (0 for -1). */
-unsigned router_route_flags(int route);
-
-/* Number of routes, and a stable label for route i ("GET /v1/games/{id}"). */
-int router_route_count(void);
-const char *router_route_name(int route);
+/* The table's route i (NULL for an index outside it), and its size. */
+const router_route_t *router_route(const router_t *r, int i);
+int router_count(const router_t *r);
 
 #endif

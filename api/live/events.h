@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "../http/buf.h"
+#include "../http/httpd.h"
 
 struct store;
 struct config;
@@ -44,20 +45,10 @@ typedef struct {
     unsigned resync_seconds;    /* a game without a message this long is read again (0: 30) */
 } events_config_t;
 
-/* How the hub acts on the connection of a stream or a waiter. Each is called
- * with a lock of this module held: it must neither block nor call back in. */
-typedef struct {
-    void (*suspend)(void *arg); /* streams: nothing to send now (called by events_stream_read) */
-    void (*resume)(void *arg);  /* streams: after suspend, bytes or the end are ready; waiters: the wait is over */
-    void (*abort)(void *arg);   /* streams: the client stopped reading; close the connection now */
-    void *arg;
-    bool (*gone)(void *arg);    /* waiters: whether the client has left (asked at each heartbeat); NULL: never */
-    /* streams: what the kernel holds of the connection's bytes: written and
-     * not yet acknowledged by the client's side (unsent), and, when acked is
-     * not NULL, the bytes it has acknowledged in all. False: not known (then
-     * only chessd's own queue counts). NULL: never known. */
-    bool (*kernel)(void *arg, size_t *unsent, uint64_t *acked);
-} events_conn_t;
+/* How the hub acts on the connection of a stream or a waiter: the
+ * transport's callbacks (httpd.h). Each is called with a lock of this
+ * module held: it must neither block nor call back in. */
+typedef httpd_conn_t events_conn_t;
 
 /* A client that stops reading is found in two ways: the bytes waiting for
  * it (chessd's queue and the kernel's unacknowledged ones together) would

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../http/body.h"
+#include "../input.h"
 #include "../problem.h"
 
 /* Each shape draws inside x, y in 10..90 and covers the disc of radius
@@ -236,8 +236,8 @@ bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_sv
             return bad_parameter(res, "query parameter 'orientation' must be white or black");
         options->orientation = (color_t)c;
     }
-    if (!body_query_bool(req, "check", true, &options->mark_check, res) ||
-        !body_query_bool(req, "coordinates", true, &options->coordinates, res))
+    if (!input_query_bool(req, "check", true, &options->mark_check, res) ||
+        !input_query_bool(req, "coordinates", true, &options->coordinates, res))
         return false;
     value = api_request_query(req, "size");
     if (value && !read_size(value, &options->size)) {

@@ -1,5 +1,5 @@
 /* See http_harness.h. The request target goes through the server's own
- * target parser (router_parse_target); the headers sit in a harness_request_t
+ * target parser (routes_parse_target); the headers sit in a harness_request_t
  * that the request's header callback (harness_header below, in place of the
  * server's) reads. Each input's strings live in exact-size heap copies, so
  * ASan sees any read past them. */
@@ -15,7 +15,7 @@
 #include "../../api/live/events.h"
 #include "../../api/http/request.h"
 #include "../../api/metrics.h"
-#include "../../api/http/router.h"
+#include "../../api/routes.h"
 #include "../../api/game/tokens.h"
 #include "../../api/http/utf8.h"
 #include "../../rules/rules.h"
@@ -45,7 +45,7 @@ void http_harness_init(config_t *cfg)
      * later get their real values; then limits that keep each input fast. */
     char err[256];
     FUZZ_CHECK(config_load(cfg, 0, NULL, err, sizeof err), "config_load: %s", err);
-    metrics_init(router_route_count(), router_route_name);
+    metrics_init(routes_count(), routes_name);
     cfg->max_perft_depth = 2; /* perft within milliseconds; 3 and above take the 400 path */
     snprintf(cfg->redis_url, sizeof cfg->redis_url, "redis://127.0.0.1:1/0");
     cfg->redis_connect_timeout_ms = 50;
@@ -185,8 +185,8 @@ unsigned http_harness_run(const char *data, size_t size, const config_t *cfg, st
         .header_source = &parsed,
     };
     api_response_t res = { 0 };
-    if (router_parse_target(target, strlen(target), &parsed_target, &res))
-        router_dispatch(&req, &res);
+    if (routes_parse_target(target, strlen(target), &parsed_target, &res))
+        routes_dispatch(&req, &res);
     if (res.stream) {
         /* An event stream: what it holds before any live event stands for its body. */
         buf_t first;

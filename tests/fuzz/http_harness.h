@@ -1,5 +1,5 @@
 /* The HTTP side of the fuzz targets fuzz_http and fuzz_games: one framed
- * request run through router_dispatch, as the server would run it, with the
+ * request run through routes_dispatch, as the server would run it, with the
  * answer checked. The request's headers come through its own header
  * callback, so a binary using it links without api/server.o. Framing:
  * "METHOD TARGET\n", "Name: value\n" header lines, an empty line, then the

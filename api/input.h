@@ -1,0 +1,29 @@
+/* A request's inputs as handlers read them: the JSON body (through the
+ * transport's strict reader, http/body.h, with chessd's depth bound), boolean
+ * query parameters, and a body's Chess960 start number; a refusal is the
+ * problem it becomes, written into res. */
+#ifndef CHESSD_API_INPUT_H
+#define CHESSD_API_INPUT_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "http/request.h"
+
+/* Parses req's body as a JSON object whose keys are all in `allowed`
+ * (NULL-terminated). An empty body counts as {}. On failure res holds the
+ * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
+cJSON *input_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
+
+/* Reads query parameter `name` as true/1 or false/0 into *out (fallback
+ * when absent); false with res filled (400) for any other value. */
+bool input_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res);
+
+/* Reads a body's optional "chess960_position" (a Chess960 start by its
+ * number): *number is 0..959, or -1 when absent or null. False with res
+ * filled when it is no start number (400 invalid_chess960_position) or comes
+ * with a "fen" or "chess960": false (400 conflicting_fields). The types of
+ * "fen" and "chess960" are the caller's to check. */
+bool input_chess960_position(const cJSON *root, int *number, api_response_t *res);
+
+#endif

@@ -1,0 +1,153 @@
+/* The route table (routes.h). The router over it is made on first use and
+ * lives as long as the process. */
+#include "routes.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "game/token_secret.h"
+#include "handlers.h"
+#include "problem.h"
+#include "render/board_svg.h"
+
+static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "legal_moves",
+                                                    "format",      "orientation", "lastmove",      "check",
+                                                    "coordinates", "size",        NULL };
+static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
+static const char *const legal_moves_param[] = { "legal_moves", NULL };
+static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
+
+enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, INLINE = -1 };
+
+static const router_route_t table[] = {
+    { "GET /healthz", "/healthz", "GET", handle_healthz, NULL, ROUTE_PROBE, INLINE },
+    { "GET /readyz", "/readyz", "GET", handle_readyz, NULL, ROUTE_PROBE, INLINE },
+    { "GET /version", "/version", "GET", handle_version, NULL, 0, INLINE },
+    { "GET /openapi.yaml", "/openapi.yaml", "GET", handle_openapi, NULL, 0, INLINE },
+    { "GET /v1/position", "/v1/position", "GET", handle_position, position_get_params, 0, INLINE },
+    { "POST /v1/position", "/v1/position", "POST", handle_position, legal_moves_param, 0, INLINE },
+    { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, legal_moves_param, 0, INLINE },
+    { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, legal_moves_param, 0, INLINE },
+    { "GET /v1/perft", "/v1/perft", "GET", handle_perft, perft_params, 0, PERFT },
+    { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
+    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, legal_moves_param, ROUTE_GAME, STORE },
+    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, legal_moves_param, ROUTE_GAME,
+      STORE },
+    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, legal_moves_param, ROUTE_GAME, STORE },
+    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, legal_moves_param, ROUTE_GAME,
+      STORE },
+    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, legal_moves_param, ROUTE_GAME, STORE },
+    { "POST /v1/games/{id}/takeback", "/v1/games/*/takeback", "POST", handle_game_takeback, legal_moves_param,
+      ROUTE_GAME, STORE },
+    { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, legal_moves_param, ROUTE_GAME,
+      STORE },
+    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, ROUTE_GAME,
+      STORE },
+    { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, ROUTE_GAME | ROUTE_STREAM,
+      STORE },
+    { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },
+};
+
+enum { TABLE_SIZE = sizeof table / sizeof table[0] };
+
+static router_t *router;
+static pthread_once_t router_once = PTHREAD_ONCE_INIT;
+
+static void make_router(void)
+{
+    router = router_new(table, TABLE_SIZE);
+    if (!router) { /* at start-up, before any request: nothing can be served */
+        fprintf(stderr, "chessd: out of memory making the route table\n");
+        exit(2);
+    }
+}
+
+static const router_t *the_router(void)
+{
+    pthread_once(&router_once, make_router);
+    return router;
+}
+
+int routes_count(void) { return TABLE_SIZE; }
+
+const char *routes_name(int route) { return route >= 0 && route < TABLE_SIZE ? table[route].name : "unmatched"; }
+
+unsigned routes_flags(int route) { return route >= 0 && route < TABLE_SIZE ? table[route].flags : 0; }
+
+int routes_pool(int route) { return route >= 0 && route < TABLE_SIZE ? table[route].pool : -1; }
+
+/* A router status as the problem it is. */
+static void router_problem(router_status_t status, const char *detail, api_response_t *res)
+{
+    static const api_status_t problems[ROUTER_STATUS_COUNT] = {
+        [ROUTER_ENOT_FOUND] = API_ENOT_FOUND,
+        [ROUTER_EMETHOD] = API_EMETHOD_NOT_ALLOWED,
+        [ROUTER_EUNKNOWN_PARAMETER] = API_EUNKNOWN_PARAMETER,
+        [ROUTER_EINVALID_PARAMETER] = API_EINVALID_PARAMETER,
+        [ROUTER_EBAD_TARGET] = API_EBAD_REQUEST,
+    };
+    api_problem(res, problems[status], detail, NULL, NULL);
+}
+
+bool routes_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res)
+{
+    char detail[160];
+    router_status_t status = router_parse_target(raw, length, target, detail, sizeof detail);
+    if (status != ROUTER_OK)
+        router_problem(status, detail, res);
+    return status == ROUTER_OK;
+}
+
+bool routes_find(api_request_t *req, api_response_t *res)
+{
+    char detail[160];
+    const char *allow;
+    router_status_t status = router_find(the_router(), req, &allow, detail, sizeof detail);
+    if (status == ROUTER_OK)
+        return true;
+    router_problem(status, detail, res);
+    if (status == ROUTER_EMETHOD)
+        res->allow = allow;
+    return false;
+}
+
+void routes_handle(const api_request_t *req, api_response_t *res)
+{
+    const router_route_t *route = router_route(the_router(), req->route);
+    store_t *store = app_of(req)->store;
+    if ((route->flags & ROUTE_GAME) && !store) {
+        api_problem(res, API_EGAMES_DISABLED,
+                    "games are off: this server runs without Redis (--redis none, the default when no Redis is "
+                    "configured), so it keeps no games; the rules API (/v1/position, /v1/perft) works",
+                    NULL, NULL);
+        return;
+    }
+    if ((route->flags & ROUTE_GAME) && !token_secret_ready(store)) {
+        store_health_t health;
+        store_health(store, &health);
+        if (!health.up) { /* the store is what is wrong: say what */
+            api_problem_store(res, STORE_EUNAVAILABLE, store);
+            return;
+        }
+        api_problem(res, API_ESTORE_UNAVAILABLE,
+                    "the player-token secret shared through the game store cannot be read yet; nothing was changed",
+                    NULL, NULL);
+        res->retry_after = 1;
+        return;
+    }
+    route->handler(req, res);
+    /* A picture, drawn (200) or not (304), carries the policy that keeps a
+     * browser from running anything in it. */
+    if (res->content_type && !strcmp(res->content_type, BOARD_SVG_CONTENT_TYPE))
+        res->security_policy = BOARD_SVG_CONTENT_SECURITY_POLICY;
+}
+
+void routes_dispatch(api_request_t *req, api_response_t *res)
+{
+    if (routes_find(req, res))
+        routes_handle(req, res);
+}

@@ -1,0 +1,50 @@
+/* chessd's route table, over the transport's router (http/router.h): every
+ * route, the query parameters it reads, and how the server runs it (probe,
+ * work pool, creation limit, stored game). Router statuses become problems
+ * here, and a stored-game route runs only with a store and the token secret. */
+#ifndef CHESSD_API_ROUTES_H
+#define CHESSD_API_ROUTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "http/request.h"
+#include "http/router.h"
+#include "http/target.h"
+
+/* chessd's own route flag, beside the transport's (request.h). */
+enum {
+    ROUTE_GAME = ROUTE_APP_FIRST << 0, /* a stored game: 404 without a store, 503 while the token secret is not known */
+};
+
+/* The work pools a route runs on (router_route_t.pool), as the server
+ * starts them. */
+enum { ROUTES_POOL_PERFT = 0, ROUTES_POOL_STORE, ROUTES_POOL_COUNT };
+
+/* Parses the raw request target into *target (req->target should point at
+ * it afterwards); false with res filled (400, 404) when it cannot be routed. */
+bool routes_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res);
+
+/* Finds req's route (req->target set) among those with all of
+ * req->route_flags: sets req->route and req->path_param and returns true, or
+ * returns false with res filled (404, 405 with Allow, 400 for the query) and
+ * req->route the matched path's route or -1. */
+bool routes_find(api_request_t *req, api_response_t *res);
+
+/* Runs the handler of req->route (set by routes_find); for a ROUTE_GAME
+ * route only with a store (without: 404 games_disabled) and once the token
+ * secret is known (see game/token_secret.h), else 503 store_unavailable. */
+void routes_handle(const api_request_t *req, api_response_t *res);
+
+/* routes_find, then routes_handle when a route was found. */
+void routes_dispatch(api_request_t *req, api_response_t *res);
+
+/* Route i's flags and pool (0 and -1 outside the table). */
+unsigned routes_flags(int route);
+int routes_pool(int route);
+
+/* Number of routes, and a stable label for route i ("GET /v1/games/{id}"). */
+int routes_count(void);
+const char *routes_name(int route);
+
+#endif
