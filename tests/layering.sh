@@ -6,7 +6,12 @@
 #     rules/ file includes outside rules/, or a store/ file outside store/ and rules/;
 #   - the objects under BUILD/{api,store,rules} form a link cycle (object A uses
 #     a symbol that object B defines, by nm, and B reaches A again), or a
-#     rules/ or store/ object uses a symbol of a layer above it.
+#     rules/ or store/ object uses a symbol of a layer above it;
+#   - a file or object of the transport (api/http/) includes or uses anything
+#     outside api/http/ (the rest of api/, store/, rules/);
+#   - a file outside api/http/ includes <microhttpd.h>;
+#   - a server file (anything in api/ but api/play/ and api/chessd.c, main's
+#     subcommand table) includes or uses api/play/, the terminal client.
 # Files are found, never listed, so new ones are checked as they come. It first
 # runs itself on a small tree with one of each fault, and fails unless all are
 # found: a check that cannot fail would pass silently.
@@ -77,6 +82,40 @@ check_layers() {
     END { exit bad }'
 }
 
+# Reads "from to why" lines; prints each edge out of the transport (api/http/
+# to anything outside it) and each edge from a server file into the terminal
+# client (api/play/), and exits 1 if any.
+check_api_rooms() {
+    awk -v kind="$1" '
+    function in_http(path) { return index(path, "api/http/") == 1 }
+    function in_play(path) { return index(path, "api/play/") == 1 }
+    function is_main(path) { return path ~ /^api\/chessd\.[cho]$/ }
+    in_http($1) && !in_http($2) {
+        printf "%s out of the transport: %s uses %s (%s); api/http/ knows bytes, headers and limits only\n",
+            kind, $1, $2, $3
+        bad = 1
+    }
+    in_play($2) && !in_play($1) && !is_main($1) {
+        printf "%s into the terminal client: %s uses %s (%s); no server file knows api/play/\n", kind, $1, $2, $3
+        bad = 1
+    }
+    END { exit bad }'
+}
+
+# Every file outside api/http/ that includes <microhttpd.h>: the transport is
+# the only place that knows libmicrohttpd.
+check_microhttpd() {
+    local dirs file bad=0
+    dirs=$(existing api store rules)
+    [ -n "$dirs" ] || return 0
+    while read -r file; do
+        case $file in api/http/*) continue ;; esac
+        echo "include of <microhttpd.h> outside the transport: $file; only api/http/ knows libmicrohttpd"
+        bad=1
+    done < <(grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<microhttpd\.h>' $dirs --include='*.c' --include='*.h' | sort)
+    return $bad
+}
+
 # The directories among the arguments that exist (a tree may lack a layer).
 existing() {
     local dir
@@ -134,6 +173,8 @@ check_tree() {
     edges=$(include_edges)
     find_cycles include <<<"$edges" || status=1
     check_layers include <<<"$edges" || status=1
+    check_api_rooms include <<<"$edges" || status=1
+    check_microhttpd || status=1
     edges=$(link_edges "$build")
     if [ -z "$edges" ]; then
         echo "layering: no objects under $build/{api,store,rules}: build first" >&2
@@ -141,31 +182,52 @@ check_tree() {
     fi
     find_cycles link <<<"$edges" || status=1
     check_layers link <<<"$edges" || status=1
+    check_api_rooms link <<<"$edges" || status=1
     return $status
 }
 
-# A tree with an include cycle (a.h <-> b.h), a link cycle (a.o <-> b.o) and
-# a rules/ file that includes api/: each must be reported.
+# A tree with an include cycle (a.h <-> b.h), a link cycle (a.o <-> b.o), a
+# rules/ file that includes api/, a transport file that includes and uses
+# api/ and rules/, a <microhttpd.h> outside the transport, and a server file
+# that includes and uses the terminal client: each must be reported.
 self_test() (
     script=$(realpath "$0")
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' EXIT
-    mkdir -p "$dir/api" "$dir/rules" "$dir/build/api" "$dir/build/rules"
+    mkdir -p "$dir/api/http" "$dir/api/play" "$dir/rules" "$dir/build/api/http" "$dir/build/api/play" \
+        "$dir/build/rules"
     printf '#pragma once\n#include "b.h"\nint a_f(int);\n' >"$dir/api/a.h"
     printf '#pragma once\n#include "a.h"\nint b_f(int);\n' >"$dir/api/b.h"
     printf '#include "a.h"\nint a_f(int x) { return x ? b_f(x - 1) : 0; }\n' >"$dir/api/a.c"
     printf '#include "b.h"\nint b_f(int x) { return x ? a_f(x - 1) : 1; }\n' >"$dir/api/b.c"
-    printf '#include "../api/a.h"\n' >"$dir/rules/r.h"
+    printf '#include "../api/a.h"\nint r_f(void);\n' >"$dir/rules/r.h"
     printf '#include "r.h"\nint r_f(void) { return a_f(1); }\n' >"$dir/rules/r.c"
-    for f in api/a api/b rules/r; do
+    printf '#include "../a.h"\n#include "../../rules/r.h"\nint t_f(void) { return a_f(2) + r_f(); }\n' \
+        >"$dir/api/http/t.c"
+    printf '#pragma once\nint p_f(void);\n' >"$dir/api/play/p.h"
+    printf '#include "p.h"\nint p_f(void) { return 3; }\n' >"$dir/api/play/p.c"
+    printf '#include <microhttpd.h>\n#include "play/p.h"\nint s_f(void) { return p_f(); }\n' >"$dir/api/s.c"
+    printf '#include "play/p.h"\nint s_f(void);\nint s_f(void) { return p_f(); }\n' >"$dir/build/s_for_cc.c"
+    for f in api/a api/b rules/r api/http/t api/play/p; do
         "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
     done
+    # s.c as written needs libmicrohttpd's header; its object is what the
+    # same code makes without it.
+    "${CC:-cc}" -I"$dir/api" -c "$dir/build/s_for_cc.c" -o "$dir/build/api/s.o"
+    rm "$dir/build/s_for_cc.c"
     if output=$(cd "$dir" && "$script" --check-only build 2>&1); then
         echo "layering: the self-test tree passed; the check has stopped finding faults" >&2
         exit 1
     fi
     for expect in "include cycle among api/a.h api/b.h" "link cycle among api/a.o api/b.o" \
-        "include against the layers: rules/r.h uses api/a.h" "link against the layers: rules/r.o uses api/a.o"; do
+        "include against the layers: rules/r.h uses api/a.h" "link against the layers: rules/r.o uses api/a.o" \
+        "include out of the transport: api/http/t.c uses api/a.h" \
+        "include out of the transport: api/http/t.c uses rules/r.h" \
+        "link out of the transport: api/http/t.o uses api/a.o" \
+        "link out of the transport: api/http/t.o uses rules/r.o" \
+        "include of <microhttpd.h> outside the transport: api/s.c" \
+        "include into the terminal client: api/s.c uses api/play/p.h" \
+        "link into the terminal client: api/s.o uses api/play/p.o"; do
         if ! grep -qF "$expect" <<<"$output"; then
             printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
             exit 1
@@ -180,7 +242,8 @@ fi
 build=${1:?usage: tests/layering.sh [--check-only] BUILD}
 self_test
 if check_tree "$build"; then
-    echo "layering: no include or link cycle; rules/ and store/ use nothing above them"
+    echo "layering: no include or link cycle; rules/ and store/ use nothing above them; api/http/ uses nothing" \
+        "outside it and alone includes <microhttpd.h>; no server file uses api/play/"
 else
     exit 1
 fi
