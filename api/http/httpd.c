@@ -1,4 +1,6 @@
-/* libmicrohttpd glue (httpd.h). Per request: a state allocated when the
+/* libmicrohttpd glue (httpd.h): the daemons and each request's life; the
+ * answers that leave a connection's thread are in httpd_held.c, the log in
+ * access_log.c. Per request: a state allocated when the
  * request line arrives (the raw target, start time), the body collected up to
  * the cap (413 as soon as Content-Length says too much), the application's
  * route and handler run on the final callback (or on one of its work pools,
@@ -28,81 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "acceptor.h"
-#include "buf.h"
-#include "sendq.h"
+#include "access_log.h"
+#include "httpd_private.h"
 #include "wire.h"
 
-enum {
-    REQUEST_ID_MAX = 64,
-    LOG_PATH_MAX = 200,
-    MHD_LOG_PER_SECOND = 5,
-    STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
-    STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
-    /* A stream's kernel send buffer (the kernel doubles it): enough to keep a
-     * reader's window full, while a client that stops reading pins this
-     * little, not the megabytes the kernel's autotuning would grow it to. */
-    STREAM_SEND_BUFFER = 32 * 1024,
-    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
-    PROBE_CONNECTIONS = 32,        /* the probe port's connections at once */
-};
+int httpd_connection_fd(struct MHD_Connection *connection);
 
-typedef struct {
-    uint64_t started_us;
-    char request_id[REQUEST_ID_MAX + 1];
-    char method[16];
-    char path[LOG_PATH_MAX + 1]; /* the raw path, as sent, for the log */
-    char *raw_target;            /* malloc'd, as sent */
-    size_t raw_target_length;
-    unsigned status;
-    int route;
-    bool seen;    /* the first access callback has run */
-    bool closing; /* answer with Connection: close */
-    buf_t body;
-    bool too_large;
-    /* a request run on a pool while the connection is suspended; finished
-     * on the server thread */
-    bool queued;
-    int pool;              /* the pool it runs on */
-    bool stream_admitted;  /* a stream route holding its place under the stream bounds */
-    bool rerun;            /* a long poll's second run, after its wait: not held again */
-    uint64_t give_up_us;   /* a pool job not started by then is refused unrun (0: never) */
-    atomic_bool done;
-    /* a long poll: held (suspended) until the application wakes it; res is
-     * the answer to send if it could not be held after all */
-    bool held, hold_refused;
-    unsigned held_seconds;
-    atomic_bool woken;
-    struct MHD_Connection *connection;
-    target_t *target; /* malloc'd (5 KiB) while the handler may run; an event stream frees it at its start */
-    api_request_t req;
-    api_response_t res;
-} request_state_t;
-
-struct httpd {
-    const httpd_config_t *cfg;
-    const httpd_app_t *app;
-    const httpd_live_t *live; /* cfg->app.live */
-    atomic_int in_flight;
-    atomic_int connections;
-    acceptor_t *acceptor;            /* the main port's accept thread and connection counts */
-    acceptor_t *probe_acceptor;      /* the probe port's, or NULL */
-    struct MHD_Daemon *daemon;
-    struct MHD_Daemon *probe_daemon; /* serves the ROUTE_PROBE routes alone; NULL: no probe port */
-    atomic_bool draining; /* answers close their connection */
-    atomic_bool refusing; /* last phase of the drain: new requests get 503 */
-    bool wire_started;
-};
-
-/* wire.c's refusals have no argument to carry the server: there is one a process. */
-static httpd_t *the_server;
-
-static int connection_fd(struct MHD_Connection *connection);
+httpd_t *httpd_the_server;
 
 /* Whether connection came in on the probe port (its daemon has no workers). */
 static bool on_probe_port(const httpd_t *h, struct MHD_Connection *connection)
@@ -111,7 +49,7 @@ static bool on_probe_port(const httpd_t *h, struct MHD_Connection *connection)
     return h->probe_daemon && info && info->daemon == h->probe_daemon;
 }
 
-static uint64_t now_us(void)
+uint64_t httpd_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -119,13 +57,13 @@ static uint64_t now_us(void)
 }
 
 /* The answer the application writes for a refusal; retry_after kept when it set one. */
-static void refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
+void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
 {
     *res = (api_response_t){ 0 };
     h->app->refuse(h->app->ctx, why, pool, detail, res);
 }
 
-static void pool_waiting(const httpd_t *h, int pool, int delta)
+void httpd_pool_waiting(const httpd_t *h, int pool, int delta)
 {
     if (h->app->pool_waiting)
         h->app->pool_waiting(h->app->ctx, pool, delta);
@@ -137,61 +75,13 @@ static const char *connection_header(const void *connection, const char *name)
     return MHD_lookup_connection_value((struct MHD_Connection *)connection, MHD_HEADER_KIND, name);
 }
 
-/* A fresh request id: unique, not secret. A per-thread xorshift generator,
- * seeded once from the kernel, saves a system call per request. */
-static void make_request_id(char *out)
-{
-    static _Thread_local uint64_t state[2];
-    if (!state[0] && !state[1]) {
-        if (getrandom(state, sizeof state, 0) != (ssize_t)sizeof state || (!state[0] && !state[1])) {
-            state[0] = now_us() | 1;
-            state[1] = (uint64_t)(uintptr_t)&state;
-        }
-    }
-    unsigned char bytes[16];
-    for (int half = 0; half < 2; half++) {
-        uint64_t x = state[0], y = state[1];
-        state[0] = y;
-        x ^= x << 23;
-        state[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
-        uint64_t v = state[1] + y;
-        memcpy(bytes + 8 * half, &v, 8);
-    }
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[bytes[i] >> 4];
-        out[2 * i + 1] = hex[bytes[i] & 15];
-    }
-    out[32] = '\0';
-}
-
-/* A request id from the client is kept when short and plain; else one is made. */
-static void choose_request_id(struct MHD_Connection *connection, char *out)
-{
-    const char *given = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id");
-    if (given) {
-        size_t n = strlen(given);
-        bool plain = n > 0 && n <= REQUEST_ID_MAX;
-        for (size_t i = 0; plain && i < n; i++) {
-            char c = given[i];
-            plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
-                    || c == '_' || c == '.' || c == ':';
-        }
-        if (plain) {
-            memcpy(out, given, n + 1);
-            return;
-        }
-    }
-    make_request_id(out);
-}
-
 /* The answer when even the out-of-memory problem cannot be written. */
 static const char out_of_memory_problem[] =
     "{\"type\":\"urn:chessd:problem:internal_error\",\"title\":\"Internal error\",\"status\":500,"
     "\"detail\":\"out of memory\",\"code\":\"internal_error\"}";
 
 /* The headers every answer carries, and those res asks for. */
-static void add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
+void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
 {
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
     MHD_add_response_header(response, "X-Request-Id", st->request_id);
@@ -223,11 +113,11 @@ static void add_headers(struct MHD_Response *response, const request_state_t *st
 /* Queues res (its body freed by libmicrohttpd). A response without a body is
  * one whose text could not be made (out of memory): a 500 problem goes
  * instead, never a 200 with a part of its text. */
-static enum MHD_Result send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
+enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
 {
     if (!res->body) {
         api_response_t fallback;
-        refusal(the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);
+        httpd_refusal(httpd_the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);
         *res = fallback;
     }
     struct MHD_Response *response =
@@ -242,7 +132,7 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
         res->status = 500;
         res->content_type = "application/problem+json";
     }
-    add_headers(response, st, res);
+    httpd_add_headers(response, st, res);
     st->status = res->status;
     enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
     MHD_destroy_response(response);
@@ -251,12 +141,12 @@ static enum MHD_Result send_response(struct MHD_Connection *connection, request_
 
 
 /* Answers with the application's answer for a refusal. */
-static enum MHD_Result send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
+enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
                                     const char *detail)
 {
     api_response_t res;
-    refusal(the_server, why, -1, detail, &res);
-    return send_response(connection, st, &res);
+    httpd_refusal(httpd_the_server, why, -1, detail, &res);
+    return httpd_send_response(connection, st, &res);
 }
 
 typedef struct {
@@ -301,7 +191,7 @@ static const char *framing_problem(struct MHD_Connection *connection)
 /* The client's address as bytes, for per-address budgets: an IPv4 address
  * (also one mapped into IPv6), or the /64 prefix of an IPv6 address, since
  * one IPv6 host usually holds a whole /64. */
-static bool client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
+bool httpd_client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *sa = info ? info->client_addr : NULL;
@@ -327,10 +217,10 @@ static bool allowed_by_limits(httpd_t *h, struct MHD_Connection *connection, uns
                               unsigned *retry_after)
 {
     const httpd_config_t *cfg = h->cfg;
-    uint64_t now = now_us();
+    uint64_t now = httpd_now_us();
     const void *address;
     size_t address_length;
-    bool has_address = client_address(connection, &address, &address_length);
+    bool has_address = httpd_client_address(connection, &address, &address_length);
     if (cfg->by_address && has_address && !ratelimit_take(cfg->by_address, address, address_length, now, retry_after))
         return false;
     if (cfg->creations && (flags & ROUTE_CREATES) && has_address
@@ -353,7 +243,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     request_state_t *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
-    st->started_us = now_us();
+    st->started_us = httpd_now_us();
     st->route = -1;
     buf_init(&st->body);
     st->connection = connection;
@@ -372,13 +262,13 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
 {
     st->seen = true;
     atomic_fetch_add(&h->in_flight, 1); /* a whole head: the drain waits for it */
-    choose_request_id(connection, st->request_id);
+    request_id_choose(MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id"), st->request_id);
     snprintf(st->method, sizeof st->method, "%s", method);
     const char *framing = framing_problem(connection);
     if (framing) {
         st->too_large = true; /* discard whatever body follows */
         st->closing = true;
-        return send_refusal(connection, st, HTTPD_REFUSE_MALFORMED, framing);
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_MALFORMED, framing);
     }
     const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (length) {
@@ -391,341 +281,10 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
              * client reads this answer rather than a reset. */
             st->too_large = true;
             st->closing = true;
-            return send_refusal(connection, st, HTTPD_REFUSE_TOO_LARGE, "the request body is over the limit");
+            return httpd_send_refusal(connection, st, HTTPD_REFUSE_TOO_LARGE, "the request body is over the limit");
         }
     }
     return MHD_YES;
-}
-
-/* Runs a request on its pool, unless its client has gone while it waited
- * (for a pool with skip_gone: the connection is suspended, so nothing else
- * reads it now), or it waited past the pool's give_up_ms (its client is told
- * at once rather than after a wait it could not have known of). */
-static void run_pooled(void *arg)
-{
-    request_state_t *st = arg;
-    httpd_t *h = the_server;
-    const httpd_pool_t *pool = &h->cfg->pools[st->pool];
-    pool_waiting(h, st->pool, -1);
-    if (pool->skip_gone && wire_client_gone(connection_fd(st->connection))) {
-        refusal(h, HTTPD_REFUSE_CLIENT_LEFT, st->pool, "the client left before its turn", &st->res);
-    } else if (st->give_up_us && now_us() > st->give_up_us) {
-        refusal(h, HTTPD_REFUSE_POOL_LATE, st->pool, NULL, &st->res);
-    } else if (!st->give_up_us || !h->app->pool_budget) {
-        h->app->handle(h->app->ctx, &st->req, &st->res);
-    } else {
-        /* The handler's budget, counted from the request's arrival: the
-         * pool's give_up_ms, and extra_ms more for a second round trip. */
-        int64_t left_us = (int64_t)st->give_up_us - (int64_t)now_us() + (int64_t)pool->extra_ms * 1000;
-        h->app->pool_budget(h->app->ctx, st->pool, true, left_us);
-        h->app->handle(h->app->ctx, &st->req, &st->res);
-        h->app->pool_budget(h->app->ctx, st->pool, false, 0);
-    }
-    atomic_store(&st->done, true);
-    MHD_resume_connection(st->connection);
-}
-
-/* Runs the handler on pool `pool`'s thread, the connection suspended
- * meanwhile, so that no server thread waits on long work. A full queue is
- * answered at once (through the same resumption). The answer is finished by
- * finish_answer. */
-static enum MHD_Result offload(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, int pool)
-{
-    const httpd_pool_t *p = &h->cfg->pools[pool];
-    st->queued = true;
-    st->pool = pool;
-    st->give_up_us = p->give_up_ms ? now_us() + (uint64_t)p->give_up_ms * 1000u : 0;
-    st->res = (api_response_t){ 0 };
-    atomic_store(&st->done, false);
-    MHD_suspend_connection(connection);
-    pool_waiting(h, pool, 1); /* before the job can start and take it back */
-    if (workpool_submit(p->pool, run_pooled, st))
-        return MHD_YES;
-    pool_waiting(h, pool, -1);
-    refusal(h, HTTPD_REFUSE_POOL_FULL, pool, NULL, &st->res);
-    if (!st->res.retry_after)
-        st->res.retry_after = 1;
-    atomic_store(&st->done, true);
-    MHD_resume_connection(connection);
-    return MHD_YES;
-}
-
-/* --- event streams and long polls (httpd_live_t) --- */
-
-/* The client's address for the per-address stream bound (empty when unknown). */
-static void address_of(struct MHD_Connection *connection, const void **bytes, size_t *length)
-{
-    if (!client_address(connection, bytes, length)) {
-        *bytes = "";
-        *length = 0;
-    }
-}
-
-/* A stream's content reader state. It outlives the request's state: the
- * response is freed after the completion callback. */
-typedef struct {
-    const httpd_live_t *live;
-    void *stream;
-    struct MHD_Connection *connection;
-} stream_link_t;
-
-/* httpd_conn_t for a stream: the holder's calls on its connection. */
-static void suspend_connection(void *connection) { MHD_suspend_connection(connection); }
-static void resume_connection(void *connection) { MHD_resume_connection(connection); }
-
-/* The stream's client stopped reading: shut the socket, and libmicrohttpd,
- * whose write fails, closes the connection (and frees the stream). The close
- * resets it, so what the client never took is dropped at once instead of
- * held by the kernel until it gives up on the client. */
-static void abort_connection(void *connection)
-{
-    int fd = connection_fd(connection);
-    if (fd >= 0) {
-        sendq_reset_on_close(fd);
-        shutdown(fd, SHUT_RDWR);
-    }
-}
-
-/* httpd_conn_t.kernel for a stream: its socket's send queue. */
-static bool connection_kernel(void *connection, size_t *unsent, uint64_t *acked)
-{
-    int fd = connection_fd(connection);
-    return fd >= 0 && sendq_unsent(fd, unsent) && (!acked || sendq_acked(fd, acked));
-}
-
-/* libmicrohttpd's content reader: the stream's queued bytes; with none, the
- * connection is suspended (by the stream's read) and 0 returned. */
-static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
-{
-    stream_link_t *link = cls;
-    (void)pos;
-    /* A client that left is found here, at the latest by the next
-     * heartbeat: its stream ends (quietly, as if complete). */
-    if (wire_client_gone(connection_fd(link->connection)))
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    ssize_t n = link->live->read(link->stream, out, max);
-    if (n >= 0)
-        return n;
-    return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
-/* The content reader of a stream's HEAD: never called (libmicrohttpd
- * sends a HEAD's head alone), and empty if it were. */
-static ssize_t read_nothing(void *cls, uint64_t pos, char *out, size_t max)
-{
-    (void)cls, (void)pos, (void)out, (void)max;
-    return MHD_CONTENT_READER_END_OF_STREAM;
-}
-
-/* A stream's HEAD answer: GET's head, of unknown length (no Content-Length,
- * which would say 0), but not chunked: libmicrohttpd 0.9.75 writes a
- * chunked answer's last chunk ("0\r\n\r\n") even after a HEAD's head, bytes
- * a client would read as the start of the next answer. Unchunked, the
- * answer's end is the connection's (Connection: close). NULL when out of
- * memory. */
-static struct MHD_Response *stream_head_response(void)
-{
-    struct MHD_Response *response =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_nothing, NULL, NULL);
-    if (response && MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
-        MHD_destroy_response(response);
-        response = NULL;
-    }
-    return response;
-}
-
-static void free_stream(void *cls)
-{
-    stream_link_t *link = cls;
-    link->live->free(link->stream);
-    free(link);
-}
-
-/* Queues a stream's response (and drops this reference to it) with its headers. */
-static enum MHD_Result queue_stream_head(struct MHD_Connection *connection, request_state_t *st,
-                                         const api_response_t *res, struct MHD_Response *response)
-{
-    add_headers(response, st, res);
-    /* A proxy that buffers answers (nginx) passes a stream's bytes on at once. */
-    MHD_add_response_header(response, "X-Accel-Buffering", "no");
-    st->status = res->status;
-    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
-    MHD_destroy_response(response);
-    return ok;
-}
-
-/* Answers with res->stream (taken from res): the head, then the stream's
- * bytes as the hub queues them. The stream's admitted place passes to it.
- * HEAD gets GET's head (stream_head_response) and holds nothing. */
-static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
-                                    api_response_t *res)
-{
-    const httpd_live_t *live = h->live;
-    void *stream = res->stream;
-    res->stream = NULL;
-    const void *address;
-    size_t length;
-    address_of(connection, &address, &length);
-    bool head = !strcmp(st->method, "HEAD");
-    stream_link_t *link = head ? NULL : malloc(sizeof *link);
-    struct MHD_Response *response = NULL;
-    if (link) {
-        *link = (stream_link_t){ live, stream, connection };
-        response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_stream, link, free_stream);
-    } else if (head) {
-        response = stream_head_response();
-    }
-    if (head || !response) {
-        free(link);
-        live->free(stream);
-        live->release(h->app->ctx, address, length);
-        if (!response)
-            return send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
-        return queue_stream_head(connection, st, res, response);
-    }
-    httpd_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL,
-                          connection_kernel };
-    httpd_live_status_t status = live->attach(h->app->ctx, stream, address, length, &conn);
-    if (status != HTTPD_LIVE_OK) {
-        MHD_destroy_response(response); /* frees the link and the stream */
-        st->closing = status == HTTPD_LIVE_EDRAINING;
-        return status == HTTPD_LIVE_EDRAINING
-                   ? send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica")
-                   : send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
-    }
-    int fd = connection_fd(connection);
-    if (fd >= 0)
-        sendq_cap(fd, STREAM_SEND_BUFFER); /* best effort: the bounds count the kernel's queue anyway */
-    return queue_stream_head(connection, st, res, response);
-}
-
-static enum MHD_Result finish_stream_route(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
-                                           api_response_t *res);
-
-/* A ROUTE_STREAM request: a place under the stream bounds first (503
- * too_many_streams over them), then the handler, then the stream. */
-static enum MHD_Result run_stream_route(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
-                                        int pool)
-{
-    const void *address;
-    size_t length;
-    address_of(connection, &address, &length);
-    api_response_t res;
-    switch (h->live->admit(h->app->ctx, address, length)) {
-    case HTTPD_LIVE_OK:
-        break;
-    case HTTPD_LIVE_ETOO_MANY:
-        refusal(h, HTTPD_REFUSE_TOO_MANY_STREAMS, -1, NULL, &res);
-        res.retry_after = STREAM_RETRY_AFTER;
-        return send_response(connection, st, &res);
-    case HTTPD_LIVE_EDRAINING:
-        st->closing = true;
-        return send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica");
-    default:
-        return send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
-    }
-    st->stream_admitted = true;
-    if (pool >= 0) /* the handler's work leaves the connection's thread */
-        return offload(h, connection, st, pool);
-    h->app->handle(h->app->ctx, &st->req, &res);
-    return finish_stream_route(h, connection, st, &res);
-}
-
-/* A stream route's answer, its handler run: the stream, or (the handler
- * refused) the problem, its place given back. */
-static enum MHD_Result finish_stream_route(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
-                                           api_response_t *res)
-{
-    st->stream_admitted = false;
-    if (res->stream) {
-        /* The handler never runs again for a stream: what it read goes, so an open stream costs less. */
-        free(st->target);
-        st->target = NULL;
-        st->req.target = NULL;
-        st->req.path = NULL;
-        return start_stream(h, connection, st, res);
-    }
-    const void *address;
-    size_t length;
-    address_of(connection, &address, &length);
-    h->live->release(h->app->ctx, address, length);
-    return send_response(connection, st, res);
-}
-
-/* httpd_conn_t.gone for a long poll: its client has closed or reset the
- * connection (it is suspended, so only the hub looks at it now). */
-static bool held_client_gone(void *arg)
-{
-    request_state_t *st = arg;
-    return wire_client_gone(connection_fd(st->connection));
-}
-
-/* httpd_conn_t.resume for a long poll: the wait is over. */
-static void wake_held(void *arg)
-{
-    request_state_t *st = arg;
-    atomic_store(&st->woken, true);
-    MHD_resume_connection(st->connection);
-}
-
-/* Holds a long poll that res asks for: a place under the stream bounds, the
- * connection suspended until the hub wakes it. False (nothing held) over the
- * bounds: res is then answered at once, without waiting. */
-static bool hold(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
-{
-    const void *address;
-    size_t length;
-    address_of(connection, &address, &length);
-    if (h->live->admit(h->app->ctx, address, length) != HTTPD_LIVE_OK)
-        return false;
-    st->held = true;
-    st->hold_refused = false;
-    st->held_seconds = res->wait_seconds;
-    st->res = *res; /* the answer, should the wait not be registered after all */
-    atomic_store(&st->woken, false);
-    MHD_suspend_connection(connection);
-    httpd_conn_t conn = { NULL, wake_held, NULL, st, held_client_gone, NULL };
-    if (h->live->wait(h->app->ctx, st->req.path_param, res->wait_version, res->wait_seconds, address, length, &conn)
-        != HTTPD_LIVE_OK) {
-        st->hold_refused = true;
-        atomic_store(&st->woken, true);
-        MHD_resume_connection(connection);
-    }
-    return true;
-}
-
-/* A held long poll, woken: the handler runs again (on its route's pool)
- * knowing it waited (or, when the wait could not be registered, its first
- * answer goes). */
-static enum MHD_Result answer_held(httpd_t *h, struct MHD_Connection *connection, request_state_t *st)
-{
-    st->held = false;
-    api_response_t res = st->res;
-    st->res = (api_response_t){ 0 };
-    if (st->hold_refused)
-        return send_response(connection, st, &res);
-    free(res.body);
-    st->req.waited_seconds = st->held_seconds;
-    st->req.draining = atomic_load(&h->draining);
-    st->closing = st->req.draining;
-    st->rerun = true;
-    if (st->pool >= 0)
-        return offload(h, connection, st, st->pool);
-    api_response_t again = { 0 };
-    h->app->handle(h->app->ctx, &st->req, &again);
-    return send_response(connection, st, &again);
-}
-
-/* The answer of a request whose handler has run (here or on a pool): a
- * stream, a long poll held, or the answer sent. */
-static enum MHD_Result finish_answer(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
-                                     api_response_t *res)
-{
-    if (st->stream_admitted)
-        return finish_stream_route(h, connection, st, res);
-    if (res->wait_seconds && !st->rerun && h->live && hold(h, connection, st, res))
-        return MHD_YES;
-    return send_response(connection, st, res);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -758,18 +317,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         st->queued = false;
         api_response_t res = st->res; /* its body passes to libmicrohttpd (or to the held state) */
         st->res = (api_response_t){ 0 };
-        return finish_answer(h, connection, st, &res);
+        return httpd_finish_answer(h, connection, st, &res);
     }
     if (st->held) /* resumed: the wait is over */
-        return atomic_load(&st->woken) ? answer_held(h, connection, st) : MHD_YES;
+        return atomic_load(&st->woken) ? httpd_answer_held(h, connection, st) : MHD_YES;
     if (st->status)
         return MHD_YES; /* answered on the first callback */
     if (st->too_large)
-        return send_refusal(connection, st, HTTPD_REFUSE_TOO_LARGE, "the request body is over the limit");
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_TOO_LARGE, "the request body is over the limit");
     if (buf_failed(&st->body))
-        return send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory reading the request body");
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory reading the request body");
     if (!st->target && !(st->target = malloc(sizeof *st->target)))
-        return send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
     st->req = (api_request_t){
         .method = method,
         .path = st->target->path,
@@ -786,7 +345,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     api_response_t res = { 0 };
     if (!h->app->route(h->app->ctx, st->raw_target, st->raw_target_length, st->target, &st->req, &res)) {
         st->route = st->req.route;
-        return send_response(connection, st, &res);
+        return httpd_send_response(connection, st, &res);
     }
     st->route = st->req.route;
     unsigned flags = 0;
@@ -802,67 +361,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
      * connection cannot lose the answer to a change that was made. */
     if (atomic_load(&h->refusing) && !probe) {
         st->closing = true;
-        return send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica");
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica");
     }
     unsigned retry_after = 0;
     if (!probe && !allowed_by_limits(h, connection, flags, &retry_after)) {
-        refusal(h, HTTPD_REFUSE_RATE_LIMITED, -1, "slow down", &res);
+        httpd_refusal(h, HTTPD_REFUSE_RATE_LIMITED, -1, "slow down", &res);
         res.retry_after = retry_after;
-        return send_response(connection, st, &res);
+        return httpd_send_response(connection, st, &res);
     }
     st->closing = st->req.draining; /* while draining answers close their connection */
     /* Without live callbacks there are no streams: the handler answers. */
     if ((flags & ROUTE_STREAM) && h->live)
-        return run_stream_route(h, connection, st, pool);
+        return httpd_run_stream_route(h, connection, st, pool);
     /* Long work leaves the connection thread: the connection waits, suspended. */
     if (pool >= 0)
-        return offload(h, connection, st, pool);
+        return httpd_offload(h, connection, st, pool);
     h->app->handle(h->app->ctx, &st->req, &res);
-    return finish_answer(h, connection, st, &res);
+    return httpd_finish_answer(h, connection, st, &res);
 }
 
-/* Appends client text (bounded by where it was kept) to a log line: anything
- * that could break the JSON line (quotes, backslashes, controls, non-ASCII)
- * becomes '?'. */
-static void log_safe(buf_t *line, const char *text)
-{
-    for (size_t i = 0; text[i]; i++) {
-        unsigned char c = (unsigned char)text[i];
-        buf_putc(line, (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c);
-    }
-}
-
-/* Writes a log line with a single write(2), so lines from different threads
- * never interleave, and frees it. A line that could not be made is dropped. */
-static void write_line(int fd, buf_t *line)
-{
-    size_t length;
-    char *text = buf_finish(line, &length);
-    if (text) {
-        ssize_t written = write(fd, text, length);
-        (void)written;
-    }
-    free(text);
-}
-
-/* One JSON line per request on stdout. */
-static void log_line(const char *method, const char *path, unsigned status, uint64_t micros,
-                     const char *request_id)
-{
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    buf_t line;
-    buf_init(&line);
-    buf_printf(&line, "{\"ts\":%lld.%03ld,\"method\":\"", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
-    log_safe(&line, method);
-    buf_puts(&line, "\",\"path\":\"");
-    log_safe(&line, path);
-    buf_printf(&line, "\",\"status\":%u,\"us\":%llu,\"request_id\":\"%s\"}\n", status, (unsigned long long)micros,
-               request_id);
-    write_line(STDOUT_FILENO, &line);
-}
-
-static int connection_fd(struct MHD_Connection *connection)
+int httpd_connection_fd(struct MHD_Connection *connection)
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? (int)info->connect_fd : -1;
@@ -874,11 +392,11 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     httpd_t *h = cls;
     request_state_t *st = *con_cls;
     (void)toe;
-    wire_request_completed(connection_fd(connection));
+    wire_request_completed(httpd_connection_fd(connection));
     if (!st)
         return;
-    uint64_t micros = now_us() - st->started_us;
-    log_line(st->method[0] ? st->method : "-", st->path, st->status, micros, st->request_id[0] ? st->request_id : "-");
+    uint64_t micros = httpd_now_us() - st->started_us;
+    access_log_request(st->method[0] ? st->method : "-", st->path, st->status, micros, st->request_id[0] ? st->request_id : "-");
     if (h->app->completed)
         h->app->completed(h->app->ctx, st->route, st->status, micros);
     if (st->seen)
@@ -896,7 +414,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     if (st->stream_admitted) {
         const void *address;
         size_t length;
-        address_of(connection, &address, &length);
+        httpd_address_of(connection, &address, &length);
         h->live->release(h->app->ctx, address, length);
     }
     free(st);
@@ -910,9 +428,9 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
     (void)socket_context;
     int delta = toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
     if (delta > 0)
-        wire_connection_opened(connection_fd(connection));
+        wire_connection_opened(httpd_connection_fd(connection));
     else
-        wire_connection_closed(connection_fd(connection));
+        wire_connection_closed(httpd_connection_fd(connection));
     atomic_fetch_add(&h->connections, delta);
     if (h->app->connection)
         h->app->connection(h->app->ctx, delta);
@@ -922,11 +440,11 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
  * and counted like any other. */
 static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, size_t size)
 {
-    httpd_t *h = the_server;
+    httpd_t *h = httpd_the_server;
     api_response_t res;
-    refusal(h, why == WIRE_REFUSE_TOO_LARGE ? HTTPD_REFUSE_TOO_LARGE : HTTPD_REFUSE_MALFORMED, -1, detail, &res);
+    httpd_refusal(h, why == WIRE_REFUSE_TOO_LARGE ? HTTPD_REFUSE_TOO_LARGE : HTTPD_REFUSE_MALFORMED, -1, detail, &res);
     char request_id[REQUEST_ID_MAX + 1];
-    make_request_id(request_id);
+    request_id_make(request_id);
     int n = snprintf(out, size,
                      "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
                      "X-Content-Type-Options: nosniff\r\nX-Request-Id: %s\r\nConnection: close\r\n\r\n",
@@ -937,39 +455,11 @@ static size_t wire_answer(wire_refusal_t why, const char *detail, char *out, siz
         memcpy(out + n, res.body, res.body_length);
         length = (size_t)n + res.body_length;
     }
-    log_line("-", "-", res.status, 0, request_id);
+    access_log_request("-", "-", res.status, 0, request_id);
     if (h->app->completed)
         h->app->completed(h->app->ctx, -1, res.status, 0);
     free(res.body);
     return length;
-}
-
-/* A warning as one JSON line on stderr naming its source; libmicrohttpd's
- * messages and the accept thread's together are logged at most
- * MHD_LOG_PER_SECOND a second. */
-static void log_warning(const char *source, const char *format, va_list ap)
-{
-    static atomic_llong window;
-    static atomic_int in_window;
-    long long second = (long long)(now_us() / 1000000u);
-    long long seen = atomic_load(&window);
-    if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
-        atomic_store(&in_window, 0);
-    if (atomic_fetch_add(&in_window, 1) >= MHD_LOG_PER_SECOND)
-        return;
-    char message[256];
-    vsnprintf(message, sizeof message, format, ap);
-    size_t n = strlen(message);
-    while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r')) /* the message's own newline */
-        message[--n] = '\0';
-    buf_t line;
-    buf_init(&line);
-    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"");
-    buf_puts(&line, source);
-    buf_puts(&line, "\",\"message\":\"");
-    log_safe(&line, message);
-    buf_puts(&line, "\"}\n");
-    write_line(STDERR_FILENO, &line);
 }
 
 /* libmicrohttpd's own messages (mostly aborted connections) become JSON lines
@@ -979,7 +469,7 @@ static void on_mhd_error(void *cls, const char *format, va_list ap)
     httpd_t *h = cls;
     if (h && h->app->library_message)
         h->app->library_message(h->app->ctx);
-    log_warning("libmicrohttpd", format, ap);
+    access_log_warning("libmicrohttpd", format, ap);
 }
 
 /* The accept thread's own messages (acceptor.h: out of descriptors or
@@ -987,7 +477,7 @@ static void on_mhd_error(void *cls, const char *format, va_list ap)
 static void on_accept_error(void *cls, const char *format, va_list ap)
 {
     (void)cls;
-    log_warning("accept", format, ap);
+    access_log_warning("accept", format, ap);
 }
 
 
@@ -1088,8 +578,8 @@ static void free_server(httpd_t *h)
         wire_stop(); /* the last lingering descriptors are closed and given back to the counts */
     acceptor_free(h->acceptor);
     acceptor_free(h->probe_acceptor);
-    if (the_server == h)
-        the_server = NULL;
+    if (httpd_the_server == h)
+        httpd_the_server = NULL;
     free(h);
 }
 
@@ -1104,7 +594,7 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
     h->cfg = cfg;
     h->app = &cfg->app;
     h->live = cfg->app.live;
-    the_server = h;
+    httpd_the_server = h;
     acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_address_connections,
                                      .log = on_accept_error };
     acceptor_config_t probe_accept_cfg = { .max_open = PROBE_CONNECTIONS, .log = on_accept_error };

@@ -1,0 +1,90 @@
+/* The log (access_log.h). */
+#include "access_log.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+
+enum { WARNINGS_PER_SECOND = 5 };
+
+/* Seconds on the monotonic clock, for the warnings' window. */
+static long long now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec;
+}
+
+/* Appends client text (bounded by where it was kept) to a log line: anything
+ * that could break the JSON line (quotes, backslashes, controls, non-ASCII)
+ * becomes '?'. */
+static void log_safe(buf_t *line, const char *text)
+{
+    for (size_t i = 0; text[i]; i++) {
+        unsigned char c = (unsigned char)text[i];
+        buf_putc(line, (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c);
+    }
+}
+
+/* Writes a log line with a single write(2), so lines from different threads
+ * never interleave, and frees it. A line that could not be made is dropped. */
+static void write_line(int fd, buf_t *line)
+{
+    size_t length;
+    char *text = buf_finish(line, &length);
+    if (text) {
+        ssize_t written = write(fd, text, length);
+        (void)written;
+    }
+    free(text);
+}
+
+/* One JSON line per request on stdout. */
+void access_log_request(const char *method, const char *path, unsigned status, uint64_t micros,
+                     const char *request_id)
+{
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    buf_t line;
+    buf_init(&line);
+    buf_printf(&line, "{\"ts\":%lld.%03ld,\"method\":\"", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
+    log_safe(&line, method);
+    buf_puts(&line, "\",\"path\":\"");
+    log_safe(&line, path);
+    buf_printf(&line, "\",\"status\":%u,\"us\":%llu,\"request_id\":\"%s\"}\n", status, (unsigned long long)micros,
+               request_id);
+    write_line(STDOUT_FILENO, &line);
+}
+
+/* A warning as one JSON line on stderr naming its source; libmicrohttpd's
+ * messages and the accept thread's together are logged at most
+ * WARNINGS_PER_SECOND a second. */
+void access_log_warning(const char *source, const char *format, va_list ap)
+{
+    static atomic_llong window;
+    static atomic_int in_window;
+    long long second = now_seconds();
+    long long seen = atomic_load(&window);
+    if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
+        atomic_store(&in_window, 0);
+    if (atomic_fetch_add(&in_window, 1) >= WARNINGS_PER_SECOND)
+        return;
+    char message[256];
+    vsnprintf(message, sizeof message, format, ap);
+    size_t n = strlen(message);
+    while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r')) /* the message's own newline */
+        message[--n] = '\0';
+    buf_t line;
+    buf_init(&line);
+    buf_puts(&line, "{\"level\":\"warning\",\"source\":\"");
+    buf_puts(&line, source);
+    buf_puts(&line, "\",\"message\":\"");
+    log_safe(&line, message);
+    buf_puts(&line, "\"}\n");
+    write_line(STDERR_FILENO, &line);
+}

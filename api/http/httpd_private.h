@@ -1,0 +1,110 @@
+/* What httpd.c and httpd_held.c share: a request's state, the server's, and
+ * the answer helpers. Only those two files include it. */
+#ifndef CHESSD_API_HTTP_HTTPD_PRIVATE_H
+#define CHESSD_API_HTTP_HTTPD_PRIVATE_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acceptor.h"
+#include "buf.h"
+#include "httpd.h"
+#include "request_id.h"
+
+enum {
+    LOG_PATH_MAX = 200,
+    STREAM_BLOCK = 1024,          /* a stream's response buffer (HTTP/1.0 only; chunked replies use the connection's) */
+    STREAM_RETRY_AFTER = 5,       /* seconds, for too_many_streams */
+    /* A stream's kernel send buffer (the kernel doubles it): enough to keep a
+     * reader's window full, while a client that stops reading pins this
+     * little, not the megabytes the kernel's autotuning would grow it to. */
+    STREAM_SEND_BUFFER = 32 * 1024,
+    CONNECTION_MEMORY = 12 * 1024, /* libmicrohttpd's memory for one connection (see start_daemon) */
+    PROBE_CONNECTIONS = 32,        /* the probe port's connections at once */
+};
+
+typedef struct {
+    uint64_t started_us;
+    char request_id[REQUEST_ID_MAX + 1];
+    char method[16];
+    char path[LOG_PATH_MAX + 1]; /* the raw path, as sent, for the log */
+    char *raw_target;            /* malloc'd, as sent */
+    size_t raw_target_length;
+    unsigned status;
+    int route;
+    bool seen;    /* the first access callback has run */
+    bool closing; /* answer with Connection: close */
+    buf_t body;
+    bool too_large;
+    /* a request run on a pool while the connection is suspended; finished
+     * on the server thread */
+    bool queued;
+    int pool;              /* the pool it runs on */
+    bool stream_admitted;  /* a stream route holding its place under the stream bounds */
+    bool rerun;            /* a long poll's second run, after its wait: not held again */
+    uint64_t give_up_us;   /* a pool job not started by then is refused unrun (0: never) */
+    atomic_bool done;
+    /* a long poll: held (suspended) until the application wakes it; res is
+     * the answer to send if it could not be held after all */
+    bool held, hold_refused;
+    unsigned held_seconds;
+    atomic_bool woken;
+    struct MHD_Connection *connection;
+    target_t *target; /* malloc'd (5 KiB) while the handler may run; an event stream frees it at its start */
+    api_request_t req;
+    api_response_t res;
+} request_state_t;
+
+struct httpd {
+    const httpd_config_t *cfg;
+    const httpd_app_t *app;
+    const httpd_live_t *live; /* cfg->app.live */
+    atomic_int in_flight;
+    atomic_int connections;
+    acceptor_t *acceptor;            /* the main port's accept thread and connection counts */
+    acceptor_t *probe_acceptor;      /* the probe port's, or NULL */
+    struct MHD_Daemon *daemon;
+    struct MHD_Daemon *probe_daemon; /* serves the ROUTE_PROBE routes alone; NULL: no probe port */
+    atomic_bool draining; /* answers close their connection */
+    atomic_bool refusing; /* last phase of the drain: new requests get 503 */
+    bool wire_started;
+};
+
+/* wire.c's refusals and the pools' jobs have no argument to carry the
+ * server: there is one a process. */
+extern httpd_t *httpd_the_server;
+
+/* The monotonic clock in µs. */
+uint64_t httpd_now_us(void);
+/* The connection's socket, or -1. */
+int httpd_connection_fd(struct MHD_Connection *connection);
+/* The client's address as bytes for per-address budgets (an IPv4 address,
+ * also one mapped into IPv6, or an IPv6 /64); false when unknown. */
+bool httpd_client_address(struct MHD_Connection *connection, const void **bytes, size_t *length);
+/* The application's answer for a refusal into *res. */
+void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res);
+void httpd_pool_waiting(const httpd_t *h, int pool, int delta);
+/* The headers every answer carries, and those res asks for. */
+void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res);
+/* Queues res (its body freed by libmicrohttpd; a 500 when it has none). */
+enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res);
+/* Queues the application's answer for a refusal. */
+enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
+                                   const char *detail);
+
+/* httpd_held.c: answers that leave the connection's thread. */
+/* Runs the handler on pool `pool`, the connection suspended meanwhile. */
+enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, int pool);
+/* A ROUTE_STREAM request: its place under the stream bounds, then its handler. */
+enum MHD_Result httpd_run_stream_route(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, int pool);
+/* The answer of a request whose handler has run: a stream, a long poll held, or the answer sent. */
+enum MHD_Result httpd_finish_answer(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
+                                    api_response_t *res);
+/* A held long poll, woken: the handler runs again. */
+enum MHD_Result httpd_answer_held(httpd_t *h, struct MHD_Connection *connection, request_state_t *st);
+/* The client's address for the stream bounds (empty when unknown). */
+void httpd_address_of(struct MHD_Connection *connection, const void **bytes, size_t *length);
+
+#endif
