@@ -1,6 +1,6 @@
 /* libmicrohttpd glue (httpd.h): the daemons and each request's life; the
- * answers that leave a connection's thread are in httpd_held.c, the log in
- * access_log.c. Per request: a state allocated when the
+ * answers that leave a connection's thread are in httpd_held.c, the answer
+ * helpers in httpd_answer.c, the log in access_log.c. Per request: a state allocated when the
  * request line arrives (the raw target, start time), the body collected up to
  * the cap (413 as soon as Content-Length says too much), the application's
  * route and handler run on the final callback (or on one of its work pools,
@@ -38,10 +38,6 @@
 #include "httpd_private.h"
 #include "wire.h"
 
-int httpd_connection_fd(struct MHD_Connection *connection);
-
-httpd_t *httpd_the_server;
-
 /* Whether connection came in on the probe port (its daemon has no workers). */
 static bool on_probe_port(const httpd_t *h, struct MHD_Connection *connection)
 {
@@ -49,104 +45,10 @@ static bool on_probe_port(const httpd_t *h, struct MHD_Connection *connection)
     return h->probe_daemon && info && info->daemon == h->probe_daemon;
 }
 
-uint64_t httpd_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* The answer the application writes for a refusal; retry_after kept when it set one. */
-void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
-{
-    *res = (api_response_t){ 0 };
-    h->app->refuse(h->app->ctx, why, pool, detail, res);
-}
-
-void httpd_pool_waiting(const httpd_t *h, int pool, int delta)
-{
-    if (h->app->pool_waiting)
-        h->app->pool_waiting(h->app->ctx, pool, delta);
-}
-
 /* api_request_t.header: the request's headers are the connection's. */
 static const char *connection_header(const void *connection, const char *name)
 {
     return MHD_lookup_connection_value((struct MHD_Connection *)connection, MHD_HEADER_KIND, name);
-}
-
-/* The answer when even the out-of-memory problem cannot be written. */
-static const char out_of_memory_problem[] =
-    "{\"type\":\"urn:chessd:problem:internal_error\",\"title\":\"Internal error\",\"status\":500,"
-    "\"detail\":\"out of memory\",\"code\":\"internal_error\"}";
-
-/* The headers every answer carries, and those res asks for. */
-void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
-{
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
-    MHD_add_response_header(response, "X-Request-Id", st->request_id);
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    /* A browser takes every answer as its Content-Type says, never as what
-     * its bytes look like (a PGN or a problem read as HTML). */
-    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
-    if (res->security_policy)
-        MHD_add_response_header(response, "Content-Security-Policy", res->security_policy);
-    if (res->allow)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
-    if (st->closing)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
-    if (res->etag[0])
-        MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
-    if (res->location[0])
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
-    if (res->authenticate)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-    if (res->retry_after) {
-        char seconds[16];
-        snprintf(seconds, sizeof seconds, "%u", res->retry_after);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
-    }
-    if (res->preference_applied[0])
-        MHD_add_response_header(response, "Preference-Applied", res->preference_applied);
-}
-
-/* Queues res (its body freed by libmicrohttpd). A response without a body is
- * one whose text could not be made (out of memory): a 500 problem goes
- * instead, never a 200 with a part of its text. */
-enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
-{
-    if (!res->body) {
-        api_response_t fallback;
-        httpd_refusal(httpd_the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);
-        *res = fallback;
-    }
-    struct MHD_Response *response =
-        res->body ? MHD_create_response_from_buffer(res->body_length, res->body, MHD_RESPMEM_MUST_FREE)
-                  : MHD_create_response_from_buffer(sizeof out_of_memory_problem - 1, (void *)out_of_memory_problem,
-                                                    MHD_RESPMEM_PERSISTENT);
-    if (!response) {
-        free(res->body);
-        return MHD_NO;
-    }
-    if (!res->body) {
-        res->status = 500;
-        res->content_type = "application/problem+json";
-    }
-    httpd_add_headers(response, st, res);
-    st->status = res->status;
-    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
-    MHD_destroy_response(response);
-    return ok;
-}
-
-
-/* Answers with the application's answer for a refusal. */
-enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
-                                    const char *detail)
-{
-    api_response_t res;
-    httpd_refusal(httpd_the_server, why, -1, detail, &res);
-    return httpd_send_response(connection, st, &res);
 }
 
 typedef struct {
@@ -186,28 +88,6 @@ static const char *framing_problem(struct MHD_Connection *connection)
     if (f.content_lengths && MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
         return "Content-Length and Transfer-Encoding together";
     return NULL;
-}
-
-/* The client's address as bytes, for per-address budgets: an IPv4 address
- * (also one mapped into IPv6), or the /64 prefix of an IPv6 address, since
- * one IPv6 host usually holds a whole /64. */
-bool httpd_client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
-{
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = info ? info->client_addr : NULL;
-    if (sa && sa->sa_family == AF_INET) {
-        *bytes = &((const struct sockaddr_in *)sa)->sin_addr;
-        *length = sizeof(struct in_addr);
-        return true;
-    }
-    if (sa && sa->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        bool mapped = IN6_IS_ADDR_V4MAPPED(a);
-        *bytes = mapped ? a->s6_addr + 12 : a->s6_addr;
-        *length = mapped ? 4 : 8;
-        return true;
-    }
-    return false;
 }
 
 /* Per-address and per-token request budgets (when configured), and the
@@ -380,11 +260,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     return httpd_finish_answer(h, connection, st, &res);
 }
 
-int httpd_connection_fd(struct MHD_Connection *connection)
-{
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    return info ? (int)info->connect_fd : -1;
-}
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                          enum MHD_RequestTerminationCode toe)

@@ -68,15 +68,6 @@ enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, req
 
 /* --- event streams and long polls (httpd_live_t) --- */
 
-/* The client's address for the per-address stream bound (empty when unknown). */
-void httpd_address_of(struct MHD_Connection *connection, const void **bytes, size_t *length)
-{
-    if (!httpd_client_address(connection, bytes, length)) {
-        *bytes = "";
-        *length = 0;
-    }
-}
-
 /* A stream's content reader state. It outlives the request's state: the
  * response is freed after the completion callback. */
 typedef struct {

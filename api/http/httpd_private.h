@@ -1,5 +1,7 @@
-/* What httpd.c and httpd_held.c share: a request's state, the server's, and
- * the answer helpers. Only those two files include it. */
+/* What the server's files share: a request's state, the server's, and the
+ * answer helpers (httpd_answer.c), used by httpd.c (the daemons and a
+ * request's life) and httpd_held.c (the answers that leave a connection's
+ * thread). Only those three files include it. */
 #ifndef CHESSD_API_HTTP_HTTPD_PRIVATE_H
 #define CHESSD_API_HTTP_HTTPD_PRIVATE_H
 

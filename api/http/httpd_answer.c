@@ -1,0 +1,147 @@
+/* Answers and what every part of the server asks of a connection
+ * (httpd_private.h): the headers of every answer, queuing an answer or a
+ * refusal, the client's address, the socket, the clock. */
+#include "httpd_private.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+httpd_t *httpd_the_server;
+
+
+uint64_t httpd_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The answer the application writes for a refusal; retry_after kept when it set one. */
+void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
+{
+    *res = (api_response_t){ 0 };
+    h->app->refuse(h->app->ctx, why, pool, detail, res);
+}
+
+void httpd_pool_waiting(const httpd_t *h, int pool, int delta)
+{
+    if (h->app->pool_waiting)
+        h->app->pool_waiting(h->app->ctx, pool, delta);
+}
+
+/* The answer when even the out-of-memory problem cannot be written. */
+static const char out_of_memory_problem[] =
+    "{\"type\":\"urn:chessd:problem:internal_error\",\"title\":\"Internal error\",\"status\":500,"
+    "\"detail\":\"out of memory\",\"code\":\"internal_error\"}";
+
+/* The headers every answer carries, and those res asks for. */
+void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
+{
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+    MHD_add_response_header(response, "X-Request-Id", st->request_id);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* A browser takes every answer as its Content-Type says, never as what
+     * its bytes look like (a PGN or a problem read as HTML). */
+    MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
+    if (res->security_policy)
+        MHD_add_response_header(response, "Content-Security-Policy", res->security_policy);
+    if (res->allow)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (st->closing)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (res->etag[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, res->etag);
+    if (res->location[0])
+        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
+    if (res->authenticate)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (res->retry_after) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%u", res->retry_after);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+    }
+    if (res->preference_applied[0])
+        MHD_add_response_header(response, "Preference-Applied", res->preference_applied);
+}
+
+/* Queues res (its body freed by libmicrohttpd). A response without a body is
+ * one whose text could not be made (out of memory): a 500 problem goes
+ * instead, never a 200 with a part of its text. */
+enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
+{
+    if (!res->body) {
+        api_response_t fallback;
+        httpd_refusal(httpd_the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);
+        *res = fallback;
+    }
+    struct MHD_Response *response =
+        res->body ? MHD_create_response_from_buffer(res->body_length, res->body, MHD_RESPMEM_MUST_FREE)
+                  : MHD_create_response_from_buffer(sizeof out_of_memory_problem - 1, (void *)out_of_memory_problem,
+                                                    MHD_RESPMEM_PERSISTENT);
+    if (!response) {
+        free(res->body);
+        return MHD_NO;
+    }
+    if (!res->body) {
+        res->status = 500;
+        res->content_type = "application/problem+json";
+    }
+    httpd_add_headers(response, st, res);
+    st->status = res->status;
+    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
+
+/* Answers with the application's answer for a refusal. */
+enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
+                                    const char *detail)
+{
+    api_response_t res;
+    httpd_refusal(httpd_the_server, why, -1, detail, &res);
+    return httpd_send_response(connection, st, &res);
+}
+
+/* The client's address as bytes, for per-address budgets: an IPv4 address
+ * (also one mapped into IPv6), or the /64 prefix of an IPv6 address, since
+ * one IPv6 host usually holds a whole /64. */
+bool httpd_client_address(struct MHD_Connection *connection, const void **bytes, size_t *length)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = info ? info->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET) {
+        *bytes = &((const struct sockaddr_in *)sa)->sin_addr;
+        *length = sizeof(struct in_addr);
+        return true;
+    }
+    if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        bool mapped = IN6_IS_ADDR_V4MAPPED(a);
+        *bytes = mapped ? a->s6_addr + 12 : a->s6_addr;
+        *length = mapped ? 4 : 8;
+        return true;
+    }
+    return false;
+}
+
+/* The connection's socket, or -1. */
+int httpd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
+}
+
+/* The client's address for the per-address stream bound (empty when unknown). */
+void httpd_address_of(struct MHD_Connection *connection, const void **bytes, size_t *length)
+{
+    if (!httpd_client_address(connection, bytes, length)) {
+        *bytes = "";
+        *length = 0;
+    }
+}
