@@ -10,9 +10,10 @@
 //   runs CHESSD_BIN. Only what must vary is normalised, in both texts alike:
 //   a PGN's Date tag, ISO timestamps, and ids and tokens where they follow
 //   "id", "white" or "black" as JSON members;
-// - the table of problem codes after `<!-- problem-codes` lists exactly the
-//   codes, HTTP statuses and titles of api/problem.c's table, and the code
-//   enum of openapi.yaml's Problem has exactly those codes;
+// - the table of problem codes after `<!-- problem-codes` (in k8s/README.md,
+//   the operator's guide) lists exactly the codes, HTTP statuses and titles
+//   of api/problem.c's table, and the code enum of openapi.yaml's Problem has
+//   exactly those codes;
 // - the route table lists exactly the methods and paths of openapi.yaml, and
 //   k8s/README.md (the operator's guide) names every setting of `chessd serve
 //   --help`.
@@ -25,6 +26,8 @@ import { startServer, gameRedis, tempDir, REPO_ROOT, CHESSD_BIN } from './server
 import { spec } from './openapi.mjs';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+/** The operator's guide, where the problem codes and the settings are listed. */
+const GUIDE = readFileSync(path.join(REPO_ROOT, 'k8s/README.md'), 'utf8');
 const MARK = '<!-- tested -->';
 
 /** Whether a command's shell text goes on over the next line: it ends in a
@@ -148,12 +151,14 @@ function problemTable() {
   return new Map(entries.filter((m) => m[1] !== 'API_OK').map((m) => [m[2], `${m[3]} ${title(m[4])}`]));
 }
 
-test('the README lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
+test('k8s/README.md lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
   const codes = problemTable();
   assert.ok(codes.size >= 40, `only ${codes.size} codes read from api/problem.c`);
-  const start = README.indexOf('<!-- problem-codes');
-  assert.ok(start >= 0, 'the README has a <!-- problem-codes --> table');
-  const rows = README.slice(start).split('\n').slice(1);
+  assert.ok(!README.includes('<!-- problem-codes'), 'the table lives once, in k8s/README.md');
+  const start = GUIDE.indexOf('<!-- problem-codes');
+  assert.ok(start >= 0, 'k8s/README.md has a <!-- problem-codes --> table');
+  assert.equal(GUIDE.indexOf('<!-- problem-codes', start + 1), -1, 'k8s/README.md has one problem-codes table');
+  const rows = GUIDE.slice(start).split('\n').slice(1);
   const listed = new Map();
   for (const row of rows) {
     if (!row.startsWith('|')) break;
@@ -183,8 +188,7 @@ test('k8s/README.md names every setting of chessd serve --help, flag and variabl
   assert.equal(help.status, 0, help.stderr);
   const settings = [...help.stdout.matchAll(/^  (--[a-z0-9-]+)\s+(CHESSD_[A-Z0-9_]+)/gm)].map((m) => [m[1], m[2]]);
   assert.ok(settings.length >= 30, `only ${settings.length} settings read from chessd serve --help`);
-  const guide = readFileSync(path.join(REPO_ROOT, 'k8s/README.md'), 'utf8');
-  const missing = settings.filter(([flag, variable]) => !guide.includes(`\`${flag}\``) || !guide.includes(`\`${variable}\``));
+  const missing = settings.filter(([flag, variable]) => !GUIDE.includes(`\`${flag}\``) || !GUIDE.includes(`\`${variable}\``));
   assert.deepEqual(missing, [], 'settings k8s/README.md does not name (as `--flag` and `CHESSD_VARIABLE`)');
-  assert.ok(guide.includes('`CHESSD_TOKEN_SECRET`'), 'k8s/README.md names CHESSD_TOKEN_SECRET');
+  assert.ok(GUIDE.includes('`CHESSD_TOKEN_SECRET`'), 'k8s/README.md names CHESSD_TOKEN_SECRET');
 });
