@@ -4,7 +4,7 @@
 // Every move a client sends is acknowledged (200) or refused with a problem;
 // the test keeps each game's moves as the answers gave them and checks the
 // stored games against them: none applied twice, none lost (after a crash,
-// only moves acknowledged in the moments before it, the window README.md
+// only moves acknowledged in the moments before it, the window k8s/README.md
 // documents). The counts and the window of 503 answers are printed as test
 // diagnostics.
 import { test, before, after } from 'node:test';

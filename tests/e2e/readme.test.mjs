@@ -1,16 +1,22 @@
 // The README cannot drift from what chessd does:
 // - every code block after an `<!-- tested -->` line is run, in order, in one
 //   bash session (so a block may use the variables of the one before), against
-//   a real chessd on a real redis-server: `$ ` starts a command (continued by a
-//   line ending in `\` or starting with `> `), the lines up to the next `$ `
-//   are its output, compared line by line with what the command printed on
-//   stdout. `localhost:8080` becomes the test server's address and
-//   `build/chessd` runs CHESSD_BIN. Only what must vary is normalised, in
-//   both texts alike: a PGN's Date tag, ISO timestamps, and ids and tokens
-//   where they follow "id", "white" or "black" as JSON members;
-// - the table of problem codes after `<!-- problem-codes` lists exactly the
-//   codes, HTTP statuses and titles of api/problem.c's table, and the code
-//   enum of openapi.yaml's Problem has exactly those codes.
+//   a real chessd on a real redis-server: `$ ` starts a command, which goes on
+//   over the next lines, printed as they are pasted, while its shell text is
+//   incomplete (`bash -n` finds an unclosed quote, brace, parenthesis or
+//   pipe, or the line ends in `\`); the lines up to the next `$ ` are its
+//   output, compared line by line with what the command printed on stdout.
+//   `localhost:8080` becomes the test server's address and `build/chessd`
+//   runs CHESSD_BIN. Only what must vary is normalised, in both texts alike:
+//   a PGN's Date tag, ISO timestamps, and ids and tokens where they follow
+//   "id", "white" or "black" as JSON members;
+// - the table of problem codes after `<!-- problem-codes` (in k8s/README.md,
+//   the operator's guide) lists exactly the codes, HTTP statuses and titles
+//   of api/problem.c's table, and the code enum of openapi.yaml's Problem has
+//   exactly those codes;
+// - the route table lists exactly the methods and paths of openapi.yaml, and
+//   k8s/README.md (the operator's guide) names every setting of `chessd serve
+//   --help`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,7 +26,18 @@ import { startServer, gameRedis, tempDir, REPO_ROOT, CHESSD_BIN } from './server
 import { spec } from './openapi.mjs';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+/** The operator's guide, where the problem codes and the settings are listed. */
+const GUIDE = readFileSync(path.join(REPO_ROOT, 'k8s/README.md'), 'utf8');
 const MARK = '<!-- tested -->';
+
+/** Whether a command's shell text goes on over the next line: it ends in a
+ *  backslash, or bash reads it to its end still waiting for something (a
+ *  closing quote, brace or parenthesis, the command after a pipe or &&). */
+function incomplete(command) {
+  if (command.endsWith('\\')) return true;
+  const check = spawnSync('bash', ['--noprofile', '--norc', '-n', '-c', command], { encoding: 'utf8' });
+  return /unexpected end of file|unexpected EOF while looking for matching/.test(check.stderr);
+}
 
 /** The tested examples: [{ line, command, expected: [lines] }] in README order. */
 function examples(text) {
@@ -37,9 +54,10 @@ function examples(text) {
       if (line.startsWith('$ ')) {
         current = { line: j + 1, command: line.slice(2), expected: [] };
         found.push(current);
-        while (current.command.endsWith('\\') || (lines[j + 1] ?? '').slice(indent).startsWith('> ')) {
-          const next = lines[++j].slice(indent);
-          current.command += '\n' + (next.startsWith('> ') ? next.slice(2) : next);
+        while (incomplete(current.command)) {
+          assert.ok(j + 1 < lines.length && lines[j + 1].trim() !== '```',
+            `README line ${current.line}: the command is still incomplete at the end of its block`);
+          current.command += '\n' + lines[++j].slice(indent);
         }
       } else {
         assert.ok(current, `README line ${j + 1}: output before any $ command`);
@@ -103,6 +121,18 @@ test('every tested README example prints what the README shows', () => {
   assert.deepEqual(drifted, [], `${drifted.length} README examples drifted (stderr: ${run.stderr})\n${drifted.join('\n\n')}`);
 });
 
+test('a command goes on while its shell text is incomplete, and only then', () => {
+  const text = ['<!-- tested -->', '```sh', '$ f() {  # a helper', '    echo "$1" |', "      tr a b", '  }',
+    "$ echo 'one", "two'", 'one', 'two', '$ echo a \\', '    b', 'a b', '$ echo {', '{', '```'].join('\n');
+  assert.deepEqual(examples(text).map((e) => [e.command, e.expected]), [
+    ['f() {  # a helper\n    echo "$1" |\n      tr a b\n  }', []],
+    ["echo 'one\ntwo'", ['one', 'two']],
+    ['echo a \\\n    b', ['a b']],
+    ['echo {', ['{']],
+  ]);
+  assert.throws(() => examples(['<!-- tested -->', '```sh', "$ echo 'open", '```'].join('\n')), /still incomplete/);
+});
+
 test('the normalisation only touches what must vary', () => {
   assert.equal(normalise('[Date "2026.11.29"]\n{"id":"AbCdEfGhIjKlMnOp","x":1}  \n\n'), '[Date "<date>"]\n{"id":"<id>","x":1}');
   assert.notEqual(normalise('{"version":2}'), normalise('{"version":3}'));
@@ -121,12 +151,14 @@ function problemTable() {
   return new Map(entries.filter((m) => m[1] !== 'API_OK').map((m) => [m[2], `${m[3]} ${title(m[4])}`]));
 }
 
-test('the README lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
+test('k8s/README.md lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
   const codes = problemTable();
   assert.ok(codes.size >= 40, `only ${codes.size} codes read from api/problem.c`);
-  const start = README.indexOf('<!-- problem-codes');
-  assert.ok(start >= 0, 'the README has a <!-- problem-codes --> table');
-  const rows = README.slice(start).split('\n').slice(1);
+  assert.ok(!README.includes('<!-- problem-codes'), 'the table lives once, in k8s/README.md');
+  const start = GUIDE.indexOf('<!-- problem-codes');
+  assert.ok(start >= 0, 'k8s/README.md has a <!-- problem-codes --> table');
+  assert.equal(GUIDE.indexOf('<!-- problem-codes', start + 1), -1, 'k8s/README.md has one problem-codes table');
+  const rows = GUIDE.slice(start).split('\n').slice(1);
   const listed = new Map();
   for (const row of rows) {
     if (!row.startsWith('|')) break;
@@ -138,4 +170,25 @@ test('the README lists every problem code with its HTTP status and title, as api
   assert.deepEqual(Object.fromEntries([...listed].sort()), Object.fromEntries([...codes].sort()));
   const documented = spec().doc.components.schemas.Problem.properties.code.enum;
   assert.deepEqual([...documented].sort(), [...codes.keys()].sort(), "openapi.yaml's Problem code enum");
+});
+
+test("the README's route table lists every method and path of openapi.yaml, and no other", () => {
+  const documented = [];
+  for (const [route, item] of Object.entries(spec().doc.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) if (item[method]) documented.push(`${method.toUpperCase()} ${route}`);
+  }
+  const listed = [...README.matchAll(/^\| (GET|PUT|POST|DELETE|PATCH) \| `([^`]+)` \| [^|]*\S[^|]* \|$/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.equal(new Set(listed).size, listed.length, 'a route is listed twice');
+  assert.ok(documented.length >= 20, `only ${documented.length} routes read from openapi.yaml`);
+  assert.deepEqual([...listed].sort(), [...documented].sort());
+});
+
+test('k8s/README.md names every setting of chessd serve --help, flag and variable', () => {
+  const help = spawnSync(CHESSD_BIN, ['serve', '--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0, help.stderr);
+  const settings = [...help.stdout.matchAll(/^  (--[a-z0-9-]+)\s+(CHESSD_[A-Z0-9_]+)/gm)].map((m) => [m[1], m[2]]);
+  assert.ok(settings.length >= 30, `only ${settings.length} settings read from chessd serve --help`);
+  const missing = settings.filter(([flag, variable]) => !GUIDE.includes(`\`${flag}\``) || !GUIDE.includes(`\`${variable}\``));
+  assert.deepEqual(missing, [], 'settings k8s/README.md does not name (as `--flag` and `CHESSD_VARIABLE`)');
+  assert.ok(GUIDE.includes('`CHESSD_TOKEN_SECRET`'), 'k8s/README.md names CHESSD_TOKEN_SECRET');
 });

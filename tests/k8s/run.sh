@@ -66,7 +66,11 @@ done
 for target in "${targets[@]}"; do
     for f in $(secret_files "$target"); do
         case "$f" in
-            *redis-url*) value="redis://:test-password@redis.test.invalid:6379/0" ;;
+            *redis-url*)
+                case "$target" in
+                    *tls*) value="rediss://:test-password@redis.test.invalid:6380/0" ;;
+                    *) value="redis://:test-password@redis.test.invalid:6379/0" ;;
+                esac ;;
             *) value="test-only-$(basename "$f")-not-a-real-secret" ;;
         esac
         mkdir -p "$work/k8s/$target/secrets"

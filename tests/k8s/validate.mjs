@@ -8,9 +8,10 @@
 //
 // TARGET names the kustomization that FILE was rendered from (base,
 // overlays/dev, overlays/prod, examples/managed-redis, examples/redis-cluster,
-// examples/redis-tls): it picks the expectations below. Prints one line per
-// check and a closing "k8s: N passed, N failed" line (--passed/--failed add
-// the caller's own counts); exits 1 on any failure.
+// examples/redis-tls, examples/redis-tls-private-ca): it picks the
+// expectations below. Prints one line per check and a closing "k8s: N
+// passed, N failed" line (--passed/--failed add the caller's own counts);
+// exits 1 on any failure.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -26,7 +27,13 @@ const TARGETS = {
   "examples/redis-cluster": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
   },
+  // A public CA's certificate and no client certificate: the system CAs, so
+  // no CA file, certificate or key may be asked for.
   "examples/redis-tls": {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    redisFiles: ["CHESSD_REDIS_PASSWORD_FILE"], noRedisFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
+  },
+  "examples/redis-tls-private-ca": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
     redisFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
   },
@@ -237,9 +244,10 @@ function checkResources(label, c) {
 // by chessd, and the private key and the password by nobody else; required
 // lists those the target must set.
 const PRIVATE_FILES = ["CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE"];
-function checkRedisFiles(D, spec, c, config, secrets, required) {
+function checkRedisFiles(D, spec, c, config, secrets, required, absent) {
   const value = (name) => (c.env ?? []).find((e) => e.name === name && "value" in e)?.value ?? config[name];
   for (const name of required) check(D(`${name} set`), !!value(name));
+  for (const name of absent) check(D(`${name} not set`), !value(name) && !(c.env ?? []).some((e) => e.name === name), value(name));
   check(D("CHESSD_REDIS_CERT_FILE and CHESSD_REDIS_KEY_FILE set together"),
     !value("CHESSD_REDIS_CERT_FILE") === !value("CHESSD_REDIS_KEY_FILE"));
   // chessd refuses to start with both: the password from any source (a
@@ -369,7 +377,7 @@ function checkTarget(target, objects) {
     const s = ref && secrets.find((x) => x.metadata.name === ref.name);
     check(D("that Secret is rendered with the key"), !!(s && (s.data?.CHESSD_REDIS_URL ?? s.stringData?.CHESSD_REDIS_URL)));
   }
-  checkRedisFiles(D, spec, c, config, secrets, want.redisFiles ?? []);
+  checkRedisFiles(D, spec, c, config, secrets, want.redisFiles ?? [], want.noRedisFiles ?? []);
 
   // Service
   const svc = byKind(objects, "Service").find((s) => s.metadata.name === "chessd");
