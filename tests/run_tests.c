@@ -1,5 +1,5 @@
 /* CUnit runner for every suite, or for the suites named on the command line
- * (`run_tests [-v] [suite...]`, e.g. `run_tests -v tls store`). Exits non-zero
+ * (`run_tests [-v] [suite...]`, e.g. `run_tests -v tls store_redis`). Exits non-zero
  * when any assertion fails or a suite cannot be set up, so `make test` and CI
  * fail with it. */
 #include <stdio.h>
@@ -36,14 +36,15 @@ int main(int argc, char **argv)
 {
     int (*const suites[])(void) = {
         test_perft_register, test_position_register, test_fen_register, test_san_register,
-        test_legality_register, test_status_register, test_game_register, test_stockfish_register,
-        test_oracle_register, test_store_register, test_game_record_register, test_target_register,
+        test_legality_register, test_status_register, test_game_register, test_movegen_register,
+        test_oracle_register, test_store_redis_register, test_game_record_register, test_target_register,
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
         /* after tokens, whose first test needs no secret set yet */
         test_pgn_register, test_idempotency_register, test_events_register, test_game_events_register,
-        test_http_register, test_subscriber_register, test_tls_register, test_config_register,
-        test_cluster_register, test_store_cluster_register, test_board_svg_register,
+        test_request_register, test_store_subscriber_register, test_tls_register, test_config_register,
+        test_cluster_register, test_store_redis_cluster_register, test_board_svg_register,
         test_chess960_register, test_pgn_read_register, test_play_register, test_sendq_register,
+        test_timers_register, test_http_client_register, test_position_json_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

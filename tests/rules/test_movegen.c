@@ -499,9 +499,9 @@ static int suite_cleanup(void)
     return 0;
 }
 
-int test_stockfish_register(void)
+int test_movegen_register(void)
 {
-    CU_pSuite suite = CU_add_suite("stockfish", suite_init, suite_cleanup);
+    CU_pSuite suite = CU_add_suite("movegen", suite_init, suite_cleanup);
     if (!suite
         || !CU_add_test(suite, "test_legal_moves_match_stockfish_on_random_games",
                         test_legal_moves_match_stockfish_on_random_games)

@@ -1,11 +1,11 @@
 /* Tests for store/store_redis.c against a real, private redis-server (see
- * redis_server.h): compare-and-set versions, the move list and history a
+ * tests/support/redis_server.h): compare-and-set versions, the move list and history a
  * write appends, sets or truncates and the tail a load returns, records of
  * the first format (loaded as legacy, replaced in one write), TTLs,
  * idempotency records, a 32-thread race, Redis restarted, stopped, paused,
  * full, and behind a proxy that loses a reply; URLs with passwords and
  * databases; what Redis holds that the store did not write. The state text
- * itself is tested in test_game_record.c. The suite fails (it does not skip)
+ * itself is tested in tests/store/test_game_record.c. The suite fails (it does not skip)
  * when redis-server cannot be started. */
 #include <netinet/in.h>
 #include <poll.h>
@@ -2113,9 +2113,9 @@ static void test_a_password_file_that_cannot_be_used_refuses_to_open_naming_the_
     rmdir(dir);
 }
 
-int test_store_register(void)
+int test_store_redis_register(void)
 {
-    CU_pSuite suite = CU_add_suite("store", suite_init, suite_cleanup);
+    CU_pSuite suite = CU_add_suite("store_redis", suite_init, suite_cleanup);
     if (!suite)
         return CU_get_error();
     CU_ADD_TEST(suite, test_create_with_expected_version_0_makes_version_1);

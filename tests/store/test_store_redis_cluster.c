@@ -508,9 +508,9 @@ static void test_a_killed_master_is_unavailable_within_bounds_until_its_replica_
     CU_ASSERT_TRUE(redis_cluster_wait_ok(&cluster, 10000));
 }
 
-int test_store_cluster_register(void)
+int test_store_redis_cluster_register(void)
 {
-    CU_pSuite suite = CU_add_suite("store_cluster", suite_init, suite_cleanup);
+    CU_pSuite suite = CU_add_suite("store_redis_cluster", suite_init, suite_cleanup);
     if (!suite)
         return -1;
     CU_ADD_TEST(suite, test_games_spread_over_every_master_and_read_back);

@@ -202,9 +202,9 @@ static void test_a_redis_that_goes_away_is_a_lost_connection(void)
     CU_ASSERT_TRUE(redis_server_start(&server));
 }
 
-int test_subscriber_register(void)
+int test_store_subscriber_register(void)
 {
-    CU_pSuite suite = CU_add_suite("subscriber", suite_init, suite_cleanup);
+    CU_pSuite suite = CU_add_suite("store_subscriber", suite_init, suite_cleanup);
     if (!suite)
         return CU_get_error();
     CU_add_test(suite, "messages come after the acknowledgement, in order",

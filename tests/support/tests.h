@@ -1,4 +1,5 @@
-/* Shared declarations for the CUnit test suites: each tests/test_*.c file
+/* Shared declarations for the CUnit test suites: each test_<module>.c file
+ * (in tests/rules, tests/store, tests/api ..., mirroring the sources)
  * registers its suite through one function listed here and in run_tests.c.
  * Tests run from the repository root; the perft data lives in tests/data/perft
  * (override with CHESSD_PERFT_DIR). */
@@ -16,9 +17,9 @@ int test_san_register(void);
 int test_legality_register(void);
 int test_status_register(void);
 int test_game_register(void);
-int test_stockfish_register(void);
+int test_movegen_register(void);
 int test_oracle_register(void);
-int test_store_register(void);
+int test_store_redis_register(void);
 int test_game_record_register(void);
 int test_target_register(void);
 int test_wire_register(void);
@@ -30,16 +31,19 @@ int test_pgn_read_register(void);
 int test_idempotency_register(void);
 int test_events_register(void);
 int test_game_events_register(void);
-int test_http_register(void);
-int test_subscriber_register(void);
+int test_request_register(void);
+int test_store_subscriber_register(void);
 int test_tls_register(void);
 int test_config_register(void);
 int test_cluster_register(void);
-int test_store_cluster_register(void);
+int test_store_redis_cluster_register(void);
 int test_board_svg_register(void);
 int test_chess960_register(void);
 int test_play_register(void);
 int test_sendq_register(void);
+int test_timers_register(void);
+int test_http_client_register(void);
+int test_position_json_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../api/render/position_json.h"
 #include "../../../api/http/jsonw.h"
 #include "../../../api/http/utf8.h"
 #include "../../support/tests.h"
@@ -190,46 +189,6 @@ static void test_an_allocation_failure_makes_finish_null(void)
     CU_ASSERT_PTR_NULL(jsonw_finish(&w, NULL));
 }
 
-static void test_an_allocation_failure_anywhere_in_a_position_makes_finish_null(void)
-{
-    /* A full Position (Kiwipete, 48 legal moves) with the k-th allocation
-     * failing: jsonw_finish gives the whole text or NULL, for every k. */
-    position_t pos;
-    tests_parse_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", &pos);
-    status_t status;
-    status_evaluate(&pos, NULL, 0, &status);
-    jsonw_t w;
-    jsonw_init(&w);
-    json_out_position(&w, &pos, &status, true);
-    size_t whole_length;
-    char *whole = jsonw_finish(&w, &whole_length);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
-    CU_ASSERT(whole_length > 4096); /* enough to grow a few times */
-    int nulls = 0;
-    for (long k = 0; k < 100; k++) {
-        tests_fail_allocations_after(k);
-        jsonw_init(&w);
-        json_out_position(&w, &pos, &status, true);
-        size_t length;
-        char *text = jsonw_finish(&w, &length);
-        bool failed = tests_allocation_calls() > k;
-        tests_allocations_work();
-        if (failed) {
-            nulls++;
-            CU_ASSERT_PTR_NULL(text);
-        } else {
-            CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-            CU_ASSERT_EQUAL(length, whole_length);
-            CU_ASSERT_STRING_EQUAL(text, whole);
-        }
-        free(text);
-        if (!failed)
-            break;
-    }
-    CU_ASSERT(nulls >= 2);
-    free(whole);
-}
-
 static void test_discard_frees_an_unfinished_writer(void)
 {
     jsonw_t w;
@@ -256,8 +215,6 @@ int test_jsonw_register(void)
                 test_integers_keep_every_digit_at_their_extremes);
     CU_add_test(suite, "nesting deeper than the limit fails", test_nesting_deeper_than_the_limit_fails);
     CU_add_test(suite, "an allocation failure makes finish NULL", test_an_allocation_failure_makes_finish_null);
-    CU_add_test(suite, "an allocation failure anywhere in a position makes finish NULL",
-                test_an_allocation_failure_anywhere_in_a_position_makes_finish_null);
     CU_add_test(suite, "discard frees an unfinished writer", test_discard_frees_an_unfinished_writer);
     return 0;
 }

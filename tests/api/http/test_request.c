@@ -37,9 +37,9 @@ static void test_prefer_without_a_good_wait_asks_for_none(void)
     CU_ASSERT_EQUAL(api_prefer_wait(NULL, 60), 0);
 }
 
-int test_http_register(void)
+int test_request_register(void)
 {
-    CU_pSuite suite = CU_add_suite("http", NULL, NULL);
+    CU_pSuite suite = CU_add_suite("request", NULL, NULL);
     if (!suite)
         return CU_get_error();
     CU_add_test(suite, "Prefer wait is read among other preferences", test_prefer_wait_is_read_among_other_preferences);
