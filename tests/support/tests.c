@@ -29,13 +29,9 @@ bool tests_parse_fen(const char *fen, position_t *pos)
 
 bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count)
 {
-    const char *p = moves;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        size_t len = strcspn(p, " ");
-        if (len == 0)
-            break;
+    const char *cursor = moves, *p;
+    size_t len;
+    while (notation_next_in_list(&cursor, &p, &len)) {
         move_t move;
         char message[256];
         legality_reason_t r = notation_parse_move(pos, p, len, &move, message, sizeof message);
@@ -46,7 +42,6 @@ bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *h
             history[(*history_count)++] = pos->key;
         position_undo_t undo;
         position_make(pos, move, &undo);
-        p += len;
     }
     return true;
 }

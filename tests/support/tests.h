@@ -44,6 +44,7 @@ int test_sendq_register(void);
 int test_timers_register(void);
 int test_http_client_register(void);
 int test_position_json_register(void);
+int test_notation_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
