@@ -45,6 +45,10 @@ int test_timers_register(void);
 int test_http_client_register(void);
 int test_position_json_register(void);
 int test_notation_register(void);
+int test_problem_register(void);
+int test_ratelimit_register(void);
+int test_workpool_register(void);
+int test_acceptor_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
