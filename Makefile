@@ -37,7 +37,13 @@ RULES_SRC = $(wildcard rules/*.c)
 # api/ and its layer folders (api/http, api/game, api/render, api/live, api/play).
 API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c)
 API_ASM = $(wildcard api/*.S)
-TEST_SRC = $(wildcard tests/*.c)
+# Every .c file under $(1) (folders, searched recursively).
+rwildcard = $(foreach d,$(wildcard $(addsuffix /*,$(1))),$(call rwildcard,$(d)) $(filter %.c,$(d)))
+# The CUnit runner (tests/run_tests.c) and, at any depth, the shared helpers
+# (tests/support) and the suites in the folders that mirror the sources
+# (tests/rules, tests/store, tests/api, tests/api/http ...). The other folders
+# under tests/ (bench, fuzz ...) build their C files themselves.
+TEST_SRC = $(wildcard tests/*.c) $(call rwildcard,tests/support tests/rules tests/store tests/api)
 
 RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
 API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
@@ -107,7 +113,7 @@ $(BUILD)/librules.a: $(RULES_OBJ)
 $(BUILD)/chessd: $(BUILD)/api/chessd.o $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS)
 
-# tests/test_tokens.c makes OpenSSL's RAND_bytes, HMAC and digest copies fail on demand through these wrappers.
+# tests/api/game/test_tokens.c makes OpenSSL's RAND_bytes, HMAC and digest copies fail on demand through these wrappers.
 TEST_LDFLAGS = -Wl,--wrap=RAND_bytes,--wrap=HMAC,--wrap=EVP_MD_CTX_copy_ex
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a

@@ -33,21 +33,16 @@ int cli_perft(int argc, char **argv, FILE *out, FILE *err)
     }
     for (int i = 2; i < argc; i++) {
         /* perftree passes all moves in one argument; others pass one per argument. */
-        const char *p = argv[i];
-        while (*p) {
-            while (*p == ' ')
-                p++;
-            size_t len = strcspn(p, " ");
-            if (len == 0)
-                break;
+        const char *cursor = argv[i], *text;
+        size_t len;
+        while (notation_next_in_list(&cursor, &text, &len)) {
             move_t move;
-            if (notation_parse_move(&pos, p, len, &move, message, sizeof message) != LEGALITY_OK) {
-                fprintf(err, "chessd perft: move '%.*s': %s\n", (int)len, p, message);
+            if (notation_parse_move(&pos, text, len, &move, message, sizeof message) != LEGALITY_OK) {
+                fprintf(err, "chessd perft: move '%.*s': %s\n", (int)len, text, message);
                 return 2;
             }
             position_undo_t undo;
             position_make(&pos, move, &undo);
-            p += len;
         }
     }
     move_t moves[MOVE_LIST_MAX];

@@ -3,6 +3,7 @@
 #include "notation.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "movegen.h"
 #include "san.h"
@@ -19,4 +20,19 @@ legality_reason_t notation_parse_move(const position_t *pos, const char *text, s
         return r;
     *move = uci_to_move(pos, &uci);
     return LEGALITY_OK;
+}
+
+bool notation_next_in_list(const char **cursor, const char **move_text, size_t *length)
+{
+    const char *p = *cursor;
+    while (*p == ' ')
+        p++;
+    size_t n = strcspn(p, " ");
+    *cursor = p;
+    if (n == 0)
+        return false;
+    *move_text = p;
+    *length = n;
+    *cursor = p + n;
+    return true;
 }

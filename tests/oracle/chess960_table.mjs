@@ -1,6 +1,6 @@
 // Prints the 960 Chess960 start positions as kokopu builds them, one line per
 // Scharnagl number: `N FEN` for N = 0..959 (kokopu writes Shredder-FEN
-// castling, e.g. "AHah"). tests/test_chess960.c compares every line with
+// castling, e.g. "AHah"). tests/rules/test_chess960.c compares every line with
 // rules/chess960.c. Exit status 2 when kokopu cannot be loaded.
 import { createRequire } from 'node:module'
 

@@ -1,4 +1,4 @@
-// Oracle for tests/test_oracle.c: checks chessd's SAN, FEN and status output
+// Oracle for tests/rules/test_oracle.c: checks chessd's SAN, FEN and status output
 // against chess.js 1.4.0 (pinned in package.json; install with
 // `npm ci --prefix tests/oracle`). Reads the file named by argv[2], or stdin,
 // one position a line (format below); prints every disagreement with its FEN

@@ -1,4 +1,4 @@
-// Oracle for tests/test_oracle.c: checks chessd's per-side insufficient
+// Oracle for tests/rules/test_oracle.c: checks chessd's per-side insufficient
 // material (status_insufficient_material_for) against chessops 0.15.1's
 // hasInsufficientMaterial(color), the rule Lichess applies when a flag falls
 // (pinned in package.json; install with `npm ci --prefix tests/oracle`).

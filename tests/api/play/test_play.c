@@ -1,0 +1,290 @@
+/* Tests for api/play/play.c: the local `chessd play` session, driven through
+ * play_session with in-memory input and output. The HTTP API's own answers
+ * for the same moves are compared in tests/e2e/play.test.mjs; the client of
+ * the remote mode is tested in test_http_client.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../api/play/play.h"
+#include "../../support/tests.h"
+
+/* Runs a session from fen (NULL: the start position) on input; returns the
+ * output (caller frees) and the session's result in *status. */
+static char *run_flags(const char *fen, const char *input, bool unicode, bool flip, int max_plies, int *status)
+{
+    position_t start;
+    const char *text = fen ? fen : FEN_START;
+    CU_ASSERT_EQUAL_FATAL(fen_parse(text, strlen(text), FEN_DETECT_CHESS960, &start, NULL, 0), FEN_OK);
+    FILE *in = fmemopen((void *)input, strlen(input), "r");
+    char *output = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&output, &length);
+    CU_ASSERT_FATAL(in && out);
+    play_view_t view = { .unicode = unicode, .flip = flip, .prompt = false, .max_plies = max_plies };
+    *status = play_session(in, out, &start, &view);
+    fclose(in);
+    fclose(out);
+    return output;
+}
+
+static char *run(const char *fen, const char *input)
+{
+    int status;
+    char *out = run_flags(fen, input, false, false, 1000, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    return out;
+}
+
+/* The last position block's line starting with prefix (NULL when none). */
+static const char *last_line(const char *out, const char *prefix, char *line, size_t size)
+{
+    const char *found = NULL;
+    for (const char *p = out; p && *p;) {
+        if (!strncmp(p, prefix, strlen(prefix)))
+            found = p;
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!found)
+        return NULL;
+    size_t n = strcspn(found, "\n");
+    snprintf(line, size, "%.*s", (int)n, found);
+    return line;
+}
+
+static void expect_last(const char *out, const char *prefix, const char *expected)
+{
+    char line[512];
+    const char *got = last_line(out, prefix, line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL(got);
+    if (got && strcmp(got, expected)) {
+        fprintf(stderr, "\nexpected '%s'\n     got '%s'\n", expected, got);
+        CU_FAIL("line differs");
+    }
+}
+
+static void test_fools_mate_ends_the_game_in_checkmate(void)
+{
+    char *out = run(NULL, "f3\ne5\ng4\nQh4#\nmoves\na3\n");
+    expect_last(out, "Status:", "Status: checkmate, result 0-1");
+    expect_last(out, "White to move", "White to move, in check");
+    expect_last(out, "Moves:", "Moves: 1. f3 e5 2. g4 Qh4#");
+    expect_last(out, "Legal moves", "Legal moves (0):");
+    expect_last(out, "error:", "error: game_over: the game is over; nothing can change it");
+    CU_ASSERT_PTR_NULL(strchr(out, '\x1b'));
+    free(out);
+}
+
+static void test_start_board_in_letters_with_labels(void)
+{
+    char *out = run(NULL, "");
+    const char *board = "8 r n b q k b n r\n7 p p p p p p p p\n6 . . . . . . . .\n5 . . . . . . . .\n"
+                        "4 . . . . . . . .\n3 . . . . . . . .\n2 P P P P P P P P\n1 R N B Q K B N R\n"
+                        "  a b c d e f g h\nWhite to move\nStatus: active\nMaterial - white 39, black 39\nMoves:\n\n";
+    CU_ASSERT_STRING_EQUAL(out, board);
+    free(out);
+}
+
+static void test_unicode_board_and_em_dash(void)
+{
+    int status;
+    char *out = run_flags(NULL, "", true, false, 1000, &status);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "8 \u265c \u265e \u265d \u265b \u265a \u265d \u265e \u265c\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 \u2656 \u2658 \u2657 \u2655 \u2654 \u2657 \u2658 \u2656\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "5 \u00b7 \u00b7 \u00b7 \u00b7 \u00b7 \u00b7 \u00b7 \u00b7\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Material \u2014 white 39, black 39\n"));
+    free(out);
+}
+
+static void test_flip_puts_black_at_the_bottom(void)
+{
+    int status;
+    char *out = run_flags(NULL, "e4\n", false, true, 1000, &status);
+    CU_ASSERT_EQUAL(strncmp(out, "1 R N B K Q B N R\n2 P P P P P P P P\n", 36), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "8 r n b k q b n r\n  h g f e d c b a\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 . . . P . . . .\n")); /* e4 is the fourth file from the right */
+    free(out);
+}
+
+static void test_material_counts_captures(void)
+{
+    char *out = run(NULL, "e4\nd5\nexd5\nQxd5\nNc3\nQxa2\nRxa2\n");
+    expect_last(out, "Material", "Material - white 37, black 29");
+    free(out);
+}
+
+static void test_illegal_move_gives_the_api_reason(void)
+{
+    char *out = run(NULL, "e4\ne5\nKe3\nNf9\nN\n");
+    expect_last(out, "error: illegal_move", "error: illegal_move: move 2 ('Ke3'): a king cannot move from e1 to e3");
+    expect_last(out, "error: invalid_move_text",
+                "error: invalid_move_text: move 2 ('N'): 'N' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)");
+    expect_last(out, "Moves:", "Moves: 1. e4 e5"); /* nothing changed */
+    free(out);
+}
+
+static void test_uci_and_san_both_play(void)
+{
+    char *out = run(NULL, "e2e4\ne7e5\ng1f3\nNc6\nfen\n");
+    expect_last(out, "Moves:", "Moves: 1. e4 e5 2. Nf3 Nc6");
+    expect_last(out, "r1bqkbnr", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    free(out);
+}
+
+static void test_undo_takes_back_one_ply_and_a_mate(void)
+{
+    char *out = run(NULL, "undo\nf3\ne5\ng4\nQh4#\nundo\nfen\nundo\nundo\nundo\nfen\nundo\n");
+    expect_last(out, "error: nothing_to_undo", "error: nothing_to_undo: no move has been played");
+    expect_last(out, "rnbqkbnr/pppp1ppp", "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2");
+    expect_last(out, "rnbqkbnr/pppppppp", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    expect_last(out, "Status:", "Status: active");
+    expect_last(out, "Moves:", "Moves:");
+    free(out);
+}
+
+static void test_claim_after_threefold_repetition(void)
+{
+    char *out = run(NULL, "claim\nNf3\nNf6\nNg1\nNg8\nNf3\nNf6\nNg1\nNg8\nmoves\nclaim\ne4\nmoves\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nLegal moves (20): ")); /* before the claim */
+    expect_last(out, "Legal moves", "Legal moves (0):");       /* none once the game is over, as the API */
+    expect_last(out, "error: draw_not_claimable",
+                "error: draw_not_claimable: neither the 50-move rule nor threefold repetition applies");
+    expect_last(out, "Draw may be claimed", "Draw may be claimed: threefold_repetition");
+    expect_last(out, "Status:", "Status: draw (threefold_repetition), result 1/2-1/2");
+    expect_last(out, "error: game_over", "error: game_over: the game is over; nothing can change it");
+    free(out);
+}
+
+static void test_fifty_move_claim_from_a_fen(void)
+{
+    char *out = run("8/8/8/4k3/8/8/8/R3K3 w - - 99 80", "Ra2\nclaim\n");
+    expect_last(out, "Draw may be claimed", "Draw may be claimed: fifty_moves");
+    expect_last(out, "Status:", "Status: draw (fifty_moves), result 1/2-1/2");
+    expect_last(out, "Moves:", "Moves: 80. Ra2");
+    free(out);
+}
+
+static void test_stalemate_and_automatic_draws(void)
+{
+    char *out = run("7k/8/6Q1/8/8/8/8/6K1 w - - 0 1", "Qf7\n");
+    expect_last(out, "Status:", "Status: stalemate, result 1/2-1/2");
+    expect_last(out, "Black to move", "Black to move");
+    free(out);
+    out = run("8/8/8/4k3/8/8/3n4/2B1K3 w - - 0 1", "Kxd2\n");
+    expect_last(out, "Status:", "Status: draw (insufficient_material), result 1/2-1/2");
+    expect_last(out, "Material", "Material - white 3, black 0");
+    free(out);
+}
+
+static void test_pgn_of_the_session(void)
+{
+    char *out = run(NULL, "f3\ne5\ng4\nQh4#\npgn\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "[Result \"0-1\"]\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "[Termination \"normal\"]\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1. f3 e5 2. g4 Qh4# 0-1\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "[SetUp"));
+    free(out);
+}
+
+static void test_chess960_fen_castles_king_takes_rook(void)
+{
+    /* Shredder-FEN rights HA: the king on b1 castles with the rooks on h1 and a1. */
+    char *out = run("4k3/8/8/8/8/8/8/RK5R w HA - 0 1", "O-O\nfen\npgn\nundo\nb1h1\n");
+    expect_last(out, "Moves:", "Moves: 1. O-O");
+    expect_last(out, "4k3", "4k3/8/8/8/8/8/8/R4RK1 b - - 1 1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "[Variant \"Chess960\"]\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1. O-O *\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "error:")); /* UCI king-takes-rook castles too */
+    free(out);
+}
+
+static void test_long_line_is_refused_and_the_session_goes_on(void)
+{
+    char input[2 * PLAY_LINE_MAX + 16];
+    memset(input, 'a', 2 * PLAY_LINE_MAX);
+    strcpy(input + 2 * PLAY_LINE_MAX, "\ne4\n");
+    char *out = run(NULL, input);
+    expect_last(out, "error:", "error: line_too_long: a line may hold at most 256 bytes");
+    expect_last(out, "Moves:", "Moves: 1. e4");
+    free(out);
+}
+
+static void test_control_characters_are_not_echoed(void)
+{
+    char *out = run(NULL, "\x1b[31mx\n");
+    CU_ASSERT_PTR_NULL(strchr(out, '\x1b'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "error: invalid_move_text: move 0 ('?[31mx')"));
+    free(out);
+}
+
+static void test_plies_are_capped(void)
+{
+    int status;
+    char *out = run_flags(NULL, "e4\ne5\nNf3\n", false, false, 2, &status);
+    expect_last(out, "error:", "error: game_too_long: the game has as many moves as this server keeps");
+    expect_last(out, "Moves:", "Moves: 1. e4 e5");
+    free(out);
+}
+
+static void test_quit_stops_reading_and_eof_ends_cleanly(void)
+{
+    char *out = run(NULL, "e4\nquit\ne5\n");
+    expect_last(out, "Moves:", "Moves: 1. e4");
+    free(out);
+    out = run(NULL, "e4\ne5"); /* the last line without its newline still counts */
+    expect_last(out, "Moves:", "Moves: 1. e4 e5");
+    free(out);
+}
+
+static void test_locale_decides_utf8(void)
+{
+    char *saved[3];
+    const char *names[3] = { "LC_ALL", "LC_CTYPE", "LANG" };
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        unsetenv(names[i]);
+    }
+    CU_ASSERT_FALSE(play_locale_is_utf8());
+    setenv("LANG", "en_US.UTF-8", 1);
+    CU_ASSERT_TRUE(play_locale_is_utf8());
+    setenv("LC_CTYPE", "C", 1); /* LC_CTYPE before LANG */
+    CU_ASSERT_FALSE(play_locale_is_utf8());
+    setenv("LC_ALL", "C.utf8", 1); /* LC_ALL first */
+    CU_ASSERT_TRUE(play_locale_is_utf8());
+    for (int i = 0; i < 3; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+    }
+}
+
+int test_play_register(void)
+{
+    CU_pSuite suite = CU_add_suite("play", NULL, NULL);
+    if (!suite)
+        return -1;
+    CU_add_test(suite, "fools_mate_ends_the_game_in_checkmate", test_fools_mate_ends_the_game_in_checkmate);
+    CU_add_test(suite, "start_board_in_letters_with_labels", test_start_board_in_letters_with_labels);
+    CU_add_test(suite, "unicode_board_and_em_dash", test_unicode_board_and_em_dash);
+    CU_add_test(suite, "flip_puts_black_at_the_bottom", test_flip_puts_black_at_the_bottom);
+    CU_add_test(suite, "material_counts_captures", test_material_counts_captures);
+    CU_add_test(suite, "illegal_move_gives_the_api_reason", test_illegal_move_gives_the_api_reason);
+    CU_add_test(suite, "uci_and_san_both_play", test_uci_and_san_both_play);
+    CU_add_test(suite, "undo_takes_back_one_ply_and_a_mate", test_undo_takes_back_one_ply_and_a_mate);
+    CU_add_test(suite, "claim_after_threefold_repetition", test_claim_after_threefold_repetition);
+    CU_add_test(suite, "fifty_move_claim_from_a_fen", test_fifty_move_claim_from_a_fen);
+    CU_add_test(suite, "stalemate_and_automatic_draws", test_stalemate_and_automatic_draws);
+    CU_add_test(suite, "pgn_of_the_session", test_pgn_of_the_session);
+    CU_add_test(suite, "chess960_fen_castles_king_takes_rook", test_chess960_fen_castles_king_takes_rook);
+    CU_add_test(suite, "long_line_is_refused_and_the_session_goes_on", test_long_line_is_refused_and_the_session_goes_on);
+    CU_add_test(suite, "control_characters_are_not_echoed", test_control_characters_are_not_echoed);
+    CU_add_test(suite, "plies_are_capped", test_plies_are_capped);
+    CU_add_test(suite, "quit_stops_reading_and_eof_ends_cleanly", test_quit_stops_reading_and_eof_ends_cleanly);
+    CU_add_test(suite, "locale_decides_utf8", test_locale_decides_utf8);
+    return 0;
+}

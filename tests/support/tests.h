@@ -1,0 +1,78 @@
+/* Shared declarations for the CUnit test suites: each test_<module>.c file
+ * (in tests/rules, tests/store, tests/api ..., mirroring the sources)
+ * registers its suite through one function listed here and in run_tests.c.
+ * Tests run from the repository root; the perft data lives in tests/data/perft
+ * (override with CHESSD_PERFT_DIR). */
+#ifndef CHESSD_TESTS_TESTS_H
+#define CHESSD_TESTS_TESTS_H
+
+#include <CUnit/CUnit.h>
+
+#include "../../rules/rules.h"
+
+int test_perft_register(void);
+int test_position_register(void);
+int test_fen_register(void);
+int test_san_register(void);
+int test_legality_register(void);
+int test_status_register(void);
+int test_game_register(void);
+int test_movegen_register(void);
+int test_oracle_register(void);
+int test_store_redis_register(void);
+int test_game_record_register(void);
+int test_target_register(void);
+int test_wire_register(void);
+int test_tokens_register(void);
+int test_buf_register(void);
+int test_jsonw_register(void);
+int test_pgn_register(void);
+int test_pgn_read_register(void);
+int test_idempotency_register(void);
+int test_events_register(void);
+int test_game_events_register(void);
+int test_request_register(void);
+int test_store_subscriber_register(void);
+int test_tls_register(void);
+int test_config_register(void);
+int test_cluster_register(void);
+int test_store_redis_cluster_register(void);
+int test_board_svg_register(void);
+int test_chess960_register(void);
+int test_play_register(void);
+int test_sendq_register(void);
+int test_timers_register(void);
+int test_http_client_register(void);
+int test_position_json_register(void);
+int test_notation_register(void);
+int test_problem_register(void);
+int test_ratelimit_register(void);
+int test_workpool_register(void);
+int test_acceptor_register(void);
+
+/* Directory holding standard.epd, tricky.epd and chess960.epd. */
+const char *tests_perft_dir(void);
+
+/* Parses fen as standard chess, or as Chess960 when its castling needs it,
+ * accepting impossible checks (perft positions have them); CU-asserts success. Returns true when parsed. */
+bool tests_parse_fen(const char *fen, position_t *pos);
+
+/* Plays space-separated moves (UCI or SAN) on pos, CU-asserting each is
+ * legal. When history is not NULL, the key of each position before a move is
+ * appended to history[*history_count]. Returns true when all were played. */
+bool tests_play(position_t *pos, const char *moves, uint64_t *history, size_t *history_count);
+
+/* Makes every buf allocation after the next `successes` fail (buf_set_realloc),
+ * counting them; tests_allocations_work() restores realloc. Register suites
+ * that use it with tests_allocations_work as their per-test teardown, so a
+ * failed assertion cannot leave allocations failing for the suites after. */
+void tests_fail_allocations_after(long successes);
+void tests_allocations_work(void);
+/* Allocations asked for since tests_fail_allocations_after(), and the size of the last one. */
+long tests_allocation_calls(void);
+size_t tests_last_allocation_size(void);
+
+/* Milliseconds on the monotonic clock, for timeouts and timings. */
+long tests_monotonic_ms(void);
+
+#endif
