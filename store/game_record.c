@@ -373,11 +373,10 @@ bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, 
         || termination < 0
         || fen_parse(initial_fen, strlen(initial_fen), fen_flags(cJSON_IsTrue(chess960)), &initial, NULL, 0) != FEN_OK)
         goto done;
-    static const char *const colors[COLOR_COUNT] = { "white", "black" };
     /* A player the state text cannot hold (a name is one line, a token hash
      * 64 hex digits) is refused now, not once the conversion is written. */
     for (int c = 0; c < COLOR_COUNT; c++) {
-        const cJSON *p = member(players, colors[c]);
+        const cJSON *p = member(players, color_name((color_t)c));
         if (!copy_string(p, "name", r->players[c].name, sizeof r->players[c].name)
             || !copy_string(p, "token_hash", r->players[c].token_hash, sizeof r->players[c].token_hash)
             || !game_record_name_ok(r->players[c].name) || !is_token_hash(r->players[c].token_hash))

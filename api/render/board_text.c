@@ -23,8 +23,7 @@ char *board_text_render(const position_t *pos, const status_t *status, bool with
     buf_puts(&b, "   a b c d e f g h\n\n");
     char fen[FEN_BUFFER_SIZE];
     buf_printf(&b, "FEN: %s\n", fen_format(pos, fen, sizeof fen));
-    buf_printf(&b, "%s to move%s\n", pos->side_to_move == WHITE ? "White" : "Black",
-               status->check ? ", in check" : "");
+    buf_printf(&b, "%s to move%s\n", color_title(pos->side_to_move), status->check ? ", in check" : "");
     buf_printf(&b, "Status: %s", status_state_name(status->state));
     if (status->state == STATUS_DRAW)
         buf_printf(&b, " (%s)", status_draw_reason_name(status->draw_reason));

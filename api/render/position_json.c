@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-static const char *const color_names[COLOR_COUNT] = { "white", "black" };
-
 static void square_name(int sq, char *buf)
 {
     buf[0] = (char)('a' + square_file(sq));
@@ -79,7 +77,7 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
     add(&t, "\",");
     add_letter(&t, "\"piece\":", piece_type(piece));
     add(&t, ",\"color\":\"");
-    add(&t, color_names[piece_color(piece)]);
+    add(&t, color_name(piece_color(piece)));
     add(&t, "\",");
     add_letter(&t, "\"captured\":", captured);
     add(&t, ",");
@@ -137,7 +135,7 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
     jsonw_object_begin(w);
     fen_format(pos, fen, sizeof fen);
     jsonw_kv_string(w, "fen", fen);
-    jsonw_kv_string(w, "turn", color_names[pos->side_to_move]);
+    jsonw_kv_string(w, "turn", color_name(pos->side_to_move));
     jsonw_kv_bool(w, "check", status->check);
     const char *draw_reason = status->state == STATUS_DRAW ? status_draw_reason_name(status->draw_reason) : NULL;
     jsonw_kv_string(w, "status", ending ? ending->status : status_state_name(status->state));
