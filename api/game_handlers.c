@@ -23,7 +23,7 @@
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
-#include "render/board_svg.h"
+#include "board_svg_http.h"
 #include "http/body.h"
 #include "config.h"
 #include "game/game_cache.h"

@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "../rules/rules.h"
-#include "render/board_svg.h"
+#include "board_svg_http.h"
 #include "http/body.h"
 #include "config.h"
 #include "handlers.h"
