@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../rules/hex.h"
 #include "../store/store.h"
 #include "http/acceptor.h"
 #include "render/board_svg.h"
@@ -163,12 +164,7 @@ static void make_request_id(char *out)
         uint64_t v = state[1] + y;
         memcpy(bytes + 8 * half, &v, 8);
     }
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[bytes[i] >> 4];
-        out[2 * i + 1] = hex[bytes[i] & 15];
-    }
-    out[32] = '\0';
+    hex_encode(bytes, sizeof bytes, out);
 }
 
 /* A request id from the client is kept when short and plain; else one is made. */
