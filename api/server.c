@@ -42,6 +42,7 @@
 #include "http/acceptor.h"
 #include "render/board_svg.h"
 #include "http/buf.h"
+#include "http/clock.h"
 #include "live/events.h"
 #include "http/request.h"
 #include "metrics.h"
@@ -131,13 +132,6 @@ static bool on_probe_port(const server_t *srv, struct MHD_Connection *connection
     return srv->probe_daemon && info && info->daemon == srv->probe_daemon;
 }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* api_request_t.header: the request's headers are the connection's. */
 static const char *connection_header(const void *connection, const char *name)
 {
@@ -151,7 +145,7 @@ static void make_request_id(char *out)
     static _Thread_local uint64_t state[2];
     if (!state[0] && !state[1]) {
         if (getrandom(state, sizeof state, 0) != (ssize_t)sizeof state || (!state[0] && !state[1])) {
-            state[0] = now_us() | 1;
+            state[0] = clock_now_us() | 1;
             state[1] = (uint64_t)(uintptr_t)&state;
         }
     }
@@ -324,7 +318,7 @@ static bool client_address(struct MHD_Connection *connection, const void **bytes
 static bool allowed_by_limits(server_t *srv, struct MHD_Connection *connection, unsigned flags,
                               unsigned *retry_after)
 {
-    uint64_t now = now_us();
+    uint64_t now = clock_now_us();
     const void *address;
     size_t address_length;
     bool has_address = client_address(connection, &address, &address_length);
@@ -350,7 +344,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     request_state_t *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
-    st->started_us = now_us();
+    st->started_us = clock_now_us();
     st->route = -1;
     buf_init(&st->body);
     st->connection = connection;
@@ -409,7 +403,7 @@ static void run_pooled(void *arg)
         metrics_store_waiting(-1);
     if (st->perft && wire_client_gone(connection_fd(st->connection))) {
         api_problem(&st->res, API_EUNAVAILABLE, "the client left before its turn", NULL, NULL);
-    } else if (st->give_up_us && now_us() > st->give_up_us) {
+    } else if (st->give_up_us && clock_now_us() > st->give_up_us) {
         metrics_store_refused();
         api_problem(&st->res, API_ESTORE_UNAVAILABLE,
                     "the game store's threads were all busy for longer than its timeout; nothing was changed", NULL,
@@ -420,7 +414,7 @@ static void run_pooled(void *arg)
         /* Every Redis call of the request within its budget, counted from
          * its arrival: the Redis timeout, and half as much again for a
          * second round trip (a write whose answer was lost, read back). */
-        int64_t left_us = (int64_t)st->give_up_us - (int64_t)now_us();
+        int64_t left_us = (int64_t)st->give_up_us - (int64_t)clock_now_us();
         store_set_deadline(store_now_ms() + left_us / 1000 + (int64_t)st->budget_extra_ms);
         router_handle(&st->req, &st->res);
         store_set_deadline(0);
@@ -437,7 +431,7 @@ static enum MHD_Result offload(server_t *srv, struct MHD_Connection *connection,
 {
     st->queued = true;
     st->perft = perft;
-    st->give_up_us = perft ? 0 : now_us() + (uint64_t)srv->cfg->redis_timeout_ms * 1000u;
+    st->give_up_us = perft ? 0 : clock_now_us() + (uint64_t)srv->cfg->redis_timeout_ms * 1000u;
     st->budget_extra_ms = srv->cfg->redis_timeout_ms / 2;
     st->res = (api_response_t){ 0 };
     atomic_store(&st->done, false);
@@ -878,7 +872,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     wire_request_completed(connection_fd(connection));
     if (!st)
         return;
-    uint64_t micros = now_us() - st->started_us;
+    uint64_t micros = clock_now_us() - st->started_us;
     log_line(st->method[0] ? st->method : "-", st->path, st->status, micros, st->request_id[0] ? st->request_id : "-");
     metrics_request(st->route, st->status, micros);
     if (st->seen)
@@ -948,7 +942,7 @@ static void log_warning(const char *source, const char *format, va_list ap)
 {
     static atomic_llong window;
     static atomic_int in_window;
-    long long second = (long long)(now_us() / 1000000u);
+    long long second = (long long)(clock_now_us() / 1000000u);
     long long seen = atomic_load(&window);
     if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
         atomic_store(&in_window, 0);
@@ -1243,17 +1237,17 @@ int server_run(const config_t *cfg)
     /* Phase 1: serve what comes, each answer closing its connection, until
      * no connection is left or none has had a request for a moment (an idle
      * kept-alive connection may never speak again), within half the grace. */
-    uint64_t start = now_us(), grace = (uint64_t)cfg->shutdown_grace_seconds * 1000000u, quiet_since = start;
-    while (atomic_load(&srv.connections) > 0 && now_us() - start < grace / 2) {
+    uint64_t start = clock_now_us(), grace = (uint64_t)cfg->shutdown_grace_seconds * 1000000u, quiet_since = start;
+    while (atomic_load(&srv.connections) > 0 && clock_now_us() - start < grace / 2) {
         if (atomic_load(&srv.in_flight) > 0)
-            quiet_since = now_us();
-        else if (now_us() - quiet_since >= 200000)
+            quiet_since = clock_now_us();
+        else if (clock_now_us() - quiet_since >= 200000)
             break;
         pause_briefly();
     }
     /* Phase 2: refuse new requests (503, no work done), let started ones finish. */
     atomic_store(&srv.refusing, true);
-    while (atomic_load(&srv.in_flight) > 0 && now_us() - start < grace)
+    while (atomic_load(&srv.in_flight) > 0 && clock_now_us() - start < grace)
         pause_briefly();
     /* Queued pool work runs to its end and resumes its connections, which
      * must all be resumed before the daemon stops. */
