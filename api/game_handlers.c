@@ -23,7 +23,7 @@
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
-#include "render/board_svg.h"
+#include "board_svg_http.h"
 #include "input.h"
 #include "config.h"
 #include "game/game_cache.h"
@@ -188,12 +188,12 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
  * the game's (a resigned game's position says "resigned", not "active"). */
 static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
 {
-    json_out_ending_t ending = {
+    position_json_ending_t ending = {
         game_state_name(g->state), game_result_name(g->result),
         g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
     };
     jsonw_key(w, "position");
-    json_out_position_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
+    position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));

@@ -10,10 +10,11 @@
 
 #include "app.h"
 #include "../rules/rules.h"
-#include "render/board_svg.h"
+#include "board_svg_http.h"
 #include "input.h"
 #include "config.h"
 #include "handlers.h"
+#include "render/board_text.h"
 #include "render/position_json.h"
 #include "problem.h"
 
@@ -101,13 +102,13 @@ static void answer_position(const api_request_t *req, api_response_t *res, const
 {
     size_t length = 0;
     if (api_request_wants_text(req)) {
-        char *text = text_out_position(pos, status, with_moves, &length);
+        char *text = board_text_render(pos, status, with_moves, &length);
         api_response_set(res, 200, "text/plain; charset=utf-8", text, length);
         return;
     }
     jsonw_t w;
     jsonw_init(&w);
-    json_out_position(&w, pos, status, with_moves);
+    position_json_write(&w, pos, status, with_moves);
     char *body = jsonw_finish(&w, &length);
     api_response_set(res, 200, "application/json", body, length);
 }
@@ -300,7 +301,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         }
         move_list_t legal;
         movegen_legal(&pos, &legal);
-        json_out_move(&w, &pos, &legal, move);
+        position_json_move(&w, &pos, &legal, move);
         history[index] = pos.key;
         position_undo_t undo;
         position_make(&pos, move, &undo);
@@ -313,7 +314,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
         goto done;
     }
     jsonw_key(&w, "position");
-    json_out_position(&w, &pos, &status, with_moves);
+    position_json_write(&w, &pos, &status, with_moves);
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "http/clock.h"
 #include "metrics.h"
 #include "game/token_secret.h"
 
@@ -47,15 +48,7 @@ static void *watch(void *arg)
     while (!watcher.stopping) {
         pthread_mutex_unlock(&watcher.lock);
         bool well = probe(store);
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        long ms = well ? READINESS_UP_MS : READINESS_DOWN_MS;
-        until.tv_sec += ms / 1000;
-        until.tv_nsec += (ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_deadline_after_ms(well ? READINESS_UP_MS : READINESS_DOWN_MS);
         pthread_mutex_lock(&watcher.lock);
         while (!watcher.stopping && !watcher.woken
                && pthread_cond_timedwait(&watcher.wake, &watcher.lock, &until) != ETIMEDOUT) {

@@ -16,6 +16,7 @@
 
 #include "../store/store.h"
 #include "app.h"
+#include "http/clock.h"
 #include "http/httpd.h"
 #include "http/ratelimit.h"
 #include "http/workpool.h"
@@ -43,13 +44,6 @@ typedef struct server {
     events_t *events; /* NULL with --redis none */
     httpd_t *httpd;
 } server_t;
-
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 /* --- the transport's callbacks (httpd_app_t) --- */
 
@@ -255,16 +249,16 @@ static void drain(server_t *srv)
     httpd_drain(srv->httpd);
     if (srv->events)
         events_drain(srv->events);
-    uint64_t start = now_us(), grace = (uint64_t)srv->cfg->shutdown_grace_seconds * 1000000u, quiet_since = start;
-    while (httpd_connections(srv->httpd) > 0 && now_us() - start < grace / 2) {
+    uint64_t start = clock_now_us(), grace = (uint64_t)srv->cfg->shutdown_grace_seconds * 1000000u, quiet_since = start;
+    while (httpd_connections(srv->httpd) > 0 && clock_now_us() - start < grace / 2) {
         if (httpd_in_flight(srv->httpd) > 0)
-            quiet_since = now_us();
-        else if (now_us() - quiet_since >= 200000)
+            quiet_since = clock_now_us();
+        else if (clock_now_us() - quiet_since >= 200000)
             break;
         pause_briefly();
     }
     httpd_refuse_new(srv->httpd);
-    while (httpd_in_flight(srv->httpd) > 0 && now_us() - start < grace)
+    while (httpd_in_flight(srv->httpd) > 0 && clock_now_us() - start < grace)
         pause_briefly();
 }
 

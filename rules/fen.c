@@ -41,8 +41,6 @@ static const char *const error_codes[FEN_ERROR_COUNT] = {
     [FEN_EIMPOSSIBLE_CHECK] = "impossible_check",
 };
 
-static const char *const color_names[COLOR_COUNT] = { "white", "black" };
-
 const char *fen_error_code(fen_error_t error)
 {
     return (unsigned)error < FEN_ERROR_COUNT ? error_codes[error] : "unknown";
@@ -172,7 +170,7 @@ static fen_error_t parse_castling(span_t field, bool chess960, position_t *pos, 
         int king = pos->king_square[color];
         if (king == SQ_NONE || square_rank(king) != rank)
             return FAIL(FEN_ECASTLING_RIGHTS, "castling right '%c' but the %s king is not on its first rank", c,
-                        color_names[color]);
+                        color_name(color));
         int rook;
         if (lower == 'k')
             rook = outermost_rook(pos, color, CASTLE_KING_SIDE);
@@ -182,14 +180,14 @@ static fen_error_t parse_castling(span_t field, bool chess960, position_t *pos, 
             rook = square_make(lower - 'a', rank);
         if (rook == SQ_NONE || pos->board[rook] != piece_make(color, ROOK))
             return FAIL(FEN_ECASTLING_RIGHTS, "castling right '%c' but no %s rook stands where it needs to", c,
-                        color_names[color]);
+                        color_name(color));
         if (rook == king)
             return FAIL(FEN_ECASTLING_RIGHTS, "castling right '%c' names the king's own file", c);
         castle_side_t side = square_file(rook) > square_file(king) ? CASTLE_KING_SIDE : CASTLE_QUEEN_SIDE;
         square_t *slot = &pos->castle_rook[color * 2 + side];
         if (*slot != SQ_NONE)
             return FAIL(FEN_ECASTLING_RIGHTS, "castling field '%.*s' gives the %s %s side twice",
-                        quote_length(field), field.text, color_names[color],
+                        quote_length(field), field.text, color_name(color),
                         side == CASTLE_KING_SIDE ? "king" : "queen");
         *slot = (square_t)rook;
         if (!chess960 && (square_file(king) != 4 || square_file(rook) != (side == CASTLE_KING_SIDE ? 7 : 0)))
@@ -215,11 +213,11 @@ static fen_error_t parse_en_passant(span_t field, const position_t *pos, int *ep
     int expected_rank = us == WHITE ? 5 : 2;
     if (square_rank(sq) != expected_rank)
         return FAIL(FEN_EEN_PASSANT_RANK, "en passant square %.2s must be on rank %d when %s is to move",
-                    field.text, expected_rank + 1, color_names[us]);
+                    field.text, expected_rank + 1, color_name(us));
     int pawn = sq + (us == WHITE ? -8 : 8), origin = sq + (us == WHITE ? 8 : -8);
     if (pos->board[pawn] != piece_make(them, PAWN))
         return FAIL(FEN_EEN_PASSANT_NO_PAWN, "en passant square %.2s but no %s pawn on %c%d that just moved two squares",
-                    field.text, color_names[them], field.text[0], square_rank(pawn) + 1);
+                    field.text, color_name(them), field.text[0], square_rank(pawn) + 1);
     if (pos->board[sq] != NO_PIECE || pos->board[origin] != NO_PIECE)
         return FAIL(FEN_EEN_PASSANT_BLOCKED, "en passant square %.2s but %c%d or %c%d is occupied, so no pawn just "
                     "moved two squares", field.text, field.text[0], square_rank(sq) + 1, field.text[0],
@@ -233,12 +231,12 @@ static fen_error_t validate_material(const position_t *pos, char *message, size_
     for (int c = 0; c < COLOR_COUNT; c++) {
         int kings = bb_count(position_pieces(pos, (color_t)c, KING));
         if (kings != 1)
-            return FAIL(FEN_EKING_COUNT, "%s has %d kings, expected exactly 1", color_names[c], kings);
+            return FAIL(FEN_EKING_COUNT, "%s has %d kings, expected exactly 1", color_name((color_t)c), kings);
         if (bb_count(pos->by_color[c]) > 16)
-            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces, at most 16 are possible", color_names[c],
+            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces, at most 16 are possible", color_name((color_t)c),
                         bb_count(pos->by_color[c]));
         if (bb_count(position_pieces(pos, (color_t)c, PAWN)) > 8)
-            return FAIL(FEN_ETOO_MANY_PAWNS, "%s has %d pawns, at most 8 are possible", color_names[c],
+            return FAIL(FEN_ETOO_MANY_PAWNS, "%s has %d pawns, at most 8 are possible", color_name((color_t)c),
                         bb_count(position_pieces(pos, (color_t)c, PAWN)));
     }
     if (pos->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8))
@@ -255,14 +253,14 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, bool al
     color_t us = (color_t)pos->side_to_move, them = (color_t)!us;
     bitboard_t occupied = position_occupied(pos);
     if (position_attacked_by(pos, pos->king_square[them], us, occupied))
-        return FAIL(FEN_EOPPOSITE_CHECK, "%s is in check but it is %s's move", color_names[them], color_names[us]);
+        return FAIL(FEN_EOPPOSITE_CHECK, "%s is in check but it is %s's move", color_name(them), color_name(us));
     bitboard_t checkers = position_checkers(pos);
     int count = bb_count(checkers);
     if (count == 0 || allow_impossible)
         return FEN_OK;
     if (count > 2)
         return FAIL(FEN_ETOO_MANY_CHECKERS, "%s is in check by %d pieces; no move gives more than a double check",
-                    color_names[us], count);
+                    color_name(us), count);
     int king = pos->king_square[us];
     if (ep_square != SQ_NONE) {
         /* The last move was a double pawn push: the pawn gave check, or it
@@ -273,7 +271,7 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, bool al
         position_remove_piece(&previous, pushed_to);
         if (count > 1 || (bb_lsb(checkers) != pushed_to && position_attacked_by(&previous, king, them, before)))
             return FAIL(FEN_EIMPOSSIBLE_CHECK, "the check on the %s king cannot follow a double pawn push to %c%d",
-                        color_names[us], 'a' + square_file(pushed_to), square_rank(pushed_to) + 1);
+                        color_name(us), 'a' + square_file(pushed_to), square_rank(pushed_to) + 1);
         return FEN_OK;
     }
     if (count == 2) {
@@ -281,10 +279,10 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, bool al
         bitboard_t sliders = pos->by_type[BISHOP] | pos->by_type[ROOK] | pos->by_type[QUEEN];
         if (bb_has(attacks_line(a, b), king))
             return FAIL(FEN_EIMPOSSIBLE_CHECK, "the %s king is checked from both sides of one line, which no move "
-                        "can do", color_names[us]);
+                        "can do", color_name(us));
         if (!(checkers & sliders))
             return FAIL(FEN_EIMPOSSIBLE_CHECK, "the %s king is in double check without a bishop, rook or queen "
-                        "among the checkers, which no move can do", color_names[us]);
+                        "among the checkers, which no move can do", color_name(us));
     }
     return FEN_OK;
 }

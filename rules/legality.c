@@ -30,7 +30,6 @@ static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_GAME_OVER] = "game_over",
 };
 
-static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 static const char *const piece_names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook", "queen", "king" };
 
 const char *legality_reason_code(legality_reason_t reason)
@@ -47,9 +46,9 @@ static legality_reason_t explain_castling(const position_t *pos, int king, int r
     color_t us = (color_t)pos->side_to_move;
     const char *side_name = side == CASTLE_KING_SIDE ? "king side" : "queen side";
     if (rook == SQ_NONE || pos->castle_rook[us * 2 + side] != rook)
-        return SAY(LEGALITY_CASTLING_NO_RIGHT, "%s has no right to castle %s", color_names[us], side_name);
+        return SAY(LEGALITY_CASTLING_NO_RIGHT, "%s has no right to castle %s", color_name(us), side_name);
     if (position_in_check(pos))
-        return SAY(LEGALITY_CASTLING_OUT_OF_CHECK, "%s cannot castle out of check", color_names[us]);
+        return SAY(LEGALITY_CASTLING_OUT_OF_CHECK, "%s cannot castle out of check", color_name(us));
     int king_to = position_castle_king_to(pos, rook), rook_to = position_castle_rook_to(pos, rook);
     bitboard_t movers = bb_square(king) | bb_square(rook);
     bitboard_t must_be_empty = (attacks_between(king, king_to) | bb_square(king_to) | attacks_between(rook, rook_to)
@@ -172,7 +171,7 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
         return SAY(LEGALITY_NO_PIECE, "there is no piece on %c%c", SQ(from));
     if (piece_color(piece) != us)
         return SAY(LEGALITY_NOT_YOUR_PIECE, "the %s on %c%c is %s's, and it is %s's move", piece_names[piece_type(piece)],
-                   SQ(from), color_names[!us], color_names[us]);
+                   SQ(from), color_name((color_t)!us), color_name(us));
     if (from == to)
         return SAY(LEGALITY_CANNOT_MOVE_SO, "a move must leave its square");
     piece_type_t type = piece_type(piece);
@@ -188,7 +187,7 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
         return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "castling would leave the king in check");
     }
     if (pos->board[to] != NO_PIECE && piece_color(pos->board[to]) == us)
-        return SAY(LEGALITY_OWN_PIECE_ON_TARGET, "%c%c holds a %s piece", SQ(to), color_names[us]);
+        return SAY(LEGALITY_OWN_PIECE_ON_TARGET, "%c%c holds a %s piece", SQ(to), color_name(us));
 
     legality_reason_t r = type == PAWN ? explain_pawn(pos, from, to, promotion, message, message_size)
                                        : explain_piece(pos, type, from, to, promotion, message, message_size);
@@ -199,7 +198,7 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
     if (type == KING)
         return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the king would be in check on %c%c", SQ(to));
     if (position_in_check(pos))
-        return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "%s is in check and %c%c%c%c does not answer it", color_names[us],
+        return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "%s is in check and %c%c%c%c does not answer it", color_name(us),
                    SQ(from), SQ(to));
     return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the %s on %c%c is pinned: moving it would expose the king to check",
                piece_names[type], SQ(from));

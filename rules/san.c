@@ -167,7 +167,7 @@ static legality_reason_t find_castling(const position_t *pos, int side, move_t *
     int king = pos->king_square[us];
     int rook = pos->castle_rook[us * 2 + side];
     if (rook == SQ_NONE) {
-        snprintf(message, message_size, "%s has no right to castle %s", us == WHITE ? "white" : "black",
+        snprintf(message, message_size, "%s has no right to castle %s", color_name(us),
                  side == CASTLE_KING_SIDE ? "king side" : "queen side");
         return LEGALITY_CASTLING_NO_RIGHT;
     }
@@ -217,7 +217,7 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     if (san->from_rank >= 0)
         candidates &= bb_rank(san->from_rank);
     if (!candidates) {
-        snprintf(message, message_size, "%s has no %s that could move to %c%c", us == WHITE ? "white" : "black",
+        snprintf(message, message_size, "%s has no %s that could move to %c%c", color_name(us),
                  names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
         return LEGALITY_NO_PIECE;
     }
@@ -241,7 +241,7 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     }
     /* Several pieces could not: say so for all of them; one piece keeps its own reason. */
     if (best == LEGALITY_CANNOT_MOVE_SO && bb_more_than_one(position_pieces(pos, us, san->type)))
-        snprintf(message, message_size, "no %s %s can move to %c%c", us == WHITE ? "white" : "black",
+        snprintf(message, message_size, "no %s %s can move to %c%c", color_name(us),
                  names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
     return best;
 }

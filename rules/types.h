@@ -40,6 +40,12 @@ enum { CASTLE_RIGHT_COUNT = 4 };
 static inline int square_file(int sq) { return sq & 7; }
 static inline int square_rank(int sq) { return sq >> 3; }
 static inline int square_make(int file, int rank) { return rank * 8 + file; }
+/* The one table of colour names, by colour: "white", "black" (the API's
+ * values, the messages of fen, legality and san), and "White", "Black"
+ * (sentences and the text board). Static strings; c must be WHITE or BLACK. */
+const char *color_name(color_t c);
+const char *color_title(color_t c);
+
 static inline piece_t piece_make(color_t c, piece_type_t t) { return (piece_t)(c * 8 + t); }
 static inline piece_type_t piece_type(piece_t p) { return (piece_type_t)(p & 7); }
 static inline color_t piece_color(piece_t p) { return (color_t)(p >> 3); }

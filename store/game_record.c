@@ -28,9 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/hex.h"
+
 static const char format_line[] = "chessd-game 3";
 static const char format_line_2[] = "chessd-game 2";
-static const char hex_digits[] = "0123456789abcdef";
 
 static unsigned fen_flags(bool chess960) { return chess960 ? FEN_CHESS960 : 0; }
 
@@ -60,23 +61,12 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
 
+/* A history entry is one position key's 16 hex digits (hex_encode_u64). */
+_Static_assert(GAME_RECORD_HISTORY_ENTRY == 16, "a history entry is a 64-bit key in hex");
+
 void game_record_history_entry(uint64_t key, char *out)
 {
-    for (int i = 0; i < GAME_RECORD_HISTORY_ENTRY; i++)
-        out[i] = hex_digits[(key >> (60 - 4 * i)) & 15];
-}
-
-static bool read_history_entry(const char *text, uint64_t *key)
-{
-    uint64_t k = 0;
-    for (int i = 0; i < GAME_RECORD_HISTORY_ENTRY; i++) {
-        const char *digit = memchr(hex_digits, text[i], 16);
-        if (!digit || !text[i])
-            return false;
-        k = k << 4 | (uint64_t)(digit - hex_digits);
-    }
-    *key = k;
-    return true;
+    hex_encode_u64(key, out);
 }
 
 /* A cursor over the state text's lines. */
@@ -215,7 +205,7 @@ static bool read_clock(lines_t *l, game_clock_t *clock)
 
 static bool is_token_hash(const char *text)
 {
-    return strlen(text) == GAME_TOKEN_HASH_SIZE - 1 && strspn(text, hex_digits) == GAME_TOKEN_HASH_SIZE - 1;
+    return strlen(text) == GAME_TOKEN_HASH_SIZE - 1 && hex_span(text) == GAME_TOKEN_HASH_SIZE - 1;
 }
 
 bool game_record_read(game_record_t *r, const char *state, size_t state_length, const char *history,
@@ -266,7 +256,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     uint64_t keys[GAME_HISTORY_MAX];
     int count = (int)(history_length / GAME_RECORD_HISTORY_ENTRY);
     for (int i = 0; i < count; i++)
-        if (!read_history_entry(history + i * GAME_RECORD_HISTORY_ENTRY, &keys[i]))
+        if (!hex_decode_u64(history + i * GAME_RECORD_HISTORY_ENTRY, &keys[i]))
             return false;
     r->created_at_ms = created;
     r->updated_at_ms = updated;
@@ -373,11 +363,10 @@ bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, 
         || termination < 0
         || fen_parse(initial_fen, strlen(initial_fen), fen_flags(cJSON_IsTrue(chess960)), &initial, NULL, 0) != FEN_OK)
         goto done;
-    static const char *const colors[COLOR_COUNT] = { "white", "black" };
     /* A player the state text cannot hold (a name is one line, a token hash
      * 64 hex digits) is refused now, not once the conversion is written. */
     for (int c = 0; c < COLOR_COUNT; c++) {
-        const cJSON *p = member(players, colors[c]);
+        const cJSON *p = member(players, color_name((color_t)c));
         if (!copy_string(p, "name", r->players[c].name, sizeof r->players[c].name)
             || !copy_string(p, "token_hash", r->players[c].token_hash, sizeof r->players[c].token_hash)
             || !game_record_name_ok(r->players[c].name) || !is_token_hash(r->players[c].token_hash))

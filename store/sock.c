@@ -13,13 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int64_t sock_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 bool sock_wait(int fd, short events, int64_t deadline)
 {
     for (;;) {

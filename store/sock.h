@@ -9,14 +9,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "tls.h"
 
 /* Results of sock_read and sock_write besides bytes moved, as tls.h's. */
 enum { SOCK_CLOSED = 0, SOCK_ERROR = -1, SOCK_WAIT = -2 };
 
-/* CLOCK_MONOTONIC in milliseconds. */
-int64_t sock_now_ms(void);
+/* CLOCK_MONOTONIC in milliseconds: store/'s one clock (tls.c's handshake
+ * deadline too). Inline, so that tls.c, which sock.c calls, calls nothing
+ * back. api/ has its own (api/http/clock.h): store/ may not reach up into
+ * api/, nor the transport down into store/. */
+static inline int64_t sock_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* Waits until fd is ready for events or the deadline (sock_now_ms) passes:
  * false on a timeout; true when ready, or when poll() failed (the next I/O

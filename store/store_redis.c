@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../rules/hex.h"
 #include "cluster.h"
 #include "conn.h"
 #include "credentials.h"
@@ -420,8 +421,7 @@ static bool script_init(script_t *script, const char *text)
     script->text = text;
     if (!EVP_Digest(text, strlen(text), digest, &length, EVP_sha1(), NULL) || length != 20)
         return false;
-    for (unsigned i = 0; i < length; i++)
-        snprintf(script->sha + 2 * i, 3, "%02x", digest[i]);
+    hex_encode(digest, length, script->sha);
     return true;
 }
 
@@ -1206,8 +1206,8 @@ static bool idempotency_key_named(const char *scope, const char *client_key, boo
     int n = snprintf(key, size, "chessd:idem:%s:%s", scope, braces ? "{" : "");
     if (n < 0 || (size_t)n + 2 * length + 2 >= size)
         return false;
-    for (unsigned i = 0; i < length; i++)
-        n += snprintf(key + n, size - (size_t)n, "%02x", digest[i]);
+    hex_encode(digest, length, key + n);
+    n += 2 * (int)length;
     if (braces)
         snprintf(key + n, size - (size_t)n, "}");
     return true;

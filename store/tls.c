@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
+
+#include "sock.h"
 
 struct tls_context {
     SSL_CTX *ssl_ctx;
@@ -210,13 +211,6 @@ void tls_context_free(tls_context_t *ctx)
     free(ctx);
 }
 
-static long monotonic_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 /* Whether name is an IPv4 or IPv6 literal. */
 static bool is_ip_literal(const char *name)
 {
@@ -284,7 +278,7 @@ tls_session_t *tls_session_new(tls_context_t *ctx, int fd, const char *host, uns
 {
     const char *name = ctx->server_name ? ctx->server_name : host;
     const char *shown = is_set(name) ? name : "the server";
-    long deadline = monotonic_ms() + (long)timeout_ms;
+    int64_t deadline = sock_now_ms() + (int64_t)timeout_ms;
     tls_session_t *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, err_size, "out of memory");
@@ -323,7 +317,7 @@ tls_session_t *tls_session_new(tls_context_t *ctx, int fd, const char *host, uns
             return NULL;
         }
         struct pollfd p = { .fd = fd, .events = ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
-        long left = deadline - monotonic_ms();
+        int64_t left = deadline - sock_now_ms();
         int ready = left > 0 ? poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
         if (ready < 0 && errno != EINTR) {
             snprintf(err, err_size, "TLS handshake with %.255s: poll: %s", shown, strerror(errno));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/hex.h"
 #include "tokens.h"
 
 idem_key_check_t idem_check_key(const char *key, bool creation, char *detail, size_t detail_size)
@@ -50,8 +51,7 @@ bool idem_fingerprint(const char *method, const char *path, const char *query, s
     out[0] = '\0';
     if (!ok)
         return false;
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+    hex_encode(digest, 32, out);
     return true;
 }
 
@@ -102,7 +102,7 @@ static bool read_number(const char **p, char stop, uint64_t *value)
  * idem_kept_seal() writes it: anything else is corrupt, not another request. */
 static idem_replay_t read_kept(const char *kept, const char *fingerprint, idem_answer_t *out)
 {
-    size_t hex = strspn(kept, "0123456789abcdef");
+    size_t hex = hex_span(kept);
     if (hex != IDEM_FINGERPRINT_SIZE - 1 || kept[hex] != ' ')
         return IDEM_REPLAY_CORRUPT;
     const char *p = kept + hex + 1;

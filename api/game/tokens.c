@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/hex.h"
+
 enum { SHA256_SIZE = 32 };
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -217,12 +219,7 @@ bool tokens_hash(const char *token, char out[TOKENS_HASH_SIZE])
     out[0] = '\0';
     if (!tokens_ready() || !hmac_sha256((const unsigned char *)token, strlen(token), mac))
         return false;
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < SHA256_SIZE; i++) {
-        out[2 * i] = hex[mac[i] >> 4];
-        out[2 * i + 1] = hex[mac[i] & 15];
-    }
-    out[64] = '\0';
+    hex_encode(mac, SHA256_SIZE, out);
     return true;
 }
 

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "wire.h"
 
 enum {
@@ -79,13 +80,6 @@ static void say(const acceptor_t *a, const char *format, ...)
     va_start(ap, format);
     a->cfg.log(NULL, format, ap);
     va_end(ap);
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 int acceptor_listen(const struct sockaddr *addr, socklen_t addr_len, unsigned *port)
@@ -248,7 +242,7 @@ static void hand_over(acceptor_t *a, int fd, const struct sockaddr_storage *peer
  * handed over in the order they came, those out of time are closed unserved. */
 static void serve_waiting(acceptor_t *a, const struct pollfd *polled, int polled_count)
 {
-    uint64_t now = now_ms();
+    uint64_t now = clock_now_ms();
     int kept = 0;
     for (int i = 0; i < a->waiting_count; i++) {
         waiting_t *w = &a->waiting[i];
@@ -277,7 +271,7 @@ static void make_wait(acceptor_t *a, int fd, const struct sockaddr_storage *peer
         drop(a, fd, true);
         return;
     }
-    a->waiting[a->waiting_count++] = (waiting_t){ .fd = fd, .key = key, .deadline_ms = now_ms() + ACCEPTOR_ADDRESS_WAIT_MS,
+    a->waiting[a->waiting_count++] = (waiting_t){ .fd = fd, .key = key, .deadline_ms = clock_now_ms() + ACCEPTOR_ADDRESS_WAIT_MS,
                                                   .peer = *peer, .peer_len = peer_len };
     atomic_store(&a->waiting_now, (unsigned)a->waiting_count);
 }
@@ -354,7 +348,7 @@ acceptor_t *acceptor_new(const acceptor_config_t *cfg)
         a->slots = calloc(slots, sizeof *a->slots);
         a->mask = slots - 1;
         if (getrandom(&a->seed, sizeof a->seed, 0) != (ssize_t)sizeof a->seed)
-            a->seed = (uint64_t)now_ms() * 0x9e3779b97f4a7c15ull;
+            a->seed = (uint64_t)clock_now_ms() * 0x9e3779b97f4a7c15ull;
     }
     if ((cfg->per_address && !a->slots) || pthread_mutex_init(&a->lock, NULL) != 0) {
         free(a->slots);

@@ -9,16 +9,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 
 enum { WARNINGS_PER_SECOND = 5 };
-
-/* Seconds on the monotonic clock, for the warnings' window. */
-static long long now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec;
-}
 
 /* Appends client text (bounded by where it was kept) to a log line: anything
  * that could break the JSON line (quotes, backslashes, controls, non-ASCII)
@@ -68,7 +61,7 @@ void access_log_warning(const char *source, const char *format, va_list ap)
 {
     static atomic_llong window;
     static atomic_int in_window;
-    long long second = now_seconds();
+    long long second = (long long)(clock_now_us() / 1000000u);
     long long seen = atomic_load(&window);
     if (seen != second && atomic_compare_exchange_strong(&window, &seen, second))
         atomic_store(&in_window, 0);

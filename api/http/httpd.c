@@ -97,7 +97,7 @@ static bool allowed_by_limits(httpd_t *h, struct MHD_Connection *connection, uns
                               unsigned *retry_after)
 {
     const httpd_config_t *cfg = h->cfg;
-    uint64_t now = httpd_now_us();
+    uint64_t now = clock_now_us();
     const void *address;
     size_t address_length;
     bool has_address = httpd_client_address(connection, &address, &address_length);
@@ -123,7 +123,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     request_state_t *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
-    st->started_us = httpd_now_us();
+    st->started_us = clock_now_us();
     st->route = -1;
     buf_init(&st->body);
     st->connection = connection;
@@ -270,7 +270,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     wire_request_completed(httpd_connection_fd(connection));
     if (!st)
         return;
-    uint64_t micros = httpd_now_us() - st->started_us;
+    uint64_t micros = clock_now_us() - st->started_us;
     access_log_request(st->method[0] ? st->method : "-", st->path, st->status, micros, st->request_id[0] ? st->request_id : "-");
     if (h->app->completed)
         h->app->completed(h->app->ctx, st->route, st->status, micros);

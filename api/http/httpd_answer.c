@@ -14,13 +14,6 @@
 httpd_t *httpd_the_server;
 
 
-uint64_t httpd_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* The answer the application writes for a refusal; retry_after kept when it set one. */
 void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
 {

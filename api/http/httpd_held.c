@@ -25,14 +25,14 @@ static void run_pooled(void *arg)
     httpd_pool_waiting(h, st->pool, -1);
     if (pool->skip_gone && wire_client_gone(httpd_connection_fd(st->connection))) {
         httpd_refusal(h, HTTPD_REFUSE_CLIENT_LEFT, st->pool, "the client left before its turn", &st->res);
-    } else if (st->give_up_us && httpd_now_us() > st->give_up_us) {
+    } else if (st->give_up_us && clock_now_us() > st->give_up_us) {
         httpd_refusal(h, HTTPD_REFUSE_POOL_LATE, st->pool, NULL, &st->res);
     } else if (!st->give_up_us || !h->app->pool_budget) {
         h->app->handle(h->app->ctx, &st->req, &st->res);
     } else {
         /* The handler's budget, counted from the request's arrival: the
          * pool's give_up_ms, and extra_ms more for a second round trip. */
-        int64_t left_us = (int64_t)st->give_up_us - (int64_t)httpd_now_us() + (int64_t)pool->extra_ms * 1000;
+        int64_t left_us = (int64_t)st->give_up_us - (int64_t)clock_now_us() + (int64_t)pool->extra_ms * 1000;
         h->app->pool_budget(h->app->ctx, st->pool, true, left_us);
         h->app->handle(h->app->ctx, &st->req, &st->res);
         h->app->pool_budget(h->app->ctx, st->pool, false, 0);
@@ -50,7 +50,7 @@ enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, req
     const httpd_pool_t *p = &h->cfg->pools[pool];
     st->queued = true;
     st->pool = pool;
-    st->give_up_us = p->give_up_ms ? httpd_now_us() + (uint64_t)p->give_up_ms * 1000u : 0;
+    st->give_up_us = p->give_up_ms ? clock_now_us() + (uint64_t)p->give_up_ms * 1000u : 0;
     st->res = (api_response_t){ 0 };
     atomic_store(&st->done, false);
     MHD_suspend_connection(connection);

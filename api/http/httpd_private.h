@@ -12,6 +12,7 @@
 
 #include "acceptor.h"
 #include "buf.h"
+#include "clock.h"
 #include "httpd.h"
 #include "request_id.h"
 
@@ -78,8 +79,6 @@ struct httpd {
  * server: there is one a process. */
 extern httpd_t *httpd_the_server;
 
-/* The monotonic clock in µs. */
-uint64_t httpd_now_us(void);
 /* The connection's socket, or -1. */
 int httpd_connection_fd(struct MHD_Connection *connection);
 /* The client's address as bytes for per-address budgets (an IPv4 address,

@@ -5,9 +5,9 @@
  * Kiwipete Position (48 legal moves, 6.2 KB) both ways, rules work included:
  * 12 us with a jsonw call a member against 48-67 us with a tree and
  * cJSON_PrintUnformatted, 4-5x (callgrind: 144 K against 692 K
- * instructions); with each Move object written in one piece (json_out.c,
- * jsonw_raw) 6.7 us against 78 us, 11x. Out of memory is
- * sticky: every later call is a no-op and jsonw_finish() returns NULL. The
+ * instructions); with each Move object written in one piece
+ * (api/render/position_json.c, jsonw_raw) 6.7 us against 78 us, 11x. Out of
+ * memory is sticky: every later call is a no-op and jsonw_finish() returns NULL. The
  * finished text is malloc'd and owned by the caller. */
 #ifndef CHESSD_API_JSONW_H
 #define CHESSD_API_JSONW_H

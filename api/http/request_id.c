@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "clock.h"
+
 /* A fresh request id: unique, not secret. A per-thread xorshift generator,
  * seeded once from the kernel, saves a system call per request. */
 void request_id_make(char *out)
@@ -15,7 +17,7 @@ void request_id_make(char *out)
     static _Thread_local uint64_t state[2];
     if (!state[0] && !state[1]) {
         if (getrandom(state, sizeof state, 0) != (ssize_t)sizeof state || (!state[0] && !state[1])) {
-            state[0] = (uint64_t)time(NULL) << 20 | (uint64_t)clock() | 1;
+            state[0] = clock_now_us() | 1;
             state[1] = (uint64_t)(uintptr_t)&state;
         }
     }
@@ -28,6 +30,8 @@ void request_id_make(char *out)
         uint64_t v = state[1] + y;
         memcpy(bytes + 8 * half, &v, 8);
     }
+    /* The transport may not use rules/hex.h (it knows nothing of the layers
+     * above or below it), so it writes its one hex string itself. */
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) {
         out[2 * i] = hex[bytes[i] >> 4];

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 enum {
     NAME_KEEP = 24,      /* header names this long are compared; longer ones matter to nobody here */
     VALUE_KEEP = 40,     /* Content-Length and Transfer-Encoding values kept for checking */
@@ -122,13 +124,6 @@ static struct {
 
 static pthread_mutex_t *entry_lock(int fd) { return &wire.locks[fd % LOCK_STRIPES]; }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static entry_t *entry(int fd)
 {
     return wire.table && fd >= 0 && fd < wire.size ? &wire.table[fd] : NULL;
@@ -166,7 +161,7 @@ static void start_head(entry_t *e)
 static void set_deadline(entry_t *e, uint64_t timeout_us, bool body)
 {
     atomic_store(&e->deadline_is_body, body);
-    atomic_store(&e->deadline_us, timeout_us ? now_us() + timeout_us : 0);
+    atomic_store(&e->deadline_us, timeout_us ? clock_now_us() + timeout_us : 0);
 }
 
 static field_t field_kind(const entry_t *e)
@@ -691,7 +686,7 @@ int close(int fd)
         /* Before the entry is published: once it is, the deadline thread may
          * close the descriptor and its number may be reused. */
         shutdown(fd, SHUT_WR);
-        wire.lingering[wire.linger_count++] = (linger_t){ fd, now_us() + LINGER_US, LINGER_BYTES };
+        wire.lingering[wire.linger_count++] = (linger_t){ fd, clock_now_us() + LINGER_US, LINGER_BYTES };
     }
     pthread_mutex_unlock(&wire.linger_lock);
     return room ? 0 : release(fd);
@@ -701,7 +696,7 @@ int close(int fd)
  * done, out of time or over their byte budget (all of them when stopping). */
 static void serve_lingering(bool stopping)
 {
-    uint64_t now = now_us();
+    uint64_t now = clock_now_us();
     pthread_mutex_lock(&wire.linger_lock);
     for (int i = 0; i < wire.linger_count;) {
         linger_t *l = &wire.lingering[i];
@@ -722,7 +717,7 @@ static void *deadline_thread(void *arg)
         struct timespec tick = { 0, TICK_NS };
         nanosleep(&tick, NULL);
         serve_lingering(false);
-        uint64_t now = now_us();
+        uint64_t now = clock_now_us();
         int high = atomic_load(&wire.high);
         for (int fd = 0; fd < high; fd++) {
             entry_t *e = &wire.table[fd];

@@ -36,6 +36,7 @@
 #include "../../store/store.h"
 #include "../../store/subscriber.h"
 #include "../game/game_events.h"
+#include "../http/clock.h"
 #include "../metrics.h"
 #include "timers.h"
 
@@ -202,13 +203,6 @@ struct events {
     uint64_t rounds_answered; /* of them, answered */
     uint64_t keepalive_round; /* the last PING_US ping's round: lost if unanswered at the next */
 };
-
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static void wake_hub(events_t *h)
 {
@@ -642,7 +636,7 @@ static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
     t->hash_next = h->buckets[b];
     h->buckets[b] = t;
     h->topic_count++;
-    topic_heard(h, t, now_us());
+    topic_heard(h, t, clock_now_us());
     queue_push(&h->subscribes, t);
     wake_hub(h);
     return t;
@@ -720,7 +714,7 @@ events_status_t events_wait(events_t *h, const char *id, uint64_t version, unsig
     memcpy(w->address, address, w->address_length);
     DLIST_PUSH(t->waiters, w);
     t->members++;
-    if (!timers_set(&h->timers, &w->timer.entry, now_us() + (uint64_t)seconds * 1000000u)
+    if (!timers_set(&h->timers, &w->timer.entry, clock_now_us() + (uint64_t)seconds * 1000000u)
         || (t->sub == SUB_LIVE && t->version > version))
         waiter_wake(h, w); /* no timer: answered now rather than never; or already behind */
     pthread_mutex_unlock(&h->lock);
@@ -742,7 +736,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     }
     s->hub = h;
     s->conn = *conn;
-    s->progress_us = now_us();
+    s->progress_us = clock_now_us();
     s->address_length = address_length(length);
     memcpy(s->address, address, s->address_length);
     if (t) {
@@ -786,7 +780,7 @@ void events_stream_release(events_stream_t *s)
 /* A published message (hub lock held). */
 static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)
 {
-    uint64_t now = now_us();
+    uint64_t now = clock_now_us();
     topic_heard(h, t, now);
     arm_flag(h, t, meta, now);
     if (meta->version > t->version)
@@ -812,7 +806,7 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
 /* The game as read (hub lock held): every stream behind it gets it. */
 static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *meta, const buf_t *json)
 {
-    uint64_t now = now_us();
+    uint64_t now = clock_now_us();
     topic_heard(h, t, now);
     arm_flag(h, t, meta, now);
     if (meta->version > t->version)
@@ -1050,7 +1044,7 @@ static bool connect_subscriber(events_t *h)
     char err[256];
     store_subscriber_t *sub = store_subscriber_open(h->cfg.store, err, sizeof err);
     pthread_mutex_lock(&h->lock);
-    uint64_t now = now_us();
+    uint64_t now = clock_now_us();
     if (!sub) {
         h->reconnect_due_us = now + (uint64_t)h->backoff_ms * 1000u;
         h->backoff_ms = h->backoff_ms * 2 < BACKOFF_MAX_MS ? h->backoff_ms * 2 : BACKOFF_MAX_MS;
@@ -1165,7 +1159,7 @@ static void run_resyncs(events_t *h)
             } else if (status == GAME_EVENTS_NOT_FOUND) {
                 end_topic(h, t);
             } else {
-                t->check_due_us = now_us() + RESYNC_RETRY_US;
+                t->check_due_us = clock_now_us() + RESYNC_RETRY_US;
                 topic_reschedule(h, t);
             }
         }
@@ -1173,7 +1167,7 @@ static void run_resyncs(events_t *h)
         buf_free(&json);
     }
     if (settling && !(ping_round(h) && store_subscriber_flush(h->sub) == STORE_OK))
-        lose_connection(h, now_us());
+        lose_connection(h, clock_now_us());
 }
 
 /* Checks up to FLAG_CHECKS_PER_ROUND flags whose deadline came. */
@@ -1189,7 +1183,7 @@ static void run_flag_checks(events_t *h)
         game_events_status_t status = game_events_check_flag(h->cfg.store, h->cfg.config, id, &meta);
         metrics_flag_check();
         pthread_mutex_lock(&h->lock);
-        uint64_t now = now_us();
+        uint64_t now = clock_now_us();
         if (status == GAME_EVENTS_OK) {
             t->flag_version = 0; /* the check's answer is the game as of now */
             arm_flag(h, t, &meta, now);
@@ -1229,7 +1223,7 @@ static void *hub_main(void *arg)
     events_t *h = arg;
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
-        uint64_t now = now_us();
+        uint64_t now = clock_now_us();
         if (!h->sub && now >= h->reconnect_due_us && !connect_subscriber(h))
             continue;
         if (h->sub)
@@ -1237,7 +1231,7 @@ static void *hub_main(void *arg)
         fire_timers(h, now);
         run_flag_checks(h);
         run_resyncs(h);
-        now = now_us();
+        now = clock_now_us();
         struct pollfd fds[2] = { { .fd = h->wake_fd, .events = POLLIN } };
         int nfds = 1;
         if (h->sub) {
@@ -1262,7 +1256,7 @@ static void *hub_main(void *arg)
             if (status == STORE_OK && (fds[1].revents & POLLOUT))
                 status = store_subscriber_flush(h->sub);
             if (status != STORE_OK)
-                lose_connection(h, now_us());
+                lose_connection(h, clock_now_us());
         }
     }
     pthread_mutex_unlock(&h->lock);
@@ -1285,8 +1279,8 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
         h->cfg.stall_seconds = 30;
     h->silent_us = (uint64_t)(h->cfg.resync_seconds ? h->cfg.resync_seconds : 30) * 1000000u;
     h->backoff_ms = BACKOFF_FIRST_MS;
-    h->heartbeat_due_us = now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
-    h->stall_look_due_us = now_us() + stall_look_us(h);
+    h->heartbeat_due_us = clock_now_us() + (uint64_t)h->cfg.heartbeat_seconds * 1000000u;
+    h->stall_look_due_us = clock_now_us() + stall_look_us(h);
     timers_init(&h->timers);
     queue_init(&h->subscribes, offsetof(topic_t, subscribe_next), offsetof(topic_t, in_subscribe_queue));
     queue_init(&h->resyncs, offsetof(topic_t, resync_next), offsetof(topic_t, in_resync_queue));

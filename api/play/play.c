@@ -23,11 +23,10 @@ static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
     { "\u2659", "\u2658", "\u2657", "\u2656", "\u2655", "\u2654" },
     { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a" },
 };
-static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
 /* ---- what both sessions print ---- */
 
-const char *play_color_name(int color) { return color_names[color == BLACK]; }
+const char *play_color_name(int color) { return color_name(color == BLACK ? BLACK : WHITE); }
 
 bool play_locale_is_utf8(void)
 {
@@ -105,8 +104,7 @@ void play_print_moves(FILE *out, const position_t *initial, const char *line, si
 void play_print_game(FILE *out, const game_t *g, const char *line, size_t length, const play_view_t *view)
 {
     play_print_board(out, &g->pos, view);
-    fprintf(out, "%s to move%s\n", g->pos.side_to_move == WHITE ? "White" : "Black",
-            g->status.check ? ", in check" : "");
+    fprintf(out, "%s to move%s\n", color_title(g->pos.side_to_move), g->status.check ? ", in check" : "");
     if (g->state == GAME_ACTIVE) {
         fputs("Status: active\n", out);
     } else {
@@ -333,7 +331,7 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
     char raw[PLAY_LINE_MAX + 1];
     for (;;) {
         if (view->prompt) {
-            fprintf(out, "%s> ", color_names[s.game.pos.side_to_move]);
+            fprintf(out, "%s> ", color_name(s.game.pos.side_to_move));
         }
         fflush(out);
         int n = read_line(in, raw, sizeof raw);

@@ -1,18 +1,18 @@
-/* Board pictures: an SVG of a position, written into a buf_t, and the query
- * parameters that choose how it looks (orientation, lastmove, check,
- * coordinates, size). Each piece's shape is defined once in <defs> and
- * coloured for white and black from the one palette below; squares and
- * pieces are <use>d, so a picture is a few KiB. The output is a function of
- * its inputs alone (integer coordinates, a fixed order): same input, same bytes. */
-#ifndef CHESSD_API_BOARD_SVG_H
-#define CHESSD_API_BOARD_SVG_H
+/* Board pictures: an SVG of a position, written into a buf_t, drawn as its
+ * options say (orientation, last move, check, coordinates, size; the query
+ * that sets them is read in api/board_svg_http.c). Each piece's shape is
+ * defined once in <defs> and coloured for white and black from the one
+ * palette below; squares and pieces are <use>d, so a picture is a few KiB.
+ * The output is a function of its inputs alone (integer coordinates, a fixed
+ * order): same input, same bytes. */
+#ifndef CHESSD_API_RENDER_BOARD_SVG_H
+#define CHESSD_API_RENDER_BOARD_SVG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "../../rules/rules.h"
 #include "../http/buf.h"
-#include "../http/request.h"
 
 #define BOARD_SVG_CONTENT_TYPE "image/svg+xml"
 
@@ -70,16 +70,5 @@ void board_svg_options_default(board_svg_options_t *options);
  * options say to out. False, appending nothing, when an option is out of
  * its bounds; otherwise true (check buf_failed(out) for memory). */
 bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_t *options);
-
-/* Reads orientation (white|black), check, coordinates (true|false, 1|0),
- * size (BOARD_SVG_SIZE_MIN..MAX) and, when with_lastmove, lastmove (UCI
- * squares: e2e4, e7e8q; a promotion to n, b, r or q only from the 7th rank
- * to the 8th or the 2nd to the 1st) from req's query into *options (defaults for those
- * absent). False with res filled (400 invalid_parameter) when one is bad. */
-bool board_svg_read_query(const api_request_t *req, bool with_lastmove, board_svg_options_t *options,
-                          api_response_t *res);
-
-/* Sets res to 200 with the picture of pos (or 500 when memory runs out). */
-void board_svg_respond(api_response_t *res, const position_t *pos, const board_svg_options_t *options);
 
 #endif

@@ -1,12 +1,9 @@
-/* Renders positions and moves. Castling's `to` is the king's destination
- * square in both variants, while `uci` follows the variant's convention. */
+/* The Move and Position objects of openapi.yaml, written into a jsonw.
+ * Castling's `to` is the king's destination square in both variants, while
+ * `uci` follows the variant's convention. */
 #include "position_json.h"
 
 #include <string.h>
-
-#include "../http/buf.h"
-
-static const char *const color_names[COLOR_COUNT] = { "white", "black" };
 
 static void square_name(int sq, char *buf)
 {
@@ -51,7 +48,7 @@ static void add_flag(move_text_t *t, bool *first, const char *flag)
     *first = false;
 }
 
-void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move)
+void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move)
 {
     char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE], from[3], to[3];
     int kind = move_kind(move), from_sq = move_from(move), to_sq = move_to(move);
@@ -80,7 +77,7 @@ void json_out_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, 
     add(&t, "\",");
     add_letter(&t, "\"piece\":", piece_type(piece));
     add(&t, ",\"color\":\"");
-    add(&t, color_names[piece_color(piece)]);
+    add(&t, color_name(piece_color(piece)));
     add(&t, "\",");
     add_letter(&t, "\"captured\":", captured);
     add(&t, ",");
@@ -116,7 +113,7 @@ static const char *castling_field(const char *fen, char *buf)
     return buf;
 }
 
-const char *json_out_result(const position_t *pos, const status_t *status)
+const char *position_json_result(const position_t *pos, const status_t *status)
 {
     switch (status->state) {
     case STATUS_CHECKMATE: return pos->side_to_move == WHITE ? "0-1" : "1-0";
@@ -126,23 +123,23 @@ const char *json_out_result(const position_t *pos, const status_t *status)
     }
 }
 
-void json_out_position(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves)
+void position_json_write(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves)
 {
-    json_out_position_ended(w, pos, status, NULL, with_moves);
+    position_json_write_ended(w, pos, status, NULL, with_moves);
 }
 
-void json_out_position_ended(jsonw_t *w, const position_t *pos, const status_t *status, const json_out_ending_t *ending,
-                             bool with_moves)
+void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t *status,
+                               const position_json_ending_t *ending, bool with_moves)
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
     jsonw_object_begin(w);
     fen_format(pos, fen, sizeof fen);
     jsonw_kv_string(w, "fen", fen);
-    jsonw_kv_string(w, "turn", color_names[pos->side_to_move]);
+    jsonw_kv_string(w, "turn", color_name(pos->side_to_move));
     jsonw_kv_bool(w, "check", status->check);
     const char *draw_reason = status->state == STATUS_DRAW ? status_draw_reason_name(status->draw_reason) : NULL;
     jsonw_kv_string(w, "status", ending ? ending->status : status_state_name(status->state));
-    jsonw_kv_string(w, "result", ending ? ending->result : json_out_result(pos, status));
+    jsonw_kv_string(w, "result", ending ? ending->result : position_json_result(pos, status));
     if (ending)
         draw_reason = ending->draw_reason;
     jsonw_key(w, "draw_reason");
@@ -175,49 +172,8 @@ void json_out_position_ended(jsonw_t *w, const position_t *pos, const status_t *
         jsonw_key(w, "legal_moves");
         jsonw_array_begin(w);
         for (int i = 0; i < legal.count; i++)
-            json_out_move(w, pos, &legal, legal.moves[i]);
+            position_json_move(w, pos, &legal, legal.moves[i]);
         jsonw_array_end(w);
     }
     jsonw_object_end(w);
-}
-
-char *text_out_position(const position_t *pos, const status_t *status, bool with_moves, size_t *length)
-{
-    buf_t b;
-    buf_init(&b);
-    for (int rank = 7; rank >= 0; rank--) {
-        buf_printf(&b, "%d ", rank + 1);
-        for (int file = 0; file < 8; file++) {
-            piece_t p = pos->board[square_make(file, rank)];
-            char c = p == NO_PIECE ? '.' : piece_letter(p);
-            buf_putc(&b, ' ');
-            buf_putc(&b, c);
-        }
-        buf_putc(&b, '\n');
-    }
-    buf_puts(&b, "   a b c d e f g h\n\n");
-    char fen[FEN_BUFFER_SIZE];
-    buf_printf(&b, "FEN: %s\n", fen_format(pos, fen, sizeof fen));
-    buf_printf(&b, "%s to move%s\n", pos->side_to_move == WHITE ? "White" : "Black",
-               status->check ? ", in check" : "");
-    buf_printf(&b, "Status: %s", status_state_name(status->state));
-    if (status->state == STATUS_DRAW)
-        buf_printf(&b, " (%s)", status_draw_reason_name(status->draw_reason));
-    buf_printf(&b, ", result %s\n", json_out_result(pos, status));
-    if (status->claimable)
-        buf_printf(&b, "Draw may be claimed:%s%s\n",
-                   status->claimable & STATUS_CLAIM_FIFTY_MOVES ? " fifty_moves" : "",
-                   status->claimable & STATUS_CLAIM_THREEFOLD_REPETITION ? " threefold_repetition" : "");
-    if (with_moves) {
-        move_list_t legal;
-        movegen_legal(pos, &legal);
-        buf_printf(&b, "Legal moves (%d):", legal.count);
-        for (int i = 0; i < legal.count; i++) {
-            char san[SAN_BUFFER_SIZE];
-            buf_putc(&b, ' ');
-            buf_puts(&b, san_format_with(pos, &legal, legal.moves[i], san));
-        }
-        buf_putc(&b, '\n');
-    }
-    return buf_finish(&b, length);
 }

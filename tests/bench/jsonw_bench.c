@@ -1,6 +1,6 @@
 /* jsonw_bench: why chessd writes its JSON with jsonw rather than building
  * cJSON trees. Renders the full Position object of Kiwipete (48 legal moves)
- * both ways: json_out_position() into jsonw, and the same members as a cJSON
+ * both ways: position_json_write() into jsonw, and the same members as a cJSON
  * tree printed with cJSON_PrintUnformatted(). The two texts are checked to be
  * the same bytes, then each way is timed over ROUNDS rounds of RENDERS
  * renders (arguments; 15 and 2000 by default), interleaved, and the best round of each is kept (noise on a shared
@@ -86,7 +86,7 @@ static cJSON *move_tree(const position_t *pos, const move_list_t *legal, move_t 
     return m;
 }
 
-/* The Position object as json_out_position() writes it, through a cJSON tree. */
+/* The Position object as position_json_write() writes it, through a cJSON tree. */
 static char *render_cjson(const position_t *pos, const status_t *status)
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
@@ -100,7 +100,7 @@ static char *render_cjson(const position_t *pos, const status_t *status)
     cJSON_AddStringToObject(root, "turn", color_names[pos->side_to_move]);
     cJSON_AddBoolToObject(root, "check", status->check);
     cJSON_AddStringToObject(root, "status", status_state_name(status->state));
-    cJSON_AddStringToObject(root, "result", json_out_result(pos, status));
+    cJSON_AddStringToObject(root, "result", position_json_result(pos, status));
     if (status->state == STATUS_DRAW)
         cJSON_AddStringToObject(root, "draw_reason", status_draw_reason_name(status->draw_reason));
     else
@@ -135,7 +135,7 @@ static char *render_jsonw(const position_t *pos, const status_t *status)
 {
     jsonw_t w;
     jsonw_init(&w);
-    json_out_position(&w, pos, status, true);
+    position_json_write(&w, pos, status, true);
     return jsonw_finish(&w, NULL);
 }
 

@@ -371,6 +371,20 @@ static void test_position_ok_notices_inconsistent_positions(void)
     CU_ASSERT(!position_ok(&bad_king));
 }
 
+/* types.h's one table of names: the API's colour values and the capitalised
+ * forms sentences start with, and the piece letters FEN, UCI and SAN share. */
+static void test_color_names_and_piece_letters_come_from_one_table(void)
+{
+    CU_ASSERT_STRING_EQUAL(color_name(WHITE), "white");
+    CU_ASSERT_STRING_EQUAL(color_name(BLACK), "black");
+    CU_ASSERT_STRING_EQUAL(color_title(WHITE), "White");
+    CU_ASSERT_STRING_EQUAL(color_title(BLACK), "Black");
+    CU_ASSERT_EQUAL(piece_letter(piece_make(WHITE, KNIGHT)), 'N');
+    CU_ASSERT_EQUAL(piece_letter(piece_make(BLACK, KNIGHT)), 'n');
+    CU_ASSERT_EQUAL(piece_type_capital(KING), 'K');
+    CU_ASSERT_EQUAL(piece_type_letter(QUEEN), 'q');
+}
+
 int test_position_register(void)
 {
     CU_pSuite suite = CU_add_suite("position", NULL, NULL);
@@ -387,5 +401,6 @@ int test_position_register(void)
     CU_ADD_TEST(suite, test_en_passant_square_with_only_a_pinned_capturer_leaves_the_key_alone);
     CU_ADD_TEST(suite, test_zobrist_keys_are_reproducible_and_distinct);
     CU_ADD_TEST(suite, test_position_ok_notices_inconsistent_positions);
+    CU_ADD_TEST(suite, test_color_names_and_piece_letters_come_from_one_table);
     return CU_get_error();
 }

@@ -51,6 +51,7 @@ int test_workpool_register(void);
 int test_acceptor_register(void);
 int test_router_register(void);
 int test_body_register(void);
+int test_hex_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);

@@ -1,13 +1,15 @@
-/* Tests for api/render/board_svg.c: the picture's size is bounded and written as
- * width/height; orientation decides which square is at the top left; the
- * last move's squares and a checked king's square are filled only when
- * asked; each piece shape is defined once; the output is well-formed XML,
- * small, and the same bytes every time; the query parameters are read
- * strictly; and a failed allocation answers 500, never half a picture. */
+/* Tests for api/render/board_svg.c and its HTTP side, api/board_svg_http.c:
+ * the picture's size is bounded and written as width/height; orientation
+ * decides which square is at the top left; the last move's squares and a
+ * checked king's square are filled only when asked; each piece shape is
+ * defined once; the output is well-formed XML, small, and the same bytes
+ * every time; the query parameters are read strictly; and a failed
+ * allocation answers 500, never half a picture. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../../api/board_svg_http.h"
 #include "../../../api/render/board_svg.h"
 #include "../../../api/http/request.h"
 #include "../../../api/http/target.h"
