@@ -147,7 +147,7 @@ static const setting_t settings[] = {
     { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS", "100",
       "event streams and long polls from one client address (0: no limit)", KIND_UINT,
       FIELD(max_streams_per_address), 0, 1000000 },
-    { "--heartbeat", "CHESSD_HEARTBEAT_SECONDS", "10", "seconds between heartbeats on an event stream", KIND_UINT,
+    { "--heartbeat", "CHESSD_HEARTBEAT", "10", "seconds between heartbeats on an event stream", KIND_UINT,
       FIELD(heartbeat_seconds), 1, 15 },
     /* A client that reads keeps acknowledging bytes; 30 s without one, while
      * bytes wait, is a client that stopped (or a network that is gone). */
@@ -160,6 +160,37 @@ static const setting_t settings[] = {
       KIND_UINT, FIELD(resync_seconds), 1, 3600 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
+
+/* Variables renamed to their flag's name (--heartbeat, CHESSD_HEARTBEAT):
+ * the old name still works when the new one is unset, with a warning. */
+static const struct {
+    const char *old_env, *env;
+} renamed[] = {
+    { "CHESSD_HEARTBEAT_SECONDS", "CHESSD_HEARTBEAT" },
+};
+enum { RENAMED_COUNT = sizeof renamed / sizeof renamed[0] };
+
+/* The value of setting s's variable, or of its old name (warning on stderr,
+ * never with the value) when only that is set; *source names the one read. */
+static const char *setting_env(const setting_t *s, const char **source)
+{
+    const char *value = getenv(s->env);
+    *source = s->env;
+    for (int i = 0; i < RENAMED_COUNT; i++) {
+        const char *old = strcmp(renamed[i].env, s->env) ? NULL : getenv(renamed[i].old_env);
+        if (!old || !*old)
+            continue;
+        if (value && *value) {
+            fprintf(stderr, "chessd: %s is ignored: %s is set (the old name is deprecated)\n", renamed[i].old_env,
+                    s->env);
+            continue;
+        }
+        fprintf(stderr, "chessd: %s is deprecated: set %s instead\n", renamed[i].old_env, s->env);
+        value = old;
+        *source = renamed[i].old_env;
+    }
+    return value;
+}
 
 /* A boolean's text: exactly 1, 0, true or false. */
 static bool parse_bool(const char *value, bool *out, const char *source, char *err, size_t err_size)
@@ -238,8 +269,9 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
     if (!defaults(cfg, err, err_size))
         return false;
     for (int i = 0; i < SETTING_COUNT; i++) {
-        const char *value = getenv(settings[i].env);
-        if (value && *value && !apply(cfg, &settings[i], value, settings[i].env, err, err_size))
+        const char *source;
+        const char *value = setting_env(&settings[i], &source);
+        if (value && *value && !apply(cfg, &settings[i], value, source, err, err_size))
             return false;
     }
     for (int a = 0; a < argc; a++) {
@@ -293,6 +325,9 @@ void config_usage(FILE *out)
             snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
         fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
     }
+    for (int i = 0; i < RENAMED_COUNT; i++)
+        fprintf(out, "%s%s, the old name of %s, still works (deprecated).\n", i ? "" : "\n", renamed[i].old_env,
+                renamed[i].env);
     fprintf(out, "\nA boolean flag alone means true (--ready-requires-redis); --flag=true|false|1|0 and its\n"
                  "variable (1, 0, true, false) set it either way.\n");
     fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only, at least 32 bytes) is the HMAC key for player tokens;\n"

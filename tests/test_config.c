@@ -5,7 +5,7 @@
  * configured there is no Redis (games are off). The Redis password comes
  * from a setting or a file, not both, and no message shows it. The default
  * thread count follows the cores the process may run on. The probe port is
- * off unless set. */
+ * off unless set. A renamed variable's old name still works. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>
@@ -235,6 +235,30 @@ static void test_an_unknown_option_is_named_without_its_value(void)
     CU_ASSERT_STRING_EQUAL(err, "unknown option '--redis-pasword' (see chessd serve --help)");
 }
 
+/* CHESSD_HEARTBEAT_SECONDS, the old name of CHESSD_HEARTBEAT, still sets
+ * --heartbeat when the new name is unset; the new name wins when both are;
+ * a bad old value is named by its own variable. */
+static void test_the_old_heartbeat_variable_still_works_and_the_new_one_wins(void)
+{
+    config_t cfg;
+    char err[256] = "";
+    unsetenv("CHESSD_REDIS_URL");
+    unsetenv("CHESSD_HEARTBEAT");
+    setenv("CHESSD_HEARTBEAT_SECONDS", "3", 1);
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 3);
+    setenv("CHESSD_HEARTBEAT", "7", 1);
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 7);
+    unsetenv("CHESSD_HEARTBEAT");
+    setenv("CHESSD_HEARTBEAT_SECONDS", "99", 1);
+    CU_ASSERT_FALSE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(err, "CHESSD_HEARTBEAT_SECONDS: '99' must be a number from 1 to 15");
+    unsetenv("CHESSD_HEARTBEAT_SECONDS");
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 10);
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -256,5 +280,7 @@ int test_config_register(void)
     CU_add_test(suite, "the Redis password comes from a setting or a file, never both",
                 test_the_redis_password_comes_from_a_setting_or_a_file_never_both);
     CU_add_test(suite, "an unknown option is named without its value", test_an_unknown_option_is_named_without_its_value);
+    CU_add_test(suite, "the old heartbeat variable still works and the new one wins",
+                test_the_old_heartbeat_variable_still_works_and_the_new_one_wins);
     return 0;
 }
