@@ -304,26 +304,43 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
     return true;
 }
 
+/* Setting s's value in cfg as --help shows it. */
+static void format_value(const config_t *cfg, const setting_t *s, char *out, size_t size)
+{
+    const char *field = (const char *)cfg + s->offset;
+    if (s->kind == KIND_STRING)
+        snprintf(out, size, "%s", field);
+    else if (s->kind == KIND_BOOL)
+        snprintf(out, size, "%s", *(const bool *)(const void *)field ? "true" : "false");
+    else if (s->kind == KIND_SIZE)
+        snprintf(out, size, "%zu", *(const size_t *)(const void *)field);
+    else
+        snprintf(out, size, "%u", *(const unsigned *)(const void *)field);
+}
+
 void config_usage(FILE *out)
 {
     config_t d;
     char err[160];
     if (!defaults(&d, err, sizeof err))
         fprintf(out, "(a default is wrong: %s)\n", err);
+    /* Each column as wide as its longest entry. */
+    int flag_width = 0, env_width = 0, value_width = 0;
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        char value[80];
+        format_value(&d, &settings[i], value, sizeof value);
+        int flag_length = (int)strlen(settings[i].flag), env_length = (int)strlen(settings[i].env);
+        int value_length = (int)strlen(value);
+        flag_width = flag_length > flag_width ? flag_length : flag_width;
+        env_width = env_length > env_width ? env_length : env_width;
+        value_width = value_length > value_width ? value_length : value_width;
+    }
     fprintf(out, "serve options (flag, environment variable, default):\n");
     for (int i = 0; i < SETTING_COUNT; i++) {
-        const setting_t *s = &settings[i];
-        const char *field = (const char *)&d + s->offset;
         char value[80];
-        if (s->kind == KIND_STRING)
-            snprintf(value, sizeof value, "%s", field);
-        else if (s->kind == KIND_BOOL)
-            snprintf(value, sizeof value, "%s", *(const bool *)(const void *)field ? "true" : "false");
-        else if (s->kind == KIND_SIZE)
-            snprintf(value, sizeof value, "%zu", *(const size_t *)(const void *)field);
-        else
-            snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
-        fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
+        format_value(&d, &settings[i], value, sizeof value);
+        fprintf(out, "  %-*s  %-*s  %-*s  %s\n", flag_width, settings[i].flag, env_width, settings[i].env, value_width,
+                value, settings[i].help);
     }
     for (int i = 0; i < RENAMED_COUNT; i++)
         fprintf(out, "%s%s, the old name of %s, still works (deprecated).\n", i ? "" : "\n", renamed[i].old_env,
