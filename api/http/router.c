@@ -115,12 +115,17 @@ static bool param_known(const char *const *params, const char *name)
 /* Every query parameter must be one the route reads, given once, without NUL. */
 static bool query_fits(const route_t *route, const target_t *target, api_response_t *res)
 {
-    char detail[160];
+    char detail[192];
     for (int i = 0; i < target->param_count; i++) {
         const target_param_t *p = &target->params[i];
         if (memchr(p->name, '\0', p->name_length) || !param_known(route->params, p->name)) {
+            /* A token in the URL ends up in logs: say where it goes (never echoing it). */
+            bool token = !strcmp(p->name, "token") || !strcmp(p->name, "access_token");
             snprintf(detail, sizeof detail, "unknown query parameter '%.40s'%s", p->name,
-                     route->params ? " (names are case-sensitive)" : "; this resource takes none");
+                     token            ? ": a player token goes in the Authorization header (Authorization: Bearer "
+                                        "TOKEN), never in the URL"
+                     : route->params ? " (names are case-sensitive)"
+                                     : "; this resource takes none");
             api_problem(res, API_EUNKNOWN_PARAMETER, detail, NULL, NULL);
             return false;
         }
