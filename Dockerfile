@@ -11,12 +11,20 @@
 # localhost/debian:bookworm and localhost/debian:bookworm-slim).
 ARG BASE=debian:bookworm
 ARG RUNTIME_BASE=debian:bookworm-slim
+# libmicrohttpd is pinned, in both stages, to the version chessd is tested
+# with: the strict reader (api/http/wire.c) defines recv() and close(), which
+# libmicrohttpd calls, and relies on how 0.9.75 reads and closes a connection
+# (see api/http/wire.h and acceptor.h). Another version is a change to test
+# first, not an upgrade that arrives with a rebuild.
+ARG MHD_VERSION=0.9.75-6
 
 FROM ${BASE} AS build
+ARG MHD_VERSION
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         gcc libc6-dev make binutils pkg-config \
-        libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
+        libmicrohttpd-dev=${MHD_VERSION} libmicrohttpd12=${MHD_VERSION} \
+        libcjson-dev libhiredis-dev libssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
@@ -35,9 +43,10 @@ RUN make -j"$(nproc)" BUILD=build CC=gcc CFLAGS=-O3 build/chessd \
 # ca-certificates: the system CAs that verify a managed Redis's certificate
 # (rediss:// without --redis-ca-file).
 FROM ${RUNTIME_BASE}
+ARG MHD_VERSION
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmicrohttpd12 libcjson1 libhiredis0.14 libssl3 ca-certificates \
+        libmicrohttpd12=${MHD_VERSION} libcjson1 libhiredis0.14 libssl3 ca-certificates \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --gid 10001 chessd \

@@ -1,7 +1,10 @@
 # chessd: build, test, run, bench. `make` builds build/chessd with what is
-# installed and never installs anything; `make test` builds and runs every
-# test and `make run` starts the service, each first running `make deps`
-# once (see DEPS_STAMP); `make deps` installs the Debian and npm packages.
+# installed and never installs anything. `make run` first installs what
+# running needs (`make deps-run`: the compiler, the libraries' -dev packages,
+# redis-server); `make test` and `make bench` also install the test tooling
+# (`make deps-test`: CUnit, Node and the test suites' npm packages, Stockfish,
+# nginx, clang for the fuzz targets, kubectl...). Each checks once per build
+# directory (see RUN_DEPS_STAMP); `make deps` is both, checked again every time.
 CC ?= cc
 OPTFLAGS ?= -O3
 CFLAGS ?= $(OPTFLAGS) -g
@@ -49,34 +52,46 @@ RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
 API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-# What `make deps` installs: the build, the tests, the fuzz targets (FUZZ_PACKAGES, tests/fuzz/fuzz.mk).
-DEB_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libcunit1-dev \
-	libssl-dev openssl redis-server redis-tools stockfish hyperfine nodejs python3 curl jq nginx librsvg2-bin \
+# What `make run` needs (`make deps-run`): the build, the service's libraries,
+# and the redis-server (with redis-cli) that tests/run-local.sh starts.
+RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
+	redis-server redis-tools
+# What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
+# npm, kubectl and the npm packages are installed after these (see $(TEST_DEPS_STAMP)).
+TEST_PACKAGES = libcunit1-dev openssl stockfish hyperfine nodejs python3 curl jq nginx librsvg2-bin \
 	tmux $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
 BENCH_PACKAGES = wrk redis-server redis-tools curl jq
 
-# Node packages of the test oracles, installed by `make deps` from their lock files.
+# Node packages of the test oracles, installed by `make deps-test` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
-.PHONY: all test bench deps run clean soak check-build-deps check-test-deps
+.PHONY: all test bench deps deps-run deps-test run clean soak check-build-deps check-test-deps FORCE
 
 all: $(BUILD)/chessd
 
-# `make test` and `make run` are all a newcomer needs on a fresh Debian 12:
-# they run `make deps` first, once per build directory (`make deps` writes
-# the stamp; a changed lock file runs it again). Every other goal builds
-# with what is installed. Edits to this Makefile do not rerun it (npm ci
-# would reinstall every node_modules): after changing DEB_PACKAGES, run
-# `make deps` by hand.
-DEPS_STAMP = $(BUILD)/.deps-installed
-ifneq ($(filter test run,$(MAKECMDGOALS)),)
-AUTO_DEPS = $(DEPS_STAMP)
+# `make run` and `make test` are all a newcomer needs on a fresh Debian 12:
+# they install what they need first, once per build directory (the stamps
+# below). `make run` installs only RUN_PACKAGES; `make test` and `make bench`
+# also TEST_PACKAGES, npm, kubectl and the npm packages, `npm ci` once per
+# lock file (its stamp lives in that node_modules and goes when npm ci
+# replaces it). Every other goal builds with what is installed. Edits to this
+# Makefile do not rerun the checks: after changing a package list, run
+# `make deps` (or deps-run, deps-test), which always checks again.
+RUN_DEPS_STAMP = $(BUILD)/.deps-run
+TEST_DEPS_STAMP = $(BUILD)/.deps-test
+NPM_STAMPS = $(NPM_DIRS:%=%/node_modules/.npm-ci-done)
+ifneq ($(filter test bench,$(MAKECMDGOALS)),)
+AUTO_DEPS = $(RUN_DEPS_STAMP) $(TEST_DEPS_STAMP) $(NPM_STAMPS)
+else ifneq ($(filter run,$(MAKECMDGOALS)),)
+AUTO_DEPS = $(RUN_DEPS_STAMP)
 endif
-$(DEPS_STAMP): $(wildcard tests/*/package-lock.json)
-	$(MAKE) --no-print-directory deps
+ifneq ($(filter deps deps-run deps-test,$(MAKECMDGOALS)),)
+$(RUN_DEPS_STAMP) $(TEST_DEPS_STAMP): FORCE
+endif
+FORCE:
 
 # Fails, naming them, when any of the pkg-config packages in $(1) (name:debian-package) is missing.
 define need_pkgs
@@ -148,7 +163,7 @@ define apt_install
 	else echo "all packages installed"; fi
 endef
 
-bench: $(BUILD)/chessd
+bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(call apt_install,$(BENCH_PACKAGES))
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
@@ -169,17 +184,30 @@ soak: $(BUILD)/chessd
 run: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/run-local.sh $(BUILD)/chessd
 
-deps:
-	$(call apt_install,$(DEB_PACKAGES))
+deps: deps-run deps-test
+deps-run: $(RUN_DEPS_STAMP)
+deps-test: $(TEST_DEPS_STAMP) $(NPM_STAMPS)
+
+$(RUN_DEPS_STAMP):
+	$(call apt_install,$(RUN_PACKAGES))
+	@mkdir -p $(@D) && touch $@
+
+$(TEST_DEPS_STAMP): | $(RUN_DEPS_STAMP)
+	$(call apt_install,$(TEST_PACKAGES))
 	@# Debian's nodejs lacks npm; a NodeSource nodejs bundles it (and conflicts with Debian's npm).
 	@command -v npm >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm; }
-	@for d in $(NPM_DIRS); do npm ci --prefix $$d --no-audit --no-fund || exit 1; done
 	@# tests/k8s needs `kubectl kustomize`: Debian's kubernetes-client, unless a kubectl is already installed
 	@# (another vendor's kubectl package owns /usr/bin/kubectl and kubernetes-client cannot replace it).
 	@[ -z "$(NPM_DIRS)" ] || command -v kubectl >/dev/null 2>&1 || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kubernetes-client; }
-	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
+	@mkdir -p $(@D) && touch $@
+
+# npm ci replaces node_modules, so the stamp inside it lasts until the next npm ci
+# (errors only: no audit, funding or EBADENGINE warnings).
+$(NPM_STAMPS): %/node_modules/.npm-ci-done: %/package-lock.json | $(TEST_DEPS_STAMP)
+	npm ci --prefix $* --no-audit --no-fund --loglevel=error
+	@mkdir -p $(@D) && touch $@
 
 clean:
 	rm -rf $(BUILD)

@@ -54,6 +54,15 @@ static void usage(FILE *out)
     config_usage(out);
 }
 
+/* For a word that names no command: the usage and the commands on one line. */
+static void short_usage(FILE *out)
+{
+    fprintf(out, "usage: chessd <command> [arguments]; commands:");
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, " %s", commands[i].name);
+    fprintf(out, " (chessd help: what each does)\n");
+}
+
 /* Prints command name's help to stdout; false when name has no row. */
 static bool print_command_help(const char *name)
 {
@@ -133,6 +142,11 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "chessd: unknown command '%s'\n", command);
-    usage(stderr);
+    /* A word is a command misspelt: one line of commands. An option in its
+     * place (chessd --port 80) was meant for serve: the usage with serve's options. */
+    if (command[0] == '-')
+        usage(stderr);
+    else
+        short_usage(stderr);
     return 2;
 }

@@ -1,7 +1,8 @@
 /* Server settings from defaults, CHESSD_* variables and flags. One table
- * describes every setting, so --help, the environment and the flags cannot
- * drift apart. A boolean setting's flag alone means true; with a value
- * (--flag=V) and in its variable it takes 1, 0, true or false. */
+ * row describes each setting (flag, variable, default, help, range), so
+ * --help, the defaults, the environment and the flags cannot drift apart,
+ * and a new setting is one row. A boolean setting's flag alone means true;
+ * with a value (--flag=V) and in its variable it takes 1, 0, true or false. */
 #define _GNU_SOURCE /* sched_getaffinity and CPU_COUNT, for the default thread count */
 #include "config.h"
 
@@ -13,114 +14,16 @@
 
 typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
 
+/* One setting: its flag, its variable, its default (the text a flag would
+ * take; "" leaves a string empty; "N/core" is a thread count, N per core,
+ * see default_threads), what --help says, its field in config_t and the
+ * range of a number. */
 typedef struct {
-    const char *flag, *env, *help;
+    const char *flag, *env, *initial, *help;
     kind_t kind;
     size_t offset, size;
     unsigned long long min, max;
 } setting_t;
-
-#define FIELD(name) offsetof(config_t, name), sizeof(((config_t *)0)->name)
-
-static const setting_t settings[] = {
-    { "--bind", "CHESSD_BIND", "address to listen on (IPv4 or IPv6)", KIND_STRING, FIELD(bind), 0, 0 },
-    { "--port", "CHESSD_PORT", "TCP port (0: any free port)", KIND_UINT, FIELD(port), 0, 65535 },
-    { "--probe-port", "CHESSD_PROBE_PORT",
-      "a second TCP port, on --bind, serving only /healthz, /readyz and /metrics on a thread of its own, "
-      "without per-address limits: for probes and scrapes (0: none)",
-      KIND_UINT, FIELD(probe_port), 0, 65535 },
-    { "--threads", "CHESSD_THREADS", "server threads (default: 1 per core this process may run on, at most 256)",
-      KIND_UINT, FIELD(threads), 1, 1024 },
-    { "--max-body", "CHESSD_MAX_BODY", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64, 16u << 20 },
-    { "--timeout", "CHESSD_TIMEOUT", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1, 3600 },
-    { "--header-timeout", "CHESSD_HEADER_TIMEOUT", "seconds to send a request's head (line and headers)", KIND_UINT,
-      FIELD(header_timeout_seconds), 1, 3600 },
-    { "--body-timeout", "CHESSD_BODY_TIMEOUT", "seconds to send a request's body after its head", KIND_UINT,
-      FIELD(body_timeout_seconds), 1, 3600 },
-    { "--max-connections", "CHESSD_MAX_CONNECTIONS", "most connections at once", KIND_UINT, FIELD(max_connections),
-      1, 60000 },
-    { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS",
-      "most connections from one client address, an IPv4 address or an IPv6 /64 (0: no limit)", KIND_UINT,
-      FIELD(per_ip_connections), 0, 60000 },
-    { "--max-perft-depth", "CHESSD_MAX_PERFT_DEPTH", "deepest perft a client may ask for", KIND_UINT,
-      FIELD(max_perft_depth), 1, 8 },
-    { "--max-perft-nodes", "CHESSD_MAX_PERFT_NODES", "most nodes one perft request may count", KIND_SIZE,
-      FIELD(max_perft_nodes), 1000, 1000000000000ull },
-    { "--perft-threads", "CHESSD_PERFT_THREADS", "threads that run perft (queue: 16 per thread)", KIND_UINT,
-      FIELD(perft_threads), 1, 64 },
-    { "--store-threads", "CHESSD_STORE_THREADS",
-      "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
-      "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
-      KIND_UINT, FIELD(store_threads), 1, 1024 },
-    { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "seconds to let requests finish on SIGTERM", KIND_UINT,
-      FIELD(shutdown_grace_seconds), 0, 600 },
-    { "--redis", "CHESSD_REDIS_URL",
-      "Redis for games: redis://[[user]:password@]host[:port][/db], rediss:// (TLS), "
-      "redis+cluster://host:port[,host:port...] or rediss+cluster:// (Redis Cluster), or none (no games, the "
-      "rules API only); the user and password percent-encoded (@ as %40, : as %3A, % as %25)",
-      KIND_STRING, FIELD(redis_url), 0, 0 },
-    { "--redis-password", "CHESSD_REDIS_PASSWORD",
-      "the Redis password as it is (not encoded), instead of the URL's (a flag shows in ps: prefer the "
-      "variable or the file)",
-      KIND_STRING, FIELD(redis_password), 0, 0 },
-    { "--redis-password-file", "CHESSD_REDIS_PASSWORD_FILE",
-      "a file holding the Redis password (a mounted secret; one trailing newline dropped), instead of the URL's; "
-      "not with --redis-password",
-      KIND_STRING, FIELD(redis_password_file), 0, 0 },
-    { "--redis-ca-file", "CHESSD_REDIS_CA_FILE", "rediss: PEM CAs that sign Redis's certificate (default: the system's)",
-      KIND_STRING, FIELD(redis_ca_file), 0, 0 },
-    { "--redis-cert-file", "CHESSD_REDIS_CERT_FILE", "rediss: PEM client certificate, for mutual TLS", KIND_STRING,
-      FIELD(redis_cert_file), 0, 0 },
-    { "--redis-key-file", "CHESSD_REDIS_KEY_FILE", "rediss: the client certificate's PEM private key", KIND_STRING,
-      FIELD(redis_key_file), 0, 0 },
-    { "--redis-tls-server-name", "CHESSD_REDIS_TLS_SERVER_NAME",
-      "rediss: the name Redis's certificates must carry, sent as SNI (default: each host's)", KIND_STRING,
-      FIELD(redis_tls_server_name), 0, 0 },
-    { "--redis-tls-insecure-skip-verify", "CHESSD_REDIS_TLS_INSECURE_SKIP_VERIFY",
-      "rediss: accept ANY certificate from Redis (no CA or name check): anyone on the path can read and change "
-      "games; for tests only",
-      KIND_BOOL, FIELD(redis_tls_insecure_skip_verify), 0, 1 },
-    { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS",
-      "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
-      FIELD(ready_requires_redis), 0, 1 },
-    { "--redis-connect-timeout-ms", "CHESSD_REDIS_CONNECT_TIMEOUT_MS", "Redis connect timeout", KIND_UINT,
-      FIELD(redis_connect_timeout_ms), 10, 60000 },
-    { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "Redis command timeout", KIND_UINT, FIELD(redis_timeout_ms), 10,
-      60000 },
-    { "--finished-ttl", "CHESSD_FINISHED_TTL", "seconds a finished game is kept (0: forever)", KIND_UINT,
-      FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
-    { "--active-ttl", "CHESSD_ACTIVE_TTL", "seconds an unchanged active game is kept (0: forever)", KIND_UINT,
-      FIELD(active_game_ttl_seconds), 0, 0xffffffffu },
-    { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "seconds an Idempotency-Key answer is kept", KIND_UINT,
-      FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
-    { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "most moves (plies) one game may have", KIND_UINT,
-      FIELD(max_game_plies), 1, 18000 },
-    { "--game-cache", "CHESSD_GAME_CACHE", "games kept in memory to skip a read before a change (0: none)",
-      KIND_UINT, FIELD(game_cache_slots), 0, 262144 },
-    { "--rate-limit-ip", "CHESSD_RATE_LIMIT_IP", "requests/s per client address (0: off)", KIND_UINT,
-      FIELD(rate_limit_ip), 0, 1000000 },
-    { "--rate-limit-token", "CHESSD_RATE_LIMIT_TOKEN", "requests/s per player token (0: off)", KIND_UINT,
-      FIELD(rate_limit_token), 0, 1000000 },
-    { "--rate-limit-burst", "CHESSD_RATE_LIMIT_BURST", "requests allowed at once (0: the rate)", KIND_UINT,
-      FIELD(rate_limit_burst), 0, 1000000 },
-    { "--rate-limit-create", "CHESSD_RATE_LIMIT_CREATE", "games created/s per client address (0: off)", KIND_UINT,
-      FIELD(rate_limit_create), 0, 1000000 },
-    { "--max-streams", "CHESSD_MAX_STREAMS", "game event streams and long polls held at once", KIND_UINT,
-      FIELD(max_streams), 1, 1000000 },
-    { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS",
-      "event streams and long polls from one client address (0: no limit)", KIND_UINT,
-      FIELD(max_streams_per_address), 0, 1000000 },
-    { "--heartbeat", "CHESSD_HEARTBEAT_SECONDS", "seconds between heartbeats on an event stream", KIND_UINT,
-      FIELD(heartbeat_seconds), 1, 15 },
-    { "--stream-stall-timeout", "CHESSD_STREAM_STALL_TIMEOUT",
-      "seconds an event stream may have bytes waiting that its client takes none of, before it is closed",
-      KIND_UINT, FIELD(stream_stall_seconds), 1, 3600 },
-    { "--resync-seconds", "CHESSD_RESYNC_SECONDS",
-      "seconds without a message after which a game with streams or long polls is read again (how long a lost "
-      "Pub/Sub message can go unseen)",
-      KIND_UINT, FIELD(resync_seconds), 1, 3600 },
-};
-enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 
 /* The default thread counts. A store thread waits for Redis during every
  * game request (a round trip, with the core idle meanwhile), so one thread
@@ -132,7 +35,7 @@ enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
  * made 20-30% fewer moves a second than 2 (tests/bench/game_bench.sh with
  * BENCH_THREADS). The cores are those this process may run on (its
  * affinity: taskset, a cpuset), not every core of the machine. */
-enum { SERVER_THREADS_PER_CORE = 1, STORE_THREADS_PER_CORE = 4, THREADS_DEFAULT_MAX = 256 };
+enum { THREADS_DEFAULT_MAX = 256 };
 
 static unsigned default_threads(unsigned per_core)
 {
@@ -147,42 +50,146 @@ static unsigned default_threads(unsigned per_core)
     return cores >= (long)(THREADS_DEFAULT_MAX / per_core) ? THREADS_DEFAULT_MAX : (unsigned)cores * per_core;
 }
 
-static void defaults(config_t *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    strcpy(cfg->bind, "0.0.0.0");
-    cfg->port = 8080;
-    cfg->threads = default_threads(SERVER_THREADS_PER_CORE);
-    cfg->store_threads = default_threads(STORE_THREADS_PER_CORE);
-    cfg->max_body = 64 * 1024;
-    cfg->timeout_seconds = 30;
-    cfg->header_timeout_seconds = 10;
-    cfg->body_timeout_seconds = 30;
-    /* Each event stream holds a connection: room for --max-streams of them
-     * and ordinary requests besides (the open-file limit is raised to fit). */
-    cfg->max_connections = 16384;
+#define FIELD(name) offsetof(config_t, name), sizeof(((config_t *)0)->name)
+
+static const setting_t settings[] = {
+    { "--bind", "CHESSD_BIND", "0.0.0.0", "address to listen on (IPv4 or IPv6)", KIND_STRING, FIELD(bind), 0, 0 },
+    { "--port", "CHESSD_PORT", "8080", "TCP port (0: any free port)", KIND_UINT, FIELD(port), 0, 65535 },
+    { "--probe-port", "CHESSD_PROBE_PORT", "0",
+      "a second TCP port, on --bind, serving only /healthz, /readyz and /metrics on a thread of its own, "
+      "without per-address limits: for probes and scrapes (0: none)",
+      KIND_UINT, FIELD(probe_port), 0, 65535 },
+    { "--threads", "CHESSD_THREADS", "1/core",
+      "server threads (default: 1 per core this process may run on, at most 256)", KIND_UINT, FIELD(threads), 1, 1024 },
+    { "--max-body", "CHESSD_MAX_BODY", "65536", "largest request body in bytes", KIND_SIZE, FIELD(max_body), 64,
+      16u << 20 },
+    { "--timeout", "CHESSD_TIMEOUT", "30", "idle connection timeout in seconds", KIND_UINT, FIELD(timeout_seconds), 1,
+      3600 },
+    { "--header-timeout", "CHESSD_HEADER_TIMEOUT", "10", "seconds to send a request's head (line and headers)",
+      KIND_UINT, FIELD(header_timeout_seconds), 1, 3600 },
+    { "--body-timeout", "CHESSD_BODY_TIMEOUT", "30", "seconds to send a request's body after its head", KIND_UINT,
+      FIELD(body_timeout_seconds), 1, 3600 },
+    /* Each event stream holds a connection: room for --max-streams of them and
+     * ordinary requests besides (the open-file limit is raised to fit). */
+    { "--max-connections", "CHESSD_MAX_CONNECTIONS", "16384", "most connections at once", KIND_UINT,
+      FIELD(max_connections), 1, 60000 },
     /* One address cannot take every slot; behind a proxy, raise it (or 0). */
-    cfg->per_ip_connections = 256;
-    cfg->max_perft_depth = 5;
-    cfg->max_perft_nodes = 200000000;
-    cfg->perft_threads = 1;
-    cfg->shutdown_grace_seconds = 10;
-    strcpy(cfg->redis_url, CONFIG_REDIS_NONE);
-    cfg->redis_connect_timeout_ms = 1000;
-    cfg->redis_timeout_ms = 1000;
-    cfg->finished_game_ttl_seconds = 30u * 24 * 3600;
-    cfg->active_game_ttl_seconds = 7u * 24 * 3600;
-    cfg->idempotency_ttl_seconds = 24 * 3600;
-    cfg->max_game_plies = 1000;
-    cfg->game_cache_slots = 4096;
-    cfg->rate_limit_create = 10;
-    cfg->max_streams = 10000;
-    cfg->max_streams_per_address = 100;
-    cfg->heartbeat_seconds = 10;
+    { "--per-ip-connections", "CHESSD_PER_IP_CONNECTIONS", "256",
+      "most connections from one client address, an IPv4 address or an IPv6 /64 (0: no limit)", KIND_UINT,
+      FIELD(per_ip_connections), 0, 60000 },
+    { "--max-perft-depth", "CHESSD_MAX_PERFT_DEPTH", "5", "deepest perft a client may ask for", KIND_UINT,
+      FIELD(max_perft_depth), 1, 8 },
+    { "--max-perft-nodes", "CHESSD_MAX_PERFT_NODES", "200000000", "most nodes one perft request may count", KIND_SIZE,
+      FIELD(max_perft_nodes), 1000, 1000000000000ull },
+    { "--perft-threads", "CHESSD_PERFT_THREADS", "1", "threads that run perft (queue: 16 per thread)", KIND_UINT,
+      FIELD(perft_threads), 1, 64 },
+    { "--store-threads", "CHESSD_STORE_THREADS", "4/core",
+      "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
+      "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
+      KIND_UINT, FIELD(store_threads), 1, 1024 },
+    { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "10", "seconds to let requests finish on SIGTERM", KIND_UINT,
+      FIELD(shutdown_grace_seconds), 0, 600 },
+    { "--redis", "CHESSD_REDIS_URL", CONFIG_REDIS_NONE,
+      "Redis for games: redis://[[user]:password@]host[:port][/db], rediss:// (TLS), "
+      "redis+cluster://host:port[,host:port...] or rediss+cluster:// (Redis Cluster), or none (no games, the "
+      "rules API only); the user and password percent-encoded (@ as %40, : as %3A, % as %25)",
+      KIND_STRING, FIELD(redis_url), 0, 0 },
+    { "--redis-password", "CHESSD_REDIS_PASSWORD", "",
+      "the Redis password as it is (not encoded), instead of the URL's (a flag shows in ps: prefer the "
+      "variable or the file)",
+      KIND_STRING, FIELD(redis_password), 0, 0 },
+    { "--redis-password-file", "CHESSD_REDIS_PASSWORD_FILE", "",
+      "a file holding the Redis password (a mounted secret; one trailing newline dropped), instead of the URL's; "
+      "not with --redis-password",
+      KIND_STRING, FIELD(redis_password_file), 0, 0 },
+    { "--redis-ca-file", "CHESSD_REDIS_CA_FILE", "",
+      "rediss: PEM CAs that sign Redis's certificate (default: the system's)", KIND_STRING, FIELD(redis_ca_file), 0,
+      0 },
+    { "--redis-cert-file", "CHESSD_REDIS_CERT_FILE", "", "rediss: PEM client certificate, for mutual TLS", KIND_STRING,
+      FIELD(redis_cert_file), 0, 0 },
+    { "--redis-key-file", "CHESSD_REDIS_KEY_FILE", "", "rediss: the client certificate's PEM private key", KIND_STRING,
+      FIELD(redis_key_file), 0, 0 },
+    { "--redis-tls-server-name", "CHESSD_REDIS_TLS_SERVER_NAME", "",
+      "rediss: the name Redis's certificates must carry, sent as SNI (default: each host's)", KIND_STRING,
+      FIELD(redis_tls_server_name), 0, 0 },
+    { "--redis-tls-insecure-skip-verify", "CHESSD_REDIS_TLS_INSECURE_SKIP_VERIFY", "false",
+      "rediss: accept ANY certificate from Redis (no CA or name check): anyone on the path can read and change "
+      "games; for tests only",
+      KIND_BOOL, FIELD(redis_tls_insecure_skip_verify), 0, 1 },
+    { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS", "false",
+      "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
+      FIELD(ready_requires_redis), 0, 1 },
+    { "--redis-connect-timeout-ms", "CHESSD_REDIS_CONNECT_TIMEOUT_MS", "1000", "Redis connect timeout", KIND_UINT,
+      FIELD(redis_connect_timeout_ms), 10, 60000 },
+    { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "1000", "Redis command timeout", KIND_UINT,
+      FIELD(redis_timeout_ms), 10, 60000 },
+    /* 30 days, 7 days and a day. */
+    { "--finished-ttl", "CHESSD_FINISHED_TTL", "2592000", "seconds a finished game is kept (0: forever)", KIND_UINT,
+      FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
+    { "--active-ttl", "CHESSD_ACTIVE_TTL", "604800", "seconds an unchanged active game is kept (0: forever)", KIND_UINT,
+      FIELD(active_game_ttl_seconds), 0, 0xffffffffu },
+    { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "86400", "seconds an Idempotency-Key answer is kept", KIND_UINT,
+      FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
+    { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "1000", "most moves (plies) one game may have", KIND_UINT,
+      FIELD(max_game_plies), 1, 18000 },
+    { "--game-cache", "CHESSD_GAME_CACHE", "4096", "games kept in memory to skip a read before a change (0: none)",
+      KIND_UINT, FIELD(game_cache_slots), 0, 262144 },
+    { "--rate-limit-ip", "CHESSD_RATE_LIMIT_IP", "0", "requests/s per client address (0: off)", KIND_UINT,
+      FIELD(rate_limit_ip), 0, 1000000 },
+    { "--rate-limit-token", "CHESSD_RATE_LIMIT_TOKEN", "0", "requests/s per player token (0: off)", KIND_UINT,
+      FIELD(rate_limit_token), 0, 1000000 },
+    { "--rate-limit-burst", "CHESSD_RATE_LIMIT_BURST", "0", "requests allowed at once (0: the rate)", KIND_UINT,
+      FIELD(rate_limit_burst), 0, 1000000 },
+    { "--rate-limit-create", "CHESSD_RATE_LIMIT_CREATE", "10", "games created/s per client address (0: off)", KIND_UINT,
+      FIELD(rate_limit_create), 0, 1000000 },
+    { "--max-streams", "CHESSD_MAX_STREAMS", "10000", "game event streams and long polls held at once", KIND_UINT,
+      FIELD(max_streams), 1, 1000000 },
+    { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS", "100",
+      "event streams and long polls from one client address (0: no limit)", KIND_UINT,
+      FIELD(max_streams_per_address), 0, 1000000 },
+    { "--heartbeat", "CHESSD_HEARTBEAT", "10", "seconds between heartbeats on an event stream", KIND_UINT,
+      FIELD(heartbeat_seconds), 1, 15 },
     /* A client that reads keeps acknowledging bytes; 30 s without one, while
      * bytes wait, is a client that stopped (or a network that is gone). */
-    cfg->stream_stall_seconds = 30;
-    cfg->resync_seconds = 30;
+    { "--stream-stall-timeout", "CHESSD_STREAM_STALL_TIMEOUT", "30",
+      "seconds an event stream may have bytes waiting that its client takes none of, before it is closed",
+      KIND_UINT, FIELD(stream_stall_seconds), 1, 3600 },
+    { "--resync-seconds", "CHESSD_RESYNC_SECONDS", "30",
+      "seconds without a message after which a game with streams or long polls is read again (how long a lost "
+      "Pub/Sub message can go unseen)",
+      KIND_UINT, FIELD(resync_seconds), 1, 3600 },
+};
+enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
+
+/* Variables renamed to their flag's name (--heartbeat, CHESSD_HEARTBEAT):
+ * the old name still works when the new one is unset, with a warning. */
+static const struct {
+    const char *old_env, *env;
+} renamed[] = {
+    { "CHESSD_HEARTBEAT_SECONDS", "CHESSD_HEARTBEAT" },
+};
+enum { RENAMED_COUNT = sizeof renamed / sizeof renamed[0] };
+
+/* The value of setting s's variable, or of its old name (warning on stderr,
+ * never with the value) when only that is set; *source names the one read. */
+static const char *setting_env(const setting_t *s, const char **source)
+{
+    const char *value = getenv(s->env);
+    *source = s->env;
+    for (int i = 0; i < RENAMED_COUNT; i++) {
+        const char *old = strcmp(renamed[i].env, s->env) ? NULL : getenv(renamed[i].old_env);
+        if (!old || !*old)
+            continue;
+        if (value && *value) {
+            fprintf(stderr, "chessd: %s is ignored: %s is set (the old name is deprecated)\n", renamed[i].old_env,
+                    s->env);
+            continue;
+        }
+        fprintf(stderr, "chessd: %s is deprecated: set %s instead\n", renamed[i].old_env, s->env);
+        value = old;
+        *source = renamed[i].old_env;
+    }
+    return value;
 }
 
 /* A boolean's text: exactly 1, 0, true or false. */
@@ -232,6 +239,26 @@ static bool apply(config_t *cfg, const setting_t *s, const char *value, const ch
     return true;
 }
 
+/* Every setting at its default, from its row. False (with err) only when a
+ * row's default is not a value of its own setting. */
+static bool defaults(config_t *cfg, char *err, size_t err_size)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        const setting_t *s = &settings[i];
+        const char *text = s->initial;
+        char *end, count[16];
+        unsigned long per_core = strtoul(text, &end, 10);
+        if (end != text && !strcmp(end, "/core")) {
+            snprintf(count, sizeof count, "%u", default_threads((unsigned)per_core));
+            text = count;
+        }
+        if (text[0] && !apply(cfg, s, text, s->flag, err, err_size))
+            return false;
+    }
+    return true;
+}
+
 bool config_redis_enabled(const config_t *cfg)
 {
     return strcmp(cfg->redis_url, CONFIG_REDIS_NONE) != 0;
@@ -239,10 +266,12 @@ bool config_redis_enabled(const config_t *cfg)
 
 bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_size)
 {
-    defaults(cfg);
+    if (!defaults(cfg, err, err_size))
+        return false;
     for (int i = 0; i < SETTING_COUNT; i++) {
-        const char *value = getenv(settings[i].env);
-        if (value && *value && !apply(cfg, &settings[i], value, settings[i].env, err, err_size))
+        const char *source;
+        const char *value = setting_env(&settings[i], &source);
+        if (value && *value && !apply(cfg, &settings[i], value, source, err, err_size))
             return false;
     }
     for (int a = 0; a < argc; a++) {
@@ -275,25 +304,47 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
     return true;
 }
 
+/* Setting s's value in cfg as --help shows it. */
+static void format_value(const config_t *cfg, const setting_t *s, char *out, size_t size)
+{
+    const char *field = (const char *)cfg + s->offset;
+    if (s->kind == KIND_STRING)
+        snprintf(out, size, "%s", field);
+    else if (s->kind == KIND_BOOL)
+        snprintf(out, size, "%s", *(const bool *)(const void *)field ? "true" : "false");
+    else if (s->kind == KIND_SIZE)
+        snprintf(out, size, "%zu", *(const size_t *)(const void *)field);
+    else
+        snprintf(out, size, "%u", *(const unsigned *)(const void *)field);
+}
+
 void config_usage(FILE *out)
 {
     config_t d;
-    defaults(&d);
+    char err[160];
+    if (!defaults(&d, err, sizeof err))
+        fprintf(out, "(a default is wrong: %s)\n", err);
+    /* Each column as wide as its longest entry. */
+    int flag_width = 0, env_width = 0, value_width = 0;
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        char value[80];
+        format_value(&d, &settings[i], value, sizeof value);
+        int flag_length = (int)strlen(settings[i].flag), env_length = (int)strlen(settings[i].env);
+        int value_length = (int)strlen(value);
+        flag_width = flag_length > flag_width ? flag_length : flag_width;
+        env_width = env_length > env_width ? env_length : env_width;
+        value_width = value_length > value_width ? value_length : value_width;
+    }
     fprintf(out, "serve options (flag, environment variable, default):\n");
     for (int i = 0; i < SETTING_COUNT; i++) {
-        const setting_t *s = &settings[i];
-        const char *field = (const char *)&d + s->offset;
         char value[80];
-        if (s->kind == KIND_STRING)
-            snprintf(value, sizeof value, "%s", field);
-        else if (s->kind == KIND_BOOL)
-            snprintf(value, sizeof value, "%s", *(const bool *)(const void *)field ? "true" : "false");
-        else if (s->kind == KIND_SIZE)
-            snprintf(value, sizeof value, "%zu", *(const size_t *)(const void *)field);
-        else
-            snprintf(value, sizeof value, "%u", *(const unsigned *)(const void *)field);
-        fprintf(out, "  %-26s %-32s %-25s %s\n", s->flag, s->env, value, s->help);
+        format_value(&d, &settings[i], value, sizeof value);
+        fprintf(out, "  %-*s  %-*s  %-*s  %s\n", flag_width, settings[i].flag, env_width, settings[i].env, value_width,
+                value, settings[i].help);
     }
+    for (int i = 0; i < RENAMED_COUNT; i++)
+        fprintf(out, "%s%s, the old name of %s, still works (deprecated).\n", i ? "" : "\n", renamed[i].old_env,
+                renamed[i].env);
     fprintf(out, "\nA boolean flag alone means true (--ready-requires-redis); --flag=true|false|1|0 and its\n"
                  "variable (1, 0, true, false) set it either way.\n");
     fprintf(out, "\nCHESSD_TOKEN_SECRET (environment only, at least 32 bytes) is the HMAC key for player tokens;\n"

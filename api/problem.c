@@ -4,6 +4,8 @@
 #include "problem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const struct {
     const char *code;
@@ -138,12 +140,43 @@ static void write_move_problem(jsonw_t *w, const void *ctx)
     jsonw_kv_string(w, "fen", m->fen);
 }
 
+/* Names a move as a chess player would, by its move number and the side that
+ * plays it in the position it was tried in: "2. Ke3" for White, "2... Nf6" for
+ * Black (an empty text shows as ''). The machine field move_index stays
+ * zero-based; this is only the detail's text. */
+static void move_label(char *out, size_t size, color_t side, unsigned fullmove, const char *move)
+{
+    snprintf(out, size, "%u%s %.32s", fullmove, side == BLACK ? "..." : ".", *move ? move : "''");
+}
+
+/* The side to move and the fullmove number of a FEN that fen_format wrote:
+ * its second and sixth fields. */
+static void fen_turn(const char *fen, color_t *side, unsigned *fullmove)
+{
+    *side = WHITE;
+    *fullmove = 1;
+    const char *field = fen;
+    for (int i = 1; i < 6 && field; i++) {
+        field = strchr(field, ' ');
+        if (field)
+            field++;
+        if (field && i == 1)
+            *side = *field == 'b' ? BLACK : WHITE;
+    }
+    if (field && *field >= '1' && *field <= '9')
+        *fullmove = (unsigned)strtoul(field, NULL, 10);
+}
+
 void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
                       legality_reason_t reason, const char *fen)
 {
     move_problem_t info = { index, move, reason, fen };
-    char detail[320];
-    snprintf(detail, sizeof detail, "move %d ('%.32s'): %s", index, move, message);
+    color_t side;
+    unsigned fullmove;
+    fen_turn(fen, &side, &fullmove);
+    char label[64], detail[320];
+    move_label(label, sizeof label, side, fullmove, move);
+    snprintf(detail, sizeof detail, "%s: %s", label, message);
     api_problem(res, status, detail, write_move_problem, &info);
 }
 
@@ -190,10 +223,13 @@ void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
     default: status = API_EINVALID_PGN; break;
     }
     char detail[400];
-    if (error->status == PGN_READ_EILLEGAL_MOVE)
-        snprintf(detail, sizeof detail, "game %d, line %d, column %d: move %d ('%s'): %s", error->game, error->line,
-                 error->column, error->ply, error->move, error->message);
-    else
+    if (error->status == PGN_READ_EILLEGAL_MOVE) {
+        char label[64];
+        move_label(label, sizeof label, (color_t)error->position.side_to_move, error->position.fullmove_number,
+                   error->move);
+        snprintf(detail, sizeof detail, "game %d, line %d, column %d: %s: %s", error->game, error->line,
+                 error->column, label, error->message);
+    } else
         snprintf(detail, sizeof detail, "game %d, line %d, column %d: %s", error->game, error->line, error->column,
                  error->message);
     api_problem(res, status, detail, write_pgn_problem, error);

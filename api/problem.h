@@ -85,8 +85,10 @@ api_status_t api_status_for_reason(legality_reason_t reason);
 /* An invalid_fen problem with its fen_error code. */
 void api_problem_fen(api_response_t *res, fen_error_t error, const char *message);
 
-/* A problem about move number `index` (text `move`) tried in position `fen`,
- * carrying the rules core's reason code. */
+/* A problem about the move at zero-based `index` (text `move`: in a list of
+ * moves, its place; in a game, its ply) tried in position `fen`, carrying the
+ * rules core's reason code. The detail names the move as a chess player would,
+ * by the move number and side from `fen`: "2. Ke3: ...", "2... Nf6: ...". */
 void api_problem_move(api_response_t *res, api_status_t status, const char *message, int index, const char *move,
                       legality_reason_t reason, const char *fen);
 

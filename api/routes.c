@@ -95,7 +95,7 @@ static void router_problem(router_status_t status, const char *detail, api_respo
 
 bool routes_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res)
 {
-    char detail[160];
+    char detail[192];
     router_status_t status = router_parse_target(raw, length, target, detail, sizeof detail);
     if (status != ROUTER_OK)
         router_problem(status, detail, res);
@@ -104,7 +104,7 @@ bool routes_parse_target(const char *raw, size_t length, target_t *target, api_r
 
 bool routes_find(api_request_t *req, api_response_t *res)
 {
-    char detail[160];
+    char detail[192];
     const char *allow;
     router_status_t status = router_find(the_router(), req, &allow, detail, sizeof detail);
     if (status == ROUTER_OK)

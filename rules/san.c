@@ -246,47 +246,81 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     return best;
 }
 
+/* The legal moves that fit the SAN parts, keeping only those of the promotion
+ * piece it names; none when it names a promotion the moves do not make or
+ * leaves out one they must. */
+static int fitting(const position_t *pos, const move_list_t *legal, const san_text_t *san, move_list_t *found)
+{
+    found->count = 0;
+    for (int i = 0; i < legal->count; i++)
+        if (matches(pos, san, legal->moves[i]))
+            found->moves[found->count++] = legal->moves[i];
+    if (found->count == 0)
+        return 0;
+    bool promotes = move_kind(found->moves[0]) == MOVE_PROMOTION;
+    int kept = 0;
+    for (int i = 0; i < found->count; i++)
+        if (promotes == (san->promotion != NO_PIECE_TYPE)
+            && (!promotes || move_promotion(found->moves[i]) == san->promotion))
+            found->moves[kept++] = found->moves[i];
+    return found->count = kept;
+}
+
+/* A lower-case piece letter (nf3, qxh5, ke2) is read as the piece when SAN as
+ * written cannot mean a move: n, r, q and k are not files, so such text is
+ * not SAN as written at all. b is also a file, and "bxc4" is first what it
+ * says, a b-pawn's capture; it is the bishop's only when no b-pawn move fits.
+ * Returns whether the text reads as a piece; its parts go to san. */
+static bool read_lower_case_piece(const char *text, size_t length, san_text_t *san)
+{
+    if (length < 3 || !strchr("nbrqk", text[0]) || text[0] == '\0')
+        return false;
+    char capital[SAN_INPUT_MAX];
+    memcpy(capital, text, length);
+    capital[0] = (char)(text[0] & ~0x20);
+    return read_san(capital, length, san);
+}
+
 legality_reason_t san_parse(const position_t *pos, const char *text, size_t length, move_t *move,
                             char *message, size_t message_size)
 {
-    san_text_t san;
+    san_text_t san, piece;
     if (message && message_size)
         message[0] = '\0';
-    if (length == 0 || length > SAN_INPUT_MAX || memchr(text, '\0', length) || !read_san(text, length, &san)) {
+    bool fits_text = length > 0 && length <= SAN_INPUT_MAX && !memchr(text, '\0', length);
+    bool as_written = fits_text && read_san(text, length, &san);
+    bool as_piece = fits_text && read_lower_case_piece(text, length, &piece);
+    if (!as_written && !as_piece) {
         snprintf(message, message_size, "'%.*s' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)",
                  (int)(length > SAN_INPUT_MAX ? SAN_INPUT_MAX : length), text);
         return LEGALITY_UNPARSEABLE;
     }
-    move_list_t legal;
+    move_list_t legal, found;
     movegen_legal(pos, &legal);
+    if (!as_written || (as_piece && !fitting(pos, &legal, &san, &found) && fitting(pos, &legal, &piece, &found)))
+        san = piece;
     if (san.castle_side >= 0)
         return find_castling(pos, san.castle_side, move, message, message_size, &legal);
 
-    move_list_t found = { 0 };
-    for (int i = 0; i < legal.count; i++)
-        if (matches(pos, &san, legal.moves[i]))
-            found.moves[found.count++] = legal.moves[i];
-    if (found.count == 0)
-        return explain_no_match(pos, &san, message, message_size);
-
-    bool promotes = move_kind(found.moves[0]) == MOVE_PROMOTION;
-    if (promotes != (san.promotion != NO_PIECE_TYPE) || (promotes && (san.promotion == PAWN || san.promotion == KING)))
-        return legality_explain(pos, move_from(found.moves[0]), san.to, san.promotion, message, message_size);
-    int kept = 0;
-    for (int i = 0; i < found.count; i++)
-        if (!promotes || move_promotion(found.moves[i]) == san.promotion)
-            found.moves[kept++] = found.moves[i];
-    found.count = kept;
-    if (found.count == 1) {
+    if (fitting(pos, &legal, &san, &found) == 1) {
         *move = found.moves[0];
         return LEGALITY_OK;
     }
-    /* Several pieces fit: name them all. */
-    size_t n = (size_t)snprintf(message, message_size, "'%.*s' is ambiguous: it could be", (int)length, text);
-    for (int i = 0; i < found.count && n < message_size; i++) {
-        char san_text[SAN_BUFFER_SIZE];
-        n += (size_t)snprintf(message + n, message_size - n, "%s %s", i ? "," : "",
-                              san_format_with(pos, &legal, found.moves[i], san_text));
+    if (found.count > 1) { /* several pieces fit: name them all */
+        size_t n = (size_t)snprintf(message, message_size, "'%.*s' is ambiguous: it could be", (int)length, text);
+        for (int i = 0; i < found.count && n < message_size; i++) {
+            char san_text[SAN_BUFFER_SIZE];
+            n += (size_t)snprintf(message + n, message_size - n, "%s %s", i ? "," : "",
+                                  san_format_with(pos, &legal, found.moves[i], san_text));
+        }
+        return LEGALITY_AMBIGUOUS;
     }
-    return LEGALITY_AMBIGUOUS;
+    /* Nothing fits: why, for the pieces that are there or the promotion the text names. */
+    move_list_t any = { 0 };
+    for (int i = 0; i < legal.count; i++)
+        if (matches(pos, &san, legal.moves[i]))
+            any.moves[any.count++] = legal.moves[i];
+    if (any.count == 0)
+        return explain_no_match(pos, &san, message, message_size);
+    return legality_explain(pos, move_from(any.moves[0]), san.to, san.promotion, message, message_size);
 }

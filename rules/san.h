@@ -2,8 +2,9 @@
  * disambiguation (file, then rank, then both), "x", "=Q", "+"/"#" and
  * O-O/O-O-O. san_parse() is lenient but never wrong: it accepts missing or
  * extra check marks and annotations (!?), 0-0, a missing "x",
- * over-disambiguation (Ng1f3) and "e8Q", and rejects an ambiguous move,
- * naming the candidates. */
+ * over-disambiguation (Ng1f3), "e8Q" and a lower-case piece letter (nf3,
+ * qxh5; "bxc4" is the b-pawn's capture it says, and the bishop's only when no
+ * b-pawn move fits), and rejects an ambiguous move, naming the candidates. */
 #ifndef CHESSD_RULES_SAN_H
 #define CHESSD_RULES_SAN_H
 

@@ -105,8 +105,13 @@ static router_status_t query_fits(const router_route_t *route, const target_t *t
     for (int i = 0; i < target->param_count; i++) {
         const target_param_t *p = &target->params[i];
         if (memchr(p->name, '\0', p->name_length) || !param_known(route->params, p->name)) {
+            /* A token in the URL ends up in logs: say where it goes (never echoing it). */
+            bool token = !strcmp(p->name, "token") || !strcmp(p->name, "access_token");
             snprintf(detail, detail_size, "unknown query parameter '%.40s'%s", p->name,
-                     route->params ? " (names are case-sensitive)" : "; this resource takes none");
+                     token            ? ": a player token goes in the Authorization header (Authorization: Bearer "
+                                        "TOKEN), never in the URL"
+                     : route->params ? " (names are case-sensitive)"
+                                     : "; this resource takes none");
             return ROUTER_EUNKNOWN_PARAMETER;
         }
         /* C strings would cut a value with a NUL short: refuse it rather than half-read it. */

@@ -5,7 +5,8 @@
  * configured there is no Redis (games are off). The Redis password comes
  * from a setting or a file, not both, and no message shows it. The default
  * thread count follows the cores the process may run on. The probe port is
- * off unless set. */
+ * off unless set. A renamed variable's old name still works. The --help
+ * table's columns line up. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>
@@ -125,17 +126,68 @@ static void test_the_flag_wins_over_the_variable(void)
     CU_ASSERT_FALSE(cfg.ready_requires_redis);
 }
 
-static void test_the_help_lists_the_boolean_and_its_default(void)
+/* config_usage's text into *text (the caller frees it). */
+static void usage_text(char **text)
 {
-    char *text = NULL;
     size_t length = 0;
-    FILE *out = open_memstream(&text, &length);
+    *text = NULL;
+    FILE *out = open_memstream(text, &length);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
     config_usage(out);
     fclose(out);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "--ready-requires-redis"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "CHESSD_READY_REQUIRES_REDIS      false"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "CHESSD_REDIS_URL                 none"));
+}
+
+/* Whether the help has a row "  FLAG  ENV  VALUE  ..." (columns apart by spaces). */
+static bool help_row(const char *text, const char *flag, const char *env, const char *value)
+{
+    char row_flag[64], row_env[64], row_value[64];
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (sscanf(line, " %63s %63s %63s", row_flag, row_env, row_value) == 3 && !strcmp(row_flag, flag))
+            return !strcmp(row_env, env) && !strcmp(row_value, value);
+    return false;
+}
+
+static void test_the_help_lists_the_boolean_and_its_default(void)
+{
+    char *text;
+    usage_text(&text);
+    CU_ASSERT_TRUE(help_row(text, "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS", "false"));
+    CU_ASSERT_TRUE(help_row(text, "--redis", "CHESSD_REDIS_URL", "none"));
+    free(text);
+}
+
+/* Every option row's variable, default and help start in the same columns,
+ * the longest option's (--redis-tls-insecure-skip-verify) included. Columns
+ * are apart by at least two spaces; an empty default leaves three. */
+static void test_the_help_columns_line_up(void)
+{
+    char *text;
+    usage_text(&text);
+    int env_column = -1, value_column = -1, help_column = -1, rows = 0;
+    bool aligned = true;
+    for (char *line = strstr(text, "\n  --"); line; line = strstr(line + 1, "\n  --")) {
+        const char *row = line + 1;
+        int starts[8], n = 0;
+        for (int i = 2; row[i] && row[i] != '\n' && n < 8; i++)
+            if (row[i] != ' ' && row[i - 1] == ' ' && row[i - 2] == ' ')
+                starts[n++] = i;
+        CU_ASSERT(n == 3 || n == 4);
+        if (n < 3)
+            continue;
+        int columns[3] = { starts[1], n == 4 ? starts[2] : -1, starts[n - 1] };
+        int *seen[3] = { &env_column, &value_column, &help_column };
+        for (int c = 0; c < 3; c++) {
+            if (columns[c] < 0)
+                continue;
+            if (*seen[c] < 0)
+                *seen[c] = columns[c];
+            aligned = aligned && *seen[c] == columns[c];
+        }
+        rows++;
+    }
+    CU_ASSERT_TRUE(rows > 30);
+    CU_ASSERT_TRUE(aligned);
+    CU_ASSERT_TRUE(help_row(text, "--redis-tls-insecure-skip-verify", "CHESSD_REDIS_TLS_INSECURE_SKIP_VERIFY", "false"));
     free(text);
 }
 
@@ -235,6 +287,30 @@ static void test_an_unknown_option_is_named_without_its_value(void)
     CU_ASSERT_STRING_EQUAL(err, "unknown option '--redis-pasword' (see chessd serve --help)");
 }
 
+/* CHESSD_HEARTBEAT_SECONDS, the old name of CHESSD_HEARTBEAT, still sets
+ * --heartbeat when the new name is unset; the new name wins when both are;
+ * a bad old value is named by its own variable. */
+static void test_the_old_heartbeat_variable_still_works_and_the_new_one_wins(void)
+{
+    config_t cfg;
+    char err[256] = "";
+    unsetenv("CHESSD_REDIS_URL");
+    unsetenv("CHESSD_HEARTBEAT");
+    setenv("CHESSD_HEARTBEAT_SECONDS", "3", 1);
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 3);
+    setenv("CHESSD_HEARTBEAT", "7", 1);
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 7);
+    unsetenv("CHESSD_HEARTBEAT");
+    setenv("CHESSD_HEARTBEAT_SECONDS", "99", 1);
+    CU_ASSERT_FALSE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(err, "CHESSD_HEARTBEAT_SECONDS: '99' must be a number from 1 to 15");
+    unsetenv("CHESSD_HEARTBEAT_SECONDS");
+    CU_ASSERT_TRUE(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 10);
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -251,10 +327,13 @@ int test_config_register(void)
     CU_add_test(suite, "the flag wins over the variable", test_the_flag_wins_over_the_variable);
     CU_add_test(suite, "the probe port is off unless set", test_the_probe_port_is_off_unless_set);
     CU_add_test(suite, "the help lists the boolean and its default", test_the_help_lists_the_boolean_and_its_default);
+    CU_add_test(suite, "the help columns line up", test_the_help_columns_line_up);
     CU_add_test(suite, "the default threads follow the cores this process may use",
                 test_the_default_threads_follow_the_cores_this_process_may_use);
     CU_add_test(suite, "the Redis password comes from a setting or a file, never both",
                 test_the_redis_password_comes_from_a_setting_or_a_file_never_both);
     CU_add_test(suite, "an unknown option is named without its value", test_an_unknown_option_is_named_without_its_value);
+    CU_add_test(suite, "the old heartbeat variable still works and the new one wins",
+                test_the_old_heartbeat_variable_still_works_and_the_new_one_wins);
     return 0;
 }

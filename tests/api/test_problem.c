@@ -193,7 +193,8 @@ static void test_refused_moves_map_to_their_outcome_and_name_the_move(void)
     CU_ASSERT_STRING_EQUAL(member_string(root, "move"), "e3e4");
     CU_ASSERT_STRING_EQUAL(member_string(root, "reason"), legality_reason_code(LEGALITY_NO_PIECE));
     CU_ASSERT_STRING_EQUAL(member_string(root, "fen"), FEN_START);
-    CU_ASSERT_STRING_EQUAL(member_string(root, "detail"), "move 3 ('e3e4'): no piece there");
+    /* the move named as a chess player would: by its number and side in the FEN it was tried in */
+    CU_ASSERT_STRING_EQUAL(member_string(root, "detail"), "1. e3e4: no piece there");
     cJSON_Delete(root);
     free(res.body);
     res = (api_response_t){ 0 };

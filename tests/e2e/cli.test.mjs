@@ -3,7 +3,8 @@
 // else is on the line), as `chessd help COMMAND` does, `chessd help`, -h and
 // --help list every subcommand,
 // -v, --version and `version` print the version, an unknown command or no
-// command at all is exit 2 with the usage on stderr, and `chessd serve` says
+// command at all is exit 2 with the usage on stderr (for an unknown word, two
+// lines: what is unknown and the commands), and `chessd serve` says
 // at start which address it listens on and who can reach it, and does not
 // start on a port that is already taken.
 import { test } from 'node:test';
@@ -71,6 +72,15 @@ test('an unknown command or none is exit 2 with the usage on stderr', () => {
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /usage: chessd <command>/);
   }
+  // A misspelt command: one line naming it, one listing the commands, not serve's options.
+  for (const args of [['bogus'], ['help', 'bogus']]) {
+    const r = run(args);
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr, "chessd: unknown command 'bogus'\n"
+      + 'usage: chessd <command> [arguments]; commands: serve perft play version help (chessd help: what each does)\n');
+  }
+  // An option where the command goes was meant for serve: the usage lists serve's options.
+  assert.match(run(['--port', '80']).stderr, /--bind\s+CHESSD_BIND/);
   const bad = run(['serve', '--no-such-option']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown option '--no-such-option'/);

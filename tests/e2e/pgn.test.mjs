@@ -283,7 +283,7 @@ test('POST /v1/pgn: an illegal move gives the move API reason, with game, line a
   const moves = expectProblem(await post(server, '/v1/position/moves', { fen: body.fen, moves: ['Ke3'] }), 422,
     'illegal_move');
   assert.equal(body.reason, moves.reason);
-  assert.ok(body.detail.endsWith(moves.detail.replace(/^move 0 \('Ke3'\): /, '')), `${body.detail} / ${moves.detail}`);
+  assert.ok(body.detail.endsWith(moves.detail.replace(/^2\. Ke3: /, '')), `${body.detail} / ${moves.detail}`);
   const ambiguous = expectProblem(await postPgn('1. Nf3 d5 2. Na3 d4 3. Nc4 c5 4. Ne5 *'), 422, 'ambiguous_move');
   assert.deepEqual([ambiguous.line, ambiguous.column, ambiguous.reason], [1, 34, 'ambiguous']);
 });

@@ -255,7 +255,7 @@ test('remote: plays white of a stored game, and black\'s move made over HTTP arr
   await p.waitFor('Moves: 1. e4 e5\n');
   // A refusal from the server: its code and detail.
   p.proc.stdin.write('Ke3\nfen\n');
-  await p.waitFor('error: illegal_move: move 2 (\'Ke3\'): ');
+  await p.waitFor('error: illegal_move: 2. Ke3: ');
   const now = await get(server, `/v1/games/${id}`);
   await p.waitFor(`${now.body.position.fen}\n`);
   // Black offers a draw over HTTP: the event, then the offer in the position; white declines it.

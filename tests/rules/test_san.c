@@ -1,6 +1,7 @@
-/* Tests for rules/san.c formatting: minimal disambiguation (file, then rank,
- * then both; pinned pieces do not count), captures, promotions, en passant,
- * castling in both variants, and the check and mate suffixes. */
+/* Tests for rules/san.c: formatting with minimal disambiguation (file, then
+ * rank, then both; pinned pieces do not count), captures, promotions, en
+ * passant, castling in both variants, the check and mate suffixes; parsing of
+ * lower-case piece letters (a b-pawn before a bishop). */
 #include <string.h>
 
 #include "../support/tests.h"
@@ -111,6 +112,67 @@ static void test_every_legal_move_formats_and_parses_back(void)
     }
 }
 
+/* san_parse's answer for `text` in fen, with its move's UCI in uci (empty when refused). */
+static legality_reason_t parse(const char *fen, const char *text, char *uci, char *message, size_t size)
+{
+    position_t pos;
+    move_t move = MOVE_NONE;
+    uci[0] = '\0';
+    if (!tests_parse_fen(fen, &pos))
+        return LEGALITY_UNPARSEABLE;
+    legality_reason_t r = san_parse(&pos, text, strlen(text), &move, message, size);
+    if (r == LEGALITY_OK)
+        uci_format(&pos, move, uci);
+    return r;
+}
+
+#define EXPECT_PARSE(fen, text, reason, uci_or_message)                                         \
+    do {                                                                                        \
+        char uci_[8], message_[256] = "";                                                       \
+        CU_ASSERT_EQUAL(parse(fen, text, uci_, message_, sizeof message_), reason);             \
+        CU_ASSERT_STRING_EQUAL((reason) == LEGALITY_OK ? uci_ : message_, uci_or_message);     \
+    } while (0)
+
+static void test_lower_case_piece_letters_are_read_as_pieces(void)
+{
+    EXPECT_PARSE(FEN_START, "nf3", LEGALITY_OK, "g1f3");
+    EXPECT_PARSE(FEN_START, "nc3+", LEGALITY_OK, "b1c3");
+    EXPECT_PARSE("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "qh5", LEGALITY_OK, "d1h5");
+    EXPECT_PARSE("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "ke2", LEGALITY_OK, "e1e2");
+    EXPECT_PARSE("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "rxa8+", LEGALITY_OK, "a1a8");
+    /* The bishop when no b-pawn move fits. */
+    EXPECT_PARSE("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", "bc4", LEGALITY_OK, "f1c4");
+    /* Read as the piece, refused for the piece's reason. */
+    EXPECT_PARSE(FEN_START, "nf4", LEGALITY_CANNOT_MOVE_SO, "no white knight can move to f4");
+    EXPECT_PARSE(FEN_START, "ke2", LEGALITY_OWN_PIECE_ON_TARGET, "e2 holds a white piece");
+    /* Not a piece letter, or only a letter: still not SAN. */
+    EXPECT_PARSE(FEN_START, "pe4", LEGALITY_UNPARSEABLE, "'pe4' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)");
+    EXPECT_PARSE(FEN_START, "n3", LEGALITY_UNPARSEABLE, "'n3' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)");
+}
+
+static void test_lower_case_b_is_the_b_pawn_first(void)
+{
+    /* A white pawn on b3 and a bishop on f1 can both take on c4: bxc4 is the pawn's, as SAN says. */
+    static const char *both = "4k3/8/8/8/2p5/1P6/8/4KB2 w - - 0 1";
+    EXPECT_PARSE(both, "bxc4", LEGALITY_OK, "b3c4");
+    EXPECT_PARSE(both, "bc4", LEGALITY_OK, "b3c4");
+    EXPECT_PARSE(both, "Bxc4", LEGALITY_OK, "f1c4");
+    /* No b-pawn can: the bishop. */
+    EXPECT_PARSE("4k3/8/8/8/2p5/8/8/4KB2 w - - 0 1", "bxc4", LEGALITY_OK, "f1c4");
+    /* Neither can: the reason is the pawn's, as written. */
+    EXPECT_PARSE("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "bxc4", LEGALITY_NO_PIECE, "white has no pawn that could move to c4");
+}
+
+static void test_lower_case_piece_that_fits_two_pieces_is_ambiguous(void)
+{
+    EXPECT_PARSE("4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "nd2", LEGALITY_AMBIGUOUS,
+                 "'nd2' is ambiguous: it could be Nbd2, Nfd2");
+    EXPECT_PARSE("4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "nbd2", LEGALITY_OK, "b1d2");
+    /* b, with no b-pawn move: the two bishops that reach e3. */
+    EXPECT_PARSE("4k3/8/8/8/8/8/8/2B1K1B1 w - - 0 1", "be3", LEGALITY_AMBIGUOUS,
+                 "'be3' is ambiguous: it could be Bce3, Bge3");
+}
+
 int test_san_register(void)
 {
     CU_pSuite suite = CU_add_suite("san", NULL, NULL);
@@ -124,5 +186,8 @@ int test_san_register(void)
     CU_ADD_TEST(suite, test_check_and_mate_suffixes);
     CU_ADD_TEST(suite, test_castling);
     CU_ADD_TEST(suite, test_every_legal_move_formats_and_parses_back);
+    CU_ADD_TEST(suite, test_lower_case_piece_letters_are_read_as_pieces);
+    CU_ADD_TEST(suite, test_lower_case_b_is_the_b_pawn_first);
+    CU_ADD_TEST(suite, test_lower_case_piece_that_fits_two_pieces_is_ambiguous);
     return CUE_SUCCESS;
 }

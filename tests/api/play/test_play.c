@@ -118,9 +118,9 @@ static void test_material_counts_captures(void)
 static void test_illegal_move_gives_the_api_reason(void)
 {
     char *out = run(NULL, "e4\ne5\nKe3\nNf9\nN\n");
-    expect_last(out, "error: illegal_move", "error: illegal_move: move 2 ('Ke3'): a king cannot move from e1 to e3");
+    expect_last(out, "error: illegal_move", "error: illegal_move: 2. Ke3: a king cannot move from e1 to e3");
     expect_last(out, "error: invalid_move_text",
-                "error: invalid_move_text: move 2 ('N'): 'N' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)");
+                "error: invalid_move_text: 2. N: 'N' is neither UCI (e2e4) nor SAN (e4, Nf3, O-O)");
     expect_last(out, "Moves:", "Moves: 1. e4 e5"); /* nothing changed */
     free(out);
 }
@@ -215,7 +215,7 @@ static void test_control_characters_are_not_echoed(void)
 {
     char *out = run(NULL, "\x1b[31mx\n");
     CU_ASSERT_PTR_NULL(strchr(out, '\x1b'));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "error: invalid_move_text: move 0 ('?[31mx')"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "error: invalid_move_text: 1. ?[31mx: "));
     free(out);
 }
 
