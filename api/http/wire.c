@@ -4,12 +4,15 @@
  * stripe lock for anything that acts on the descriptor (so a descriptor
  * closed and reused is never shut down by mistake: libmicrohttpd reports the
  * close, which takes the same lock, before it closes the descriptor). Parts:
- * the head and body parser (feed, scan), recv() and the refusals, the
- * connection's life, close() and lingering, the deadline thread. A watched
+ * the head and body parser (feed, scan), on_recv and the refusals, the
+ * connection's life, on_close and lingering, the deadline thread. on_recv
+ * and on_close are the process's recv() and close() while checking runs
+ * (interpose.c installs them; wire_start, wire_stop). A watched
  * descriptor's watcher is set by the thread that accepted it before anyone
  * else knows the number, and run once by the thread that releases it. */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "wire.h"
+#include "interpose.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -21,7 +24,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -471,11 +473,6 @@ static size_t scan(entry_t *e, const unsigned char *data, size_t n, const char *
     return n;
 }
 
-static ssize_t raw_recv(int fd, void *buf, size_t len, int flags)
-{
-    return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, 0);
-}
-
 /* Reads and drops what the client has sent so far, at most *budget bytes
  * (taken off it), so that closing does not reset the connection before the
  * client reads its answer. True when there is no more to wait for: the
@@ -484,7 +481,7 @@ static bool drop_input(int fd, uint64_t *budget)
 {
     char sink[16384];
     for (;;) {
-        ssize_t n = raw_recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+        ssize_t n = interpose_system_recv(fd, sink, sizeof sink, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return false;
         if (n <= 0 || (uint64_t)n >= *budget)
@@ -520,7 +517,7 @@ bool wire_client_gone(int fd)
     char probe;
     if (fd < 0)
         return false;
-    ssize_t n = raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+    ssize_t n = interpose_system_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
     /* 0: the client closed its side; an error other than "nothing yet": it
      * reset the connection (ECONNRESET), which is as gone. */
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
@@ -542,11 +539,12 @@ static void check_peer_closed(entry_t *e, int fd)
         shutdown(fd, SHUT_RDWR); /* libmicrohttpd sees the hang-up and closes */
 }
 
-/* libmicrohttpd's recv(2): every byte of a registered connection goes
- * through the parser first. */
-ssize_t recv(int fd, void *buf, size_t len, int flags)
+/* The process's recv(2) (interpose.c), libmicrohttpd's among them: every
+ * byte of a registered connection goes through the parser first. A call
+ * with flags passes unchecked: libmicrohttpd 0.9.75 passes none. */
+static ssize_t on_recv(int fd, void *buf, size_t len, int flags)
 {
-    ssize_t got = raw_recv(fd, buf, len, flags);
+    ssize_t got = interpose_system_recv(fd, buf, len, flags);
     entry_t *e = entry(fd);
     if (!e || !e->active || flags)
         return got;
@@ -638,8 +636,6 @@ void wire_request_completed(int fd)
     }
 }
 
-static int raw_close(int fd) { return (int)syscall(SYS_close, fd); }
-
 bool wire_watch_close(int fd, wire_closed_fn fn, void *ctx, uint64_t tag)
 {
     entry_t *e = entry(fd);
@@ -661,14 +657,15 @@ static int release(int fd)
         e->closed = NULL;
         fn(e->closed_ctx, e->closed_tag);
     }
-    return raw_close(fd);
+    return interpose_system_close(fd);
 }
 
-/* libmicrohttpd's close(2): a connection closed while its client may still
- * be sending (a refused or over-cap request, an unread body) is half-closed
- * and read and dropped for a while first (a lingering close, as nginx does),
- * so the client reads the answer instead of a reset. */
-int close(int fd)
+/* The process's close(2) (interpose.c): a connection of libmicrohttpd's
+ * closed while its client may still be sending (a refused or over-cap
+ * request, an unread body) is half-closed and read and dropped for a while
+ * first (a lingering close, as nginx does), so the client reads the answer
+ * instead of a reset. Any other descriptor is closed at once. */
+static int on_close(int fd)
 {
     entry_t *e = entry(fd);
     if (!e || !e->http)
@@ -763,6 +760,7 @@ bool wire_start(const wire_config_t *cfg)
         free(table);
         return false;
     }
+    interpose_install(on_recv, on_close);
     return true;
 }
 
@@ -773,6 +771,7 @@ void wire_stop(void)
     atomic_store(&wire.running, false);
     pthread_join(wire.thread, NULL);
     serve_lingering(true);
+    interpose_install(NULL, NULL);
     entry_t *table = wire.table;
     wire.table = NULL;
     for (int i = 0; i < LOCK_STRIPES; i++)
