@@ -41,6 +41,7 @@
 #include "http/acceptor.h"
 #include "render/board_svg.h"
 #include "http/buf.h"
+#include "http/mhd_version.h"
 #include "live/events.h"
 #include "http/request.h"
 #include "metrics.h"
@@ -1101,6 +1102,12 @@ static const char *bind_scope(const char *bind)
 
 int server_run(const config_t *cfg)
 {
+    char version_err[512];
+    bool version_ok = http_mhd_version_check(cfg->allow_untested_libmicrohttpd, version_err, sizeof version_err);
+    if (version_err[0])
+        fprintf(stderr, "chessd: %s\n", version_err);
+    if (!version_ok)
+        return 2;
     struct sockaddr_storage addr;
     bool ipv6;
     if (!make_address(cfg, cfg->port, &addr, &ipv6)) {

@@ -121,6 +121,7 @@ int main(int argc, char **argv)
         test_http_register, test_subscriber_register, test_tls_register, test_config_register,
         test_cluster_register, test_store_cluster_register, test_board_svg_register,
         test_chess960_register, test_pgn_read_register, test_play_register, test_sendq_register,
+        test_mhd_version_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

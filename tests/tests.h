@@ -40,6 +40,7 @@ int test_board_svg_register(void);
 int test_chess960_register(void);
 int test_play_register(void);
 int test_sendq_register(void);
+int test_mhd_version_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
