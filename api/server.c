@@ -287,7 +287,11 @@ static enum MHD_Result inspect_header(void *cls, enum MHD_ValueKind kind, const 
 }
 
 /* RFC 9112 section 6.3: a message whose length cannot be told for sure is
- * refused, so nothing in front of chessd can read it another way. */
+ * refused, so nothing in front of chessd can read it another way. The
+ * backstop: wire.c's strict reader refuses every such head before
+ * libmicrohttpd parses it, so this fires only when the reader was bypassed
+ * (interpose.c says how that could happen); each time it is counted
+ * (chessd_http_framing_backstop_total). */
 static const char *framing_problem(struct MHD_Connection *connection)
 {
     framing_t f = { 0 };
@@ -378,6 +382,7 @@ static enum MHD_Result start_request(server_t *srv, struct MHD_Connection *conne
     snprintf(st->method, sizeof st->method, "%s", method);
     const char *framing = framing_problem(connection);
     if (framing) {
+        metrics_http_framing_backstop();
         st->too_large = true; /* discard whatever body follows */
         st->closing = true;
         return send_problem(connection, st, API_EBAD_REQUEST, framing);

@@ -80,6 +80,7 @@ typedef struct {
     unsigned hosts, lengths, encodings;
     bool chunked;
     uint64_t length, remaining, chunk_digits, body_seen;
+    unsigned length_digits; /* of the first Content-Length, leading zeros included */
     /* requests whose head went to libmicrohttpd, and those answered */
     atomic_uint heads, answered;
     /* a refusal waiting for earlier answers to go out */
@@ -202,6 +203,8 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
 {
     if (e->in_trailer)
         return NULL;
+    unsigned kept = e->value_length > VALUE_KEEP ? VALUE_KEEP : e->value_length;
+    bool trailing_space = kept > 0 && (e->value[kept - 1] == ' ' || e->value[kept - 1] == '\t');
     const char *value = trimmed_value(e);
     switch (field_kind(e)) {
     case FIELD_HOST:
@@ -209,13 +212,21 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
     case FIELD_TRANSFER_ENCODING:
         if (++e->encodings > 1)
             return "more than one Transfer-Encoding header";
-        if (e->value_length > VALUE_KEEP || strcasecmp(value, "chunked"))
+        /* "chunked " too: libmicrohttpd keeps the trailing whitespace, and
+         * server.c's framing check would refuse it past this reader. */
+        if (e->value_length > VALUE_KEEP || trailing_space || strcasecmp(value, "chunked"))
             return "only the chunked Transfer-Encoding is accepted";
         e->chunked = true;
         return NULL;
     case FIELD_CONTENT_LENGTH: {
         if (e->value_length > VALUE_KEEP || !*value || strspn(value, "0123456789") != strlen(value))
             return "Content-Length must be a decimal number";
+        /* A second one must be the same text, as server.c's framing check
+         * compares them: 2 and 02 are refused here, not past this reader. */
+        unsigned digits = (unsigned)strlen(value);
+        if (e->lengths && digits != e->length_digits)
+            return "conflicting Content-Length headers";
+        e->length_digits = digits;
         while (value[0] == '0' && value[1]) /* 0002 is 2, as libmicrohttpd reads it */
             value++;
         /* libmicrohttpd mangles its own answer to a length past 64 bits. */
