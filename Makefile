@@ -143,6 +143,7 @@ ifneq ($(SANITIZE),1)
 	tests/fresh_clone.sh
 endif
 	tests/layering.sh $(BUILD)
+	tests/api/http/interpose_guards.sh $(BUILD)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh

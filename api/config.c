@@ -158,6 +158,10 @@ static const setting_t settings[] = {
       "seconds without a message after which a game with streams or long polls is read again (how long a lost "
       "Pub/Sub message can go unseen)",
       KIND_UINT, FIELD(resync_seconds), 1, 3600 },
+    { "--allow-untested-libmicrohttpd", "CHESSD_ALLOW_UNTESTED_LIBMICROHTTPD", "false",
+      "start, with a warning, on a libmicrohttpd version chessd has not been tested with (its strict HTTP reader "
+      "depends on how libmicrohttpd reads sockets); else chessd refuses to start on one",
+      KIND_BOOL, FIELD(allow_untested_libmicrohttpd), 0, 1 },
 };
 enum { SETTING_COUNT = sizeof settings / sizeof settings[0] };
 

@@ -53,6 +53,7 @@ typedef struct config {
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
+    bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

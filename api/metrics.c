@@ -24,7 +24,7 @@ static atomic_ullong latency_buckets[BUCKET_COUNT + 1];
 static atomic_ullong latency_micros_sum, latency_count;
 static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
 static atomic_llong open_connections;
-static atomic_ullong library_messages;
+static atomic_ullong library_messages, framing_backstops;
 static atomic_llong perft_waiting, store_waiting;
 static atomic_ullong store_refused;
 static atomic_llong streams_open;
@@ -63,6 +63,7 @@ void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflic
 void metrics_store_full(void) { atomic_fetch_add_explicit(&store_full, 1, memory_order_relaxed); }
 void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown, 1, memory_order_relaxed); }
 void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
+void metrics_http_framing_backstop(void) { atomic_fetch_add_explicit(&framing_backstops, 1, memory_order_relaxed); }
 
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
 void metrics_store_waiting(int delta) { atomic_fetch_add_explicit(&store_waiting, delta, memory_order_relaxed); }
@@ -205,6 +206,10 @@ char *metrics_render(struct store *store, size_t *length)
             "chessd_http_deadline_closes_total{phase=\"head\"} %llu\n"
             "chessd_http_deadline_closes_total{phase=\"body\"} %llu\n",
         (unsigned long long)wire.header_timeouts, (unsigned long long)wire.body_timeouts);
+    write_counter(&b, "chessd_http_framing_backstop_total",
+        "Requests refused (400) by the server's second framing check, behind the strict reader: any above 0 "
+        "means the reader was bypassed (see api/http/interpose.c).",
+        atomic_load_explicit(&framing_backstops, memory_order_relaxed));
     write_counter(&b, "chessd_http_library_messages_total",
         "Messages from libmicrohttpd (aborted connections and the like); a few a second are logged.",
         atomic_load_explicit(&library_messages, memory_order_relaxed));

@@ -32,6 +32,11 @@ void metrics_connection(int delta);
 void metrics_listeners(const struct acceptor *main_port, const struct acceptor *probe_port);
 /* One message from libmicrohttpd itself (an aborted connection, say). */
 void metrics_http_library_message(void);
+/* A request refused by the server's own framing check (two Content-Length
+ * values, a Transfer-Encoding other than chunked, both headers): the strict
+ * reader (api/http/wire.c) refuses all of these before libmicrohttpd sees
+ * them, so each one counted is a request that got past it. */
+void metrics_http_framing_backstop(void);
 /* Perft requests waiting for a pool thread: +1 when one is queued, -1 when it starts. */
 void metrics_perft_waiting(int delta);
 /* Game requests waiting for a store thread (the same), and those refused

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "http/clock.h"
 #include "http/httpd.h"
+#include "http/mhd_version.h"
 #include "http/ratelimit.h"
 #include "http/workpool.h"
 #include "live/events.h"
@@ -132,6 +133,12 @@ static void on_library_message(void *ctx)
 {
     (void)ctx;
     metrics_http_library_message();
+}
+
+static void on_framing_backstop(void *ctx)
+{
+    (void)ctx;
+    metrics_http_framing_backstop();
 }
 
 static void on_pool_waiting(void *ctx, int pool, int delta)
@@ -264,6 +271,12 @@ static void drain(server_t *srv)
 
 int server_run(const config_t *cfg)
 {
+    char version_err[512];
+    bool version_ok = http_mhd_version_check(cfg->allow_untested_libmicrohttpd, version_err, sizeof version_err);
+    if (version_err[0])
+        fprintf(stderr, "chessd: %s\n", version_err);
+    if (!version_ok)
+        return 2;
     if (!httpd_bind_ok(cfg->bind)) {
         fprintf(stderr, "chessd: --bind '%s' is not an IPv4 or IPv6 address\n", cfg->bind);
         return 2;
@@ -352,7 +365,7 @@ int server_run(const config_t *cfg)
         .pool_count = ROUTES_POOL_COUNT,
         .app = { .ctx = &srv, .request_app = &srv.app, .route = on_route, .route_info = on_route_info,
                  .handle = on_handle, .refuse = on_refuse, .completed = on_completed, .connection = on_connection,
-                 .library_message = on_library_message, .pool_waiting = on_pool_waiting,
+                 .library_message = on_library_message, .framing_backstop = on_framing_backstop, .pool_waiting = on_pool_waiting,
                  .pool_budget = on_pool_budget, .live = srv.events ? &live_callbacks : NULL },
     };
     int status = httpd_start(&http_cfg, &srv.httpd);

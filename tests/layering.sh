@@ -137,10 +137,11 @@ include_edges() {
 }
 
 # libc functions that an api/ object replaces for the whole process
-# (api/http/wire.c's close(2), which lingers on libmicrohttpd's sockets and passes
-# every other descriptor straight to the system call): a lower layer that
-# calls them calls libc, not the layer above, so they make no edge.
-INTERPOSED_LIBC=" close "
+# (api/http/interpose.c's recv(2) and close(2): wire.c's strict reader and
+# lingering close on libmicrohttpd's sockets, every other descriptor straight
+# to the system call): a lower layer that calls them calls libc, not the
+# layer above, so they make no edge.
+INTERPOSED_LIBC=" recv close "
 
 # "object object symbol" for every symbol an object uses that another
 # defines; only objects whose source is still there (a stale object from a

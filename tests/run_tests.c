@@ -48,6 +48,7 @@ int main(int argc, char **argv)
         test_problem_register, test_ratelimit_register, test_workpool_register, test_acceptor_register,
         test_router_register, test_body_register,
         test_hex_register,
+        test_mhd_version_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -75,8 +75,9 @@ static enum MHD_Result inspect_header(void *cls, enum MHD_ValueKind kind, const 
 /* RFC 9112 section 6.3: a message whose length cannot be told for sure is
  * refused, so nothing in front of chessd can read it another way. This is
  * the backstop: wire.c's strict reader refuses every such head before
- * libmicrohttpd parses it, so this check fires only if the reader was
- * bypassed. */
+ * libmicrohttpd parses it, so this fires only when the reader was bypassed
+ * (interpose.c says how that could happen); each time is reported to the
+ * application (httpd_app_t.framing_backstop), which counts it. */
 static const char *framing_problem(struct MHD_Connection *connection)
 {
     framing_t f = { 0 };
@@ -146,6 +147,8 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
     snprintf(st->method, sizeof st->method, "%s", method);
     const char *framing = framing_problem(connection);
     if (framing) {
+        if (h->app->framing_backstop)
+            h->app->framing_backstop(h->app->ctx);
         st->too_large = true; /* discard whatever body follows */
         st->closing = true;
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_MALFORMED, framing);

@@ -86,6 +86,9 @@ typedef struct {
     void (*completed)(void *ctx, int route, unsigned status, uint64_t micros); /* every answer, route -1 unmatched */
     void (*connection)(void *ctx, int delta);                                  /* connections open */
     void (*library_message)(void *ctx);                                        /* libmicrohttpd logged something */
+    /* The second framing check refused a request: the strict reader
+     * (wire.c) refuses every such head first, so this means it was bypassed. */
+    void (*framing_backstop)(void *ctx);
     void (*pool_waiting)(void *ctx, int pool, int delta);                      /* jobs queued on a pool */
     /* Around a pooled handler, on the pool's thread: begin with the budget
      * left (µs) of a pool with give_up_ms, then end. */

@@ -4,12 +4,15 @@
  * stripe lock for anything that acts on the descriptor (so a descriptor
  * closed and reused is never shut down by mistake: libmicrohttpd reports the
  * close, which takes the same lock, before it closes the descriptor). Parts:
- * the head and body parser (feed, scan), recv() and the refusals, the
- * connection's life, close() and lingering, the deadline thread. A watched
+ * the head and body parser (feed, scan), on_recv and the refusals, the
+ * connection's life, on_close and lingering, the deadline thread. on_recv
+ * and on_close are the process's recv() and close() while checking runs
+ * (interpose.c installs them; wire_start, wire_stop). A watched
  * descriptor's watcher is set by the thread that accepted it before anyone
  * else knows the number, and run once by the thread that releases it. */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "wire.h"
+#include "interpose.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -21,7 +24,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +82,7 @@ typedef struct {
     unsigned hosts, lengths, encodings;
     bool chunked;
     uint64_t length, remaining, chunk_digits, body_seen;
+    unsigned length_digits; /* of the first Content-Length, leading zeros included */
     /* requests whose head went to libmicrohttpd, and those answered */
     atomic_uint heads, answered;
     /* a refusal waiting for earlier answers to go out */
@@ -195,6 +198,8 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
 {
     if (e->in_trailer)
         return NULL;
+    unsigned kept = e->value_length > VALUE_KEEP ? VALUE_KEEP : e->value_length;
+    bool trailing_space = kept > 0 && (e->value[kept - 1] == ' ' || e->value[kept - 1] == '\t');
     const char *value = trimmed_value(e);
     switch (field_kind(e)) {
     case FIELD_HOST:
@@ -202,13 +207,21 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
     case FIELD_TRANSFER_ENCODING:
         if (++e->encodings > 1)
             return "more than one Transfer-Encoding header";
-        if (e->value_length > VALUE_KEEP || strcasecmp(value, "chunked"))
+        /* "chunked " too: libmicrohttpd keeps the trailing whitespace, and
+         * server.c's framing check would refuse it past this reader. */
+        if (e->value_length > VALUE_KEEP || trailing_space || strcasecmp(value, "chunked"))
             return "only the chunked Transfer-Encoding is accepted";
         e->chunked = true;
         return NULL;
     case FIELD_CONTENT_LENGTH: {
         if (e->value_length > VALUE_KEEP || !*value || strspn(value, "0123456789") != strlen(value))
             return "Content-Length must be a decimal number";
+        /* A second one must be the same text, as server.c's framing check
+         * compares them: 2 and 02 are refused here, not past this reader. */
+        unsigned digits = (unsigned)strlen(value);
+        if (e->lengths && digits != e->length_digits)
+            return "conflicting Content-Length headers";
+        e->length_digits = digits;
         while (value[0] == '0' && value[1]) /* 0002 is 2, as libmicrohttpd reads it */
             value++;
         /* libmicrohttpd mangles its own answer to a length past 64 bits. */
@@ -466,11 +479,6 @@ static size_t scan(entry_t *e, const unsigned char *data, size_t n, const char *
     return n;
 }
 
-static ssize_t raw_recv(int fd, void *buf, size_t len, int flags)
-{
-    return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, 0);
-}
-
 /* Reads and drops what the client has sent so far, at most *budget bytes
  * (taken off it), so that closing does not reset the connection before the
  * client reads its answer. True when there is no more to wait for: the
@@ -479,7 +487,7 @@ static bool drop_input(int fd, uint64_t *budget)
 {
     char sink[16384];
     for (;;) {
-        ssize_t n = raw_recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+        ssize_t n = interpose_system_recv(fd, sink, sizeof sink, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return false;
         if (n <= 0 || (uint64_t)n >= *budget)
@@ -515,7 +523,7 @@ bool wire_client_gone(int fd)
     char probe;
     if (fd < 0)
         return false;
-    ssize_t n = raw_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+    ssize_t n = interpose_system_recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
     /* 0: the client closed its side; an error other than "nothing yet": it
      * reset the connection (ECONNRESET), which is as gone. */
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
@@ -537,11 +545,12 @@ static void check_peer_closed(entry_t *e, int fd)
         shutdown(fd, SHUT_RDWR); /* libmicrohttpd sees the hang-up and closes */
 }
 
-/* libmicrohttpd's recv(2): every byte of a registered connection goes
- * through the parser first. */
-ssize_t recv(int fd, void *buf, size_t len, int flags)
+/* The process's recv(2) (interpose.c), libmicrohttpd's among them: every
+ * byte of a registered connection goes through the parser first. A call
+ * with flags passes unchecked: libmicrohttpd 0.9.75 passes none. */
+static ssize_t on_recv(int fd, void *buf, size_t len, int flags)
 {
-    ssize_t got = raw_recv(fd, buf, len, flags);
+    ssize_t got = interpose_system_recv(fd, buf, len, flags);
     entry_t *e = entry(fd);
     if (!e || !e->active || flags)
         return got;
@@ -633,8 +642,6 @@ void wire_request_completed(int fd)
     }
 }
 
-static int raw_close(int fd) { return (int)syscall(SYS_close, fd); }
-
 bool wire_watch_close(int fd, wire_closed_fn fn, void *ctx, uint64_t tag)
 {
     entry_t *e = entry(fd);
@@ -656,14 +663,15 @@ static int release(int fd)
         e->closed = NULL;
         fn(e->closed_ctx, e->closed_tag);
     }
-    return raw_close(fd);
+    return interpose_system_close(fd);
 }
 
-/* libmicrohttpd's close(2): a connection closed while its client may still
- * be sending (a refused or over-cap request, an unread body) is half-closed
- * and read and dropped for a while first (a lingering close, as nginx does),
- * so the client reads the answer instead of a reset. */
-int close(int fd)
+/* The process's close(2) (interpose.c): a connection of libmicrohttpd's
+ * closed while its client may still be sending (a refused or over-cap
+ * request, an unread body) is half-closed and read and dropped for a while
+ * first (a lingering close, as nginx does), so the client reads the answer
+ * instead of a reset. Any other descriptor is closed at once. */
+static int on_close(int fd)
 {
     entry_t *e = entry(fd);
     if (!e || !e->http)
@@ -758,6 +766,7 @@ bool wire_start(const wire_config_t *cfg)
         free(table);
         return false;
     }
+    interpose_install(on_recv, on_close);
     return true;
 }
 
@@ -768,6 +777,7 @@ void wire_stop(void)
     atomic_store(&wire.running, false);
     pthread_join(wire.thread, NULL);
     serve_lingering(true);
+    interpose_install(NULL, NULL);
     entry_t *table = wire.table;
     wire.table = NULL;
     for (int i = 0; i < LOCK_STRIPES; i++)

@@ -3,7 +3,8 @@
  * whitespace before a colon, bare LF and NULs in header values, which lets a
  * lenient proxy in front read a request another way (request smuggling); it
  * also has only an idle timeout, which each byte resets. This module reads
- * every byte first (it defines recv(), which libmicrohttpd calls): a request
+ * every byte first (inside the recv() libmicrohttpd calls: interpose.c makes
+ * this module's hooks the process's recv() and close()): a request
  * head that is not strict HTTP/1.1 (RFC 9112) is answered with 400 and the
  * connection closed before any of it is run; a chunked body is cut off with
  * 413 as soon as it passes the cap; and a head or body that takes longer than

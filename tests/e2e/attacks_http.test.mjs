@@ -101,6 +101,34 @@ describe('C. ambiguous or malformed heads are refused with one 400 and the conne
     assert.equal(position.fen, START_FEN);
     assert.equal(position.legal_moves, undefined, 'legal_moves=false from the absolute-form query was honoured');
   });
+
+  // server.c checks each request's framing again behind the strict reader
+  // (wire.c); the reader refuses all of it first, so the backstop cannot fire
+  // while the reader works: a count above 0 means the reader was bypassed.
+  test('the framing backstop behind the strict reader never fires: chessd_http_framing_backstop_total is 0 after refused and ordinary traffic', async () => {
+    const metrics = async () => (await get(server, '/metrics')).text;
+    const before = await metrics();
+    assert.equal(metricValue(before, 'chessd_http_framing_backstop_total'), 0, 'the heads refused above got past the reader');
+    const framing = [
+      `${POST_HEAD}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}`,
+      `${POST_HEAD}Content-Length: 2\r\nContent-Length: 02\r\n\r\n{}`,
+      `${POST_HEAD}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      `${POST_HEAD}Transfer-Encoding: chunked \r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      `${POST_HEAD}Transfer-Encoding: gzip\r\n\r\n`,
+    ];
+    for (const text of framing) {
+      const { raw } = await rawExchange(server, [Buffer.from(text, 'latin1')], { timeoutMs: 3000, silenceOk: true });
+      assert.equal(parseRawResponse(raw).status, 400, `${JSON.stringify(text)}: ${JSON.stringify(raw.slice(0, 300))}`);
+    }
+    assert.equal((await get(server, '/healthz')).status, 200);
+    assert.equal((await post(server, '/v1/position', { fen: START_FEN })).status, 200);
+    const chunked = await rawExchange(server, [`${POST_HEAD}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`]);
+    assert.equal(parseRawResponse(chunked.raw).status, 200, chunked.raw.slice(0, 300));
+    const after = await metrics();
+    assert.equal(metricValue(after, 'chessd_http_framing_backstop_total'), 0, 'a request got past the strict reader to the framing backstop');
+    assert.ok(metricValue(after, 'chessd_http_refused_total') >= metricValue(before, 'chessd_http_refused_total') + framing.length,
+      'the strict reader did not count its refusals');
+  });
 });
 
 // ---------------------------------------------------------------- D, E: the default server

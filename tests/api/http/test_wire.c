@@ -176,6 +176,25 @@ static void test_ambiguous_framing_is_refused(void)
     expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: +3\r\n\r\n", WIRE_REFUSE_MALFORMED, "decimal");
 }
 
+/* What server.c's framing check would refuse past this reader is refused
+ * here first, so that check fires only when the reader was bypassed: two
+ * Content-Length headers must be the same text (3 and 03 are not), and
+ * libmicrohttpd keeps whitespace after "chunked" in the value it shows. */
+static void test_what_the_framing_backstop_refuses_is_refused_first(void)
+{
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 03\r\n\r\nabc",
+                   WIRE_REFUSE_MALFORMED, "conflicting");
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 003\r\nContent-Length: 3\r\n\r\nabc",
+                   WIRE_REFUSE_MALFORMED, "conflicting");
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked \r\n\r\n0\r\n\r\n",
+                   WIRE_REFUSE_MALFORMED, "chunked");
+    expect_refused("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\t\r\n\r\n0\r\n\r\n",
+                   WIRE_REFUSE_MALFORMED, "chunked");
+    /* The same text twice, and whitespace before the value, still pass. */
+    expect_passed_whole("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 03\r\nContent-Length:  03\r\n\r\nabc");
+    expect_passed_whole("POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \tchunked\r\n\r\n0\r\n\r\n");
+}
+
 static void test_what_libmicrohttpd_would_answer_badly_is_refused_first(void)
 {
     expect_refused("GET / HTTP/1.1\r\n\r\n", WIRE_REFUSE_MALFORMED, "Host");
@@ -444,6 +463,8 @@ int test_wire_register(void)
     CU_add_test(suite, "bare LF and lone CR are refused", test_bare_lf_and_lone_cr_are_refused);
     CU_add_test(suite, "control characters in a head are refused", test_control_characters_in_a_head_are_refused);
     CU_add_test(suite, "ambiguous framing is refused", test_ambiguous_framing_is_refused);
+    CU_add_test(suite, "what the framing backstop refuses is refused first",
+                test_what_the_framing_backstop_refuses_is_refused_first);
     CU_add_test(suite, "what libmicrohttpd would answer badly is refused first",
                 test_what_libmicrohttpd_would_answer_badly_is_refused_first);
     CU_add_test(suite, "a length with leading zeros is read as libmicrohttpd reads it",
