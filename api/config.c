@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "game/service.h"
+
 typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
 
 typedef struct {
@@ -230,6 +232,18 @@ static bool apply(config_t *cfg, const setting_t *s, const char *value, const ch
     else
         *(unsigned *)(void *)field = (unsigned)v;
     return true;
+}
+
+void config_game_service(const config_t *cfg, struct store *store, game_svc_config_t *out)
+{
+    *out = (game_svc_config_t){
+        .store = store,
+        .max_game_plies = cfg->max_game_plies,
+        .active_game_ttl_seconds = cfg->active_game_ttl_seconds,
+        .finished_game_ttl_seconds = cfg->finished_game_ttl_seconds,
+        .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
+        .game_cache_slots = cfg->game_cache_slots,
+    };
 }
 
 bool config_redis_enabled(const config_t *cfg)
