@@ -118,6 +118,7 @@ int main(int argc, char **argv)
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,
         /* after tokens, whose first test needs no secret set yet */
         test_pgn_register, test_idempotency_register, test_events_register, test_game_events_register,
+        test_game_service_register,
         test_http_register, test_subscriber_register, test_tls_register, test_config_register,
         test_cluster_register, test_store_cluster_register, test_board_svg_register,
         test_chess960_register, test_pgn_read_register, test_play_register, test_sendq_register,

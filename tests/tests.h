@@ -30,6 +30,7 @@ int test_pgn_read_register(void);
 int test_idempotency_register(void);
 int test_events_register(void);
 int test_game_events_register(void);
+int test_game_service_register(void);
 int test_http_register(void);
 int test_subscriber_register(void);
 int test_tls_register(void);

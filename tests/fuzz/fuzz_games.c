@@ -234,17 +234,6 @@ store_status_t store_ping(store_t *store)
     return STORE_OK;
 }
 
-void store_game_clear(store_game_t *game)
-{
-    if (!game)
-        return;
-    free(game->state);
-    free(game->history);
-    free(game->moves);
-    free(game->legacy);
-    memset(game, 0, sizeof *game);
-}
-
 /* The load script of store_redis.c: the state and the last hlen history
  * entries (GETRANGE keeps what there is), the move list in full; a record of
  * the first format when there is no game hash. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../api/app.h"
 #include "../../api/http/buf.h"
 #include "../../api/live/events.h"
 #include "../../api/http/request.h"
