@@ -14,8 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../http/buf.h"
-
 typedef struct {
     uint64_t version;
     bool ended;          /* the game is over after this event */
