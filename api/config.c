@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "game/service.h"
+#include "metrics.h"
+
 typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
 
 /* One setting: its flag, its variable, its default (the text a flag would
@@ -261,6 +264,23 @@ static bool defaults(config_t *cfg, char *err, size_t err_size)
             return false;
     }
     return true;
+}
+
+/* The game service's counts go to /metrics. */
+static const game_svc_counters_t game_counters = { metrics_move_applied, metrics_version_conflict, metrics_store_full,
+                                                   metrics_outcome_unknown };
+
+void config_game_service(const config_t *cfg, struct store *store, game_svc_config_t *out)
+{
+    *out = (game_svc_config_t){
+        .store = store,
+        .counters = &game_counters,
+        .max_game_plies = cfg->max_game_plies,
+        .active_game_ttl_seconds = cfg->active_game_ttl_seconds,
+        .finished_game_ttl_seconds = cfg->finished_game_ttl_seconds,
+        .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
+        .game_cache_slots = cfg->game_cache_slots,
+    };
 }
 
 bool config_redis_enabled(const config_t *cfg)

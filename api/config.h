@@ -63,6 +63,12 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
 /* Whether games are on: a Redis is configured (--redis is not "none"). */
 bool config_redis_enabled(const config_t *cfg);
 
+struct store;
+struct game_svc_config;
+
+/* The game service's settings (api/game/service.h) from cfg, for store. */
+void config_game_service(const config_t *cfg, struct store *store, struct game_svc_config *out);
+
 /* Prints the flags, their variables and defaults. */
 void config_usage(FILE *out);
 

@@ -9,7 +9,9 @@
 #include "app.h"
 #include "../store/store.h"
 #include "live/events.h"
+#include "config.h"
 #include "game/game_events.h"
+#include "game/service.h"
 #include "handlers.h"
 #include "problem.h"
 
@@ -25,9 +27,11 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
     buf_t snapshot;
     buf_init(&snapshot);
     game_event_meta_t meta;
-    game_events_status_t status = game_events_snapshot(app_of(req)->store, app_of(req)->config, req->path_param, &snapshot, &meta);
-    if (status != GAME_EVENTS_OK) {
-        api_problem_store(res, status == GAME_EVENTS_NOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, app_of(req)->store);
+    game_svc_config_t games;
+    config_game_service(app_of(req)->config, app_of(req)->store, &games);
+    game_svc_status_t status = game_svc_snapshot(&games, req->path_param, &snapshot, &meta);
+    if (status != GAME_SVC_OK) {
+        api_problem_store(res, status == GAME_SVC_ENOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, app_of(req)->store);
     } else if (buf_failed(&snapshot)) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
     } else {

@@ -26,23 +26,40 @@
 
 /* Compare-and-set of a game, with its idempotency record.
  * KEYS[1] the game hash, KEYS[2] its move list, KEYS[3] its history, then as
- * ARGV[1] says: 'l' the record of the first format this write replaces, 'i'
+ * the flags say: 'l' the record of the first format this write replaces, 'i'
  * the idempotency record, 'b' the list of the records kept in its scope
  * (only when they are bounded).
- * ARGV[2] expected version (0: create), [3] new version, [4] state, [5]
- * history count, [6] line op (keep, append, set, truncate), [7] and [8] the
- * move list and history texts (append, set) or bytes kept (truncate), [9]
- * ttl (0: keep), [10] idempotency answer, [11] its ttl, [12] most records
- * kept in the scope, [13] the write id the game must have ('' : any, for a
- * creation or a record of the first format), [14] this write's id, [15]
- * the Redis time (ms) the change was computed at ('0': not timed), [16] the
- * time the mover's flag falls ('0': none), [17] a channel and [18] a
- * message to publish once written ('' : none), [19] the command that
- * publishes it (PUBLISH; SPUBLISH on a cluster, which keeps a game's
- * messages on its shard), [20] on a cluster, the version of the record of the
- * first format this write replaces ('' : none; that record lives in another
- * slot, so the script takes its version from the load and the caller deletes
- * it afterwards). A timed write is refused as
+ * The values (ARGV) by position, named here once: store_game_write fills
+ * them by these names and the script reads them by the same names
+ * (ARG(CAS_TTL) is the text "ARGV[9]"). */
+#define CAS_FLAGS 1             /* which of the optional KEYS follow: 'l', 'i', 'b' */
+#define CAS_EXPECTED 2          /* expected version (0: create) */
+#define CAS_VERSION 3           /* the new version */
+#define CAS_STATE 4             /* the state text */
+#define CAS_HISTORY_COUNT 5     /* history entries a change load returns (hlen) */
+#define CAS_LINE_OP 6           /* keep, append, set or truncate */
+#define CAS_MOVES 7             /* the move list text (append, set), or bytes kept (truncate) */
+#define CAS_HISTORY 8           /* the history text (append, set), or bytes kept (truncate); CAS_MOVES + 1 */
+#define CAS_TTL 9               /* of the game's keys (0: keep) */
+#define CAS_IDEM_ANSWER 10      /* the kept answer */
+#define CAS_IDEM_TTL 11         /* its ttl */
+#define CAS_IDEM_KEEP_MAX 12    /* most records kept in the scope */
+#define CAS_EXPECTED_WRITE_ID 13 /* the write id the game must have ('' : any, a creation or a record of the first format) */
+#define CAS_WRITE_ID 14         /* this write's id */
+#define CAS_TIME_FROM 15        /* the Redis time (ms) the change was computed at ('0': not timed) */
+#define CAS_DEADLINE 16         /* the time the mover's flag falls ('0': none) */
+#define CAS_CHANNEL 17          /* a channel ... */
+#define CAS_EVENT 18            /* ... and a message to publish once written ('' : none) */
+#define CAS_PUBLISH 19          /* the command that publishes it: PUBLISH, or SPUBLISH on a cluster */
+#define CAS_LEGACY_VERSION 20   /* on a cluster, the version of the record of the first format replaced ('' : none) */
+#define CAS_ARG_COUNT 20
+#define ARG_NUMBER(name) ARG_NUMBER_(name)
+#define ARG_NUMBER_(n) #n
+#define ARG(name) "ARGV[" ARG_NUMBER(name) "]"
+/* SPUBLISH on a cluster keeps a game's messages on its shard. On a cluster
+ * the record of the first format lives in another slot, so the script takes
+ * its version from the load (CAS_LEGACY_VERSION) and the caller deletes it
+ * afterwards. A timed write is refused as
  * 'late' when Redis's clock has passed the flag or is more than a second
  * away from the time the change was computed at: one clock, Redis's, decides
  * whether a move was in time, and a change computed long ago is redone. The
@@ -57,70 +74,70 @@
 static const char cas_script[] =
     "local k = 4\n"
     "local legacy, idem, list\n"
-    "if string.find(ARGV[1], 'l', 1, true) then legacy = KEYS[k]; k = k + 1 end\n"
-    "if string.find(ARGV[1], 'i', 1, true) then idem = KEYS[k]; k = k + 1 end\n"
-    "if string.find(ARGV[1], 'b', 1, true) then list = KEYS[k]; k = k + 1 end\n"
+    "if string.find(" ARG(CAS_FLAGS) ", 'l', 1, true) then legacy = KEYS[k]; k = k + 1 end\n"
+    "if string.find(" ARG(CAS_FLAGS) ", 'i', 1, true) then idem = KEYS[k]; k = k + 1 end\n"
+    "if string.find(" ARG(CAS_FLAGS) ", 'b', 1, true) then list = KEYS[k]; k = k + 1 end\n"
     "if idem then\n"
     "  local prior = redis.call('GET', idem)\n"
     "  if prior then return {'replay', prior} end\n"
     "end\n"
     "local current = redis.call('HGET', KEYS[1], 'version')\n"
     "if not current and legacy then current = redis.call('HGET', legacy, 'version') end\n"
-    "if not current and ARGV[20] ~= '' then current = ARGV[20] end\n"
-    "if ARGV[2] == '0' then\n"
+    "if not current and " ARG(CAS_LEGACY_VERSION) " ~= '' then current = " ARG(CAS_LEGACY_VERSION) " end\n"
+    "if " ARG(CAS_EXPECTED) " == '0' then\n"
     "  if current then return {'exists', current} end\n"
     "elseif not current then\n"
     "  return {'missing', ''}\n"
-    "elseif current ~= ARGV[2] then\n"
+    "elseif current ~= " ARG(CAS_EXPECTED) " then\n"
     "  return {'conflict', current}\n"
     "end\n"
-    "if ARGV[13] ~= '' and redis.call('HGET', KEYS[1], 'wid') ~= ARGV[13] then return {'conflict', current} end\n"
+    "if " ARG(CAS_EXPECTED_WRITE_ID) " ~= '' and redis.call('HGET', KEYS[1], 'wid') ~= " ARG(CAS_EXPECTED_WRITE_ID) " then return {'conflict', current} end\n"
     "local function expect(key, kind)\n"
     "  local t = redis.call('TYPE', key)['ok']\n"
     "  if t ~= 'none' and t ~= kind then return redis.error_reply('WRONGTYPE ' .. key .. ' is not a ' .. kind) end\n"
     "end\n"
     "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
     "if wrong then return wrong end\n"
-    "if ARGV[15] ~= '0' then\n"
+    "if " ARG(CAS_TIME_FROM) " ~= '0' then\n"
     "  local t = redis.call('TIME')\n"
     "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "  local from, deadline = tonumber(ARGV[15]), tonumber(ARGV[16])\n"
+    "  local from, deadline = tonumber(" ARG(CAS_TIME_FROM) "), tonumber(" ARG(CAS_DEADLINE) ")\n"
     "  if now - from > 1000 or from - now > 1000 or (deadline > 0 and now >= deadline) then\n"
     "    return {'late', current or '0'}\n"
     "  end\n"
     "end\n"
-    "if ARGV[17] ~= '' then redis.call(ARGV[19], ARGV[17], ARGV[18]) end\n"
-    "redis.call('HSET', KEYS[1], 'version', ARGV[3], 'state', ARGV[4], 'hlen', ARGV[5], 'wid', ARGV[14])\n"
-    "local op = ARGV[6]\n"
+    "if " ARG(CAS_CHANNEL) " ~= '' then redis.call(" ARG(CAS_PUBLISH) ", " ARG(CAS_CHANNEL) ", " ARG(CAS_EVENT) ") end\n"
+    "redis.call('HSET', KEYS[1], 'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) ")\n"
+    "local op = " ARG(CAS_LINE_OP) "\n"
     "if op == 'append' then\n"
-    "  redis.call('APPEND', KEYS[2], ARGV[7])\n"
-    "  redis.call('APPEND', KEYS[3], ARGV[8])\n"
+    "  redis.call('APPEND', KEYS[2], " ARG(CAS_MOVES) ")\n"
+    "  redis.call('APPEND', KEYS[3], " ARG(CAS_HISTORY) ")\n"
     "elseif op == 'set' then\n"
-    "  redis.call('SET', KEYS[2], ARGV[7])\n"
-    "  redis.call('SET', KEYS[3], ARGV[8])\n"
+    "  redis.call('SET', KEYS[2], " ARG(CAS_MOVES) ")\n"
+    "  redis.call('SET', KEYS[3], " ARG(CAS_HISTORY) ")\n"
     "elseif op == 'truncate' then\n"
     "  for i = 2, 3 do\n"
-    "    local keep = tonumber(ARGV[5 + i])\n"
+    "    local keep = tonumber(ARGV[" ARG_NUMBER(CAS_MOVES) " - 2 + i])\n" /* i = 2, 3: CAS_MOVES, CAS_HISTORY */
     "    if keep > 0 then redis.call('SET', KEYS[i], redis.call('GETRANGE', KEYS[i], 0, keep - 1))\n"
     "    else redis.call('SET', KEYS[i], '') end\n"
     "  end\n"
     "end\n"
     "if legacy then redis.call('DEL', legacy) end\n"
     "for i = 1, 3 do\n"
-    "  if tonumber(ARGV[9]) > 0 then redis.call('EXPIRE', KEYS[i], ARGV[9]) else redis.call('PERSIST', KEYS[i]) end\n"
+    "  if tonumber(" ARG(CAS_TTL) ") > 0 then redis.call('EXPIRE', KEYS[i], " ARG(CAS_TTL) ") else redis.call('PERSIST', KEYS[i]) end\n"
     "end\n"
     "if idem then\n"
-    "  if tonumber(ARGV[11]) > 0 then redis.call('SET', idem, ARGV[10], 'EX', ARGV[11]) else redis.call('SET', idem, ARGV[10]) end\n"
+    "  if tonumber(" ARG(CAS_IDEM_TTL) ") > 0 then redis.call('SET', idem, " ARG(CAS_IDEM_ANSWER) ", 'EX', " ARG(CAS_IDEM_TTL) ") else redis.call('SET', idem, " ARG(CAS_IDEM_ANSWER) ") end\n"
     "end\n"
     "if list then\n"
     "  redis.call('RPUSH', list, idem)\n"
-    "  for i = 1, redis.call('LLEN', list) - tonumber(ARGV[12]) do\n"
+    "  for i = 1, redis.call('LLEN', list) - tonumber(" ARG(CAS_IDEM_KEEP_MAX) ") do\n"
     "    local oldest = redis.call('LPOP', list)\n"
     "    if oldest then redis.call('DEL', oldest) end\n"
     "  end\n"
-    "  if tonumber(ARGV[11]) > 0 then redis.call('EXPIRE', list, ARGV[11]) end\n"
+    "  if tonumber(" ARG(CAS_IDEM_TTL) ") > 0 then redis.call('EXPIRE', list, " ARG(CAS_IDEM_TTL) ") end\n"
     "end\n"
-    "return {'ok', ARGV[3]}\n";
+    "return {'ok', " ARG(CAS_VERSION) "}\n";
 
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
  * 'change' (version, state, the last hlen history entries of ARGV[2] bytes
@@ -1258,17 +1275,6 @@ static store_status_t error_status(const redisReply *r)
     return STORE_EUNAVAILABLE;
 }
 
-void store_game_clear(store_game_t *game)
-{
-    if (!game)
-        return;
-    free(game->state);
-    free(game->history);
-    free(game->moves);
-    free(game->legacy);
-    memset(game, 0, sizeof *game);
-}
-
 /* A reply element as a malloc'd string; false when it is not a string. */
 static bool take_string(const redisReply *r, char **out, size_t *length)
 {
@@ -1502,7 +1508,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
         snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
     }
-    enum { ARGS_MAX = 32 /* 3 + 6 keys + 20 values */ };
+    enum { ARGS_MAX = 3 + 6 + CAS_ARG_COUNT /* EVALSHA, sha, key count; keys; values */ };
     const char *argv[ARGS_MAX];
     size_t lengths[ARGS_MAX];
     char key_count[4];
@@ -1512,7 +1518,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     for (int i = 0; i < GAME_KEY_COUNT; i++)
         PUSH_TEXT(keys[i]);
     /* On a cluster the old record is in another slot: its version is read
-     * first and handed to the script (ARGV[20]). Nothing writes such a record
+     * first and handed to the script (CAS_LEGACY_VERSION). Nothing writes such a record
      * any more, so only its conversion (which writes the new keys first) can
      * change what it says meanwhile. */
     bool legacy_apart = change->replaces_legacy && store->cluster;
@@ -1538,40 +1544,52 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     snprintf(key_count, sizeof key_count, "%d", nkeys);
     argv[2] = key_count;
     lengths[2] = strlen(key_count);
-    PUSH_TEXT(flags);
-    PUSH_TEXT(expected);
-    PUSH_TEXT(next);
-    PUSH(change->state, change->state_length);
-    PUSH_TEXT(history_count);
+    /* The values, by the names the script reads them by. */
+    const char *values[CAS_ARG_COUNT + 1] = { NULL };
+    size_t value_lengths[CAS_ARG_COUNT + 1] = { 0 };
+#define VALUE(name, text, length) (values[name] = (text), value_lengths[name] = (length))
+#define VALUE_TEXT(name, text) VALUE(name, text, strlen(text))
+    VALUE_TEXT(CAS_FLAGS, flags);
+    VALUE_TEXT(CAS_EXPECTED, expected);
+    VALUE_TEXT(CAS_VERSION, next);
+    VALUE(CAS_STATE, change->state, change->state_length);
+    VALUE_TEXT(CAS_HISTORY_COUNT, history_count);
     /* A game is made with its move list and history, empty: every script
      * names all three keys, and a cluster refuses one (TRYAGAIN) while its
      * slot moves and only some of them exist on either side. */
     store_line_op_t line_op = change->line_op;
     if (expected_version == 0 && line_op == STORE_LINE_KEEP)
         line_op = STORE_LINE_SET;
-    PUSH_TEXT(line_ops[line_op]);
+    VALUE_TEXT(CAS_LINE_OP, line_ops[line_op]);
     if (line_op == STORE_LINE_TRUNCATE) {
-        PUSH_TEXT(moves_keep);
-        PUSH_TEXT(history_keep);
+        VALUE_TEXT(CAS_MOVES, moves_keep);
+        VALUE_TEXT(CAS_HISTORY, history_keep);
     } else if (line_op == STORE_LINE_KEEP) {
-        PUSH("", 0);
-        PUSH("", 0);
+        VALUE(CAS_MOVES, "", 0);
+        VALUE(CAS_HISTORY, "", 0);
     } else {
-        PUSH(change->moves ? change->moves : "", change->moves ? change->moves_length : 0);
-        PUSH(change->history ? change->history : "", change->history ? change->history_length : 0);
+        VALUE(CAS_MOVES, change->moves ? change->moves : "", change->moves ? change->moves_length : 0);
+        VALUE(CAS_HISTORY, change->history ? change->history : "", change->history ? change->history_length : 0);
     }
-    PUSH_TEXT(ttl);
-    PUSH_TEXT(with_idem ? idempotency->answer : "");
-    PUSH_TEXT(idem_ttl);
-    PUSH_TEXT(keep_max);
-    PUSH_TEXT(change->expected_write_id ? change->expected_write_id : "");
-    PUSH_TEXT(change->write_id ? change->write_id : "");
-    PUSH_TEXT(time_from);
-    PUSH_TEXT(deadline);
-    PUSH_TEXT(channel);
-    PUSH(change->event_length ? change->event : "", change->event_length);
-    PUSH_TEXT(store->cluster ? "SPUBLISH" : "PUBLISH");
-    PUSH_TEXT(legacy_version);
+    VALUE_TEXT(CAS_TTL, ttl);
+    VALUE_TEXT(CAS_IDEM_ANSWER, with_idem ? idempotency->answer : "");
+    VALUE_TEXT(CAS_IDEM_TTL, idem_ttl);
+    VALUE_TEXT(CAS_IDEM_KEEP_MAX, keep_max);
+    VALUE_TEXT(CAS_EXPECTED_WRITE_ID, change->expected_write_id ? change->expected_write_id : "");
+    VALUE_TEXT(CAS_WRITE_ID, change->write_id ? change->write_id : "");
+    VALUE_TEXT(CAS_TIME_FROM, time_from);
+    VALUE_TEXT(CAS_DEADLINE, deadline);
+    VALUE_TEXT(CAS_CHANNEL, channel);
+    VALUE(CAS_EVENT, change->event_length ? change->event : "", change->event_length);
+    VALUE_TEXT(CAS_PUBLISH, store->cluster ? "SPUBLISH" : "PUBLISH");
+    VALUE_TEXT(CAS_LEGACY_VERSION, legacy_version);
+#undef VALUE_TEXT
+#undef VALUE
+    for (int name = 1; name <= CAS_ARG_COUNT; name++) {
+        if (!values[name]) /* every value is named above: a missing one would shift the rest */
+            return STORE_ECORRUPT;
+        PUSH(values[name], value_lengths[name]);
+    }
 #undef PUSH_TEXT
 #undef PUSH
 

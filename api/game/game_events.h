@@ -5,19 +5,14 @@
  * then one JSON object (the event, {"type": "change", "event": ...}). at_ms
  * is Redis's clock when the change was made, deadline_ms when the flag of
  * the side to move then falls (0: no clock running). The stream side reads
- * messages with game_event_parse and asks the game side for whole games
- * (game_events_snapshot) and for flag checks (game_events_check_flag). */
+ * messages with game_event_parse and asks the game service for whole games
+ * (game_svc_snapshot) and for flag checks (game_svc_check_flag, service.h). */
 #ifndef CHESSD_API_GAME_EVENTS_H
 #define CHESSD_API_GAME_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "../http/buf.h"
-
-struct store;
-struct config;
 
 typedef struct {
     uint64_t version;
@@ -34,19 +29,5 @@ bool game_event_parse(const char *message, size_t length, game_event_meta_t *met
 /* The Pub/Sub channel of game id's events, into out. */
 enum { GAME_EVENTS_CHANNEL_SIZE = 64 };
 void game_events_channel(const char *id, char *out);
-
-typedef enum { GAME_EVENTS_OK = 0, GAME_EVENTS_NOT_FOUND, GAME_EVENTS_UNAVAILABLE } game_events_status_t;
-
-/* Appends the whole game as an event object ({"type": "game", ...} with
- * the Game's members, no tokens, no legal moves) to out, and fills meta
- * (type "game"). A fallen flag is recorded first. Any thread. */
-game_events_status_t game_events_snapshot(struct store *store, const struct config *config, const char *id, buf_t *out,
-                                          game_event_meta_t *meta);
-
-/* Records the end of game id on time when its flag has fallen by Redis's
- * clock (the write publishes its "timeout" event); *meta is the game's
- * state after, so a caller whose timer fired early can arm it again. */
-game_events_status_t game_events_check_flag(struct store *store, const struct config *config, const char *id,
-                                            game_event_meta_t *meta);
 
 #endif

@@ -40,8 +40,10 @@
 
 #include "../../store/store.h"
 #include "../../store/subscriber.h"
+#include "../config.h"
 #include "../game/game_events.h"
 #include "../http/clock.h"
+#include "../game/service.h"
 #include "../metrics.h"
 #include "timers.h"
 
@@ -1155,13 +1157,15 @@ static void run_resyncs(events_t *h)
         buf_t json;
         buf_init(&json);
         game_event_meta_t meta;
-        game_events_status_t status = game_events_snapshot(h->cfg.store, h->cfg.config, id, &json, &meta);
+        game_svc_config_t games;
+        config_game_service(h->cfg.config, h->cfg.store, &games);
+        game_svc_status_t status = game_svc_snapshot(&games, id, &json, &meta);
         pthread_mutex_lock(&h->lock);
         if (!t->removed) {
-            if (status == GAME_EVENTS_OK && !buf_failed(&json)) {
+            if (status == GAME_SVC_OK && !buf_failed(&json)) {
                 settle_later(h, t, &meta, &json);
                 settling = true;
-            } else if (status == GAME_EVENTS_NOT_FOUND) {
+            } else if (status == GAME_SVC_ENOT_FOUND) {
                 end_topic(h, t);
             } else {
                 t->check_due_us = clock_now_us() + RESYNC_RETRY_US;
@@ -1185,14 +1189,16 @@ static void run_flag_checks(events_t *h)
             return;
         pthread_mutex_unlock(&h->lock);
         game_event_meta_t meta;
-        game_events_status_t status = game_events_check_flag(h->cfg.store, h->cfg.config, id, &meta);
+        game_svc_config_t games;
+        config_game_service(h->cfg.config, h->cfg.store, &games);
+        game_svc_status_t status = game_svc_check_flag(&games, id, &meta);
         metrics_flag_check();
         pthread_mutex_lock(&h->lock);
         uint64_t now = clock_now_us();
-        if (status == GAME_EVENTS_OK) {
+        if (status == GAME_SVC_OK) {
             t->flag_version = 0; /* the check's answer is the game as of now */
             arm_flag(h, t, &meta, now);
-        } else if (status == GAME_EVENTS_UNAVAILABLE && !t->removed) {
+        } else if (status != GAME_SVC_ENOT_FOUND && !t->removed) { /* unavailable: try again */
             t->flag_due_us = now + FLAG_RETRY_US;
             topic_reschedule(h, t);
         }

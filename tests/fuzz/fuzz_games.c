@@ -1,5 +1,6 @@
 /* libFuzzer target for the game API with a store that answers: an in-memory
- * store.h (replacing store_redis.c, reset per input) holding seven games in
+ * store.h (replacing store_redis.c, reset per input; loaded games are freed
+ * by the production store_game_clear of store/store_game.c) holding seven games in
  * the new format (untimed and on clocks, under each takeback policy) and one
  * record of the first format, whose tokens the seeds know. The store keeps
  * Redis's clock, which the input moves: it starts at CLOCK_START_MS, and a
@@ -232,17 +233,6 @@ store_status_t store_ping(store_t *store)
 {
     (void)store;
     return STORE_OK;
-}
-
-void store_game_clear(store_game_t *game)
-{
-    if (!game)
-        return;
-    free(game->state);
-    free(game->history);
-    free(game->moves);
-    free(game->legacy);
-    memset(game, 0, sizeof *game);
 }
 
 /* The load script of store_redis.c: the state and the last hlen history

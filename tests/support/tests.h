@@ -33,6 +33,7 @@ int test_events_register(void);
 int test_game_events_register(void);
 int test_request_register(void);
 int test_store_subscriber_register(void);
+int test_game_service_register(void);
 int test_tls_register(void);
 int test_config_register(void);
 int test_cluster_register(void);

@@ -1,0 +1,79 @@
+/* A new game from PGN (import.h): pgn_read's callbacks collect the names,
+ * the move list ("uci:san" entries) and the history (the key before each
+ * move), then the game is given the creation's rules and its ending. */
+#include "import.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../http/utf8.h"
+
+static bool import_tag(void *ctx, int game, const char *name, const char *value, size_t length)
+{
+    game_import_t *p = ctx;
+    (void)game;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        /* A name the game could hold; "?" is the PGN's "unknown". */
+        if (!strcmp(name, c == WHITE ? "White" : "Black") && length <= GAME_NAME_MAX && strcmp(value, "?")
+            && utf8_length(value) <= GAME_NAME_CHARS && game_record_name_ok(value))
+            memcpy(p->names[c], value, length + 1);
+    }
+    return true;
+}
+
+static bool import_move(void *ctx, int game, const position_t *before, const game_played_t *played)
+{
+    game_import_t *p = ctx;
+    char entry[GAME_LINE_ENTRY_SIZE + 1], key[GAME_RECORD_HISTORY_ENTRY];
+    (void)game;
+    if (p->moves.length)
+        buf_putc(&p->moves, ' ');
+    buf_append(&p->moves, entry, game_line_entry(played, entry));
+    game_record_history_entry(before->key, key);
+    buf_append(&p->history, key, sizeof key);
+    return !buf_failed(&p->moves) && !buf_failed(&p->history);
+}
+
+static bool import_game(void *ctx, const pgn_read_game_t *done)
+{
+    game_import_t *p = ctx;
+    p->game = *done->game;
+    snprintf(p->result, sizeof p->result, "%s", done->result);
+    return true;
+}
+
+game_import_status_t game_import_pgn(const char *text, size_t length, int max_plies, game_record_t *r,
+                                     game_import_t *p, pgn_read_error_t *error)
+{
+    pgn_read_limits_t limits;
+    pgn_read_default_limits(&limits);
+    limits.max_games = 1;
+    limits.max_plies = max_plies;
+    pgn_read_callbacks_t callbacks = { import_tag, import_move, import_game };
+    if (pgn_read(text, length, &limits, &callbacks, p, error) < 0)
+        return GAME_IMPORT_EPGN;
+    game_t imported = p->game;
+    int64_t now = r->created_at_ms;
+    if (game_adopt_rules(&imported, &r->game, now) != GAME_OK)
+        return GAME_IMPORT_ECLOCK;
+    color_t to_move = (color_t)imported.pos.side_to_move;
+    if (!strcmp(p->result, "1-0") || !strcmp(p->result, "0-1")) {
+        (void)game_resign(&imported, !strcmp(p->result, "1-0") ? BLACK : WHITE, now); /* GAME_EOVER: mate said so */
+    } else if (!strcmp(p->result, "1/2-1/2") && !game_is_over(&imported)) {
+        (void)game_draw(&imported, to_move, GAME_DRAW_OFFER, now);
+        (void)game_draw(&imported, (color_t)!to_move, GAME_DRAW_ACCEPT, now);
+    }
+    r->game = imported;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (!r->players[c].name[0])
+            memcpy(r->players[c].name, p->names[c], sizeof p->names[c]);
+    return buf_failed(&p->moves) || buf_failed(&p->history) ? GAME_IMPORT_ENOMEM : GAME_IMPORT_OK;
+}
+
+void game_import_free(game_import_t *p)
+{
+    if (!p)
+        return;
+    buf_free(&p->moves);
+    buf_free(&p->history);
+}

@@ -1,0 +1,892 @@
+/* The game service (service.h). A change loads the game (its state and the
+ * tail of its history, not its moves), checks the caller's token and the
+ * version, calls one operation of rules/game.h and writes the outcome with
+ * one compare-and-set (game_save) that also keeps the answer for the
+ * caller's Idempotency-Key, publishes the change's event and settles a
+ * write whose outcome the store could not report. A move's load, write and
+ * answer cost the same at any length of the game; only reads of the whole
+ * game, undo and takeback read the move list. Time is Redis's: a load brings
+ * its clock (TIME), every clock figure and flag is computed from it, and a
+ * timed write is refused by the store if Redis's clock has passed the
+ * mover's flag meanwhile. Any read that finds a flag fallen records the
+ * ending first (a compare-and-set like any change: it happens once). */
+#include "service.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../rules/rules.h"
+#include "../render/game_json.h"
+#include "game_cache.h"
+#include "if_match.h"
+#include "import.h"
+#include "tokens.h"
+
+enum {
+    IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
+    SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 4,
+    CHANGE_ATTEMPTS = 4, /* loads for one change or read: a copy, then the store again after a flag or a late write */
+};
+
+static const char creation_scope[] = "new";
+
+void game_svc_result_free(game_svc_result_t *r)
+{
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+void game_svc_game_free(game_svc_game_t *g)
+{
+    store_game_clear(&g->stored);
+    free(g->legacy_moves);
+    free(g->legacy_history);
+    g->legacy_moves = g->legacy_history = NULL;
+}
+
+/* Sets out's detail and returns status. */
+static game_svc_status_t fail(game_svc_result_t *out, game_svc_status_t status, const char *detail)
+{
+    snprintf(out->detail, sizeof out->detail, "%s", detail);
+    return status;
+}
+
+/* The service's status for a store failure (not STORE_OK). */
+static game_svc_status_t from_store(store_status_t status)
+{
+    switch (status) {
+    case STORE_ENOT_FOUND: return GAME_SVC_ENOT_FOUND;
+    case STORE_EUNAVAILABLE: return GAME_SVC_EUNAVAILABLE;
+    case STORE_EFULL: return GAME_SVC_EFULL;
+    case STORE_EUNKNOWN: return GAME_SVC_EUNKNOWN;
+    default: return GAME_SVC_ESTORE;
+    }
+}
+
+typedef enum { COUNT_MOVE_APPLIED, COUNT_VERSION_CONFLICT, COUNT_STORE_FULL, COUNT_OUTCOME_UNKNOWN } count_t;
+
+/* Tells the caller's counters (game_svc_counters_t) of one event. */
+static void count(const game_svc_config_t *c, count_t what)
+{
+    const game_svc_counters_t *k = c->counters;
+    void (*fn)(void) = !k                                ? NULL
+                       : what == COUNT_MOVE_APPLIED     ? k->move_applied
+                       : what == COUNT_VERSION_CONFLICT ? k->version_conflict
+                       : what == COUNT_STORE_FULL       ? k->store_full
+                                                        : k->outcome_unknown;
+    if (fn)
+        fn();
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Whether a move list has exactly `plies` entries, each "uci:san". */
+static bool line_well_formed(const char *line, size_t length, int plies)
+{
+    int entries = 0;
+    const char *p = line, *end = line + length;
+    while (p < end) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        if (!colon || colon == p || colon + 1 == stop)
+            return false;
+        entries++;
+        p = stop < end ? stop + 1 : end;
+    }
+    return entries == plies;
+}
+
+/* Loads game id from the store into *g (zeroed first; to be freed also on failure). */
+static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!tokens_is_id(id))
+        return GAME_SVC_ENOT_FOUND;
+    store_status_t status = store_game_load(c->store, id, what, &g->stored);
+    if (status != STORE_OK)
+        return from_store(status);
+    const store_game_t *s = &g->stored;
+    bool ok;
+    if (s->legacy) {
+        size_t moves_length = 0;
+        g->legacy = true;
+        ok = game_record_from_legacy(&g->record, s->legacy, s->legacy_length, &g->legacy_moves, &moves_length,
+                                     &g->legacy_history, &g->legacy_history_length);
+        g->moves = g->legacy_moves;
+        g->moves_length = moves_length;
+    } else {
+        ok = game_record_read(&g->record, s->state, s->state_length, s->history, s->history_length);
+        g->moves = s->moves;
+        g->moves_length = s->moves_length;
+        if (ok && what == STORE_LOAD_FULL)
+            ok = line_well_formed(g->moves, g->moves_length, g->record.game.ply_count);
+    }
+    if (!ok)
+        return GAME_SVC_EBAD_RECORD;
+    memcpy(g->record.id, id, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
+    g->record.version = s->version;
+    g->now_ms = s->now_ms;
+    memcpy(g->record.write_id, s->write_id, sizeof g->record.write_id);
+    return GAME_SVC_OK;
+}
+
+/* --- idempotency --- */
+
+/* A write's Idempotency-Key (key NULL: none), its request's fingerprint
+ * and the scope its answers are kept in. */
+typedef struct {
+    const char *key;
+    const char *fingerprint;
+    char scope[SCOPE_SIZE];
+} idem_t;
+
+/* GAME_SVC_REPLAY with the kept (sealed) answer in out, or why it cannot answer this request. */
+static game_svc_status_t open_kept(const char *fingerprint, const char *sealed, game_svc_result_t *out)
+{
+    idem_answer_t kept;
+    switch (idem_kept_open(sealed, fingerprint, &kept)) {
+    case IDEM_REPLAY_OK:
+        out->answer_status = kept.status;
+        out->version = kept.version;
+        snprintf(out->location, sizeof out->location, "%s", kept.location);
+        free(out->body);
+        out->body = kept.body;
+        out->body_length = kept.body_length;
+        return GAME_SVC_REPLAY;
+    case IDEM_REPLAY_OTHER:
+        return fail(out, GAME_SVC_EKEY_REUSED, "this Idempotency-Key was used with another request");
+    case IDEM_REPLAY_SEALED:
+        return fail(out, GAME_SVC_EINTERNAL, "a kept answer cannot be opened (was the token secret changed?)");
+    default:
+        return fail(out, GAME_SVC_EINTERNAL, "a kept answer cannot be read");
+    }
+}
+
+/* GAME_SVC_OK when the request has no kept answer (or no key); else the
+ * kept answer (GAME_SVC_REPLAY), or why it cannot be told. */
+static game_svc_status_t kept_answer(const game_svc_config_t *c, const idem_t *idem, game_svc_result_t *out)
+{
+    if (!idem->key)
+        return GAME_SVC_OK;
+    char *kept = NULL;
+    store_status_t status = store_idempotency_get(c->store, idem->scope, idem->key, &kept);
+    game_svc_status_t answer = status == STORE_ENOT_FOUND ? GAME_SVC_OK
+                               : status == STORE_OK       ? open_kept(idem->fingerprint, kept, out)
+                                                          : from_store(status);
+    free(kept);
+    return answer;
+}
+
+/* After STORE_EUNKNOWN, finds out once whether this request's write (state
+ * as version expected + 1) was made: the kept answer for the caller's key,
+ * else the stored state compared byte for byte (it holds the request's own
+ * updated_at). Returns STORE_OK (it was made), STORE_EREPLAY (*replay: the
+ * kept answer), STORE_ECONFLICT (another change took that version: this one
+ * was not and will not be made) or STORE_EUNKNOWN (Redis still cannot tell). */
+static store_status_t settle_unknown_write(const game_svc_config_t *c, const char *id, uint64_t expected,
+                                           const char *state, size_t length, const idem_t *idem, uint64_t *current,
+                                           char **replay)
+{
+    if (idem->key && store_idempotency_get(c->store, idem->scope, idem->key, replay) == STORE_OK)
+        return STORE_EREPLAY;
+    store_game_t stored;
+    if (store_game_load(c->store, id, STORE_LOAD_CHANGE, &stored) != STORE_OK)
+        return STORE_EUNKNOWN;
+    store_status_t status = STORE_EUNKNOWN; /* older: it may still arrive; newer: it may be under another change */
+    if (stored.version == expected + 1) {
+        *current = stored.version;
+        status = stored.state && stored.state_length == length && !memcmp(stored.state, state, length)
+                     ? STORE_OK
+                     : STORE_ECONFLICT;
+    }
+    store_game_clear(&stored);
+    return status;
+}
+
+/* --- writing a change --- */
+
+/* What a change did: the move it played, if any, how the move list
+ * changes, and its event's name. */
+typedef struct {
+    const game_played_t *played;
+    store_line_op_t op;
+    uint64_t key_before; /* STORE_LINE_APPEND: the position key before the move */
+    size_t moves_keep;   /* STORE_LINE_TRUNCATE: bytes of the move list kept */
+    const char *line, *history; /* STORE_LINE_SET: the whole move list and history (a game from PGN) */
+    size_t line_length, history_length;
+    const char *event;   /* "move", "resign", "timeout"... */
+    int64_t deadline_ms; /* the mover's flag before the change (0: no running clock) */
+} change_t;
+
+/* The move list and history a change writes. A game of the first format
+ * is written whole (STORE_LINE_SET) and replaces its old record. */
+typedef struct {
+    store_game_change_t store;
+    char entry[GAME_LINE_ENTRY_SIZE + 1];
+    char history_entry[GAME_RECORD_HISTORY_ENTRY];
+    char *moves, *history; /* converted games: malloc'd */
+} line_write_t;
+
+static bool line_write_prepare(const game_svc_game_t *g, const change_t *change, line_write_t *lw)
+{
+    memset(lw, 0, sizeof *lw);
+    store_game_change_t *s = &lw->store;
+    const game_t *game = &g->record.game;
+    s->line_op = change->op;
+    s->history_count = (unsigned)game->history_count;
+    if (change->op == STORE_LINE_APPEND) {
+        size_t n = 0;
+        if (game->ply_count > 1)
+            lw->entry[n++] = ' ';
+        n += game_line_entry(change->played, lw->entry + n);
+        game_record_history_entry(change->key_before, lw->history_entry);
+        s->moves = lw->entry;
+        s->moves_length = n;
+        s->history = lw->history_entry;
+        s->history_length = GAME_RECORD_HISTORY_ENTRY;
+    } else if (change->op == STORE_LINE_TRUNCATE) {
+        s->moves_keep = change->moves_keep;
+        s->history_keep = (size_t)game->ply_count * GAME_RECORD_HISTORY_ENTRY;
+    } else if (change->op == STORE_LINE_SET) {
+        s->moves = change->line;
+        s->moves_length = change->line_length;
+        s->history = change->history;
+        s->history_length = change->history_length;
+    }
+    if (!g->legacy)
+        return true;
+    /* The whole line of a converted game, as it is after the change. */
+    size_t old_moves = g->moves_length, old_history = g->legacy_history_length;
+    if (change->op == STORE_LINE_TRUNCATE) {
+        old_moves = s->moves_keep;
+        old_history = s->history_keep;
+    }
+    size_t extra_moves = change->op == STORE_LINE_APPEND ? s->moves_length : 0;
+    size_t extra_history = change->op == STORE_LINE_APPEND ? s->history_length : 0;
+    lw->moves = malloc(old_moves + extra_moves + 1);
+    lw->history = malloc(old_history + extra_history + 1);
+    if (!lw->moves || !lw->history)
+        return false;
+    memcpy(lw->moves, g->moves, old_moves);
+    memcpy(lw->history, g->legacy_history, old_history);
+    if (change->op == STORE_LINE_APPEND) { /* only a move has texts to add (memcpy from NULL is undefined) */
+        memcpy(lw->moves + old_moves, s->moves, extra_moves);
+        memcpy(lw->history + old_history, s->history, extra_history);
+    }
+    s->line_op = STORE_LINE_SET;
+    s->moves = lw->moves;
+    s->moves_length = old_moves + extra_moves;
+    s->history = lw->history;
+    s->history_length = old_history + extra_history;
+    s->replaces_legacy = true;
+    return true;
+}
+
+static void line_write_free(line_write_t *lw)
+{
+    free(lw->moves);
+    free(lw->history);
+}
+
+/* What became of a write. */
+typedef enum {
+    SAVE_MADE = 0, /* this request's write was made (or found made) */
+    SAVE_STALE,    /* refused because the game is not at the version g has (or is gone): nothing was written */
+    SAVE_LATE,     /* refused by Redis's clock (see STORE_ELATE): nothing was written; load again and redo */
+    SAVE_FAILED,   /* anything else: the status says why */
+} save_t;
+
+/* The message a change publishes on its game's channel: a line
+ * "<version> <ended 0|1> <at_ms> <flag deadline ms> change", then the
+ * change's event object (see game_events.h). NULL when out of memory. */
+static char *event_message(const game_record_t *r, const change_t *change, int64_t now, size_t *length)
+{
+    size_t json_length;
+    char *json = game_json_change(r, change->played, change->event, GAME_JSON_EVENT, now, &json_length);
+    if (!json)
+        return NULL;
+    buf_t message;
+    buf_init(&message);
+    buf_printf(&message, "%" PRIu64 " %d %" PRId64 " %" PRId64 " change\n", r->version, game_is_over(&r->game) ? 1 : 0,
+               now, game_flag_deadline(&r->game));
+    buf_append(&message, json, json_length);
+    free(json);
+    return buf_finish(&message, length);
+}
+
+/* Who writes and what their answer is: the key its answer is kept under,
+ * the request's answer settings, and for a creation the players' tokens
+ * (the answer is then the Game, else the GameChange). */
+typedef struct {
+    const idem_t *idem;
+    const game_svc_request_t *rq;
+    const char *const *tokens;
+} writer_t;
+
+/* The store's part of a write: the compare-and-set with its kept answer,
+ * settled when its outcome is unknown. */
+static store_status_t store_write(const game_svc_config_t *c, const game_svc_game_t *g, uint64_t expected,
+                                  const change_t *change, const idem_t *idem, line_write_t *lw, const char *kept,
+                                  const char *write_id, uint64_t *current, char **replay)
+{
+    const game_record_t *r = &g->record;
+    lw->store.expected_write_id = r->write_id;
+    lw->store.write_id = write_id;
+    if (game_is_timed(&r->game) && g->stored.now_ms) { /* the time came from Redis: Redis checks it */
+        lw->store.time_from_ms = g->now_ms;
+        lw->store.deadline_ms = change->deadline_ms;
+    }
+    /* In a game a caller's kept answers are bounded, oldest dropped first, so
+     * changes looped with fresh keys cannot grow the store; a creation's is
+     * not (each comes with a new game, under the per-address creation limit). */
+    unsigned keep_max = strcmp(idem->scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
+    store_idempotency_t store_idem = { idem->scope, idem->key, kept, c->idempotency_ttl_seconds, keep_max };
+    unsigned ttl = game_is_over(&r->game) ? c->finished_game_ttl_seconds : c->active_game_ttl_seconds;
+    store_status_t status = store_game_write(c->store, r->id, expected, &lw->store, ttl,
+                                             idem->key ? &store_idem : NULL, current, replay);
+    if (status == STORE_EUNKNOWN)
+        status = settle_unknown_write(c, r->id, expected, lw->store.state, lw->store.state_length, idem, current,
+                                      replay);
+    return status;
+}
+
+/* Writes g as version expected + 1; out's answer is the Game (a creation)
+ * or the GameChange, kept under the writer's key. An active game expires
+ * active_game_ttl_seconds after its last change, a finished one
+ * finished_game_ttl_seconds after its end (0: never). A write made is kept
+ * in the game cache. *status is what the caller answers. */
+static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t expected, const change_t *change,
+                        const writer_t *w, game_svc_status_t *status, game_svc_result_t *out)
+{
+    game_record_t *r = &g->record;
+    const idem_t *idem = w->idem;
+    int64_t now = g->now_ms ? g->now_ms : now_ms();
+    g->now_ms = now;
+    r->updated_at_ms = now;
+    r->version = expected + 1;
+    char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "", write_id[STORE_WRITE_ID_SIZE];
+    size_t state_length = game_record_state(r, state, sizeof state), body_length = 0, message_length = 0;
+    unsigned flags = w->rq && w->rq->legal_moves ? GAME_JSON_LEGAL_MOVES : 0;
+    char *body = w->tokens ? game_json_game(r, g->moves, g->moves_length, now, flags, w->tokens, &body_length)
+                           : game_json_change(r, change->played, change->event, flags, now, &body_length);
+    char *message = change->event ? event_message(r, change, now, &message_length) : NULL;
+    char *kept = NULL, *replay = NULL;
+    unsigned answer_status = w->rq ? w->rq->answer_status : 0;
+    if (w->rq && w->rq->location_prefix)
+        snprintf(location, sizeof location, "%s%s", w->rq->location_prefix, r->id);
+    if (body && idem->key)
+        kept = idem_kept_seal(idem->fingerprint, answer_status, r->version, location, body, body_length);
+    line_write_t lw;
+    bool prepared = line_write_prepare(g, change, &lw);
+    const char *trouble = NULL;
+    if (!state_length || !body || (idem->key && !kept) || !prepared || (change->event && !message))
+        trouble = "out of memory";
+    else if (!tokens_new_write_id(write_id))
+        trouble = "no randomness for a write id";
+    store_status_t written = STORE_OK;
+    uint64_t current = 0;
+    if (!trouble) {
+        lw.store.state = state;
+        lw.store.state_length = state_length;
+        lw.store.event = message;
+        lw.store.event_length = message_length;
+        written = store_write(c, g, expected, change, idem, &lw, kept, write_id, &current, &replay);
+    }
+    free(kept);
+    free(message);
+    line_write_free(&lw);
+    if (trouble) {
+        free(body);
+        *status = fail(out, GAME_SVC_EINTERNAL, trouble);
+        return SAVE_FAILED;
+    }
+    if (written == STORE_OK) {
+        memcpy(r->write_id, write_id, sizeof r->write_id);
+        free(out->body);
+        out->body = body;
+        out->body_length = body_length;
+        out->answer_status = answer_status;
+        out->version = r->version;
+        snprintf(out->location, sizeof out->location, "%s", location);
+        game_cache_put(r);
+        *status = GAME_SVC_OK;
+        return SAVE_MADE;
+    }
+    free(body);
+    game_cache_drop(r->id);
+    switch (written) {
+    case STORE_ELATE:
+        *status = fail(out, GAME_SVC_EBUSY, "the game's clock moved on while the change was made; retry");
+        return SAVE_LATE;
+    case STORE_EREPLAY:
+        *status = open_kept(idem->fingerprint, replay, out);
+        free(replay);
+        return SAVE_FAILED;
+    case STORE_ECONFLICT:
+        count(c, COUNT_VERSION_CONFLICT);
+        out->current_version = current;
+        out->expected_version = expected;
+        *status = GAME_SVC_ECONFLICT;
+        return SAVE_STALE;
+    case STORE_EFULL: count(c, COUNT_STORE_FULL); break;
+    case STORE_EUNKNOWN: count(c, COUNT_OUTCOME_UNKNOWN); break;
+    default: break;
+    }
+    *status = from_store(written);
+    return written == STORE_ENOT_FOUND ? SAVE_STALE : SAVE_FAILED;
+}
+
+/* Records the fall of g's flag when it fell by g's load time (Redis's
+ * clock): one write, nobody's request (no Idempotency-Key), publishing a
+ * "timeout" event. SAVE_MADE also when the flag had not fallen (nothing to
+ * write: *fell false). On SAVE_FAILED *status and out say why. */
+static save_t record_flag(const game_svc_config_t *c, game_svc_game_t *g, bool *fell, game_svc_status_t *status,
+                          game_svc_result_t *out)
+{
+    *fell = g->now_ms && game_flag(&g->record.game, g->now_ms);
+    if (!*fell)
+        return SAVE_MADE;
+    change_t change = { .op = STORE_LINE_KEEP, .event = "timeout" };
+    idem_t nobody = { 0 };
+    writer_t w = { .idem = &nobody };
+    game_svc_result_t written = { 0 };
+    game_svc_status_t written_status;
+    save_t saved = game_save(c, g, g->record.version, &change, &w, &written_status, &written);
+    if (saved == SAVE_FAILED) {
+        game_svc_result_free(out);
+        *out = written;
+        *status = written_status;
+    } else {
+        game_svc_result_free(&written);
+    }
+    return saved;
+}
+
+/* --- reads --- */
+
+game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g,
+                                game_svc_result_t *out)
+{
+    for (int attempt = 1;; attempt++) {
+        game_svc_status_t status = load_id(c, id, what, g);
+        if (status != GAME_SVC_OK)
+            return status;
+        bool fell;
+        save_t saved = record_flag(c, g, &fell, &status, out);
+        if (saved == SAVE_MADE)
+            return GAME_SVC_OK;
+        game_svc_game_free(g);
+        if (saved == SAVE_FAILED)
+            return status;
+        if (attempt == CHANGE_ATTEMPTS) /* the game keeps changing under this read */
+            return fail(out, GAME_SVC_EBUSY, "the game is changing too fast to be read; retry");
+        game_svc_result_free(out);
+    }
+}
+
+void game_svc_keep(const game_svc_config_t *c, const game_svc_game_t *g)
+{
+    if (g->legacy || game_is_timed(&g->record.game))
+        return;
+    game_cache_setup(c->game_cache_slots);
+    game_cache_put(&g->record);
+}
+
+/* --- the version a change is made against --- */
+
+/* The version a change was made against (*expected): every one given must fit. */
+static game_svc_status_t check_version(const game_svc_config_t *c, const game_svc_version_t *v, uint64_t current,
+                                       uint64_t *expected, game_svc_result_t *out)
+{
+    if (!v->given && !v->if_match)
+        return GAME_SVC_EPRECONDITION_REQUIRED;
+    if (v->given) {
+        if (v->invalid)
+            return fail(out, GAME_SVC_EINVALID, v->invalid);
+        if (v->expected != current) {
+            count(c, COUNT_VERSION_CONFLICT);
+            out->current_version = current;
+            out->expected_version = v->expected;
+            return GAME_SVC_ECONFLICT;
+        }
+    }
+    if_match_t judged = v->if_match ? if_match_judge(v->if_match, current) : IF_MATCH_FITS;
+    if (judged != IF_MATCH_FITS) {
+        if_match_refusal(v->if_match, judged, current, out->detail, sizeof out->detail);
+        out->current_version = current;
+        return GAME_SVC_EPRECONDITION;
+    }
+    *expected = current;
+    return GAME_SVC_OK;
+}
+
+/* --- the changes --- */
+
+/* rules/ refused a change to game. */
+static game_svc_status_t refused(game_svc_result_t *out, const game_t *game, game_status_t status)
+{
+    out->refusal = status;
+    out->takeback = game->takeback;
+    return GAME_SVC_EREFUSED;
+}
+
+static game_svc_status_t apply_move(const game_svc_config_t *c, const game_svc_action_t *a, game_svc_game_t *g,
+                                    color_t who, change_t *change, game_played_t *played, game_svc_result_t *out)
+{
+    game_t *game = &g->record.game;
+    uint64_t key_before = game->pos.key;
+    game_status_t status = game_move(game, who, a->move, strlen(a->move), (int)c->max_game_plies, g->now_ms, played);
+    if (status == GAME_EILLEGAL_MOVE) {
+        out->move_reason = played->reason;
+        snprintf(out->move_message, sizeof out->move_message, "%s", played->message);
+        out->move_text = a->move;
+        out->move_index = game->ply_count;
+        fen_format(&game->pos, out->move_fen, sizeof out->move_fen);
+    }
+    if (status != GAME_OK)
+        return refused(out, game, status);
+    change->played = played;
+    change->op = STORE_LINE_APPEND;
+    change->key_before = key_before;
+    change->event = "move";
+    return GAME_SVC_OK;
+}
+
+/* An undo, or a takeback action: an undo or an accepted takeback cuts the
+ * move list and history by the plies taken back. */
+static game_svc_status_t apply_take_back(const game_svc_action_t *a, game_svc_game_t *g, color_t who,
+                                         change_t *change, game_svc_result_t *out)
+{
+    static const char *const events[GAME_TAKEBACK_ACTION_COUNT] = { "takeback_offer", "takeback_accept",
+                                                                     "takeback_decline" };
+    game_t *game = &g->record.game;
+    int plies = 1;
+    game_status_t status;
+    if (a->kind == GAME_SVC_UNDO) {
+        status = game_undo(game, who, g->moves, g->moves_length, g->now_ms);
+        change->event = "undo";
+    } else {
+        plies = 0;
+        status = game_takeback(game, who, (game_takeback_action_t)a->action, g->moves, g->moves_length, g->now_ms,
+                               &plies);
+        change->event = events[a->action];
+    }
+    if (status != GAME_OK)
+        return refused(out, game, status);
+    if (plies > 0) { /* the move list loses its last entries and the space before them */
+        change->op = STORE_LINE_TRUNCATE;
+        change->moves_keep = game_line_keep(g->moves, g->moves_length, plies);
+        if (a->kind == GAME_SVC_TAKEBACK)
+            change->event = "takeback_accept";
+    }
+    return GAME_SVC_OK;
+}
+
+/* The changes that are one call of rules/ by the player and write no move:
+ * resignation, abort and the draw actions, each with its event's name. */
+static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_t *g, color_t who,
+                                      change_t *change, game_svc_result_t *out)
+{
+    static const char *const draw_events[GAME_DRAW_ACTION_COUNT] = { "draw_offer", "draw_accept", "draw_decline",
+                                                                      "draw_claim" };
+    game_t *game = &g->record.game;
+    game_status_t status;
+    if (a->kind == GAME_SVC_DRAW) {
+        status = game_draw(game, who, (game_draw_action_t)a->action, g->now_ms);
+        change->event = draw_events[a->action];
+    } else {
+        bool resign = a->kind == GAME_SVC_RESIGN;
+        status = (resign ? game_resign : game_abort)(game, who, g->now_ms);
+        change->event = resign ? "resign" : "abort";
+    }
+    return status == GAME_OK ? GAME_SVC_OK : refused(out, game, status);
+}
+
+/* Applies action for player `who` to g at g->now_ms, filling *change. */
+static game_svc_status_t apply(const game_svc_config_t *c, const game_svc_action_t *a, game_svc_game_t *g,
+                               color_t who, change_t *change, game_played_t *played, game_svc_result_t *out)
+{
+    if (a->invalid)
+        return fail(out, GAME_SVC_EINVALID, a->invalid);
+    switch (a->kind) {
+    case GAME_SVC_MOVE: return apply_move(c, a, g, who, change, played, out);
+    case GAME_SVC_UNDO:
+    case GAME_SVC_TAKEBACK: return apply_take_back(a, g, who, change, out);
+    case GAME_SVC_RESIGN:
+    case GAME_SVC_ABORT:
+    case GAME_SVC_DRAW: return apply_ending(a, g, who, change, out);
+    default: return fail(out, GAME_SVC_EINTERNAL, "no such change");
+    }
+}
+
+/* What one attempt at a change came to. */
+typedef enum {
+    CHANGE_FINAL = 0, /* the status is the answer */
+    CHANGE_REFUSED,   /* refused on g's content, nothing written: on a cached copy, judge again from the store */
+    CHANGE_AGAIN,     /* nothing written, for a reason a fresh load clears (a flag or a change recorded meanwhile) */
+} change_outcome_t;
+
+/* A change by player `who` (whose keys live in idem->scope) on the loaded game g. */
+static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_request_t *rq,
+                                  const game_svc_version_t *version, const game_svc_action_t *action,
+                                  game_svc_game_t *g, color_t who, const idem_t *idem, game_svc_status_t *status,
+                                  game_svc_result_t *out)
+{
+    uint64_t expected = 0;
+    change_t change = { .op = STORE_LINE_KEEP };
+    game_played_t played;
+    change_outcome_t outcome = CHANGE_FINAL;
+    bool fell = false;
+    save_t flagged;
+    game_svc_status_t answer = kept_answer(c, idem, out);
+    if (answer != GAME_SVC_OK) {
+        /* a kept answer */
+    } else if ((flagged = record_flag(c, g, &fell, &answer, out)) != SAVE_MADE) {
+        outcome = flagged == SAVE_FAILED ? CHANGE_FINAL : CHANGE_AGAIN;
+        if (outcome == CHANGE_AGAIN) /* the answer if no attempt is left */
+            answer = fail(out, GAME_SVC_EBUSY, "the game changed while its fallen flag was being recorded; retry");
+    } else if (fell) {
+        answer = fail(out, GAME_SVC_ETIMED_OUT, "the flag fell before this request: the game is over on time");
+    } else if ((answer = check_version(c, version, g->record.version, &expected, out)) != GAME_SVC_OK) {
+        outcome = CHANGE_REFUSED;
+    } else if (game_is_over(&g->record.game)) {
+        answer = refused(out, &g->record.game, GAME_EOVER);
+        outcome = CHANGE_REFUSED;
+    } else {
+        change.deadline_ms = game_flag_deadline(&g->record.game);
+        if ((answer = apply(c, action, g, who, &change, &played, out)) != GAME_SVC_OK) {
+            outcome = CHANGE_REFUSED;
+        } else {
+            writer_t w = { .idem = idem, .rq = rq };
+            save_t saved = game_save(c, g, expected, &change, &w, &answer, out);
+            if (saved == SAVE_MADE && change.played)
+                count(c, COUNT_MOVE_APPLIED);
+            outcome = saved == SAVE_STALE ? CHANGE_REFUSED : saved == SAVE_LATE ? CHANGE_AGAIN : CHANGE_FINAL;
+        }
+    }
+    /* A retry racing its own first attempt can see the version that attempt
+     * made: its answer is the kept one, not a conflict. */
+    if (idem->key && answer == GAME_SVC_ECONFLICT) {
+        game_svc_result_t kept = { 0 };
+        game_svc_status_t kept_status = kept_answer(c, idem, &kept);
+        if (kept_status != GAME_SVC_OK) {
+            game_svc_result_free(out);
+            *out = kept;
+            answer = kept_status;
+            outcome = CHANGE_FINAL;
+        } else {
+            game_svc_result_free(&kept);
+        }
+    }
+    *status = answer;
+    return outcome;
+}
+
+/* The game for a change: the cached copy when there is one (*from_copy),
+ * else the game as stored. A timed game is always read from the store,
+ * which brings Redis's clock. */
+static game_svc_status_t change_load(const game_svc_config_t *c, const char *id, store_load_t what, bool use_copy,
+                                     game_svc_game_t *g, bool *from_copy)
+{
+    memset(g, 0, sizeof *g);
+    game_cache_setup(c->game_cache_slots);
+    *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(id) && game_cache_get(id, &g->record)
+                 && !game_is_timed(&g->record.game);
+    return *from_copy ? GAME_SVC_OK : load_id(c, id, what, g);
+}
+
+/* Which player token belongs to, with the token's HMAC in hash. */
+static game_svc_status_t authenticate(const char *token, const game_record_t *r, char hash[TOKENS_HASH_SIZE],
+                                      int *who, game_svc_result_t *out)
+{
+    *who = -1;
+    if (!token || !*token)
+        return GAME_SVC_EUNAUTHORIZED;
+    if (!tokens_hash(token, hash)) /* one HMAC, compared with both players' */
+        return fail(out, GAME_SVC_EINTERNAL, "the token cannot be checked now");
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (tokens_hash_equal(hash, r->players[c].token_hash))
+            *who = c;
+    return *who < 0 ? GAME_SVC_EFORBIDDEN : GAME_SVC_OK;
+}
+
+game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, const char *token,
+                                  const game_svc_request_t *rq, const game_svc_version_t *version,
+                                  const game_svc_action_t *action, game_svc_result_t *out)
+{
+    store_load_t what = action->kind == GAME_SVC_UNDO || action->kind == GAME_SVC_TAKEBACK ? STORE_LOAD_FULL
+                                                                                          : STORE_LOAD_CHANGE;
+    idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
+    game_svc_game_t g;
+    bool from_copy, use_copy = true;
+    game_svc_status_t status;
+    for (int attempt = 1; (status = change_load(c, id, what, use_copy, &g, &from_copy)) == GAME_SVC_OK; attempt++) {
+        /* Only a player of this game may see a kept answer, and only their
+         * own: the token is checked before a retry is answered from it.
+         * Refused on a copy, even for the token, the answer is the stored
+         * game's: the game may be gone (expired) since the copy was made. */
+        char caller[TOKENS_HASH_SIZE];
+        int who;
+        change_outcome_t outcome = from_copy ? CHANGE_REFUSED : CHANGE_FINAL;
+        status = authenticate(token, &g.record, caller, &who, out);
+        if (status == GAME_SVC_OK) {
+            snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
+            outcome = change_by(c, rq, version, action, &g, (color_t)who, &idem, &status, out);
+        }
+        game_svc_game_free(&g);
+        if (outcome == CHANGE_FINAL || (outcome == CHANGE_REFUSED && !from_copy) || attempt == CHANGE_ATTEMPTS)
+            break;
+        /* Refused on a copy, or to be redone: judged again on the game as stored. */
+        game_cache_drop(id);
+        game_svc_result_free(out);
+        use_copy = false;
+    }
+    game_svc_game_free(&g);
+    return status;
+}
+
+/* --- a new game --- */
+
+game_svc_status_t game_svc_created_before(const game_svc_config_t *c, const game_svc_request_t *rq,
+                                          game_svc_result_t *out)
+{
+    idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
+    snprintf(idem.scope, sizeof idem.scope, "%s", creation_scope);
+    return kept_answer(c, &idem, out);
+}
+
+/* Sets up g as the new game of spec, with a new id and the players' tokens. */
+static game_svc_status_t new_game(const game_svc_new_t *spec, game_svc_game_t *g,
+                                  char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], game_svc_result_t *out)
+{
+    game_record_t *r = &g->record;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        memcpy(r->players[c].name, spec->names[c], sizeof r->players[c].name);
+    game_start(&r->game, &spec->start);
+    (void)game_set_rules(&r->game, spec->initial_ms, spec->increment_ms, spec->takeback); /* the caller checked */
+    r->created_at_ms = now_ms();
+    if (!tokens_new_id(r->id))
+        return fail(out, GAME_SVC_EINTERNAL, "no randomness for an id");
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash))
+            return fail(out, GAME_SVC_EINTERNAL, "no randomness for a token");
+    return GAME_SVC_OK;
+}
+
+/* g's game from the PGN of spec, and the change that stores its moves. */
+static game_svc_status_t import_pgn(const game_svc_config_t *c, const game_svc_new_t *spec, game_svc_game_t *g,
+                                    game_import_t *p, change_t *change, game_svc_result_t *out)
+{
+    int max_plies = c->max_game_plies < GAME_MAX_PLIES ? (int)c->max_game_plies : GAME_MAX_PLIES;
+    switch (game_import_pgn(spec->pgn, spec->pgn_length, max_plies, &g->record, p, &out->pgn)) {
+    case GAME_IMPORT_OK: break;
+    case GAME_IMPORT_EPGN: return GAME_SVC_EPGN;
+    case GAME_IMPORT_ECLOCK: return fail(out, GAME_SVC_EINTERNAL, "the imported game does not take the clock");
+    default: return fail(out, GAME_SVC_EINTERNAL, "out of memory");
+    }
+    g->moves = p->moves.data ? p->moves.data : "";
+    g->moves_length = p->moves.length;
+    change->op = STORE_LINE_SET;
+    change->line = g->moves;
+    change->line_length = g->moves_length;
+    change->history = p->history.data ? p->history.data : "";
+    change->history_length = p->history.length;
+    return GAME_SVC_OK;
+}
+
+static bool id_in_slot(const char *id, void *slot) { return store_id_slot(id) == *(unsigned *)slot; }
+
+/* A creation under an Idempotency-Key writes its game and the key's record in
+ * one step, so on a Redis Cluster both must live in one hash slot: the new
+ * id is drawn in the record's slot (store.h). */
+static game_svc_status_t id_for_key(const idem_t *idem, game_svc_game_t *g, game_svc_result_t *out)
+{
+    if (!idem->key)
+        return GAME_SVC_OK;
+    unsigned slot = store_idempotency_slot(idem->scope, idem->key);
+    if (!tokens_new_id_where(g->record.id, id_in_slot, &slot))
+        return fail(out, GAME_SVC_EINTERNAL, "no randomness for an id");
+    return GAME_SVC_OK;
+}
+
+game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_request_t *rq,
+                                  const game_svc_new_t *spec, game_svc_result_t *out)
+{
+    idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
+    snprintf(idem.scope, sizeof idem.scope, "%s", creation_scope);
+    game_svc_game_t g;
+    memset(&g, 0, sizeof g);
+    char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
+    const char *const token_list[COLOR_COUNT] = { tokens[WHITE], tokens[BLACK] };
+    change_t change = { .op = STORE_LINE_KEEP };
+    game_import_t *imported = spec->pgn ? calloc(1, sizeof *imported) : NULL; /* a game_t and two buffers */
+    game_svc_status_t status = spec->pgn && !imported ? fail(out, GAME_SVC_EINTERNAL, "out of memory")
+                                                      : new_game(spec, &g, tokens, out);
+    if (status == GAME_SVC_OK && imported)
+        status = import_pgn(c, spec, &g, imported, &change, out);
+    if (status == GAME_SVC_OK)
+        status = id_for_key(&idem, &g, out);
+    if (status == GAME_SVC_OK) {
+        writer_t w = { .idem = &idem, .rq = rq, .tokens = token_list };
+        (void)game_save(c, &g, 0, &change, &w, &status, out);
+    }
+    game_import_free(imported);
+    free(imported);
+    game_svc_game_free(&g);
+    return status;
+}
+
+/* --- the event hub's reads --- */
+
+static void event_meta(const game_svc_game_t *g, const char *type, game_event_meta_t *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    meta->version = g->record.version;
+    meta->ended = game_is_over(&g->record.game);
+    meta->at_ms = g->now_ms;
+    meta->deadline_ms = game_flag_deadline(&g->record.game);
+    snprintf(meta->type, sizeof meta->type, "%s", type);
+}
+
+game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
+                                    game_event_meta_t *meta)
+{
+    game_svc_game_t g;
+    game_svc_result_t result = { 0 };
+    game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
+    if (status == GAME_SVC_OK) {
+        size_t length = 0;
+        char *json = game_json_game(&g.record, g.moves, g.moves_length, g.now_ms, GAME_JSON_EVENT, NULL, &length);
+        event_meta(&g, "game", meta);
+        if (json)
+            buf_append(out, json, length);
+        else
+            status = GAME_SVC_EINTERNAL;
+        free(json);
+    }
+    game_svc_result_free(&result);
+    game_svc_game_free(&g);
+    return status;
+}
+
+game_svc_status_t game_svc_check_flag(const game_svc_config_t *c, const char *id, game_event_meta_t *meta)
+{
+    game_svc_game_t g;
+    game_svc_result_t result = { 0 };
+    game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_CHANGE, &g, &result);
+    if (status == GAME_SVC_OK)
+        event_meta(&g, "change", meta);
+    game_svc_result_free(&result);
+    game_svc_game_free(&g);
+    return status;
+}

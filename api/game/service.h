@@ -1,0 +1,206 @@
+/* The game service: a game's load (the cache's copy when it can serve),
+ * every change as one compare-and-set write that keeps the answer for the
+ * caller's Idempotency-Key and publishes the change's event, the settling of
+ * a write whose outcome the store could not report, the record of a fallen
+ * flag on any read (Redis's clock decides), a new game (from values or a
+ * PGN), and the reads the event hub makes. It knows rules/, store/ and its
+ * api/game/ siblings; it never writes an HTTP answer: each call returns a
+ * game_svc_status_t, with the details in a caller's game_svc_result_t. */
+#ifndef CHESSD_API_GAME_SERVICE_H
+#define CHESSD_API_GAME_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../rules/game.h"
+#include "../../rules/pgn_read.h"
+#include "../../store/game_record.h"
+#include "../../store/store.h"
+#include "../http/buf.h"
+#include "game_events.h"
+#include "idempotency.h"
+
+/* What the service counts, for the caller's metrics (each may be NULL). */
+typedef struct {
+    void (*move_applied)(void);
+    void (*version_conflict)(void);
+    void (*store_full)(void);      /* a write refused: the store is full */
+    void (*outcome_unknown)(void); /* a write whose outcome is not known */
+} game_svc_counters_t;
+
+/* The settings the service runs with (built by the caller from its own). */
+typedef struct game_svc_config {
+    struct store *store;
+    const game_svc_counters_t *counters; /* NULL: nothing is counted */
+    unsigned max_game_plies;
+    unsigned active_game_ttl_seconds;   /* an active game expires this long after its last change; 0: never */
+    unsigned finished_game_ttl_seconds; /* a finished one this long after its end; 0: never */
+    unsigned idempotency_ttl_seconds;   /* of a kept answer */
+    unsigned game_cache_slots;          /* of the game cache (game_cache.h), on first use */
+} game_svc_config_t;
+
+typedef enum {
+    GAME_SVC_OK = 0,
+    GAME_SVC_REPLAY,                 /* a retry: the answer is the one kept for its key */
+    GAME_SVC_ENOT_FOUND,             /* no game has this id */
+    GAME_SVC_EUNAVAILABLE,           /* the store cannot be reached (nothing was changed) */
+    GAME_SVC_EFULL,                  /* the store is out of memory (nothing was changed) */
+    GAME_SVC_EUNKNOWN,               /* the write was sent, no answer came: it may have been made */
+    GAME_SVC_ESTORE,                 /* the store answered something unexpected */
+    GAME_SVC_EBAD_RECORD,            /* the stored game cannot be read */
+    GAME_SVC_EBUSY,                  /* the game changed meanwhile too often: retry (detail) */
+    GAME_SVC_EUNAUTHORIZED,          /* no player token */
+    GAME_SVC_EFORBIDDEN,             /* the token is not a player's of this game */
+    GAME_SVC_EPRECONDITION_REQUIRED, /* a change names no version */
+    GAME_SVC_ECONFLICT,              /* the game is not at the version named (current_version, expected_version) */
+    GAME_SVC_EPRECONDITION,          /* If-Match names other versions (detail, current_version) */
+    GAME_SVC_ETIMED_OUT,             /* the flag fell before the change: the game is over on time (detail) */
+    GAME_SVC_EREFUSED,               /* rules/ refuses the change (refusal; an illegal move: move_*) */
+    GAME_SVC_EINVALID,               /* a value of the change is invalid (detail: the caller's sentence) */
+    GAME_SVC_EKEY_REUSED,            /* the Idempotency-Key came with another request */
+    GAME_SVC_EPGN,                   /* the creation's PGN cannot be read or played (pgn) */
+    GAME_SVC_EINTERNAL,              /* out of memory, no randomness... (detail) */
+    GAME_SVC_STATUS_COUNT
+} game_svc_status_t;
+
+enum { GAME_SVC_DETAIL_SIZE = 256 };
+
+/* What a call came to besides its status. The caller owns it: zero it
+ * before the call, game_svc_result_free() after. */
+typedef struct {
+    char detail[GAME_SVC_DETAIL_SIZE];
+    uint64_t current_version, expected_version; /* ECONFLICT; EPRECONDITION: current_version */
+    game_status_t refusal;                      /* EREFUSED */
+    game_takeback_t takeback;                   /* EREFUSED: the game's takeback policy */
+    /* EREFUSED with GAME_EILLEGAL_MOVE: the rules' reason and explanation,
+     * the move's text (the caller's), its index and the position's FEN. */
+    legality_reason_t move_reason;
+    char move_message[200];
+    const char *move_text;
+    int move_index;
+    char move_fen[FEN_BUFFER_SIZE];
+    pgn_read_error_t pgn; /* EPGN */
+    /* OK and REPLAY of a write: the answer as it is kept for a retry. */
+    unsigned answer_status;
+    uint64_t version;
+    char location[IDEM_LOCATION_SIZE];
+    char *body; /* malloc'd; the caller may take it (then set it NULL) */
+    size_t body_length;
+} game_svc_result_t;
+
+/* Frees what r holds and zeroes it. */
+void game_svc_result_free(game_svc_result_t *r);
+
+/* A game as loaded. A game of the first format is converted: its move list
+ * and history are made here, and its next write stores them whole. Free
+ * with game_svc_game_free (also after a failed call). */
+typedef struct {
+    game_record_t record;
+    store_game_t stored;
+    const char *moves; /* the move list ("uci:san" entries): full loads, converted games, imports */
+    size_t moves_length;
+    bool legacy;
+    char *legacy_moves, *legacy_history;
+    size_t legacy_history_length;
+    int64_t now_ms; /* Redis's clock when loaded (0: a cached copy, or not read yet) */
+} game_svc_game_t;
+
+void game_svc_game_free(game_svc_game_t *g);
+
+/* Loads game id for a read (what: in full, or its state), recording a
+ * fallen flag first (then *g is the ended game). */
+game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g,
+                                game_svc_result_t *out);
+
+/* Keeps a copy of a game just read in the game cache (untimed games of
+ * the current format only: a timed one is always read for Redis's clock). */
+void game_svc_keep(const game_svc_config_t *c, const game_svc_game_t *g);
+
+/* A write request: its Idempotency-Key (NULL: none) with the request's
+ * fingerprint (idem_fingerprint), whether its answer lists legal moves,
+ * and what a retry is answered with besides the body: answer_status, and a
+ * creation's location (location_prefix followed by the new id; NULL: none). */
+typedef struct {
+    const char *key;
+    const char *fingerprint;
+    bool legal_moves;
+    unsigned answer_status;
+    const char *location_prefix;
+} game_svc_request_t;
+
+/* The version a change is made against: expected_version (given, and
+ * invalid: the sentence refusing it) and/or If-Match (RFC 9110: "*" or a
+ * list of entity tags, compared strongly; NULL: none). Every one given must
+ * name the current version. */
+typedef struct {
+    bool given;
+    uint64_t expected;
+    const char *invalid;
+    const char *if_match;
+} game_svc_version_t;
+
+typedef enum {
+    GAME_SVC_MOVE = 0,
+    GAME_SVC_UNDO,
+    GAME_SVC_RESIGN,
+    GAME_SVC_ABORT,
+    GAME_SVC_DRAW,
+    GAME_SVC_TAKEBACK,
+    GAME_SVC_ACTION_COUNT
+} game_svc_action_kind_t;
+
+/* A change: a move (its UCI or SAN text), an undo, a resignation, an abort,
+ * a draw action (game_draw_action_t) or a takeback action
+ * (game_takeback_action_t). invalid, when set, is the sentence refusing the
+ * request's values (GAME_SVC_EINVALID), said once the game is found ready
+ * for a change. */
+typedef struct {
+    game_svc_action_kind_t kind;
+    const char *move;
+    int action;
+    const char *invalid;
+} game_svc_action_t;
+
+/* Makes a change to game id for the holder of token (NULL: none given), as
+ * one compare-and-set; on a copy from the cache first, judged again on the
+ * stored game when refused or redone. The answer (GameChange) is in out. */
+game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, const char *token,
+                                  const game_svc_request_t *rq, const game_svc_version_t *version,
+                                  const game_svc_action_t *action, game_svc_result_t *out);
+
+/* A new game: its players' names ("" : none), start, clock and takeback
+ * policy (within the rules' bounds), and the text of one PGN game (NULL:
+ * none) whose tags and mainline set the start, the moves, the names not
+ * given and the ending. */
+typedef struct {
+    char names[COLOR_COUNT][GAME_NAME_MAX + 1];
+    position_t start;
+    int64_t initial_ms, increment_ms;
+    game_takeback_t takeback;
+    const char *pgn;
+    size_t pgn_length;
+} game_svc_new_t;
+
+/* GAME_SVC_REPLAY (out: the kept answer) when a creation's key has one,
+ * GAME_SVC_OK when it has none (or no key is given), else why it cannot be told. */
+game_svc_status_t game_svc_created_before(const game_svc_config_t *c, const game_svc_request_t *rq,
+                                          game_svc_result_t *out);
+
+/* Creates a game; the answer (the Game with both tokens) is in out. */
+game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_request_t *rq,
+                                  const game_svc_new_t *spec, game_svc_result_t *out);
+
+/* For the event hub (any thread): appends the whole game as an event
+ * object ({"type": "game", ...}: the Game without tokens or legal moves) to
+ * out and fills meta (type "game"), a fallen flag recorded first. */
+game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
+                                    game_event_meta_t *meta);
+
+/* Records the end of game id on time when its flag has fallen by Redis's
+ * clock (the write publishes its "timeout" event); *meta is the game's
+ * state after (type "change"), so a caller whose timer fired early can arm
+ * it again. */
+game_svc_status_t game_svc_check_flag(const game_svc_config_t *c, const char *id, game_event_meta_t *meta);
+
+#endif

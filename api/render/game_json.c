@@ -1,0 +1,171 @@
+/* The Game and GameChange objects (game_json.h). Once a game is over its
+ * position's status, result and draw_reason are the game's (a resigned
+ * game's position says "resigned", not "active"); the clock figures are
+ * computed for the instant given, so every answer tells the time it was made
+ * at ("at_ms"). */
+#include "game_json.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../http/jsonw.h"
+#include "position_json.h"
+
+
+static void iso_time(int64_t ms, char *buf, size_t size)
+{
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
+}
+
+static void write_time(jsonw_t *w, const char *key, int64_t ms)
+{
+    char when[40];
+    iso_time(ms, when, sizeof when);
+    jsonw_kv_string(w, key, when);
+}
+
+static void write_optional(jsonw_t *w, const char *key, bool present, const char *value)
+{
+    jsonw_key(w, key);
+    if (present)
+        jsonw_string(w, value);
+    else
+        jsonw_null(w);
+}
+
+/* The clock as of now_ms (Unix ms, Redis's clock), or null for an untimed game. */
+static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
+{
+    jsonw_key(w, "clock");
+    if (!game_is_timed(g)) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_object_begin(w);
+    jsonw_kv_int(w, "initial_ms", (long long)g->clock.initial_ms);
+    jsonw_kv_int(w, "increment_ms", (long long)g->clock.increment_ms);
+    jsonw_kv_int(w, "white_ms", (long long)game_clock_remaining(g, WHITE, now_ms));
+    jsonw_kv_int(w, "black_ms", (long long)game_clock_remaining(g, BLACK, now_ms));
+    write_optional(w, "running", game_clock_running(g), color_name(g->pos.side_to_move));
+    jsonw_kv_int(w, "at_ms", (long long)now_ms);
+    jsonw_object_end(w);
+}
+
+/* The position, the game's ending, offers and clock, common to both objects. */
+static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
+{
+    position_json_ending_t ending = {
+        game_state_name(g->state), game_result_name(g->result),
+        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+    };
+    jsonw_key(w, "position");
+    position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
+    jsonw_kv_string(w, "status", game_state_name(g->state));
+    jsonw_kv_string(w, "result", game_result_name(g->result));
+    write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
+    write_optional(w, "draw_offer", g->draw_offer != GAME_OFFER_NONE, game_offer_name(g->draw_offer));
+    jsonw_kv_string(w, "takeback", game_takeback_name(g->takeback));
+    write_optional(w, "takeback_offer", g->takeback_offer != GAME_OFFER_NONE, game_offer_name(g->takeback_offer));
+    write_clock(w, g, now_ms);
+}
+
+/* The moves of a move list as [{uci, san}] (the list is well formed). */
+static void write_moves(jsonw_t *w, const char *line, size_t length)
+{
+    jsonw_key(w, "moves");
+    jsonw_array_begin(w);
+    for (const char *p = line, *end = line + length; p < end;) {
+        const char *stop = memchr(p, ' ', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        const char *colon = memchr(p, ':', (size_t)(stop - p));
+        jsonw_object_begin(w);
+        jsonw_key(w, "uci");
+        jsonw_string_len(w, p, (size_t)(colon - p));
+        jsonw_key(w, "san");
+        jsonw_string_len(w, colon + 1, (size_t)(stop - colon - 1));
+        jsonw_object_end(w);
+        p = stop < end ? stop + 1 : end;
+    }
+    jsonw_array_end(w);
+}
+
+/* "chess960_position": the Scharnagl number of a Chess960 game's initial
+ * position when it is one of the 960 starts, else null. Read from the
+ * initial position, so every stored game has it, whatever its record's age. */
+static void write_chess960_position(jsonw_t *w, const position_t *initial)
+{
+    int number = initial->chess960 ? chess960_number(initial) : -1;
+    if (number >= 0)
+        jsonw_kv_int(w, "chess960_position", number);
+    else
+        jsonw_kv_null(w, "chess960_position");
+}
+
+char *game_json_game(const game_record_t *r, const char *moves, size_t moves_length, int64_t now_ms, unsigned flags,
+                     const char *const tokens[COLOR_COUNT], size_t *length)
+{
+    char fen[FEN_BUFFER_SIZE];
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    if (flags & GAME_JSON_EVENT)
+        jsonw_kv_string(&w, "type", "game");
+    jsonw_kv_string(&w, "id", r->id);
+    jsonw_kv_int(&w, "version", (long long)r->version);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        jsonw_key(&w, color_name((color_t)c));
+        jsonw_object_begin(&w);
+        write_optional(&w, "name", r->players[c].name[0] != '\0', r->players[c].name);
+        jsonw_object_end(&w);
+    }
+    jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    write_chess960_position(&w, &r->game.initial);
+    jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
+    write_moves(&w, moves ? moves : "", moves ? moves_length : 0);
+    write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms);
+    write_time(&w, "created_at", r->created_at_ms);
+    write_time(&w, "updated_at", r->updated_at_ms);
+    if (tokens) {
+        jsonw_key(&w, "tokens");
+        jsonw_object_begin(&w);
+        jsonw_kv_string(&w, "white", tokens[WHITE]);
+        jsonw_kv_string(&w, "black", tokens[BLACK]);
+        jsonw_object_end(&w);
+    }
+    jsonw_object_end(&w);
+    return jsonw_finish(&w, length);
+}
+
+char *game_json_change(const game_record_t *r, const game_played_t *played, const char *event, unsigned flags,
+                       int64_t now_ms, size_t *length)
+{
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    if (flags & GAME_JSON_EVENT) {
+        jsonw_kv_string(&w, "type", "change");
+        jsonw_kv_string(&w, "event", event);
+    }
+    jsonw_kv_string(&w, "id", r->id);
+    jsonw_kv_int(&w, "version", (long long)r->version);
+    jsonw_key(&w, "move");
+    if (played) {
+        jsonw_object_begin(&w);
+        jsonw_kv_string(&w, "uci", played->uci);
+        jsonw_kv_string(&w, "san", played->san);
+        jsonw_object_end(&w);
+    } else {
+        jsonw_null(&w);
+    }
+    jsonw_kv_int(&w, "move_count", r->game.ply_count);
+    write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms);
+    write_time(&w, "updated_at", r->updated_at_ms);
+    jsonw_object_end(&w);
+    return jsonw_finish(&w, length);
+}

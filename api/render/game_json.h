@@ -1,0 +1,34 @@
+/* The JSON of a stored game (render layer): the Game object (the record, its
+ * move list, the clock as of a given instant, tokens only in a creation's
+ * answer) and the GameChange object (a change's new version and state). Both
+ * also come as the events streams carry ({"type": "game"} and {"type":
+ * "change", "event": ...}). Knows rules/ values and the record, no HTTP.
+ * Every function returns malloc'd text the caller frees, NULL when out of memory. */
+#ifndef CHESSD_API_RENDER_GAME_JSON_H
+#define CHESSD_API_RENDER_GAME_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../rules/game.h"
+#include "../../store/game_record.h"
+
+enum {
+    GAME_JSON_LEGAL_MOVES = 1, /* the position lists its legal moves (an active game only) */
+    GAME_JSON_EVENT = 2,       /* as an event: with "type" (and a change's "event") */
+};
+
+/* The Game object of r with its move list (moves_length bytes of
+ * "uci:san" entries split by spaces, well formed; NULL: none), the clock as
+ * of now_ms (Unix ms, Redis's clock), and when tokens is not NULL the two
+ * player tokens (white, black). */
+char *game_json_game(const game_record_t *r, const char *moves, size_t moves_length, int64_t now_ms, unsigned flags,
+                     const char *const tokens[COLOR_COUNT], size_t *length);
+
+/* The GameChange object of r after a change: the move played (NULL: none),
+ * the new state; event names the change ("move", "resign"...) and is
+ * written with GAME_JSON_EVENT only. No move list. */
+char *game_json_change(const game_record_t *r, const game_played_t *played, const char *event, unsigned flags,
+                       int64_t now_ms, size_t *length);
+
+#endif

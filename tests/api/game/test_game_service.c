@@ -1,0 +1,433 @@
+/* Tests for api/game/service.c through its own API (no HTTP), against a
+ * real, private redis-server (see redis_server.h): a created game reads
+ * back; a change names the version it was made against, and a stale one is
+ * a conflict that writes nothing; tokens decide who may change a game; a
+ * retry with its Idempotency-Key gets the first answer; resignation and
+ * abort end the game (abort only before both have moved); a flag that has
+ * fallen by Redis's clock is recorded by the next read, refuses a change
+ * made after it, and is found by the hub's flag check. The suite fails (it
+ * does not skip) when redis-server cannot be started. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../../api/game/idempotency.h"
+#include "../../../api/game/service.h"
+#include "../../../api/game/tokens.h"
+#include "../../../store/store.h"
+#include "../../support/redis_server.h"
+#include "../../support/tests.h"
+
+enum { TIMEOUT_MS = 1000 };
+
+static redis_server_t server;
+static game_svc_config_t service;
+static struct sigaction saved_sigpipe_action;
+
+static int suite_init(void)
+{
+    struct sigaction ignore = { .sa_handler = SIG_IGN };
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &saved_sigpipe_action);
+    if (!tokens_ready())
+        tokens_init("game service suite secret: 32 bytes and more, for tokens");
+    if (!tokens_ready())
+        return 1;
+    redis_server_init(&server);
+    if (!redis_server_start(&server)) {
+        fprintf(stderr, "\ngame service suite: cannot start a private redis-server: %s\n", server.error);
+        return 1;
+    }
+    char url[64];
+    redis_server_url(&server, url, sizeof url);
+    service = (game_svc_config_t){ .store = redis_server_open_store(url, TIMEOUT_MS), .max_game_plies = 600,
+                                   .idempotency_ttl_seconds = 60, .game_cache_slots = 64 };
+    if (!service.store) {
+        redis_server_stop(&server);
+        return 1;
+    }
+    return 0;
+}
+
+static int suite_cleanup(void)
+{
+    store_close(service.store);
+    service.store = NULL;
+    redis_server_stop(&server);
+    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
+    return 0;
+}
+
+/* A created game: its id and the players' tokens. */
+typedef struct {
+    char id[TOKENS_ID_SIZE];
+    char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
+} created_t;
+
+/* Creates a game from the standard start (initial_ms 0: untimed); CU-asserts it worked. */
+static bool create(int64_t initial_ms, created_t *game)
+{
+    game_svc_new_t *spec = calloc(1, sizeof *spec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
+    char message[200];
+    CU_ASSERT_EQUAL_FATAL(fen_parse(FEN_START, strlen(FEN_START), 0, &spec->start, message, sizeof message), FEN_OK);
+    spec->initial_ms = initial_ms;
+    spec->takeback = GAME_TAKEBACK_FREE;
+    game_svc_request_t rq = { .answer_status = 201, .location_prefix = "/games/" };
+    game_svc_result_t out = { 0 };
+    game_svc_status_t status = game_svc_create(&service, &rq, spec, &out);
+    free(spec);
+    CU_ASSERT_EQUAL(status, GAME_SVC_OK);
+    CU_ASSERT_EQUAL(out.answer_status, 201);
+    CU_ASSERT_EQUAL(out.version, 1);
+    cJSON *root = out.body ? cJSON_ParseWithLength(out.body, out.body_length) : NULL;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
+    const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(root, "tokens");
+    const cJSON *white = cJSON_GetObjectItemCaseSensitive(tokens, "white");
+    const cJSON *black = cJSON_GetObjectItemCaseSensitive(tokens, "black");
+    bool ok = cJSON_IsString(id) && cJSON_IsString(white) && cJSON_IsString(black)
+              && strlen(id->valuestring) < sizeof game->id && strlen(white->valuestring) < TOKENS_TOKEN_SIZE
+              && strlen(black->valuestring) < TOKENS_TOKEN_SIZE;
+    CU_ASSERT_TRUE(ok);
+    if (ok) {
+        snprintf(game->id, sizeof game->id, "%s", id->valuestring);
+        snprintf(game->tokens[WHITE], TOKENS_TOKEN_SIZE, "%s", white->valuestring);
+        snprintf(game->tokens[BLACK], TOKENS_TOKEN_SIZE, "%s", black->valuestring);
+        char location[64];
+        snprintf(location, sizeof location, "/games/%s", game->id);
+        CU_ASSERT_STRING_EQUAL(out.location, location);
+    }
+    cJSON_Delete(root);
+    game_svc_result_free(&out);
+    return ok;
+}
+
+/* A change (kind, move text or action) by token at expected version
+ * (0: none named); out is the caller's to free. */
+static game_svc_status_t change(const created_t *game, const char *token, uint64_t expected,
+                                game_svc_action_kind_t kind, const char *move, game_svc_result_t *out)
+{
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t version = { .given = expected > 0, .expected = expected };
+    game_svc_action_t action = { .kind = kind, .move = move };
+    memset(out, 0, sizeof *out);
+    return game_svc_change(&service, game->id, token, &rq, &version, &action, out);
+}
+
+/* The same, the result dropped. */
+static game_svc_status_t change_status(const created_t *game, color_t who, uint64_t expected,
+                                       game_svc_action_kind_t kind, const char *move)
+{
+    game_svc_result_t out;
+    game_svc_status_t status = change(game, game->tokens[who], expected, kind, move, &out);
+    game_svc_result_free(&out);
+    return status;
+}
+
+/* Reads game id in full; CU-asserts it reads. */
+static bool read_game(const char *id, game_svc_game_t *g)
+{
+    game_svc_result_t out = { 0 };
+    game_svc_status_t status = game_svc_read(&service, id, STORE_LOAD_FULL, g, &out);
+    game_svc_result_free(&out);
+    CU_ASSERT_EQUAL(status, GAME_SVC_OK);
+    return status == GAME_SVC_OK;
+}
+
+static void test_a_created_game_reads_back_at_version_1_from_the_start(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.version, 1);
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_ACTIVE);
+        CU_ASSERT_EQUAL(g.record.game.ply_count, 0);
+        CU_ASSERT_STRING_EQUAL(g.record.id, game.id);
+        CU_ASSERT_EQUAL(g.moves_length, 0);
+    }
+    game_svc_game_free(&g);
+}
+
+static void test_an_unknown_or_malformed_id_is_not_found(void)
+{
+    game_svc_game_t g;
+    game_svc_result_t out = { 0 };
+    CU_ASSERT_EQUAL(game_svc_read(&service, "AAAAAAAAAAAAAAAA", STORE_LOAD_FULL, &g, &out), GAME_SVC_ENOT_FOUND);
+    game_svc_game_free(&g);
+    CU_ASSERT_EQUAL(game_svc_read(&service, "not an id", STORE_LOAD_FULL, &g, &out), GAME_SVC_ENOT_FOUND);
+    game_svc_game_free(&g);
+    created_t missing = { .id = "AAAAAAAAAAAAAAAB" };
+    CU_ASSERT_EQUAL(change(&missing, "token", 1, GAME_SVC_MOVE, "e4", &out), GAME_SVC_ENOT_FOUND);
+    game_svc_result_free(&out);
+}
+
+static void test_a_move_at_the_current_version_is_written_and_a_stale_version_conflicts(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&game, game.tokens[WHITE], 1, GAME_SVC_MOVE, "e4", &out), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(out.version, 2);
+    CU_ASSERT_PTR_NOT_NULL(out.body ? strstr(out.body, "\"san\":\"e4\"") : NULL);
+    game_svc_result_free(&out);
+    /* Black answers as of version 1: the game is at 2, nothing is written. */
+    CU_ASSERT_EQUAL(change(&game, game.tokens[BLACK], 1, GAME_SVC_MOVE, "e5", &out), GAME_SVC_ECONFLICT);
+    CU_ASSERT_EQUAL(out.current_version, 2);
+    CU_ASSERT_EQUAL(out.expected_version, 1);
+    game_svc_result_free(&out);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.version, 2);
+        CU_ASSERT_EQUAL(g.record.game.ply_count, 1);
+        CU_ASSERT_EQUAL(g.moves_length, strlen("e2e4:e4"));
+    }
+    game_svc_game_free(&g);
+    CU_ASSERT_EQUAL(change_status(&game, BLACK, 2, GAME_SVC_MOVE, "e5"), GAME_SVC_OK);
+}
+
+static void test_a_change_without_a_version_or_with_a_stale_if_match_is_refused(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_EQUAL(change_status(&game, WHITE, 0, GAME_SVC_MOVE, "e4"), GAME_SVC_EPRECONDITION_REQUIRED);
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t version = { .if_match = "\"7\"" };
+    game_svc_action_t action = { .kind = GAME_SVC_MOVE, .move = "e4" };
+    game_svc_result_t out = { 0 };
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &out),
+                    GAME_SVC_EPRECONDITION);
+    CU_ASSERT_EQUAL(out.current_version, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out.detail, "\"1\""));
+    game_svc_result_free(&out);
+    version.if_match = "\"1\"";
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &out),
+                    GAME_SVC_OK);
+    game_svc_result_free(&out);
+}
+
+static void test_only_the_players_tokens_may_change_a_game_and_only_on_their_turn(void)
+{
+    created_t game, other;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_TRUE_FATAL(create(0, &other));
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&game, NULL, 1, GAME_SVC_MOVE, "e4", &out), GAME_SVC_EUNAUTHORIZED);
+    game_svc_result_free(&out);
+    CU_ASSERT_EQUAL(change(&game, other.tokens[WHITE], 1, GAME_SVC_MOVE, "e4", &out), GAME_SVC_EFORBIDDEN);
+    game_svc_result_free(&out);
+    CU_ASSERT_EQUAL(change(&game, game.tokens[BLACK], 1, GAME_SVC_MOVE, "e5", &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_ENOT_YOUR_TURN);
+    game_svc_result_free(&out);
+}
+
+static void test_an_illegal_move_is_refused_with_its_reason_index_and_position(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&game, game.tokens[WHITE], 1, GAME_SVC_MOVE, "e5", &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_EILLEGAL_MOVE);
+    CU_ASSERT_EQUAL(out.move_index, 0);
+    CU_ASSERT_STRING_EQUAL(out.move_text, "e5");
+    CU_ASSERT_STRING_EQUAL(out.move_fen, FEN_START);
+    CU_ASSERT_NOT_EQUAL(out.move_message[0], '\0');
+    game_svc_result_free(&out);
+}
+
+static void test_invalid_request_values_are_refused_with_the_callers_sentence(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t version = { .given = true, .expected = 1 };
+    game_svc_action_t action = { .kind = GAME_SVC_DRAW, .action = -1, .invalid = "'action' is wrong" };
+    game_svc_result_t out = { 0 };
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &out),
+                    GAME_SVC_EINVALID);
+    CU_ASSERT_STRING_EQUAL(out.detail, "'action' is wrong");
+    game_svc_result_free(&out);
+}
+
+static void test_a_retry_with_its_key_gets_the_first_answer_and_another_request_is_refused(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    char print_a[IDEM_FINGERPRINT_SIZE], print_b[IDEM_FINGERPRINT_SIZE];
+    CU_ASSERT_TRUE_FATAL(idem_fingerprint("POST", "/a", "", 0, NULL, "{}", 2, print_a));
+    CU_ASSERT_TRUE_FATAL(idem_fingerprint("POST", "/b", "", 0, NULL, "{}", 2, print_b));
+    game_svc_request_t rq = { .key = "retry-1", .fingerprint = print_a, .answer_status = 200 };
+    game_svc_version_t version = { .given = true, .expected = 1 };
+    game_svc_action_t action = { .kind = GAME_SVC_MOVE, .move = "d4" };
+    game_svc_result_t first = { 0 }, again = { 0 }, other = { 0 };
+    CU_ASSERT_EQUAL_FATAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &first),
+                          GAME_SVC_OK);
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &again),
+                    GAME_SVC_REPLAY);
+    CU_ASSERT_EQUAL(again.version, 2);
+    CU_ASSERT_EQUAL(again.answer_status, 200);
+    CU_ASSERT_TRUE(again.body && again.body_length == first.body_length
+                   && !memcmp(again.body, first.body, first.body_length));
+    rq.fingerprint = print_b;
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &version, &action, &other),
+                    GAME_SVC_EKEY_REUSED);
+    game_svc_result_free(&first);
+    game_svc_result_free(&again);
+    game_svc_result_free(&other);
+    game_svc_game_t g;
+    if (read_game(game.id, &g))
+        CU_ASSERT_EQUAL(g.record.version, 2); /* one move written */
+    game_svc_game_free(&g);
+}
+
+static void test_resignation_ends_the_game_and_nothing_changes_it_after(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_EQUAL(change_status(&game, BLACK, 1, GAME_SVC_RESIGN, NULL), GAME_SVC_OK);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_RESIGNED);
+        CU_ASSERT_EQUAL(g.record.game.result, GAME_WHITE_WINS);
+    }
+    game_svc_game_free(&g);
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&game, game.tokens[WHITE], 2, GAME_SVC_MOVE, "e4", &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_EOVER);
+    game_svc_result_free(&out);
+}
+
+static void test_abort_ends_a_game_before_both_have_moved_and_is_too_late_after(void)
+{
+    created_t early, late;
+    CU_ASSERT_TRUE_FATAL(create(0, &early));
+    CU_ASSERT_TRUE_FATAL(create(0, &late));
+    CU_ASSERT_EQUAL(change_status(&early, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(change_status(&early, BLACK, 2, GAME_SVC_ABORT, NULL), GAME_SVC_OK);
+    game_svc_game_t g;
+    if (read_game(early.id, &g))
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_ABORTED);
+    game_svc_game_free(&g);
+    CU_ASSERT_EQUAL(change_status(&late, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(change_status(&late, BLACK, 2, GAME_SVC_MOVE, "e5"), GAME_SVC_OK);
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&late, late.tokens[WHITE], 3, GAME_SVC_ABORT, NULL, &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_EABORT_TOO_LATE);
+    game_svc_result_free(&out);
+}
+
+/* A game on a one-second clock whose first two moves are played, so the
+ * clock runs for white from then. */
+static bool running_clock(created_t *game)
+{
+    return create(GAME_CLOCK_INITIAL_MIN, game) && change_status(game, WHITE, 1, GAME_SVC_MOVE, "e4") == GAME_SVC_OK
+           && change_status(game, BLACK, 2, GAME_SVC_MOVE, "e5") == GAME_SVC_OK;
+}
+
+static void test_a_read_after_the_flag_fell_records_the_loss_on_time_once(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(running_clock(&game));
+    usleep((GAME_CLOCK_INITIAL_MIN + 300) * 1000);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_TIMEOUT);
+        CU_ASSERT_EQUAL(g.record.game.result, GAME_BLACK_WINS);
+        CU_ASSERT_EQUAL(g.record.version, 4); /* the fall is a write of its own */
+    }
+    game_svc_game_free(&g);
+    if (read_game(game.id, &g))
+        CU_ASSERT_EQUAL(g.record.version, 4); /* and only one */
+    game_svc_game_free(&g);
+}
+
+static void test_a_change_after_the_flag_fell_is_refused_as_over_on_time(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(running_clock(&game));
+    usleep((GAME_CLOCK_INITIAL_MIN + 300) * 1000);
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(change(&game, game.tokens[WHITE], 3, GAME_SVC_MOVE, "Nf3", &out), GAME_SVC_ETIMED_OUT);
+    game_svc_result_free(&out);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_TIMEOUT);
+        CU_ASSERT_EQUAL(g.record.version, 4); /* the fall recorded, the move not */
+        CU_ASSERT_EQUAL(g.record.game.ply_count, 2);
+    }
+    game_svc_game_free(&g);
+}
+
+static void test_the_hubs_flag_check_and_snapshot_need_no_request(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(running_clock(&game));
+    game_event_meta_t meta;
+    CU_ASSERT_EQUAL(game_svc_check_flag(&service, game.id, &meta), GAME_SVC_OK);
+    CU_ASSERT_FALSE(meta.ended);
+    CU_ASSERT_EQUAL(meta.version, 3);
+    CU_ASSERT_TRUE(meta.deadline_ms > meta.at_ms);
+    CU_ASSERT_STRING_EQUAL(meta.type, "change");
+    usleep((GAME_CLOCK_INITIAL_MIN + 300) * 1000);
+    CU_ASSERT_EQUAL(game_svc_check_flag(&service, game.id, &meta), GAME_SVC_OK);
+    CU_ASSERT_TRUE(meta.ended);
+    CU_ASSERT_EQUAL(meta.version, 4);
+    CU_ASSERT_EQUAL(meta.deadline_ms, 0);
+    buf_t json;
+    buf_init(&json);
+    CU_ASSERT_EQUAL(game_svc_snapshot(&service, game.id, &json, &meta), GAME_SVC_OK);
+    CU_ASSERT_STRING_EQUAL(meta.type, "game");
+    CU_ASSERT_EQUAL(meta.version, 4);
+    cJSON *root = json.data ? cJSON_ParseWithLength(json.data, json.length) : NULL;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
+    CU_ASSERT_TRUE(cJSON_IsString(type) && !strcmp(type->valuestring, "game"));
+    CU_ASSERT_TRUE(cJSON_IsString(status) && !strcmp(status->valuestring, game_state_name(GAME_TIMEOUT)));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(root, "tokens"));
+    cJSON_Delete(root);
+    buf_free(&json);
+    CU_ASSERT_EQUAL(game_svc_check_flag(&service, "AAAAAAAAAAAAAAAC", &meta), GAME_SVC_ENOT_FOUND);
+}
+
+static void test_undo_takes_back_the_callers_last_move_from_the_move_list(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game)); /* takeback policy: free */
+    CU_ASSERT_EQUAL(change_status(&game, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(change_status(&game, BLACK, 2, GAME_SVC_MOVE, "c5"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(change_status(&game, WHITE, 3, GAME_SVC_UNDO, NULL), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(change_status(&game, BLACK, 3, GAME_SVC_UNDO, NULL), GAME_SVC_OK);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.version, 4);
+        CU_ASSERT_EQUAL(g.record.game.ply_count, 1);
+        CU_ASSERT_TRUE(g.moves_length == strlen("e2e4:e4") && !memcmp(g.moves, "e2e4:e4", g.moves_length));
+    }
+    game_svc_game_free(&g);
+}
+
+int test_game_service_register(void)
+{
+    CU_pSuite suite = CU_add_suite("game_service", suite_init, suite_cleanup);
+    if (!suite)
+        return CU_get_error();
+    CU_ADD_TEST(suite, test_a_created_game_reads_back_at_version_1_from_the_start);
+    CU_ADD_TEST(suite, test_an_unknown_or_malformed_id_is_not_found);
+    CU_ADD_TEST(suite, test_a_move_at_the_current_version_is_written_and_a_stale_version_conflicts);
+    CU_ADD_TEST(suite, test_a_change_without_a_version_or_with_a_stale_if_match_is_refused);
+    CU_ADD_TEST(suite, test_only_the_players_tokens_may_change_a_game_and_only_on_their_turn);
+    CU_ADD_TEST(suite, test_an_illegal_move_is_refused_with_its_reason_index_and_position);
+    CU_ADD_TEST(suite, test_invalid_request_values_are_refused_with_the_callers_sentence);
+    CU_ADD_TEST(suite, test_a_retry_with_its_key_gets_the_first_answer_and_another_request_is_refused);
+    CU_ADD_TEST(suite, test_resignation_ends_the_game_and_nothing_changes_it_after);
+    CU_ADD_TEST(suite, test_abort_ends_a_game_before_both_have_moved_and_is_too_late_after);
+    CU_ADD_TEST(suite, test_a_read_after_the_flag_fell_records_the_loss_on_time_once);
+    CU_ADD_TEST(suite, test_a_change_after_the_flag_fell_is_refused_as_over_on_time);
+    CU_ADD_TEST(suite, test_the_hubs_flag_check_and_snapshot_need_no_request);
+    CU_ADD_TEST(suite, test_undo_takes_back_the_callers_last_move_from_the_move_list);
+    return CUE_SUCCESS;
+}
