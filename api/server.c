@@ -316,11 +316,15 @@ int server_run(const config_t *cfg)
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
     srv.app = (app_t){ .config = cfg, .store = srv.store };
     metrics_init(routes_count(), routes_name);
-    events_config_t events_cfg = { .store = srv.store, .config = cfg, .max_streams = cfg->max_streams,
+    static const events_counters_t hub_counters = { metrics_streams_open, metrics_stream_event, metrics_stream_resync,
+                                                    metrics_stream_stalled, metrics_pubsub_reconnect,
+                                                    metrics_flag_check };
+    events_config_t events_cfg = { .store = srv.store, .counters = &hub_counters, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds,
                                    .stall_seconds = cfg->stream_stall_seconds,
                                    .resync_seconds = cfg->resync_seconds };
+    config_game_service(cfg, srv.store, &events_cfg.games);
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);

@@ -11,7 +11,11 @@
 #     outside api/http/ (the rest of api/, store/, rules/);
 #   - a file outside api/http/ includes <microhttpd.h>;
 #   - a server file (anything in api/ but api/play/ and api/chessd.c, main's
-#     subcommand table) includes or uses api/play/, the terminal client.
+#     subcommand table) includes or uses api/play/, the terminal client;
+#   - a room of api/ uses one above it: api/http/ (the transport) is below
+#     api/render/ (output formats), below api/game/ (the game service), below
+#     api/live/ (the event hub), below the rest of api/ (settings, routes,
+#     handlers, start-up).
 # Files are found, never listed, so new ones are checked as they come. It first
 # runs itself on a small tree with one of each fault, and fails unless all are
 # found: a check that cannot fail would pass silently.
@@ -97,6 +101,21 @@ check_api_rooms() {
     }
     in_play($2) && !in_play($1) && !is_main($1) {
         printf "%s into the terminal client: %s uses %s (%s); no server file knows api/play/\n", kind, $1, $2, $3
+        bad = 1
+    }
+    # The rooms of api/, lowest first; 0 outside api/.
+    function room(path) {
+        if (index(path, "api/") != 1) return 0
+        if (index(path, "api/http/") == 1) return 1
+        if (index(path, "api/render/") == 1) return 2
+        if (index(path, "api/game/") == 1) return 3
+        if (index(path, "api/live/") == 1) return 4
+        if (in_play(path)) return 6
+        return 5
+    }
+    room($1) && room($2) && room($1) < room($2) && !in_play($2) {
+        printf "%s against the rooms: %s uses %s (%s); api/http/ < api/render/ < api/game/ < api/live/ < api/\n",
+            kind, $1, $2, $3
         bad = 1
     }
     END { exit bad }'
@@ -209,7 +228,11 @@ self_test() (
     printf '#include "p.h"\nint p_f(void) { return 3; }\n' >"$dir/api/play/p.c"
     printf '#include <microhttpd.h>\n#include "play/p.h"\nint s_f(void) { return p_f(); }\n' >"$dir/api/s.c"
     printf '#include "play/p.h"\nint s_f(void);\nint s_f(void) { return p_f(); }\n' >"$dir/build/s_for_cc.c"
-    for f in api/a api/b rules/r api/http/t api/play/p; do
+    mkdir -p "$dir/api/render" "$dir/api/game" "$dir/build/api/render" "$dir/build/api/game"
+    printf '#pragma once\nint g_f(void);\n' >"$dir/api/game/g.h"
+    printf '#include "g.h"\nint g_f(void) { return 4; }\n' >"$dir/api/game/g.c"
+    printf '#include "../game/g.h"\nint v_f(void);\nint v_f(void) { return g_f(); }\n' >"$dir/api/render/v.c"
+    for f in api/a api/b rules/r api/http/t api/play/p api/game/g api/render/v; do
         "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
     done
     # s.c as written needs libmicrohttpd's header; its object is what the
@@ -228,7 +251,9 @@ self_test() (
         "link out of the transport: api/http/t.o uses rules/r.o" \
         "include of <microhttpd.h> outside the transport: api/s.c" \
         "include into the terminal client: api/s.c uses api/play/p.h" \
-        "link into the terminal client: api/s.o uses api/play/p.o"; do
+        "link into the terminal client: api/s.o uses api/play/p.o" \
+        "include against the rooms: api/render/v.c uses api/game/g.h" \
+        "link against the rooms: api/render/v.o uses api/game/g.o"; do
         if ! grep -qF "$expect" <<<"$output"; then
             printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
             exit 1
@@ -244,7 +269,7 @@ build=${1:?usage: tests/layering.sh [--check-only] BUILD}
 self_test
 if check_tree "$build"; then
     echo "layering: no include or link cycle; rules/ and store/ use nothing above them; api/http/ uses nothing" \
-        "outside it and alone includes <microhttpd.h>; no server file uses api/play/"
+        "outside it and alone includes <microhttpd.h>; no room of api/ uses one above it; no server file uses api/play/"
 else
     exit 1
 fi

@@ -40,11 +40,9 @@
 
 #include "../../store/store.h"
 #include "../../store/subscriber.h"
-#include "../config.h"
 #include "../game/game_events.h"
 #include "../http/clock.h"
 #include "../game/service.h"
-#include "../metrics.h"
 #include "timers.h"
 
 enum {
@@ -114,6 +112,7 @@ struct events_stream {
     events_format_t format;
     char id[ID_SIZE];
     events_t *hub; /* NULL until attached */
+    bool counted_first; /* the snapshot it was made with is counted (or there was none) */
     events_conn_t conn;
     unsigned char address[EVENTS_ADDRESS_MAX];
     size_t address_length;
@@ -210,6 +209,13 @@ struct events {
     uint64_t rounds_answered; /* of them, answered */
     uint64_t keepalive_round; /* the last PING_US ping's round: lost if unanswered at the next */
 };
+
+/* Tells the caller's counters (events_counters_t) of one event. */
+#define COUNT(h, name, ...)                                                                                            \
+    do {                                                                                                               \
+        if ((h)->cfg.counters && (h)->cfg.counters->name)                                                              \
+            (h)->cfg.counters->name(__VA_ARGS__);                                                                      \
+    } while (0)
 
 static void wake_hub(events_t *h)
 {
@@ -311,8 +317,7 @@ events_stream_t *events_stream_new(events_format_t format, const char *id, uint6
         events_stream_release(s);
         return NULL;
     }
-    if (json)
-        metrics_stream_event();
+    s->counted_first = !json; /* its first event is counted once it is attached to a hub */
     return s;
 }
 
@@ -414,7 +419,7 @@ static void stream_push_event(events_stream_t *s, framed_t *f, bool end)
 {
     const buf_t *frame = framed_for(f, s->format);
     stream_push(s, buf_failed(frame) ? NULL : frame->data, frame->length, end);
-    metrics_stream_event();
+    COUNT(s->hub, stream_event);
 }
 
 /* --- admission --- */
@@ -449,7 +454,7 @@ static void release_locked(events_t *h, const void *address, size_t length)
     }
     if (h->open > 0) {
         h->open--;
-        metrics_streams_open(-1);
+        COUNT(h, streams_open, -1);
     }
 }
 
@@ -471,7 +476,7 @@ events_status_t events_admit(events_t *h, const void *address, size_t length)
         (*p)->length = length;
         (*p)->count++;
         h->open++;
-        metrics_streams_open(1);
+        COUNT(h, streams_open, 1);
     }
     pthread_mutex_unlock(&h->lock);
     return status;
@@ -743,6 +748,10 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     }
     s->hub = h;
     s->conn = *conn;
+    if (!s->counted_first) {
+        s->counted_first = true;
+        COUNT(h, stream_event);
+    }
     s->progress_us = clock_now_us();
     s->address_length = address_length(length);
     memcpy(s->address, address, s->address_length);
@@ -829,7 +838,7 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
                 stream_unhold(s, true); /* its client has seen nothing: this snapshot instead of its first */
             stream_push_event(s, &event, meta->ended);
             s->last_version = meta->version;
-            metrics_stream_resync();
+            COUNT(h, stream_resync);
         } else if (meta->ended) {
             stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
         }
@@ -944,7 +953,7 @@ static void check_stalls(events_t *h, uint64_t now)
                         s->conn.resume(s->conn.arg);
                     }
                     pthread_mutex_unlock(&s->lock);
-                    metrics_stream_stalled();
+                    COUNT(h, stream_stalled);
                 }
             }
         }
@@ -1059,7 +1068,7 @@ static bool connect_subscriber(events_t *h)
     }
     h->sub = sub;
     if (h->ever_connected)
-        metrics_pubsub_reconnect();
+        COUNT(h, pubsub_reconnect);
     h->ever_connected = true;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->ping_due_us = now + PING_US;
@@ -1157,9 +1166,8 @@ static void run_resyncs(events_t *h)
         buf_t json;
         buf_init(&json);
         game_event_meta_t meta;
-        game_svc_config_t games;
-        config_game_service(h->cfg.config, h->cfg.store, &games);
-        game_svc_status_t status = game_svc_snapshot(&games, id, &json, &meta);
+        const game_svc_config_t *games = &h->cfg.games;
+        game_svc_status_t status = game_svc_snapshot(games, id, &json, &meta);
         pthread_mutex_lock(&h->lock);
         if (!t->removed) {
             if (status == GAME_SVC_OK && !buf_failed(&json)) {
@@ -1189,10 +1197,9 @@ static void run_flag_checks(events_t *h)
             return;
         pthread_mutex_unlock(&h->lock);
         game_event_meta_t meta;
-        game_svc_config_t games;
-        config_game_service(h->cfg.config, h->cfg.store, &games);
-        game_svc_status_t status = game_svc_check_flag(&games, id, &meta);
-        metrics_flag_check();
+        const game_svc_config_t *games = &h->cfg.games;
+        game_svc_status_t status = game_svc_check_flag(games, id, &meta);
+        COUNT(h, flag_check);
         pthread_mutex_lock(&h->lock);
         uint64_t now = clock_now_us();
         if (status == GAME_SVC_OK) {

@@ -18,9 +18,9 @@
 
 #include "../http/buf.h"
 #include "../http/httpd.h"
+#include "../game/service.h"
 
 struct store;
-struct config;
 
 typedef struct events events_t;
 typedef struct events_stream events_stream_t;
@@ -35,9 +35,20 @@ typedef enum {
     EVENTS_STATUS_COUNT
 } events_status_t;
 
+/* What the hub counts, for the caller's metrics (each may be NULL). */
+typedef struct {
+    void (*streams_open)(int delta);
+    void (*stream_event)(void);     /* an event queued on a stream */
+    void (*stream_resync)(void);    /* a stream sent a fresh snapshot for a gap */
+    void (*stream_stalled)(void);   /* a stream closed: its client stopped reading */
+    void (*pubsub_reconnect)(void); /* the Pub/Sub connection made again */
+    void (*flag_check)(void);       /* a running clock's flag looked at */
+} events_counters_t;
+
 typedef struct {
     struct store *store;
-    const struct config *config; /* the game side's settings (the TTL of a game ended on time) */
+    game_svc_config_t games; /* the game service as the hub reads and settles games (a fallen flag recorded) */
+    const events_counters_t *counters; /* NULL: nothing counted */
     unsigned max_streams;       /* streams and waiters at once */
     unsigned max_per_address;   /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds; /* between heartbeats on every stream */
