@@ -144,6 +144,7 @@ ifneq ($(SANITIZE),1)
 endif
 	tests/layering.sh $(BUILD)
 	tests/api/http/interpose_guards.sh $(BUILD)
+	tests/make_run_deps.sh
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
@@ -217,3 +218,7 @@ clean:
 
 include k8s/image/image.mk
 include tests/fuzz/fuzz.mk
+
+# Prints a variable's value (tests/make_run_deps.sh reads the package lists).
+print-%:
+	@echo '$($*)'
