@@ -42,7 +42,7 @@
  *   - a libmicrohttpd other than the tested one: chessd refuses to start on
  *     it (mhd_version.c; --allow-untested-libmicrohttpd overrides, warning);
  *   - anything else: the end-to-end strictness tests (tests/e2e/
- *     attacks_http.test.mjs) fail, and at run time server.c's framing
+ *     attacks_http.test.mjs) fail, and at run time httpd.c's framing
  *     backstop counts every request the reader should have refused
  *     (chessd_http_framing_backstop_total in /metrics: 0 while it works). */
 #define _GNU_SOURCE /* syscall */

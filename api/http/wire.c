@@ -208,7 +208,7 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
         if (++e->encodings > 1)
             return "more than one Transfer-Encoding header";
         /* "chunked " too: libmicrohttpd keeps the trailing whitespace, and
-         * server.c's framing check would refuse it past this reader. */
+         * httpd.c's framing check would refuse it past this reader. */
         if (e->value_length > VALUE_KEEP || trailing_space || strcasecmp(value, "chunked"))
             return "only the chunked Transfer-Encoding is accepted";
         e->chunked = true;
@@ -216,7 +216,7 @@ static const char *end_field(entry_t *e, wire_refusal_t *why)
     case FIELD_CONTENT_LENGTH: {
         if (e->value_length > VALUE_KEEP || !*value || strspn(value, "0123456789") != strlen(value))
             return "Content-Length must be a decimal number";
-        /* A second one must be the same text, as server.c's framing check
+        /* A second one must be the same text, as httpd.c's framing check
          * compares them: 2 and 02 are refused here, not past this reader. */
         unsigned digits = (unsigned)strlen(value);
         if (e->lengths && digits != e->length_digits)
