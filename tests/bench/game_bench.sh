@@ -229,9 +229,13 @@ bg_wait() {
 
 # ---------------------------------------------------------------- the script text
 # extract_script NAME: the C string literal(s) after "NAME[] =" up to the ";", with the C
-# escapes \n \t \\ \" \' undone; anything else is refused.
+# escapes \n \t \\ \" \' undone; anything else is refused. Read from the source as
+# the C preprocessor leaves it (the script names its ARGV positions with macros).
+STORE_SRC_EXPANDED=$(${CC:-cc} -E -P -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+    $(pkg-config --cflags hiredis libcjson libssl 2>/dev/null) "$STORE_SRC" 2>/dev/null) ||
+    die "cannot run the C preprocessor on $STORE_SRC"
 extract_script() {
-awk -v name="$1" '
+printf '%s\n' "$STORE_SRC_EXPANDED" | awk -v name="$1" '
     BEGIN { state = 0 }   # 0: before, 1: in the initializer, 2: done
     state == 0 && $0 ~ (name "\\[\\][ \t]*=") { state = 1; sub(".*" name "\\[\\][ \t]*=", "") }
     state == 1 {
@@ -254,7 +258,7 @@ awk -v name="$1" '
         if (bad || state == 2) exit
     }
     END { if (bad || state != 2 || out == "") exit 1; printf "%s", out }
-' "$STORE_SRC"
+'
 }
 extract_script cas_script >"$TMP/cas.lua" || die "cannot extract the cas_script string from $STORE_SRC"
 extract_script load_script >"$TMP/load.lua" || die "cannot extract the load_script string from $STORE_SRC"
