@@ -48,6 +48,7 @@ int main(int argc, char **argv)
         test_timers_register, test_http_client_register, test_position_json_register, test_notation_register,
         test_problem_register, test_ratelimit_register, test_workpool_register, test_acceptor_register,
         test_router_register, test_body_register, test_utf8_register, test_game_cache_register,
+        test_metrics_register,
         test_hex_register,
         test_mhd_version_register,
     };

@@ -54,6 +54,7 @@ int test_router_register(void);
 int test_body_register(void);
 int test_utf8_register(void);
 int test_game_cache_register(void);
+int test_metrics_register(void);
 int test_hex_register(void);
 int test_mhd_version_register(void);
 
