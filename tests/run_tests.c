@@ -50,6 +50,7 @@ int main(int argc, char **argv)
         test_router_register, test_body_register,
         test_hex_register,
         test_mhd_version_register,
+        test_engine_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)
