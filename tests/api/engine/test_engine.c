@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,6 +123,41 @@ static void test_the_handshake_reads_the_engines_name(void)
     engine_t *e = live_engine();
     CU_ASSERT_EQUAL(strncmp(engine_name(e), "Stockfish", 9), 0);
     CU_ASSERT_TRUE(engine_pid(e) > 0);
+}
+
+/* Its own process group, nice +10 (capped at 19), and only 0, 1, 2 open:
+ * the pipes, and /dev/null for stderr. */
+static void test_the_engine_runs_in_its_own_group_niced_with_three_descriptors(void)
+{
+    engine_t *e = live_engine();
+    pid_t pid = engine_pid(e);
+    CU_ASSERT_EQUAL(getpgid(pid), pid);
+    errno = 0;
+    int own = getpriority(PRIO_PROCESS, 0);
+    int child = getpriority(PRIO_PROCESS, (id_t)pid);
+    CU_ASSERT_EQUAL(errno, 0);
+    CU_ASSERT_EQUAL(child, own + 10 > 19 ? 19 : own + 10);
+    char dir[64], link[64], target[128];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int count = 0;
+    for (struct dirent *entry; (entry = readdir(d));) {
+        if (entry->d_name[0] == '.')
+            continue;
+        count++;
+        int fd = atoi(entry->d_name);
+        if (fd > 2)
+            fprintf(stderr, "\nthe engine holds descriptor %d\n", fd);
+        CU_ASSERT_TRUE(fd <= 2);
+    }
+    closedir(d);
+    CU_ASSERT_EQUAL(count, 3);
+    snprintf(link, sizeof link, "/proc/%d/fd/2", (int)pid);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    CU_ASSERT_TRUE_FATAL(n > 0);
+    target[n] = '\0';
+    CU_ASSERT_STRING_EQUAL(target, "/dev/null");
 }
 
 static void test_a_mate_in_one_is_found_with_score_mate_1(void)
@@ -543,6 +580,8 @@ int test_engine_register(void)
         void (*fn)(void);
     } tests[] = {
         {"the handshake reads the engine's name", test_the_handshake_reads_the_engines_name},
+        {"the engine runs in its own group, niced, with three descriptors",
+         test_the_engine_runs_in_its_own_group_niced_with_three_descriptors},
         {"a mate in one is found with score mate 1", test_a_mate_in_one_is_found_with_score_mate_1},
         {"a mate in two is found with score mate 2", test_a_mate_in_two_is_found_with_score_mate_2},
         {"a depth search with one thread is deterministic", test_a_depth_search_with_one_thread_is_deterministic},
