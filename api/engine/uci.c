@@ -136,7 +136,8 @@ static engine_status_t write_command(engine_t *e, const char *text, size_t lengt
                                      size_t err_size)
 {
     if (!engine_command_ok(text, length))
-        return fail(ENGINE_EINVALID, err, err_size, "refused to send a command that is not one line of printable ASCII");
+        return fail(ENGINE_EINVALID, err, err_size,
+                    "refused to send a command that is not one line of printable ASCII");
     if (!engine_alive(e))
         return fail(ENGINE_ECRASHED, err, err_size, "the engine is not running");
     size_t done = 0;
@@ -695,9 +696,10 @@ static engine_status_t note_bestmove(const position_t *pos, const char *line, en
     size_t length;
     const char *t = next_token(&cursor, &length);
     move_t best = t ? read_move(pos, t, length) : MOVE_NONE;
-    if (best == MOVE_NONE)
-        return fail(ENGINE_EGARBAGE, err, err_size, "the engine's bestmove '%.*s' is not legal", t ? (int)(length > 16 ? 16 : length) : 0,
-                    t ? t : "");
+    if (best == MOVE_NONE) {
+        int shown = t ? (int)(length > 16 ? 16 : length) : 0;
+        return fail(ENGINE_EGARBAGE, err, err_size, "the engine's bestmove '%.*s' is not legal", shown, t ? t : "");
+    }
     out->bestmove = best;
     uci_format(pos, best, out->bestmove_uci);
     t = next_token(&cursor, &length);
