@@ -742,7 +742,7 @@ static engine_status_t check_limits(const engine_limits_t *limits, const positio
     return ENGINE_OK;
 }
 
-/* "go" with the limits, into text. */
+/* Writes "go" with the limits. */
 static engine_status_t send_go(engine_t *e, const engine_limits_t *limits, uint64_t deadline, char *err,
                                size_t err_size)
 {
