@@ -13,9 +13,9 @@
 #   - a server file (anything in api/ but api/play/ and api/chessd.c, main's
 #     subcommand table) includes or uses api/play/, the terminal client;
 #   - a room of api/ uses one above it: api/http/ (the transport) is below
-#     api/render/ (output formats), below api/game/ (the game service), below
-#     api/live/ (the event hub), below the rest of api/ (settings, routes,
-#     handlers, start-up).
+#     api/render/ (output formats), below api/engine/ (the UCI driver), below
+#     api/game/ (the game service), below api/live/ (the event hub), below the
+#     rest of api/ (settings, routes, handlers, start-up).
 # Files are found, never listed, so new ones are checked as they come. It first
 # runs itself on a small tree with one of each fault, and fails unless all are
 # found: a check that cannot fail would pass silently.
@@ -108,13 +108,14 @@ check_api_rooms() {
         if (index(path, "api/") != 1) return 0
         if (index(path, "api/http/") == 1) return 1
         if (index(path, "api/render/") == 1) return 2
-        if (index(path, "api/game/") == 1) return 3
-        if (index(path, "api/live/") == 1) return 4
-        if (in_play(path)) return 6
-        return 5
+        if (index(path, "api/engine/") == 1) return 3
+        if (index(path, "api/game/") == 1) return 4
+        if (index(path, "api/live/") == 1) return 5
+        if (in_play(path)) return 7
+        return 6
     }
     room($1) && room($2) && room($1) < room($2) && !in_play($2) {
-        printf "%s against the rooms: %s uses %s (%s); api/http/ < api/render/ < api/game/ < api/live/ < api/\n",
+        printf "%s against the rooms: %s uses %s (%s); api/http/ < api/render/ < api/engine/ < api/game/ < api/live/ < api/\n",
             kind, $1, $2, $3
         bad = 1
     }
@@ -208,8 +209,10 @@ check_tree() {
 
 # A tree with an include cycle (a.h <-> b.h), a link cycle (a.o <-> b.o), a
 # rules/ file that includes api/, a transport file that includes and uses
-# api/ and rules/, a <microhttpd.h> outside the transport, and a server file
-# that includes and uses the terminal client: each must be reported.
+# api/ and rules/, a <microhttpd.h> outside the transport, a server file
+# that includes and uses the terminal client, and output formats (api/render/)
+# that include and use the game service and the UCI driver: each must be
+# reported.
 self_test() (
     script=$(realpath "$0")
     dir=$(mktemp -d)
@@ -232,7 +235,11 @@ self_test() (
     printf '#pragma once\nint g_f(void);\n' >"$dir/api/game/g.h"
     printf '#include "g.h"\nint g_f(void) { return 4; }\n' >"$dir/api/game/g.c"
     printf '#include "../game/g.h"\nint v_f(void);\nint v_f(void) { return g_f(); }\n' >"$dir/api/render/v.c"
-    for f in api/a api/b rules/r api/http/t api/play/p api/game/g api/render/v; do
+    mkdir -p "$dir/api/engine" "$dir/build/api/engine"
+    printf '#pragma once\nint u_f(void);\n' >"$dir/api/engine/u.h"
+    printf '#include "u.h"\nint u_f(void) { return 5; }\n' >"$dir/api/engine/u.c"
+    printf '#include "../engine/u.h"\nint w_f(void);\nint w_f(void) { return u_f(); }\n' >"$dir/api/render/w.c"
+    for f in api/a api/b rules/r api/http/t api/play/p api/game/g api/render/v api/engine/u api/render/w; do
         "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
     done
     # s.c as written needs libmicrohttpd's header; its object is what the
@@ -253,7 +260,9 @@ self_test() (
         "include into the terminal client: api/s.c uses api/play/p.h" \
         "link into the terminal client: api/s.o uses api/play/p.o" \
         "include against the rooms: api/render/v.c uses api/game/g.h" \
-        "link against the rooms: api/render/v.o uses api/game/g.o"; do
+        "link against the rooms: api/render/v.o uses api/game/g.o" \
+        "include against the rooms: api/render/w.c uses api/engine/u.h" \
+        "link against the rooms: api/render/w.o uses api/engine/u.o"; do
         if ! grep -qF "$expect" <<<"$output"; then
             printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
             exit 1
