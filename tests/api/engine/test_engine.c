@@ -290,7 +290,7 @@ static void test_the_deadline_sends_stop_and_the_bestmove_is_kept(void)
     CU_ASSERT_TRUE(r.stopped);
     CU_ASSERT_TRUE(movegen_is_legal(&pos, r.bestmove));
     CU_ASSERT_TRUE(elapsed >= 290);
-    CU_ASSERT_TRUE(elapsed < 300 + STOP_GRACE_MS + 200);
+    CU_ASSERT_TRUE(elapsed < 300 + STOP_GRACE_MS + 2500); /* depth 40 unstopped runs for minutes; slack for a busy machine */
     CU_ASSERT_TRUE(engine_alive(e));
 }
 
@@ -338,7 +338,7 @@ static void test_a_killed_engine_is_crashed_and_restarts(void)
     pid_t pid;
     engine_status_t s = search_with_signal(SIGKILL, 100, 5000, &elapsed, &pid);
     CU_ASSERT_EQUAL(s, ENGINE_ECRASHED);
-    CU_ASSERT_TRUE(elapsed < 1000);
+    CU_ASSERT_TRUE(elapsed < 4000); /* found at once, well before the 5 s deadline (slack for a busy machine) */
     CU_ASSERT_FALSE(engine_alive(engine));
     CU_ASSERT_EQUAL(kill(pid, 0), -1);
     /* a dead engine refuses to search, then restarts and searches */
@@ -359,7 +359,7 @@ static void test_a_stopped_engine_times_out_and_its_group_is_killed(void)
     engine_status_t s = search_with_signal(SIGSTOP, 100, 300, &elapsed, &pid);
     CU_ASSERT_EQUAL(s, ENGINE_ETIMEOUT);
     CU_ASSERT_TRUE(elapsed >= 300 + STOP_GRACE_MS - 10);
-    CU_ASSERT_TRUE(elapsed < 300 + STOP_GRACE_MS + 500);
+    CU_ASSERT_TRUE(elapsed < 300 + STOP_GRACE_MS + 3000); /* a stopped engine never answers: the deadline and the grace, then the kill (slack for a busy machine) */
     CU_ASSERT_FALSE(engine_alive(engine));
     errno = 0;
     CU_ASSERT_EQUAL(kill(pid, 0), -1);
@@ -474,7 +474,7 @@ static void test_an_engine_that_exits_in_the_handshake_does_not_start(void)
     fake = engine_start(&(engine_options_t){.path = path, .handshake_timeout_ms = 200}, &s, err, sizeof err);
     CU_ASSERT_PTR_NULL(fake);
     CU_ASSERT_EQUAL(s, ENGINE_ESTART);
-    CU_ASSERT_TRUE(tests_monotonic_ms() - begin < 1000);
+    CU_ASSERT_TRUE(tests_monotonic_ms() - begin < 4000); /* the 200 ms deadline, not the 5 s the script sleeps */
     engine_free(fake);
     /* and no executable at all */
     fake = engine_start(&(engine_options_t){.path = "/nonexistent/stockfish"}, &s, err, sizeof err);
