@@ -1,6 +1,7 @@
 /* The UCI driver (uci.h): fork+exec of the engine with two close-on-exec
- * pipes, non-blocking reads split into bounded lines by us, every wait a
- * poll() against a deadline. Commands are checked byte by byte before they
+ * pipes, non-blocking reads split into bounded lines by us, every wait
+ * store/sock.h's sock_wait() against a deadline (CLOCK_MONOTONIC ms, the
+ * clock of api/http/clock.h too). Commands are checked byte by byte before they
  * are written (engine_command_ok). On a timeout, a crash or a protocol error
  * the whole process group is killed and reaped, and the engine is dead until
  * engine_restart(). */
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../store/sock.h"
 #include "../http/clock.h"
 
 enum {
@@ -121,16 +123,6 @@ static void engine_kill(engine_t *e)
     e->line_length = e->consumed = 0;
 }
 
-/* Milliseconds left until deadline (0 when passed), for poll(). */
-static int ms_until(uint64_t deadline)
-{
-    uint64_t now = clock_now_ms();
-    if (now >= deadline)
-        return 0;
-    uint64_t left = deadline - now;
-    return left > 1000000 ? 1000000 : (int)left;
-}
-
 /* Writes one command (text must end with its only newline) by the deadline. */
 static engine_status_t write_command(engine_t *e, const char *text, size_t length, uint64_t deadline, char *err,
                                      size_t err_size)
@@ -150,9 +142,7 @@ static engine_status_t write_command(engine_t *e, const char *text, size_t lengt
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = e->to_engine, .events = POLLOUT};
-            int left = ms_until(deadline);
-            if (left == 0 || poll(&p, 1, left) == 0)
+            if (!sock_wait(e->to_engine, POLLOUT, (int64_t)deadline))
                 return fail(ENGINE_ETIMEOUT, err, err_size, "the engine took no input by the deadline");
             continue;
         }
@@ -218,13 +208,8 @@ static read_result_t read_line(engine_t *e, uint64_t deadline, char **line)
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return READ_EOF;
-        struct pollfd p = {.fd = e->from_engine, .events = POLLIN};
-        int left = ms_until(deadline);
-        if (left == 0)
-            return READ_TIMEOUT;
-        int ready = poll(&p, 1, left);
-        if (ready < 0 && errno != EINTR)
-            return READ_EOF;
+        if (!sock_wait(e->from_engine, POLLIN, (int64_t)deadline))
+            return READ_TIMEOUT; /* (a poll() error comes back as true: the next read() reports it) */
     }
 }
 
