@@ -54,12 +54,21 @@ static const router_route_t table[] = {
 
 enum { TABLE_SIZE = sizeof table / sizeof table[0] };
 
+/* A token in the URL ends up in logs: the refusal says where it goes (never
+ * echoing it). */
+static const char *parameter_hint(const char *name)
+{
+    if (!strcmp(name, "token") || !strcmp(name, "access_token"))
+        return ": a player token goes in the Authorization header (Authorization: Bearer TOKEN), never in the URL";
+    return NULL;
+}
+
 static router_t *router;
 static pthread_once_t router_once = PTHREAD_ONCE_INIT;
 
 static void make_router(void)
 {
-    router = router_new(table, TABLE_SIZE);
+    router = router_new(table, TABLE_SIZE, parameter_hint);
     if (!router) { /* at start-up, before any request: nothing can be served */
         fprintf(stderr, "chessd: out of memory making the route table\n");
         exit(2);

@@ -12,6 +12,7 @@ struct router {
     const router_route_t *routes;
     int count;
     char (*allow)[ALLOW_MAX]; /* allow[i]: the Allow header of routes[i]'s path */
+    router_hint_fn hint;
 };
 
 /* Adds method to an Allow list once ("GET" brings "HEAD" after it). */
@@ -28,7 +29,7 @@ static void allow_add(char *allow, const char *method)
     }
 }
 
-router_t *router_new(const router_route_t *routes, int count)
+router_t *router_new(const router_route_t *routes, int count, router_hint_fn hint)
 {
     router_t *r = calloc(1, sizeof *r);
     if (!r || !(r->allow = calloc((size_t)(count > 0 ? count : 1), sizeof *r->allow))) {
@@ -37,6 +38,7 @@ router_t *router_new(const router_route_t *routes, int count)
     }
     r->routes = routes;
     r->count = count;
+    r->hint = hint;
     for (int i = 0; i < count; i++)
         for (int j = 0; j < count; j++)
             if (!strcmp(routes[i].path, routes[j].path))
@@ -99,17 +101,15 @@ static bool param_known(const char *const *params, const char *name)
 }
 
 /* Every query parameter must be one the route reads, given once, without NUL. */
-static router_status_t query_fits(const router_route_t *route, const target_t *target, char *detail,
-                                  size_t detail_size)
+static router_status_t query_fits(const router_t *r, const router_route_t *route, const target_t *target,
+                                  char *detail, size_t detail_size)
 {
     for (int i = 0; i < target->param_count; i++) {
         const target_param_t *p = &target->params[i];
         if (memchr(p->name, '\0', p->name_length) || !param_known(route->params, p->name)) {
-            /* A token in the URL ends up in logs: say where it goes (never echoing it). */
-            bool token = !strcmp(p->name, "token") || !strcmp(p->name, "access_token");
+            const char *hint = r->hint ? r->hint(p->name) : NULL;
             snprintf(detail, detail_size, "unknown query parameter '%.40s'%s", p->name,
-                     token            ? ": a player token goes in the Authorization header (Authorization: Bearer "
-                                        "TOKEN), never in the URL"
+                     hint            ? hint
                      : route->params ? " (names are case-sensitive)"
                                      : "; this resource takes none");
             return ROUTER_EUNKNOWN_PARAMETER;
@@ -142,7 +142,7 @@ router_status_t router_find(const router_t *r, api_request_t *req, const char **
             continue;
         if (!strcmp(route->method, method)) {
             req->route = i;
-            return query_fits(route, req->target, detail, detail_size);
+            return query_fits(r, route, req->target, detail, detail_size);
         }
         *allow = r->allow[i];
     }

@@ -34,9 +34,14 @@ typedef enum {
 
 typedef struct router router_t;
 
+/* The caller's words on an unknown query parameter named name (what to do
+ * instead, say), appended to its refusal's detail; NULL: none. */
+typedef const char *(*router_hint_fn)(const char *name);
+
 /* A router over routes[0..count), which must outlive it (the table is not
- * copied); NULL when out of memory. router_free(NULL) is fine. */
-router_t *router_new(const router_route_t *routes, int count);
+ * copied), with hint for unknown query parameters (NULL: none); NULL when
+ * out of memory. router_free(NULL) is fine. */
+router_t *router_new(const router_route_t *routes, int count, router_hint_fn hint);
 void router_free(router_t *r);
 
 /* Parses the raw request target into *target; ROUTER_ENOT_FOUND for a path

@@ -38,7 +38,7 @@ static router_status_t find(const router_t *r, const char *method, const char *r
 
 static void test_a_route_is_found_with_its_path_segment(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     api_request_t req;
     target_t target;
@@ -55,7 +55,7 @@ static void test_a_route_is_found_with_its_path_segment(void)
 
 static void test_head_is_served_where_get_is(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     api_request_t req;
     target_t target;
     const char *allow;
@@ -66,7 +66,7 @@ static void test_head_is_served_where_get_is(void)
 
 static void test_allow_is_derived_from_every_route_at_the_path(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     api_request_t req;
     target_t target;
     const char *allow = NULL;
@@ -82,7 +82,7 @@ static void test_allow_is_derived_from_every_route_at_the_path(void)
 
 static void test_an_unknown_path_is_not_found(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     api_request_t req;
     target_t target;
     const char *allow = "x";
@@ -96,7 +96,7 @@ static void test_an_unknown_path_is_not_found(void)
 
 static void test_query_parameters_must_be_read_by_the_route_and_given_once(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     api_request_t req;
     target_t target;
     const char *allow;
@@ -109,9 +109,27 @@ static void test_query_parameters_must_be_read_by_the_route_and_given_once(void)
     router_free(r);
 }
 
+static const char *hint_for_secret(const char *name) { return strcmp(name, "secret") ? NULL : ": send it elsewhere"; }
+
+static void test_the_callers_hint_is_added_to_an_unknown_parameter(void)
+{
+    router_t *r = router_new(table, 4, hint_for_secret);
+    api_request_t req;
+    target_t target;
+    const char *allow;
+    char detail[160] = "";
+    CU_ASSERT_EQUAL_FATAL(router_parse_target("/things?secret=abc", 18, &target, detail, sizeof detail), ROUTER_OK);
+    req = (api_request_t){ .method = "GET", .path = target.path, .target = &target };
+    CU_ASSERT_EQUAL(router_find(r, &req, &allow, detail, sizeof detail), ROUTER_EUNKNOWN_PARAMETER);
+    CU_ASSERT_STRING_EQUAL(detail, "unknown query parameter 'secret': send it elsewhere");
+    CU_ASSERT_PTR_NULL(strstr(detail, "abc")); /* the value is never echoed */
+    CU_ASSERT_EQUAL(find(r, "GET", "/things?other=1", 0, &req, &target, &allow), ROUTER_EUNKNOWN_PARAMETER);
+    router_free(r);
+}
+
 static void test_required_flags_hide_the_other_routes(void)
 {
-    router_t *r = router_new(table, 4);
+    router_t *r = router_new(table, 4, NULL);
     api_request_t req;
     target_t target;
     const char *allow;
@@ -144,6 +162,7 @@ int test_router_register(void)
     CU_ADD_TEST(suite, test_allow_is_derived_from_every_route_at_the_path);
     CU_ADD_TEST(suite, test_an_unknown_path_is_not_found);
     CU_ADD_TEST(suite, test_query_parameters_must_be_read_by_the_route_and_given_once);
+    CU_ADD_TEST(suite, test_the_callers_hint_is_added_to_an_unknown_parameter);
     CU_ADD_TEST(suite, test_required_flags_hide_the_other_routes);
     CU_ADD_TEST(suite, test_a_target_that_cannot_be_routed_is_refused);
     return CU_get_error();
