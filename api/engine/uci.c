@@ -53,7 +53,7 @@ typedef enum { READ_LINE, READ_TIMEOUT, READ_EOF, READ_TOO_LONG } read_result_t;
 static const char *const status_names[ENGINE_STATUS_COUNT] = {
     [ENGINE_OK] = "ok",           [ENGINE_ESTART] = "start",         [ENGINE_ETIMEOUT] = "timeout",
     [ENGINE_ECRASHED] = "crashed", [ENGINE_EGARBAGE] = "garbage",    [ENGINE_ENO_MOVES] = "no_moves",
-    [ENGINE_EINVALID] = "invalid",
+    [ENGINE_EINVALID] = "invalid", [ENGINE_EBUSY] = "busy",           [ENGINE_EDOWN] = "down",
 };
 
 const char *engine_status_name(engine_status_t status)

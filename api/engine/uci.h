@@ -32,6 +32,8 @@ typedef enum {
     ENGINE_EGARBAGE,  /* a protocol error: an overlong line, an illegal move */
     ENGINE_ENO_MOVES, /* the position has no legal move: nothing to search */
     ENGINE_EINVALID,  /* bad limits or arguments (an illegal move in the list) */
+    ENGINE_EBUSY,     /* (pool) no engine came free by the caller's deadline */
+    ENGINE_EDOWN,     /* (pool) no engine is running, or the pool has none */
     ENGINE_STATUS_COUNT
 } engine_status_t;
 
@@ -107,6 +109,20 @@ const char *engine_name(const engine_t *e);
 /* The child's pid (its process group id too), or -1 when it is not running. */
 pid_t engine_pid(const engine_t *e);
 bool engine_alive(const engine_t *e);
+
+/* How strongly the engine plays: Stockfish's "Skill Level" (0..20; 20 is
+ * full strength) and, when limit_strength, "UCI_LimitStrength" with
+ * "UCI_Elo" (1350..2850 in Stockfish 15.1; clamped to what the engine
+ * announced). A zero value is full strength. */
+typedef struct {
+    int skill_level;
+    bool limit_strength;
+    int uci_elo;
+} engine_strength_t;
+
+/* Sets the options of *strength that differ from those last set (an engine
+ * that lacks an option ignores it). Full strength after start and restart. */
+engine_status_t engine_set_strength(engine_t *e, const engine_strength_t *strength, char *err, size_t err_size);
 
 /* Sets UCI_Chess960 when it changes, then "ucinewgame" and "isready". */
 engine_status_t engine_new_game(engine_t *e, bool chess960, char *err, size_t err_size);

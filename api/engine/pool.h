@@ -1,0 +1,61 @@
+/* The engine pool: a replica's engine workers, each one engine process
+ * (uci.h) used by one job at a time. A job borrows a free engine for one
+ * call of its function; an engine that crashed, hung or printed garbage is
+ * killed and restarted (after a backoff that grows while restarts keep
+ * failing), and the job is tried once more on another engine. A job never
+ * waits past its own deadline for an engine. Thread-safe. */
+#ifndef CHESSD_API_ENGINE_POOL_H
+#define CHESSD_API_ENGINE_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uci.h"
+
+typedef struct engine_pool engine_pool_t;
+
+typedef struct {
+    engine_options_t engine; /* engine.path NULL or "": a pool with no engine (every job ENGINE_EDOWN) */
+    unsigned workers;        /* engines (1 by default) */
+    int backoff_min_ms;      /* first wait before a restart: 100 by default */
+    int backoff_max_ms;      /* the longest: 10000 by default */
+} engine_pool_config_t;
+
+/* Starts the workers' engines. An engine that cannot start is retried
+ * later; the pool is made even when none starts (stats tell). NULL only
+ * when memory or threads run out. */
+engine_pool_t *engine_pool_new(const engine_pool_config_t *cfg);
+/* Waits for running jobs, then stops every engine. NULL is fine. */
+void engine_pool_free(engine_pool_t *pool);
+
+/* A job: runs on a borrowed engine, returns its status (any status but OK,
+ * ENO_MOVES and EINVALID means the engine is dead and is restarted). */
+typedef engine_status_t (*engine_job_fn)(engine_t *e, void *ctx, char *err, size_t err_size);
+
+/* Runs fn(engine, ctx) on a free engine, waiting for one until
+ * wait_deadline_ms (absolute clock_now_ms time; 0: no wait). When fn fails
+ * with the engine dead, it is run once more on another engine (or the same,
+ * restarted). ENGINE_EBUSY: none came free in time; ENGINE_EDOWN: none is
+ * running (the pool has no engine, or every one failed to start). */
+engine_status_t engine_pool_run(engine_pool_t *pool, engine_job_fn fn, void *ctx, uint64_t wait_deadline_ms,
+                                char *err, size_t err_size);
+
+/* Whether an engine is running and free now (a hint: it may be taken next). */
+bool engine_pool_has_idle(engine_pool_t *pool);
+
+typedef struct {
+    bool configured;          /* the pool has an engine path */
+    unsigned workers;         /* engines the pool keeps */
+    unsigned up;              /* running now */
+    unsigned busy;            /* running a job now */
+    unsigned waiting;         /* jobs waiting for an engine */
+    uint64_t jobs, jobs_failed, jobs_retried;
+    uint64_t restarts, start_failures;
+    uint64_t timeouts, crashes, garbage; /* failures, by kind */
+    char name[ENGINE_NAME_MAX];        /* the engine's "id name", "" before any started */
+} engine_pool_stats_t;
+
+void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out);
+
+#endif
