@@ -34,6 +34,15 @@ enum {
     QUIT_WAIT_MS = 100,
 };
 
+/* A strength option as the engine announced it ("type spin default 20 min 0
+ * max 20", or "type check default false": 0 and 1), and the value it holds
+ * now: its default after the handshake, then what was last set. */
+typedef struct {
+    bool announced;
+    bool check; /* sent as true/false */
+    int min, max, value;
+} strength_option_t;
+
 struct engine {
     engine_options_t options; /* options.path points at path */
     char *path;
@@ -43,12 +52,18 @@ struct engine {
     bool has_wdl, has_chess960, has_multipv;
     int chess960;             /* the UCI_Chess960 value set: -1 unknown, 0, 1 */
     int multipv;              /* the MultiPV value set */
+    strength_option_t skill, limit_strength, elo; /* Skill Level, UCI_LimitStrength, UCI_Elo */
     char line[ENGINE_LINE_MAX];
     size_t line_length;       /* bytes buffered in line */
     size_t consumed;          /* bytes of the line last returned, to drop on the next read */
 };
 
 typedef enum { READ_LINE, READ_TIMEOUT, READ_EOF, READ_TOO_LONG } read_result_t;
+
+static const char *next_token(const char **cursor, size_t *length);
+static bool token_is(const char *token, size_t length, const char *word);
+static bool token_number(const char **cursor, long long *value);
+static int clamp_int(long long v);
 
 static const char *const status_names[ENGINE_STATUS_COUNT] = {
     [ENGINE_OK] = "ok",           [ENGINE_ESTART] = "start",         [ENGINE_ETIMEOUT] = "timeout",
@@ -357,10 +372,56 @@ static engine_status_t spawn(engine_t *e, char *err, size_t err_size)
     return ENGINE_OK;
 }
 
+/* Reads the rest of a strength option's line, "type spin default D min A max
+ * B" or "type check default true|false", into *o; any other type, or a spin
+ * whose range does not hold its default, leaves it unannounced. */
+static void note_strength_option(strength_option_t *o, const char *rest)
+{
+    strength_option_t found = {.min = 0, .max = 1};
+    bool spin = false, has_default = false, has_min = false, has_max = false;
+    const char *cursor = rest;
+    size_t length;
+    const char *t;
+    long long v;
+    while ((t = next_token(&cursor, &length))) {
+        if (token_is(t, length, "type")) {
+            t = next_token(&cursor, &length);
+            if (!t || !(token_is(t, length, "spin") || token_is(t, length, "check")))
+                return;
+            spin = token_is(t, length, "spin");
+        } else if (token_is(t, length, "default") && spin && token_number(&cursor, &v)) {
+            found.value = clamp_int(v);
+            has_default = true;
+        } else if (token_is(t, length, "default") && !spin && (t = next_token(&cursor, &length))) {
+            found.value = token_is(t, length, "true");
+            has_default = token_is(t, length, "true") || token_is(t, length, "false");
+        } else if (token_is(t, length, "min") && token_number(&cursor, &v)) {
+            found.min = clamp_int(v);
+            has_min = true;
+        } else if (token_is(t, length, "max") && token_number(&cursor, &v)) {
+            found.max = clamp_int(v);
+            has_max = true;
+        }
+    }
+    if (!has_default || (spin && (!has_min || !has_max)) || found.min > found.value || found.value > found.max)
+        return;
+    found.announced = true;
+    found.check = !spin;
+    *o = found;
+}
+
 /* Reads "option name X type ..." lines and "id name"; stops at uciok. */
 static void note_handshake_line(engine_t *e, const char *line)
 {
-    if (starts_with_word(line, "id") && !strncmp(line, "id name ", 8)) {
+    static const char skill[] = "option name Skill Level ", limit[] = "option name UCI_LimitStrength ",
+                      elo[] = "option name UCI_Elo ";
+    if (!strncmp(line, skill, sizeof skill - 1)) {
+        note_strength_option(&e->skill, line + sizeof skill - 1);
+    } else if (!strncmp(line, limit, sizeof limit - 1)) {
+        note_strength_option(&e->limit_strength, line + sizeof limit - 1);
+    } else if (!strncmp(line, elo, sizeof elo - 1)) {
+        note_strength_option(&e->elo, line + sizeof elo - 1);
+    } else if (starts_with_word(line, "id") && !strncmp(line, "id name ", 8)) {
         snprintf(e->name, sizeof e->name, "%s", line + 8);
     } else if (!strncmp(line, "option name UCI_ShowWDL ", 24)) {
         e->has_wdl = true;
@@ -378,6 +439,7 @@ static engine_status_t boot(engine_t *e, char *err, size_t err_size)
     e->has_wdl = e->has_chess960 = e->has_multipv = false;
     e->chess960 = -1;
     e->multipv = 1;
+    e->skill = e->limit_strength = e->elo = (strength_option_t){.announced = false};
     e->line_length = e->consumed = 0;
     engine_status_t s = spawn(e, err, err_size);
     if (s != ENGINE_OK)
@@ -406,6 +468,8 @@ static engine_status_t boot(engine_t *e, char *err, size_t err_size)
         s = set_option(e, "Hash", value, deadline, err, err_size);
     if (s == ENGINE_OK && e->has_wdl)
         s = set_option(e, "UCI_ShowWDL", "true", deadline, err, err_size);
+    if (s == ENGINE_OK) /* an engine whose defaults are weaker starts at full strength too */
+        s = engine_set_strength(e, &(engine_strength_t){0}, err, err_size);
     if (s == ENGINE_OK)
         s = sync_ready(e, err, err_size);
     if (s != ENGINE_OK) {
@@ -512,6 +576,52 @@ engine_status_t engine_new_game(engine_t *e, bool chess960, char *err, size_t er
         return s;
     }
     return sync_ready(e, err, err_size);
+}
+
+/* Sends "setoption name <name> value <value>" unless the engine did not
+ * announce the option or already holds that value (clamped to its range). */
+static engine_status_t set_strength_option(engine_t *e, strength_option_t *o, const char *name, int value,
+                                           uint64_t deadline, char *err, size_t err_size)
+{
+    if (!o->announced)
+        return ENGINE_OK;
+    if (value < o->min)
+        value = o->min;
+    if (value > o->max)
+        value = o->max;
+    if (o->value == value)
+        return ENGINE_OK;
+    char text[16];
+    snprintf(text, sizeof text, "%d", value);
+    engine_status_t s = set_option(e, name, o->check ? (value ? "true" : "false") : text, deadline, err, err_size);
+    if (s == ENGINE_OK)
+        o->value = value;
+    return s;
+}
+
+engine_status_t engine_set_strength(engine_t *e, const engine_strength_t *strength, char *err, size_t err_size)
+{
+    if (!e || !strength)
+        return fail(ENGINE_EINVALID, err, err_size, "no engine or strength");
+    if (strength->skill_level < 0 || strength->skill_level > ENGINE_SKILL_MAX)
+        return fail(ENGINE_EINVALID, err, err_size, "a skill level must be 0..%d", ENGINE_SKILL_MAX);
+    if (strength->limit_strength && (strength->uci_elo < 1 || strength->uci_elo > ENGINE_ELO_MAX))
+        return fail(ENGINE_EINVALID, err, err_size, "a UCI_Elo must be 1..%d", ENGINE_ELO_MAX);
+    if (!engine_alive(e))
+        return fail(ENGINE_ECRASHED, err, err_size, "the engine is not running");
+    uint64_t deadline = clock_now_ms() + (uint64_t)e->options.handshake_timeout_ms;
+    /* full strength is the top of the engine's own range */
+    bool full = strength->skill_level == 0 || strength->skill_level == ENGINE_SKILL_MAX;
+    int skill = full ? e->skill.max : strength->skill_level;
+    engine_status_t s = set_strength_option(e, &e->skill, "Skill Level", skill, deadline, err, err_size);
+    if (s == ENGINE_OK && strength->limit_strength)
+        s = set_strength_option(e, &e->elo, "UCI_Elo", strength->uci_elo, deadline, err, err_size);
+    if (s == ENGINE_OK)
+        s = set_strength_option(e, &e->limit_strength, "UCI_LimitStrength", strength->limit_strength, deadline,
+                                err, err_size);
+    if (s != ENGINE_OK)
+        engine_kill(e);
+    return s;
 }
 
 engine_status_t engine_format_position(const position_t *start, const move_t *moves, int move_count,

@@ -110,18 +110,27 @@ const char *engine_name(const engine_t *e);
 pid_t engine_pid(const engine_t *e);
 bool engine_alive(const engine_t *e);
 
-/* How strongly the engine plays: Stockfish's "Skill Level" (0..20; 20 is
- * full strength) and, when limit_strength, "UCI_LimitStrength" with
- * "UCI_Elo" (1350..2850 in Stockfish 15.1; clamped to what the engine
- * announced). A zero value is full strength. */
+/* How strongly the engine plays. skill_level is Stockfish's "Skill Level",
+ * 1..ENGINE_SKILL_MAX (20 is full strength), and 0 is full strength too, so
+ * that the zero value of this struct is full strength (Skill Level 0 itself
+ * is what UCI_LimitStrength at UCI_Elo 1350 plays: Stockfish 15.1 turns a
+ * UCI_Elo into a fractional skill, 0.01 for 1350). When limit_strength,
+ * "UCI_LimitStrength" with "UCI_Elo" uci_elo, 1..ENGINE_ELO_MAX, clamped to
+ * what the engine announced (1350..2850 in Stockfish 15.1); UCI_Elo then
+ * overrides the Skill Level. uci_elo is not looked at otherwise. */
 typedef struct {
     int skill_level;
     bool limit_strength;
     int uci_elo;
 } engine_strength_t;
 
-/* Sets the options of *strength that differ from those last set (an engine
- * that lacks an option ignores it). Full strength after start and restart. */
+enum { ENGINE_SKILL_MAX = 20, ENGINE_ELO_MAX = 4000 };
+
+/* Sends the options of *strength that differ from those last set (an
+ * option the engine did not announce is skipped; a value is clamped to the
+ * announced range). Full strength after start and restart. ENGINE_EINVALID,
+ * nothing sent, for a value out of the ranges above; a failed write leaves
+ * the engine dead. */
 engine_status_t engine_set_strength(engine_t *e, const engine_strength_t *strength, char *err, size_t err_size);
 
 /* Sets UCI_Chess960 when it changes, then "ucinewgame" and "isready". */

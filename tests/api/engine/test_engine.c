@@ -1,8 +1,9 @@
 /* Tests for api/engine/uci.c, the UCI driver, against the real Stockfish
  * (/usr/games/stockfish, or $CHESSD_STOCKFISH; the suite fails when it is
  * missing): handshake, mates found, MultiPV, Chess960 castling both ways,
- * the deadline's "stop", a killed and a stopped engine, and fake engines
- * (shell scripts written here) that lie, overrun a line or exit. */
+ * the deadline's "stop", a killed and a stopped engine, the strength
+ * options, and fake engines (shell scripts written here) that lie, overrun
+ * a line, exit, or record what they are sent. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -564,6 +565,255 @@ static void test_bad_limits_and_finished_positions_are_not_searched(void)
     CU_ASSERT_TRUE(movegen_is_legal(&pos, r.bestmove));
 }
 
+/* Writes an engine that appends every line it reads to <name>.log and
+ * announces the option lines of options (shell: echo ...; may be ":"). */
+static const char *recording_engine(const char *name, const char *options, char *log, size_t log_size)
+{
+    static char path[128];
+    snprintf(path, sizeof path, "%s/%s", fake_dir, name);
+    snprintf(log, log_size, "%s/%s.log", fake_dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "#!/bin/sh\n"
+               ": > '%s'\n"
+               "while read -r line; do\n"
+               "  echo \"$line\" >> '%s'\n"
+               "  case \"$line\" in\n"
+               "    uci) echo 'id name Fake'; %s; echo uciok ;;\n"
+               "    isready) echo readyok ;;\n"
+               "    go*) echo 'bestmove e2e4' ;;\n"
+               "    quit) exit 0 ;;\n"
+               "  esac\n"
+               "done\n",
+            log, log, options);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(chmod(path, 0755), 0);
+    return path;
+}
+
+/* What the engine has read since the last call (*seen bytes of its log
+ * before), after an isready round trip so that it has read everything. */
+static void recorded_since(engine_t *e, const char *log, long *seen, char *out, size_t size)
+{
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(engine_new_game(e, false, err, sizeof err), ENGINE_OK);
+    FILE *f = fopen(log, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL_FATAL(fseek(f, *seen, SEEK_SET), 0);
+    size_t n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    *seen += (long)n;
+    fclose(f);
+}
+
+static int count_of(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        count++;
+    return count;
+}
+
+static const char stockfish_strength_options[] =
+    "echo 'option name Skill Level type spin default 20 min 0 max 20'; "
+    "echo 'option name UCI_LimitStrength type check default false'; "
+    "echo 'option name UCI_Elo type spin default 1350 min 1350 max 2850'";
+
+static engine_t *start_fake(const char *path)
+{
+    char err[256];
+    engine_status_t s;
+    engine_t *fake = engine_start(&(engine_options_t){.path = path, .handshake_timeout_ms = 2000}, &s, err, sizeof err);
+    if (!fake)
+        fprintf(stderr, "\nfake engine %s: %s: %s\n", path, engine_status_name(s), err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fake);
+    return fake;
+}
+
+static void test_only_the_strength_options_that_change_are_sent(void)
+{
+    char log[160], seen_text[2048], err[256];
+    long seen = 0;
+    engine_t *fake = start_fake(recording_engine("strength", stockfish_strength_options, log, sizeof log));
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name Hash value 16\n"));
+    CU_ASSERT_EQUAL(count_of(seen_text, "Skill Level"), 0); /* the defaults are full strength already */
+    CU_ASSERT_EQUAL(count_of(seen_text, "UCI_LimitStrength"), 0);
+
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.skill_level = 5}, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name Skill Level value 5\n"));
+
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.skill_level = 5}, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 0);
+
+    engine_strength_t limited = {.skill_level = 5, .limit_strength = true, .uci_elo = 1500};
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &limited, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name UCI_Elo value 1500\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name UCI_LimitStrength value true\n"));
+
+    /* a rating below what the engine announced is its floor */
+    limited.uci_elo = 1000;
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &limited, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name UCI_Elo value 1350\n"));
+
+    /* the zero value is full strength; the rating is left as it is */
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){0}, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name Skill Level value 20\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name UCI_LimitStrength value false\n"));
+
+    /* a restart is full strength again: skill 5 is sent anew */
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.skill_level = 5}, err, sizeof err), ENGINE_OK);
+    CU_ASSERT_EQUAL_FATAL(engine_restart(fake, err, sizeof err), ENGINE_OK);
+    seen = 0; /* the new process empties its log */
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.skill_level = 5}, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption name Skill Level value 5\n"), 1);
+    engine_free(fake);
+}
+
+static void test_strength_values_out_of_range_are_refused_and_nothing_is_sent(void)
+{
+    char log[160], seen_text[2048], err[256];
+    long seen = 0;
+    engine_t *fake = start_fake(recording_engine("strength_range", stockfish_strength_options, log, sizeof log));
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    engine_strength_t bad[] = {
+        {.skill_level = -1},
+        {.skill_level = ENGINE_SKILL_MAX + 1},
+        {.limit_strength = true, .uci_elo = 0},
+        {.limit_strength = true, .uci_elo = -1500},
+        {.limit_strength = true, .uci_elo = ENGINE_ELO_MAX + 1},
+        {.skill_level = 3, .limit_strength = true, .uci_elo = 5000},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(engine_set_strength(fake, &bad[i], err, sizeof err), ENGINE_EINVALID);
+    CU_ASSERT_EQUAL(engine_set_strength(fake, NULL, err, sizeof err), ENGINE_EINVALID);
+    CU_ASSERT_EQUAL(engine_set_strength(NULL, &bad[0], err, sizeof err), ENGINE_EINVALID);
+    CU_ASSERT_TRUE(engine_alive(fake));
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption"), 0);
+    /* without limit_strength, the rating is not looked at */
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.uci_elo = -5}, err, sizeof err), ENGINE_OK);
+    engine_free(fake);
+}
+
+static void test_options_the_engine_did_not_announce_are_skipped(void)
+{
+    char log[160], seen_text[2048], err[256];
+    long seen = 0;
+    engine_t *fake = start_fake(recording_engine("plain", ":", log, sizeof log));
+    engine_strength_t limited = {.skill_level = 5, .limit_strength = true, .uci_elo = 1500};
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &limited, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "Skill Level"), 0);
+    CU_ASSERT_EQUAL(count_of(seen_text, "UCI_LimitStrength"), 0);
+    CU_ASSERT_EQUAL(count_of(seen_text, "UCI_Elo"), 0);
+    engine_free(fake);
+    /* only a Skill Level, of another range: 12 is sent, full strength is its top */
+    seen = 0;
+    fake = start_fake(recording_engine("skill_only", "echo 'option name Skill Level type spin default 30 min 0 max 30'",
+                                       log, sizeof log));
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){.skill_level = 12, .limit_strength = true,
+                                                                    .uci_elo = 2000},
+                                        err, sizeof err),
+                    ENGINE_OK);
+    CU_ASSERT_EQUAL(engine_set_strength(fake, &(engine_strength_t){0}, err, sizeof err), ENGINE_OK);
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption name Skill Level value 12\n"), 1);
+    CU_ASSERT_EQUAL(count_of(seen_text, "setoption name Skill Level value 30\n"), 1);
+    CU_ASSERT_EQUAL(count_of(seen_text, "UCI_LimitStrength"), 0);
+    CU_ASSERT_EQUAL(count_of(seen_text, "UCI_Elo"), 0);
+    engine_free(fake);
+}
+
+static void test_an_engine_with_weaker_defaults_starts_at_full_strength(void)
+{
+    char log[160], seen_text[2048];
+    long seen = 0;
+    engine_t *fake = start_fake(recording_engine("weak_defaults",
+                                                 "echo 'option name Skill Level type spin default 3 min 0 max 20'; "
+                                                 "echo 'option name UCI_LimitStrength type check default true'",
+                                                 log, sizeof log));
+    recorded_since(fake, log, &seen, seen_text, sizeof seen_text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name Skill Level value 20\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seen_text, "setoption name UCI_LimitStrength value false\n"));
+    engine_free(fake);
+}
+
+/* Middle-game positions with several sensible moves. */
+static const char *const strength_fens[] = {
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w KQkq - 1 5",
+    "r1bqk2r/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQK2R w KQkq - 0 6",
+    "rnbqk2r/ppp1bppp/4pn2/3p4/2PP4/2N2N2/PP2PPPP/R1BQKB1R w KQkq - 4 5",
+    "r2qkbnr/ppp2ppp/2np4/4p3/2B1P1b1/5N2/PPPP1PPP/RNBQ1RK1 w kq - 2 5",
+    "rnbqkbnr/pp3ppp/4p3/2ppP3/3P4/8/PPP2PPP/RNBQKBNR w KQkq - 0 4",
+    "r1bq1rk1/ppp1bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 3 7",
+    "rnbq1rk1/ppp1ppbp/3p1np1/8/2PPP3/2N2N2/PP3PPP/R1BQKB1R w KQ - 1 6",
+    "r1bqkbnr/1ppp1ppp/p1n5/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 1 4",
+    "rnbqkb1r/ppp2ppp/4pn2/3p4/3P1B2/4PN2/PPP2PPP/RN1QKB1R b KQkq - 0 4",
+    "r1bqkb1r/pp1ppppp/2n2n2/2p5/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 4",
+    "rn1qkbnr/pp2pppp/2p5/5b2/3PN3/8/PPP2PPP/R1BQKBNR w KQkq - 1 5",
+};
+enum { STRENGTH_FEN_COUNT = sizeof strength_fens / sizeof strength_fens[0] };
+
+/* The depth-8 bestmove of each strength position at the given strength. */
+static void strength_moves(const engine_strength_t *strength, move_t moves[STRENGTH_FEN_COUNT])
+{
+    char err[256];
+    for (int i = 0; i < STRENGTH_FEN_COUNT; i++) {
+        CU_ASSERT_EQUAL_FATAL(engine_set_strength(live_engine(), strength, err, sizeof err), ENGINE_OK);
+        engine_result_t r;
+        engine_limits_t limits = depth_limits(8, 1);
+        CU_ASSERT_EQUAL_FATAL(search_fen(strength_fens[i], &limits, &r), ENGINE_OK);
+        moves[i] = r.bestmove;
+    }
+}
+
+static int moves_differing(const move_t a[STRENGTH_FEN_COUNT], const move_t b[STRENGTH_FEN_COUNT])
+{
+    int count = 0;
+    for (int i = 0; i < STRENGTH_FEN_COUNT; i++)
+        count += a[i] != b[i];
+    return count;
+}
+
+/* Full strength at a fixed depth is deterministic; skill 1 and UCI_Elo 1350
+ * (Skill Level 0) pick other moves than the best in some of twelve
+ * positions (each agrees with full strength about one time in three or
+ * less, so all twelve agreeing has odds below one in a hundred thousand). */
+static void test_stockfish_plays_other_moves_at_low_skill_and_full_strength_again_after(void)
+{
+    move_t full[STRENGTH_FEN_COUNT], again[STRENGTH_FEN_COUNT], skill[STRENGTH_FEN_COUNT], elo[STRENGTH_FEN_COUNT];
+    strength_moves(&(engine_strength_t){0}, full);
+    strength_moves(&(engine_strength_t){.skill_level = 1}, skill);
+    strength_moves(&(engine_strength_t){.limit_strength = true, .uci_elo = 1350}, elo);
+    strength_moves(&(engine_strength_t){.skill_level = ENGINE_SKILL_MAX}, again);
+    CU_ASSERT_EQUAL(moves_differing(full, again), 0);
+    CU_ASSERT_TRUE(moves_differing(full, skill) >= 2);
+    CU_ASSERT_TRUE(moves_differing(full, elo) >= 2);
+    /* a restart is full strength again */
+    char err[256];
+    CU_ASSERT_EQUAL(engine_set_strength(live_engine(), &(engine_strength_t){.skill_level = 1}, err, sizeof err),
+                    ENGINE_OK);
+    CU_ASSERT_EQUAL_FATAL(engine_restart(engine, err, sizeof err), ENGINE_OK);
+    for (int i = 0; i < STRENGTH_FEN_COUNT; i++) {
+        engine_result_t r;
+        engine_limits_t limits = depth_limits(8, 1);
+        CU_ASSERT_EQUAL_FATAL(search_fen(strength_fens[i], &limits, &r), ENGINE_OK);
+        CU_ASSERT_EQUAL(r.bestmove, full[i]);
+    }
+}
+
 static void test_status_names_are_stable(void)
 {
     CU_ASSERT_STRING_EQUAL(engine_status_name(ENGINE_OK), "ok");
@@ -609,6 +859,14 @@ int test_engine_register(void)
         {"option values and commands must be one printable line",
          test_option_values_and_commands_must_be_one_printable_line},
         {"bad limits and finished positions are not searched", test_bad_limits_and_finished_positions_are_not_searched},
+        {"only the strength options that change are sent", test_only_the_strength_options_that_change_are_sent},
+        {"strength values out of range are refused and nothing is sent",
+         test_strength_values_out_of_range_are_refused_and_nothing_is_sent},
+        {"options the engine did not announce are skipped", test_options_the_engine_did_not_announce_are_skipped},
+        {"an engine with weaker defaults starts at full strength",
+         test_an_engine_with_weaker_defaults_starts_at_full_strength},
+        {"stockfish plays other moves at low skill, and full strength again after",
+         test_stockfish_plays_other_moves_at_low_skill_and_full_strength_again_after},
         {"status names are stable", test_status_names_are_stable},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
