@@ -9,10 +9,12 @@
 
 struct config;
 struct store;
+struct engine_pool;
 
 typedef struct app {
     const struct config *config;
     struct store *store; /* NULL with --redis none: no games */
+    struct engine_pool *engines; /* never NULL in a server; a pool without an engine answers ENGINE_EDOWN */
 } app_t;
 
 static inline const app_t *app_of(const api_request_t *req)

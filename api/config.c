@@ -86,6 +86,20 @@ static const setting_t settings[] = {
       FIELD(max_perft_nodes), 1000, 1000000000000ull },
     { "--perft-threads", "CHESSD_PERFT_THREADS", "1", "threads that run perft (queue: 16 per thread)", KIND_UINT,
       FIELD(perft_threads), 1, 64 },
+    { "--engine", "CHESSD_ENGINE", CONFIG_ENGINE_AUTO,
+      "the UCI chess engine for analysis and games against the computer (auto: " CONFIG_ENGINE_DEFAULT_PATH
+      " when it is there; \"\" or none: no engine, its routes answer 503 engine_unavailable)",
+      KIND_STRING, FIELD(engine_path), 0, 0 },
+    { "--engine-workers", "CHESSD_ENGINE_WORKERS", "1",
+      "engine processes (each one search at a time, one thread; analysis queue: 4 per worker)", KIND_UINT,
+      FIELD(engine_workers), 1, 64 },
+    { "--engine-hash", "CHESSD_ENGINE_HASH_MB", "16", "each engine's hash table in MiB", KIND_UINT,
+      FIELD(engine_hash_mb), 1, 1024 },
+    { "--engine-max-think-ms", "CHESSD_ENGINE_MAX_THINK_MS", "5000",
+      "the longest one engine search may take (an analysis's movetime_ms, and the deadline of any search)",
+      KIND_UINT, FIELD(engine_max_think_ms), 10, 60000 },
+    { "--engine-max-nodes", "CHESSD_ENGINE_MAX_NODES", "20000000", "the most nodes an analysis may ask for",
+      KIND_SIZE, FIELD(engine_max_nodes), 1000, 1000000000000ull },
     { "--store-threads", "CHESSD_STORE_THREADS", "4/core",
       "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
       "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
@@ -281,6 +295,15 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
         .game_cache_slots = cfg->game_cache_slots,
     };
+}
+
+const char *config_engine_path(const config_t *cfg)
+{
+    if (!strcmp(cfg->engine_path, CONFIG_ENGINE_AUTO))
+        return access(CONFIG_ENGINE_DEFAULT_PATH, X_OK) == 0 ? CONFIG_ENGINE_DEFAULT_PATH : NULL;
+    if (!cfg->engine_path[0] || !strcmp(cfg->engine_path, "none"))
+        return NULL;
+    return cfg->engine_path;
 }
 
 bool config_redis_enabled(const config_t *cfg)

@@ -9,6 +9,13 @@
 
 enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 
+/* --engine auto (the default): /usr/games/stockfish when it is there, else none. */
+#define CONFIG_ENGINE_AUTO "auto"
+#define CONFIG_ENGINE_DEFAULT_PATH "/usr/games/stockfish"
+/* The deepest search an analysis may ask for (a depth is also bounded by
+ * --engine-max-think-ms). */
+enum { CONFIG_ENGINE_MAX_DEPTH = 60 };
+
 /* --redis none (the default): no Redis, so no games; the rules API alone. */
 #define CONFIG_REDIS_NONE "none"
 
@@ -53,6 +60,11 @@ typedef struct config {
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
+    char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "" (none) or a path */
+    unsigned engine_workers;          /* engine processes this replica runs */
+    unsigned engine_hash_mb;          /* each engine's hash table */
+    unsigned engine_max_think_ms;     /* the longest one search may take */
+    size_t engine_max_nodes;          /* the most nodes an analysis may ask for */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
 } config_t;
 
@@ -62,6 +74,10 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
 
 /* Whether games are on: a Redis is configured (--redis is not "none"). */
 bool config_redis_enabled(const config_t *cfg);
+
+/* The engine to run: --engine's path, CONFIG_ENGINE_DEFAULT_PATH for auto
+ * when it is an executable, else NULL (no engine). */
+const char *config_engine_path(const config_t *cfg);
 
 struct store;
 struct game_svc_config;

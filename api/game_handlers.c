@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis_http.h"
 #include "app.h"
 #include "../rules/game.h"
 #include "../rules/rules.h"
@@ -617,6 +618,72 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
         char *text = pgn_write(&pgn, &length);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
         set_etag(res, r->version);
+    }
+    game_svc_game_free(&g);
+}
+
+/* --- analysis of a stored game --- */
+
+/* Whether a game's position may be analysed now: once it is over; while it
+ * is played, a hint is help from outside in a game between two people. */
+static bool analysis_allowed(const game_record_t *record)
+{
+    return game_is_over(&record->game);
+}
+
+/* The moves of a game's move list (entries "uci[:san]"), each legal in
+ * turn from the game's initial position, into moves (GAME_MAX_PLIES) and
+ * the keys of the positions they were played in into history. */
+static int line_moves(const game_record_t *record, const char *line, size_t length, move_t *moves, uint64_t *history)
+{
+    position_t pos = record->game.initial;
+    int count = 0;
+    for (size_t i = 0; i < length && count < GAME_MAX_PLIES;) {
+        size_t end = i;
+        while (end < length && line[end] != ' ')
+            end++;
+        size_t uci = i;
+        while (uci < end && line[uci] != ':')
+            uci++;
+        move_t move;
+        char message[8];
+        if (notation_parse_move(&pos, line + i, uci - i, &move, message, sizeof message) != LEGALITY_OK)
+            return -1;
+        history[count] = pos.key;
+        moves[count++] = move;
+        position_undo_t undo;
+        position_make(&pos, move, &undo);
+        i = end + 1;
+    }
+    return count;
+}
+
+/* GET /v1/games/{id}/analysis: the engine's view of the game's current
+ * position, with the limits of POST /v1/position/analysis in the query. */
+void handle_game_analysis(const api_request_t *req, api_response_t *res)
+{
+    analysis_request_t rq;
+    if (!analysis_read_query(req, &rq, res))
+        return;
+    game_svc_game_t g;
+    store_set_deadline(store_now_ms() + app_of(req)->config->redis_timeout_ms);
+    bool read = read_game(req, res, &g);
+    store_set_deadline(0);
+    if (read && !analysis_allowed(&g.record)) {
+        api_problem(res, API_EANALYSIS_NOT_ALLOWED,
+                    "this game between two people is still being played, and an engine's hint would be help from "
+                    "outside the game; it can be analysed once it is over",
+                    NULL, NULL);
+    } else if (read) {
+        move_t *moves = malloc(sizeof *moves * GAME_MAX_PLIES);
+        uint64_t *history = malloc(sizeof *history * (GAME_MAX_PLIES + 1));
+        int count = moves && history ? line_moves(&g.record, g.moves, g.moves_length, moves, history) : -1;
+        if (count < 0 || count != g.record.game.ply_count)
+            api_problem_game(res, GAME_EBAD_RECORD);
+        else
+            analysis_respond(req, res, &g.record.game.initial, moves, count, history, &rq);
+        free(moves);
+        free(history);
     }
     game_svc_game_free(&g);
 }

@@ -15,6 +15,8 @@ void handle_metrics(const api_request_t *req, api_response_t *res);
 void handle_position(const api_request_t *req, api_response_t *res);
 void handle_position_moves(const api_request_t *req, api_response_t *res);
 void handle_perft(const api_request_t *req, api_response_t *res);
+void handle_position_analysis(const api_request_t *req, api_response_t *res);
+void handle_game_analysis(const api_request_t *req, api_response_t *res);
 
 /* pgn_handlers.c */
 void handle_pgn(const api_request_t *req, api_response_t *res);

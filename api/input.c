@@ -2,7 +2,12 @@
  * statuses turned into problems. */
 #include "input.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "../rules/chess960.h"
+#include "../rules/rules.h"
 #include "config.h"
 #include "http/body.h"
 #include "problem.h"
@@ -63,4 +68,125 @@ bool input_chess960_position(const cJSON *root, int *number, api_response_t *res
     }
     *number = (int)value;
     return true;
+}
+
+/* Reads optional "fen" (string) and "chess960" (bool) members of a body. */
+static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_response_t *res)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    *fen = NULL;
+    *chess960 = false;
+    if (f && !cJSON_IsNull(f)) {
+        if (!cJSON_IsString(f)) {
+            api_problem(res, API_EINVALID_FIELD, "'fen' must be a string", NULL, NULL);
+            return false;
+        }
+        *fen = f->valuestring;
+    }
+    if (c && !cJSON_IsNull(c)) {
+        if (!cJSON_IsBool(c)) {
+            api_problem(res, API_EINVALID_FIELD, "'chess960' must be true or false", NULL, NULL);
+            return false;
+        }
+        *chess960 = cJSON_IsTrue(c);
+    }
+    return true;
+}
+
+
+bool input_position(const cJSON *root, position_t *pos, api_response_t *res)
+{
+    const char *fen;
+    bool chess960;
+    int number;
+    if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
+        return false;
+    if (number >= 0) {
+        (void)chess960_start(number, pos); /* in range: input_chess960_position() checked */
+        return true;
+    }
+    return input_fen(fen, chess960, pos, res);
+}
+
+bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
+{
+    char message[200];
+    if (!fen)
+        fen = FEN_START;
+    fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);
+    if (err == FEN_OK)
+        return true;
+    api_problem_fen(res, err, message);
+    return false;
+}
+
+bool input_play_moves(const cJSON *root, bool required, position_t *pos, input_played_t *out, input_move_fn fn,
+                      void *ctx, api_response_t *res)
+{
+    *out = (input_played_t){ 0 };
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
+    if (!moves && !required)
+        moves = NULL;
+    else if (!cJSON_IsArray(moves)) {
+        api_problem(res, API_EINVALID_FIELD, "'moves' must be an array of strings", NULL, NULL);
+        return false;
+    }
+    int count = moves ? cJSON_GetArraySize(moves) : 0;
+    if (count > CONFIG_MAX_MOVES) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "%d moves sent; at most %d per request", count, CONFIG_MAX_MOVES);
+        api_problem(res, API_ETOO_MANY_MOVES, detail, NULL, NULL);
+        return false;
+    }
+    out->history = malloc(sizeof *out->history * (size_t)(count + 1));
+    out->moves = malloc(sizeof *out->moves * (size_t)(count + 1));
+    if (!out->history || !out->moves) {
+        input_played_free(out);
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    int index = 0;
+    for (const cJSON *item = moves ? moves->child : NULL; item; item = item->next, index++) {
+        if (!cJSON_IsString(item)) {
+            char detail[96];
+            snprintf(detail, sizeof detail, "moves[%d] must be a string", index);
+            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+            input_played_free(out);
+            return false;
+        }
+        move_t move = MOVE_NONE;
+        char message[256], fen_now[FEN_BUFFER_SIZE];
+        status_t before;
+        status_evaluate(pos, out->history, (size_t)index, &before);
+        legality_reason_t reason = LEGALITY_GAME_OVER;
+        if (before.state == STATUS_ACTIVE)
+            reason = notation_parse_move(pos, item->valuestring, strlen(item->valuestring), &move, message,
+                                         sizeof message);
+        else
+            snprintf(message, sizeof message, "the game is over (%s)",
+                     before.state == STATUS_DRAW ? status_draw_reason_name(before.draw_reason)
+                                                 : status_state_name(before.state));
+        if (reason != LEGALITY_OK) {
+            api_problem_move(res, api_status_for_reason(reason), message, index, item->valuestring, reason,
+                             fen_format(pos, fen_now, sizeof fen_now));
+            input_played_free(out);
+            return false;
+        }
+        if (fn)
+            fn(ctx, pos, move);
+        out->history[index] = pos->key;
+        out->moves[index] = move;
+        position_undo_t undo;
+        position_make(pos, move, &undo);
+    }
+    out->count = count;
+    return true;
+}
+
+void input_played_free(input_played_t *played)
+{
+    free(played->history);
+    free(played->moves);
+    *played = (input_played_t){ 0 };
 }

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "../rules/rules.h"
 #include "http/request.h"
 
 /* Parses req's body as a JSON object whose keys are all in `allowed`
@@ -25,5 +26,31 @@ bool input_query_bool(const api_request_t *req, const char *name, bool fallback,
  * with a "fen" or "chess960": false (400 conflicting_fields). The types of
  * "fen" and "chess960" are the caller's to check. */
 bool input_chess960_position(const cJSON *root, int *number, api_response_t *res);
+
+/* Reads a body's optional "fen" (string), "chess960" (bool) and
+ * "chess960_position" into *pos: the standard start when none is given.
+ * False with res filled when they are wrong or the FEN is not valid. */
+bool input_position(const cJSON *root, position_t *pos, api_response_t *res);
+/* Parses fen (NULL: the standard start) into *pos; false with res filled. */
+bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res);
+
+/* Moves read and played: moves[i] was played in the position whose key is
+ * history[i]; count of them. Both arrays malloc'd (input_played_free). */
+typedef struct {
+    move_t *moves;
+    uint64_t *history;
+    int count;
+} input_played_t;
+
+/* Called for each move before it is played, with the position it is played in. */
+typedef void (*input_move_fn)(void *ctx, const position_t *before, move_t move);
+
+/* Reads a body's "moves" (an array of UCI or SAN strings, at most
+ * CONFIG_MAX_MOVES; absent allowed unless required) and plays them on
+ * *pos, each checked in turn (a move after the game ended is refused).
+ * False with res filled (and nothing in *out) on the first bad one. */
+bool input_play_moves(const cJSON *root, bool required, position_t *pos, input_played_t *out, input_move_fn fn,
+                      void *ctx, api_response_t *res);
+void input_played_free(input_played_t *played);
 
 #endif

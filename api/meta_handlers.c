@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "engine/pool.h"
 #include "config.h"
 #include "handlers.h"
 #include "http/jsonw.h"
@@ -57,6 +58,31 @@ static void write_redis(jsonw_t *w, const void *ctx)
 /* Ready while the stateless API can be served: Redis only reported (up, down
  * with its fault and reason, or off), unless --ready-requires-redis makes
  * its outage a 503 too. Never waits for Redis (readiness.h). */
+/* /readyz's "engine" member: off (none configured), up (every worker
+ * running), degraded (some) or down (none), with the pool's counts. */
+static void write_engine(jsonw_t *w, struct engine_pool *engines)
+{
+    engine_pool_stats_t st;
+    engine_pool_stats(engines, &st);
+    jsonw_key(w, "engine");
+    jsonw_object_begin(w);
+    const char *state = !st.configured ? "off" : st.up == st.workers ? "up" : st.up ? "degraded" : "down";
+    jsonw_kv_string(w, "state", state);
+    if (st.configured) {
+        if (st.name[0])
+            jsonw_kv_string(w, "name", st.name);
+        jsonw_kv_int(w, "workers", st.workers);
+        jsonw_kv_int(w, "up", st.up);
+        jsonw_kv_int(w, "busy", st.busy);
+        jsonw_kv_int(w, "queued", st.waiting);
+        jsonw_key(w, "restarts");
+        jsonw_uint(w, st.restarts);
+        jsonw_key(w, "timeouts");
+        jsonw_uint(w, st.timeouts);
+    }
+    jsonw_object_end(w);
+}
+
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
     if (req->draining) {
@@ -75,6 +101,7 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     jsonw_object_begin(&w);
     jsonw_kv_string(&w, "status", "ready");
     write_redis(&w, &report);
+    write_engine(&w, app_of(req)->engines);
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);
@@ -103,6 +130,6 @@ void handle_metrics(const api_request_t *req, api_response_t *res)
 {
     size_t length = 0;
     (void)readiness_check(app_of(req)->store, NULL, 0, NULL); /* chessd_redis_up as of now (it never waits) */
-    char *text = metrics_render(app_of(req)->store, &length);
+    char *text = metrics_render(app_of(req)->store, app_of(req)->engines, &length);
     api_response_set(res, 200, "text/plain; version=0.0.4; charset=utf-8", text, length);
 }

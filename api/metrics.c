@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../store/store.h"
+#include "engine/pool.h"
 #include "http/acceptor.h"
 #include "http/buf.h"
 #include "http/wire.h"
@@ -25,7 +26,8 @@ static atomic_ullong latency_micros_sum, latency_count;
 static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
 static atomic_llong open_connections;
 static atomic_ullong library_messages, framing_backstops;
-static atomic_llong perft_waiting, store_waiting;
+static atomic_llong perft_waiting, store_waiting, analysis_waiting;
+static atomic_ullong analysis_refused;
 static atomic_ullong store_refused;
 static atomic_llong streams_open;
 static atomic_ullong stream_events, stream_resyncs, streams_stalled, pubsub_reconnects, flag_checks;
@@ -67,6 +69,8 @@ void metrics_http_framing_backstop(void) { atomic_fetch_add_explicit(&framing_ba
 
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
 void metrics_store_waiting(int delta) { atomic_fetch_add_explicit(&store_waiting, delta, memory_order_relaxed); }
+void metrics_analysis_waiting(int delta) { atomic_fetch_add_explicit(&analysis_waiting, delta, memory_order_relaxed); }
+void metrics_analysis_refused(void) { atomic_fetch_add_explicit(&analysis_refused, 1, memory_order_relaxed); }
 void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, memory_order_relaxed); }
 
 void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
@@ -124,7 +128,39 @@ static void write_listeners(buf_t *b)
         (unsigned long long)stats[0].refused);
 }
 
-char *metrics_render(struct store *store, size_t *length)
+/* The engine pool's state and counters. */
+static void write_engine(buf_t *b, struct engine_pool *engines)
+{
+    engine_pool_stats_t st;
+    engine_pool_stats(engines, &st);
+    write_gauge(b, "chessd_engine_workers", "Engine processes this replica keeps (0: no engine configured).",
+        st.workers);
+    write_gauge(b, "chessd_engine_workers_up", "Engine processes running now.", st.up);
+    write_gauge(b, "chessd_engine_workers_busy", "Engine processes running a job now.", st.busy);
+    write_gauge(b, "chessd_engine_jobs_waiting", "Jobs waiting for a free engine now.", st.waiting);
+    write_gauge(b, "chessd_analysis_waiting", "Analysis requests queued for an engine route thread now.",
+        atomic_load_explicit(&analysis_waiting, memory_order_relaxed));
+    write_counter(b, "chessd_analysis_refused_total",
+        "Analysis requests answered 503 engine_busy unrun: the engine routes' queue was full.",
+        atomic_load_explicit(&analysis_refused, memory_order_relaxed));
+    write_counter(b, "chessd_engine_jobs_total", "Engine jobs run (a retry not counted again).", st.jobs);
+    write_counter(b, "chessd_engine_jobs_failed_total",
+        "Engine jobs that failed, after their retry: answered engine_failed, busy or unavailable.", st.jobs_failed);
+    write_counter(b, "chessd_engine_jobs_retried_total", "Engine jobs run a second time after their engine failed.",
+        st.jobs_retried);
+    write_counter(b, "chessd_engine_restarts_total", "Engine processes started again after one failed.", st.restarts);
+    write_counter(b, "chessd_engine_start_failures_total", "Engine starts that failed (the start is retried later).",
+        st.start_failures);
+    buf_printf(b, "# HELP chessd_engine_failures_total Engine jobs whose engine failed, by kind (timed out: past its "
+                  "deadline; crashed: exited or closed its output; garbage: a protocol error or an illegal move).\n"
+                  "# TYPE chessd_engine_failures_total counter\n"
+                  "chessd_engine_failures_total{kind=\"timeout\"} %llu\n"
+                  "chessd_engine_failures_total{kind=\"crashed\"} %llu\n"
+                  "chessd_engine_failures_total{kind=\"garbage\"} %llu\n",
+               (unsigned long long)st.timeouts, (unsigned long long)st.crashes, (unsigned long long)st.garbage);
+}
+
+char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)
 {
     buf_t b;
     buf_init(&b);
@@ -195,6 +231,7 @@ char *metrics_render(struct store *store, size_t *length)
         atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
     write_counter(&b, "chessd_flag_checks_total", "Games checked for a fallen flag when their clock's deadline came.",
         atomic_load_explicit(&flag_checks, memory_order_relaxed));
+    write_engine(&b, engines);
     wire_stats_t wire;
     wire_stats(&wire);
     write_counter(&b, "chessd_http_refused_total",

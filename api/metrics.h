@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 struct store;
+struct engine_pool;
+struct engine_pool;
 struct acceptor;
 
 /* The route labels: route_name(i) for 0 <= i < route_count (static strings).
@@ -43,6 +45,8 @@ void metrics_perft_waiting(int delta);
  * because the store threads' queue was full or they waited past the Redis
  * timeout. */
 void metrics_store_waiting(int delta);
+void metrics_analysis_waiting(int delta); /* analyses queued for an engine route thread */
+void metrics_analysis_refused(void);        /* analyses answered 503 engine_busy unrun: the queue was full */
 void metrics_store_refused(void);
 /* Live events (api/live/events.c): event streams and long-poll waiters held now;
  * events queued on streams (snapshots included); snapshots sent to a stream
@@ -64,6 +68,6 @@ void metrics_redis_up(bool up);
 /* The exposition text (malloc'd, caller frees), or NULL on OOM. store NULL:
  * no Redis is configured (chessd_redis_configured 0, no chessd_redis_up);
  * chessd_redis_up is also left out until a first check has run. */
-char *metrics_render(struct store *store, size_t *length);
+char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length);
 
 #endif

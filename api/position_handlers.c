@@ -18,19 +18,6 @@
 #include "render/position_json.h"
 #include "problem.h"
 
-/* Parses fen (NULL: the start position) into pos, or fills res with the problem. */
-static bool load_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
-{
-    char message[200];
-    if (!fen)
-        fen = FEN_START;
-    fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);
-    if (err == FEN_OK)
-        return true;
-    api_problem_fen(res, err, message);
-    return false;
-}
-
 /* Reads a boolean query parameter; absent gives fallback. */
 /* A FEN from the query string: '+' stands for a space (form encoding); FENs never contain '+'. */
 static const char *query_fen(const api_request_t *req, char *buf, size_t size)
@@ -43,30 +30,6 @@ static const char *query_fen(const api_request_t *req, char *buf, size_t size)
         if (*p == '+')
             *p = ' ';
     return buf;
-}
-
-/* Reads optional "fen" (string) and "chess960" (bool) members of a body. */
-static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_response_t *res)
-{
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "chess960");
-    *fen = NULL;
-    *chess960 = false;
-    if (f && !cJSON_IsNull(f)) {
-        if (!cJSON_IsString(f)) {
-            api_problem(res, API_EINVALID_FIELD, "'fen' must be a string", NULL, NULL);
-            return false;
-        }
-        *fen = f->valuestring;
-    }
-    if (c && !cJSON_IsNull(c)) {
-        if (!cJSON_IsBool(c)) {
-            api_problem(res, API_EINVALID_FIELD, "'chess960' must be true or false", NULL, NULL);
-            return false;
-        }
-        *chess960 = cJSON_IsTrue(c);
-    }
-    return true;
 }
 
 /* GET /v1/position?chess960_position=N: *number is N (0..959), or -1 when
@@ -209,7 +172,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
     if (!strcmp(req->method, "POST")) {
         if (!(root = input_object(req, allowed, res)))
             return;
-        if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
+        if (!input_position(root, &pos, res))
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
@@ -217,11 +180,11 @@ void handle_position(const api_request_t *req, api_response_t *res)
             || !query_chess960_position(req, fen != NULL, &number, res) || !wants_svg(req, &svg, res)
             || !board_svg_read_query(req, true, &picture, res))
             goto done;
+        if (number >= 0)
+            (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */
+        else if (!input_fen(fen, chess960, &pos, res))
+            goto done;
     }
-    if (number >= 0)
-        (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */
-    else if (!load_fen(fen, chess960, &pos, res))
-        goto done;
     if (svg) {
         board_svg_respond(res, &pos, &picture);
         goto done;
@@ -233,14 +196,20 @@ done:
     cJSON_Delete(root);
 }
 
+/* Writes each move of /v1/position/moves's answer as it is played. */
+static void write_played(void *ctx, const position_t *before, move_t move)
+{
+    move_list_t legal;
+    movegen_legal(before, &legal);
+    position_json_move(ctx, before, &legal, move);
+}
+
 void handle_position_moves(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "moves", NULL };
-    const char *fen;
-    bool chess960, with_moves;
-    int number;
+    bool with_moves;
     position_t pos;
-    uint64_t *history = NULL;
+    input_played_t played = { 0 };
     jsonw_t w;
     jsonw_init(&w);
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res))
@@ -248,67 +217,16 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
-    if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
+    if (!input_position(root, &pos, res))
         goto done;
-    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(root, "moves");
-    if (!cJSON_IsArray(moves)) {
-        api_problem(res, API_EINVALID_FIELD, "'moves' must be an array of strings", NULL, NULL);
-        goto done;
-    }
-    int count = cJSON_GetArraySize(moves);
-    if (count > CONFIG_MAX_MOVES) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "%d moves sent; at most %d per request", count, CONFIG_MAX_MOVES);
-        api_problem(res, API_ETOO_MANY_MOVES, detail, NULL, NULL);
-        goto done;
-    }
-    if (number >= 0)
-        (void)chess960_start(number, &pos); /* in range: input_chess960_position() checked */
-    else if (!load_fen(fen, chess960, &pos, res))
-        goto done;
-    history = malloc(sizeof *history * (size_t)(count + 1));
-    if (!history) {
-        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        goto done;
-    }
     jsonw_object_begin(&w);
     jsonw_key(&w, "moves");
     jsonw_array_begin(&w);
-    int index = 0;
-    for (const cJSON *item = moves->child; item; item = item->next, index++) {
-        if (!cJSON_IsString(item)) {
-            char detail[96];
-            snprintf(detail, sizeof detail, "moves[%d] must be a string", index);
-            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
-            goto done;
-        }
-        move_t move = MOVE_NONE;
-        char message[256], fen_now[FEN_BUFFER_SIZE];
-        status_t before;
-        status_evaluate(&pos, history, (size_t)index, &before);
-        legality_reason_t reason = LEGALITY_GAME_OVER;
-        if (before.state == STATUS_ACTIVE)
-            reason = notation_parse_move(&pos, item->valuestring, strlen(item->valuestring), &move, message,
-                                         sizeof message);
-        else
-            snprintf(message, sizeof message, "the game is over (%s)",
-                     before.state == STATUS_DRAW ? status_draw_reason_name(before.draw_reason)
-                                                 : status_state_name(before.state));
-        if (reason != LEGALITY_OK) {
-            api_problem_move(res, api_status_for_reason(reason), message, index, item->valuestring, reason,
-                             fen_format(&pos, fen_now, sizeof fen_now));
-            goto done;
-        }
-        move_list_t legal;
-        movegen_legal(&pos, &legal);
-        position_json_move(&w, &pos, &legal, move);
-        history[index] = pos.key;
-        position_undo_t undo;
-        position_make(&pos, move, &undo);
-    }
+    if (!input_play_moves(root, true, &pos, &played, write_played, &w, res))
+        goto done;
     jsonw_array_end(&w);
     status_t status;
-    status_evaluate(&pos, history, (size_t)count, &status);
+    status_evaluate(&pos, played.history, (size_t)played.count, &status);
     if (api_request_wants_text(req)) {
         answer_position(req, res, &pos, &status, with_moves);
         goto done;
@@ -321,7 +239,7 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     api_response_set(res, 200, "application/json", body, length);
 done:
     jsonw_discard(&w);
-    free(history);
+    input_played_free(&played);
     cJSON_Delete(root);
 }
 
@@ -361,7 +279,7 @@ void handle_perft(const api_request_t *req, api_response_t *res)
         api_problem(res, API_EPERFT_DEPTH_TOO_LARGE, detail, NULL, NULL);
         return;
     }
-    if (!load_fen(query_fen(req, fen_buf, sizeof fen_buf), chess960, &pos, res))
+    if (!input_fen(query_fen(req, fen_buf, sizeof fen_buf), chess960, &pos, res))
         return;
     move_t moves[MOVE_LIST_MAX];
     uint64_t counts[MOVE_LIST_MAX], total = 0;

@@ -70,6 +70,14 @@ static const struct {
                              "The PGN has more games, moves, tags or nesting than the server reads" },
     [API_EPGN_RESULT_MISMATCH] = { "pgn_result_mismatch", 422,
                                    "The PGN's result disagrees with its Result tag or its final position" },
+    [API_EANALYSIS_LIMIT_TOO_LARGE] = { "analysis_limit_too_large", 422,
+                                        "A search limit is above this server's bound" },
+    [API_EANALYSIS_NOT_ALLOWED] = { "analysis_not_allowed", 403,
+                                    "A game between two people cannot be analysed while it is played" },
+    [API_EENGINE_UNAVAILABLE] = { "engine_unavailable", 503, "This server has no chess engine running" },
+    [API_EENGINE_BUSY] = { "engine_busy", 503, "Every engine is busy and the queue is full; retry after Retry-After" },
+    [API_EENGINE_FAILED] = { "engine_failed", 503,
+                             "The engine failed on this search, and again on a retry; retry after Retry-After" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 

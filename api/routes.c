@@ -19,8 +19,9 @@ static const char *const position_get_params[] = { "fen",         "chess960", "c
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
+static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
 
-enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, INLINE = -1 };
+enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
 
 static const router_route_t table[] = {
     { "GET /healthz", "/healthz", "GET", handle_healthz, NULL, ROUTE_PROBE, INLINE },
@@ -32,6 +33,7 @@ static const router_route_t table[] = {
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, legal_moves_param, 0, INLINE },
     { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, legal_moves_param, 0, INLINE },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, perft_params, 0, PERFT },
+    { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL, 0, ENGINE },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
     { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, legal_moves_param, ROUTE_GAME, STORE },
     { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, legal_moves_param, ROUTE_GAME,
@@ -47,6 +49,8 @@ static const router_route_t table[] = {
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, ROUTE_GAME, STORE },
     { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, ROUTE_GAME,
       STORE },
+    { "GET /v1/games/{id}/analysis", "/v1/games/*/analysis", "GET", handle_game_analysis, analysis_params,
+      ROUTE_GAME, ENGINE },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, ROUTE_GAME | ROUTE_STREAM,
       STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },

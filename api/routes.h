@@ -19,7 +19,7 @@ enum {
 
 /* The work pools a route runs on (router_route_t.pool), as the server
  * starts them. */
-enum { ROUTES_POOL_PERFT = 0, ROUTES_POOL_STORE, ROUTES_POOL_COUNT };
+enum { ROUTES_POOL_PERFT = 0, ROUTES_POOL_STORE, ROUTES_POOL_ENGINE, ROUTES_POOL_COUNT };
 
 /* Parses the raw request target into *target (req->target should point at
  * it afterwards); false with res filled (400, 404) when it cannot be routed. */

@@ -16,6 +16,7 @@
 
 #include "../store/store.h"
 #include "app.h"
+#include "engine/pool.h"
 #include "http/clock.h"
 #include "http/httpd.h"
 #include "http/mhd_version.h"
@@ -31,6 +32,7 @@ enum {
     POOL_QUEUE_PER_THREAD = 16,
     POOL_NICENESS = 10,          /* perft yields the CPU to the connection threads */
     STORE_QUEUE_PER_THREAD = 64, /* game requests waiting for a store thread, per thread */
+    ENGINE_QUEUE_PER_WORKER = 4, /* analyses waiting for an engine route thread, per engine worker */
     FILE_LIMIT_SPARE = 256,      /* descriptors beyond the connections: the listeners, logs, the hub */
     REDIS_FILES_PER_THREAD = 8,  /* a thread's Redis connections: one a node (cluster masters), and a check's */
 };
@@ -42,6 +44,8 @@ typedef struct server {
     ratelimit_t *by_address, *by_token, *creations;
     workpool_t *pool;       /* perft */
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
+    workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
+    engine_pool_t *engines;
     events_t *events; /* NULL with --redis none */
     httpd_t *httpd;
 } server_t;
@@ -92,6 +96,12 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
                     NULL, NULL);
         break;
     case HTTPD_REFUSE_POOL_FULL:
+        if (pool == ROUTES_POOL_ENGINE) {
+            metrics_analysis_refused();
+            api_problem(res, API_EENGINE_BUSY, "every engine is busy and the analysis queue is full", NULL, NULL);
+            res->retry_after = 1;
+            break;
+        }
         if (store)
             metrics_store_refused();
         api_problem(res, store ? API_ESTORE_UNAVAILABLE : API_EUNAVAILABLE,
@@ -146,6 +156,8 @@ static void on_pool_waiting(void *ctx, int pool, int delta)
     (void)ctx;
     if (pool == ROUTES_POOL_PERFT)
         metrics_perft_waiting(delta);
+    else if (pool == ROUTES_POOL_ENGINE)
+        metrics_analysis_waiting(delta);
     else
         metrics_store_waiting(delta);
 }
@@ -212,6 +224,8 @@ static void server_free(server_t *srv)
     events_stop(srv->events);
     workpool_free(srv->pool);
     workpool_free(srv->store_pool);
+    workpool_free(srv->engine_routes);
+    engine_pool_free(srv->engines);
     readiness_stop();
     httpd_free(srv->httpd);
     store_close(srv->store);
@@ -290,7 +304,7 @@ int server_run(const config_t *cfg)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads);
+    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads + cfg->engine_workers);
     char err[256] = "";
     store_config_t store_cfg = { .password = cfg->redis_password,
                                  .password_file = cfg->redis_password_file,
@@ -314,7 +328,12 @@ int server_run(const config_t *cfg)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
-    srv.app = (app_t){ .config = cfg, .store = srv.store };
+    const char *engine_path = config_engine_path(cfg);
+    engine_pool_config_t engine_cfg = { .engine = { .path = engine_path, .hash_mb = (int)cfg->engine_hash_mb },
+                                        .workers = cfg->engine_workers };
+    srv.engines = engine_pool_new(&engine_cfg);
+    srv.engine_routes = workpool_new(cfg->engine_workers, cfg->engine_workers * ENGINE_QUEUE_PER_WORKER, 0);
+    srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines };
     metrics_init(routes_count(), routes_name);
     static const events_counters_t hub_counters = { metrics_streams_open, metrics_stream_event, metrics_stream_resync,
                                                     metrics_stream_stalled, metrics_pubsub_reconnect,
@@ -331,7 +350,8 @@ int server_run(const config_t *cfg)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !watching) {
+    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !srv.engines || !srv.engine_routes
+        || !watching) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -339,6 +359,14 @@ int server_run(const config_t *cfg)
         server_free(&srv);
         return 2;
     }
+    engine_pool_stats_t engine_stats;
+    engine_pool_stats(srv.engines, &engine_stats);
+    if (!engine_path)
+        fprintf(stderr, "chessd: no engine (--engine %s): analysis answers 503 engine_unavailable\n",
+                cfg->engine_path[0] ? cfg->engine_path : "''");
+    else if (engine_stats.up < engine_stats.workers)
+        fprintf(stderr, "chessd: --engine %s: %u of %u engines started; the rest are retried\n", engine_path,
+                engine_stats.up, engine_stats.workers);
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");
@@ -365,6 +393,8 @@ int server_run(const config_t *cfg)
              * half-closed, still reading) */
             [ROUTES_POOL_STORE] = { .pool = srv.store_pool, .give_up_ms = cfg->redis_timeout_ms,
                                     .extra_ms = cfg->redis_timeout_ms / 2 },
+            /* analysis: a job whose client left while it waited is not run */
+            [ROUTES_POOL_ENGINE] = { .pool = srv.engine_routes, .skip_gone = true },
         },
         .pool_count = ROUTES_POOL_COUNT,
         .app = { .ctx = &srv, .request_app = &srv.app, .route = on_route, .route_info = on_route_info,
@@ -390,6 +420,7 @@ int server_run(const config_t *cfg)
      * path), and is freed once no server thread can reach it. */
     workpool_stop(srv.pool);
     workpool_stop(srv.store_pool);
+    workpool_stop(srv.engine_routes);
     httpd_stop(srv.httpd);
     server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");

@@ -15,6 +15,8 @@
 
 typedef struct engine_pool engine_pool_t;
 
+enum { ENGINE_SESSION_MAX = 64 }; /* bytes of a session name kept, the NUL included */
+
 typedef struct {
     engine_options_t engine; /* engine.path NULL or "": a pool with no engine (every job ENGINE_EDOWN) */
     unsigned workers;        /* engines (1 by default) */
@@ -34,12 +36,15 @@ void engine_pool_free(engine_pool_t *pool);
 typedef engine_status_t (*engine_job_fn)(engine_t *e, void *ctx, char *err, size_t err_size);
 
 /* Runs fn(engine, ctx) on a free engine, waiting for one until
- * wait_deadline_ms (absolute clock_now_ms time; 0: no wait). When fn fails
+ * wait_deadline_ms (absolute clock_now_ms time; 0: no wait). session names
+ * the game the job belongs to (NULL: none): when it is not the one the
+ * engine last served, "ucinewgame" is sent first (engine_new_game, with
+ * chess960). When fn fails
  * with the engine dead, it is run once more on another engine (or the same,
  * restarted). ENGINE_EBUSY: none came free in time; ENGINE_EDOWN: none is
  * running (the pool has no engine, or every one failed to start). */
-engine_status_t engine_pool_run(engine_pool_t *pool, engine_job_fn fn, void *ctx, uint64_t wait_deadline_ms,
-                                char *err, size_t err_size);
+engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
+                                uint64_t wait_deadline_ms, char *err, size_t err_size);
 
 /* Whether an engine is running and free now (a hint: it may be taken next). */
 bool engine_pool_has_idle(engine_pool_t *pool);

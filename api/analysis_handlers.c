@@ -1,0 +1,228 @@
+/* POST /v1/position/analysis, and what both analysis routes share
+ * (analysis_http.h): reading the limits, answering, and turning an engine
+ * status into a problem. Runs on the engine route pool's threads, the
+ * connection suspended. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_http.h"
+#include "app.h"
+#include "config.h"
+#include "handlers.h"
+#include "input.h"
+#include "problem.h"
+#include "render/position_json.h"
+
+/* One limit a client may set: its name, and the server's bound on it. */
+typedef struct {
+    const char *name;
+    unsigned long long min, max;
+} limit_t;
+
+typedef struct {
+    const char *name;
+    unsigned long long max;
+} bound_t;
+
+static void write_bound(jsonw_t *w, const void *ctx)
+{
+    const bound_t *bound = ctx;
+    jsonw_kv_string(w, "limit", bound->name);
+    jsonw_key(w, "max");
+    jsonw_uint(w, bound->max);
+}
+
+static analysis_bounds_t bounds_of(const api_request_t *req)
+{
+    const config_t *cfg = app_of(req)->config;
+    return (analysis_bounds_t){ .max_depth = CONFIG_ENGINE_MAX_DEPTH,
+                                .max_nodes = cfg->engine_max_nodes,
+                                .max_think_ms = (int)cfg->engine_max_think_ms };
+}
+
+/* Checks value against limit: 400 invalid_field below its minimum, 422
+ * analysis_limit_too_large above the bound (the bound named). */
+static bool check_limit(const limit_t *limit, double value, bool in_query, api_response_t *res)
+{
+    char detail[200];
+    if (value != floor(value) || value < (double)limit->min) {
+        snprintf(detail, sizeof detail, "'%s' must be a whole number from %llu", limit->name, limit->min);
+        api_problem(res, in_query ? API_EINVALID_PARAMETER : API_EINVALID_FIELD, detail, NULL, NULL);
+        return false;
+    }
+    if (value > (double)limit->max) {
+        bound_t bound = { limit->name, limit->max };
+        snprintf(detail, sizeof detail, "'%s' is above this server's bound of %llu", limit->name, limit->max);
+        api_problem(res, API_EANALYSIS_LIMIT_TOO_LARGE, detail, write_bound, &bound);
+        return false;
+    }
+    return true;
+}
+
+/* The limits in the order analysis_request_t holds them. */
+enum { LIMIT_DEPTH, LIMIT_NODES, LIMIT_MOVETIME, LIMIT_MULTIPV, LIMIT_COUNT };
+
+static void limits_of(const api_request_t *req, limit_t limits[LIMIT_COUNT])
+{
+    analysis_bounds_t b = bounds_of(req);
+    limits[LIMIT_DEPTH] = (limit_t){ "depth", 1, (unsigned long long)b.max_depth };
+    limits[LIMIT_NODES] = (limit_t){ "nodes", 1, b.max_nodes };
+    limits[LIMIT_MOVETIME] = (limit_t){ "movetime_ms", 1, (unsigned long long)b.max_think_ms };
+    limits[LIMIT_MULTIPV] = (limit_t){ "multipv", 1, ENGINE_MULTIPV_MAX };
+}
+
+static void set_limit(analysis_request_t *rq, int which, double value)
+{
+    switch (which) {
+    case LIMIT_DEPTH: rq->depth = (int)value; break;
+    case LIMIT_NODES: rq->nodes = (uint64_t)value; break;
+    case LIMIT_MOVETIME: rq->movetime_ms = (int)value; break;
+    default: rq->multipv = (int)value; break;
+    }
+}
+
+/* The limits of a body; false with res filled. */
+static bool read_body_limits(const api_request_t *req, const cJSON *root, analysis_request_t *rq, api_response_t *res)
+{
+    limit_t limits[LIMIT_COUNT];
+    limits_of(req, limits);
+    *rq = (analysis_request_t){ 0 };
+    for (int i = 0; i < LIMIT_COUNT; i++) {
+        const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, limits[i].name);
+        if (!item || cJSON_IsNull(item))
+            continue;
+        if (!cJSON_IsNumber(item)) {
+            char detail[96];
+            snprintf(detail, sizeof detail, "'%s' must be a number", limits[i].name);
+            api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+            return false;
+        }
+        if (!check_limit(&limits[i], item->valuedouble, false, res))
+            return false;
+        set_limit(rq, i, item->valuedouble);
+    }
+    const cJSON *wdl = cJSON_GetObjectItemCaseSensitive(root, "wdl");
+    if (wdl && !cJSON_IsNull(wdl)) {
+        if (!cJSON_IsBool(wdl)) {
+            api_problem(res, API_EINVALID_FIELD, "'wdl' must be true or false", NULL, NULL);
+            return false;
+        }
+        rq->wdl = cJSON_IsTrue(wdl);
+    }
+    return true;
+}
+
+bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_response_t *res)
+{
+    limit_t limits[LIMIT_COUNT];
+    limits_of(req, limits);
+    *rq = (analysis_request_t){ 0 };
+    for (int i = 0; i < LIMIT_COUNT; i++) {
+        const char *text = api_request_query(req, limits[i].name);
+        if (!text)
+            continue;
+        char *end;
+        errno = 0;
+        double value = strtod(text, &end);
+        if (*text < '0' || *text > '9' || *end || errno) {
+            char detail[120];
+            snprintf(detail, sizeof detail, "query parameter '%s' must be a whole number from %llu", limits[i].name,
+                     limits[i].min);
+            api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
+            return false;
+        }
+        if (!check_limit(&limits[i], value, true, res))
+            return false;
+        set_limit(rq, i, value);
+    }
+    return input_query_bool(req, "wdl", false, &rq->wdl, res);
+}
+
+/* The one place an engine status becomes a problem. */
+static void engine_problem(api_response_t *res, engine_status_t status, const char *err)
+{
+    char detail[320];
+    switch (status) {
+    case ENGINE_EDOWN:
+        api_problem(res, API_EENGINE_UNAVAILABLE, err[0] ? err : "no engine is running", NULL, NULL);
+        if (strcmp(err, "this server runs no engine"))
+            res->retry_after = 5; /* an engine is configured: it is being restarted */
+        break;
+    case ENGINE_EBUSY:
+        api_problem(res, API_EENGINE_BUSY, "every engine stayed busy for as long as a search may take", NULL, NULL);
+        res->retry_after = 1;
+        break;
+    case ENGINE_ETIMEOUT:
+    case ENGINE_ECRASHED:
+    case ENGINE_EGARBAGE:
+    case ENGINE_ESTART:
+        snprintf(detail, sizeof detail, "the engine failed (%s), and again when the search was retried; it is being "
+                 "restarted", engine_status_name(status));
+        api_problem(res, API_EENGINE_FAILED, detail, NULL, NULL);
+        res->retry_after = 1;
+        break;
+    default:
+        api_problem(res, API_EINTERNAL, err[0] ? err : NULL, NULL, NULL);
+        break;
+    }
+}
+
+void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
+                      int move_count, const uint64_t *history, const analysis_request_t *rq)
+{
+    position_t pos = *start;
+    for (int i = 0; i < move_count; i++) {
+        position_undo_t undo;
+        position_make(&pos, moves[i], &undo);
+    }
+    status_t status;
+    status_evaluate(&pos, history, (size_t)move_count, &status);
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    jsonw_key(&w, "position");
+    position_json_write(&w, &pos, &status, false);
+    if (status.state != STATUS_ACTIVE) {
+        jsonw_key(&w, "lines");
+        jsonw_array_begin(&w);
+        jsonw_array_end(&w);
+    } else {
+        char err[256] = "";
+        analysis_bounds_t bounds = bounds_of(req);
+        engine_status_t s = analysis_run(app_of(req)->engines, start, moves, move_count, rq, &bounds, &w, err,
+                                         sizeof err);
+        if (s != ENGINE_OK) {
+            jsonw_discard(&w);
+            engine_problem(res, s, err);
+            return;
+        }
+    }
+    jsonw_object_end(&w);
+    size_t length = 0;
+    char *body = jsonw_finish(&w, &length);
+    api_response_set(res, 200, "application/json", body, length);
+}
+
+/* POST /v1/position/analysis: what /v1/position/moves takes (moves
+ * optional), and the search's limits. */
+void handle_position_analysis(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "fen",         "chess960", "chess960_position", "moves", "depth",
+                                            "nodes",       "movetime_ms", "multipv",         "wdl",   NULL };
+    position_t start, pos;
+    input_played_t played = { 0 };
+    analysis_request_t rq;
+    cJSON *root = input_object(req, allowed, res);
+    if (!root)
+        return;
+    if (read_body_limits(req, root, &rq, res) && input_position(root, &start, res)) {
+        pos = start;
+        if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
+            analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq);
+    }
+    input_played_free(&played);
+    cJSON_Delete(root);
+}

@@ -1,0 +1,27 @@
+/* The HTTP side of analysis (engine/analysis.h): the search limits read
+ * from a body or a query (each checked against the server's bounds), the
+ * answer for a position, and the one place an engine status becomes a
+ * problem. Both analysis routes use it: POST /v1/position/analysis here
+ * and GET /v1/games/{id}/analysis (game_handlers.c). */
+#ifndef CHESSD_API_ANALYSIS_HTTP_H
+#define CHESSD_API_ANALYSIS_HTTP_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "../rules/rules.h"
+#include "engine/analysis.h"
+#include "http/request.h"
+
+/* The limits of a GET's query (depth, nodes, movetime_ms, multipv, wdl);
+ * false with res filled (400, or 422 analysis_limit_too_large) when one is bad. */
+bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_response_t *res);
+
+/* Answers the analysis of the position reached from start by moves
+ * (history: the keys of the positions they were played in, for the
+ * position's status): the position and its status, and, unless the game
+ * is over there, the engine's lines. */
+void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
+                      int move_count, const uint64_t *history, const analysis_request_t *rq);
+
+#endif
