@@ -14,6 +14,13 @@
  * its start; a game imported from PGN before the field existed then has a
  * takeback of its imported moves cost the increments they never earned
  * (never below zero): the rule can only take time away, never mint it.
+ * Two lines may follow the names, each only when it says something, so
+ * that a game between two people has the same text as before they existed:
+ * "engine <color> level <1-8>" or "engine <color> elo <rating>" (the
+ * computer plays that side, game_engine_t), then "analysis 1" (a game made
+ * with hints allowed). A chessd older than them refuses a text with them
+ * (strict reading, below): only games against the computer have them, which
+ * it could not play anyway.
  * Texts of format 2 (no takeback and clock
  * lines) are read as untimed games with free takebacks, as they were made
  * (and refused when they end on time or by an abort, which format 2 had not).
@@ -58,7 +65,38 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
                      game_takeback_name(g->takeback), game_offer_name(g->takeback_offer), clock,
                      r->players[WHITE].token_hash, r->players[BLACK].token_hash, r->players[WHITE].name,
                      r->players[BLACK].name);
-    return n > 0 && (size_t)n < size ? (size_t)n : 0;
+    if (n <= 0 || (size_t)n >= size || !game_record_engine_ok(&r->engine))
+        return 0;
+    size_t length = (size_t)n;
+    if (r->engine.plays) {
+        const game_engine_t *e = &r->engine;
+        n = snprintf(out + length, size - length, "\nengine %s %s %d", color_name(e->color), e->level ? "level" : "elo",
+                     e->level ? e->level : e->elo);
+        if (n <= 0 || (size_t)n >= size - length)
+            return 0;
+        length += (size_t)n;
+    }
+    if (r->analysis) {
+        n = snprintf(out + length, size - length, "\nanalysis 1");
+        if (n <= 0 || (size_t)n >= size - length)
+            return 0;
+        length += (size_t)n;
+    }
+    return length;
+}
+
+bool game_record_engine_ok(const game_engine_t *e)
+{
+    if (!e->plays)
+        return e->color == WHITE && e->level == 0 && e->elo == 0;
+    bool by_level = e->level >= 1 && e->level <= GAME_ENGINE_LEVEL_MAX && e->elo == 0;
+    bool by_elo = e->elo >= 1 && e->elo <= GAME_ENGINE_ELO_MAX && e->level == 0;
+    return (e->color == WHITE || e->color == BLACK) && (by_level || by_elo);
+}
+
+bool game_record_engine_to_move(const game_record_t *r)
+{
+    return r->engine.plays && r->game.state == GAME_ACTIVE && r->game.pos.side_to_move == r->engine.color;
 }
 
 /* A history entry is one position key's 16 hex digits (hex_encode_u64). */
@@ -138,6 +176,59 @@ static bool read_int(lines_t *l, const char *name, int64_t min, int64_t max, int
     if (*end || v < min || v > max)
         return false;
     *out = v;
+    return true;
+}
+
+/* Whether the next line is named name (followed by a space); reads nothing. */
+static bool line_is(const lines_t *l, const char *name)
+{
+    size_t name_length = strlen(name);
+    return !l->finished && (size_t)(l->end - l->p) > name_length && !memcmp(l->p, name, name_length)
+           && l->p[name_length] == ' ';
+}
+
+/* The engine line's value, "<color> level <n>" or "<color> elo <n>", into e. */
+static bool read_engine(lines_t *l, game_engine_t *e)
+{
+    char text[48], *end;
+    if (!read_text(l, "engine", text, sizeof text))
+        return false;
+    memset(e, 0, sizeof *e);
+    const char *p = NULL;
+    for (int c = 0; c < COLOR_COUNT && !p; c++) {
+        size_t n = strlen(color_name((color_t)c));
+        if (!strncmp(text, color_name((color_t)c), n) && text[n] == ' ') {
+            e->color = (color_t)c;
+            p = text + n + 1;
+        }
+    }
+    if (!p)
+        return false;
+    bool level = !strncmp(p, "level ", 6), elo = !strncmp(p, "elo ", 4);
+    if (!level && !elo)
+        return false;
+    p += level ? 6 : 4;
+    if (*p < '1' || *p > '9')
+        return false;
+    long v = strtol(p, &end, 10);
+    if (*end || v > GAME_ENGINE_ELO_MAX)
+        return false;
+    e->plays = true;
+    *(level ? &e->level : &e->elo) = (int)v;
+    return game_record_engine_ok(e);
+}
+
+/* The lines that may follow the names (format 3): engine, then analysis. */
+static bool read_computer_lines(lines_t *l, game_record_t *r)
+{
+    if (line_is(l, "engine") && !read_engine(l, &r->engine))
+        return false;
+    int64_t analysis;
+    if (line_is(l, "analysis")) {
+        if (!read_int(l, "analysis", 1, 1, &analysis))
+            return false;
+        r->analysis = true;
+    }
     return true;
 }
 
@@ -248,6 +339,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
         || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
         || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
+        || (!format_2 && !read_computer_lines(&l, r))
         || !l.finished /* something after the last line */
         || !game_record_name_ok(r->players[WHITE].name) || !game_record_name_ok(r->players[BLACK].name))
         return false;

@@ -30,14 +30,40 @@ typedef struct {
     char token_hash[GAME_TOKEN_HASH_SIZE];
 } game_player_t;
 
+/* The bounds of a computer player's strength as stored (the API takes a
+ * narrower range of ratings: the levels' own). */
+enum { GAME_ENGINE_LEVEL_MAX = 8, GAME_ENGINE_ELO_MAX = 4000 };
+
+/* The computer's part in a game against it: the side it plays and its
+ * strength, a level or a rating (one of the two; the other 0). The zero
+ * value is "no computer", so a record made with memset, and every game
+ * stored before these fields existed, is a game between two people. */
+typedef struct {
+    bool plays;    /* the computer plays color; false: the rest is 0 */
+    color_t color;
+    int level;     /* 1..GAME_ENGINE_LEVEL_MAX, or 0 when elo is set */
+    int elo;       /* 1..GAME_ENGINE_ELO_MAX, or 0 when level is set */
+} game_engine_t;
+
 typedef struct {
     char id[GAME_ID_SIZE];
     uint64_t version; /* from the store, not the state text */
     char write_id[33]; /* the store's tag of the write that made this version (STORE_WRITE_ID_SIZE) */
     int64_t created_at_ms, updated_at_ms;
     game_player_t players[COLOR_COUNT];
+    game_engine_t engine;
+    bool analysis; /* created with hints allowed */
     game_t game;
 } game_record_t;
+
+/* Whether e is one the state text holds: no computer (all zero), or a side
+ * with exactly one of level and elo in its range. */
+bool game_record_engine_ok(const game_engine_t *e);
+
+/* Whether the computer is to move: it plays, the game is in progress and
+ * it is its side's turn. A record saying so at version v is what an engine
+ * job {id, v} (store.h) is for; nothing else in the record marks it. */
+bool game_record_engine_to_move(const game_record_t *r);
 
 /* Whether name may be a player's: no C0 control, DEL or C1 control
  * (U+0080..U+009F, C2 80..C2 9F in UTF-8). Checked on creation and again on
@@ -46,7 +72,8 @@ typedef struct {
 bool game_record_name_ok(const char *name);
 
 /* Writes r's state text into out (GAME_RECORD_STATE_MAX bytes); returns its
- * length (not terminated), or 0 when it does not fit. */
+ * length (not terminated), or 0 when it does not fit or r's engine is not
+ * game_record_engine_ok. */
 size_t game_record_state(const game_record_t *r, char *out, size_t size);
 
 /* Writes the history entry of key (GAME_RECORD_HISTORY_ENTRY bytes, not terminated). */

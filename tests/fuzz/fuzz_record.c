@@ -51,6 +51,9 @@ static const char *record_difference(const game_record_t *a, const game_record_t
     for (int c = 0; c < COLOR_COUNT; c++)
         if (strcmp(a->players[c].name, b->players[c].name) || strcmp(a->players[c].token_hash, b->players[c].token_hash))
             return c == WHITE ? "white player" : "black player";
+    if (a->engine.plays != b->engine.plays || a->engine.color != b->engine.color || a->engine.level != b->engine.level
+        || a->engine.elo != b->engine.elo || a->analysis != b->analysis)
+        return "computer player or analysis";
     if (memcmp(&x->initial, &y->initial, sizeof x->initial))
         return "initial position";
     if (memcmp(&x->pos, &y->pos, sizeof x->pos))

@@ -1,7 +1,8 @@
 /* Tests for store/game_record.c: the state text (game_record_state then
  * game_record_read gives the whole record back, for every start and every
  * ending, and any text this code did not write is refused, line by line),
- * and the conversion of records of the first format (game_record_from_legacy
+ * the computer's side, strength and analysis flag (lines written only for
+ * a game against the computer), and the conversion of records of the first format (game_record_from_legacy
  * on the fixtures written by chessd c8df95b, tests/data/legacy_game*.json,
  * and its refusals). Games are made with rules/game.c, as the server does. */
 #include <inttypes.h>
@@ -118,6 +119,11 @@ static void expect_same_record(const game_record_t *a, const game_record_t *b)
         CU_ASSERT_STRING_EQUAL(a->players[c].name, b->players[c].name);
         CU_ASSERT_STRING_EQUAL(a->players[c].token_hash, b->players[c].token_hash);
     }
+    CU_ASSERT_EQUAL(a->engine.plays, b->engine.plays);
+    CU_ASSERT_EQUAL(a->engine.color, b->engine.color);
+    CU_ASSERT_EQUAL(a->engine.level, b->engine.level);
+    CU_ASSERT_EQUAL(a->engine.elo, b->engine.elo);
+    CU_ASSERT_EQUAL(a->analysis, b->analysis);
     game_t x = without_stale_history(&a->game), y = without_stale_history(&b->game);
     CU_ASSERT_EQUAL(x.ply_count, y.ply_count);
     CU_ASSERT_EQUAL(x.history_count, y.history_count);
@@ -1176,6 +1182,172 @@ static void test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had(
                          "a game lost on time in format 2");
 }
 
+/* --- games against the computer --- */
+
+/* A record of "e4 e5 Nf3" (Black to move) whose computer plays color at
+ * level or elo, with analysis as given. */
+static void computer_record(game_record_t *r, color_t color, int level, int elo, bool analysis)
+{
+    start_record(r, FEN_START, 0, "Anna", "");
+    play(r, "e4 e5 Nf3");
+    r->engine = (game_engine_t){ .plays = true, .color = color, .level = level, .elo = elo };
+    r->analysis = analysis;
+}
+
+static void test_a_game_against_the_computer_round_trips_its_side_strength_and_analysis(void)
+{
+    static const struct {
+        color_t color;
+        int level, elo;
+        bool analysis;
+        const char *tail; /* how the text ends */
+    } cases[] = {
+        { BLACK, 3, 0, false, "\nblack.name \nengine black level 3" },
+        { WHITE, 1, 0, true, "\nblack.name \nengine white level 1\nanalysis 1" },
+        { BLACK, GAME_ENGINE_LEVEL_MAX, 0, false, "\nengine black level 8" },
+        { WHITE, 0, 1500, false, "\nengine white elo 1500" },
+        { BLACK, 0, 1, true, "\nengine black elo 1\nanalysis 1" },
+        { BLACK, 0, GAME_ENGINE_ELO_MAX, false, "\nengine black elo 4000" },
+    };
+    char text[GAME_RECORD_STATE_MAX + 1];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        game_record_t r;
+        computer_record(&r, cases[i].color, cases[i].level, cases[i].elo, cases[i].analysis);
+        expect_round_trip(&r);
+        const char *state = state_string(&r, text);
+        size_t length = strlen(state), tail = strlen(cases[i].tail);
+        CU_ASSERT(length > tail && !strcmp(state + length - tail, cases[i].tail));
+    }
+    /* Analysis alone, in a game between two people. */
+    game_record_t r;
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    r.analysis = true;
+    expect_round_trip(&r);
+    const char *state = state_string(&r, text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(state, "\nblack.name Boris\nanalysis 1"));
+    CU_ASSERT_PTR_NULL(strstr(state, "engine"));
+}
+
+static void test_a_game_between_two_people_has_no_computer_lines_and_reads_as_no_engine(void)
+{
+    text_t t;
+    base_text(&t);
+    t.state[t.length] = '\0';
+    CU_ASSERT_PTR_NULL(strstr(t.state, "engine"));
+    CU_ASSERT_PTR_NULL(strstr(t.state, "analysis"));
+    game_record_t back;
+    memset(&back, 0x5a, sizeof back);
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    CU_ASSERT_FALSE(back.engine.plays);
+    CU_ASSERT_EQUAL(back.engine.level, 0);
+    CU_ASSERT_EQUAL(back.engine.elo, 0);
+    CU_ASSERT_FALSE(back.analysis);
+    CU_ASSERT_FALSE(game_record_engine_to_move(&back));
+    /* A text of format 2 (stored before) reads the same way. */
+    game_record_t same;
+    format_2_text(&t, &same);
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    CU_ASSERT_FALSE(back.engine.plays);
+    CU_ASSERT_FALSE(back.analysis);
+}
+
+/* t with text added at its end, into out (GAME_RECORD_STATE_MAX * 2 bytes). */
+static size_t with_tail(const text_t *t, const char *tail, char *out)
+{
+    memcpy(out, t->state, t->length);
+    memcpy(out + t->length, tail, strlen(tail));
+    return t->length + strlen(tail);
+}
+
+static void test_read_refuses_computer_lines_this_code_never_writes(void)
+{
+    text_t t;
+    base_text(&t);
+    char edited[GAME_RECORD_STATE_MAX * 2];
+    /* The lines as written read. */
+    static const char *const good[] = { "\nengine white level 2", "\nengine black elo 2200", "\nanalysis 1",
+                                        "\nengine black level 5\nanalysis 1" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        game_record_t back;
+        size_t length = with_tail(&t, good[i], edited);
+        CU_ASSERT(game_record_read(&back, edited, length, t.history, t.history_length));
+    }
+    static const char *const bad[] = {
+        "\nengine", "\nengine ", "\nengine white", "\nengine white level", "\nengine white level ",
+        "\nengine green level 3", "\nengine White level 3", "\nengine none level 3", "\nengine white level 0",
+        "\nengine white level 9", "\nengine white level 03", "\nengine white level -1", "\nengine white level +3",
+        "\nengine white level 3 ", "\nengine white level 3 0", "\nengine white level 3x", "\nengine white elo 0",
+        "\nengine white elo 4001", "\nengine white elo 99999999999999999999", "\nengine white depth 3",
+        "\nengine white  level 3", "\nengine  white level 3", "\nanalysis 0", "\nanalysis 2", "\nanalysis",
+        "\nanalysis ", "\nanalysis yes", "\nanalysis 1\nengine white level 3", /* out of order */
+        "\nengine white level 3\nengine white level 3", "\nanalysis 1\nanalysis 1", "\nengine white level 3\n",
+        "\nanalysis 1\n", "\nengine white level 3\nextra 1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char why[96];
+        snprintf(why, sizeof why, "the tail '%s'", bad[i] + 1);
+        expect_refused(edited, with_tail(&t, bad[i], edited), t.history, t.history_length, why);
+    }
+    /* Format 2 never had them. */
+    game_record_t same;
+    format_2_text(&t, &same);
+    expect_refused(edited, with_tail(&t, "\nengine black level 3", edited), t.history, t.history_length,
+                   "a format 2 text with an engine line");
+    expect_refused(edited, with_tail(&t, "\nanalysis 1", edited), t.history, t.history_length,
+                   "a format 2 text with an analysis line");
+}
+
+static void test_writing_refuses_an_engine_the_text_cannot_hold(void)
+{
+    static const game_engine_t bad[] = {
+        { .plays = true, .color = BLACK },                          /* no strength */
+        { .plays = true, .color = BLACK, .level = 3, .elo = 1500 }, /* both */
+        { .plays = true, .color = BLACK, .level = GAME_ENGINE_LEVEL_MAX + 1 },
+        { .plays = true, .color = BLACK, .elo = GAME_ENGINE_ELO_MAX + 1 },
+        { .plays = true, .color = BLACK, .level = -1 },
+        { .plays = true, .color = (color_t)2, .level = 3 },
+        { .plays = false, .color = WHITE, .level = 3 }, /* a strength without a computer */
+        { .plays = false, .color = BLACK },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        game_record_t r;
+        computer_record(&r, BLACK, 1, 0, false);
+        r.engine = bad[i];
+        CU_ASSERT_FALSE(game_record_engine_ok(&r.engine));
+        char state[GAME_RECORD_STATE_MAX];
+        CU_ASSERT_EQUAL(game_record_state(&r, state, sizeof state), 0);
+    }
+    game_engine_t none = { 0 };
+    CU_ASSERT_TRUE(game_record_engine_ok(&none));
+}
+
+static void test_the_engine_is_to_move_on_its_turn_in_a_game_in_progress_only(void)
+{
+    game_record_t r;
+    computer_record(&r, BLACK, 4, 0, false); /* after 1. e4 e5 2. Nf3: Black to move */
+    CU_ASSERT_TRUE(game_record_engine_to_move(&r));
+    r.engine.color = WHITE;
+    CU_ASSERT_FALSE(game_record_engine_to_move(&r));
+    r.engine.color = BLACK;
+    play(&r, "Nc6");
+    CU_ASSERT_FALSE(game_record_engine_to_move(&r)); /* White (the person) to move */
+    play(&r, "Bc4");
+    CU_ASSERT_TRUE(game_record_engine_to_move(&r));
+    /* Over: nothing for the engine to do, whoever's turn it would be. */
+    game_record_t over = r;
+    CU_ASSERT_EQUAL_FATAL(game_resign(&over.game, WHITE, 0), GAME_OK);
+    CU_ASSERT_FALSE(game_record_engine_to_move(&over));
+    /* Read back from its text, it says the same. */
+    char state[GAME_RECORD_STATE_MAX], history[HISTORY_TEXT_MAX];
+    size_t length = state_text(&r, state), history_length = history_text(&r.game, history);
+    game_record_t back;
+    CU_ASSERT_FATAL(game_record_read(&back, state, length, history, history_length));
+    CU_ASSERT_TRUE(game_record_engine_to_move(&back));
+    /* No computer: never. */
+    r.engine = (game_engine_t){ 0 };
+    CU_ASSERT_FALSE(game_record_engine_to_move(&r));
+}
+
 /* --- records of the first format --- */
 
 /* The entries of a move list ("uci:san uci:san"), CU-asserted against the fixture's. */
@@ -1435,6 +1607,11 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_names_in_utf8_empty_and_of_the_largest_size_round_trip);
     CU_ADD_TEST(suite, test_read_refuses_a_name_with_a_control_character);
     CU_ADD_TEST(suite, test_times_round_trip_at_their_bounds);
+    CU_ADD_TEST(suite, test_a_game_against_the_computer_round_trips_its_side_strength_and_analysis);
+    CU_ADD_TEST(suite, test_a_game_between_two_people_has_no_computer_lines_and_reads_as_no_engine);
+    CU_ADD_TEST(suite, test_read_refuses_computer_lines_this_code_never_writes);
+    CU_ADD_TEST(suite, test_writing_refuses_an_engine_the_text_cannot_hold);
+    CU_ADD_TEST(suite, test_the_engine_is_to_move_on_its_turn_in_a_game_in_progress_only);
     CU_ADD_TEST(suite, test_read_refuses_a_line_missing_reordered_or_duplicated);
     CU_ADD_TEST(suite, test_read_refuses_text_around_the_record);
     CU_ADD_TEST(suite, test_read_refuses_bad_numbers);
