@@ -48,7 +48,14 @@ void level_name(const level_t *level, char *out, size_t size);
  * engine's clock: clock's has_clock/wtime/btime/winc/binc, the think time
  * capped by movetime_ms), then picks the move as the level says, drawing
  * from *rng (xorshift state, never 0). deadline_ms (absolute clock_now_ms
- * time, 0: from the caps) bounds the whole call. The move is always legal. */
+ * time, 0: from the caps) bounds the whole call. The move is always legal.
+ * Under a clock a move takes at most the side's remaining time / 30 plus
+ * its increment, and never more than half of what is left. A position with
+ * one legal move, and a move drawn at random (random_permille), are played
+ * without a search: e may be NULL for a level that never searches
+ * (random_permille 1000). ENGINE_ENO_MOVES when the game is over;
+ * ENGINE_EINVALID for an illegal move in the list, a setting out of range
+ * or a negative clock; any other failure is the engine's (uci.h). */
 engine_status_t level_move(engine_t *e, const position_t *start, const move_t *moves, int move_count,
                            const level_t *level, const engine_limits_t *clock, uint64_t deadline_ms, uint64_t *rng,
                            move_t *out, char *err, size_t err_size);
