@@ -1,7 +1,8 @@
 // Validates rendered k8s/ manifests offline: every object against the
 // Kubernetes schema of its kind (kubernetes-models), with unknown fields
 // refused as the API server's strict field validation would, then chessd's
-// deployment policy (k8s/README.md).
+// deployment policy (k8s/README.md): the API Deployment chessd, its engine
+// workers chessd-engine (`chessd engine`, never behind the Service), Redis.
 //
 //   node validate.mjs [--passed N --failed N] TARGET=FILE...
 //   node validate.mjs --self-test
@@ -789,6 +790,14 @@ async function selfTest() {
   }
   check("self-test: a wrong type fails the schema", threw);
   check("self-test: an unknown kind has no model", (await modelFor("apps/v1", "Deploymnet")) === null && (await modelFor("example.com/v1", "Widget")) === null);
+  const ports = redisUrlPorts("redis+cluster://:p%40ss@a:7001,b,[::1]:7003").join(",");
+  check("self-test: a Redis URL's ports, 6379 where none is given", ports === "7001,6379,7003" &&
+    redisUrlPorts("rediss://h:6380/0").join(",") === "6380" && redisUrlPorts("none").length === 0, ports);
+  const rule = { ports: [{ protocol: "TCP", port: 6379 }, { protocol: "TCP", port: 7000, endPort: 7005 }] };
+  check("self-test: a rule's ports admit only what they list", admitsPort(rule, {}, 6379) && admitsPort(rule, {}, 7003) &&
+    !admitsPort(rule, {}, 6380) && !admitsPort(rule, {}, 6379, "UDP") && admitsPort({}, {}, 1234));
+  check("self-test: canonical JSON ignores key order", canonical({ a: 1, b: [{ c: 2, d: 3 }] }) === canonical({ b: [{ d: 3, c: 2 }], a: 1 }) &&
+    canonical({ a: 1 }) !== canonical({ a: "1" }));
   const yes = parseAllDocuments("a: yes\nb: \"yes\"\n", { version: "1.1" })[0].toJS();
   check("self-test: YAML 1.1 reads an unquoted yes as a boolean", yes.a === true && yes.b === "yes");
 }
