@@ -1,11 +1,16 @@
 # chessd container image: a builder stage compiles build/chessd, the runtime
-# stage holds only the shared libraries it links against and the binary.
+# stage holds only the shared libraries it links against, the binary, and
+# Stockfish at /usr/games/stockfish (where --engine looks by default), the
+# engine of `chessd serve` and `chessd engine`.
 #
 #   docker build -t chessd .                     # pulls debian:bookworm(-slim)
 #   make image                                   # buildah, local debootstrapped bases
 #   docker run --rm -p 8080:8080 -e CHESSD_REDIS_URL=redis://redis:6379/0 \
 #       -e CHESSD_TOKEN_SECRET=... chessd
 #   docker run --rm -p 8080:8080 chessd         # no CHESSD_REDIS_URL: the rules API only, no games
+#   docker run --rm -p 8080:8080 -e CHESSD_ENGINE= chessd   # no engine: the engine routes answer 503
+#   docker run --rm --entrypoint chessd -e CHESSD_REDIS_URL=... -e CHESSD_TOKEN_SECRET=... chessd engine
+#                                                # an engine worker: /healthz, /readyz, /metrics only
 #
 # BASE and RUNTIME_BASE can point at other Debian 12 images (make image passes
 # localhost/debian:bookworm and localhost/debian:bookworm-slim).
@@ -17,6 +22,11 @@ ARG RUNTIME_BASE=debian:bookworm-slim
 # (see api/http/wire.h and acceptor.h). Another version is a change to test
 # first, not an upgrade that arrives with a rebuild.
 ARG MHD_VERSION=0.9.75-6
+# Stockfish is pinned too, to the version `make run` installs on Debian 12:
+# the strengths of the levels of play (api/engine/levels.h) are measured on
+# it (tests/bench/engine_match), and another version plays at other
+# strengths for the same settings.
+ARG STOCKFISH_VERSION=15.1-4
 
 FROM ${BASE} AS build
 ARG MHD_VERSION
@@ -41,12 +51,15 @@ RUN make -j"$(nproc)" BUILD=build CC=gcc CFLAGS=-O3 build/chessd \
  && ./build/chessd --version
 
 # ca-certificates: the system CAs that verify a managed Redis's certificate
-# (rediss:// without --redis-ca-file).
+# (rediss:// without --redis-ca-file). stockfish: /usr/games/stockfish, a
+# run-time dependency like the libraries (it adds about 47 MB).
 FROM ${RUNTIME_BASE}
 ARG MHD_VERSION
+ARG STOCKFISH_VERSION
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libmicrohttpd12=${MHD_VERSION} libcjson1 libhiredis0.14 libssl3 ca-certificates \
+        stockfish=${STOCKFISH_VERSION} \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --gid 10001 chessd \

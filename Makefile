@@ -1,8 +1,8 @@
 # chessd: build, test, run, bench. `make` builds build/chessd with what is
 # installed and never installs anything. `make run` first installs what
 # running needs (`make deps-run`: the compiler, the libraries' -dev packages,
-# redis-server); `make test` and `make bench` also install the test tooling
-# (`make deps-test`: CUnit, Node and the test suites' npm packages, Stockfish,
+# redis-server, Stockfish); `make test` and `make bench` also install the test
+# tooling (`make deps-test`: CUnit, Node and the test suites' npm packages,
 # nginx, clang for the fuzz targets, kubectl...). Each checks once per build
 # directory (see RUN_DEPS_STAMP); `make deps` is both, checked again every time.
 CC ?= cc
@@ -53,12 +53,16 @@ API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 # What `make run` needs (`make deps-run`): the build, the service's libraries,
-# and the redis-server (with redis-cli) that tests/run-local.sh starts.
+# the redis-server (with redis-cli) that tests/run-local.sh starts, and the
+# engine chessd runs by default (--engine, /usr/games/stockfish, which Debian's
+# stockfish installs; without it the engine routes answer 503).
 RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
-	redis-server redis-tools
+	redis-server redis-tools stockfish
 # What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
 # npm, kubectl and the npm packages are installed after these (see $(TEST_DEPS_STAMP)).
-TEST_PACKAGES = libcunit1-dev openssl stockfish hyperfine nodejs python3 curl jq nginx librsvg2-bin \
+# The tests use Stockfish too (the UCI driver's suite, the differential
+# tests); it comes with RUN_PACKAGES, which `make test` installs first.
+TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx librsvg2-bin \
 	tmux $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for

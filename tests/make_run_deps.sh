@@ -5,6 +5,9 @@
 # TEST_PACKAGES, and run no `npm ci` and no Kubernetes client install. Run
 # from the repository root; the same dry run of `make test` must install the
 # test packages, or this check could pass by finding no install at all.
+# RUN_PACKAGES must hold what chessd runs beside itself: the redis-server
+# that tests/run-local.sh starts and the engine (--engine defaults to
+# /usr/games/stockfish, Debian's stockfish), not only the build's packages.
 set -euo pipefail
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
@@ -19,6 +22,9 @@ run_installs=$(installs run)
 test_installs=$(installs test)
 dry_run=$(make --no-print-directory -n run BUILD="$build/run" 2>/dev/null)
 status=0
+for p in redis-server stockfish; do
+    grep -qxF "$p" <<<"$(tr ' ' '\n' <<<"$run_pkgs")" || { echo "make run: $p is not in RUN_PACKAGES; chessd runs it" >&2; status=1; }
+done
 for p in $run_pkgs; do
     grep -qxF "$p" <<<"$run_installs" || { echo "make run: does not install $p, which running needs" >&2; status=1; }
 done

@@ -7,6 +7,8 @@
 #     legal moves, GET /readyz is 200 reporting redis "down" with an
 #     unreachable Redis (the rules API serves), the process runs as uid
 #     and gid 10001, and SIGTERM stops it cleanly
+#   - the engine: /usr/games/stockfish (chessd's --engine default), run in
+#     the container as its user, answers the UCI handshake
 #   - the image's files (buildah mount): no compiler, no /usr/include, no -dev
 #     packages, nothing in /var/lib/apt/lists or the apt caches
 # and prints the image size. Needs root, buildah, curl and jq.
@@ -136,6 +138,14 @@ what="SIGTERM stops it cleanly (exit status: $status)"
 if [ "$status" = 0 ] && grep -q 'chessd: stopped' "$tmp/server.log"; then ok "$what"; else bad "$what"; fi
 [ "$failed" = 0 ] || { log "server log:"; sed 's/^/      /' "$tmp/server.log" >&2; }
 
+# --- the engine -------------------------------------------------------------
+# What chessd starts for --engine's default, as the image's user (10001).
+sf_out=$(printf 'uci\nisready\nquit\n' |
+    timeout 30 buildah run --isolation "$BUILDAH_ISOLATION" "$ctr" -- /usr/games/stockfish 2>&1 || true)
+sf_id=$(grep -m1 '^id name ' <<<"$sf_out" | cut -c9- || true)
+what="/usr/games/stockfish answers uci with uciok and isready with readyok (${sf_id:-no id name})"
+if grep -qx uciok <<<"$sf_out" && grep -qx readyok <<<"$sf_out"; then ok "$what"; else bad "$what"; fi
+
 # --- the image's files ----------------------------------------------------
 mnt=$(buildah mount "$ctr")
 found=""
@@ -159,6 +169,13 @@ bin_mode=$(stat -c '%u %A' "$mnt/usr/local/bin/chessd" 2>/dev/null || echo missi
 check "/usr/local/bin/chessd is an executable owned by root, not writable by others ($bin_mode)" \
     [ "$bin_mode" = "0 -rwxr-xr-x" ]
 bin_size=$(stat -c %s "$mnt/usr/local/bin/chessd" 2>/dev/null || echo '?')
+sf_mode=$(stat -c '%u %A' "$mnt/usr/games/stockfish" 2>/dev/null || echo missing)
+check "/usr/games/stockfish is an executable owned by root, not writable by others ($sf_mode)" \
+    [ "$sf_mode" = "0 -rwxr-xr-x" ]
+sf_version=$(awk '/^Package:/ { p = $2 } /^Version:/ && p == "stockfish" { print $2 }' "$mnt/var/lib/dpkg/status")
+sf_pinned=$(sed -n 's/^ARG STOCKFISH_VERSION=//p' Dockerfile)
+check "the stockfish package is the Dockerfile's pinned version ($sf_version, pinned $sf_pinned)" \
+    [ "${sf_version:-none}" = "$sf_pinned" ]
 check "/etc/passwd has the user 10001" grep -q '^[^:]*:[^:]*:10001:10001:' "$mnt/etc/passwd"
 
 rootfs_size=$(du -sh --apparent-size "$mnt" | cut -f1)

@@ -1,7 +1,8 @@
 // Validates rendered k8s/ manifests offline: every object against the
 // Kubernetes schema of its kind (kubernetes-models), with unknown fields
 // refused as the API server's strict field validation would, then chessd's
-// deployment policy (k8s/README.md).
+// deployment policy (k8s/README.md): the API Deployment chessd, its engine
+// workers chessd-engine (`chessd engine`, never behind the Service), Redis.
 //
 //   node validate.mjs [--passed N --failed N] TARGET=FILE...
 //   node validate.mjs --self-test
@@ -15,31 +16,56 @@
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
-// What each rendered target must hold.
+// What each rendered target must hold. engine: the engine workers'
+// Deployment chessd-engine (replicas, HPA range, CHESSD_ENGINE_WORKERS);
+// apiEngineSized: the API pods' CPU request holds their own engine's search
+// and their CPU limit a core beside it (not in dev, which is small).
+const ENGINE_PROD = { replicas: 2, hpaMin: 2, hpaMax: 16, workers: 2 };
 const TARGETS = {
-  base: { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "10Gi", namespace: undefined, secret: false, pinned: false },
-  "overlays/dev": { replicas: 1, hpaMin: 1, hpaMax: 2, redis: "1Gi", namespace: "chessd-dev", secret: true, pinned: false },
-  "overlays/prod": { replicas: 3, hpaMin: 3, hpaMax: 20, redis: "20Gi", namespace: "chessd", secret: true, pinned: true },
+  base: {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: "10Gi", namespace: undefined, secret: false, pinned: false,
+    engine: { replicas: 2, hpaMin: 2, hpaMax: 10, workers: 1 }, apiEngineSized: true,
+  },
+  "overlays/dev": {
+    replicas: 1, hpaMin: 1, hpaMax: 2, redis: "1Gi", namespace: "chessd-dev", secret: true, pinned: false,
+    engine: { replicas: 1, hpaMin: 1, hpaMax: 2, workers: 1 }, apiEngineSized: false,
+  },
+  "overlays/prod": {
+    replicas: 3, hpaMin: 3, hpaMax: 20, redis: "20Gi", namespace: "chessd", secret: true, pinned: true,
+    engine: ENGINE_PROD, apiEngineSized: true,
+  },
   "examples/managed-redis": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    engine: ENGINE_PROD, apiEngineSized: true,
     redisFiles: ["CHESSD_REDIS_PASSWORD_FILE"],
   },
   "examples/redis-cluster": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    engine: ENGINE_PROD, apiEngineSized: true,
   },
   // A public CA's certificate and no client certificate: the system CAs, so
   // no CA file, certificate or key may be asked for.
   "examples/redis-tls": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    engine: ENGINE_PROD, apiEngineSized: true,
     redisFiles: ["CHESSD_REDIS_PASSWORD_FILE"], noRedisFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
   },
   "examples/redis-tls-private-ca": {
     replicas: 3, hpaMin: 3, hpaMax: 20, redis: null, namespace: "chessd", secret: true, pinned: true, redisUrlFromSecret: true,
+    engine: ENGINE_PROD, apiEngineSized: true,
     redisFiles: ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE"],
   },
 };
 
 const CHESSD_PORT = 8080;
+const CHESSD_ENGINE_PATH = "/usr/games/stockfish"; // where the image's stockfish package puts it
+const IMAGE_ENTRYPOINT = ["chessd", "serve"]; // the Dockerfile's ENTRYPOINT
+// What one engine worker holds beside its hash (Stockfish 15.1 measured:
+// about 75 MB with a 1 MB hash), and what one pod holds beside its workers
+// (about 50 MB of Stockfish's binary mapped, shared by the workers, and chessd).
+const ENGINE_WORKER_MIB = 80;
+const ENGINE_POD_MIB = 80;
+const ENGINE_HASH_DEFAULT_MB = 16;
 const CHESSD_PROBE_PORT = 8081; // --probe-port: the probes' own port, named "probe"
 const CHESSD_UID = 10001;
 
@@ -187,6 +213,47 @@ function imageRef(image) {
 function argValue(args, flag) {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
+}
+
+// The ConfigMaps' data a container reads through envFrom, merged in order.
+function configOf(c, configMaps) {
+  const names = (c.envFrom ?? []).filter((e) => e.configMapRef).map((e) => e.configMapRef.name);
+  return Object.assign({}, ...names.map((n) => configMaps.find((m) => m.metadata.name === n)?.data ?? {}));
+}
+
+// A setting as the container sees it: its own literal env entry wins over the ConfigMaps.
+function setting(c, config, name) {
+  const e = (c.env ?? []).find((x) => x.name === name && "value" in x);
+  return e ? e.value : config[name];
+}
+
+// A boolean setting as chessd reads it (1, 0, true, false).
+function truthy(v) {
+  return v === "1" || v === "true";
+}
+
+// The JSON of a value with its object keys sorted, to compare two specs.
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  return JSON.stringify(v);
+}
+
+// The TCP ports of the nodes a Redis URL names (redis://, rediss://, +cluster).
+function redisUrlPorts(url) {
+  const m = /^rediss?(?:\+cluster)?:\/\/(?:[^@/]*@)?([^/]*)/.exec(url ?? "");
+  if (!m) return [];
+  return m[1].split(",").map((hostPort) => {
+    const p = /:(\d+)$/.exec(hostPort.replace(/^\[[^\]]*\]/, ""));
+    return p ? Number(p[1]) : 6379;
+  });
+}
+
+// Whether a NetworkPolicy rule's ports admit TCP port (a rule without ports admits all).
+function admitsPort(rule, container, port, protocol = "TCP") {
+  const ports = rule.ports ?? [];
+  return ports.length === 0 || ports.some((x) => (x.protocol ?? "TCP") === protocol &&
+    (x.port === undefined || (x.endPort !== undefined ? x.port <= port && port <= x.endPort : containerPort(container, x.port) === port)));
 }
 
 // ---------------------------------------------------------------- policy
@@ -379,6 +446,22 @@ function checkTarget(target, objects) {
   }
   checkRedisFiles(D, spec, c, config, secrets, want.redisFiles ?? [], want.noRedisFiles ?? []);
 
+  // The API pods keep an engine of their own (k8s/README.md, "Engine workers").
+  const apiWorkers = Number(setting(c, config, "CHESSD_ENGINE_WORKERS"));
+  const apiHash = Number(setting(c, config, "CHESSD_ENGINE_HASH") ?? ENGINE_HASH_DEFAULT_MB);
+  check(D(`CHESSD_ENGINE ${CHESSD_ENGINE_PATH} (the image's Stockfish)`), setting(c, config, "CHESSD_ENGINE") === CHESSD_ENGINE_PATH,
+    setting(c, config, "CHESSD_ENGINE"));
+  check(D("CHESSD_ENGINE_WORKERS set, at least 1 (every engine route answers on every API pod)"),
+    Number.isInteger(apiWorkers) && apiWorkers >= 1, setting(c, config, "CHESSD_ENGINE_WORKERS"));
+  checkEngineMemory(D, c, apiWorkers, apiHash);
+  if (want.apiEngineSized) {
+    const req = quantity(c.resources?.requests?.cpu);
+    const lim = quantity(c.resources?.limits?.cpu);
+    check(D(`CPU request ${c.resources?.requests?.cpu} holds its ${apiWorkers} engine(s) (1 CPU each: one search alone does not scale the API out)`),
+      req >= apiWorkers);
+    check(D(`CPU limit ${c.resources?.limits?.cpu} leaves the server threads a core beside its ${apiWorkers} engine(s)`), lim >= apiWorkers + 1);
+  }
+
   // Service
   const svc = byKind(objects, "Service").find((s) => s.metadata.name === "chessd");
   if (check(T("Service chessd"), svc)) {
@@ -418,6 +501,8 @@ function checkTarget(target, objects) {
     !chessdPolicies.some((p) => (p.spec.ingress ?? []).some((r) => !(r.ports ?? []).length ||
       r.ports.some((x) => containerPort(c, x.port) === CHESSD_PROBE_PORT))));
 
+  const engine = checkEngine(target, objects, want, { d, c, podLabels });
+
   // Redis
   const redisSets = byKind(objects, "StatefulSet").filter((s) => s.metadata.name === "chessd-redis");
   if (want.redis === null) {
@@ -455,20 +540,213 @@ function checkTarget(target, objects) {
   check(D(`CHESSD_REDIS_URL points at the Service ${r.spec.serviceName}:6379`), url && url[1] === r.spec.serviceName && (url[2] ?? "6379") === "6379", redisUrl);
 
   // Only chessd reaches Redis: every policy on the Redis pods admits only
-  // pods that are chessd's, on 6379.
-  const otherTemplates = podTemplates.filter((w) => w !== d).map((w) => w.spec.template.metadata?.labels ?? {});
+  // pods that are chessd's (the API's or the engine workers'), on 6379.
+  const chessdTemplates = [d, engine?.d].filter(Boolean);
+  const chessdLabels = chessdTemplates.map((w) => w.spec.template.metadata?.labels ?? {});
+  const otherTemplates = podTemplates.filter((w) => !chessdTemplates.includes(w)).map((w) => w.spec.template.metadata?.labels ?? {});
   const redisPolicies = policies.filter((p) => matches(p.spec.podSelector, rLabels));
   check(T("a NetworkPolicy selects the Redis pods for ingress"),
     redisPolicies.some((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress")));
+  const only6379 = (rule) => (rule.ports ?? []).length > 0 &&
+    rule.ports.every((x) => containerPort(rc, x.port) === 6379 && (x.protocol ?? "TCP") === "TCP");
   for (const p of redisPolicies) {
     for (const [i, rule] of (p.spec.ingress ?? []).entries()) {
       const peers = rule.from ?? [];
       const onlyChessd = peers.length > 0 && peers.every((peer) => peer.podSelector && !peer.namespaceSelector && !peer.ipBlock &&
-        matches(peer.podSelector, podLabels) && !otherTemplates.some((l) => matches(peer.podSelector, l)));
-      const only6379 = (rule.ports ?? []).length > 0 && rule.ports.every((x) => containerPort(rc, x.port) === 6379 && (x.protocol ?? "TCP") === "TCP");
-      check(T(`NetworkPolicy ${p.metadata.name} rule ${i} admits only chessd pods on TCP 6379`), onlyChessd && only6379, JSON.stringify(rule));
+        chessdLabels.some((l) => matches(peer.podSelector, l)) && !otherTemplates.some((l) => matches(peer.podSelector, l)));
+      check(T(`NetworkPolicy ${p.metadata.name} rule ${i} admits only chessd pods (API, engine) on TCP 6379`),
+        onlyChessd && only6379(rule), JSON.stringify(rule));
     }
   }
+  for (const [name, labels] of [["API", podLabels], ["engine", engine?.podLabels]]) {
+    if (!labels) continue;
+    check(T(`Redis admits the ${name} pods on TCP 6379`), redisPolicies.some((p) => (p.spec.ingress ?? []).some((rule) =>
+      only6379(rule) && (rule.from ?? []).some((peer) => peer.podSelector && !peer.namespaceSelector && matches(peer.podSelector, labels)))));
+  }
+  if (engine) {
+    // The engine workers' egress reaches these pods on 6379.
+    check(T("the engine workers' egress admits the Redis pods on TCP 6379"), engine.egress.some((rule) =>
+      (rule.to ?? []).some((peer) => peer.podSelector && !peer.namespaceSelector && matches(peer.podSelector, rLabels)) &&
+      admitsPort(rule, rc, 6379)));
+  }
+}
+
+// The memory limit of a container running workers engines of hash MB each.
+function checkEngineMemory(D, c, workers, hash) {
+  const need = (workers * (ENGINE_WORKER_MIB + hash) + ENGINE_POD_MIB) * 2 ** 20;
+  check(D(`memory limit ${c.resources?.limits?.memory} holds ${workers} engine(s) of ${hash} MB hash ` +
+    `(${workers} x (${ENGINE_WORKER_MIB} + ${hash}) + ${ENGINE_POD_MIB} MiB)`),
+    Number.isInteger(hash) && hash >= 1 && quantity(c.resources?.limits?.memory) >= need);
+}
+
+// The engine workers: Deployment chessd-engine running `chessd engine`, its
+// HPA, PDB and NetworkPolicy, none of the API's objects selecting its pods,
+// and the pods configured as the API's are. Returns { d, podLabels, egress }
+// or null when there is no such Deployment.
+function checkEngine(target, objects, want, api) {
+  const T = (s) => `${target}: ${s}`;
+  const deployments = byKind(objects, "Deployment").filter((x) => x.metadata.name === "chessd-engine");
+  if (!check(T("one Deployment chessd-engine"), deployments.length === 1)) return null;
+  const d = deployments[0];
+  const E = (s) => T(`Deployment chessd-engine: ${s}`);
+  const w = want.engine;
+  const podLabels = d.spec.template.metadata?.labels ?? {};
+  const spec = d.spec.template.spec;
+  const c = (spec.containers ?? []).find((x) => x.name === "engine");
+  if (!check(E("has a container engine"), c)) return null;
+  const configMaps = byKind(objects, "ConfigMap");
+  const config = configOf(c, configMaps);
+
+  // What runs, and as whom.
+  const argv = [...(c.command ?? IMAGE_ENTRYPOINT), ...(c.args ?? [])];
+  check(E("runs chessd engine (command chessd, args engine)"),
+    argv[0]?.split("/").pop() === "chessd" && argv[1] === "engine" && (c.args ?? []).includes("engine") && !argv.includes("serve"),
+    argv.join(" "));
+  check(E(`replicas ${w.replicas}`), d.spec.replicas === w.replicas, d.spec.replicas);
+  check(E("selector matches its pod labels"), matches(d.spec.selector, podLabels));
+  check(E("its pods are not the API's: the selectors of chessd and chessd-engine are disjoint"),
+    !matches(api.d.spec.selector, podLabels) && !matches(d.spec.selector, api.podLabels), JSON.stringify(podLabels));
+  const ru = d.spec.strategy?.rollingUpdate ?? {};
+  check(E("RollingUpdate maxUnavailable 0 (no rollout lowers the workers)"),
+    d.spec.strategy?.type === "RollingUpdate" && (ru.maxUnavailable === 0 || ru.maxUnavailable === "0%"), JSON.stringify(d.spec.strategy));
+  check(E("the API's image"), c.image === api.c.image, `${c.image} vs ${api.c.image}`);
+  check(E("the API's pod security context"), canonical(spec.securityContext) === canonical(api.d.spec.template.spec.securityContext),
+    `${canonical(spec.securityContext)} vs ${canonical(api.d.spec.template.spec.securityContext)}`);
+  check(E("the API's container security context"), canonical(c.securityContext) === canonical(api.c.securityContext));
+  check(E("no service account token, enableServiceLinks false"),
+    spec.automountServiceAccountToken === false && spec.enableServiceLinks === false);
+
+  // The same configuration and secrets as the API pods.
+  check(E("envFrom the API's ConfigMap and Secret"), canonical(c.envFrom ?? []) === canonical(api.c.envFrom ?? []),
+    `${canonical(c.envFrom)} vs ${canonical(api.c.envFrom)}`);
+  const tokenEnv = (x) => canonical((x.env ?? []).find((e) => e.name === "CHESSD_TOKEN_SECRET") ?? null);
+  check(E("CHESSD_TOKEN_SECRET from the API's Secret key"), tokenEnv(c) !== "null" && tokenEnv(c) === tokenEnv(api.c), tokenEnv(c));
+  for (const e of (api.c.env ?? []).filter((x) => x.name.startsWith("CHESSD_REDIS"))) {
+    check(E(`${e.name} as the API's (${e.valueFrom ? "from a Secret" : "a literal"})`),
+      (c.env ?? []).some((x) => canonical(x) === canonical(e)));
+  }
+  check(E("mounts the API's volumes, at the same paths"),
+    canonical(c.volumeMounts ?? []) === canonical(api.c.volumeMounts ?? []) && canonical(spec.volumes ?? []) === canonical(api.d.spec.template.spec.volumes ?? []));
+  checkRedisFiles(E, spec, c, config, byKind(objects, "Secret"), want.redisFiles ?? [], want.noRedisFiles ?? []);
+  check(E(`CHESSD_ENGINE ${CHESSD_ENGINE_PATH} (the image's Stockfish)`), setting(c, config, "CHESSD_ENGINE") === CHESSD_ENGINE_PATH,
+    setting(c, config, "CHESSD_ENGINE"));
+  check(E("CHESSD_READY_REQUIRES_REDIS (a worker without Redis takes no jobs, and says so)"),
+    truthy(setting(c, config, "CHESSD_READY_REQUIRES_REDIS")), setting(c, config, "CHESSD_READY_REQUIRES_REDIS"));
+
+  // Ports and probes: CHESSD_PORT alone, the probes on it.
+  const port = Number(setting(c, config, "CHESSD_PORT") ?? CHESSD_PORT);
+  check(E(`CHESSD_PORT ${CHESSD_PORT}, a container port`), port === CHESSD_PORT &&
+    (c.ports ?? []).some((p) => p.containerPort === CHESSD_PORT && (p.protocol ?? "TCP") === "TCP"));
+  check(E("no probe port (CHESSD_PROBE_PORT 0 or unset, no container port for it)"),
+    Number(setting(c, config, "CHESSD_PROBE_PORT") ?? 0) === 0 && (c.ports ?? []).every((p) => p.containerPort === CHESSD_PORT),
+    setting(c, config, "CHESSD_PROBE_PORT"));
+  for (const [probe, path] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"], ["startupProbe", "/healthz"]]) {
+    const p = c[probe]?.httpGet;
+    check(E(`${probe} GET ${path} on port ${CHESSD_PORT}`), p && p.path === path && containerPort(c, p.port) === CHESSD_PORT,
+      JSON.stringify(c[probe]));
+  }
+  check(E("liveness probe is not /readyz (a Redis outage must restart nothing)"), c.livenessProbe?.httpGet?.path !== "/readyz");
+  const ann = d.spec.template.metadata?.annotations ?? {};
+  check(E("Prometheus scrape annotations"),
+    ann["prometheus.io/scrape"] === "true" && ann["prometheus.io/port"] === String(CHESSD_PORT) && ann["prometheus.io/path"] === "/metrics",
+    JSON.stringify(ann));
+  check(E("spread across nodes"),
+    (spec.topologySpreadConstraints ?? []).some((t) => t.topologyKey === "kubernetes.io/hostname" && matches(t.labelSelector, podLabels)));
+
+  // One worker per CPU, requests equal to limits.
+  if (checkResources(E("container engine"), c)) {
+    const r = c.resources;
+    check(E("requests equal limits (Guaranteed QoS)"),
+      quantity(r.requests.cpu) === quantity(r.limits.cpu) && quantity(r.requests.memory) === quantity(r.limits.memory), JSON.stringify(r));
+  }
+  const workers = Number(setting(c, config, "CHESSD_ENGINE_WORKERS"));
+  const cpus = quantity(c.resources?.limits?.cpu);
+  check(E(`CHESSD_ENGINE_WORKERS ${w.workers}`), workers === w.workers, setting(c, config, "CHESSD_ENGINE_WORKERS"));
+  check(E(`CHESSD_ENGINE_WORKERS ${workers} equals the CPU limit ${c.resources?.limits?.cpu} (one single-threaded engine per CPU)`),
+    Number.isInteger(cpus) && workers === cpus);
+  checkEngineMemory(E, c, workers, Number(setting(c, config, "CHESSD_ENGINE_HASH") ?? ENGINE_HASH_DEFAULT_MB));
+  const maxThinkMs = Number(setting(c, config, "CHESSD_ENGINE_MAX_THINK_MS"));
+  const grace = Number(setting(c, config, "CHESSD_SHUTDOWN_GRACE") ?? 10);
+  const tgps = spec.terminationGracePeriodSeconds ?? 30;
+  check(E(`terminationGracePeriodSeconds ${tgps} > CHESSD_SHUTDOWN_GRACE ${grace} s + CHESSD_ENGINE_MAX_THINK_MS ${maxThinkMs} ms`),
+    maxThinkMs > 0 && tgps > grace + maxThinkMs / 1000);
+
+  // No Service routes to the engine pods; the API's own objects leave them alone.
+  for (const svc of byKind(objects, "Service")) {
+    check(T(`Service ${svc.metadata.name} does not select the engine pods`), !selects(svc.spec.selector, podLabels), JSON.stringify(svc.spec.selector));
+  }
+  const svc = byKind(objects, "Service").find((x) => x.metadata.name === "chessd");
+  if (svc) {
+    check(T("Service chessd's selector and the engine pods' labels are disjoint (it selects the API pods only)"),
+      selects(svc.spec.selector, api.podLabels) && !selects(svc.spec.selector, podLabels));
+  }
+
+  // HPA
+  const hpas = byKind(objects, "HorizontalPodAutoscaler");
+  const hpa = hpas.find((h) => h.spec.scaleTargetRef?.name === "chessd-engine");
+  if (check(T("HorizontalPodAutoscaler for chessd-engine"), hpa)) {
+    check(T("engine HPA is autoscaling/v2 on Deployment chessd-engine"),
+      hpa.apiVersion === "autoscaling/v2" && hpa.spec.scaleTargetRef.kind === "Deployment" && hpa.spec.scaleTargetRef.apiVersion === "apps/v1");
+    check(T(`engine HPA min ${w.hpaMin} max ${w.hpaMax}`), hpa.spec.minReplicas === w.hpaMin && hpa.spec.maxReplicas === w.hpaMax,
+      `${hpa.spec.minReplicas}..${hpa.spec.maxReplicas}`);
+    const cpu = (hpa.spec.metrics ?? []).filter((m) => m.type === "Resource" && m.resource?.name === "cpu" && m.resource.target?.type === "Utilization");
+    check(T("engine HPA on CPU utilization, between 50% and 80%"), cpu.length === 1 && cpu[0].resource.target.averageUtilization >= 50 &&
+      cpu[0].resource.target.averageUtilization <= 80, JSON.stringify(hpa.spec.metrics));
+    check(T("Deployment chessd-engine replicas within its HPA range"), d.spec.replicas >= hpa.spec.minReplicas && d.spec.replicas <= hpa.spec.maxReplicas);
+  }
+  check(T("one HPA targets chessd-engine, one chessd"),
+    hpas.filter((h) => h.spec.scaleTargetRef?.name === "chessd-engine").length === 1 && hpas.filter((h) => h.spec.scaleTargetRef?.name === "chessd").length === 1);
+
+  // PDB
+  const pdbs = byKind(objects, "PodDisruptionBudget").filter((p) => matches(p.spec.selector, podLabels));
+  if (check(T("one PodDisruptionBudget selects the engine pods"), pdbs.length === 1)) {
+    const p = pdbs[0].spec;
+    check(T("engine PDB does not select the API pods"), !matches(p.selector, api.podLabels));
+    const allowed = p.maxUnavailable !== undefined ? p.maxUnavailable : w.hpaMin - p.minAvailable;
+    check(T(`engine PDB lets a drain evict a pod at ${w.hpaMin} replica(s)`), Number.isInteger(allowed) && allowed >= 1, JSON.stringify(p));
+    check(T("engine PDB evicts unready pods (unhealthyPodEvictionPolicy AlwaysAllow: they are unready while Redis is down)"),
+      p.unhealthyPodEvictionPolicy === "AlwaysAllow");
+  }
+
+  // NetworkPolicy: in, CHESSD_PORT only (metrics; the probes come from the
+  // node); out, Redis and DNS only.
+  const policies = byKind(objects, "NetworkPolicy").filter((p) => matches(p.spec.podSelector, podLabels));
+  const ingress = policies.filter((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress")).flatMap((p) => p.spec.ingress ?? []);
+  const egressPolicies = policies.filter((p) => (p.spec.policyTypes ?? []).includes("Egress"));
+  const egress = egressPolicies.flatMap((p) => p.spec.egress ?? []);
+  check(T("a NetworkPolicy selects the engine pods for ingress and egress"),
+    policies.some((p) => (p.spec.policyTypes ?? ["Ingress"]).includes("Ingress")) && egressPolicies.length > 0);
+  check(T(`the engine pods admit TCP ${CHESSD_PORT} (metrics)`), ingress.some((r) => admitsPort(r, c, CHESSD_PORT)));
+  check(T(`the engine pods admit nothing but TCP ${CHESSD_PORT}`), ingress.every((r) => (r.ports ?? []).length > 0 &&
+    r.ports.every((x) => (x.protocol ?? "TCP") === "TCP" && x.endPort === undefined && containerPort(c, x.port) === CHESSD_PORT)),
+    JSON.stringify(ingress));
+  const isDns = (r) => (r.ports ?? []).length > 0 && r.ports.every((x) => x.port === 53 && x.endPort === undefined);
+  check(T("the engine pods may resolve names (UDP 53)"), egress.some((r) => isDns(r) && admitsPort(r, c, 53, "UDP")));
+  for (const [i, r] of egress.entries()) {
+    if (isDns(r)) continue;
+    const ports = r.ports ?? [];
+    let ok = ports.length > 0 && ports.every((x) => (x.protocol ?? "TCP") === "TCP" && x.endPort === undefined);
+    if (want.redis !== null) {
+      ok = ok && ports.every((x) => x.port === 6379) && (r.to ?? []).length > 0 && r.to.every((peer) => peer.podSelector &&
+        !peer.namespaceSelector && !peer.ipBlock && matches(peer.podSelector, { "app.kubernetes.io/name": "redis", "app.kubernetes.io/instance": "chessd-redis" }));
+    }
+    check(T(`engine egress rule ${i} is DNS or Redis alone (listed TCP ports${want.redis !== null ? ", the chessd-redis pods on 6379" : ""})`),
+      ok, JSON.stringify(r));
+  }
+  if (want.redisUrlFromSecret) {
+    // The Redis the Secret names (run.sh writes a test URL) is reachable.
+    const ref = (c.env ?? []).find((e) => e.name === "CHESSD_REDIS_URL")?.valueFrom?.secretKeyRef;
+    const secret = ref && byKind(objects, "Secret").find((x) => x.metadata.name === ref.name);
+    const b64 = secret?.data?.[ref.key];
+    const url = b64 ? Buffer.from(b64, "base64").toString("utf8") : secret?.stringData?.[ref?.key];
+    const ports = redisUrlPorts(url);
+    // A Redis outside the cluster is an address: a rule naming pods cannot reach it.
+    const toAddresses = (r) => (r.to ?? []).length === 0 || r.to.some((peer) => peer.ipBlock);
+    check(T(`the engine workers' egress admits the Redis URL's port(s) ${ports.join(",")} at an address outside the cluster`),
+      ports.length > 0 && ports.every((port) => egress.some((r) => !isDns(r) && toAddresses(r) && admitsPort(r, c, port))),
+      url?.replace(/:[^:@/]*@/, ":***@"));
+  }
+  return { d, podLabels, egress };
 }
 
 // ---------------------------------------------------------------- input
@@ -512,6 +790,14 @@ async function selfTest() {
   }
   check("self-test: a wrong type fails the schema", threw);
   check("self-test: an unknown kind has no model", (await modelFor("apps/v1", "Deploymnet")) === null && (await modelFor("example.com/v1", "Widget")) === null);
+  const ports = redisUrlPorts("redis+cluster://:p%40ss@a:7001,b,[::1]:7003").join(",");
+  check("self-test: a Redis URL's ports, 6379 where none is given", ports === "7001,6379,7003" &&
+    redisUrlPorts("rediss://h:6380/0").join(",") === "6380" && redisUrlPorts("none").length === 0, ports);
+  const rule = { ports: [{ protocol: "TCP", port: 6379 }, { protocol: "TCP", port: 7000, endPort: 7005 }] };
+  check("self-test: a rule's ports admit only what they list", admitsPort(rule, {}, 6379) && admitsPort(rule, {}, 7003) &&
+    !admitsPort(rule, {}, 6380) && !admitsPort(rule, {}, 6379, "UDP") && admitsPort({}, {}, 1234));
+  check("self-test: canonical JSON ignores key order", canonical({ a: 1, b: [{ c: 2, d: 3 }] }) === canonical({ b: [{ d: 3, c: 2 }], a: 1 }) &&
+    canonical({ a: 1 }) !== canonical({ a: "1" }));
   const yes = parseAllDocuments("a: yes\nb: \"yes\"\n", { version: "1.1" })[0].toJS();
   check("self-test: YAML 1.1 reads an unquoted yes as a boolean", yes.a === true && yes.b === "yes");
 }
