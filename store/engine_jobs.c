@@ -221,6 +221,22 @@ static store_status_t take_entry(store_t *store, const redisReply *entries, stor
     return status;
 }
 
+/* How many times the pending entry has been handed out (XPENDING), 0 when
+ * that cannot be read. */
+static unsigned deliveries(store_t *store, const char *entry_id)
+{
+    const char *argv[] = { "XPENDING", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP, entry_id, entry_id, "1" };
+    redisReply *r = store_command(store, engine_slot(), 6, argv, NULL, NULL);
+    unsigned count = 0;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->type == REDIS_REPLY_ARRAY
+        && r->element[0]->elements == 4 && r->element[0]->element[3]->type == REDIS_REPLY_INTEGER
+        && r->element[0]->element[3]->integer > 0)
+        count = r->element[0]->element[3]->integer > UINT32_MAX ? UINT32_MAX : (unsigned)r->element[0]->element[3]->integer;
+    if (r)
+        freeReplyObject(r);
+    return count;
+}
+
 /* XAUTOCLAIM of one job quiet for lease_ms, following the cursor over the
  * pending entries for up to AUTOCLAIM_ROUNDS calls. */
 static store_status_t claim_quiet(store_t *store, const char *consumer, unsigned lease_ms, store_engine_job_t *job)
@@ -241,6 +257,8 @@ static store_status_t claim_quiet(store_t *store, const char *consumer, unsigned
             status = STORE_ECORRUPT;
         if (status == STORE_OK)
             status = take_entry(store, r->element[1], job);
+        if (status == STORE_OK)
+            job->deliveries = deliveries(store, job->entry_id);
         bool more = status == STORE_ENOT_FOUND && strcmp(r->element[0]->str, "0-0");
         if (more) {
             memcpy(cursor, r->element[0]->str, r->element[0]->len);
@@ -291,6 +309,8 @@ static store_status_t claim_new(store_t *store, const char *consumer, unsigned b
             status = STORE_ECORRUPT;
         else
             status = take_entry(store, stream->element[1], job);
+        if (status == STORE_OK)
+            job->deliveries = 1;
     }
     freeReplyObject(r);
     return status;
@@ -319,12 +339,11 @@ store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t ver
     return status;
 }
 
-store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
-                                      store_engine_job_t *job)
+/* store_engine_job_claim's loop: quiet jobs, then a new one, until block_ms
+ * have passed or this thread's deadline has come. */
+static store_status_t claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
+                            store_engine_job_t *job)
 {
-    memset(job, 0, sizeof *job);
-    if (!consumer_ok(consumer))
-        return STORE_ENOT_FOUND;
     int64_t end = sock_now_ms() + block_ms;
     for (bool first = true;; first = false) {
         if (!first && !store_command_wait_ms(store))
@@ -345,6 +364,18 @@ store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsi
             sleep_ms(pause < wait_ms ? pause : wait_ms);
         }
     }
+}
+
+store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
+                                      store_engine_job_t *job)
+{
+    memset(job, 0, sizeof *job);
+    if (!consumer_ok(consumer) || !lease_ms)
+        return STORE_ENOT_FOUND;
+    store_status_t status = claim(store, consumer, lease_ms, block_ms, job);
+    if (status != STORE_OK)
+        memset(job, 0, sizeof *job); /* nothing half read is left */
+    return status;
 }
 
 store_status_t store_engine_job_touch(store_t *store, const char *consumer, const store_engine_job_t *job)

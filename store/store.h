@@ -319,12 +319,16 @@ enum {
     STORE_ENGINE_JOBS_MAX = 10000,    /* the stream is trimmed to about this many entries (XADD MAXLEN ~) */
 };
 
-/* A job, as claimed: the game, the version it was made for, and its entry
- * in the stream (what touch and ack name). */
+/* A job, as claimed: the game, the version it was made for, its entry in
+ * the stream (what touch and ack name), and how many times it has been
+ * handed out, this claim included (1 for a new job; more for one whose
+ * workers went quiet: a caller may give up on a job that keeps killing its
+ * workers; 0 when Redis could not say). */
 typedef struct {
     char id[STORE_ENGINE_ID_SIZE];
     uint64_t version;
     char entry_id[STORE_ENGINE_ENTRY_SIZE];
+    unsigned deliveries;
 } store_engine_job_t;
 
 /* Adds the job {id, version} (XADD, the stream trimmed to about
@@ -339,10 +343,13 @@ store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t ver
  * (XAUTOCLAIM), else a new one (XREADGROUP), waiting up to block_ms for one
  * to be added (0: no wait). The job is the consumer's until it acks it or
  * lease_ms pass without a touch. On STORE_OK *job is set. STORE_ENOT_FOUND:
- * none within block_ms (or within this thread's deadline). STORE_ECORRUPT:
- * an entry this code did not write was met (and removed); call again. The
- * group is made when missing (the stream deleted, or never made yet: its
- * entries from the first are then new to it).
+ * none within block_ms (or within this thread's deadline), or a consumer
+ * name that is none or a lease_ms of 0. STORE_ECORRUPT: an entry this code
+ * did not write was met (and removed: call again), or the key is no
+ * stream. STORE_EUNAVAILABLE: Redis did not answer, or (with the breaker)
+ * is held down, which fails at once: wait before calling again. The group
+ * is made when missing (the stream deleted, or never made yet: its entries
+ * from the first are then new to it).
  * The wait blocks this thread: call it from a worker thread, not one that
  * answers requests. Redis is asked to block for at most half the command
  * timeout at a time (BLOCK; and at least 150 ms less than it, or it polls

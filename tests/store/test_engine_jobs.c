@@ -220,6 +220,11 @@ static void test_what_is_no_game_id_or_version_is_refused_unsent(void)
     CU_ASSERT_EQUAL(store_engine_due_set(store, "ok", 0, 0), STORE_ENOT_FOUND);
     store_engine_job_t job;
     CU_ASSERT_EQUAL(store_engine_job_claim(store, "", LONG_LEASE_MS, 0, &job), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, "w", 0, 0, &job), STORE_ENOT_FOUND);
+    char long_name[STORE_ENGINE_CONSUMER_MAX + 2];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, long_name, LONG_LEASE_MS, 0, &job), STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(store_engine_job_add(store, "abcdefghijklmnopqrstuvw" /* 23 */, 1), STORE_OK);
     store_stats(store, &after);
     CU_ASSERT_EQUAL(after.errors, before.errors);
@@ -310,6 +315,8 @@ static void test_a_job_never_acked_is_claimed_by_another_after_its_lease_not_bef
     CU_ASSERT_STRING_EQUAL(second.id, "quiet");
     CU_ASSERT_EQUAL(second.version, 7);
     CU_ASSERT_STRING_EQUAL(second.entry_id, first.entry_id);
+    CU_ASSERT_EQUAL(first.deliveries, 1);
+    CU_ASSERT_EQUAL(second.deliveries, 2);
     /* The first worker, back, learns it lost the job. */
     CU_ASSERT_EQUAL(store_engine_job_touch(store, "dies", &first), STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(store_engine_job_touch(store, "takes-over", &second), STORE_OK);
@@ -343,6 +350,7 @@ static void test_touch_holds_a_job_past_its_lease_until_it_stops(void)
     sleep_ms(LEASE_MS + 100);
     CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "thief", LEASE_MS, 0, &other), STORE_OK);
     CU_ASSERT_STRING_EQUAL(other.entry_id, job.entry_id);
+    CU_ASSERT_EQUAL(other.deliveries, 2); /* the touches handed it out to nobody */
     CU_ASSERT_EQUAL(store_engine_job_touch(store, "thinker", &job), STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(store_engine_job_ack(store, &other), STORE_OK);
     CU_ASSERT_EQUAL(store_engine_job_touch(store, "thief", &other), STORE_ENOT_FOUND); /* acked: gone */
@@ -445,7 +453,7 @@ static void test_an_entry_this_code_did_not_write_is_refused_and_removed(void)
     freeReplyObject(r);
     CU_ASSERT_EQUAL(store_engine_job_add(store, "x", 1), STORE_ECORRUPT);
     CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ECORRUPT);
-    CU_ASSERT_EQUAL(store_engine_job_ack(store, &(store_engine_job_t){ "x", 1, "1-1" }), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &(store_engine_job_t){ "x", 1, "1-1", 1 }), STORE_ECORRUPT);
 }
 
 /* --- intents --- */
@@ -526,7 +534,7 @@ static void expect_failed_by(const char *what, store_status_t status, long start
 static void test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline(void)
 {
     CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "frozen", 1), STORE_OK);
-    store_engine_job_t job, held = { "frozen", 1, "1-1" };
+    store_engine_job_t job, held = { "frozen", 1, "1-1", 1 };
     int64_t now;
     redis_server_t *node = engine_node();
     CU_ASSERT_FATAL(redis_server_pause(node));
