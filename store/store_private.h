@@ -1,11 +1,16 @@
 /* What the files of store/ share and nothing above them sees: fresh Redis
  * connections made with the store's settings, and a cluster's slot map, for
  * a file that keeps connections to itself (store_subscriber.c) rather than
- * the per-thread ones of store_redis.c. */
+ * the per-thread ones of store_redis.c; and store_redis.c's own way of
+ * sending a command (this thread's connection, routed by slot, under the
+ * breaker, the timeouts and the thread's deadline) and scripts, for a file
+ * that speaks other Redis types over it (engine_jobs.c). */
 #ifndef CHESSD_STORE_STORE_PRIVATE_H
 #define CHESSD_STORE_STORE_PRIVATE_H
 
 #include <stdbool.h>
+
+#include <hiredis/hiredis.h>
 
 #include "cluster.h"
 #include "conn.h"
@@ -23,6 +28,43 @@ conn_t *store_connect_node(store_t *store, const cluster_node_t *node, char *err
 /* A copy of the cluster's slot map, read from the cluster first (the map
  * kept before when no node answers). False when there is none. */
 bool store_cluster_map(store_t *store, cluster_map_t *out);
+
+/* Sends one command about a key of slot (cluster_key_slot; any value on one
+ * node) as every store call does: on this thread's connection to the node
+ * serving the slot, following MOVED and ASK, retried across reconnections
+ * and cluster pauses, each reply waited for at most the command timeout cut
+ * to this thread's deadline (store_set_deadline), nothing sent to a node the
+ * breaker holds down. The reply (freeReplyObject), or NULL when none came;
+ * *sent (when not NULL) as for a write: set once an attempt failed after
+ * the whole command had left, so Redis may have run it. */
+redisReply *store_command(store_t *store, unsigned slot, int argc, const char **argv, const size_t *lengths,
+                          bool *sent);
+
+/* The longest a reply may be waited for now: the command timeout, cut to
+ * this thread's deadline (0 once it has passed). A command that makes Redis
+ * wait (a BLOCK) must ask Redis for less than this. */
+unsigned store_command_wait_ms(store_t *store);
+
+/* What an error reply means, for a command that did nothing: STORE_ECORRUPT
+ * (WRONGTYPE), STORE_EFULL (OOM) or STORE_EUNAVAILABLE (anything else). */
+store_status_t store_error_status(const redisReply *r);
+
+/* A Lua script and its SHA-1, EVALSHA's name for it. */
+typedef struct {
+    const char *text;
+    char sha[41];
+} store_script_t;
+
+/* Sets script to text (which must outlive it) and its SHA-1; false when
+ * the digest cannot be made. */
+bool store_script_init(store_script_t *script, const char *text);
+
+/* Runs script as store_command sends a command, by EVALSHA, then by EVAL
+ * when the node does not know it (NOSCRIPT). argv[0] and argv[1] (and their
+ * lengths) are the caller's room, set here; the key count, keys and values
+ * follow. lengths may not be NULL. */
+redisReply *store_script_run(store_t *store, unsigned slot, const store_script_t *script, int argc, const char **argv,
+                             size_t *lengths, bool *sent);
 
 /* Makes room for one more item in a growable array of item_size-byte
  * items (*items holding count of *capacity; the capacity doubles, from 4).

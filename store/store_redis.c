@@ -156,11 +156,6 @@ static const char load_script[] =
     "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', now, redis.call('GET', KEYS[2]) or ''} end\n"
     "return {v[1], v[2], tail, v[4] or '', now}\n";
 
-typedef struct {
-    const char *text;
-    char sha[41];
-} script_t;
-
 enum {
     SEEDS_MAX = 16,
     /* Tries of one command across redirections, reconnections and cluster
@@ -214,7 +209,7 @@ struct store {
     char password[1024];
     unsigned connect_timeout_ms, command_timeout_ms;
     tls_context_t *tls; /* NULL: plain TCP */
-    script_t cas, load;
+    store_script_t cas, load;
     pthread_key_t connection_key; /* thread_conns_t */
     atomic_ullong errors, connects, redirects, fast_failures;
     /* Cluster mode: the slot map, replaced whole under map_lock. */
@@ -431,7 +426,7 @@ static bool take_password(store_t *s, const store_config_t *cfg, bool user_only,
 }
 
 /* Sets the script and its SHA-1 (EVALSHA's name for it). */
-static bool script_init(script_t *script, const char *text)
+bool store_script_init(store_script_t *script, const char *text)
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
@@ -460,7 +455,7 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
     }
     s->connect_timeout_ms = cfg->connect_timeout_ms;
     s->command_timeout_ms = cfg->command_timeout_ms;
-    if (!script_init(&s->cas, cas_script) || !script_init(&s->load, load_script)) {
+    if (!store_script_init(&s->cas, cas_script) || !store_script_init(&s->load, load_script)) {
         snprintf(err, err_size, "cannot hash the store scripts");
         goto fail;
     }
@@ -1057,6 +1052,14 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     return NULL;
 }
 
+redisReply *store_command(store_t *store, unsigned slot, int argc, const char **argv, const size_t *lengths,
+                          bool *sent)
+{
+    return command(store, (int)slot, argc, argv, lengths, sent);
+}
+
+unsigned store_command_wait_ms(store_t *store) { return within_deadline(store->command_timeout_ms); }
+
 /* A key's slot: the one a cluster serves it from (unused on one node). */
 static int key_slot(const char *key) { return (int)cluster_key_slot(key, strlen(key)); }
 
@@ -1266,7 +1269,7 @@ static char *copy_bytes(const char *text, size_t length)
  * ERR) is a full Redis that refuses writes until memory is freed; anything
  * else (LOADING while Redis reads its data, BUSY, READONLY after a failover) is
  * Redis not being able to serve now. In every case the command did nothing. */
-static store_status_t error_status(const redisReply *r)
+store_status_t store_error_status(const redisReply *r)
 {
     if (!strncmp(r->str, "WRONGTYPE", 9))
         return STORE_ECORRUPT;
@@ -1301,21 +1304,21 @@ static bool read_version(const redisReply *r, uint64_t *version)
 /* Runs a script by EVALSHA, loading it with EVAL the first time a Redis
  * sees it (or after a restart). argv[0] and argv[1] are set here; *sent as
  * for command(). */
-static redisReply *run_script(store_t *s, int slot, const script_t *script, int argc, const char **argv,
-                              size_t *lengths, bool *sent)
+redisReply *store_script_run(store_t *s, unsigned slot, const store_script_t *script, int argc, const char **argv,
+                             size_t *lengths, bool *sent)
 {
     argv[0] = "EVALSHA";
     argv[1] = script->sha;
     lengths[0] = 7;
     lengths[1] = 40;
-    redisReply *r = command(s, slot, argc, argv, lengths, sent);
+    redisReply *r = command(s, (int)slot, argc, argv, lengths, sent);
     if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
         freeReplyObject(r);
         argv[0] = "EVAL";
         argv[1] = script->text;
         lengths[0] = 4;
         lengths[1] = strlen(script->text);
-        r = command(s, slot, argc, argv, lengths, sent);
+        r = command(s, (int)slot, argc, argv, lengths, sent);
     }
     return r;
 }
@@ -1330,7 +1333,7 @@ static store_status_t load_legacy(store_t *store, const char *id, store_game_t *
     redisReply *r = command(store, key_slot(key), 4, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
         if (r->element[0]->type == REDIS_REPLY_NIL && r->element[1]->type == REDIS_REPLY_NIL)
             status = STORE_ENOT_FOUND;
@@ -1357,10 +1360,10 @@ static store_status_t game_load_once(store_t *store, const char *id, store_load_
     size_t lengths[8];
     for (int i = 2; i < 8; i++)
         lengths[i] = strlen(argv[i]);
-    redisReply *r = run_script(store, key_slot(keys[0]), &store->load, 8, argv, lengths, NULL);
+    redisReply *r = store_script_run(store, key_slot(keys[0]), &store->load, 8, argv, lengths, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == 0) {
         freeReplyObject(r);
         return legacy_fallback ? load_legacy(store, id, out) : STORE_ENOT_FOUND;
@@ -1402,7 +1405,7 @@ static store_status_t get_string(store_t *store, const char *key, char **out, si
     redisReply *r = command(store, key_slot(key), 2, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_NIL) {
         status = STORE_ENOT_FOUND;
     } else if (r->type == REDIS_REPLY_STRING) {
@@ -1466,7 +1469,7 @@ static store_status_t read_legacy_version(store_t *store, const char *key, char 
     if (!r)
         return STORE_EUNAVAILABLE;
     uint64_t version;
-    store_status_t status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_ECORRUPT;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_ECORRUPT;
     if (r->type == REDIS_REPLY_NIL) {
         out[0] = '\0';
         status = STORE_OK;
@@ -1594,12 +1597,12 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
 #undef PUSH
 
     bool sent = false;
-    redisReply *r = run_script(store, key_slot(keys[0]), &store->cas, argc, argv, lengths, &sent);
+    redisReply *r = store_script_run(store, key_slot(keys[0]), &store->cas, argc, argv, lengths, &sent);
     if (!r)
         return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
     uint64_t current = 0;
     bool refused = r->type == REDIS_REPLY_ERROR;
-    store_status_t status = !refused ? script_result(r, &current, replay) : error_status(r);
+    store_status_t status = !refused ? script_result(r, &current, replay) : store_error_status(r);
     freeReplyObject(r);
     /* After a first send answered by a closing connection, a resend speaks
      * for itself only: its refusal (LOADING, CLUSTERDOWN, READONLY...) says
@@ -1641,7 +1644,7 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
     redisReply *r = command(store, key_slot(STORE_TOKEN_SECRET_KEY), 4, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE; /* maybe stored: the next call reads it */
-    status = r->type == REDIS_REPLY_ERROR ? error_status(r) : STORE_OK;
+    status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_OK;
     *created = r->type == REDIS_REPLY_STATUS;
     freeReplyObject(r);
     if (status != STORE_OK)

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
         test_mhd_version_register,
         test_engine_register,
         test_levels_register,
+        test_engine_jobs_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

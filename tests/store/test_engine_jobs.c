@@ -1,0 +1,768 @@
+/* Tests for store/engine_jobs.c, the same tests twice: on a private
+ * redis-server (suite engine_jobs) and on a private Redis Cluster of three
+ * masters (engine_jobs_cluster, redis_cluster.h): a job added, claimed once
+ * and acked away; two workers racing for fresh jobs; a job whose worker
+ * went quiet claimed by another after its lease, not before, and touch
+ * holding it; intents set, scanned and cleared per version; a blocking
+ * claim's wait and its wake-up; the group made again; entries this code did
+ * not write; Redis frozen (SIGSTOP). Then, on one node, the stream's bound
+ * and a password, and on the cluster, the keys' slot moved to another
+ * master. The suites fail (they do not skip) when Redis cannot be started. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../store/cluster.h"
+#include "../../store/store.h"
+#include "../support/redis_cluster.h"
+#include "../support/redis_server.h"
+#include "../support/tests.h"
+
+enum {
+    TIMEOUT_MS = 500, /* the store's connect and command timeouts */
+    SLACK_MS = 500,   /* a busy machine's lateness */
+    LONG_LEASE_MS = 60000,
+    MASTERS = 3,
+};
+
+static redis_server_t server;
+static redis_cluster_t cluster;
+static bool on_cluster;
+static store_t *store;
+static struct sigaction saved_sigpipe_action;
+
+static void ignore_sigpipe(void)
+{
+    struct sigaction ignore = { .sa_handler = SIG_IGN };
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &saved_sigpipe_action);
+}
+
+static unsigned engine_slot(void)
+{
+    return cluster_key_slot(STORE_ENGINE_JOBS_KEY, strlen(STORE_ENGINE_JOBS_KEY));
+}
+
+/* The cluster node index of the master serving slot now, or -1. */
+static int master_of(unsigned slot)
+{
+    static int owners[CLUSTER_SLOT_COUNT];
+    if (!redis_cluster_refresh(&cluster) || !redis_cluster_slot_owners(&cluster, 0, owners) || !owners[slot])
+        return -1;
+    return redis_cluster_find_port(&cluster, owners[slot]);
+}
+
+/* The redis-server holding the engine keys. */
+static redis_server_t *engine_node(void)
+{
+    if (!on_cluster)
+        return &server;
+    int index = master_of(engine_slot());
+    CU_ASSERT_FATAL(index >= 0);
+    return &cluster.nodes[index].server;
+}
+
+/* One command (hiredis format) on the node holding the engine keys, on a
+ * connection of its own; the reply (freeReplyObject) or NULL. */
+static redisReply *raw(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    redisReply *r = redis_server_vcommand(engine_node(), NULL, format, args);
+    va_end(args);
+    return r;
+}
+
+/* An integer reply of raw(), or -1. */
+static long long raw_integer(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    redisReply *r = redis_server_vcommand(engine_node(), NULL, format, args);
+    va_end(args);
+    long long value = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return value;
+}
+
+/* Jobs pending (claimed, not acked) in the group, by XPENDING's summary. */
+static long long pending_count(void)
+{
+    redisReply *r = raw("XPENDING %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP);
+    long long n = r && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && r->element[0]->type == REDIS_REPLY_INTEGER
+                      ? r->element[0]->integer
+                      : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+static long long stream_length(void) { return raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY); }
+
+/* Each test starts with no jobs, no group and no intents. */
+static void before_each(void) { CU_ASSERT(raw_integer("DEL %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_DUE_KEY) >= 0); }
+
+static int single_init(void)
+{
+    ignore_sigpipe();
+    on_cluster = false;
+    redis_server_init(&server);
+    if (!redis_server_start(&server)) {
+        fprintf(stderr, "\nengine_jobs suite: cannot start a private redis-server: %s\n", server.error);
+        return 1;
+    }
+    char url[64];
+    redis_server_url(&server, url, sizeof url);
+    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
+        redis_server_stop(&server);
+        return 1;
+    }
+    return 0;
+}
+
+static int single_cleanup(void)
+{
+    store_close(store);
+    store = NULL;
+    redis_server_stop(&server);
+    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
+    return 0;
+}
+
+static int cluster_init(void)
+{
+    ignore_sigpipe();
+    on_cluster = true;
+    /* No replicas, and a node timeout far above the freeze test's pause:
+     * a frozen master is never failed over, nor the cluster marked down. */
+    redis_cluster_options_t options = { .masters = MASTERS, .replicas_per_master = 0, .node_timeout_ms = 15000 };
+    if (!redis_cluster_start(&cluster, &options)) {
+        fprintf(stderr, "\nengine_jobs_cluster suite: cannot start a Redis Cluster: %s\n", cluster.error);
+        return 1;
+    }
+    char url[512];
+    redis_cluster_url(&cluster, url, sizeof url);
+    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
+        redis_cluster_stop(&cluster);
+        return 1;
+    }
+    return 0;
+}
+
+static int cluster_cleanup(void)
+{
+    store_close(store);
+    store = NULL;
+    redis_cluster_stop(&cluster);
+    on_cluster = false;
+    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
+    return 0;
+}
+
+static void sleep_ms(long ms) { redis_server_sleep_ms(ms); }
+
+/* Claims with a long lease and no wait. */
+static store_status_t claim_now(const char *consumer, store_engine_job_t *job)
+{
+    return store_engine_job_claim(store, consumer, LONG_LEASE_MS, 0, job);
+}
+
+/* --- jobs --- */
+
+static void test_a_job_added_is_claimed_once_and_acked_away(void)
+{
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "GameOne_-0123456", 5), STORE_OK);
+    CU_ASSERT_EQUAL(stream_length(), 1);
+    store_engine_job_t job, other;
+    CU_ASSERT_EQUAL_FATAL(claim_now("worker-a", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "GameOne_-0123456");
+    CU_ASSERT_EQUAL(job.version, 5);
+    CU_ASSERT(strlen(job.entry_id) >= 3 && strchr(job.entry_id, '-'));
+    CU_ASSERT_EQUAL(pending_count(), 1);
+    /* Claimed: no other worker gets it, nor does the same one again. */
+    CU_ASSERT_EQUAL(claim_now("worker-b", &other), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(claim_now("worker-a", &other), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    CU_ASSERT_EQUAL(stream_length(), 0);
+    CU_ASSERT_EQUAL(pending_count(), 0);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_ENOT_FOUND); /* done already */
+    CU_ASSERT_EQUAL(claim_now("worker-b", &other), STORE_ENOT_FOUND);
+    /* The largest version, and jobs in the order added. */
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "a", UINT64_C(9007199254740991)), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "b", 1), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(claim_now("worker-a", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "a");
+    CU_ASSERT_EQUAL(job.version, UINT64_C(9007199254740991));
+    CU_ASSERT_EQUAL_FATAL(claim_now("worker-b", &other), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(other.id, "b");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &other), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+}
+
+static void test_what_is_no_game_id_or_version_is_refused_unsent(void)
+{
+    static const char *const ids[] = { "", "a:b", "a b", "a{b}", "é", "abcdefghijklmnopqrstuvwx" /* 24 */ };
+    store_stats_t before, after;
+    store_stats(store, &before);
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        CU_ASSERT_EQUAL(store_engine_job_add(store, ids[i], 1), STORE_ENOT_FOUND);
+        CU_ASSERT_EQUAL(store_engine_due_set(store, ids[i], 1, 0), STORE_ENOT_FOUND);
+        CU_ASSERT_EQUAL(store_engine_due_clear(store, ids[i], 1), STORE_ENOT_FOUND);
+    }
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "ok", 0), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "ok", UINT64_C(9007199254740992)), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "ok", 0, 0), STORE_ENOT_FOUND);
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, "", LONG_LEASE_MS, 0, &job), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, "w", 0, 0, &job), STORE_ENOT_FOUND);
+    char long_name[STORE_ENGINE_CONSUMER_MAX + 2];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, long_name, LONG_LEASE_MS, 0, &job), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "abcdefghijklmnopqrstuvw" /* 23 */, 1), STORE_OK);
+    store_stats(store, &after);
+    CU_ASSERT_EQUAL(after.errors, before.errors);
+    CU_ASSERT_EQUAL(stream_length(), 1);
+}
+
+/* Two workers, each on its own thread (and so its own connection). */
+enum { RACE_JOBS = 40, RACE_WORKERS = 2 };
+
+typedef struct {
+    char consumer[16];
+    store_engine_job_t jobs[RACE_JOBS];
+    int count;
+    int failures;
+} racer_t;
+
+/* Claims (waiting up to a second for each) and acks until none comes. */
+static void *race(void *p)
+{
+    racer_t *r = p;
+    for (;;) {
+        store_engine_job_t job;
+        store_status_t status = store_engine_job_claim(store, r->consumer, LONG_LEASE_MS, 1000, &job);
+        if (status == STORE_ENOT_FOUND)
+            break;
+        if (status != STORE_OK || r->count == RACE_JOBS) {
+            r->failures++;
+            break;
+        }
+        r->jobs[r->count++] = job;
+        if (store_engine_job_ack(store, &job) != STORE_OK)
+            r->failures++;
+    }
+    return NULL;
+}
+
+static void test_two_workers_never_get_the_same_fresh_job(void)
+{
+    racer_t racers[RACE_WORKERS];
+    pthread_t threads[RACE_WORKERS];
+    memset(racers, 0, sizeof racers);
+    for (int w = 0; w < RACE_WORKERS; w++) {
+        snprintf(racers[w].consumer, sizeof racers[w].consumer, "racer-%d", w);
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[w], NULL, race, &racers[w]), 0);
+    }
+    sleep_ms(100); /* both waiting */
+    for (int i = 0; i < RACE_JOBS; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "race%02d", i);
+        CU_ASSERT_EQUAL(store_engine_job_add(store, id, (uint64_t)i + 1), STORE_OK);
+    }
+    for (int w = 0; w < RACE_WORKERS; w++)
+        pthread_join(threads[w], NULL);
+    bool seen[RACE_JOBS] = { false };
+    int total = 0;
+    for (int w = 0; w < RACE_WORKERS; w++) {
+        CU_ASSERT_EQUAL(racers[w].failures, 0);
+        for (int j = 0; j < racers[w].count; j++) {
+            int n = atoi(racers[w].jobs[j].id + 4);
+            CU_ASSERT_FATAL(n >= 0 && n < RACE_JOBS);
+            CU_ASSERT_FALSE(seen[n]); /* nobody had it before */
+            CU_ASSERT_EQUAL(racers[w].jobs[j].version, (uint64_t)n + 1);
+            seen[n] = true;
+            total++;
+        }
+    }
+    CU_ASSERT_EQUAL(total, RACE_JOBS);
+    CU_ASSERT_EQUAL(stream_length(), 0);
+    CU_ASSERT_EQUAL(pending_count(), 0);
+}
+
+static void test_a_job_never_acked_is_claimed_by_another_after_its_lease_not_before(void)
+{
+    enum { LEASE_MS = 1000 };
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "quiet", 7), STORE_OK);
+    store_engine_job_t first, second;
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "dies", LEASE_MS, 0, &first), STORE_OK);
+    long claimed = tests_monotonic_ms();
+    /* Within the lease: nobody else gets it (checked only while surely within). */
+    for (long at = 0; at <= LEASE_MS / 2; at += LEASE_MS / 2) {
+        sleep_ms(claimed + at - tests_monotonic_ms() > 0 ? claimed + at - tests_monotonic_ms() : 0);
+        store_status_t status = store_engine_job_claim(store, "takes-over", LEASE_MS, 0, &second);
+        if (tests_monotonic_ms() - claimed < LEASE_MS - 100)
+            CU_ASSERT_EQUAL(status, STORE_ENOT_FOUND);
+    }
+    sleep_ms(claimed + LEASE_MS + 100 - tests_monotonic_ms());
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "takes-over", LEASE_MS, 0, &second), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(second.id, "quiet");
+    CU_ASSERT_EQUAL(second.version, 7);
+    CU_ASSERT_STRING_EQUAL(second.entry_id, first.entry_id);
+    CU_ASSERT_EQUAL(first.deliveries, 1);
+    CU_ASSERT_EQUAL(second.deliveries, 2);
+    /* The first worker, back, learns it lost the job. */
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "dies", &first), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "takes-over", &second), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &second), STORE_OK);
+    CU_ASSERT_EQUAL(pending_count(), 0);
+}
+
+static void test_touch_holds_a_job_past_its_lease_until_it_stops(void)
+{
+    enum { LEASE_MS = 600, BEAT_MS = 200 };
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "thinking", 3), STORE_OK);
+    store_engine_job_t job, other;
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "thinker", LEASE_MS, 0, &job), STORE_OK);
+    long start = tests_monotonic_ms();
+    long last_touch = start;
+    while (tests_monotonic_ms() - start < 3 * LEASE_MS) {
+        sleep_ms(BEAT_MS);
+        CU_ASSERT_EQUAL(store_engine_job_touch(store, "thinker", &job), STORE_OK);
+        long since = tests_monotonic_ms() - last_touch;
+        last_touch = tests_monotonic_ms();
+        store_status_t status = store_engine_job_claim(store, "thief", LEASE_MS, 0, &other);
+        if (since < LEASE_MS - 100) /* the beat came in time */
+            CU_ASSERT_EQUAL(status, STORE_ENOT_FOUND);
+    }
+    /* Its delivery count was left alone by the touches: claimed once. */
+    redisReply *r = raw("XPENDING %s %s - + 10", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP);
+    CU_ASSERT_FATAL(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1);
+    CU_ASSERT_EQUAL(r->element[0]->element[3]->integer, 1);
+    freeReplyObject(r);
+    /* No more beats: after a lease it is the next worker's. */
+    sleep_ms(LEASE_MS + 100);
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "thief", LEASE_MS, 0, &other), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(other.entry_id, job.entry_id);
+    CU_ASSERT_EQUAL(other.deliveries, 2); /* the touches handed it out to nobody */
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "thinker", &job), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &other), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "thief", &other), STORE_ENOT_FOUND); /* acked: gone */
+}
+
+enum { ADD_AFTER_MS = 300 };
+
+/* On a thread of its own: adds the job "woken" after ADD_AFTER_MS; non-NULL when added. */
+static void *add_later(void *unused)
+{
+    (void)unused;
+    sleep_ms(ADD_AFTER_MS);
+    return store_engine_job_add(store, "woken", 9) == STORE_OK ? store : NULL;
+}
+
+static void test_a_blocking_claim_waits_its_time_when_empty_and_wakes_at_once_for_a_new_job(void)
+{
+    enum { BLOCK_MS = 1500 };
+    store_engine_job_t job;
+    store_stats_t before, after;
+    store_stats(store, &before);
+    long start = tests_monotonic_ms();
+    CU_ASSERT_EQUAL(store_engine_job_claim(store, "waiter", LONG_LEASE_MS, BLOCK_MS, &job), STORE_ENOT_FOUND);
+    long waited = tests_monotonic_ms() - start;
+    CU_ASSERT(waited >= BLOCK_MS - 20 && waited < BLOCK_MS + SLACK_MS);
+    if (waited < BLOCK_MS - 20 || waited >= BLOCK_MS + SLACK_MS)
+        fprintf(stderr, "\nan empty claim of %d ms took %ld ms\n", BLOCK_MS, waited);
+    /* Three times the command timeout, waited without one timing out. */
+    store_stats(store, &after);
+    CU_ASSERT_EQUAL(after.errors, before.errors);
+    CU_ASSERT_EQUAL(after.connects, before.connects);
+    /* A job added while it waits ends the wait. */
+    pthread_t adder;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&adder, NULL, add_later, NULL), 0);
+    start = tests_monotonic_ms();
+    store_status_t status = store_engine_job_claim(store, "waiter", LONG_LEASE_MS, 5000, &job);
+    waited = tests_monotonic_ms() - start;
+    void *added = NULL;
+    pthread_join(adder, &added);
+    CU_ASSERT_PTR_NOT_NULL(added);
+    CU_ASSERT_EQUAL(status, STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "woken");
+    CU_ASSERT(waited >= ADD_AFTER_MS - 50 && waited < ADD_AFTER_MS + SLACK_MS);
+    if (waited >= ADD_AFTER_MS + SLACK_MS)
+        fprintf(stderr, "\na job added after %d ms woke the claim after %ld ms\n", ADD_AFTER_MS, waited);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+}
+
+static void test_the_group_is_made_again_when_the_stream_or_the_group_is_gone(void)
+{
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ENOT_FOUND); /* makes the stream and the group */
+    CU_ASSERT_EQUAL(stream_length(), 0);
+    /* The stream deleted, then a job added (XADD makes a stream without the
+     * group): the group made again reads it from its first entry. */
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "before", 1), STORE_OK);
+    CU_ASSERT_EQUAL(raw_integer("DEL %s", STORE_ENGINE_JOBS_KEY), 1);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "after", 2), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "after");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    /* The group destroyed with a job not done in the stream: it is had again. */
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "kept", 3), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_EQUAL(raw_integer("XGROUP DESTROY %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP), 1);
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "w", &job), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL_FATAL(claim_now("v", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "kept");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    CU_ASSERT_EQUAL(stream_length(), 0);
+}
+
+static void test_an_entry_this_code_did_not_write_is_refused_and_removed(void)
+{
+    static const char *const entries[] = {
+        "XADD %s * foo bar", "XADD %s * game x", "XADD %s * game a:b version 1", "XADD %s * game a version 0",
+        "XADD %s * game a version 01", "XADD %s * version 1 game a", "XADD %s * game a version 1 extra 1",
+    };
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ENOT_FOUND);
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        redisReply *r = raw(entries[i], STORE_ENGINE_JOBS_KEY);
+        CU_ASSERT_TRUE_FATAL(r && r->type == REDIS_REPLY_STRING);
+        freeReplyObject(r);
+        CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ECORRUPT);
+        CU_ASSERT_EQUAL(stream_length(), 0);
+        CU_ASSERT_EQUAL(pending_count(), 0);
+    }
+    /* A good job behind a bad one is had on the next call. */
+    redisReply *r = raw("XADD %s * foo bar", STORE_ENGINE_JOBS_KEY);
+    freeReplyObject(r);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "good", 4), STORE_OK);
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "good");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    /* Not a stream at all. */
+    CU_ASSERT_EQUAL(raw_integer("DEL %s", STORE_ENGINE_JOBS_KEY), 1);
+    r = raw("SET %s x", STORE_ENGINE_JOBS_KEY);
+    freeReplyObject(r);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "x", 1), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &(store_engine_job_t){ "x", 1, "1-1", 1 }), STORE_ECORRUPT);
+}
+
+/* --- intents --- */
+
+/* CU-asserts the scan at now gives the intents "id:version" named, in order. */
+static void expect_due(int64_t now, unsigned max, const char *const expected[], unsigned expected_count)
+{
+    store_engine_due_t found[8];
+    unsigned count = 99;
+    CU_ASSERT_EQUAL_FATAL(store_engine_due_scan(store, now, max, found, &count), STORE_OK);
+    CU_ASSERT_EQUAL(count, expected_count);
+    for (unsigned i = 0; i < count && i < expected_count; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%.23s:%llu", found[i].id, (unsigned long long)found[i].version);
+        CU_ASSERT_STRING_EQUAL(name, expected[i]);
+    }
+}
+
+static void test_intents_are_set_scanned_by_due_time_and_cleared_per_version(void)
+{
+    int64_t now = 0;
+    CU_ASSERT_EQUAL_FATAL(store_engine_now(store, &now), STORE_OK);
+    /* Redis's clock is this machine's (one machine): within a few seconds of time(). */
+    int64_t wall = (int64_t)time(NULL) * 1000;
+    CU_ASSERT(now > wall - 5000 && now < wall + 5000);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "gameA", 5, now - 10), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "gameA", 3, now - 1000), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "gameB", 2, now + 60000), STORE_OK);
+    expect_due(now, 8, (const char *[]){ "gameA:3", "gameA:5" }, 2); /* the most overdue first */
+    expect_due(now, 1, (const char *[]){ "gameA:3" }, 1);
+    expect_due(now - 5000, 8, NULL, 0);
+    store_engine_due_t one;
+    unsigned count = 7;
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, now, 0, &one, &count), STORE_OK);
+    CU_ASSERT_EQUAL(count, 0);
+    /* The scan gives the due times back. */
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, now, 1, &one, &count), STORE_OK);
+    CU_ASSERT_EQUAL(one.due_ms, now - 1000);
+    /* Clearing an old version leaves the newer intent; one never set is fine. */
+    CU_ASSERT_EQUAL(store_engine_due_clear(store, "gameA", 3), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_clear(store, "gameA", 4), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_clear(store, "gameA", 3), STORE_OK);
+    expect_due(now, 8, (const char *[]){ "gameA:5" }, 1);
+    /* Pushed back (a re-queue): not due now, due later, after gameB. */
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "gameA", 5, now + 90000), STORE_OK);
+    expect_due(now, 8, NULL, 0);
+    expect_due(now + 120000, 8, (const char *[]){ "gameB:2", "gameA:5" }, 2);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_DUE_KEY), 2);
+    /* A member this code did not write is removed by the scan that meets it. */
+    redisReply *r = raw("ZADD %s %s %s %s %s", STORE_ENGINE_DUE_KEY, "0", "junk", "1", "a:0");
+    freeReplyObject(r);
+    r = raw("ZADD %s %s %s", STORE_ENGINE_DUE_KEY, "2.5", "c:1");
+    freeReplyObject(r);
+    expect_due(now + 120000, 8, (const char *[]){ "gameB:2", "gameA:5" }, 2);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_DUE_KEY), 2);
+    CU_ASSERT_EQUAL(store_engine_due_clear(store, "gameA", 5), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_clear(store, "gameB", 2), STORE_OK);
+    CU_ASSERT_EQUAL(raw_integer("EXISTS %s", STORE_ENGINE_DUE_KEY), 0);
+}
+
+/* --- Redis frozen --- */
+
+/* The most a call may take on a silent Redis: the command timeout, twice
+ * on a cluster (whose routing tries again within that budget). */
+static long silent_bound(void) { return (on_cluster ? 2 : 1) * TIMEOUT_MS + SLACK_MS; }
+
+/* CU-asserts a call on a frozen Redis failed, as one of two statuses, within bound ms. */
+static void expect_failed_by(const char *what, store_status_t status, long started, long bound, store_status_t a,
+                             store_status_t b)
+{
+    long took = tests_monotonic_ms() - started;
+    CU_ASSERT(status == a || status == b);
+    CU_ASSERT(took < bound);
+    if ((status != a && status != b) || took >= bound)
+        fprintf(stderr, "\n%s on a frozen Redis: %s after %ld ms\n", what, store_status_name(status), took);
+}
+
+static void test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline(void)
+{
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "frozen", 1), STORE_OK);
+    store_engine_job_t job, held = { "frozen", 1, "1-1", 1 };
+    int64_t now;
+    redis_server_t *node = engine_node();
+    CU_ASSERT_FATAL(redis_server_pause(node));
+    long start = tests_monotonic_ms();
+    store_status_t status = store_engine_job_claim(store, "w", LONG_LEASE_MS, 10000, &job);
+    expect_failed_by("claim", status, start, silent_bound(), STORE_EUNAVAILABLE, STORE_EUNAVAILABLE);
+    start = tests_monotonic_ms();
+    status = store_engine_job_add(store, "frozen", 2);
+    expect_failed_by("add", status, start, silent_bound(), STORE_EUNAVAILABLE, STORE_EUNKNOWN);
+    start = tests_monotonic_ms();
+    status = store_engine_job_touch(store, "w", &held);
+    expect_failed_by("touch", status, start, silent_bound(), STORE_EUNAVAILABLE, STORE_EUNAVAILABLE);
+    start = tests_monotonic_ms();
+    status = store_engine_due_set(store, "frozen", 1, 0);
+    expect_failed_by("due_set", status, start, silent_bound(), STORE_EUNAVAILABLE, STORE_EUNAVAILABLE);
+    start = tests_monotonic_ms();
+    status = store_engine_now(store, &now);
+    expect_failed_by("now", status, start, silent_bound(), STORE_EUNAVAILABLE, STORE_EUNAVAILABLE);
+    /* A deadline shorter than the timeout cuts a claim's wait to it. */
+    start = tests_monotonic_ms();
+    store_set_deadline(store_now_ms() + 150);
+    status = store_engine_job_claim(store, "w", LONG_LEASE_MS, 10000, &job);
+    store_set_deadline(0);
+    expect_failed_by("claim with a deadline", status, start, 150 + SLACK_MS, STORE_EUNAVAILABLE, STORE_ENOT_FOUND);
+    CU_ASSERT_FATAL(redis_server_resume(node));
+    if (on_cluster)
+        CU_ASSERT_TRUE(redis_cluster_wait_ok(&cluster, 20000));
+    /* Back: the job added before the freeze is there. */
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "w", LONG_LEASE_MS, 2000, &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "frozen");
+    CU_ASSERT_EQUAL(job.version, 1);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+}
+
+/* A claim's deadline that passes while it waits (Redis answering) ends it as "no job". */
+static void test_a_claim_ends_at_its_threads_deadline_with_no_job(void)
+{
+    store_engine_job_t job;
+    long start = tests_monotonic_ms();
+    store_set_deadline(store_now_ms() + 700);
+    store_status_t status = store_engine_job_claim(store, "w", LONG_LEASE_MS, 10000, &job);
+    store_set_deadline(0);
+    long took = tests_monotonic_ms() - start;
+    CU_ASSERT_EQUAL(status, STORE_ENOT_FOUND);
+    CU_ASSERT(took >= 600 && took < 700 + SLACK_MS);
+    if (status != STORE_ENOT_FOUND || took < 600 || took >= 700 + SLACK_MS)
+        fprintf(stderr, "\na claim with 700 ms to its deadline: %s after %ld ms\n", store_status_name(status), took);
+}
+
+/* --- one node --- */
+
+static void test_the_stream_is_bounded(void)
+{
+    enum { ADDED = STORE_ENGINE_JOBS_MAX + 300 };
+    for (int i = 0; i < ADDED; i++) {
+        if (store_engine_job_add(store, "bulk", (uint64_t)i + 1) != STORE_OK) {
+            CU_FAIL("add");
+            return;
+        }
+    }
+    long long length = stream_length();
+    /* Trimmed by whole nodes of the stream (MAXLEN ~): about the bound. */
+    CU_ASSERT(length >= STORE_ENGINE_JOBS_MAX && length < ADDED);
+    /* The oldest went first. */
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT(job.version > 1 && job.version == (uint64_t)(ADDED - length + 1));
+}
+
+static void test_jobs_and_intents_on_a_redis_with_a_password(void)
+{
+    redis_server_t locked;
+    redis_server_init(&locked);
+    CU_ASSERT_FATAL(redis_server_start(&locked));
+    redisReply *r = redis_server_command(&locked, NULL, "CONFIG SET requirepass %s", "job-secret");
+    bool locked_up = r && r->type == REDIS_REPLY_STATUS;
+    if (r)
+        freeReplyObject(r);
+    CU_ASSERT_FATAL(locked_up);
+    char url[128];
+    snprintf(url, sizeof url, "redis://:job-secret@127.0.0.1:%d", locked.port);
+    store_t *s = redis_server_open_store(url, TIMEOUT_MS);
+    CU_ASSERT_PTR_NOT_NULL(s);
+    if (s) {
+        store_engine_job_t job;
+        int64_t now = 0;
+        CU_ASSERT_EQUAL(store_engine_job_add(s, "locked", 2), STORE_OK);
+        CU_ASSERT_EQUAL(store_engine_job_claim(s, "w", LONG_LEASE_MS, 0, &job), STORE_OK);
+        CU_ASSERT_EQUAL(store_engine_job_touch(s, "w", &job), STORE_OK);
+        CU_ASSERT_EQUAL(store_engine_job_ack(s, &job), STORE_OK);
+        CU_ASSERT_EQUAL(store_engine_now(s, &now), STORE_OK);
+        CU_ASSERT_EQUAL(store_engine_due_set(s, "locked", 2, now), STORE_OK);
+        store_engine_due_t due;
+        unsigned count = 0;
+        CU_ASSERT_EQUAL(store_engine_due_scan(s, now, 1, &due, &count), STORE_OK);
+        CU_ASSERT_EQUAL(count, 1);
+        store_close(s);
+    }
+    /* Without it: refused, not hung. */
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", locked.port);
+    s = redis_server_open_store(url, TIMEOUT_MS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(store_engine_job_add(s, "locked", 3), STORE_EUNAVAILABLE);
+    store_close(s);
+    if ((r = redis_server_command(&locked, "job-secret", "CONFIG SET requirepass %s", "")))
+        freeReplyObject(r);
+    redis_server_stop(&locked);
+}
+
+/* --- the cluster --- */
+
+static bool ok_reply(redisReply *r)
+{
+    bool ok = r && r->type == REDIS_REPLY_STATUS;
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* Another running master than index. */
+static int other_master(int index)
+{
+    for (unsigned i = 0; i < cluster.node_count; i++)
+        if ((int)i != index && cluster.nodes[i].master && cluster.nodes[i].server.pid)
+            return (int)i;
+    return -1;
+}
+
+/* Moves the engine keys' slot with its keys from its master to another,
+ * as redis-cli --cluster reshard does; the master it went to. */
+static int move_engine_slot(void)
+{
+    unsigned slot = engine_slot();
+    int from = master_of(slot), to = other_master(from);
+    CU_ASSERT_FATAL(from >= 0 && to >= 0);
+    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)to, "CLUSTER SETSLOT %u IMPORTING %s",
+                                                        slot, cluster.nodes[from].id)));
+    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from, "CLUSTER SETSLOT %u MIGRATING %s",
+                                                        slot, cluster.nodes[to].id)));
+    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from,
+                                                        "MIGRATE 127.0.0.1 %d %s 0 5000 KEYS %s %s",
+                                                        cluster.nodes[to].server.port, "", STORE_ENGINE_JOBS_KEY,
+                                                        STORE_ENGINE_DUE_KEY)));
+    for (unsigned i = 0; i < cluster.node_count; i++)
+        if (cluster.nodes[i].master && cluster.nodes[i].server.pid)
+            CU_ASSERT_TRUE(ok_reply(redis_cluster_command(&cluster, i, "CLUSTER SETSLOT %u NODE %s", slot,
+                                                          cluster.nodes[to].id)));
+    return to;
+}
+
+static void test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_it_moves(void)
+{
+    unsigned slot = engine_slot();
+    redisReply *r = redis_cluster_command(&cluster, 0, "CLUSTER KEYSLOT %s", STORE_ENGINE_DUE_KEY);
+    CU_ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER && (unsigned)r->integer == slot);
+    if (r)
+        freeReplyObject(r);
+    int home = master_of(slot);
+    CU_ASSERT_FATAL(home >= 0);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "moving", 1), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "moving", 2), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "moving", 2, 1000), STORE_OK);
+    CU_ASSERT_EQUAL(raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY), 2); /* on the slot's master */
+    store_engine_job_t claimed, job;
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "w", 500, 0, &claimed), STORE_OK);
+    CU_ASSERT_EQUAL(claimed.version, 1);
+    store_stats_t before, after;
+    store_stats(store, &before);
+    int to = move_engine_slot();
+    CU_ASSERT_NOT_EQUAL(to, home);
+    /* After the move, each call finds the keys on their new master (MOVED),
+     * with the group and its pending job moved with them. */
+    CU_ASSERT_EQUAL(store_engine_job_touch(store, "w", &claimed), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "v", 500, 0, &job), STORE_OK);
+    CU_ASSERT_EQUAL(job.version, 2);
+    store_engine_due_t due;
+    unsigned count = 0;
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, 2000, 1, &due, &count), STORE_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    store_stats(store, &after);
+    CU_ASSERT(after.redirects > before.redirects);
+    CU_ASSERT_EQUAL(master_of(slot), to);
+    sleep_ms(600);
+    store_engine_job_t again;
+    CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "v", 500, 0, &again), STORE_OK); /* w went quiet */
+    CU_ASSERT_STRING_EQUAL(again.entry_id, claimed.entry_id);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &again), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    CU_ASSERT_EQUAL(raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY), 0);
+}
+
+/* The tests both suites run. */
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} shared_tests[] = {
+#define SHARED(fn) { #fn, fn }
+    SHARED(test_a_job_added_is_claimed_once_and_acked_away),
+    SHARED(test_what_is_no_game_id_or_version_is_refused_unsent),
+    SHARED(test_two_workers_never_get_the_same_fresh_job),
+    SHARED(test_a_job_never_acked_is_claimed_by_another_after_its_lease_not_before),
+    SHARED(test_touch_holds_a_job_past_its_lease_until_it_stops),
+    SHARED(test_a_blocking_claim_waits_its_time_when_empty_and_wakes_at_once_for_a_new_job),
+    SHARED(test_the_group_is_made_again_when_the_stream_or_the_group_is_gone),
+    SHARED(test_an_entry_this_code_did_not_write_is_refused_and_removed),
+    SHARED(test_intents_are_set_scanned_by_due_time_and_cleared_per_version),
+    SHARED(test_a_claim_ends_at_its_threads_deadline_with_no_job),
+    SHARED(test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline),
+#undef SHARED
+};
+
+static CU_pSuite add_suite(const char *name, CU_InitializeFunc init, CU_CleanupFunc cleanup)
+{
+    CU_pSuite suite = CU_add_suite_with_setup_and_teardown(name, init, cleanup, before_each, NULL);
+    for (size_t i = 0; suite && i < sizeof shared_tests / sizeof shared_tests[0]; i++)
+        if (!CU_add_test(suite, shared_tests[i].name, shared_tests[i].fn))
+            return NULL;
+    return suite;
+}
+
+int test_engine_jobs_register(void)
+{
+    CU_pSuite single = add_suite("engine_jobs", single_init, single_cleanup);
+    if (!single || !CU_ADD_TEST(single, test_the_stream_is_bounded)
+        || !CU_ADD_TEST(single, test_jobs_and_intents_on_a_redis_with_a_password))
+        return -1;
+    CU_pSuite clustered = add_suite("engine_jobs_cluster", cluster_init, cluster_cleanup);
+    if (!clustered || !CU_ADD_TEST(clustered, test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_it_moves))
+        return -1;
+    return 0;
+}
