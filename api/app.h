@@ -15,6 +15,7 @@ typedef struct app {
     const struct config *config;
     struct store *store; /* NULL with --redis none: no games */
     struct engine_pool *engines; /* never NULL in a server; a pool without an engine answers ENGINE_EDOWN */
+    bool engine_only;            /* `chessd engine`: ready only while an engine runs */
 } app_t;
 
 static inline const app_t *app_of(const api_request_t *req)

@@ -22,6 +22,10 @@ static const struct {
     bool serve_options; /* its help ends with the serve options */
 } commands[] = {
     { "serve", "serve [options]", "run the HTTP service (options below)", true },
+    { "engine", "engine [options]",
+      "play the computer's turns in games stored in Redis, without the public API\n(only /healthz, /readyz and "
+      "/metrics; the serve options below)",
+      true },
     { "perft", "perft DEPTH [FEN [MOVES...]]",
       "count leaf nodes; one '<uci> <count>' line per root\nmove, a blank line, then the total (perftree format)",
       false },
@@ -90,12 +94,13 @@ static bool command_help(const char *name, int argc, char **argv)
     return asked && print_command_help(name);
 }
 
-static int serve(int argc, char **argv)
+static int serve(int argc, char **argv, bool engine_only)
 {
     config_t cfg;
     char err[256];
+    const char *name = engine_only ? "engine" : "serve";
     if (!config_load(&cfg, argc, argv, err, sizeof err)) {
-        fprintf(stderr, "chessd serve: %s\n", err);
+        fprintf(stderr, "chessd %s: %s\n", name, err);
         return 2;
     }
     /* Without Redis there are no games, so no player tokens: the secret is
@@ -103,10 +108,10 @@ static int serve(int argc, char **argv)
      * be configured to be found). */
     const char *secret = getenv("CHESSD_TOKEN_SECRET");
     if ((config_redis_enabled(&cfg) || (secret && *secret)) && !token_secret_init(secret, err, sizeof err)) {
-        fprintf(stderr, "chessd serve: %s; not starting\n", err);
+        fprintf(stderr, "chessd %s: %s; not starting\n", name, err);
         return 2;
     }
-    return server_run(&cfg);
+    return engine_only ? server_run_engine(&cfg) : server_run(&cfg);
 }
 
 int main(int argc, char **argv)
@@ -121,8 +126,8 @@ int main(int argc, char **argv)
         return play_cli_main(argc - 2, argv + 2);
     if (command_help(command, argc - 2, argv + 2))
         return 0;
-    if (!strcmp(command, "serve"))
-        return serve(argc - 2, argv + 2);
+    if (!strcmp(command, "serve") || !strcmp(command, "engine"))
+        return serve(argc - 2, argv + 2, !strcmp(command, "engine"));
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
     if (!strcmp(command, "version") || !strcmp(command, "--version") || !strcmp(command, "-v")) {

@@ -93,13 +93,17 @@ static const setting_t settings[] = {
     { "--engine-workers", "CHESSD_ENGINE_WORKERS", "1",
       "engine processes (each one search at a time, one thread; analysis queue: 4 per worker)", KIND_UINT,
       FIELD(engine_workers), 1, 64 },
-    { "--engine-hash", "CHESSD_ENGINE_HASH_MB", "16", "each engine's hash table in MiB", KIND_UINT,
+    { "--engine-hash", "CHESSD_ENGINE_HASH", "16", "each engine's hash table in MiB", KIND_UINT,
       FIELD(engine_hash_mb), 1, 1024 },
     { "--engine-max-think-ms", "CHESSD_ENGINE_MAX_THINK_MS", "5000",
       "the longest one engine search may take (an analysis's movetime_ms, and the deadline of any search)",
       KIND_UINT, FIELD(engine_max_think_ms), 10, 60000 },
     { "--engine-max-nodes", "CHESSD_ENGINE_MAX_NODES", "20000000", "the most nodes an analysis may ask for",
       KIND_SIZE, FIELD(engine_max_nodes), 1000, 1000000000000ull },
+    { "--engine-job-lease-ms", "CHESSD_ENGINE_JOB_LEASE_MS", "15000",
+      "a computer's turn in a game that its worker has not finished this long (a replica gone) is taken by "
+      "another (at least --engine-max-think-ms and 2 s more)",
+      KIND_UINT, FIELD(engine_job_lease_ms), 500, 600000 },
     { "--store-threads", "CHESSD_STORE_THREADS", "4/core",
       "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
       "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
@@ -284,6 +288,7 @@ static bool defaults(config_t *cfg, char *err, size_t err_size)
 static const game_svc_counters_t game_counters = { metrics_move_applied, metrics_version_conflict, metrics_store_full,
                                                    metrics_outcome_unknown };
 
+
 void config_game_service(const config_t *cfg, struct store *store, game_svc_config_t *out)
 {
     *out = (game_svc_config_t){
@@ -294,7 +299,14 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .finished_game_ttl_seconds = cfg->finished_game_ttl_seconds,
         .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
         .game_cache_slots = cfg->game_cache_slots,
+        .engine_lease_ms = config_engine_lease_ms(cfg),
     };
+}
+
+unsigned config_engine_lease_ms(const config_t *cfg)
+{
+    unsigned least = cfg->engine_max_think_ms + 2000;
+    return cfg->engine_job_lease_ms > least ? cfg->engine_job_lease_ms : least;
 }
 
 const char *config_engine_path(const config_t *cfg)

@@ -65,6 +65,7 @@ typedef struct config {
     unsigned engine_hash_mb;          /* each engine's hash table */
     unsigned engine_max_think_ms;     /* the longest one search may take */
     size_t engine_max_nodes;          /* the most nodes an analysis may ask for */
+    unsigned engine_job_lease_ms;     /* a computer's turn unfinished this long is taken by another worker */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
 } config_t;
 
@@ -78,6 +79,10 @@ bool config_redis_enabled(const config_t *cfg);
 /* The engine to run: --engine's path, CONFIG_ENGINE_DEFAULT_PATH for auto
  * when it is an executable, else NULL (no engine). */
 const char *config_engine_path(const config_t *cfg);
+
+/* The lease of a computer's turn: --engine-job-lease-ms, at least the
+ * longest think and 2 s more. */
+unsigned config_engine_lease_ms(const config_t *cfg);
 
 struct store;
 struct game_svc_config;

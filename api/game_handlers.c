@@ -16,6 +16,7 @@
 #include "../store/game_record.h"
 #include "../store/store.h"
 #include "config.h"
+#include "engine/levels.h"
 #include "game/idempotency.h"
 #include "game/service.h"
 #include "game/tokens.h"
@@ -428,6 +429,95 @@ static bool read_pgn(const cJSON *root, game_svc_new_t *spec, api_response_t *re
 }
 
 /* The new game a creation request asks for; false with res filled when refused. */
+/* A whole number in [min, max] under key in object (absent: *out stays 0);
+ * false with res filled when it is not. */
+static bool read_int_field(const cJSON *object, const char *key, int min, int max, int *out, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    if (!item || cJSON_IsNull(item))
+        return true;
+    if (!cJSON_IsNumber(item) || item->valuedouble != (double)(int)item->valuedouble || item->valuedouble < min
+        || item->valuedouble > max) {
+        char detail[120];
+        snprintf(detail, sizeof detail, "'engine.%s' must be a whole number from %d to %d", key, min, max);
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+        return false;
+    }
+    *out = (int)item->valuedouble;
+    return true;
+}
+
+/* "engine": {"level": 1..8 | "elo": N, "color": "white" | "black" |
+ * "random"} (the side the computer plays; random by default) and
+ * "analysis": true|false. The computer's side is named for its strength. */
+static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
+{
+    static const char *const members[] = { "level", "elo", "color", NULL };
+    const cJSON *analysis = cJSON_GetObjectItemCaseSensitive(root, "analysis");
+    if (analysis && !cJSON_IsNull(analysis) && !cJSON_IsBool(analysis)) {
+        api_problem(res, API_EINVALID_FIELD, "'analysis' must be true or false", NULL, NULL);
+        return false;
+    }
+    spec->analysis = cJSON_IsTrue(analysis);
+    const cJSON *engine = cJSON_GetObjectItemCaseSensitive(root, "engine");
+    if (!engine || cJSON_IsNull(engine))
+        return true;
+    if (!cJSON_IsObject(engine)) {
+        api_problem(res, API_EINVALID_FIELD, "'engine' must be an object: {\"level\": 1..8, \"color\": \"black\"}",
+                    NULL, NULL);
+        return false;
+    }
+    for (const cJSON *item = engine->child; item; item = item->next) {
+        bool known = false;
+        for (int i = 0; members[i] && !known; i++)
+            known = !strcmp(item->string, members[i]);
+        if (!known) {
+            char detail[160];
+            snprintf(detail, sizeof detail, "'engine' has no member '%.64s' (level, elo, color)", item->string);
+            api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
+            return false;
+        }
+    }
+    int level = 0, elo = 0;
+    if (!read_int_field(engine, "level", LEVEL_MIN, LEVEL_MAX, &level, res)
+        || !read_int_field(engine, "elo", level_elo_min, level_elo_max, &elo, res))
+        return false;
+    if ((level != 0) == (elo != 0)) {
+        api_problem(res, level ? API_ECONFLICTING_FIELDS : API_EINVALID_FIELD,
+                    "'engine' takes one of 'level' (1 to 8) and 'elo'", NULL, NULL);
+        return false;
+    }
+    const cJSON *color = cJSON_GetObjectItemCaseSensitive(engine, "color");
+    const char *side = cJSON_IsString(color) ? color->valuestring : color && !cJSON_IsNull(color) ? "" : "random";
+    color_t plays;
+    if (!strcmp(side, "random")) {
+        uint32_t coin;
+        if (!tokens_random_below(2, &coin)) {
+            api_problem(res, API_EINTERNAL, "no randomness for the colour", NULL, NULL);
+            return false;
+        }
+        plays = coin ? WHITE : BLACK;
+    } else if (!strcmp(side, "white") || !strcmp(side, "black")) {
+        plays = !strcmp(side, "white") ? WHITE : BLACK;
+    } else {
+        api_problem(res, API_EINVALID_FIELD, "'engine.color' must be white, black or random", NULL, NULL);
+        return false;
+    }
+    if (spec->names[plays][0]) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "the computer's side is named by its strength: leave out its name",
+                    NULL, NULL);
+        return false;
+    }
+    level_t lv;
+    if (!(level ? level_of(level, &lv) : level_of_elo(elo, &lv))) {
+        api_problem(res, API_EINVALID_FIELD, "no such strength", NULL, NULL);
+        return false;
+    }
+    level_name(&lv, spec->names[plays], sizeof spec->names[plays]);
+    spec->engine = (game_engine_t){ .plays = true, .color = plays, .level = level, .elo = elo };
+    return true;
+}
+
 static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
 {
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
@@ -438,13 +528,14 @@ static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_
         return false;
     }
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
-           && read_rules(root, spec, res) && read_start(root, &spec->start, res) && read_pgn(root, spec, res);
+           && read_rules(root, spec, res) && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
+           && read_engine(root, spec, res);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
-                                           "takeback", "pgn", NULL };
+                                           "takeback", "pgn", "engine", "analysis", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
@@ -624,38 +715,13 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
 
 /* --- analysis of a stored game --- */
 
-/* Whether a game's position may be analysed now: once it is over; while it
- * is played, a hint is help from outside in a game between two people. */
+/* Whether a game's position may be analysed now: once it is over, and
+ * while it is played against the computer or in a game created with
+ * "analysis": true; in any other game between two people a hint is help
+ * from outside. */
 static bool analysis_allowed(const game_record_t *record)
 {
-    return game_is_over(&record->game);
-}
-
-/* The moves of a game's move list (entries "uci[:san]"), each legal in
- * turn from the game's initial position, into moves (GAME_MAX_PLIES) and
- * the keys of the positions they were played in into history. */
-static int line_moves(const game_record_t *record, const char *line, size_t length, move_t *moves, uint64_t *history)
-{
-    position_t pos = record->game.initial;
-    int count = 0;
-    for (size_t i = 0; i < length && count < GAME_MAX_PLIES;) {
-        size_t end = i;
-        while (end < length && line[end] != ' ')
-            end++;
-        size_t uci = i;
-        while (uci < end && line[uci] != ':')
-            uci++;
-        move_t move;
-        char message[8];
-        if (notation_parse_move(&pos, line + i, uci - i, &move, message, sizeof message) != LEGALITY_OK)
-            return -1;
-        history[count] = pos.key;
-        moves[count++] = move;
-        position_undo_t undo;
-        position_make(&pos, move, &undo);
-        i = end + 1;
-    }
-    return count;
+    return game_is_over(&record->game) || record->engine.plays || record->analysis;
 }
 
 /* GET /v1/games/{id}/analysis: the engine's view of the game's current
@@ -677,7 +743,9 @@ void handle_game_analysis(const api_request_t *req, api_response_t *res)
     } else if (read) {
         move_t *moves = malloc(sizeof *moves * GAME_MAX_PLIES);
         uint64_t *history = malloc(sizeof *history * (GAME_MAX_PLIES + 1));
-        int count = moves && history ? line_moves(&g.record, g.moves, g.moves_length, moves, history) : -1;
+        int count = moves && history ? game_line_moves(&g.record.game.initial, g.moves, g.moves_length, moves, history,
+                                                       GAME_MAX_PLIES)
+                                     : -1;
         if (count < 0 || count != g.record.game.ply_count)
             api_problem_game(res, GAME_EBAD_RECORD);
         else

@@ -89,6 +89,16 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
         api_problem(res, API_EUNAVAILABLE, "shutting down", NULL, NULL);
         return;
     }
+    if (app_of(req)->engine_only) {
+        engine_pool_stats_t st;
+        engine_pool_stats(app_of(req)->engines, &st);
+        if (!st.up) {
+            api_problem(res, API_EENGINE_UNAVAILABLE, "no engine is running (each is restarted after a backoff)", NULL,
+                        NULL);
+            res->retry_after = 1;
+            return;
+        }
+    }
     char reason[400] = "";
     redis_report_t report = { READINESS_REDIS_OFF, STORE_FAULT_NONE, reason };
     report.state = readiness_check(app_of(req)->store, reason, sizeof reason, &report.fault);

@@ -8,6 +8,7 @@
 
 #include "../store/store.h"
 #include "engine/pool.h"
+#include "game/engine_turns.h"
 #include "http/acceptor.h"
 #include "http/buf.h"
 #include "http/wire.h"
@@ -70,6 +71,9 @@ void metrics_http_framing_backstop(void) { atomic_fetch_add_explicit(&framing_ba
 void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
 void metrics_store_waiting(int delta) { atomic_fetch_add_explicit(&store_waiting, delta, memory_order_relaxed); }
 void metrics_analysis_waiting(int delta) { atomic_fetch_add_explicit(&analysis_waiting, delta, memory_order_relaxed); }
+static struct engine_turns *_Atomic engine_turns;
+void metrics_engine_turns(struct engine_turns *turns) { atomic_store(&engine_turns, turns); }
+
 void metrics_analysis_refused(void) { atomic_fetch_add_explicit(&analysis_refused, 1, memory_order_relaxed); }
 void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, memory_order_relaxed); }
 
@@ -158,6 +162,18 @@ static void write_engine(buf_t *b, struct engine_pool *engines)
                   "chessd_engine_failures_total{kind=\"crashed\"} %llu\n"
                   "chessd_engine_failures_total{kind=\"garbage\"} %llu\n",
                (unsigned long long)st.timeouts, (unsigned long long)st.crashes, (unsigned long long)st.garbage);
+    engine_turns_stats_t turns;
+    engine_turns_stats(atomic_load(&engine_turns), &turns);
+    buf_printf(b, "# HELP chessd_engine_turns_total The computer's turns in games taken by this replica, by outcome "
+                  "(played; stale: the turn was gone, a later version or the game over; failed: left for another try; "
+                  "recovered: a lost turn queued again by the sweep).\n"
+                  "# TYPE chessd_engine_turns_total counter\n"
+                  "chessd_engine_turns_total{outcome=\"played\"} %llu\n"
+                  "chessd_engine_turns_total{outcome=\"stale\"} %llu\n"
+                  "chessd_engine_turns_total{outcome=\"failed\"} %llu\n"
+                  "chessd_engine_turns_total{outcome=\"recovered\"} %llu\n",
+               (unsigned long long)turns.played, (unsigned long long)turns.stale, (unsigned long long)turns.failed,
+               (unsigned long long)turns.recovered);
 }
 
 char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)

@@ -12,6 +12,7 @@
 
 struct store;
 struct engine_pool;
+struct engine_turns;
 struct engine_pool;
 struct acceptor;
 
@@ -46,7 +47,9 @@ void metrics_perft_waiting(int delta);
  * timeout. */
 void metrics_store_waiting(int delta);
 void metrics_analysis_waiting(int delta); /* analyses queued for an engine route thread */
-void metrics_analysis_refused(void);        /* analyses answered 503 engine_busy unrun: the queue was full */
+void metrics_analysis_refused(void);
+/* The computer's turns whose counts /metrics reports (NULL: none). */
+void metrics_engine_turns(struct engine_turns *turns);        /* analyses answered 503 engine_busy unrun: the queue was full */
 void metrics_store_refused(void);
 /* Live events (api/live/events.c): event streams and long-poll waiters held now;
  * events queued on streams (snapshots included); snapshots sent to a stream

@@ -17,6 +17,7 @@
 #include "../store/store.h"
 #include "app.h"
 #include "engine/pool.h"
+#include "game/engine_turns.h"
 #include "http/clock.h"
 #include "http/httpd.h"
 #include "http/mhd_version.h"
@@ -46,6 +47,7 @@ typedef struct server {
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
     engine_pool_t *engines;
+    engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
     events_t *events; /* NULL with --redis none */
     httpd_t *httpd;
 } server_t;
@@ -225,6 +227,8 @@ static void server_free(server_t *srv)
     workpool_free(srv->pool);
     workpool_free(srv->store_pool);
     workpool_free(srv->engine_routes);
+    engine_turns_stop(srv->turns);
+    metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
     readiness_stop();
     httpd_free(srv->httpd);
@@ -283,7 +287,7 @@ static void drain(server_t *srv)
         pause_briefly();
 }
 
-int server_run(const config_t *cfg)
+static int run(const config_t *cfg, bool engine_only)
 {
     char version_err[512];
     bool version_ok = http_mhd_version_check(cfg->allow_untested_libmicrohttpd, version_err, sizeof version_err);
@@ -333,7 +337,7 @@ int server_run(const config_t *cfg)
                                         .workers = cfg->engine_workers };
     srv.engines = engine_pool_new(&engine_cfg);
     srv.engine_routes = workpool_new(cfg->engine_workers, cfg->engine_workers * ENGINE_QUEUE_PER_WORKER, 0);
-    srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines };
+    srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines, .engine_only = engine_only };
     metrics_init(routes_count(), routes_name);
     static const events_counters_t hub_counters = { metrics_streams_open, metrics_stream_event, metrics_stream_resync,
                                                     metrics_stream_stalled, metrics_pubsub_reconnect,
@@ -348,10 +352,16 @@ int server_run(const config_t *cfg)
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);
     }
+    if (srv.store && engine_path) {
+        engine_turns_config_t turns_cfg = { .games = events_cfg.games, .engines = srv.engines,
+                                            .workers = cfg->engine_workers, .max_think_ms = (int)cfg->engine_max_think_ms };
+        srv.turns = engine_turns_start(&turns_cfg);
+        metrics_engine_turns(srv.turns);
+    }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool)) || !srv.pool || !srv.engines || !srv.engine_routes
-        || !watching) {
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || (engine_path && !srv.turns))) || !srv.pool
+        || !srv.engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -375,6 +385,7 @@ int server_run(const config_t *cfg)
         .bind = cfg->bind,
         .port = cfg->port,
         .probe_port = cfg->probe_port,
+        .probes_only = engine_only,
         .threads = cfg->threads,
         .max_connections = cfg->max_connections,
         .per_address_connections = cfg->per_ip_connections,
@@ -425,4 +436,16 @@ int server_run(const config_t *cfg)
     server_free(&srv);
     fprintf(stderr, "chessd: stopped\n");
     return 0;
+}
+
+int server_run(const config_t *cfg) { return run(cfg, false); }
+
+int server_run_engine(const config_t *cfg)
+{
+    if (!config_redis_enabled(cfg) || !config_engine_path(cfg)) {
+        fprintf(stderr, "chessd engine: needs %s: the computer's turns are games in Redis, played by an engine\n",
+                !config_redis_enabled(cfg) ? "Redis (--redis URL)" : "an engine (--engine PATH)");
+        return 2;
+    }
+    return run(cfg, true);
 }

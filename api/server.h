@@ -11,4 +11,10 @@
  * server cannot start. */
 int server_run(const config_t *cfg);
 
+/* `chessd engine`: the computer's turns in stored games, without the public
+ * API: only /healthz, /readyz and /metrics are served. Needs Redis and an
+ * engine (2 when either is missing). /readyz is 503 engine_unavailable
+ * while no engine runs. Otherwise as server_run. */
+int server_run_engine(const config_t *cfg);
+
 #endif

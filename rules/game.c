@@ -396,6 +396,29 @@ game_status_t game_replay(game_t *g, const position_t *initial, const char *line
     return GAME_OK;
 }
 
+int game_line_moves(const position_t *initial, const char *line, size_t length, move_t *moves, uint64_t *keys, int max)
+{
+    position_t pos = *initial;
+    const char *p = line, *end = line + length, *uci, *san;
+    size_t uci_length, san_length;
+    bool bad = false;
+    int count = 0;
+    while (next_entry(&p, end, &uci, &uci_length, &san, &san_length, &bad)) {
+        uci_text_t text;
+        if (count >= max || !uci_read(uci, uci_length, &text))
+            return -1;
+        move_t move = uci_to_move(&pos, &text);
+        if (!movegen_is_legal(&pos, move))
+            return -1;
+        if (keys)
+            keys[count] = pos.key;
+        moves[count++] = move;
+        position_undo_t undo;
+        position_make(&pos, move, &undo);
+    }
+    return bad ? -1 : count;
+}
+
 game_status_t game_restore(game_t *g, const position_t *initial, const position_t *current, const uint64_t *history,
                            int history_count, int ply_count, game_state_t state, game_result_t result,
                            game_termination_t termination, game_offer_t offer)

@@ -225,6 +225,12 @@ size_t game_line_entry(const game_played_t *played, char *out);
  * `plies` entries, and the spaces before them, are cut. */
 size_t game_line_keep(const char *line, size_t length, int plies);
 
+/* The moves of move-list text line from initial, each legal in turn, into
+ * moves (at most max), and when keys is not NULL the key of the position
+ * each was played in. The count, or -1 when the line is not move-list text
+ * of legal moves (or holds more than max). */
+int game_line_moves(const position_t *initial, const char *line, size_t length, move_t *moves, uint64_t *keys, int max);
+
 /* Rebuilds g by playing the line on initial, checking every move's legality,
  * and keeping the state as given (the line's automatic ending, if any, must
  * agree with it). GAME_EBAD_RECORD when a move is illegal or the line is

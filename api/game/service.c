@@ -395,6 +395,11 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         trouble = "no randomness for a write id";
     store_status_t written = STORE_OK;
     uint64_t current = 0;
+    /* The computer's turn: its intent before the write, its job after. */
+    bool engine_turn = c->engine_lease_ms && game_svc_engine_has_turn(r);
+    if (!trouble && engine_turn
+        && (written = store_engine_due_set(c->store, r->id, r->version, now + (int64_t)c->engine_lease_ms)) != STORE_OK)
+        trouble = "the computer's turn could not be recorded";
     if (!trouble) {
         lw.store.state = state;
         lw.store.state_length = state_length;
@@ -407,10 +412,12 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     line_write_free(&lw);
     if (trouble) {
         free(body);
-        *status = fail(out, GAME_SVC_EINTERNAL, trouble);
+        *status = fail(out, written == STORE_OK ? GAME_SVC_EINTERNAL : GAME_SVC_EUNAVAILABLE, trouble);
         return SAVE_FAILED;
     }
     if (written == STORE_OK) {
+        if (engine_turn) /* lost (no answer, a replica gone): the intent finds it again */
+            (void)store_engine_job_add(c->store, r->id, r->version);
         memcpy(r->write_id, write_id, sizeof r->write_id);
         free(out->body);
         out->body = body;
@@ -755,6 +762,56 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
     return status;
 }
 
+/* --- the computer's turn --- */
+
+bool game_svc_engine_has_turn(const game_record_t *r)
+{
+    if (game_record_engine_to_move(r))
+        return true;
+    game_offer_t other = r->engine.color == WHITE ? GAME_OFFER_BLACK : GAME_OFFER_WHITE;
+    return r->engine.plays && r->game.state == GAME_ACTIVE && r->game.takeback_offer == other;
+}
+
+game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *id, uint64_t version,
+                                       game_svc_choose_fn choose, void *ctx, game_svc_result_t *out)
+{
+    game_svc_game_t g;
+    bool from_copy;
+    char uci[UCI_BUFFER_SIZE];
+    game_svc_action_t action = { .kind = GAME_SVC_TAKEBACK, .action = GAME_TAKEBACK_ACCEPT };
+    game_svc_status_t status = change_load(c, id, STORE_LOAD_FULL, false, &g, &from_copy);
+    if (status == GAME_SVC_OK && (g.record.version != version || !game_svc_engine_has_turn(&g.record)))
+        status = GAME_SVC_ECONFLICT;
+    if (status == GAME_SVC_OK && game_record_engine_to_move(&g.record)) {
+        /* The think may take long: the move is then judged on a fresh load,
+         * at Redis's time of the write. */
+        if (!choose(ctx, &g.record, g.moves, g.moves_length, g.now_ms, uci))
+            status = fail(out, GAME_SVC_EBUSY, "the engine gave no move");
+        action = (game_svc_action_t){ .kind = GAME_SVC_MOVE, .move = uci };
+        game_svc_game_free(&g);
+        if (status == GAME_SVC_OK)
+            status = change_load(c, id, STORE_LOAD_CHANGE, false, &g, &from_copy);
+    }
+    const game_svc_version_t expected = { .given = true, .expected = version };
+    const game_svc_request_t rq = { .fingerprint = "", .answer_status = 200 };
+    idem_t idem = { .key = NULL, .fingerprint = "" };
+    snprintf(idem.scope, sizeof idem.scope, "{%s}:engine", id);
+    for (int attempt = 1; status == GAME_SVC_OK; attempt++) {
+        color_t engine = g.record.engine.color;
+        change_outcome_t outcome = change_by(c, &rq, &expected, &action, &g, engine, &idem, &status, out);
+        game_svc_game_free(&g);
+        if (outcome != CHANGE_AGAIN || attempt == CHANGE_ATTEMPTS)
+            break;
+        game_svc_result_free(out);
+        status = change_load(c, id, action.kind == GAME_SVC_MOVE ? STORE_LOAD_CHANGE : STORE_LOAD_FULL, false, &g,
+                             &from_copy);
+    }
+    game_svc_game_free(&g);
+    if (status == GAME_SVC_EREFUSED && out->refusal == GAME_EOVER)
+        status = GAME_SVC_ECONFLICT; /* ended meanwhile */
+    return status;
+}
+
 /* --- a new game --- */
 
 game_svc_status_t game_svc_created_before(const game_svc_config_t *c, const game_svc_request_t *rq,
@@ -780,6 +837,8 @@ static game_svc_status_t new_game(const game_svc_new_t *spec, game_svc_game_t *g
     for (int c = 0; c < COLOR_COUNT; c++)
         if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash))
             return fail(out, GAME_SVC_EINTERNAL, "no randomness for a token");
+    r->engine = spec->engine;
+    r->analysis = spec->analysis;
     return GAME_SVC_OK;
 }
 
@@ -827,7 +886,11 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
     game_svc_game_t g;
     memset(&g, 0, sizeof g);
     char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE];
-    const char *const token_list[COLOR_COUNT] = { tokens[WHITE], tokens[BLACK] };
+    /* The computer's side gets a token no one is told (no one may move for it). */
+    const char *const token_list[COLOR_COUNT] = {
+        spec->engine.plays && spec->engine.color == WHITE ? NULL : tokens[WHITE],
+        spec->engine.plays && spec->engine.color == BLACK ? NULL : tokens[BLACK],
+    };
     change_t change = { .op = STORE_LINE_KEEP };
     game_import_t *imported = spec->pgn ? calloc(1, sizeof *imported) : NULL; /* a game_t and two buffers */
     game_svc_status_t status = spec->pgn && !imported ? fail(out, GAME_SVC_EINTERNAL, "out of memory")

@@ -38,6 +38,7 @@ typedef struct game_svc_config {
     unsigned finished_game_ttl_seconds; /* a finished one this long after its end; 0: never */
     unsigned idempotency_ttl_seconds;   /* of a kept answer */
     unsigned game_cache_slots;          /* of the game cache (game_cache.h), on first use */
+    unsigned engine_lease_ms;           /* how long the computer's turn may take before another replica takes it */
 } game_svc_config_t;
 
 typedef enum {
@@ -180,7 +181,30 @@ typedef struct {
     game_takeback_t takeback;
     const char *pgn;
     size_t pgn_length;
+    game_engine_t engine; /* the side the computer plays (engine.plays false: none) */
+    bool analysis;        /* hints allowed while the game is played */
 } game_svc_new_t;
+
+/* Whether the computer has something to do in r: it plays, the game goes
+ * on, and it is to move, or the other player's takeback offer waits for
+ * its answer. Every write that leaves a game so records the intent and
+ * queues the job (store.h's engine job protocol). */
+bool game_svc_engine_has_turn(const game_record_t *r);
+
+/* Chooses the computer's move in r, whose move list is line (length
+ * bytes), at Redis time now_ms: its UCI into uci. False when no move could
+ * be had (the engine failed). */
+typedef bool (*game_svc_choose_fn)(void *ctx, const game_record_t *r, const char *line, size_t length, int64_t now_ms,
+                                   char uci[UCI_BUFFER_SIZE]);
+
+/* The computer's turn in game id at version: it accepts a takeback
+ * offered to it, else plays the move choose gives, as one compare-and-set
+ * on version. GAME_SVC_OK: done. GAME_SVC_ECONFLICT: the turn is gone (a
+ * later version, the game over, a duplicate job): nothing to do.
+ * GAME_SVC_ETIMED_OUT: its flag fell first. GAME_SVC_EBUSY: no move was
+ * chosen. Any other: the store failed; the turn is still to be played. */
+game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *id, uint64_t version,
+                                       game_svc_choose_fn choose, void *ctx, game_svc_result_t *out);
 
 /* GAME_SVC_REPLAY (out: the kept answer) when a creation's key has one,
  * GAME_SVC_OK when it has none (or no key is given), else why it cannot be told. */

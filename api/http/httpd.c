@@ -221,7 +221,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .request_id = st->request_id,
         .app = h->app->request_app,
         .draining = atomic_load(&h->draining),
-        .route_flags = on_probe_port(h, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
+        .route_flags = h->cfg->probes_only || on_probe_port(h, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
         .header = connection_header,
         .header_source = connection,
     };

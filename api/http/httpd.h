@@ -112,6 +112,7 @@ typedef struct {
     const char *bind;    /* an IPv4 or IPv6 address */
     unsigned port;       /* 0: any free port */
     unsigned probe_port; /* a second port for the ROUTE_PROBE routes alone, with a thread of its own; 0: none */
+    bool probes_only;    /* the main port too serves only the ROUTE_PROBE routes (every other path is 404) */
     unsigned threads;    /* server threads on the main port */
     unsigned max_connections, per_address_connections; /* 0 per address: no limit */
     unsigned idle_timeout_seconds;

@@ -122,8 +122,19 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
         jsonw_key(&w, color_name((color_t)c));
         jsonw_object_begin(&w);
         write_optional(&w, "name", r->players[c].name[0] != '\0', r->players[c].name);
+        if (r->engine.plays && r->engine.color == (color_t)c) {
+            jsonw_key(&w, "engine");
+            jsonw_object_begin(&w);
+            if (r->engine.level)
+                jsonw_kv_int(&w, "level", r->engine.level);
+            else
+                jsonw_kv_int(&w, "elo", r->engine.elo);
+            jsonw_object_end(&w);
+        }
         jsonw_object_end(&w);
     }
+    /* Hints (GET /analysis) while the game is played: against the computer, or when created so. */
+    jsonw_kv_bool(&w, "analysis", r->analysis || r->engine.plays);
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
     write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
@@ -134,8 +145,9 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     if (tokens) {
         jsonw_key(&w, "tokens");
         jsonw_object_begin(&w);
-        jsonw_kv_string(&w, "white", tokens[WHITE]);
-        jsonw_kv_string(&w, "black", tokens[BLACK]);
+        for (int c = 0; c < COLOR_COUNT; c++) /* none for the computer's side */
+            if (tokens[c])
+                jsonw_kv_string(&w, color_name((color_t)c), tokens[c]);
         jsonw_object_end(&w);
     }
     jsonw_object_end(&w);

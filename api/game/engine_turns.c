@@ -1,0 +1,254 @@
+/* The computer's turns (engine_turns.h). Each worker thread owns one Redis
+ * consumer name ("<host>:<pid>:<n>") and loops: wait for an idle engine,
+ * claim a job (blocking in Redis, never past the command timeout), play it
+ * through game_svc_engine_turn, and ack it and clear its intent once the
+ * turn is done or gone. A turn that failed is left claimed: its lease
+ * passes and a worker (this one or another replica's) claims it again.
+ * Worker 0 also sweeps the intents every sweep_ms. */
+#include "engine_turns.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../rules/rules.h"
+#include "../../store/store.h"
+#include "../engine/levels.h"
+#include "../http/clock.h"
+#include "tokens.h"
+
+enum {
+    CLAIM_BLOCK_MS = 1000,
+    IDLE_WAIT_MS = 5,       /* between looks for an idle engine while all are busy */
+    TROUBLE_WAIT_MS = 200,  /* after the store failed */
+    DEFAULT_SWEEP_MS = 1000,
+    SWEEP_BATCH = 32,
+};
+
+typedef struct worker {
+    struct engine_turns *turns;
+    unsigned index;
+    pthread_t thread;
+    bool started;
+    char consumer[STORE_ENGINE_CONSUMER_MAX];
+    uint64_t rng;
+    move_t *moves; /* GAME_MAX_PLIES: a game's moves for the engine */
+} worker_t;
+
+struct engine_turns {
+    engine_turns_config_t cfg;
+    atomic_bool stopping;
+    worker_t *workers;
+    atomic_ullong played, stale, failed, recovered;
+};
+
+static void pause_ms(long ms)
+{
+    struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&pause, NULL);
+}
+
+/* --- choosing a move: the level's search on the engine pool --- */
+
+typedef struct {
+    const position_t *start;
+    const move_t *moves;
+    int move_count;
+    level_t level;
+    engine_limits_t clock;
+    uint64_t *rng;
+    move_t chosen;
+} search_t;
+
+static engine_status_t run_level(engine_t *e, void *ctx, char *err, size_t err_size)
+{
+    search_t *s = ctx;
+    return level_move(e, s->start, s->moves, s->move_count, &s->level, s->clock.has_clock ? &s->clock : NULL, 0,
+                      s->rng, &s->chosen, err, err_size);
+}
+
+/* game_svc_choose_fn: the move of r's level in r's position, the engine's
+ * clock as it stands at now_ms. */
+static bool choose(void *ctx, const game_record_t *r, const char *line, size_t length, int64_t now_ms,
+                   char uci[UCI_BUFFER_SIZE])
+{
+    worker_t *w = ctx;
+    search_t s = { .start = &r->game.initial, .moves = w->moves, .rng = &w->rng };
+    s.move_count = game_line_moves(&r->game.initial, line, length, w->moves, NULL, GAME_MAX_PLIES);
+    if (s.move_count < 0 || !(r->engine.level ? level_of(r->engine.level, &s.level) : level_of_elo(r->engine.elo, &s.level)))
+        return false;
+    if (s.level.movetime_ms <= 0 || s.level.movetime_ms > w->turns->cfg.max_think_ms)
+        s.level.movetime_ms = w->turns->cfg.max_think_ms;
+    if (game_is_timed(&r->game)) {
+        s.clock.has_clock = true;
+        s.clock.wtime_ms = (long)game_clock_remaining(&r->game, WHITE, now_ms);
+        s.clock.btime_ms = (long)game_clock_remaining(&r->game, BLACK, now_ms);
+        s.clock.winc_ms = s.clock.binc_ms = (long)r->game.clock.increment_ms;
+    }
+    char err[256];
+    uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;
+    engine_status_t status = engine_pool_run(w->turns->cfg.engines, r->id, r->game.initial.chess960, run_level, &s,
+                                             wait_until, err, sizeof err);
+    if (status != ENGINE_OK)
+        return false;
+    position_t pos = r->game.initial;
+    for (int i = 0; i < s.move_count; i++) {
+        position_undo_t undo;
+        position_make(&pos, w->moves[i], &undo);
+    }
+    uci_format(&pos, s.chosen, uci);
+    return true;
+}
+
+/* --- jobs --- */
+
+/* Plays one claimed job; acks it (and clears its intent) unless the turn
+ * is still to be played. */
+static void play_job(worker_t *w, const store_engine_job_t *job)
+{
+    engine_turns_t *t = w->turns;
+    store_t *store = t->cfg.games.store;
+    game_svc_result_t out = { 0 };
+    game_svc_status_t status = game_svc_engine_turn(&t->cfg.games, job->id, job->version, choose, w, &out);
+    game_svc_result_free(&out);
+    switch (status) {
+    case GAME_SVC_OK:
+        atomic_fetch_add(&t->played, 1);
+        break;
+    case GAME_SVC_ECONFLICT:
+    case GAME_SVC_ENOT_FOUND:
+    case GAME_SVC_ETIMED_OUT:
+    case GAME_SVC_EREFUSED:
+    case GAME_SVC_EBAD_RECORD:
+        atomic_fetch_add(&t->stale, 1);
+        break;
+    default: /* the engine or the store failed: the lease brings the job back */
+        atomic_fetch_add(&t->failed, 1);
+        return;
+    }
+    (void)store_engine_job_ack(store, job);
+    (void)store_engine_due_clear(store, job->id, job->version);
+}
+
+/* Queues again the turns whose intent is overdue, and drops the intents
+ * of turns that are gone. */
+static void sweep(engine_turns_t *t)
+{
+    store_t *store = t->cfg.games.store;
+    int64_t now;
+    store_engine_due_t due[SWEEP_BATCH];
+    unsigned count = 0;
+    if (store_engine_now(store, &now) != STORE_OK || store_engine_due_scan(store, now, SWEEP_BATCH, due, &count) != STORE_OK)
+        return;
+    for (unsigned i = 0; i < count; i++) {
+        game_svc_game_t g;
+        game_svc_result_t out = { 0 };
+        game_svc_status_t status = game_svc_read(&t->cfg.games, due[i].id, STORE_LOAD_CHANGE, &g, &out);
+        bool turn = status == GAME_SVC_OK && g.record.version == due[i].version && game_svc_engine_has_turn(&g.record);
+        if (turn) {
+            if (store_engine_due_set(store, due[i].id, due[i].version, now + (int64_t)t->cfg.games.engine_lease_ms)
+                    == STORE_OK
+                && store_engine_job_add(store, due[i].id, due[i].version) == STORE_OK)
+                atomic_fetch_add(&t->recovered, 1);
+        } else if (status == GAME_SVC_OK || status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD) {
+            (void)store_engine_due_clear(store, due[i].id, due[i].version);
+        }
+        game_svc_result_free(&out);
+        game_svc_game_free(&g);
+    }
+}
+
+static void *work(void *arg)
+{
+    worker_t *w = arg;
+    engine_turns_t *t = w->turns;
+    store_t *store = t->cfg.games.store;
+    uint64_t next_sweep = clock_now_ms();
+    while (!atomic_load(&t->stopping)) {
+        if (w->index == 0 && clock_now_ms() >= next_sweep) {
+            store_set_deadline(0);
+            sweep(t);
+            next_sweep = clock_now_ms() + (uint64_t)t->cfg.sweep_ms;
+        }
+        if (!engine_pool_has_idle(t->cfg.engines)) {
+            pause_ms(IDLE_WAIT_MS);
+            continue;
+        }
+        store_engine_job_t job;
+        store_set_deadline(0);
+        store_status_t s = store_engine_job_claim(store, w->consumer, t->cfg.games.engine_lease_ms,
+                                                  w->index == 0 ? (unsigned)t->cfg.sweep_ms : CLAIM_BLOCK_MS, &job);
+        if (s == STORE_OK)
+            play_job(w, &job);
+        else if (s != STORE_ENOT_FOUND && s != STORE_ECORRUPT)
+            pause_ms(TROUBLE_WAIT_MS);
+    }
+    return NULL;
+}
+
+engine_turns_t *engine_turns_start(const engine_turns_config_t *cfg)
+{
+    engine_turns_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->cfg = *cfg;
+    if (!t->cfg.workers)
+        t->cfg.workers = 1;
+    if (t->cfg.sweep_ms <= 0)
+        t->cfg.sweep_ms = DEFAULT_SWEEP_MS;
+    t->workers = calloc(t->cfg.workers, sizeof *t->workers);
+    if (!t->workers) {
+        free(t);
+        return NULL;
+    }
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "chessd");
+    uint32_t seed = 0;
+    (void)tokens_random_below(UINT32_MAX, &seed);
+    for (unsigned i = 0; i < t->cfg.workers; i++) {
+        worker_t *w = &t->workers[i];
+        *w = (worker_t){ .turns = t, .index = i };
+        snprintf(w->consumer, sizeof w->consumer, "%s:%ld:%u", host, (long)getpid(), i);
+        w->rng = ((uint64_t)seed << 32 | (clock_now_us() & 0xffffffffu)) ^ (0x9e3779b97f4a7c15ull * (i + 1));
+        if (!w->rng)
+            w->rng = 1;
+        w->moves = malloc(sizeof *w->moves * GAME_MAX_PLIES);
+        if (!w->moves || pthread_create(&w->thread, NULL, work, w) != 0) {
+            engine_turns_stop(t);
+            return NULL;
+        }
+        w->started = true;
+    }
+    return t;
+}
+
+void engine_turns_stop(engine_turns_t *t)
+{
+    if (!t)
+        return;
+    atomic_store(&t->stopping, true);
+    for (unsigned i = 0; i < t->cfg.workers; i++) {
+        if (t->workers[i].started)
+            pthread_join(t->workers[i].thread, NULL);
+        free(t->workers[i].moves);
+    }
+    free(t->workers);
+    free(t);
+}
+
+void engine_turns_stats(engine_turns_t *t, engine_turns_stats_t *out)
+{
+    *out = (engine_turns_stats_t){ 0 };
+    if (!t)
+        return;
+    out->played = atomic_load(&t->played);
+    out->stale = atomic_load(&t->stale);
+    out->failed = atomic_load(&t->failed);
+    out->recovered = atomic_load(&t->recovered);
+}

@@ -1,0 +1,38 @@
+/* The computer's turns in stored games: worker threads that take engine
+ * jobs from Redis (store.h's engine job protocol), play each on the engine
+ * pool through the game service's compare-and-set, and a sweep that finds
+ * the turns whose job was lost and queues them again. Any replica with an
+ * engine and a store runs them; the turns themselves live in Redis. */
+#ifndef CHESSD_API_GAME_ENGINE_TURNS_H
+#define CHESSD_API_GAME_ENGINE_TURNS_H
+
+#include <stdint.h>
+
+#include "../engine/pool.h"
+#include "service.h"
+
+typedef struct engine_turns engine_turns_t;
+
+typedef struct {
+    game_svc_config_t games;  /* the service's settings (its engine_lease_ms is the jobs' lease) */
+    engine_pool_t *engines;
+    unsigned workers;         /* threads taking jobs: one per engine worker */
+    int max_think_ms;         /* the longest a turn's search may take */
+    int sweep_ms;             /* between sweeps for lost turns (1000 by default) */
+} engine_turns_config_t;
+
+/* Starts the workers and the sweep. NULL when threads or memory run out. */
+engine_turns_t *engine_turns_start(const engine_turns_config_t *cfg);
+/* Stops taking jobs (a turn being played finishes), joins the threads, frees. NULL is fine. */
+void engine_turns_stop(engine_turns_t *turns);
+
+typedef struct {
+    uint64_t played;    /* turns played: a move, or a takeback accepted */
+    uint64_t stale;     /* jobs for a turn already gone (a later version, the game over, a duplicate) */
+    uint64_t failed;    /* turns left for another try: the engine gave no move, or the store failed */
+    uint64_t recovered; /* turns queued again by the sweep */
+} engine_turns_stats_t;
+
+void engine_turns_stats(engine_turns_t *turns, engine_turns_stats_t *out);
+
+#endif
