@@ -52,6 +52,7 @@ int main(int argc, char **argv)
         test_hex_register,
         test_mhd_version_register,
         test_engine_register,
+        test_pool_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -58,6 +58,7 @@ int test_metrics_register(void);
 int test_hex_register(void);
 int test_mhd_version_register(void);
 int test_engine_register(void);
+int test_pool_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
