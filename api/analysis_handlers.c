@@ -159,8 +159,8 @@ static void engine_problem(api_response_t *res, engine_status_t status, const ch
     case ENGINE_ECRASHED:
     case ENGINE_EGARBAGE:
     case ENGINE_ESTART:
-        snprintf(detail, sizeof detail, "the engine failed (%s), and again when the search was retried; it is being "
-                 "restarted", engine_status_name(status));
+        snprintf(detail, sizeof detail, "the engine failed on this search (%s), and a retry did not complete it; "
+                 "it is being restarted", engine_status_name(status));
         api_problem(res, API_EENGINE_FAILED, detail, NULL, NULL);
         res->retry_after = 1;
         break;

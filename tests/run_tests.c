@@ -54,6 +54,7 @@ int main(int argc, char **argv)
         test_engine_register,
         test_levels_register,
         test_engine_jobs_register,
+        test_pool_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

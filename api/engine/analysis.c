@@ -1,5 +1,6 @@
-/* Analysis on the engine pool (analysis.h). The search runs as a pool job;
- * its result is written as JSON only after the job, on the caller's thread. */
+/* Analysis on the engine pool (analysis.h). The search runs as a pool job,
+ * each try (a retry after an engine failed too) with its own deadline; its
+ * result is written as JSON only after the job, on the caller's thread. */
 #include "analysis.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@ typedef struct {
     const move_t *moves;
     int move_count;
     engine_limits_t limits;
+    int budget_ms; /* each try's deadline, from its start: the think time and a margin for a movetime */
     engine_result_t result;
     char name[ENGINE_NAME_MAX];
 } job_t;
@@ -22,6 +24,7 @@ static engine_status_t run_search(engine_t *e, void *ctx, char *err, size_t err_
 {
     job_t *job = ctx;
     static const engine_strength_t full = { 0 };
+    job->limits.deadline_ms = clock_now_ms() + (uint64_t)job->budget_ms;
     engine_status_t s = engine_set_strength(e, &full, err, err_size);
     if (s == ENGINE_OK)
         s = engine_search(e, job->start, job->moves, job->move_count, &job->limits, &job->result, err, err_size);
@@ -94,7 +97,7 @@ engine_status_t analysis_run(engine_pool_t *pool, const position_t *start, const
     job.limits.multipv = rq->multipv ? rq->multipv : 1;
     uint64_t now = clock_now_ms();
     int think = rq->movetime_ms && rq->movetime_ms < bounds->max_think_ms ? rq->movetime_ms : bounds->max_think_ms;
-    job.limits.deadline_ms = now + (uint64_t)think + (rq->movetime_ms ? DEADLINE_MARGIN_MS : 0);
+    job.budget_ms = think + (rq->movetime_ms ? DEADLINE_MARGIN_MS : 0);
     engine_status_t s = engine_pool_run(pool, NULL, start->chess960, run_search, &job, now + (uint64_t)bounds->max_think_ms,
                                         err, err_size);
     if (s != ENGINE_OK)

@@ -17,6 +17,7 @@ enum {
     DEFAULT_BACKOFF_MIN_MS = 100,
     DEFAULT_BACKOFF_MAX_MS = 10000,
     SUPERVISOR_IDLE_MS = 1000,
+    DEFAULT_HANDSHAKE_MS = 5000, /* uci.h's default handshake_timeout_ms */
     ERR_SIZE = 256,
 };
 
@@ -294,6 +295,19 @@ static void count_failure(engine_pool_t *pool, engine_status_t s)
         pool->crashes++;
 }
 
+/* Until when the retry of a job whose engine just failed may wait for an
+ * engine: the caller's deadline, or, when later, the shortest backoff and
+ * one handshake from now, so that a job that spent its time on a hung
+ * engine is still retried on the restarted one (the only one, in a pool of
+ * one). An engine whose backoff has grown longer is not waited for. */
+static uint64_t retry_deadline(const engine_pool_t *pool, uint64_t wait_deadline_ms)
+{
+    int handshake = pool->cfg.engine.handshake_timeout_ms > 0 ? pool->cfg.engine.handshake_timeout_ms
+                                                               : DEFAULT_HANDSHAKE_MS;
+    uint64_t by = clock_now_ms() + (uint64_t)pool->cfg.backoff_min_ms + (uint64_t)handshake;
+    return by > wait_deadline_ms ? by : wait_deadline_ms;
+}
+
 engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
                                 uint64_t wait_deadline_ms, char *err, size_t err_size)
 {
@@ -305,10 +319,15 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
     }
     engine_status_t s = ENGINE_EDOWN;
     const slot_t *failed = NULL;
+    uint64_t deadline = wait_deadline_ms;
     pthread_mutex_lock(&pool->lock);
     for (int attempt = 0; attempt < 2; attempt++) {
-        slot_t *slot = take_slot(pool, failed, session, wait_deadline_ms, &s);
+        engine_status_t taken = ENGINE_EDOWN;
+        slot_t *slot = take_slot(pool, failed, session, deadline, &taken);
+        if (!slot && failed)
+            break; /* no engine for the retry: the answer is the failure, its err kept */
         if (!slot) {
+            s = taken;
             copy_text(err, err_size, s == ENGINE_EBUSY ? "every engine is busy" : "no engine is running");
             break;
         }
@@ -328,6 +347,7 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
         if (!engine_dead_after(s))
             s = ENGINE_ECRASHED; /* answered, but the engine died with it */
         failed = slot;
+        deadline = retry_deadline(pool, wait_deadline_ms);
         pthread_cond_broadcast(&pool->changed);
     }
     if (s != ENGINE_OK && s != ENGINE_ENO_MOVES && s != ENGINE_EINVALID)

@@ -3,7 +3,7 @@
  * call of its function; an engine that crashed, hung or printed garbage is
  * killed and restarted (after a backoff that grows while restarts keep
  * failing), and the job is tried once more on another engine. A job never
- * waits past its own deadline for an engine. Thread-safe. */
+ * waits past its own deadline for a first engine. Thread-safe. */
 #ifndef CHESSD_API_ENGINE_POOL_H
 #define CHESSD_API_ENGINE_POOL_H
 
@@ -41,8 +41,11 @@ typedef engine_status_t (*engine_job_fn)(engine_t *e, void *ctx, char *err, size
  * engine last served, "ucinewgame" is sent first (engine_new_game, with
  * chess960). When fn fails
  * with the engine dead, it is run once more on another engine (or the same,
- * restarted). ENGINE_EBUSY: none came free in time; ENGINE_EDOWN: none is
- * running (the pool has no engine, or every one failed to start). */
+ * restarted: for that the retry may wait past wait_deadline_ms, by the
+ * shortest backoff and one handshake); when no engine comes for it, the
+ * first failure is the answer. ENGINE_EBUSY: none came free in time;
+ * ENGINE_EDOWN: none is running (the pool has no engine, or every one
+ * failed to start). */
 engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
                                 uint64_t wait_deadline_ms, char *err, size_t err_size);
 

@@ -2,12 +2,14 @@
  * counted under its route's label and status (an unknown status as "other",
  * no route as "unmatched"); the latency histogram is cumulative, its +Inf
  * bucket the count; the counters of the game service and the backstop move
- * by one for each event; every sample line has HELP and TYPE. Values are
+ * by one for each event; the engine series are there without an engine;
+ * every sample line has HELP and TYPE. Values are
  * compared before and after, as other suites count into the same process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../api/engine/pool.h"
 #include "../../api/metrics.h"
 #include "../../api/routes.h"
 #include "../support/tests.h"
@@ -24,14 +26,16 @@ static long long sample(const char *text, const char *sample_name)
     return -1;
 }
 
-static char *render(void)
+static char *render_with(struct engine_pool *engines)
 {
     size_t length = 0;
-    char *text = metrics_render(NULL, &length);
+    char *text = metrics_render(NULL, engines, &length);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     CU_ASSERT_EQUAL(strlen(text), length);
     return text;
 }
+
+static char *render(void) { return render_with(NULL); }
 
 static void test_requests_are_counted_by_route_and_status(void)
 {
@@ -83,6 +87,7 @@ static void test_event_counters_move_by_one(void)
         { metrics_version_conflict, "chessd_version_conflicts_total" },
         { metrics_http_framing_backstop, "chessd_http_framing_backstop_total" },
         { metrics_http_library_message, "chessd_http_library_messages_total" },
+        { metrics_analysis_refused, "chessd_analysis_refused_total" },
     };
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
         char *before = render();
@@ -96,6 +101,42 @@ static void test_event_counters_move_by_one(void)
         free(before);
         free(after);
     }
+}
+
+/* The engine series are there, at 0, with no pool and with a pool without
+ * an engine (the counts of a running pool are in tests/e2e/analysis*.mjs). */
+static void test_the_engine_series_are_zero_without_an_engine(void)
+{
+    static const char *const zero[] = {
+        "chessd_engine_workers", "chessd_engine_workers_up", "chessd_engine_workers_busy",
+        "chessd_engine_jobs_waiting", "chessd_engine_jobs_total", "chessd_engine_jobs_failed_total",
+        "chessd_engine_jobs_retried_total", "chessd_engine_restarts_total", "chessd_engine_start_failures_total",
+        "chessd_engine_failures_total{kind=\"timeout\"}", "chessd_engine_failures_total{kind=\"crashed\"}",
+        "chessd_engine_failures_total{kind=\"garbage\"}",
+    };
+    engine_pool_t *none = engine_pool_new(&(engine_pool_config_t){ .workers = 2 });
+    CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+    struct engine_pool *pools[] = { NULL, none };
+    for (int p = 0; p < 2; p++) {
+        char *text = render_with(pools[p]);
+        for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++) {
+            CU_ASSERT_EQUAL(sample(text, zero[i]), 0);
+            if (sample(text, zero[i]) != 0)
+                fprintf(stderr, "%s is %lld\n", zero[i], sample(text, zero[i]));
+        }
+        free(text);
+    }
+    engine_pool_free(none);
+    char *before = render();
+    metrics_analysis_waiting(1);
+    char *during = render();
+    metrics_analysis_waiting(-1);
+    char *after = render();
+    CU_ASSERT_EQUAL(sample(during, "chessd_analysis_waiting") - sample(before, "chessd_analysis_waiting"), 1);
+    CU_ASSERT_EQUAL(sample(after, "chessd_analysis_waiting"), sample(before, "chessd_analysis_waiting"));
+    free(before);
+    free(during);
+    free(after);
 }
 
 static void test_every_sample_has_help_and_type(void)
@@ -136,6 +177,7 @@ int test_metrics_register(void)
     CU_ADD_TEST(suite, test_requests_are_counted_by_route_and_status);
     CU_ADD_TEST(suite, test_the_latency_histogram_is_cumulative);
     CU_ADD_TEST(suite, test_event_counters_move_by_one);
+    CU_ADD_TEST(suite, test_the_engine_series_are_zero_without_an_engine);
     CU_ADD_TEST(suite, test_every_sample_has_help_and_type);
     return CU_get_error();
 }

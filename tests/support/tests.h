@@ -60,6 +60,7 @@ int test_mhd_version_register(void);
 int test_engine_register(void);
 int test_levels_register(void);
 int test_engine_jobs_register(void);
+int test_pool_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
 const char *tests_perft_dir(void);
