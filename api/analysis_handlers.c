@@ -2,7 +2,6 @@
  * (analysis_http.h): reading the limits, answering, and turning an engine
  * status into a problem. Runs on the engine route pool's threads, the
  * connection suspended. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,10 +123,12 @@ bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_r
         const char *text = api_request_query(req, limits[i].name);
         if (!text)
             continue;
-        char *end;
-        errno = 0;
-        double value = strtod(text, &end);
-        if (*text < '0' || *text > '9' || *end || errno) {
+        /* Decimal digits only: a whole number, never a sign, an exponent or hex. */
+        size_t digits = strspn(text, "0123456789");
+        double value = digits && digits <= 15 && !text[digits] ? strtod(text, NULL) : -1;
+        if (value < 0 && digits > 15 && !text[digits])
+            value = 1e16; /* a huge whole number: above every bound */
+        if (value < 0) {
             char detail[120];
             snprintf(detail, sizeof detail, "query parameter '%s' must be a whole number from %llu", limits[i].name,
                      limits[i].min);
