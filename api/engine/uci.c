@@ -32,6 +32,7 @@ enum {
     /* Added to movetime (or the clock time) when the caller gives no deadline. */
     DEADLINE_MARGIN_MS = 1000,
     QUIT_WAIT_MS = 100,
+    ENGINE_NICENESS = 10, /* steps below the caller's priority */
 };
 
 /* A strength option as the engine announced it ("type spin default 20 min 0
@@ -283,15 +284,12 @@ static void close_descriptors_from(unsigned first)
         close(fd);
 }
 
-/* In the child: own process group, lower priority, pipes on 0 and 1,
+/* In the child: own process group, pipes on 0 and 1,
  * /dev/null on 2, nothing else open, default signals; then exec. On failure
  * writes errno to report and exits. */
 static void child_exec(const char *path, int in, int out, int report)
 {
     setpgid(0, 0);
-    if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 10) < 0) {
-        /* a priority that cannot be lowered is no reason not to run */
-    }
     int null = open("/dev/null", O_WRONLY);
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || null < 0 || dup2(null, 2) < 0)
         goto failed;
@@ -349,6 +347,14 @@ static engine_status_t spawn(engine_t *e, char *err, size_t err_size)
     if (pid == 0)
         child_exec(e->path, in[0], out[1], report[1]);
     setpgid(pid, pid); /* either side may win the race; both ask for the same */
+    /* A lower priority, set from here: the child calls only async-signal-safe
+     * functions before exec. (A priority that cannot be lowered is no reason
+     * not to run.) */
+    errno = 0;
+    int priority = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)pid, priority + ENGINE_NICENESS) < 0) {
+        /* ignored, as said */
+    }
     close(in[0]);
     close(out[1]);
     close(report[1]);
