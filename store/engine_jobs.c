@@ -378,12 +378,11 @@ store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsi
     return status;
 }
 
-store_status_t store_engine_job_touch(store_t *store, const char *consumer, const store_engine_job_t *job)
+/* Runs a script of the job's that answers 1 when it did its work: STORE_OK
+ * then, STORE_ENOT_FOUND for any other number. */
+static store_status_t run_done_script(store_t *store, const char *script, int count, const char **values)
 {
-    if (!consumer_ok(consumer) || !job->entry_id[0])
-        return STORE_ENOT_FOUND;
-    const char *values[] = { STORE_ENGINE_GROUP, consumer, job->entry_id };
-    redisReply *r = engine_script(store, touch_script, 3, values);
+    redisReply *r = engine_script(store, script, count, values);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
@@ -393,19 +392,20 @@ store_status_t store_engine_job_touch(store_t *store, const char *consumer, cons
     return status;
 }
 
+store_status_t store_engine_job_touch(store_t *store, const char *consumer, const store_engine_job_t *job)
+{
+    if (!consumer_ok(consumer) || !job->entry_id[0])
+        return STORE_ENOT_FOUND;
+    const char *values[] = { STORE_ENGINE_GROUP, consumer, job->entry_id };
+    return run_done_script(store, touch_script, 3, values);
+}
+
 store_status_t store_engine_job_ack(store_t *store, const store_engine_job_t *job)
 {
     if (!job->entry_id[0])
         return STORE_ENOT_FOUND;
     const char *values[] = { STORE_ENGINE_GROUP, job->entry_id };
-    redisReply *r = engine_script(store, ack_script, 2, values);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
-    if (status == STORE_OK && r->integer != 1)
-        status = STORE_ENOT_FOUND;
-    freeReplyObject(r);
-    return status;
+    return run_done_script(store, ack_script, 2, values);
 }
 
 /* --- intents --- */

@@ -32,24 +32,15 @@ static engine_status_t run_search(engine_t *e, void *ctx, char *err, size_t err_
     return s;
 }
 
-/* Writes the moves of a line as UCI and SAN arrays, from pos. */
-static void write_pv(jsonw_t *w, const position_t *from, const move_t *pv, int count)
+/* Writes the moves of a line, from pos, as an array named key: UCI, or SAN when san. */
+static void write_pv(jsonw_t *w, const char *key, bool san, const position_t *from, const move_t *pv, int count)
 {
     position_t pos = *from;
     char text[SAN_BUFFER_SIZE];
-    jsonw_key(w, "pv");
+    jsonw_key(w, key);
     jsonw_array_begin(w);
     for (int i = 0; i < count; i++) {
-        jsonw_string(w, uci_format(&pos, pv[i], text));
-        position_undo_t undo;
-        position_make(&pos, pv[i], &undo);
-    }
-    jsonw_array_end(w);
-    pos = *from;
-    jsonw_key(w, "pv_san");
-    jsonw_array_begin(w);
-    for (int i = 0; i < count; i++) {
-        jsonw_string(w, san_format(&pos, pv[i], text));
+        jsonw_string(w, san ? san_format(&pos, pv[i], text) : uci_format(&pos, pv[i], text));
         position_undo_t undo;
         position_make(&pos, pv[i], &undo);
     }
@@ -80,7 +71,8 @@ static void write_line(jsonw_t *w, const position_t *pos, const engine_line_t *l
     snprintf(seconds, sizeof seconds, "%.3f", (double)line->time_ms / 1000.0);
     jsonw_key(w, "time");
     jsonw_raw(w, seconds);
-    write_pv(w, pos, line->pv, line->pv_count);
+    write_pv(w, "pv", false, pos, line->pv, line->pv_count);
+    write_pv(w, "pv_san", true, pos, line->pv, line->pv_count);
     jsonw_object_end(w);
 }
 
