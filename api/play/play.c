@@ -2,7 +2,9 @@
  * and the local session itself. The game is a game_t of the
  * rules core and the moves played are kept as move-list text, exactly as a
  * stored game keeps them, so a move, a claim, the PGN and a refusal go
- * through the same code as the HTTP API's. */
+ * through the same code as the HTTP API's. Against the computer, its move
+ * is chosen as soon as it is its turn (play_engine.h) and played on the
+ * game as a typed move is, so the input is read only on the person's turn. */
 #include "play.h"
 
 #include <ctype.h>
@@ -125,12 +127,18 @@ void play_print_game(FILE *out, const game_t *g, const char *line, size_t length
 void play_print_help(FILE *out, bool remote)
 {
     fputs("  moves    every legal move, in SAN\n"
-          "  undo     take back the last move",
+          "  hint     the engine's best move for the side to move, and its score from that\n"
+          "           side's view in pawns, or the moves to mate\n",
           out);
-    fputs(remote ? " (with --server: your own, by POST /undo when the game's takeback\n"
-                   "           policy is free, else by a takeback offer the opponent accepts)\n"
-                 : "\n",
-          out);
+    if (remote)
+        fputs("           (with --server: GET /analysis, open in a game against the computer\n"
+              "           and once a game is over)\n",
+              out);
+    fputs("  undo     take back the last move; against the computer, yours and its reply\n", out);
+    if (remote)
+        fputs("           (with --server: your own, by POST /undo when the game's takeback\n"
+              "           policy is free, else by a takeback offer the opponent accepts)\n",
+              out);
     fputs("  fen      the position as FEN\n"
           "  pgn      the game as PGN\n"
           "  claim    claim a draw (fifty-move rule or threefold repetition)\n"
@@ -145,6 +153,14 @@ void play_print_help(FILE *out, bool remote)
               "  decline  decline it\n"
               "  resign   resign the game\n",
               out);
+}
+
+void play_print_hint(FILE *out, const char *san, bool is_mate, int value)
+{
+    if (is_mate)
+        fprintf(out, "hint: %s (%s in %d)\n", san, value < 0 ? "mated" : "mate", abs(value));
+    else
+        fprintf(out, "hint: %s (%c%d.%02d)\n", san, value < 0 ? '-' : '+', abs(value) / 100, abs(value) % 100);
 }
 
 void play_print_error(FILE *out, const char *code, const char *detail)
@@ -185,6 +201,10 @@ typedef struct {
     game_t game;
     buf_t line; /* the moves played, as move-list text */
     const play_view_t *view;
+    const play_local_t *local;
+    play_engine_t *engine; /* local->engine, or the one started here for hints */
+    bool own_engine;       /* started here: freed at the end */
+    bool engine_failed;    /* the computer could not move: the session ends */
     FILE *out;
 } session_t;
 
@@ -195,6 +215,48 @@ static void print_game_refusal(FILE *out, game_status_t status)
     api_problem_game(&res, status);
     play_print_problem(out, &res);
     free(res.body);
+}
+
+/* Appends a played move to the line and shows the game. */
+static void session_played(session_t *s, const game_played_t *played)
+{
+    char entry[GAME_LINE_ENTRY_SIZE];
+    size_t n = game_line_entry(played, entry);
+    if (s->line.length)
+        buf_putc(&s->line, ' ');
+    buf_append(&s->line, entry, n);
+    play_print_game(s->out, &s->game, s->line.data, s->line.length, s->view);
+}
+
+static bool computer_to_move(const session_t *s)
+{
+    return s->local->computer && !game_is_over(&s->game) && s->game.pos.side_to_move == s->local->computer_color;
+}
+
+/* The computer's move, announced as the remote mode announces the
+ * opponent's ("black played e5") and played as a typed one. */
+static void computer_move(session_t *s)
+{
+    game_t *g = &s->game;
+    move_t move;
+    char err[256], uci[UCI_BUFFER_SIZE];
+    engine_status_t status = play_engine_move(s->engine, &s->local->level, g, s->line.data, s->line.length, &move,
+                                              err, sizeof err);
+    if (status != ENGINE_OK) {
+        play_print_error(s->out, "engine_failed", err);
+        s->engine_failed = true;
+        return;
+    }
+    uci_format(&g->pos, move, uci);
+    game_played_t played;
+    int mover = g->pos.side_to_move;
+    game_status_t refused = game_move(g, (color_t)mover, uci, strlen(uci), s->view->max_plies, 0, &played);
+    if (refused != GAME_OK) { /* a game as long as it may be: the person's move is refused the same way */
+        print_game_refusal(s->out, refused);
+        return;
+    }
+    fprintf(s->out, "%s played %s\n", play_color_name(mover), played.san);
+    session_played(s, &played);
 }
 
 static void session_move(session_t *s, const char *text, size_t length)
@@ -217,24 +279,24 @@ static void session_move(session_t *s, const char *text, size_t length)
         print_game_refusal(s->out, status);
         return;
     }
-    char entry[GAME_LINE_ENTRY_SIZE];
-    size_t n = game_line_entry(&played, entry);
-    if (s->line.length)
-        buf_putc(&s->line, ' ');
-    buf_append(&s->line, entry, n);
-    play_print_game(s->out, g, s->line.data, s->line.length, s->view);
+    session_played(s, &played);
+    if (computer_to_move(s))
+        computer_move(s);
 }
 
 /* Takes back the last ply (and a claim that ended the game after it) by
- * replaying the others from the start. */
+ * replaying the others from the start; against the computer, back to the
+ * person's last move, the computer's reply with it, so that the person is
+ * to move again. */
 static void session_undo(session_t *s)
 {
     game_t *g = &s->game;
-    if (g->ply_count == 0) {
-        play_print_error(s->out, "nothing_to_undo", "no move has been played");
+    int plies = s->local->computer && g->pos.side_to_move != s->local->computer_color ? 2 : 1;
+    if (g->ply_count < plies) {
+        play_print_error(s->out, "nothing_to_undo", g->ply_count ? "you have not moved yet" : "no move has been played");
         return;
     }
-    size_t keep = game_line_keep(s->line.data, s->line.length, 1);
+    size_t keep = game_line_keep(s->line.data, s->line.length, plies);
     game_t replayed;
     if (game_replay(&replayed, &g->initial, s->line.data, keep, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE,
                     GAME_OFFER_NONE) != GAME_OK) {
@@ -258,12 +320,58 @@ static void session_claim(session_t *s)
     play_print_game(s->out, &s->game, s->line.data, s->line.length, s->view);
 }
 
+/* The engine hints come from: the computer's, or one started at the first hint. */
+static play_engine_t *hint_engine(session_t *s)
+{
+    if (s->engine)
+        return s->engine;
+    const char *path = s->local->engine_path;
+    if (!path || !*path) {
+        play_print_error(s->out, "engine_unavailable", "no engine for hints (--engine PATH names one)");
+        return NULL;
+    }
+    char err[256], detail[sizeof err + 600];
+    s->engine = play_engine_start(path, s->game.initial.chess960, err, sizeof err);
+    if (!s->engine) {
+        snprintf(detail, sizeof detail, "no engine for hints at %.500s: %s (install stockfish, or give --engine PATH)",
+                 path, err);
+        play_print_error(s->out, "engine_unavailable", detail);
+        return NULL;
+    }
+    s->own_engine = true;
+    return s->engine;
+}
+
+/* `hint`: at full strength, also once the game is over while its position has a move (as GET /analysis). */
+static void session_hint(session_t *s)
+{
+    const game_t *g = &s->game;
+    move_list_t legal;
+    movegen_legal(&g->pos, &legal);
+    if (legal.count == 0) { /* as the server's analysis, which has no move then */
+        play_print_error(s->out, "game_over", "the game is over and its position has no legal move");
+        return;
+    }
+    play_engine_t *engine = hint_engine(s);
+    if (!engine)
+        return;
+    play_hint_t hint;
+    char err[256], san[SAN_BUFFER_SIZE];
+    if (play_engine_hint(engine, g, s->line.data, s->line.length, &hint, err, sizeof err) != ENGINE_OK) {
+        play_print_error(s->out, "engine_failed", err);
+        return;
+    }
+    play_print_hint(s->out, san_format_with(&g->pos, &legal, hint.move, san), hint.is_mate, hint.value);
+}
+
 static void session_pgn(session_t *s)
 {
     const game_t *g = &s->game;
+    char computer[LEVEL_NAME_MAX];
+    level_name(&s->local->level, computer, sizeof computer);
     pgn_game_t pgn = {
-        .white = "",
-        .black = "",
+        .white = s->local->computer && s->local->computer_color == WHITE ? computer : "",
+        .black = s->local->computer && s->local->computer_color == BLACK ? computer : "",
         .created_at_ms = (int64_t)time(NULL) * 1000,
         .initial = &g->initial,
         .result = game_result_name(g->result),
@@ -320,19 +428,26 @@ static const char *trim(const char *text, size_t *length)
     return text;
 }
 
-int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view)
+int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view, const play_local_t *local)
 {
-    session_t s = { .view = view, .out = out };
+    session_t s = { .view = view, .local = local, .engine = local->engine, .out = out };
     game_start(&s.game, start);
     buf_init(&s.line);
+    if (local->computer) {
+        char name[LEVEL_NAME_MAX];
+        level_name(&local->level, name, sizeof name);
+        fprintf(out, "You play %s against %s (%s).\n", play_color_name(!local->computer_color), name,
+                play_engine_name(local->engine));
+    }
     if (view->prompt)
         fputs("chessd play: type a move (e4, Nf3, e7e8q) or help.\n\n", out);
     play_print_game(out, &s.game, "", 0, view);
+    if (computer_to_move(&s))
+        computer_move(&s);
     char raw[PLAY_LINE_MAX + 1];
-    for (;;) {
-        if (view->prompt) {
-            fprintf(out, "%s> ", color_name(s.game.pos.side_to_move));
-        }
+    while (!s.engine_failed) {
+        if (view->prompt) /* the side whose move is read: against the computer, always the person's */
+            fprintf(out, "%s> ", play_color_name(local->computer ? !local->computer_color : s.game.pos.side_to_move));
         fflush(out);
         int n = read_line(in, raw, sizeof raw);
         if (n == -1) {
@@ -360,6 +475,8 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
             play_print_help(out, false);
         else if (!strcmp(word, "moves"))
             play_print_legal_moves(out, &s.game);
+        else if (!strcmp(word, "hint"))
+            session_hint(&s);
         else if (!strcmp(word, "fen")) {
             char fen[FEN_BUFFER_SIZE];
             fprintf(out, "%s\n", fen_format(&s.game.pos, fen, sizeof fen));
@@ -380,5 +497,7 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
     }
     fflush(out);
     buf_free(&s.line);
-    return 0;
+    if (s.own_engine)
+        play_engine_free(s.engine);
+    return s.engine_failed ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /* `chessd play`: chess in a terminal over the rules core. The local session
- * plays both sides from a FEN; play_remote.h plays one side of a stored game
- * through the HTTP API. This module also holds what both print: the board,
+ * plays both sides from a FEN, or one side against the computer (an engine
+ * driven directly, play_engine.h); play_remote.h plays one side of a stored
+ * game through the HTTP API. This module also holds what both print: the board,
  * the turn and status lines, the material line and the move list, and an
  * error line with the same code and detail as the HTTP API's problem. The
  * output never holds terminal escapes, so a script can read it. */
@@ -13,6 +14,7 @@
 
 #include "../../rules/game.h"
 #include "../http/request.h"
+#include "play_engine.h"
 
 /* The longest input line read (bytes, newline excluded); a longer one is refused whole. */
 enum { PLAY_LINE_MAX = 256 };
@@ -25,10 +27,21 @@ typedef struct {
     int max_plies; /* the most plies a game may have (GAME_MAX_PLIES at most) */
 } play_view_t;
 
-/* The local session: plays both sides from start (a legal position), reading
- * one command or move a line from in until `quit` or end of input, writing
- * to out. Returns 0. */
-int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view);
+/* The computer in a local session, and the engine hints come from. */
+typedef struct {
+    play_engine_t *engine;   /* running (the computer's), or NULL; the caller's to free */
+    const char *engine_path; /* without engine: started from here at the first hint (NULL or "": no hints) */
+    bool computer;           /* the computer (engine, which must be set) plays computer_color at level */
+    int computer_color;      /* color_t */
+    level_t level;
+} play_local_t;
+
+/* The local session: plays from start (a legal position), both sides or,
+ * with local->computer, the other side than the computer's, reading one
+ * command or move a line from in until `quit` or end of input, writing to
+ * out. Returns 0, or 1 when the computer could not move (its engine failed
+ * even after a restart). */
+int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view, const play_local_t *local);
 
 /* Whether the locale asks for UTF-8: the first of LC_ALL, LC_CTYPE and LANG
  * that is set and not empty names UTF-8 ("UTF-8" or "utf8", any case). */
@@ -54,6 +67,11 @@ void play_print_game(FILE *out, const game_t *g, const char *line, size_t length
 
 /* The commands, one a line; with remote, the remote mode's too. */
 void play_print_help(FILE *out, bool remote);
+
+/* "hint: Nf3 (+0.36)", "hint: Rd8# (mate in 1)" or "hint: Kh1 (mated in 2)":
+ * the move in SAN and its score from the side to move's point of view
+ * (is_mate: value is moves to mate, negative when being mated; else centipawns). */
+void play_print_hint(FILE *out, const char *san, bool is_mate, int value);
 
 /* "error: <code>: <detail>", control characters in detail shown as '?'. */
 void play_print_error(FILE *out, const char *code, const char *detail);

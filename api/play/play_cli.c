@@ -1,8 +1,11 @@
 /* The command line of `chessd play` (see play_cli.h): its options, its
- * usage, and the choice between the local session (play.h) and the remote
- * one (play_remote.h). */
+ * usage, and the choice between the local session (play.h: two people, or
+ * one against the computer with the engine it starts here) and the remote
+ * one (play_remote.h: a stored game joined, or one against the computer
+ * created). */
 #include "play_cli.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,16 +20,25 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: chessd play [--fen FEN | --chess960-position N | --chess960] [--ascii | --unicode] [--flip]\n"
-            "                   [--max-plies N]\n"
+            "usage: chessd play [--level N [--color C]] [--engine PATH] [--fen FEN | --chess960-position N |\n"
+            "                   --chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
             "       chessd play --server URL --game ID [--token TOKEN] [--ca-file PEM] [--ascii | --unicode]\n"
             "                   [--flip]\n"
+            "       chessd play --server URL --level N [--color C] [--ca-file PEM] [--ascii | --unicode] [--flip]\n"
             "\n"
             "Plays chess in a terminal. Alone, it plays both sides from the start position or\n"
-            "from --fen; with --server it plays one side of a stored game through the HTTP\n"
-            "API (the side the player token belongs to), showing the opponent's moves as\n"
-            "they arrive on the game's event stream.\n"
+            "from --fen; with --level, one side against the computer (the engine driven\n"
+            "directly, no server). With --server it plays one side of a stored game through\n"
+            "the HTTP API (the side the player token belongs to), showing the opponent's\n"
+            "moves as they arrive on the game's event stream; with --server and --level, it\n"
+            "creates a game against the computer on the server and plays it.\n"
             "\n"
+            "  --level N        play against the computer at level N (1, the weakest, to 8, the\n"
+            "                   strongest; the levels of POST /v1/games \"engine\")\n"
+            "  --color C        the side you play against the computer: white (the default),\n"
+            "                   black or random\n"
+            "  --engine PATH    the UCI engine the computer and hints use without --server\n"
+            "                   (default " CONFIG_ENGINE_DEFAULT_PATH ")\n"
             "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
             "  --chess960       read the FEN's castling as Chess960; without --fen, a random\n"
             "                   Chess960 start\n"
@@ -35,7 +47,8 @@ static void usage(FILE *out)
             "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
             "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
             "  --unicode        Unicode pieces even when the output is not a terminal\n"
-            "  --flip           Black at the bottom\n"
+            "  --flip           the board the other way up: Black at the bottom (White when you play\n"
+            "                   black, whose side is at the bottom without it)\n"
             "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
             "  --server URL     a chessd server, http://host[:port][/path] or https://...\n"
             "  --ca-file PEM    the CAs to trust for https (default: the system's)\n"
@@ -80,11 +93,204 @@ static const char *hide(char *arg, char *copy, size_t size)
     return copy;
 }
 
+/* Everything the command line says. */
+typedef struct {
+    const char *fen, *server, *game_id, *token, *max_plies, *ca_file, *number, *level, *color, *engine;
+    bool chess960, ascii, unicode, flip;
+    char token_copy[1024];
+} options_t;
+
+/* Reads argv into o; false, with the reason on stderr, for an unknown option or a missing value. */
+static bool read_options(int argc, char **argv, options_t *o)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        char *v;
+        bool missing = false;
+        if (!strcmp(a, "--chess960"))
+            o->chess960 = true;
+        else if (!strcmp(a, "--ascii"))
+            o->ascii = true;
+        else if (!strcmp(a, "--unicode"))
+            o->unicode = true;
+        else if (!strcmp(a, "--flip"))
+            o->flip = true;
+        else if ((v = option_value(argc, argv, &i, "--fen", &missing)))
+            o->fen = v;
+        else if ((v = option_value(argc, argv, &i, "--server", &missing)))
+            o->server = v;
+        else if ((v = option_value(argc, argv, &i, "--game", &missing)))
+            o->game_id = v;
+        else if ((v = option_value(argc, argv, &i, "--token", &missing)))
+            o->token = hide(v, o->token_copy, sizeof o->token_copy);
+        else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
+            o->max_plies = v;
+        else if ((v = option_value(argc, argv, &i, "--ca-file", &missing)))
+            o->ca_file = v;
+        else if ((v = option_value(argc, argv, &i, "--chess960-position", &missing)))
+            o->number = v;
+        else if ((v = option_value(argc, argv, &i, "--level", &missing)))
+            o->level = v;
+        else if ((v = option_value(argc, argv, &i, "--color", &missing)))
+            o->color = v;
+        else if ((v = option_value(argc, argv, &i, "--engine", &missing)))
+            o->engine = v;
+        else {
+            if (missing)
+                fprintf(stderr, "chessd play: %s needs a value\n", a);
+            else
+                fprintf(stderr, "chessd play: unknown argument '%s' (see chessd play --help)\n", a);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The computer's side from --color (the person's side; -1 for random,
+ * drawn by the caller); false, with the reason on stderr, for a bad value. */
+static bool read_color(const char *text, int *color)
+{
+    if (!text || !strcmp(text, "white"))
+        *color = WHITE;
+    else if (!strcmp(text, "black"))
+        *color = BLACK;
+    else if (!strcmp(text, "random"))
+        *color = -1;
+    else {
+        fprintf(stderr, "chessd play: --color must be white, black or random\n");
+        return false;
+    }
+    return true;
+}
+
+/* --level's number; 0, with the reason on stderr, when it is not one of the levels. */
+static int read_level(const char *text)
+{
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (!*text || *end || n < LEVEL_MIN || n > LEVEL_MAX) {
+        fprintf(stderr, "chessd play: --level must be a number from %d to %d\n", LEVEL_MIN, LEVEL_MAX);
+        return 0;
+    }
+    return (int)n;
+}
+
+/* --server: a stored game joined, or (--level) one against the computer created. */
+static int run_remote(options_t *o, const play_view_t *view)
+{
+    if (o->fen || o->chess960 || o->number || o->max_plies) {
+        fprintf(stderr, "chessd play: the start and --max-plies are the stored game's with --server\n");
+        return 2;
+    }
+    if (o->engine) {
+        fprintf(stderr, "chessd play: --engine is for the local session; with --server the server's engine plays\n");
+        return 2;
+    }
+    if (o->level) {
+        int level = read_level(o->level), color;
+        if (!level || !read_color(o->color, &color))
+            return 2;
+        if (o->game_id || o->token) {
+            fprintf(stderr, "chessd play: --level creates a new game; --game and --token join a stored one\n");
+            return 2;
+        }
+        return play_remote_new(o->server, level, color, o->ca_file, view);
+    }
+    if (!o->token)
+        o->token = getenv("CHESSD_PLAY_TOKEN");
+    if (!o->server || !o->game_id || !o->token || !*o->token) {
+        fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
+        return 2;
+    }
+    return play_remote_run(o->server, o->game_id, o->token, o->ca_file, view);
+}
+
+/* The start position from --fen, --chess960-position or --chess960 (the
+ * standard one without them); an exit status, 0 when *start is set. */
+static int read_start(const options_t *o, position_t *start)
+{
+    char err[256];
+    if (o->number || (o->chess960 && !o->fen)) {
+        if (o->fen) {
+            fprintf(stderr, "chessd play: --fen and --chess960-position exclude each other\n");
+            return 2;
+        }
+        char *end = NULL;
+        long n = o->number ? strtol(o->number, &end, 10) : -1;
+        uint32_t drawn;
+        if (o->number && (!*o->number || *end || n < 0 || n >= CHESS960_COUNT)) {
+            fprintf(stderr, "chessd play: --chess960-position must be a number from 0 to %d\n", CHESS960_COUNT - 1);
+            return 2;
+        }
+        if (!o->number) { /* --chess960 alone: a random start, as a game created with "chess960": true */
+            if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+                fprintf(stderr, "chessd play: no randomness for a Chess960 start\n");
+                return 1;
+            }
+            n = (long)drawn;
+        }
+        (void)chess960_start((int)n, start); /* in range */
+        printf("Chess960 start %ld\n", n);
+        return 0;
+    }
+    const char *text = o->fen ? o->fen : FEN_START;
+    fen_error_t fe = fen_parse(text, strlen(text), o->chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, start, err,
+                               sizeof err);
+    if (fe != FEN_OK) {
+        fprintf(stderr, "chessd play: invalid_fen (%s): %s\n", fen_error_code(fe), err);
+        return 2;
+    }
+    return 0;
+}
+
+/* The local session: two people (hints from the engine at --engine's path,
+ * started at the first hint), or one against the computer (--level: the
+ * engine started first; without one, exit 2). */
+static int run_local(const options_t *o, play_view_t *view)
+{
+    play_local_t local = { .engine_path = o->engine ? o->engine : CONFIG_ENGINE_DEFAULT_PATH };
+    int color = WHITE;
+    if (o->level) {
+        int level = read_level(o->level);
+        if (!level || !read_color(o->color, &color))
+            return 2;
+        (void)level_of(level, &local.level); /* in range */
+    } else if (o->color) {
+        fprintf(stderr, "chessd play: --color is the side you play against the computer: give --level too\n");
+        return 2;
+    }
+    position_t start;
+    int status = read_start(o, &start);
+    if (status)
+        return status;
+    if (!o->level)
+        return play_session(stdin, stdout, &start, view, &local);
+    if (color < 0) {
+        uint32_t drawn;
+        if (!tokens_random_below(COLOR_COUNT, &drawn)) {
+            fprintf(stderr, "chessd play: no randomness to draw your color\n");
+            return 1;
+        }
+        color = (int)drawn;
+    }
+    char err[256];
+    local.engine = *local.engine_path ? play_engine_start(local.engine_path, start.chess960, err, sizeof err) : NULL;
+    if (!local.engine) {
+        fprintf(stderr, "chessd play: --level needs a chess engine, and none runs at '%s': %s (install stockfish, "
+                        "or give --engine PATH)\n",
+                local.engine_path, *local.engine_path ? err : "no path");
+        return 2;
+    }
+    local.computer = true;
+    local.computer_color = !color;
+    view->flip = view->flip != (color == BLACK); /* the person's side at the bottom, as in the remote mode */
+    status = play_session(stdin, stdout, &start, view, &local);
+    play_engine_free(local.engine);
+    return status;
+}
+
 int play_cli_main(int argc, char **argv)
 {
-    const char *fen = NULL, *server = NULL, *game_id = NULL, *token = NULL, *max_plies = NULL, *ca_file = NULL,
-               *number = NULL;
-    char token_copy[1024];
     /* --help or -h anywhere: the usage, whatever else the line holds (as every subcommand) */
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -92,42 +298,11 @@ int play_cli_main(int argc, char **argv)
             return 0;
         }
     }
-    bool chess960 = false, ascii = false, unicode = false, flip = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        char *v;
-        bool missing = false;
-        if (!strcmp(a, "--chess960"))
-            chess960 = true;
-        else if (!strcmp(a, "--ascii"))
-            ascii = true;
-        else if (!strcmp(a, "--unicode"))
-            unicode = true;
-        else if (!strcmp(a, "--flip"))
-            flip = true;
-        else if ((v = option_value(argc, argv, &i, "--fen", &missing)))
-            fen = v;
-        else if ((v = option_value(argc, argv, &i, "--server", &missing)))
-            server = v;
-        else if ((v = option_value(argc, argv, &i, "--game", &missing)))
-            game_id = v;
-        else if ((v = option_value(argc, argv, &i, "--token", &missing)))
-            token = hide(v, token_copy, sizeof token_copy);
-        else if ((v = option_value(argc, argv, &i, "--max-plies", &missing)))
-            max_plies = v;
-        else if ((v = option_value(argc, argv, &i, "--ca-file", &missing)))
-            ca_file = v;
-        else if ((v = option_value(argc, argv, &i, "--chess960-position", &missing)))
-            number = v;
-        else {
-            if (missing)
-                fprintf(stderr, "chessd play: %s needs a value\n", a);
-            else
-                fprintf(stderr, "chessd play: unknown argument '%s' (see chessd play --help)\n", a);
-            return 2;
-        }
-    }
-    if (ascii && unicode) {
+    static options_t o; /* the token's copy: kept out of the stack */
+    memset(&o, 0, sizeof o);
+    if (!read_options(argc, argv, &o))
+        return 2;
+    if (o.ascii && o.unicode) {
         fprintf(stderr, "chessd play: --ascii and --unicode exclude each other\n");
         return 2;
     }
@@ -138,63 +313,27 @@ int play_cli_main(int argc, char **argv)
         return 2;
     }
     play_view_t view = {
-        .unicode = unicode || (!ascii && isatty(STDOUT_FILENO) && play_locale_is_utf8()),
-        .flip = flip,
+        .unicode = o.unicode || (!o.ascii && isatty(STDOUT_FILENO) && play_locale_is_utf8()),
+        .flip = o.flip,
         .prompt = isatty(STDIN_FILENO),
         .max_plies = (int)cfg.max_game_plies,
     };
-    if (max_plies) {
+    if (o.max_plies) {
         char *end;
-        long n = strtol(max_plies, &end, 10);
-        if (!*max_plies || *end || n < 1 || n > GAME_MAX_PLIES) {
+        long n = strtol(o.max_plies, &end, 10);
+        if (!*o.max_plies || *end || n < 1 || n > GAME_MAX_PLIES) {
             fprintf(stderr, "chessd play: --max-plies must be a number from 1 to %d\n", GAME_MAX_PLIES);
             return 2;
         }
         view.max_plies = (int)n;
     }
-    if (server || game_id || token || ca_file) {
-        if (fen || chess960 || number || max_plies) {
-            fprintf(stderr, "chessd play: the start and --max-plies are the stored game's with --server\n");
-            return 2;
-        }
-        if (!token)
-            token = getenv("CHESSD_PLAY_TOKEN");
-        if (!server || !game_id || !token || !*token) {
-            fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
-            return 2;
-        }
-        return play_remote_run(server, game_id, token, ca_file, &view);
+    /* A write to an engine that died, or to a server that closed, is an
+     * error to handle (EPIPE), not the end of the process. */
+    signal(SIGPIPE, SIG_IGN);
+    if (o.server || o.game_id || o.token || o.ca_file) {
+        int status = run_remote(&o, &view);
+        memset(o.token_copy, 0, sizeof o.token_copy);
+        return status;
     }
-    position_t start;
-    if (number || (chess960 && !fen)) {
-        if (fen) {
-            fprintf(stderr, "chessd play: --fen and --chess960-position exclude each other\n");
-            return 2;
-        }
-        char *end = NULL;
-        long n = number ? strtol(number, &end, 10) : -1;
-        uint32_t drawn;
-        if (number && (!*number || *end || n < 0 || n >= CHESS960_COUNT)) {
-            fprintf(stderr, "chessd play: --chess960-position must be a number from 0 to %d\n", CHESS960_COUNT - 1);
-            return 2;
-        }
-        if (!number) { /* --chess960 alone: a random start, as a game created with "chess960": true */
-            if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
-                fprintf(stderr, "chessd play: no randomness for a Chess960 start\n");
-                return 1;
-            }
-            n = (long)drawn;
-        }
-        (void)chess960_start((int)n, &start); /* in range */
-        printf("Chess960 start %ld\n", n);
-        return play_session(stdin, stdout, &start, &view);
-    }
-    const char *text = fen ? fen : FEN_START;
-    fen_error_t fe = fen_parse(text, strlen(text), chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, &start, err,
-                               sizeof err);
-    if (fe != FEN_OK) {
-        fprintf(stderr, "chessd play: invalid_fen (%s): %s\n", fen_error_code(fe), err);
-        return 2;
-    }
-    return play_session(stdin, stdout, &start, &view);
+    return run_local(&o, &view);
 }

@@ -9,7 +9,9 @@
  * versions or a disagreement reloads the whole game. Which side the token
  * plays is asked of the server with a move that can never be legal ("-"):
  * the answer is not_your_turn for the side not to move and invalid_move_text
- * for the other, and the game is not changed either way. */
+ * for the other, and the game is not changed either way. A game against the
+ * computer is created here too (POST /v1/games with "engine"): its moves
+ * arrive on the stream as anyone's do. A hint is GET /analysis. */
 #include "play_remote.h"
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "../../store/sock.h"
 #include "../http/buf.h"
 #include "http_client.h"
+#include "play_engine.h"
 
 enum {
     REQUEST_TIMEOUT_MS = 10000,
@@ -102,7 +105,7 @@ static const char *problem_code(const http_client_response_t *res, char *code, s
 static bool request(remote_t *r, const char *method, const char *path, const char *body,
                     http_client_response_t *res)
 {
-    char full[GAME_ID_MAX + 64], err[256];
+    char full[GAME_ID_MAX + 128], err[256];
     snprintf(full, sizeof full, "/v1/games/%s%s", r->game_id, path);
     if (!http_client_request(&r->url, method, full, r->auth, body, body ? strlen(body) : 0, REQUEST_TIMEOUT_MS,
                              ANSWER_MAX, res, err, sizeof err)) {
@@ -318,6 +321,39 @@ static cJSON *action_body(const char *action)
     return body;
 }
 
+/* `hint`: the server's analysis of the game's position (refused in a game
+ * between two people still being played: analysis_not_allowed). */
+static void remote_hint(remote_t *r)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/analysis?nodes=%d", PLAY_HINT_NODES);
+    http_client_response_t res;
+    if (!request(r, "GET", path, NULL, &res))
+        return;
+    if (res.status != 200) {
+        print_refusal(r, &res);
+        http_client_response_free(&res);
+        return;
+    }
+    cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
+    const cJSON *san = cJSON_GetObjectItemCaseSensitive(doc, "bestmove_san");
+    const cJSON *line = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "lines"), 0);
+    const cJSON *mate = cJSON_GetObjectItemCaseSensitive(line, "mate");
+    const cJSON *cp = cJSON_GetObjectItemCaseSensitive(line, "cp");
+    if (!doc)
+        play_print_error(r->out, "bad_answer", "the server's analysis is not JSON");
+    else if (!cJSON_IsString(san))
+        play_print_error(r->out, "game_over", "the game is over and its position has no legal move");
+    else if (cJSON_IsNumber(mate))
+        play_print_hint(r->out, san->valuestring, true, mate->valueint);
+    else if (cJSON_IsNumber(cp))
+        play_print_hint(r->out, san->valuestring, false, cp->valueint);
+    else
+        play_print_error(r->out, "bad_answer", "the server's analysis has no score");
+    cJSON_Delete(doc);
+    http_client_response_free(&res);
+}
+
 /* Whether the opponent has an offer standing (kind: the mirror's field). */
 static bool opponent_offers(const remote_t *r, const char *offer)
 {
@@ -332,6 +368,8 @@ static void remote_command(remote_t *r, const char *text, size_t length)
         play_print_help(r->out, true);
     else if (!strcmp(word, "moves"))
         play_print_legal_moves(r->out, &r->game);
+    else if (!strcmp(word, "hint"))
+        remote_hint(r);
     else if (!strcmp(word, "fen")) {
         char fen[FEN_BUFFER_SIZE];
         fprintf(r->out, "%s\n", fen_format(&r->game.pos, fen, sizeof fen));
@@ -703,21 +741,60 @@ static int session(remote_t *r)
     return 0;
 }
 
-int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
-                    const play_view_t *view)
+static const char GAME_ID_CHARS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+
+/* Sets the session up for server (and ca_file); an exit status, 0 when it is ready. */
+static int remote_open(remote_t *r, const char *server, const char *ca_file, const play_view_t *view)
 {
-    static remote_t r; /* large (the mirror, the input line): one per process */
-    memset(&r, 0, sizeof r);
+    memset(r, 0, sizeof *r);
     char err[256];
-    if (!http_client_parse_url(server, &r.url, err, sizeof err)) {
+    if (!http_client_parse_url(server, &r->url, err, sizeof err)) {
         fprintf(stderr, "chessd play: %s\n", err);
         return 2;
     }
-    if (ca_file && !r.url.https) {
+    if (ca_file && !r->url.https) {
         fprintf(stderr, "chessd play: --ca-file is for an https:// server\n");
         return 2;
     }
-    if (!valid_text(game_id, GAME_ID_MAX, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")) {
+    if (!http_client_url_tls(&r->url, ca_file, err, sizeof err)) {
+        fprintf(stderr, "chessd play: %s\n", err);
+        return 2;
+    }
+    r->view = *view;
+    r->out = stdout;
+    buf_init(&r->line);
+    buf_init(&r->stream_bytes);
+    buf_init(&r->event_data);
+    return 0;
+}
+
+/* Frees what remote_open set up, and the session's stream. */
+static void remote_close(remote_t *r)
+{
+    http_client_stream_close(r->stream);
+    r->stream = NULL;
+    buf_free(&r->line);
+    buf_free(&r->stream_bytes);
+    buf_free(&r->event_data);
+    http_client_url_free(&r->url);
+    memset(r->auth, 0, sizeof r->auth);
+    fflush(stdout);
+}
+
+/* Plays the session set up by remote_open and frees it; its exit status. */
+static int remote_play(remote_t *r)
+{
+    int status = session(r);
+    remote_close(r);
+    return status;
+}
+
+static remote_t the_remote; /* large (the mirror, the input line): one per process */
+
+int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
+                    const play_view_t *view)
+{
+    if (!valid_text(game_id, GAME_ID_MAX, GAME_ID_CHARS)) {
         fprintf(stderr, "chessd play: a game id is 1 to %d letters, digits, '-' or '_'\n", GAME_ID_MAX);
         return 2;
     }
@@ -725,24 +802,75 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
         fprintf(stderr, "chessd play: a token is 1 to %d printable characters without spaces\n", TOKEN_MAX);
         return 2;
     }
-    if (!http_client_url_tls(&r.url, ca_file, err, sizeof err)) {
-        fprintf(stderr, "chessd play: %s\n", err);
-        return 2;
+    remote_t *r = &the_remote;
+    int status = remote_open(r, server, ca_file, view);
+    if (status)
+        return status;
+    snprintf(r->game_id, sizeof r->game_id, "%s", game_id);
+    snprintf(r->auth, sizeof r->auth, "Authorization: Bearer %s\r\n", token);
+    return remote_play(r);
+}
+
+/* Reads the created game's id and the person's token (the only one the
+ * answer carries) into r; false, printed, when the answer lacks them. */
+static bool read_created(remote_t *r, const http_client_response_t *res)
+{
+    cJSON *doc = cJSON_ParseWithLengthOpts(res->body, res->body_length, NULL, 0);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "id");
+    const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(doc, "tokens");
+    const cJSON *token = cJSON_IsObject(tokens) ? tokens->child : NULL;
+    bool ok = cJSON_IsString(id) && valid_text(id->valuestring, GAME_ID_MAX, GAME_ID_CHARS) && cJSON_IsString(token)
+              && !token->next && valid_text(token->valuestring, TOKEN_MAX, NULL);
+    if (ok) {
+        snprintf(r->game_id, sizeof r->game_id, "%s", id->valuestring);
+        snprintf(r->auth, sizeof r->auth, "Authorization: Bearer %s\r\n", token->valuestring);
+    } else {
+        play_print_error(r->out, "bad_answer", "the created game has no id or not one player token");
     }
-    snprintf(r.game_id, sizeof r.game_id, "%s", game_id);
-    snprintf(r.auth, sizeof r.auth, "Authorization: Bearer %s\r\n", token);
-    r.view = *view;
-    r.out = stdout;
-    buf_init(&r.line);
-    buf_init(&r.stream_bytes);
-    buf_init(&r.event_data);
-    int status = session(&r);
-    http_client_stream_close(r.stream);
-    buf_free(&r.line);
-    buf_free(&r.stream_bytes);
-    buf_free(&r.event_data);
-    http_client_url_free(&r.url);
-    memset(r.auth, 0, sizeof r.auth);
-    fflush(stdout);
-    return status;
+    cJSON_Delete(doc);
+    return ok;
+}
+
+/* POST /v1/games with "engine": the computer at level, playing the side
+ * other than color (-1: the server draws it); false, printed, when refused. */
+static bool create_game(remote_t *r, int level, int color)
+{
+    cJSON *body = cJSON_CreateObject(), *engine = cJSON_AddObjectToObject(body, "engine");
+    cJSON_AddNumberToObject(engine, "level", level);
+    cJSON_AddStringToObject(engine, "color", color < 0 ? "random" : play_color_name(!color));
+    char *text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    if (!text) {
+        play_print_error(r->out, "internal_error", "out of memory");
+        return false;
+    }
+    http_client_response_t res;
+    char err[256];
+    bool sent = http_client_request(&r->url, "POST", "/v1/games", NULL, text, strlen(text), REQUEST_TIMEOUT_MS,
+                                    ANSWER_MAX, &res, err, sizeof err);
+    free(text);
+    if (!sent) {
+        play_print_error(r->out, "connection_failed", err);
+        return false;
+    }
+    bool ok = res.status == 201 && read_created(r, &res);
+    if (res.status != 201)
+        print_refusal(r, &res);
+    http_client_response_free(&res);
+    if (ok)
+        fprintf(r->out, "Created game %s against chessd level %d.\n", r->game_id, level);
+    return ok;
+}
+
+int play_remote_new(const char *server, int level, int color, const char *ca_file, const play_view_t *view)
+{
+    remote_t *r = &the_remote;
+    int status = remote_open(r, server, ca_file, view);
+    if (status)
+        return status;
+    if (!create_game(r, level, color)) {
+        remote_close(r);
+        return 1;
+    }
+    return remote_play(r);
 }

@@ -1,4 +1,5 @@
-/* `chessd play --server URL --game ID --token T`: one side of a stored game,
+/* `chessd play --server URL --game ID --token T`: one side of a stored game
+ * (or of a game against the computer it creates, --level),
  * played through the HTTP API (moves by POST /v1/games/{id}/moves with
  * expected_version, the opponent's moves from GET /v1/games/{id}/events,
  * read while standard input is read, with poll()), over http:// or https://.
@@ -15,5 +16,12 @@
  * CA file. */
 int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
                     const play_view_t *view);
+
+/* `chessd play --server URL --level N [--color C]`: creates a game against
+ * the computer (POST /v1/games with "engine": level, and the side other than
+ * color; color -1: the server draws the sides), prints its id, and plays it
+ * as play_remote_run does with the token the answer carries (never printed).
+ * The same exit statuses; 1 too when the server refuses the game. */
+int play_remote_new(const char *server, int level, int color, const char *ca_file, const play_view_t *view);
 
 #endif
