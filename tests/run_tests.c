@@ -55,6 +55,7 @@ int main(int argc, char **argv)
         test_levels_register,
         test_engine_jobs_register,
         test_pool_register,
+        test_play_engine_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

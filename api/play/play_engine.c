@@ -62,6 +62,8 @@ void play_engine_free(play_engine_t *pe)
 
 const char *play_engine_name(const play_engine_t *pe) { return engine_name(pe->engine); }
 
+pid_t play_engine_pid(const play_engine_t *pe) { return engine_pid(pe->engine); }
+
 /* The game's moves into pe->moves; their count, or -1 when line does not replay. */
 static int game_moves(play_engine_t *pe, const game_t *g, const char *line, size_t length)
 {

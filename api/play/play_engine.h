@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../../rules/game.h"
 #include "../../rules/rules.h"
@@ -31,6 +32,8 @@ void play_engine_free(play_engine_t *pe);
 
 /* The engine's "id name", e.g. "Stockfish 15.1". Owned by pe. */
 const char *play_engine_name(const play_engine_t *pe);
+/* The engine process's id (its process group's too), -1 when it is not running. */
+pid_t play_engine_pid(const play_engine_t *pe);
 
 /* The move level plays in g's position; line (length bytes) is g's
  * move-list text (see game_replay). On ENGINE_OK *out is legal there. */

@@ -22,7 +22,7 @@ static char *run_flags(const char *fen, const char *input, bool unicode, bool fl
     FILE *out = open_memstream(&output, &length);
     CU_ASSERT_FATAL(in && out);
     play_view_t view = { .unicode = unicode, .flip = flip, .prompt = false, .max_plies = max_plies };
-    *status = play_session(in, out, &start, &view);
+    *status = play_session(in, out, &start, &view, &(play_local_t){ 0 });
     fclose(in);
     fclose(out);
     return output;
