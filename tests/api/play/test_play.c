@@ -1,7 +1,9 @@
 /* Tests for api/play/play.c: the local `chessd play` session, driven through
- * play_session with in-memory input and output. The HTTP API's own answers
- * for the same moves are compared in tests/e2e/play.test.mjs; the client of
- * the remote mode is tested in test_http_client.c. */
+ * play_session with in-memory input and output, two people or one against
+ * the computer (real Stockfish: /usr/games/stockfish or $CHESSD_STOCKFISH),
+ * and hints. The HTTP API's own answers for the same moves are compared in
+ * tests/e2e/play.test.mjs; the client of the remote mode is tested in
+ * test_http_client.c, the computer itself in test_play_engine.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +11,11 @@
 #include "../../../api/play/play.h"
 #include "../../support/tests.h"
 
-/* Runs a session from fen (NULL: the start position) on input; returns the
- * output (caller frees) and the session's result in *status. */
-static char *run_flags(const char *fen, const char *input, bool unicode, bool flip, int max_plies, int *status)
+/* Runs a session from fen (NULL: the start position) on input, with local
+ * (NULL: two people, no engine); returns the output (caller frees) and the
+ * session's result in *status. */
+static char *run_local(const char *fen, const char *input, bool unicode, bool flip, int max_plies,
+                       const play_local_t *local, int *status)
 {
     position_t start;
     const char *text = fen ? fen : FEN_START;
@@ -22,10 +26,15 @@ static char *run_flags(const char *fen, const char *input, bool unicode, bool fl
     FILE *out = open_memstream(&output, &length);
     CU_ASSERT_FATAL(in && out);
     play_view_t view = { .unicode = unicode, .flip = flip, .prompt = false, .max_plies = max_plies };
-    *status = play_session(in, out, &start, &view, &(play_local_t){ 0 });
+    *status = play_session(in, out, &start, &view, local ? local : &(play_local_t){ 0 });
     fclose(in);
     fclose(out);
     return output;
+}
+
+static char *run_flags(const char *fen, const char *input, bool unicode, bool flip, int max_plies, int *status)
+{
+    return run_local(fen, input, unicode, flip, max_plies, NULL, status);
 }
 
 static char *run(const char *fen, const char *input)
@@ -263,6 +272,119 @@ static void test_locale_decides_utf8(void)
     }
 }
 
+/* ---- hints and the computer ---- */
+
+static const char *stockfish_path(void)
+{
+    const char *path = getenv("CHESSD_STOCKFISH");
+    return path && *path ? path : "/usr/games/stockfish";
+}
+
+static void test_hint_line_formats_pawns_and_mates(void)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    play_print_hint(out, "Nf3", false, 36);
+    play_print_hint(out, "e5", false, -105);
+    play_print_hint(out, "Kg1", false, 0);
+    play_print_hint(out, "a3", false, -7);
+    play_print_hint(out, "Rd8#", true, 1);
+    play_print_hint(out, "Kg8", true, -3);
+    fclose(out);
+    CU_ASSERT_STRING_EQUAL(text, "hint: Nf3 (+0.36)\nhint: e5 (-1.05)\nhint: Kg1 (+0.00)\nhint: a3 (-0.07)\n"
+                                 "hint: Rd8# (mate in 1)\nhint: Kg8 (mated in 3)\n");
+    free(text);
+}
+
+static void test_hint_without_an_engine_is_an_error_and_the_session_goes_on(void)
+{
+    int status;
+    play_local_t missing = { .engine_path = "/nonexistent/stockfish" };
+    char *out = run_local(NULL, "hint\ne4\nfen\n", false, false, 1000, &missing, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nerror: engine_unavailable: no engine for hints at /nonexistent/stockfish: "));
+    expect_last(out, "rnbqkbnr", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    free(out);
+    char *none = run_local(NULL, "hint\n", false, false, 1000, NULL, &status);
+    expect_last(none, "error:", "error: engine_unavailable: no engine for hints (--engine PATH names one)");
+    free(none);
+}
+
+static void test_hint_after_a_mate_is_game_over_without_an_engine(void)
+{
+    int status;
+    play_local_t missing = { .engine_path = "/nonexistent/stockfish" };
+    char *out = run_local(NULL, "f3\ne5\ng4\nQh4#\nhint\n", false, false, 1000, &missing, &status);
+    expect_last(out, "error:", "error: game_over: the game is over and its position has no legal move");
+    free(out);
+}
+
+static void test_hint_between_two_people_finds_the_mate_in_one(void)
+{
+    int status;
+    play_local_t local = { .engine_path = stockfish_path() };
+    char *out = run_local("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "hint\nRd8#\n", false, false, 1000, &local,
+                          &status);
+    CU_ASSERT_EQUAL(status, 0);
+    expect_last(out, "hint:", "hint: Rd8# (mate in 1)");
+    expect_last(out, "Status:", "Status: checkmate, result 1-0");
+    free(out);
+}
+
+/* A session against the computer at level, which plays computer_color. */
+static char *run_computer(const char *fen, const char *input, int level, int computer_color, int *status)
+{
+    char err[256];
+    play_local_t local = { .computer = true, .computer_color = computer_color };
+    CU_ASSERT_TRUE_FATAL(level_of(level, &local.level));
+    local.engine = play_engine_start(stockfish_path(), false, err, sizeof err);
+    if (!local.engine)
+        fprintf(stderr, "\ncannot start %s: %s\n", stockfish_path(), err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(local.engine);
+    char *out = run_local(fen, input, false, false, 1000, &local, status);
+    play_engine_free(local.engine);
+    return out;
+}
+
+static void test_the_computer_as_white_moves_first_and_its_moves_are_named(void)
+{
+    int status;
+    char *out = run_computer(NULL, "moves\npgn\n", 2, WHITE, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "You play black against chessd level 2 (Stockfish"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nwhite played "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n[White \"chessd level 2\"]\n"));
+    char line[512];
+    CU_ASSERT_PTR_NOT_NULL(last_line(out, "Moves: 1. ", line, sizeof line)); /* one move, white's */
+    CU_ASSERT_PTR_NULL(strstr(line, " 1... "));
+    expect_last(out, "Black to move", "Black to move");
+    free(out);
+}
+
+static void test_undo_against_the_computer_takes_back_its_reply_too(void)
+{
+    int status;
+    /* Black moves first from this FEN: nothing of the person's to undo yet. */
+    char *out = run_computer("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", "undo\nKd7\nundo\nfen\n", 3, WHITE, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nerror: nothing_to_undo: no move has been played\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nwhite played "));
+    expect_last(out, "4k3", "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
+    free(out);
+    /* The computer moved first: its move alone is not the person's to undo. */
+    char *first = run_computer(NULL, "undo\nfen\n", 1, WHITE, &status);
+    expect_last(first, "error:", "error: nothing_to_undo: you have not moved yet");
+    const char *played = strstr(first, "\nwhite played ");
+    CU_ASSERT_PTR_NOT_NULL(played); /* once: the undo changed nothing */
+    CU_ASSERT_PTR_NULL(played ? strstr(played + 1, "\nwhite played ") : NULL);
+    char fen[512];
+    CU_ASSERT_PTR_NOT_NULL(last_line(first, "rnbqkbnr/pppppppp/", fen, sizeof fen));
+    CU_ASSERT_PTR_NOT_NULL(strstr(fen, " b KQkq - ")); /* black, the person, still to move */
+    free(first);
+}
+
 int test_play_register(void)
 {
     CU_pSuite suite = CU_add_suite("play", NULL, NULL);
@@ -286,5 +408,16 @@ int test_play_register(void)
     CU_add_test(suite, "plies_are_capped", test_plies_are_capped);
     CU_add_test(suite, "quit_stops_reading_and_eof_ends_cleanly", test_quit_stops_reading_and_eof_ends_cleanly);
     CU_add_test(suite, "locale_decides_utf8", test_locale_decides_utf8);
+    CU_add_test(suite, "hint_line_formats_pawns_and_mates", test_hint_line_formats_pawns_and_mates);
+    CU_add_test(suite, "hint_without_an_engine_is_an_error_and_the_session_goes_on",
+                test_hint_without_an_engine_is_an_error_and_the_session_goes_on);
+    CU_add_test(suite, "hint_after_a_mate_is_game_over_without_an_engine",
+                test_hint_after_a_mate_is_game_over_without_an_engine);
+    CU_add_test(suite, "hint_between_two_people_finds_the_mate_in_one",
+                test_hint_between_two_people_finds_the_mate_in_one);
+    CU_add_test(suite, "the_computer_as_white_moves_first_and_its_moves_are_named",
+                test_the_computer_as_white_moves_first_and_its_moves_are_named);
+    CU_add_test(suite, "undo_against_the_computer_takes_back_its_reply_too",
+                test_undo_against_the_computer_takes_back_its_reply_too);
     return 0;
 }
