@@ -82,7 +82,7 @@ test('chessd play --help lists --level, --color and --engine, and hint among the
   assert.match(r.stdout, /^ {2}hint {5}the engine's best move/m);
 });
 
-test('local --level 6: a game played to its end by random moves; every computer move is legal and every FEN is chess.js\'s', async () => {
+test('local --level 6: a game played to its end by random moves; every computer move is legal and every FEN is chess.js\'s', async (t) => {
   const rnd = prng(6061);
   const chess = new Chess();
   const p = spawnPlay(['--level', '6']); // white, the default
@@ -112,6 +112,7 @@ test('local --level 6: a game played to its end by random moves; every computer 
   assert.ok(chess.isGameOver(), `chess.js agrees the game is over (${status})`);
   if (chess.isCheckmate()) assert.match(status, /^Status: checkmate, result (1-0|0-1)$/);
   assert.ok(computerMoves >= 1);
+  t.diagnostic(`${chess.history().length} plies, ${computerMoves} by the computer: ${status}`);
   const mark = p.stdout.length;
   p.write('pgn');
   await p.waitFor(/^\[Black "chessd level 6"\]$/m, mark);
