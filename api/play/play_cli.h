@@ -5,7 +5,8 @@
 
 /* `chessd play [options]`: argv holds the arguments after "play". Returns the
  * process exit status (0 after quit or the end of input, 1 when the server
- * cannot be used, 2 for bad arguments). */
+ * cannot be used or the computer's engine failed mid-game, 2 for bad
+ * arguments and for --level without an engine). */
 int play_cli_main(int argc, char **argv);
 
 #endif
