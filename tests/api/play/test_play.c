@@ -4,9 +4,12 @@
  * and hints. The HTTP API's own answers for the same moves are compared in
  * tests/e2e/play.test.mjs; the client of the remote mode is tested in
  * test_http_client.c, the computer itself in test_play_engine.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../../api/play/play.h"
 #include "../../support/tests.h"
@@ -385,6 +388,36 @@ static void test_undo_against_the_computer_takes_back_its_reply_too(void)
     free(first);
 }
 
+static void test_an_engine_that_dies_on_every_search_ends_the_session_with_status_1(void)
+{
+    signal(SIGPIPE, SIG_IGN); /* as chessd play does: a write to the dead engine is EPIPE */
+    /* A fake engine: a good handshake, then an exit at each "go" (its restart too). */
+    char dir[] = "/tmp/chessd-play-test-XXXXXX", path[64];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/engine", dir);
+    FILE *script = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(script);
+    fputs("#!/bin/sh\nwhile read -r line; do case \"$line\" in\n"
+          "uci) echo 'id name dies on go'; echo uciok;;\nisready) echo readyok;;\ngo*|quit) exit 0;;\nesac; done\n",
+          script);
+    fclose(script);
+    CU_ASSERT_EQUAL_FATAL(chmod(path, 0755), 0);
+    char err[256];
+    play_local_t local = { .computer = true, .computer_color = BLACK };
+    CU_ASSERT_TRUE_FATAL(level_of(4, &local.level));
+    local.engine = play_engine_start(path, false, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(local.engine);
+    int status;
+    char *out = run_local(NULL, "e4\nfen\n", false, false, 1000, &local, &status);
+    CU_ASSERT_EQUAL(status, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nerror: engine_failed: "));
+    CU_ASSERT_PTR_NULL(strstr(out, "rnbqkbnr/pppppppp/8/8/4P3")); /* fen was never read */
+    free(out);
+    play_engine_free(local.engine);
+    unlink(path);
+    rmdir(dir);
+}
+
 int test_play_register(void)
 {
     CU_pSuite suite = CU_add_suite("play", NULL, NULL);
@@ -419,5 +452,7 @@ int test_play_register(void)
                 test_the_computer_as_white_moves_first_and_its_moves_are_named);
     CU_add_test(suite, "undo_against_the_computer_takes_back_its_reply_too",
                 test_undo_against_the_computer_takes_back_its_reply_too);
+    CU_add_test(suite, "an_engine_that_dies_on_every_search_ends_the_session_with_status_1",
+                test_an_engine_that_dies_on_every_search_ends_the_session_with_status_1);
     return 0;
 }
