@@ -373,6 +373,9 @@ static void test_a_weaker_line_is_drawn_from_the_rng_among_the_engines_lines(voi
         CU_ASSERT_TRUE_FATAL(tests_parse_fen(fens[i], &pos));
         engine_result_t one, three;
         engine_limits_t limits = {.depth = 6, .deadline_ms = clock_now_ms() + 5000};
+        /* engine_search plays at whatever strength was set last (an earlier
+         * test may have weakened the shared engine): full strength here. */
+        CU_ASSERT_EQUAL_FATAL(engine_set_strength(e, &best.strength, err, sizeof err), ENGINE_OK);
         CU_ASSERT_EQUAL_FATAL(engine_new_game(e, false, err, sizeof err), ENGINE_OK);
         CU_ASSERT_EQUAL_FATAL(engine_search(e, &pos, NULL, 0, &limits, &one, err, sizeof err), ENGINE_OK);
         limits.multipv = 3;
