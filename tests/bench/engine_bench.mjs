@@ -447,6 +447,8 @@ async function games() {
     row(`${t.label}: move's request -> engine's move event`, R[t.name].request)
     row(`${t.label}: answer -> event, minus the median think`, R[t.name].answer.map((x) => x - thinkMedian))
     row(`${t.label}: answer -> event, a game's first reply (${R[t.name].first.length})`, R[t.name].first)
+    const early = R[t.name].answer.filter((x) => x < 0).length
+    if (early) console.log(`    ${t.label}: ${early} engine move event(s) arrived before the answer to the move they reply to`)
   }
   row(`think: level ${cfg.level}'s search, Stockfish directly (${think.length} positions)`, think)
   row(`ucinewgame + isready, Stockfish directly (${newGame.length} games)`, newGame)

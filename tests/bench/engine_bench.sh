@@ -29,17 +29,25 @@
 #        one kept-alive connection, timed until the answer's last byte (each
 #        answer checked: 200, a bestmove that starts the first line's pv, not
 #        stopped by the deadline).
-#    One unmeasured pass of each at the smallest N first (the network is
-#    loaded, the hash touched), then BENCH_REPS repetitions (default 5), each
-#    one pass of each target at each N, the target that goes first alternating
-#    from one repetition to the next. Both engines go through the same
-#    commands in the same order, so their hash tables hold the same and the
-#    searches should find the same bestmoves: how many agree is printed (a
-#    difference is not an error; Stockfish with one thread and a node limit is
+#    Each position once on each target at the smallest N first, unmeasured
+#    (the network is loaded, the hash touched); then BENCH_REPS repetitions
+#    (default 5) of the list at each N, interleaved position by position:
+#    each position goes to both targets one right after the other (which one
+#    first alternates), so that the machine's noise, which changes over
+#    seconds, falls on both alike. Both engines go through the same commands
+#    in the same order, so their hash tables hold the same and the searches
+#    should find the same bestmoves: how many agree is printed (a difference
+#    is not an error; Stockfish with one thread and a node limit is
 #    deterministic, so it would mean the two engines were not given the same).
-#    Reported: analyses/s of each (positions / wall time of a pass, the median
-#    over the repetitions), their ratio chessd/direct (goal >= 0.9), p50/p90/
-#    p99/max per analysis over every pass, the median overhead per analysis.
+#    Reported: analyses/s of each (positions / the sum over the positions of
+#    each one's median time over the repetitions, so that a spike from
+#    elsewhere on the machine in one repetition does not move it), their
+#    ratio chessd/direct (goal >= 0.9), p50/p90/p99/max per analysis over
+#    every repetition, the median of (chessd - direct) on the same position;
+#    and, steadier than any wall time on a shared machine, the CPU time per
+#    analysis (schedstat of every thread) of the direct engine, of chessd's
+#    engine and of chessd itself (HTTP, JSON, the pool, reading the engine's
+#    lines), with the ratio direct engine / (chessd's engine + chessd).
 #
 # 2. Engine reply latency in a game. A private redis-server; replica A
 #    `chessd serve --engine none` (the API the client talks to and streams
@@ -70,10 +78,14 @@
 #    replied in, with ucinewgame and isready at each new game as chessd's
 #    engine pool does, and times position..bestmove. Reported: p50/p90/p99/max
 #    of the latency (raw: an upper bound, it holds the think), of the latency
-#    minus the median direct think (goal: p99 < 20 ms), of the direct think
-#    and of ucinewgame+isready. The random moves take no think, so for those
-#    taking the median off over-corrects a little; the raw figure is the
-#    bound that holds whatever the think.
+#    minus the median direct think (goal: p99 < 20 ms), of each game's first
+#    reply alone (the engine's pool sends ucinewgame + isready first, the
+#    engine having served another game), of the direct think and of
+#    ucinewgame+isready. The random moves take no think, so for those taking
+#    the median off over-corrects a little; the raw figure is the bound that
+#    holds whatever the think. The job is queued when the move is saved,
+#    before its answer is written, so part of the engine's path overlaps the
+#    answer's delivery; the figure from the move's request holds all of it.
 #
 # Nothing is pinned: chessd, the engines, redis-server and the client share
 # the machine's CPUs, and the client's own time counts in both sides of each
