@@ -180,6 +180,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
+	tests/bench/engine_bench.sh $(BUILD)/chessd
 
 # jsonw against a cJSON tree on a full Position (the figure quoted in api/http/jsonw.h).
 $(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a

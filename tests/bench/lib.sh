@@ -1,6 +1,7 @@
 # Helpers shared by the benchmarks that start servers (http_bench.sh,
-# game_bench.sh, game_growth.sh, fanout_bench.sh): one redis-server, a local
-# Redis Cluster, chessd. Sourced, not run; the caller defines die().
+# game_bench.sh, game_growth.sh, fanout_bench.sh, engine_bench.sh): one
+# redis-server, a local Redis Cluster, chessd. Sourced, not run; the caller
+# defines die().
 
 need() { # need COMMAND DEBIAN_PACKAGE
     command -v "$1" >/dev/null 2>&1 || die "'$1' not found: install the Debian package '$2' (apt-get install $2, or make deps)"
@@ -105,14 +106,18 @@ start_cluster() {
 # 429s); stdout (the request log) to /dev/null, stderr to ERRLOG. Sets
 # CHESSD_PID, CHESSD_PORT, CHESSD_THREADS and CHESSD_URL; dies when it does
 # not start listening.
-start_chessd() {
-    local bin=$1 errlog=$2 name i
-    shift 2
+start_chessd() { start_chessd_command serve "$@"; }
+
+# start_chessd_command COMMAND CHESSD ERRLOG ARGS...: start_chessd with
+# another subcommand that takes serve's options (`engine`).
+start_chessd_command() {
+    local command=$1 bin=$2 errlog=$3 name i
+    shift 3
     local unset_env=()
     while IFS='=' read -r name _; do
         [[ $name == CHESSD_* ]] && unset_env+=(-u "$name")
     done < <(env)
-    env "${unset_env[@]}" CHESSD_TOKEN_SECRET="$TOKEN_SECRET" "$bin" serve --bind 127.0.0.1 --port 0 "$@" \
+    env "${unset_env[@]}" CHESSD_TOKEN_SECRET="$TOKEN_SECRET" "$bin" "$command" --bind 127.0.0.1 --port 0 "$@" \
         >/dev/null 2>"$errlog" &
     CHESSD_PID=$! CHESSD_PORT=''
     for ((i = 0; i < 100; i++)); do
