@@ -490,7 +490,8 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
     const cJSON *color = cJSON_GetObjectItemCaseSensitive(engine, "color");
     const char *side = cJSON_IsString(color) ? color->valuestring : color && !cJSON_IsNull(color) ? "" : "random";
     color_t plays;
-    if (!strcmp(side, "random")) {
+    bool drawn = !strcmp(side, "random");
+    if (drawn) {
         uint32_t coin;
         if (!tokens_random_below(2, &coin)) {
             api_problem(res, API_EINTERNAL, "no randomness for the colour", NULL, NULL);
@@ -503,8 +504,13 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
         api_problem(res, API_EINVALID_FIELD, "'engine.color' must be white, black or random", NULL, NULL);
         return false;
     }
-    if (spec->names[plays][0]) {
-        api_problem(res, API_ECONFLICTING_FIELDS, "the computer's side is named by its strength: leave out its name",
+    /* With a colour drawn, a name given for either side could be the
+     * computer's: refused whatever the draw, not on the toss of a coin. */
+    if (spec->names[plays][0] || (drawn && spec->names[(color_t)!plays][0])) {
+        api_problem(res, API_ECONFLICTING_FIELDS,
+                    drawn ? "the computer's colour is drawn at random and its side is named by its strength: name "
+                            "neither side, or give 'engine.color'"
+                          : "the computer's side is named by its strength: leave out its name",
                     NULL, NULL);
         return false;
     }
