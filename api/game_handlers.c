@@ -316,6 +316,23 @@ static bool read_ms_field(const cJSON *object, const char *key, int64_t min, int
     return false;
 }
 
+/* Whether member of object repeats the name of an earlier one: cJSON keeps
+ * both and a lookup sees only the first, so a body saying two things is
+ * refused (invalid_json, with res filled), as the body reader refuses a
+ * repeated top-level field. Called on known members only, each loop
+ * stopping at the first unknown or repeated one: a few comparisons. */
+static bool member_repeated(const cJSON *object, const char *field, const cJSON *member, api_response_t *res)
+{
+    for (const cJSON *earlier = object->child; earlier && earlier != member; earlier = earlier->next)
+        if (!strcmp(earlier->string, member->string)) {
+            char detail[160];
+            snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", field, member->string);
+            api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+            return true;
+        }
+    return false;
+}
+
 /* The creation's clock ({"initial_ms", "increment_ms"}, or absent/null:
  * untimed) and takeback policy; false with res filled when refused. */
 static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
@@ -333,6 +350,8 @@ static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *
                 api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
                 return false;
             }
+            if (member_repeated(clock, "clock", member, res))
+                return false;
         }
         if (!cJSON_IsObject(clock) || !cJSON_GetObjectItemCaseSensitive(clock, "initial_ms")) {
             api_problem(res, API_EINVALID_FIELD,
@@ -477,6 +496,8 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
             api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
             return false;
         }
+        if (member_repeated(engine, "engine", item, res))
+            return false;
     }
     int level = 0, elo = 0;
     if (!read_int_field(engine, "level", LEVEL_MIN, LEVEL_MAX, &level, res)
