@@ -245,6 +245,13 @@ async function wholeGame(t, server, engineColor, seed) {
   assert.deepEqual(stored.moves.map((m) => m.uci), chess.history({ verbose: true }).map(uciOf));
   assert.deepEqual(stored[engineColor], { name: 'chessd level 1', engine: { level: 1 } });
   assert.equal('tokens' in stored, false, 'tokens are shown at creation only');
+  // The computer's clock ran while it thought: less is left than its time and the increments of its moves
+  // after the first (the first two plies are free: no charge, no increment), which is all a clock never
+  // charged would show. (A few moves may each take under a millisecond; many cannot.)
+  if (engineMoves >= 5) {
+    const unchargedMs = 60000 + 500 * (engineMoves - 1);
+    assert.ok(stored.clock[`${engineColor}_ms`] < unchargedMs, `the computer's clock: ${JSON.stringify(stored.clock)}, ${unchargedMs} if never charged`);
+  }
   // The PGN names the computer's side for its level and holds the moves played.
   const pgn = await get(server, `/v1/games/${game.id}/pgn`);
   assert.equal(pgn.status, 200);
@@ -254,7 +261,8 @@ async function wholeGame(t, server, engineColor, seed) {
   const fromPgn = new Chess();
   fromPgn.loadPgn(pgn.text);
   assert.deepEqual(fromPgn.history(), chess.history());
-  t.diagnostic(`level 1 as ${engineColor}: ${chess.history().length} plies, ${engineMoves} by the computer, ${status} ${stored.result} (seed ${seed})`);
+  t.diagnostic(`level 1 as ${engineColor}: ${chess.history().length} plies, ${engineMoves} by the computer, ${status} ${stored.result}, ` +
+    `its clock ${stored.clock[`${engineColor}_ms`]} ms (seed ${seed})`);
   return { status, plies: chess.history().length, engineMoves, version };
 }
 
@@ -316,6 +324,15 @@ test('a takeback offered while the computer thinks: its move loses the compare-a
   await nothingMore(server, stream, game.id, 6, ['e2e4', reply.move.uci]);
   assert.equal(await intent(s.redis, game.id, 4), null);
   assert.equal(await intent(s.redis, game.id, 5), null);
+  // Offered on the person's own turn, the takeback goes back two plies: the computer's reply and the person's move.
+  const again = await change(server, game, 'white', 'takeback', { action: 'offer', expected_version: 6 });
+  assert.equal(again.status, 200, again.text);
+  await nextChange(stream, 7, 'takeback_offer');
+  const start = await nextChange(stream, 8, 'takeback_accept');
+  assert.equal(start.move_count, 0);
+  assert.equal(fenHead(start.position.fen), fenHead(new Chess().fen()));
+  await metricsUntil(server, (x) => x.played === 3, 'the second takeback accepted');
+  await nothingMore(server, stream, game.id, 8, []);
   stream.close();
 });
 
