@@ -316,6 +316,23 @@ static bool read_ms_field(const cJSON *object, const char *key, int64_t min, int
     return false;
 }
 
+/* Whether member of object repeats the name of an earlier one: cJSON keeps
+ * both and a lookup sees only the first, so a body saying two things is
+ * refused (invalid_json, with res filled), as the body reader refuses a
+ * repeated top-level field. Called on known members only, each loop
+ * stopping at the first unknown or repeated one: a few comparisons. */
+static bool member_repeated(const cJSON *object, const char *field, const cJSON *member, api_response_t *res)
+{
+    for (const cJSON *earlier = object->child; earlier && earlier != member; earlier = earlier->next)
+        if (!strcmp(earlier->string, member->string)) {
+            char detail[160];
+            snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", field, member->string);
+            api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+            return true;
+        }
+    return false;
+}
+
 /* The creation's clock ({"initial_ms", "increment_ms"}, or absent/null:
  * untimed) and takeback policy; false with res filled when refused. */
 static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
@@ -333,6 +350,8 @@ static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *
                 api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
                 return false;
             }
+            if (member_repeated(clock, "clock", member, res))
+                return false;
         }
         if (!cJSON_IsObject(clock) || !cJSON_GetObjectItemCaseSensitive(clock, "initial_ms")) {
             api_problem(res, API_EINVALID_FIELD,
@@ -477,6 +496,8 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
             api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
             return false;
         }
+        if (member_repeated(engine, "engine", item, res))
+            return false;
     }
     int level = 0, elo = 0;
     if (!read_int_field(engine, "level", LEVEL_MIN, LEVEL_MAX, &level, res)
@@ -490,7 +511,8 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
     const cJSON *color = cJSON_GetObjectItemCaseSensitive(engine, "color");
     const char *side = cJSON_IsString(color) ? color->valuestring : color && !cJSON_IsNull(color) ? "" : "random";
     color_t plays;
-    if (!strcmp(side, "random")) {
+    bool drawn = !strcmp(side, "random");
+    if (drawn) {
         uint32_t coin;
         if (!tokens_random_below(2, &coin)) {
             api_problem(res, API_EINTERNAL, "no randomness for the colour", NULL, NULL);
@@ -503,8 +525,13 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
         api_problem(res, API_EINVALID_FIELD, "'engine.color' must be white, black or random", NULL, NULL);
         return false;
     }
-    if (spec->names[plays][0]) {
-        api_problem(res, API_ECONFLICTING_FIELDS, "the computer's side is named by its strength: leave out its name",
+    /* With a colour drawn, a name given for either side could be the
+     * computer's: refused whatever the draw, not on the toss of a coin. */
+    if (spec->names[plays][0] || (drawn && spec->names[(color_t)!plays][0])) {
+        api_problem(res, API_ECONFLICTING_FIELDS,
+                    drawn ? "the computer's colour is drawn at random and its side is named by its strength: name "
+                            "neither side, or give 'engine.color'"
+                          : "the computer's side is named by its strength: leave out its name",
                     NULL, NULL);
         return false;
     }

@@ -764,12 +764,16 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
 
 /* --- the computer's turn --- */
 
-bool game_svc_engine_has_turn(const game_record_t *r)
+/* Whether the person's takeback offer stands in r, the computer's to answer. */
+static bool takeback_offered_to_engine(const game_record_t *r)
 {
-    if (game_record_engine_to_move(r))
-        return true;
     game_offer_t other = r->engine.color == WHITE ? GAME_OFFER_BLACK : GAME_OFFER_WHITE;
     return r->engine.plays && r->game.state == GAME_ACTIVE && r->game.takeback_offer == other;
+}
+
+bool game_svc_engine_has_turn(const game_record_t *r)
+{
+    return game_record_engine_to_move(r) || takeback_offered_to_engine(r);
 }
 
 game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *id, uint64_t version,
@@ -782,7 +786,9 @@ game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *i
     game_svc_status_t status = change_load(c, id, STORE_LOAD_FULL, false, &g, &from_copy);
     if (status == GAME_SVC_OK && (g.record.version != version || !game_svc_engine_has_turn(&g.record)))
         status = GAME_SVC_ECONFLICT;
-    if (status == GAME_SVC_OK && game_record_engine_to_move(&g.record)) {
+    /* An offer made while the computer was to move (the person's move
+     * still unanswered) is accepted, not passed over by a move. */
+    if (status == GAME_SVC_OK && !takeback_offered_to_engine(&g.record) && game_record_engine_to_move(&g.record)) {
         /* The think may take long: the move is then judged on a fresh load,
          * at Redis's time of the write. */
         if (!choose(ctx, &g.record, g.moves, g.moves_length, g.now_ms, uci))

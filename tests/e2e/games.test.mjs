@@ -698,7 +698,7 @@ test('Redis stopped: 503 store_unavailable fast; restarted: play resumes with no
       assert.equal(res.status, 200, `request ${i} after the restart: ${res.text}`);
       assert.deepEqual(res.body, before, 'the game survived the restart as it was');
     }
-    assert.deepEqual((await get(srv, '/readyz')).body, { status: 'ready', redis: 'up' });
+    assert.deepEqual((await get(srv, '/readyz')).body, { status: 'ready', redis: 'up', engine: { state: 'off' } });
     await move(g, 'Nc6');
     assert.equal(g.version, 5);
     await move(g, 'Bb5');

@@ -71,7 +71,7 @@ test('--probe-port: /healthz, /readyz and /metrics answer there while the main p
     assert.equal(health.status, 200);
     const ready = await request(probePort, 'GET', '/readyz');
     assert.equal(ready.status, 200, ready.text);
-    assert.deepEqual(JSON.parse(ready.text), { status: 'ready', redis: 'up' });
+    assert.deepEqual(JSON.parse(ready.text), { status: 'ready', redis: 'up', engine: { state: 'off' } });
     assert.ok(ready.headers['x-request-id'], 'a probe answer carries X-Request-Id like any other');
     const metrics = await request(probePort, 'GET', '/metrics');
     assert.equal(metrics.status, 200);

@@ -36,7 +36,7 @@ function expectReady(res, redis) {
     assert.equal(typeof res.body.redis_reason, 'string', res.text);
     assert.ok('redis_fault' in res.body, res.text);
   } else {
-    assert.deepEqual(res.body, { status: 'ready', redis });
+    assert.deepEqual(res.body, { status: 'ready', redis, engine: { state: 'off' } }); // --engine none (server.mjs)
   }
 }
 

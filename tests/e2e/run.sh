@@ -24,8 +24,9 @@ if node --test-timeout=1 -e '' >/dev/null 2>&1; then
 fi
 # node applies --test-timeout to each file as a whole too, so a file longer
 # than it runs on its own, with room for its tests' own timeouts. These wait
-# most of the time (a clock running out), so they run beside the rest.
-long_files=(tests/e2e/flag_fall.test.mjs)
+# most of the time (a clock running out, a lease passing, the computer
+# thinking on one engine), so they run beside the rest.
+long_files=(tests/e2e/flag_fall.test.mjs tests/e2e/engine_games.test.mjs)
 long_timeout=()
 [ "${#timeout_flag[@]}" -gt 0 ] && long_timeout=(--test-timeout=180000)
 long_log=$(mktemp)
@@ -46,12 +47,23 @@ rm -f "$long_log"
 # The game suites again, on a Redis Cluster (3 masters with a replica each,
 # started by each test process: CHESSD_E2E_REDIS=cluster, see server.mjs).
 # Their tests that stop, pause or proxy a Redis keep a single redis-server.
+# The long ones among them run beside the rest, with the long timeout.
 cluster_suites=(games game_change idempotency game_cache legacy moves errors events pgn board_svg)
-echo "# the game suites on a Redis Cluster: ${cluster_suites[*]}"
+cluster_long_files=(tests/e2e/engine_games.test.mjs)
+echo "# the game suites on a Redis Cluster: ${cluster_suites[*]} ${cluster_long_files[*]}"
+cluster_long_log=$(mktemp)
+CHESSD_E2E_REDIS=cluster node --test "${long_timeout[@]}" "$@" "${cluster_long_files[@]}" >"$cluster_long_log" 2>&1 &
+cluster_long_pid=$!
 cluster_files=()
 for suite in "${cluster_suites[@]}"; do cluster_files+=("tests/e2e/$suite.test.mjs"); done
 CHESSD_E2E_REDIS=cluster node --test "${timeout_flag[@]}" "$@" "${cluster_files[@]}" \
     2>&1 | sed 's/^/[cluster] /'
 cluster_status=${PIPESTATUS[0]}
+wait "$cluster_long_pid"
+cluster_long_status=$?
+echo "# on a Redis Cluster, the long files: ${cluster_long_files[*]}"
+sed 's/^/[cluster long] /' "$cluster_long_log"
+rm -f "$cluster_long_log"
+[ "$cluster_status" -eq 0 ] && cluster_status=$cluster_long_status
 [ "$status" -ne 0 ] && exit "$status"
 exit "$cluster_status"

@@ -333,15 +333,20 @@ export function freePort() {
  * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). A
  * variable given as undefined in env is taken out of the server's environment
  * (CHESSD_TOKEN_SECRET: undefined starts it without a token secret even when
- * the test run has one exported). Resolves to
+ * the test run has one exported). Unless the flags name an --engine (or env
+ * a CHESSD_ENGINE), it runs with --engine none: the suites start hundreds of
+ * servers, and each would start a Stockfish (the analysis tests name theirs).
+ * command 'engine' starts `chessd engine` (an engine worker: the probes only)
+ * in place of `chessd serve`, with the same flags. Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.
  */
-export async function startServer(extraArgs = [], { env = {}, defaultLimits = false, withRedis = true } = {}) {
+export async function startServer(extraArgs = [], { env = {}, defaultLimits = false, withRedis = true, command = 'serve' } = {}) {
   assert.ok(existsSync(CHESSD_BIN), `chessd binary not found at ${CHESSD_BIN} (set CHESSD_BIN or run make)`);
   const namesRedis = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis='));
   const redisArgs = namesRedis || !withRedis ? [] : ['--redis', await privateRedis()];
   const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
-  const proc = spawn(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...extraArgs], {
+  const engineArgs = extraArgs.some((a) => a === '--engine' || a.startsWith('--engine=')) || 'CHESSD_ENGINE' in env ? [] : ['--engine', 'none'];
+  const proc = spawn(CHESSD_BIN, [command, '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...engineArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
   });

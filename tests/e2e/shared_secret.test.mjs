@@ -124,7 +124,7 @@ test('with Redis down at start, game requests answer 503 store_unavailable, neve
     // A burst on the replica's threads: one asks Redis, the others wait for its answer.
     const burst = await Promise.all(Array.from({ length: 8 }, () => post(server, '/v1/games', {})));
     assert.deepEqual(burst.map((r) => r.status), Array(8).fill(201), burst.map((r) => r.text).join('\n'));
-    assert.deepEqual((await get(server, '/readyz')).body, { status: 'ready', redis: 'up' });
+    assert.deepEqual((await get(server, '/readyz')).body, { status: 'ready', redis: 'up', engine: { state: 'off' } });
     assert.match(server.stderr(), /token secret: Redis cannot be reached[\s\S]*token secret: made one/);
   } finally {
     await server.stop();
