@@ -19,7 +19,7 @@ import { prng } from './prng.mjs';
 
 let server;
 const procs = new Set(); // every chessd play started, killed at the end whatever failed
-before(async () => { server = await startServer(); });
+before(async () => { server = await startServer(['--engine', '/usr/games/stockfish']); });
 after(async () => {
   for (const proc of procs) proc.kill('SIGKILL');
   await server?.stop();
