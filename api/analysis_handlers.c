@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "analysis_http.h"
 #include "app.h"
@@ -142,15 +141,16 @@ bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_r
     return input_query_bool(req, "wdl", false, &rq->wdl, res);
 }
 
-/* The one place an engine status becomes a problem. */
-static void engine_problem(api_response_t *res, engine_status_t status, const char *err)
+/* The one place an engine status becomes a problem. configured: the
+ * server has an engine path (a pool without one is down for good). */
+static void engine_problem(api_response_t *res, engine_status_t status, const char *err, bool configured)
 {
     char detail[320];
     switch (status) {
     case ENGINE_EDOWN:
         api_problem(res, API_EENGINE_UNAVAILABLE, err[0] ? err : "no engine is running", NULL, NULL);
-        if (strcmp(err, "this server runs no engine"))
-            res->retry_after = 5; /* an engine is configured: it is being restarted */
+        /* configured: it is being restarted, so come back; else a retry is no use (api_problem gave a 503 one) */
+        res->retry_after = configured ? 5 : 0;
         break;
     case ENGINE_EBUSY:
         api_problem(res, API_EENGINE_BUSY, "every engine stayed busy for as long as a search may take", NULL, NULL);
@@ -197,7 +197,9 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
                                          sizeof err);
         if (s != ENGINE_OK) {
             jsonw_discard(&w);
-            engine_problem(res, s, err);
+            engine_pool_stats_t st;
+            engine_pool_stats(app_of(req)->engines, &st);
+            engine_problem(res, s, err, st.configured);
             return;
         }
     }

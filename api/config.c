@@ -88,7 +88,7 @@ static const setting_t settings[] = {
       FIELD(perft_threads), 1, 64 },
     { "--engine", "CHESSD_ENGINE", CONFIG_ENGINE_AUTO,
       "the UCI chess engine for analysis and games against the computer (auto: " CONFIG_ENGINE_DEFAULT_PATH
-      " when it is there; \"\" or none: no engine, its routes answer 503 engine_unavailable)",
+      " when it is there; none: no engine, its routes answer 503 engine_unavailable)",
       KIND_STRING, FIELD(engine_path), 0, 0 },
     { "--engine-workers", "CHESSD_ENGINE_WORKERS", "1",
       "engine processes (each one search at a time, one thread; analysis queue: 4 per worker)", KIND_UINT,

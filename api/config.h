@@ -60,7 +60,7 @@ typedef struct config {
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
-    char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "" (none) or a path */
+    char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "none" or a path */
     unsigned engine_workers;          /* engine processes this replica runs */
     unsigned engine_hash_mb;          /* each engine's hash table */
     unsigned engine_max_think_ms;     /* the longest one search may take */

@@ -162,6 +162,8 @@ const summary = (stats) => `${stats.acked} moves acknowledged, refusals ${JSON.s
 test('games land on all three masters, and the load plays through both replicas', async (t) => {
   const load = startLoad(1, t);
   await load.warm(1500);
+  // Enough moves to spread over the slots, however slow the machine: a count, not a rate.
+  for (let i = 0; i < 400 && load.stats.acked <= 100; i++) await sleep(50);
   const stats = await load.stop();
   await checkStored(stats);
   const masters = await cluster.masters();
