@@ -72,7 +72,7 @@ BENCH_PACKAGES = wrk redis-server redis-tools curl jq
 # Node packages of the test oracles, installed by `make deps-test` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
-.PHONY: all test bench deps deps-run deps-test run clean soak check-build-deps check-test-deps FORCE
+.PHONY: all test bench bench-levels deps deps-run deps-test run clean soak check-build-deps check-test-deps FORCE
 
 all: $(BUILD)/chessd
 
@@ -181,6 +181,15 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd
+	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
+
+# The strength of the levels of play, the full run the README's table of
+# levels comes from (about 40 minutes on two cores; make bench runs --quick).
+bench-levels: $(BUILD)/engine_match | $(AUTO_DEPS)
+	$(BUILD)/engine_match --markdown
+
+$(BUILD)/engine_match: $(BUILD)/tests/bench/engine_match.o $(BUILD)/tests/support/match.o $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS) -lm
 
 # jsonw against a cJSON tree on a full Position (the figure quoted in api/http/jsonw.h).
 $(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a

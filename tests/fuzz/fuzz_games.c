@@ -492,6 +492,61 @@ void store_on_down(store_t *store, void (*fn)(void *ctx), void *ctx)
     (void)ctx;
 }
 
+/* No engine workers here: a game against the computer's intent and job go
+ * nowhere and no job is ever claimed (the fuzzer drives the game service,
+ * not the workers; the server's metrics still link the workers' code). */
+store_status_t store_engine_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
+{
+    (void)store, (void)id, (void)version, (void)due_ms;
+    return STORE_OK;
+}
+
+store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version)
+{
+    (void)store, (void)id, (void)version;
+    return STORE_OK;
+}
+
+store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
+                                      store_engine_job_t *job)
+{
+    (void)store, (void)consumer, (void)lease_ms, (void)block_ms, (void)job;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_engine_job_touch(store_t *store, const char *consumer, const store_engine_job_t *job)
+{
+    (void)store, (void)consumer, (void)job;
+    return STORE_OK;
+}
+
+store_status_t store_engine_job_ack(store_t *store, const store_engine_job_t *job)
+{
+    (void)store, (void)job;
+    return STORE_OK;
+}
+
+store_status_t store_engine_now(store_t *store, int64_t *now_ms)
+{
+    (void)store;
+    *now_ms = 0;
+    return STORE_OK;
+}
+
+store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t version)
+{
+    (void)store, (void)id, (void)version;
+    return STORE_OK;
+}
+
+store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
+                                     unsigned *count)
+{
+    (void)store, (void)now_ms, (void)max, (void)out;
+    *count = 0;
+    return STORE_OK;
+}
+
 void store_set_deadline(int64_t deadline_ms) { (void)deadline_ms; }
 
 int64_t store_now_ms(void) { return 0; }
