@@ -139,7 +139,7 @@ $(BUILD)/chessd: $(RULES_OBJ) $(BUILD)/api/chessd.o $(API_OBJ)
 TEST_LDFLAGS = -Wl,--wrap=RAND_bytes,--wrap=HMAC,--wrap=EVP_MD_CTX_copy_ex
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/librules.a
-	$(CC) $(CFLAGS) $(TEST_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS) $(LIB_LIBS)
+	$(CC) $(CFLAGS) $(TEST_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS) $(LIB_LIBS) -lm
 
 REDOCLY = tests/openapi/node_modules/.bin/redocly
 

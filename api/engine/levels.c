@@ -69,18 +69,49 @@ static const level_t levels[LEVEL_MAX] = {
 
 /* Below the UCI_Elo floor a rating is played as the floor with a share of
  * random and weaker moves, interpolated between these points by rating:
- * the measured ratings of levels 1 and 2 (tests/bench/engine_match.c) and
- * the floor itself. */
+ * the measured ratings of levels 1 and 2 (tests/bench/engine_match.c; the
+ * README's table of levels) and the floor itself. */
 typedef struct {
     int elo;
     int random_permille, weaker_permille;
 } weak_point_t;
 
 static const weak_point_t weak_points[] = {
-    {800, 250, 250},
-    {1100, 100, 150},
+    {708, 250, 250},
+    {975, 100, 150},
     {UCI_ELO_FLOOR, 0, 0},
 };
+
+/* From the floor up, a rating is sent as the UCI_Elo that plays it:
+ * Stockfish's strength is not linear in its UCI_Elo between the anchors
+ * (it changes its pick depth in steps), so these are the ratings the
+ * UCI_Elo settings of the levels and of "elo" measured against the anchors
+ * (tests/bench/engine_match.c), the anchors themselves exact; between two
+ * points the UCI_Elo is interpolated, above the last it is the rating.
+ * From 1490 to 1597 Stockfish picks at depth 2 and plays about 1420 to
+ * 1500; at 1598 it picks at depth 3 and plays about 1600: ratings from
+ * 1500 to 1600 play near one end of that step. */
+typedef struct {
+    int rating, uci_elo;
+} calibration_t;
+
+static const calibration_t calibration[] = {
+    {UCI_ELO_FLOOR, UCI_ELO_FLOOR}, {1414, 1400}, {1435, 1500}, {1467, 1534}, {1477, 1560}, {1495, 1590},
+    {1600, 1600}, {1655, 1700}, {1850, 1850}, {2037, 2000}, {2100, 2100}, {2359, 2300}, {2400, 2400},
+};
+
+/* The UCI_Elo that plays rating elo (>= the floor). */
+static int calibrated_uci_elo(int elo)
+{
+    size_t n = sizeof calibration / sizeof calibration[0];
+    if (elo >= calibration[n - 1].rating)
+        return elo;
+    size_t i = 0;
+    while (i + 2 < n && elo >= calibration[i + 1].rating)
+        i++;
+    const calibration_t *low = &calibration[i], *high = &calibration[i + 1];
+    return low->uci_elo + (high->uci_elo - low->uci_elo) * (elo - low->rating) / (high->rating - low->rating);
+}
 
 bool level_of(int level, level_t *out)
 {
@@ -101,7 +132,7 @@ bool level_of_elo(int elo, level_t *out)
 {
     if (elo < level_elo_min || elo > level_elo_max || !out)
         return false;
-    int uci_elo = elo < UCI_ELO_FLOOR ? UCI_ELO_FLOOR : elo;
+    int uci_elo = elo < UCI_ELO_FLOOR ? UCI_ELO_FLOOR : calibrated_uci_elo(elo);
     *out = (level_t){
         .elo = elo,
         .strength = LIMITED(uci_elo),

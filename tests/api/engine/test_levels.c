@@ -6,6 +6,7 @@
  * node budgets) beats level 1 clearly over four games judged by chessd's
  * rules. Real Stockfish (/usr/games/stockfish, or $CHESSD_STOCKFISH). */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,21 +124,39 @@ static void test_every_setting_has_a_cap_and_room_for_its_pick(void)
     }
 }
 
-/* Stockfish 15.1 picks a UCI_Elo's move at depth 1 + its skill; the rating
- * is searched to that depth and no further. */
+/* Stockfish 15.1 picks a UCI_Elo's move at depth 1 + its skill, skill =
+ * ((elo - 1346.6) / 143.4) ^ (1 / 0.806) (its Skill()); a rating is
+ * searched to that depth of the UCI_Elo it is sent as, and no further.
+ * The anchors of the measurement are sent as themselves. */
+static int pick_depth(int uci_elo)
+{
+    double skill = pow((uci_elo - 1346.6) / 143.4, 1 / 0.806);
+    return 1 + (int)(skill > 20 ? 20 : skill < 0 ? 0 : skill);
+}
+
 static void test_a_rating_is_searched_to_stockfishs_pick_depth(void)
 {
-    static const struct {
-        int elo, depth;
-    } picks[] = {{1350, 1}, {1489, 1}, {1490, 2}, {1500, 2}, {1800, 5}, {2000, 7}, {2400, 12}, {2850, 19}};
-    for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+    for (int elo = 1350; elo <= level_elo_max; elo++) {
         level_t l;
-        CU_ASSERT_TRUE_FATAL(level_of_elo(picks[i].elo, &l));
-        CU_ASSERT_EQUAL(l.depth, picks[i].depth);
+        CU_ASSERT_TRUE_FATAL(level_of_elo(elo, &l));
         CU_ASSERT_TRUE(l.strength.limit_strength);
-        CU_ASSERT_EQUAL(l.strength.uci_elo, picks[i].elo);
+        CU_ASSERT_TRUE(l.strength.uci_elo >= 1350 && l.strength.uci_elo <= 2850);
+        if (l.depth != pick_depth(l.strength.uci_elo)) {
+            fprintf(stderr, "\nrating %d (UCI_Elo %d) searched to depth %d\n", elo, l.strength.uci_elo, l.depth);
+            CU_FAIL("a rating not searched to its pick depth");
+            return;
+        }
         CU_ASSERT_EQUAL(l.random_permille, 0);
     }
+    static const int anchors[] = {1350, 1600, 1850, 2100, 2400, 2600, 2850};
+    for (size_t i = 0; i < sizeof anchors / sizeof anchors[0]; i++) {
+        level_t l;
+        CU_ASSERT_TRUE_FATAL(level_of_elo(anchors[i], &l));
+        CU_ASSERT_EQUAL(l.strength.uci_elo, anchors[i]);
+    }
+    level_t l;
+    CU_ASSERT_TRUE_FATAL(level_of_elo(1500, &l));
+    CU_ASSERT_TRUE(l.strength.uci_elo > 1500); /* Stockfish's 1500 plays below 1500 */
 }
 
 static void test_the_settings_rise_with_the_rating(void)
