@@ -235,7 +235,7 @@ static void test_what_is_no_game_id_or_version_is_refused_unsent(void)
 enum { RACE_JOBS = 40, RACE_WORKERS = 2 };
 
 typedef struct {
-    char consumer[16];
+    char consumer[32];
     store_engine_job_t jobs[RACE_JOBS];
     int count;
     int failures;
