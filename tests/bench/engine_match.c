@@ -156,7 +156,9 @@ static bool player_level(const player_t *p, level_t *out)
     case PLAYER_ELO:
         return level_of_elo(p->value, out);
     default:
-        if (!level_of_elo(p->value, out) || out->random_permille || out->weaker_permille)
+        /* an anchor is Stockfish's own UCI_Elo: levels.c sends it as itself */
+        if (!level_of_elo(p->value, out) || out->random_permille || out->weaker_permille ||
+            out->strength.uci_elo != p->value)
             return false;
         out->nodes = 5000000;
         out->movetime_ms = 20000;
