@@ -22,10 +22,11 @@
  * pairing through the 16 openings from both sides, the cheap pairings more
  * than once (the schedule's rounds); the README's table of levels comes
  * from it. --quick (make bench) plays 4 openings once per pairing;
- * --ratings only the pairings that rate the "elo" settings. It prints every pairing's score and the
- * ratings, and checks that strength rises with the level, that level 1 beats
- * random moves, and that every rating asked is honoured within its error
- * bar; exit status 1 when a check fails, 2 on an error. */
+ * --ratings only the pairings that rate the "elo" settings. It prints every
+ * pairing's score and the ratings, and checks that strength rises with the
+ * level, that level 1 beats random moves, and that every rating asked is
+ * honoured within its error bar; exit status 1 when a check fails, 2 on an
+ * error. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -172,24 +173,6 @@ typedef struct {
     int ends[PAIRINGS][MATCH_END_COUNT];
 } tally_t;
 
-/* The opening's moves, each legal in turn. */
-static int opening_moves(const position_t *start, const char *line, move_t *out)
-{
-    position_t pos = *start;
-    int count = 0;
-    const char *cursor = line, *text;
-    size_t length;
-    while (notation_next_in_list(&cursor, &text, &length)) {
-        char message[128];
-        if (count == MATCH_OPENING_MAX ||
-            notation_parse_move(&pos, text, length, &out[count], message, sizeof message) != LEGALITY_OK)
-            return -1;
-        position_undo_t undo;
-        position_make(&pos, out[count++], &undo);
-    }
-    return count;
-}
-
 /* Child `job` of `jobs`: plays its share of the games, one line per game
  * on fd: "pairing score end plies". */
 static int play_share(int job, int jobs, int opening_count, const char *stockfish, int fd)
@@ -221,7 +204,7 @@ static int play_share(int job, int jobs, int opening_count, const char *stockfis
                 return 2;
             }
             move_t opening[MATCH_OPENING_MAX];
-            int count = opening_moves(&start, openings[g / 2 % opening_count], opening);
+            int count = match_opening(&start, openings[g / 2 % opening_count], opening);
             if (count < 0) {
                 fprintf(stderr, "engine_match: opening %d is not legal\n", g / 2 % opening_count);
                 return 2;
@@ -254,6 +237,14 @@ static double expected(double r, double opponent)
     return 1.0 / (1.0 + pow(10.0, (opponent - r) / 400.0));
 }
 
+/* The opponent in pairing i when that pairing rates p (it names p first,
+ * was played, and is not against random moves, which have no rating). */
+static const player_t *opponent_rating(int i, const player_t *p, const tally_t *t)
+{
+    const player_t *o = player_named(schedule[i].b);
+    return strcmp(schedule[i].a, p->name) || !t->games[i] || o->kind == PLAYER_RANDOM ? NULL : o;
+}
+
 /* Rates player p from every pairing that names it first, its opponents
  * rated: maximum likelihood by Newton's method on the logistic model. */
 static bool rate(player_t *p, const tally_t *t)
@@ -263,8 +254,8 @@ static bool rate(player_t *p, const tally_t *t)
     for (int iter = 0; iter < 100; iter++) {
         double grad = 0, info = 0;
         for (int i = 0; i < PAIRINGS; i++) {
-            player_t *o = player_named(schedule[i].b);
-            if (strcmp(schedule[i].a, p->name) || !t->games[i] || o->kind == PLAYER_RANDOM)
+            const player_t *o = opponent_rating(i, p, t);
+            if (!o)
                 continue;
             if (!o->rated)
                 return false;
@@ -286,8 +277,8 @@ static bool rate(player_t *p, const tally_t *t)
     double info = 0, inherited = 0;
     int games = 0;
     for (int i = 0; i < PAIRINGS; i++) {
-        player_t *o = player_named(schedule[i].b);
-        if (strcmp(schedule[i].a, p->name) || !t->games[i] || o->kind == PLAYER_RANDOM)
+        const player_t *o = opponent_rating(i, p, t);
+        if (!o)
             continue;
         double e = expected(r, o->rating), part = k * k * (t->games[i] + 1) * e * (1 - e);
         info += part;
@@ -363,6 +354,10 @@ int main(int argc, char **argv)
     pid_t pids[64];
     for (int j = 0; j < jobs; j++) {
         pids[j] = fork();
+        if (pids[j] < 0) {
+            fprintf(stderr, "engine_match: fork: %s\n", strerror(errno));
+            return 2;
+        }
         if (pids[j] == 0) {
             close(fds[0]);
             _exit(play_share(j, jobs, opening_count, stockfish, fds[1]));

@@ -18,6 +18,23 @@ const char *match_end_name(match_end_t end)
     return (unsigned)end < MATCH_END_COUNT ? end_names[end] : "unknown";
 }
 
+int match_opening(const position_t *start, const char *line, move_t out[MATCH_OPENING_MAX])
+{
+    position_t pos = *start;
+    int count = 0;
+    const char *cursor = line, *text;
+    size_t length;
+    while (notation_next_in_list(&cursor, &text, &length)) {
+        char message[128];
+        if (count == MATCH_OPENING_MAX ||
+            notation_parse_move(&pos, text, length, &out[count], message, sizeof message) != LEGALITY_OK)
+            return -1;
+        position_undo_t undo;
+        position_make(&pos, out[count++], &undo);
+    }
+    return count;
+}
+
 int match_material(const position_t *pos, color_t c)
 {
     static const int value[PIECE_TYPE_COUNT] = {[PAWN] = 1, [KNIGHT] = 3, [BISHOP] = 3, [ROOK] = 5, [QUEEN] = 9};

@@ -51,6 +51,11 @@ engine_status_t match_play(engine_t *engines[COLOR_COUNT], const level_t *levels
                            const position_t *start, const move_t *opening, int opening_count, uint64_t seed,
                            const match_rules_t *rules, match_result_t *out, char *err, size_t err_size);
 
+/* Reads an opening, moves in UCI or SAN separated by spaces, each legal in
+ * turn from start, into out (MATCH_OPENING_MAX moves at most): the number
+ * of moves, or -1 for an illegal or unreadable one or too many. */
+int match_opening(const position_t *start, const char *line, move_t out[MATCH_OPENING_MAX]);
+
 /* Material of colour c: pawn 1, knight and bishop 3, rook 5, queen 9. */
 int match_material(const position_t *pos, color_t c);
 

@@ -468,20 +468,11 @@ static void test_level_6_beats_level_1_clearly(void)
     match_rules_t rules = {.max_plies = 300, .resign_material = 9, .resign_plies = 10};
     double strong_score = 0;
     for (int game = 0; game < 4; game++) {
-        position_t start, after;
+        position_t start;
         CU_ASSERT_TRUE_FATAL(tests_parse_fen(FEN_START, &start));
-        after = start;
-        move_t opening[8];
-        int count = 0;
-        const char *cursor = openings[game / 2], *text;
-        size_t length;
-        while (notation_next_in_list(&cursor, &text, &length)) {
-            char message[128];
-            CU_ASSERT_EQUAL_FATAL(notation_parse_move(&after, text, length, &opening[count], message, sizeof message),
-                                  LEGALITY_OK);
-            position_undo_t undo;
-            position_make(&after, opening[count++], &undo);
-        }
+        move_t opening[MATCH_OPENING_MAX];
+        int count = match_opening(&start, openings[game / 2], opening);
+        CU_ASSERT_EQUAL_FATAL(count, 4);
         bool strong_white = game % 2 == 0;
         const level_t *sides[COLOR_COUNT] = {strong_white ? &strong : &weak, strong_white ? &weak : &strong};
         match_result_t result;
