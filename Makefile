@@ -129,6 +129,24 @@ $(BUILD)/api/spec.o: api/spec.S openapi.yaml | check-build-deps
 $(BUILD)/librules.a: $(RULES_OBJ)
 	ar rcs $@ $^
 
+# The opening names (rules/opening.c) come from a table made at build time:
+# rules/openings/openings_gen.c plays the data set's lines with the rules core
+# (every object but opening.o, as an archive, so that only what it uses is
+# linked) and writes $(BUILD)/gen/opening_table.h.
+OPENINGS_TSV = $(sort $(wildcard rules/openings/*.tsv))
+OPENING_TABLE = $(BUILD)/gen/opening_table.h
+$(BUILD)/librules-base.a: $(filter-out $(BUILD)/rules/opening.o,$(RULES_OBJ))
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/tools/openings_gen: rules/openings/openings_gen.c $(BUILD)/librules-base.a | check-build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/librules-base.a
+$(OPENING_TABLE): $(BUILD)/tools/openings_gen $(OPENINGS_TSV)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/openings_gen $@ $(OPENINGS_TSV)
+$(BUILD)/rules/opening.o: $(OPENING_TABLE)
+$(BUILD)/rules/opening.o: private ALL_CFLAGS += -I$(BUILD)/gen
+
 # The rules core is linked first, so its code (perft's hot loops) sits at the
 # same addresses whatever api/ and store/ grow to: its speed then does not
 # move with their size (a layout shift alone once cost perft 15%).
@@ -180,6 +198,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
+	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
 
@@ -190,6 +209,10 @@ bench-levels: $(BUILD)/engine_match | $(AUTO_DEPS)
 
 $(BUILD)/engine_match: $(BUILD)/tests/bench/engine_match.o $(BUILD)/tests/support/match.o $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS) -lm
+
+# What naming the opening adds to a 40-ply /v1/position/moves (the figure quoted in rules/opening.h).
+$(BUILD)/opening_bench: $(BUILD)/tests/bench/opening_bench.o $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # jsonw against a cJSON tree on a full Position (the figure quoted in api/http/jsonw.h).
 $(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a

@@ -175,9 +175,11 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
                       int move_count, const uint64_t *history, const analysis_request_t *rq)
 {
     position_t pos = *start;
+    const opening_t *opening = opening_at(&pos);
     for (int i = 0; i < move_count; i++) {
         position_undo_t undo;
         position_make(&pos, moves[i], &undo);
+        opening_follow(&opening, &pos);
     }
     status_t status;
     status_evaluate(&pos, history, (size_t)move_count, &status);
@@ -185,7 +187,7 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
     jsonw_init(&w);
     jsonw_object_begin(&w);
     jsonw_key(&w, "position");
-    position_json_write(&w, &pos, &status, false);
+    position_json_write(&w, &pos, &status, opening, false);
     if (status.state != STATUS_ACTIVE) {
         jsonw_key(&w, "lines");
         jsonw_array_begin(&w);

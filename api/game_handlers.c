@@ -729,6 +729,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
                            : r->game.state == GAME_ABORTED ? "abandoned"
                                                            : NULL,
             .time_control = control,
+            .opening = game_opening(&r->game),
             .moves = g.moves ? g.moves : "",
             .moves_length = g.moves ? g.moves_length : 0,
         };

@@ -146,6 +146,7 @@ bool input_play_moves(const cJSON *root, bool required, position_t *pos, input_p
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         return false;
     }
+    out->opening = opening_at(pos);
     int index = 0;
     for (const cJSON *item = moves ? moves->child : NULL; item; item = item->next, index++) {
         if (!cJSON_IsString(item)) {
@@ -179,6 +180,7 @@ bool input_play_moves(const cJSON *root, bool required, position_t *pos, input_p
         out->moves[index] = move;
         position_undo_t undo;
         position_make(pos, move, &undo);
+        opening_follow(&out->opening, pos);
     }
     out->count = count;
     return true;

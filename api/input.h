@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "../rules/opening.h"
 #include "../rules/rules.h"
 #include "http/request.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     move_t *moves;
     uint64_t *history;
     int count;
+    const opening_t *opening; /* the opening the line is in at its end (rules/opening.h), NULL: none */
 } input_played_t;
 
 /* Called for each move before it is played, with the position it is played in. */

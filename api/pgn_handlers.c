@@ -84,7 +84,7 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     jsonw_kv_string(&a->w, "initial_fen", fen_format(&g->initial, fen, sizeof fen));
     jsonw_kv_bool(&a->w, "chess960", g->initial.chess960);
     jsonw_key(&a->w, "position");
-    position_json_write(&a->w, &g->pos, &g->status, a->with_moves);
+    position_json_write(&a->w, &g->pos, &g->status, game_opening(g), a->with_moves);
     jsonw_kv_string(&a->w, "result", done->result);
     jsonw_object_end(&a->w);
     a->open_game = -1;

@@ -61,7 +61,7 @@ static bool query_chess960_position(const api_request_t *req, bool has_fen, int 
 }
 
 static void answer_position(const api_request_t *req, api_response_t *res, const position_t *pos,
-                            const status_t *status, bool with_moves)
+                            const status_t *status, const opening_t *opening, bool with_moves)
 {
     size_t length = 0;
     if (api_request_wants_text(req)) {
@@ -71,7 +71,7 @@ static void answer_position(const api_request_t *req, api_response_t *res, const
     }
     jsonw_t w;
     jsonw_init(&w);
-    position_json_write(&w, pos, status, with_moves);
+    position_json_write(&w, pos, status, opening, with_moves);
     char *body = jsonw_finish(&w, &length);
     api_response_set(res, 200, "application/json", body, length);
 }
@@ -191,7 +191,7 @@ void handle_position(const api_request_t *req, api_response_t *res)
     }
     status_t status;
     status_evaluate(&pos, NULL, 0, &status);
-    answer_position(req, res, &pos, &status, with_moves);
+    answer_position(req, res, &pos, &status, opening_at(&pos), with_moves);
 done:
     cJSON_Delete(root);
 }
@@ -228,11 +228,11 @@ void handle_position_moves(const api_request_t *req, api_response_t *res)
     status_t status;
     status_evaluate(&pos, played.history, (size_t)played.count, &status);
     if (api_request_wants_text(req)) {
-        answer_position(req, res, &pos, &status, with_moves);
+        answer_position(req, res, &pos, &status, played.opening, with_moves);
         goto done;
     }
     jsonw_key(&w, "position");
-    position_json_write(&w, &pos, &status, with_moves);
+    position_json_write(&w, &pos, &status, played.opening, with_moves);
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);

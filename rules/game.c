@@ -203,11 +203,28 @@ static void evaluate(game_t *g)
     }
 }
 
+/* Follows the opening to g's position (opening_follow). */
+static void follow_opening(game_t *g)
+{
+    const opening_t *named = opening_at(&g->pos);
+    if (named)
+        g->opening_key = named->key;
+}
+
+const opening_t *game_opening(const game_t *g) { return g->opening_key ? opening_find(g->opening_key) : NULL; }
+
+void game_restore_opening(game_t *g, uint64_t key)
+{
+    const opening_t *named = key ? opening_find(key) : NULL;
+    g->opening_key = named ? named->key : 0;
+}
+
 void game_start(game_t *g, const position_t *initial)
 {
     memset(g, 0, sizeof *g);
     g->initial = *initial;
     g->pos = *initial;
+    follow_opening(g);
     evaluate(g);
 }
 
@@ -231,6 +248,7 @@ static void play(game_t *g, move_t move)
         g->history[g->history_count++] = before;
     }
     g->ply_count++;
+    follow_opening(g);
 }
 
 game_status_t game_move(game_t *g, color_t who, const char *text, size_t length, int max_plies, int64_t now_ms,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "legality.h"
+#include "opening.h"
 #include "position.h"
 #include "san.h"
 #include "status.h"
@@ -124,6 +125,7 @@ typedef struct {
     game_takeback_t takeback;            /* the policy */
     game_offer_t takeback_offer;
     game_clock_t clock;
+    uint64_t opening_key;                /* the key of the last named position along the game (opening.h), 0: none */
 } game_t;
 
 /* What game_move() played, or why not. */
@@ -145,6 +147,15 @@ void game_start(game_t *g, const position_t *initial);
 bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_takeback_t takeback);
 
 bool game_is_timed(const game_t *g);
+
+/* The opening the game is in (opening.h: the last named position along it,
+ * its initial position included), or NULL. */
+const opening_t *game_opening(const game_t *g);
+
+/* Sets the opening of a restored game (game_restore) to the named position
+ * with this key, as its record keeps it (0, or a key the table no longer
+ * names: none). */
+void game_restore_opening(game_t *g, uint64_t key);
 /* Whether the clock runs now (timed, active, two plies played). */
 bool game_clock_running(const game_t *g);
 /* Time left to color at now_ms (never below 0). */

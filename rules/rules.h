@@ -12,6 +12,7 @@
 #include "status.h"
 #include "position.h"
 #include "notation.h"
+#include "opening.h"
 #include "uci.h"
 
 /* Builds the attack and hash tables. Idempotent; not thread-safe itself. */

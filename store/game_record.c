@@ -20,7 +20,10 @@
  * computer plays that side, game_engine_t), then "analysis 1" (a game made
  * with hints allowed). A chessd older than them refuses a text with them
  * (strict reading, below): only games against the computer have them, which
- * it could not play anyway.
+ * it could not play anyway. Last, "opening <key>" (16 hex digits) when the
+ * game is in a named opening (game_t.opening_key): a chessd older than it
+ * refuses such a text, so every replica runs this version before games are
+ * written with it (see the README's upgrade note).
  * Texts of format 2 (no takeback and clock
  * lines) are read as untimed games with free takebacks, as they were made
  * (and refused when they end on time or by an abort, which format 2 had not).
@@ -81,6 +84,14 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
         if (n <= 0 || (size_t)n >= size - length)
             return 0;
         length += (size_t)n;
+    }
+    if (g->opening_key) {
+        if (size - length < sizeof "\nopening " + GAME_RECORD_HISTORY_ENTRY)
+            return 0;
+        memcpy(out + length, "\nopening ", sizeof "\nopening " - 1);
+        length += sizeof "\nopening " - 1;
+        hex_encode_u64(g->opening_key, out + length);
+        length += GAME_RECORD_HISTORY_ENTRY;
     }
     return length;
 }
@@ -218,8 +229,9 @@ static bool read_engine(lines_t *l, game_engine_t *e)
     return game_record_engine_ok(e);
 }
 
-/* The lines that may follow the names (format 3): engine, then analysis. */
-static bool read_computer_lines(lines_t *l, game_record_t *r)
+/* The lines that may follow the names (format 3): engine, then analysis,
+ * then opening (its key, 16 hex digits, into *opening_key; 0 when absent). */
+static bool read_optional_lines(lines_t *l, game_record_t *r, uint64_t *opening_key)
 {
     if (line_is(l, "engine") && !read_engine(l, &r->engine))
         return false;
@@ -228,6 +240,13 @@ static bool read_computer_lines(lines_t *l, game_record_t *r)
         if (!read_int(l, "analysis", 1, 1, &analysis))
             return false;
         r->analysis = true;
+    }
+    *opening_key = 0;
+    if (line_is(l, "opening")) {
+        char text[GAME_RECORD_HISTORY_ENTRY + 1];
+        if (!read_text(l, "opening", text, sizeof text) || strlen(text) != GAME_RECORD_HISTORY_ENTRY
+            || !hex_decode_u64(text, opening_key) || *opening_key == 0)
+            return false;
     }
     return true;
 }
@@ -305,6 +324,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     memset(r, 0, sizeof *r);
     lines_t l = { state, state + state_length, false };
     int64_t created, updated, chess960, plies;
+    uint64_t opening_key = 0;
     const int64_t ms_max = INT64_C(9000000000000000);
     position_t initial, current;
     lines_t first = l;
@@ -339,7 +359,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
         || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
         || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
-        || (!format_2 && !read_computer_lines(&l, r))
+        || (!format_2 && !read_optional_lines(&l, r, &opening_key))
         || !l.finished /* something after the last line */
         || !game_record_name_ok(r->players[WHITE].name) || !game_record_name_ok(r->players[BLACK].name))
         return false;
@@ -352,10 +372,17 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
             return false;
     r->created_at_ms = created;
     r->updated_at_ms = updated;
-    return game_restore(&r->game, &initial, &current, keys, count, (int)plies, (game_state_t)state_value,
-                        (game_result_t)result, (game_termination_t)termination, (game_offer_t)offer)
-               == GAME_OK
-           && game_restore_rules(&r->game, (game_takeback_t)takeback, (game_offer_t)takeback_offer, &clock) == GAME_OK;
+    if (game_restore(&r->game, &initial, &current, keys, count, (int)plies, (game_state_t)state_value,
+                     (game_result_t)result, (game_termination_t)termination, (game_offer_t)offer)
+            != GAME_OK
+        || game_restore_rules(&r->game, (game_takeback_t)takeback, (game_offer_t)takeback_offer, &clock) != GAME_OK)
+        return false;
+    /* A text with no opening line is a game in none, or one stored before
+     * the line existed: that one gets its current position's name, if any,
+     * and follows the opening from its next move on. */
+    const opening_t *named = opening_at(&current);
+    game_restore_opening(&r->game, opening_key ? opening_key : named ? named->key : 0);
+    return true;
 }
 
 /* --- the first format: {"id", "created_at", "updated_at", "chess960", "initial_fen", "fen", "status",

@@ -56,6 +56,7 @@ int main(int argc, char **argv)
         test_engine_jobs_register,
         test_pool_register,
         test_play_engine_register,
+        test_opening_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

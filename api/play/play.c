@@ -376,6 +376,7 @@ static void session_pgn(session_t *s)
         .initial = &g->initial,
         .result = game_result_name(g->result),
         .over = game_is_over(g),
+        .opening = game_opening(g),
         .moves = s->line.data ? s->line.data : "",
         .moves_length = s->line.length,
     };

@@ -64,7 +64,8 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t no
         g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
     };
     jsonw_key(w, "position");
-    position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, with_moves && !game_is_over(g));
+    position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, game_opening(g),
+                              with_moves && !game_is_over(g));
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));

@@ -59,6 +59,10 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
         write_tag(&out, "SetUp", "1");
         write_tag(&out, "FEN", fen);
     }
+    if (game->opening) {
+        write_tag(&out, "ECO", game->opening->eco);
+        write_tag(&out, "Opening", game->opening->name);
+    }
     write_tag(&out, "Termination", game->termination ? game->termination : game->over ? "normal" : "unterminated");
     if (game->time_control)
         write_tag(&out, "TimeControl", game->time_control);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../rules/opening.h"
 #include "../../rules/position.h"
 
 typedef struct {
@@ -20,6 +21,7 @@ typedef struct {
     bool over;                 /* the Termination tag: normal or unterminated, unless termination says */
     const char *termination;   /* the Termination tag's value when not NULL ("time forfeit", "abandoned") */
     const char *time_control;  /* the TimeControl tag ("300+2", "-" for none) when not NULL */
+    const opening_t *opening;  /* the ECO and Opening tags when not NULL */
     const char *moves;         /* the move list: "uci:san" entries separated by single spaces */
     size_t moves_length;
 } pgn_game_t;

@@ -123,13 +123,26 @@ const char *position_json_result(const position_t *pos, const status_t *status)
     }
 }
 
-void position_json_write(jsonw_t *w, const position_t *pos, const status_t *status, bool with_moves)
+void position_json_write(jsonw_t *w, const position_t *pos, const status_t *status, const opening_t *opening,
+                         bool with_moves)
 {
-    position_json_write_ended(w, pos, status, NULL, with_moves);
+    position_json_write_ended(w, pos, status, NULL, opening, with_moves);
+}
+
+void position_json_opening(jsonw_t *w, const opening_t *opening)
+{
+    if (!opening) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "eco", opening->eco);
+    jsonw_kv_string(w, "name", opening->name);
+    jsonw_object_end(w);
 }
 
 void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t *status,
-                               const position_json_ending_t *ending, bool with_moves)
+                               const position_json_ending_t *ending, const opening_t *opening, bool with_moves)
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
     jsonw_object_begin(w);
@@ -166,6 +179,8 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
     }
     jsonw_kv_bool(w, "chess960", pos->chess960);
     jsonw_kv_int(w, "repetitions", status->repetitions);
+    jsonw_key(w, "opening");
+    position_json_opening(w, opening);
     if (with_moves) {
         move_list_t legal;
         movegen_legal(pos, &legal);

@@ -121,6 +121,7 @@ static char *render_cjson(const position_t *pos, const status_t *status)
     }
     cJSON_AddBoolToObject(root, "chess960", pos->chess960);
     cJSON_AddNumberToObject(root, "repetitions", status->repetitions);
+    cJSON_AddNullToObject(root, "opening");
     move_list_t legal;
     movegen_legal(pos, &legal);
     cJSON *moves = cJSON_AddArrayToObject(root, "legal_moves");
@@ -135,7 +136,7 @@ static char *render_jsonw(const position_t *pos, const status_t *status)
 {
     jsonw_t w;
     jsonw_init(&w);
-    position_json_write(&w, pos, status, true);
+    position_json_write(&w, pos, status, NULL, true);
     return jsonw_finish(&w, NULL);
 }
 

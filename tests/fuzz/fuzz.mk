@@ -46,6 +46,10 @@ $(FUZZ_OBJ)/%.o: %.c | check-fuzz-deps
 	@mkdir -p $(dir $@)
 	$(CC_FUZZ) $(FUZZ_ALL_CFLAGS) -c $< -o $@
 
+# rules/opening.c includes the table the Makefile generates (OPENING_TABLE).
+$(FUZZ_OBJ)/rules/opening.o: $(OPENING_TABLE)
+$(FUZZ_OBJ)/rules/opening.o: private FUZZ_ALL_CFLAGS += -I$(BUILD)/gen
+
 # api/spec.S embeds openapi.yaml with .incbin.
 $(FUZZ_OBJ)/api/spec.o: api/spec.S openapi.yaml | check-fuzz-deps
 	@mkdir -p $(dir $@)

@@ -144,11 +144,14 @@ static game_status_t replay_active(game_t *g, const position_t *initial, const c
     return replay(g, initial, line, GAME_ACTIVE, GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE);
 }
 
-/* Restores *g from the parts of `from`. */
+/* Restores *g from the parts of `from` (its opening too). */
 static game_status_t restore(game_t *g, const game_t *from)
 {
-    return game_restore(g, &from->initial, &from->pos, from->history, from->history_count, from->ply_count,
-                        from->state, from->result, from->termination, from->draw_offer);
+    game_status_t status = game_restore(g, &from->initial, &from->pos, from->history, from->history_count,
+                                        from->ply_count, from->state, from->result, from->termination, from->draw_offer);
+    if (status == GAME_OK)
+        game_restore_opening(g, from->opening_key);
+    return status;
 }
 
 static const char *const knight_shuffle = "Nf3 Nf6 Ng1 Ng8";
@@ -1099,8 +1102,11 @@ static game_status_t restore_from_fen(game_t *r, const game_t *g)
     if (fen_parse(initial_fen, strlen(initial_fen), flags, &initial, NULL, 0) != FEN_OK
         || fen_parse(current_fen, strlen(current_fen), flags, &current, NULL, 0) != FEN_OK)
         return GAME_EBAD_RECORD;
-    return game_restore(r, &initial, &current, g->history, g->history_count, g->ply_count, g->state, g->result,
-                        g->termination, g->draw_offer);
+    game_status_t status = game_restore(r, &initial, &current, g->history, g->history_count, g->ply_count, g->state,
+                                        g->result, g->termination, g->draw_offer);
+    if (status == GAME_OK)
+        game_restore_opening(r, g->opening_key);
+    return status;
 }
 
 /* Restoring g from its parts, and from them through FEN text, gives g back. */

@@ -20,6 +20,10 @@ static const char token_white[] = "0123456789abcdef0123456789abcdef0123456789abc
 static const char token_black[] = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
 
 /* A new game at fen (fen_parse flags) with both players' names and tokens. */
+/* The start position at move 40: past the plies the opening names cover
+ * (rules/opening.h), so a game from it has no opening line. */
+#define LATE_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 40"
+
 static void start_record(game_record_t *r, const char *fen, unsigned flags, const char *white, const char *black)
 {
     memset(r, 0, sizeof *r);
@@ -84,7 +88,7 @@ static void play_at(game_record_t *r, const char *moves, const int64_t *times)
 static void timed_record(game_record_t *r)
 {
     static const int64_t times[] = { 1000, 2000, 5000, 9500 };
-    start_record(r, FEN_START, 0, "Anna", "Boris");
+    start_record(r, LATE_START, 0, "Anna", "Boris");
     CU_ASSERT_FATAL(game_set_rules(&r->game, 300000, 2000, GAME_TAKEBACK_AGREEMENT));
     play_at(r, "e4 e5 Nf3 Nc6", times);
     int plies = -1;
@@ -195,9 +199,17 @@ static void test_state_text_is_one_named_line_a_field_in_a_fixed_order(void)
                                    "white.token 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
                                    "black.token fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n"
                                    "white.name Anna\n"
-                                   "black.name ";
-    CU_ASSERT_EQUAL(length, sizeof expected - 1);
-    CU_ASSERT(length == sizeof expected - 1 && !memcmp(state, expected, length));
+                                   "black.name \n"
+                                   "opening ";
+    /* The last line: the key of the named position the game is in. */
+    const opening_t *opening = game_opening(&r.game);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(opening);
+    CU_ASSERT_STRING_EQUAL(opening->name, "King's Knight Opening");
+    char key[GAME_RECORD_HISTORY_ENTRY];
+    game_record_history_entry(opening->key, key);
+    CU_ASSERT_EQUAL(length, sizeof expected - 1 + sizeof key);
+    CU_ASSERT(length == sizeof expected - 1 + sizeof key && !memcmp(state, expected, sizeof expected - 1)
+              && !memcmp(state + sizeof expected - 1, key, sizeof key));
     char entry[GAME_RECORD_HISTORY_ENTRY + 1] = "";
     game_record_history_entry(UINT64_C(0x0123456789abcdef), entry);
     CU_ASSERT_STRING_EQUAL(entry, "0123456789abcdef");
@@ -515,7 +527,7 @@ typedef struct {
 static void base_text(text_t *t)
 {
     game_record_t r;
-    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    start_record(&r, LATE_START, 0, "Anna", "Boris");
     play(&r, "e4 e5 Nf3 Nc6");
     CU_ASSERT_EQUAL_FATAL(r.game.history_count, 2);
     t->length = state_text(&r, t->state);
@@ -1188,7 +1200,7 @@ static void test_read_refuses_a_format_2_text_with_an_ending_format_2_never_had(
  * level or elo, with analysis as given. */
 static void computer_record(game_record_t *r, color_t color, int level, int elo, bool analysis)
 {
-    start_record(r, FEN_START, 0, "Anna", "");
+    start_record(r, LATE_START, 0, "Anna", "");
     play(r, "e4 e5 Nf3");
     r->engine = (game_engine_t){ .plays = true, .color = color, .level = level, .elo = elo };
     r->analysis = analysis;
@@ -1295,6 +1307,55 @@ static void test_read_refuses_computer_lines_this_code_never_writes(void)
                    "a format 2 text with an engine line");
     expect_refused(edited, with_tail(&t, "\nanalysis 1", edited), t.history, t.history_length,
                    "a format 2 text with an analysis line");
+}
+
+static void test_the_opening_line_round_trips_and_is_read_strictly(void)
+{
+    /* A game whose last named position is behind it (h3 and h6 are in no line). */
+    game_record_t r;
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    play(&r, "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 a3 h6");
+    const opening_t *najdorf = game_opening(&r.game);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(najdorf);
+    CU_ASSERT_STRING_EQUAL(najdorf->name, "Sicilian Defense: Najdorf Variation");
+    expect_round_trip(&r);
+    text_t t;
+    text_of(&r, &t);
+    char edited[GAME_RECORD_STATE_MAX * 2], key[GAME_RECORD_HISTORY_ENTRY + 1] = "";
+    game_record_history_entry(najdorf->key, key);
+    size_t line = sizeof "\nopening " - 1 + GAME_RECORD_HISTORY_ENTRY;
+    CU_ASSERT_FATAL(t.length > line && !memcmp(t.state + t.length - line, "\nopening ", line - 16)
+                    && !memcmp(t.state + t.length - 16, key, 16));
+    /* Without the line the game reads as in none (its position is not named). */
+    game_record_t back;
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length - line, t.history, t.history_length));
+    CU_ASSERT_PTR_NULL(game_opening(&back.game));
+    /* A key the table does not name (an older data set's) reads as none. */
+    memcpy(edited, t.state, t.length);
+    memcpy(edited + t.length - 16, "0123456789abcdef", 16);
+    CU_ASSERT_FATAL(game_record_read(&back, edited, t.length, t.history, t.history_length));
+    CU_ASSERT_PTR_NULL(game_opening(&back.game));
+    /* Malformed lines, and the line out of its place. */
+    static const char *const bad[] = { "\nopening", "\nopening ", "\nopening 0000000000000000",
+                                       "\nopening 0123456789ABCDEF", "\nopening 0123456789abcde",
+                                       "\nopening 0123456789abcdef0", "\nopening  0123456789abcdef",
+                                       "\nopening 0123456789abcdef\n", "\nopening 0123456789abcdef\nanalysis 1",
+                                       "\nopening 0123456789abcdef\nopening 0123456789abcdef" };
+    size_t base = t.length - line;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(edited, t.state, base);
+        memcpy(edited + base, bad[i], strlen(bad[i]));
+        char why[96];
+        snprintf(why, sizeof why, "the tail '%s'", bad[i] + 1);
+        expect_refused(edited, base + strlen(bad[i]), t.history, t.history_length, why);
+    }
+    /* A game stored before the line existed, in a named position: its name. */
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    play(&r, "e4 c5");
+    text_of(&r, &t);
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length - line, t.history, t.history_length));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(game_opening(&back.game));
+    CU_ASSERT_STRING_EQUAL(game_opening(&back.game)->name, "Sicilian Defense");
 }
 
 static void test_writing_refuses_an_engine_the_text_cannot_hold(void)
@@ -1610,6 +1671,7 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_a_game_against_the_computer_round_trips_its_side_strength_and_analysis);
     CU_ADD_TEST(suite, test_a_game_between_two_people_has_no_computer_lines_and_reads_as_no_engine);
     CU_ADD_TEST(suite, test_read_refuses_computer_lines_this_code_never_writes);
+    CU_ADD_TEST(suite, test_the_opening_line_round_trips_and_is_read_strictly);
     CU_ADD_TEST(suite, test_writing_refuses_an_engine_the_text_cannot_hold);
     CU_ADD_TEST(suite, test_the_engine_is_to_move_on_its_turn_in_a_game_in_progress_only);
     CU_ADD_TEST(suite, test_read_refuses_a_line_missing_reordered_or_duplicated);

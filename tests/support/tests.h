@@ -59,6 +59,7 @@ int test_hex_register(void);
 int test_mhd_version_register(void);
 int test_engine_register(void);
 int test_play_engine_register(void);
+int test_opening_register(void);
 int test_levels_register(void);
 int test_engine_jobs_register(void);
 int test_pool_register(void);

@@ -18,7 +18,7 @@ static void test_an_allocation_failure_anywhere_in_a_position_makes_finish_null(
     status_evaluate(&pos, NULL, 0, &status);
     jsonw_t w;
     jsonw_init(&w);
-    position_json_write(&w, &pos, &status, true);
+    position_json_write(&w, &pos, &status, NULL, true);
     size_t whole_length;
     char *whole = jsonw_finish(&w, &whole_length);
     CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
@@ -27,7 +27,7 @@ static void test_an_allocation_failure_anywhere_in_a_position_makes_finish_null(
     for (long k = 0; k < 100; k++) {
         tests_fail_allocations_after(k);
         jsonw_init(&w);
-        position_json_write(&w, &pos, &status, true);
+        position_json_write(&w, &pos, &status, NULL, true);
         size_t length;
         char *text = jsonw_finish(&w, &length);
         bool failed = tests_allocation_calls() > k;
