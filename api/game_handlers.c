@@ -177,10 +177,14 @@ typedef void (*action_reader_fn)(const cJSON *root, game_svc_action_t *a);
 static void read_move(const cJSON *root, game_svc_action_t *a)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "move");
+    const cJSON *offer = cJSON_GetObjectItemCaseSensitive(root, "offer_draw");
     if (cJSON_IsString(item))
         a->move = item->valuestring;
     else
         a->invalid = "'move' must be a string (UCI or SAN)";
+    if (offer && !cJSON_IsBool(offer))
+        a->invalid = "'offer_draw' must be true or false";
+    a->offer_draw = cJSON_IsTrue(offer);
 }
 
 /* "action" as the index of one of names (count of them), or invalid. */
@@ -237,7 +241,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
 
 void handle_game_move(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "move", "expected_version", NULL };
+    static const char *const allowed[] = { "move", "offer_draw", "expected_version", NULL };
     game_change(req, res, allowed, GAME_SVC_MOVE, read_move);
 }
 
@@ -339,13 +343,15 @@ static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *
 {
     const cJSON *clock = cJSON_GetObjectItemCaseSensitive(root, "clock");
     const cJSON *policy = cJSON_GetObjectItemCaseSensitive(root, "takeback");
-    spec->initial_ms = spec->increment_ms = 0;
+    spec->initial_ms = spec->increment_ms = spec->first_move_ms = 0;
     spec->takeback = GAME_TAKEBACK_AGREEMENT;
     if (clock && !cJSON_IsNull(clock)) {
         for (const cJSON *member = cJSON_IsObject(clock) ? clock->child : NULL; member; member = member->next) {
-            if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")) {
-                char detail[160];
-                snprintf(detail, sizeof detail, "unknown field 'clock.%.64s': a clock has only 'initial_ms' and 'increment_ms'",
+            if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")
+                && strcmp(member->string, "first_move_ms")) {
+                char detail[192];
+                snprintf(detail, sizeof detail,
+                         "unknown field 'clock.%.64s': a clock has only 'initial_ms', 'increment_ms' and 'first_move_ms'",
                          member->string);
                 api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
                 return false;
@@ -360,7 +366,9 @@ static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *
         }
         if (!read_ms_field(clock, "initial_ms", GAME_CLOCK_INITIAL_MIN, GAME_CLOCK_INITIAL_MAX, 0, &spec->initial_ms,
                            res)
-            || !read_ms_field(clock, "increment_ms", 0, GAME_CLOCK_INCREMENT_MAX, 0, &spec->increment_ms, res))
+            || !read_ms_field(clock, "increment_ms", 0, GAME_CLOCK_INCREMENT_MAX, 0, &spec->increment_ms, res)
+            || !read_ms_field(clock, "first_move_ms", 0, GAME_FIRST_MOVE_MAX, GAME_SVC_FIRST_MOVE_DEFAULT_MS,
+                              &spec->first_move_ms, res))
             return false;
     }
     if (policy && !cJSON_IsNull(policy)) {

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "engine/pool.h"
 #include "game/engine_turns.h"
+#include "game/first_moves.h"
 #include "http/clock.h"
 #include "http/httpd.h"
 #include "http/mhd_version.h"
@@ -48,6 +49,7 @@ typedef struct server {
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
     engine_pool_t *engines;
     engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
+    first_moves_t *first_moves; /* the sweep of first-move deadlines: with a store */
     events_t *events; /* NULL with --redis none */
     httpd_t *httpd;
 } server_t;
@@ -228,6 +230,7 @@ static void server_free(server_t *srv)
     workpool_free(srv->store_pool);
     workpool_free(srv->engine_routes);
     engine_turns_stop(srv->turns);
+    first_moves_stop(srv->first_moves);
     metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
     readiness_stop();
@@ -351,6 +354,7 @@ static int run(const config_t *cfg, bool engine_only)
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.events = events_start(&events_cfg, err, sizeof err);
+        srv.first_moves = first_moves_start(&events_cfg.games, 0);
     }
     if (srv.store && engine_path) {
         engine_turns_config_t turns_cfg = { .games = events_cfg.games, .engines = srv.engines,
@@ -360,7 +364,8 @@ static int run(const config_t *cfg, bool engine_only)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || (engine_path && !srv.turns))) || !srv.pool
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.first_moves || (engine_path && !srv.turns)))
+        || !srv.pool
         || !srv.engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);

@@ -120,9 +120,28 @@ int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms)
     return left > 0 ? left : 0;
 }
 
+int64_t game_first_move_deadline(const game_t *g)
+{
+    if (!game_is_timed(g) || g->state != GAME_ACTIVE || g->ply_count >= FREE_PLIES || !g->clock.first_move_ms)
+        return 0;
+    return g->clock.turn_started_ms + g->clock.first_move_ms;
+}
+
 int64_t game_flag_deadline(const game_t *g)
 {
-    return game_clock_running(g) ? g->clock.turn_started_ms + g->clock.remaining_ms[g->pos.side_to_move] : 0;
+    if (game_clock_running(g))
+        return g->clock.turn_started_ms + g->clock.remaining_ms[g->pos.side_to_move];
+    return game_first_move_deadline(g);
+}
+
+bool game_set_first_move(game_t *g, int64_t grace_ms, int64_t now_ms)
+{
+    if (grace_ms < 0 || grace_ms > GAME_FIRST_MOVE_MAX || (grace_ms && !game_is_timed(g)) || now_ms < 0)
+        return false;
+    g->clock.first_move_ms = grace_ms;
+    if (game_is_timed(g))
+        g->clock.turn_started_ms = now_ms;
+    return true;
 }
 
 /* Charges the running side with the time since its turn started; the
@@ -163,6 +182,13 @@ bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_ta
 
 bool game_flag(game_t *g, int64_t now_ms)
 {
+    int64_t first_move = game_first_move_deadline(g);
+    if (first_move) {
+        if (now_ms < first_move)
+            return false;
+        end_game(g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+        return true;
+    }
     if (!game_clock_running(g) || now_ms < game_flag_deadline(g))
         return false;
     color_t loser = g->pos.side_to_move, other = (color_t)!loser;
@@ -640,7 +666,8 @@ game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer
     for (int c = 0; c < COLOR_COUNT; c++)
         if (clock->remaining_ms[c] < 0 || clock->remaining_ms[c] > ms_max)
             return GAME_EBAD_RECORD;
-    if (clock->turn_started_ms < 0 || clock->turn_started_ms > ms_max
+    if (clock->turn_started_ms < 0 || clock->turn_started_ms > ms_max || clock->first_move_ms < 0
+        || clock->first_move_ms > GAME_FIRST_MOVE_MAX || (!game_is_timed(&t) && clock->first_move_ms)
         || clock->imported_plies != clock_imported_kept(clock->imported_plies) || clock->imported_plies > t.ply_count
         || (!game_is_timed(&t)
             && (clock->remaining_ms[WHITE] || clock->remaining_ms[BLACK] || clock->turn_started_ms
@@ -666,6 +693,7 @@ game_status_t game_adopt_rules(game_t *g, const game_t *rules, int64_t now_ms)
         clock.remaining_ms[WHITE] = clock.remaining_ms[BLACK] = rules->clock.initial_ms;
         clock.turn_started_ms = now_ms;
         clock.imported_plies = clock_imported_kept(g->ply_count);
+        clock.first_move_ms = rules->clock.first_move_ms;
     }
     return game_restore_rules(g, rules->takeback, GAME_OFFER_NONE, &clock);
 }

@@ -66,7 +66,8 @@ typedef enum { GAME_TAKEBACK_AGREEMENT = 0, GAME_TAKEBACK_FREE, GAME_TAKEBACK_NO
 
 typedef enum { GAME_TAKEBACK_OFFER = 0, GAME_TAKEBACK_ACCEPT, GAME_TAKEBACK_DECLINE, GAME_TAKEBACK_ACTION_COUNT } game_takeback_action_t;
 
-/* The bounds of a clock (milliseconds). */
+/* The bounds of a clock (milliseconds), and of the first-move grace. */
+#define GAME_FIRST_MOVE_MAX INT64_C(86400000)
 #define GAME_CLOCK_INITIAL_MIN INT64_C(1000)
 #define GAME_CLOCK_INITIAL_MAX INT64_C(86400000)
 #define GAME_CLOCK_INCREMENT_MAX INT64_C(600000)
@@ -88,6 +89,7 @@ typedef struct {
     int64_t remaining_ms[COLOR_COUNT];
     int64_t turn_started_ms;
     int64_t imported_plies; /* a ply count; 64 bits wide so that the struct has no padding (games compare with memcmp) */
+    int64_t first_move_ms;  /* the first-move grace (game_set_first_move); 0: none */
 } game_clock_t;
 
 typedef enum { GAME_DRAW_OFFER = 0, GAME_DRAW_ACCEPT, GAME_DRAW_DECLINE, GAME_DRAW_CLAIM, GAME_DRAW_ACTION_COUNT } game_draw_action_t;
@@ -160,8 +162,19 @@ void game_restore_opening(game_t *g, uint64_t key);
 bool game_clock_running(const game_t *g);
 /* Time left to color at now_ms (never below 0). */
 int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms);
-/* When the flag of the side to move falls (0 when the clock is not running). */
+/* Sets a timed game's first-move grace: while the first two plies are
+ * unplayed (the clock does not run for them), the side to move must move
+ * within grace_ms of its turn's start, or the game is aborted by itself
+ * (game_flag). The turn starts at now_ms (a new game's creation). False,
+ * changing nothing, when the game is untimed (unless grace_ms is 0) or
+ * grace_ms is out of 0..GAME_FIRST_MOVE_MAX (0: no grace, never aborted). */
+bool game_set_first_move(game_t *g, int64_t grace_ms, int64_t now_ms);
+/* When the game ends by itself on time: the flag of the side to move falls,
+ * or, before the clock runs, the first-move grace of the side to move ends
+ * (0: neither, an untimed game, or one over). */
 int64_t game_flag_deadline(const game_t *g);
+/* The first-move grace's end alone (0: none pending). */
+int64_t game_first_move_deadline(const game_t *g);
 /* The increment the move at ply index `ply` (0: the first move from the
  * initial position; below ply_count) earned: increment_ms when the clock
  * ran as it was played (see game_clock_t), else 0. */
@@ -170,7 +183,9 @@ int64_t game_clock_increment_earned(const game_t *g, int ply);
 /* Ends the game on time when the flag of the side to move has fallen by
  * now_ms: lost, or drawn when the other side has no material to mate with
  * (status_insufficient_material_for: a safe under-approximation of "cannot
- * mate by any series of legal moves"). True when it ended the game. */
+ * mate by any series of legal moves"); or aborted (no result) when the
+ * first-move grace of the side to move has passed by now_ms. True when it
+ * ended the game. */
 bool game_flag(game_t *g, int64_t now_ms);
 
 /* Operations at now_ms on a game whose flag has not fallen by then (the

@@ -20,10 +20,12 @@
  * computer plays that side, game_engine_t), then "analysis 1" (a game made
  * with hints allowed). A chessd older than them refuses a text with them
  * (strict reading, below): only games against the computer have them, which
- * it could not play anyway. Last, "opening <key>" (16 hex digits) when the
- * game is in a named opening (game_t.opening_key): a chessd older than it
- * refuses such a text, so every replica runs this version before games are
- * written with it (see the README's upgrade note).
+ * it could not play anyway. Then "first_move <ms>", a timed game's
+ * first-move grace (game_clock_t.first_move_ms) when it has one. Last,
+ * "opening <key>" (16 hex digits) when the
+ * game is in a named opening (game_t.opening_key): a chessd older than these
+ * two refuses such a text, so every replica runs this version before games
+ * are written with them (see the README's upgrade note).
  * Texts of format 2 (no takeback and clock
  * lines) are read as untimed games with free takebacks, as they were made
  * (and refused when they end on time or by an abort, which format 2 had not).
@@ -81,6 +83,12 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     }
     if (r->analysis) {
         n = snprintf(out + length, size - length, "\nanalysis 1");
+        if (n <= 0 || (size_t)n >= size - length)
+            return 0;
+        length += (size_t)n;
+    }
+    if (g->clock.first_move_ms) {
+        n = snprintf(out + length, size - length, "\nfirst_move %" PRId64, g->clock.first_move_ms);
         if (n <= 0 || (size_t)n >= size - length)
             return 0;
         length += (size_t)n;
@@ -230,8 +238,9 @@ static bool read_engine(lines_t *l, game_engine_t *e)
 }
 
 /* The lines that may follow the names (format 3): engine, then analysis,
- * then opening (its key, 16 hex digits, into *opening_key; 0 when absent). */
-static bool read_optional_lines(lines_t *l, game_record_t *r, uint64_t *opening_key)
+ * then first_move (the first-move grace in ms, into clock), then opening
+ * (its key, 16 hex digits, into *opening_key; 0 when absent). */
+static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *clock, uint64_t *opening_key)
 {
     if (line_is(l, "engine") && !read_engine(l, &r->engine))
         return false;
@@ -240,6 +249,12 @@ static bool read_optional_lines(lines_t *l, game_record_t *r, uint64_t *opening_
         if (!read_int(l, "analysis", 1, 1, &analysis))
             return false;
         r->analysis = true;
+    }
+    int64_t grace;
+    if (line_is(l, "first_move")) {
+        if (!read_int(l, "first_move", 1, GAME_FIRST_MOVE_MAX, &grace))
+            return false;
+        clock->first_move_ms = grace;
     }
     *opening_key = 0;
     if (line_is(l, "opening")) {
@@ -359,7 +374,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
         || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
         || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
-        || (!format_2 && !read_optional_lines(&l, r, &opening_key))
+        || (!format_2 && !read_optional_lines(&l, r, &clock, &opening_key))
         || !l.finished /* something after the last line */
         || !game_record_name_ok(r->players[WHITE].name) || !game_record_name_ok(r->players[BLACK].name))
         return false;

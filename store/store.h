@@ -311,6 +311,8 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
 #define STORE_ENGINE_JOBS_KEY "chessd:{engine}:jobs"
 #define STORE_ENGINE_GROUP "engines"
 #define STORE_ENGINE_DUE_KEY "chessd:{engine}:due"
+/* The first-move deadlines (store_first_move_due_*): a sorted set like the intents, of its own. */
+#define STORE_FIRST_MOVE_DUE_KEY "chessd:{first-move}:due"
 
 enum {
     STORE_ENGINE_ID_SIZE = 24,        /* a game id and its NUL (GAME_ID_SIZE) */
@@ -399,5 +401,17 @@ store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t v
  * this code did not write is removed and not returned. */
 store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
                                      unsigned *count);
+
+/* First-move deadlines: the same protocol as the intents, in a sorted set
+ * of its own (STORE_FIRST_MOVE_DUE_KEY), each member "<id>:<v>" scored by
+ * when the side to move at version v loses its first-move grace (Redis
+ * time, Unix ms; store_engine_now is its clock). The game service records
+ * one before a write that leaves a grace running; every replica scans the
+ * due ones, reads each game (which aborts it when the grace has passed) and
+ * clears the member, or records its new deadline. */
+store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms);
+store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version);
+store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
+                                         unsigned *count);
 
 #endif

@@ -400,6 +400,11 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     if (!trouble && engine_turn
         && (written = store_engine_due_set(c->store, r->id, r->version, now + (int64_t)c->engine_lease_ms)) != STORE_OK)
         trouble = "the computer's turn could not be recorded";
+    /* A first-move grace running after the write: its deadline before it, so
+     * that a replica's sweep aborts the game on time with nobody reading it. */
+    int64_t grace_ends = game_first_move_deadline(&r->game);
+    if (!trouble && grace_ends && (written = store_first_move_due_set(c->store, r->id, r->version, grace_ends)) != STORE_OK)
+        trouble = "the first-move deadline could not be recorded";
     if (!trouble) {
         lw.store.state = state;
         lw.store.state_length = state_length;
@@ -463,7 +468,9 @@ static save_t record_flag(const game_svc_config_t *c, game_svc_game_t *g, bool *
     *fell = g->now_ms && game_flag(&g->record.game, g->now_ms);
     if (!*fell)
         return SAVE_MADE;
-    change_t change = { .op = STORE_LINE_KEEP, .event = "timeout" };
+    /* A first-move grace that passed aborts the game: announced as an abort. */
+    change_t change = { .op = STORE_LINE_KEEP,
+                        .event = g->record.game.state == GAME_ABORTED ? "abort" : "timeout" };
     idem_t nobody = { 0 };
     writer_t w = { .idem = &nobody };
     game_svc_result_t written = { 0 };
@@ -562,6 +569,14 @@ static game_svc_status_t apply_move(const game_svc_config_t *c, const game_svc_a
     }
     if (status != GAME_OK)
         return refused(out, game, status);
+    /* The offer after the move, in the same change: moot once the move
+     * ended the game, and already standing when the mover offered before
+     * the first move of the game and has not been answered. */
+    if (a->offer_draw && !game_is_over(game)) {
+        status = game_draw(game, who, GAME_DRAW_OFFER, g->now_ms);
+        if (status != GAME_OK && status != GAME_EDRAW_ALREADY_OFFERED)
+            return fail(out, GAME_SVC_EINTERNAL, "the draw offer with the move was refused");
+    }
     change->played = played;
     change->op = STORE_LINE_APPEND;
     change->key_before = key_before;
@@ -663,7 +678,10 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
         if (outcome == CHANGE_AGAIN) /* the answer if no attempt is left */
             answer = fail(out, GAME_SVC_EBUSY, "the game changed while its fallen flag was being recorded; retry");
     } else if (fell) {
-        answer = fail(out, GAME_SVC_ETIMED_OUT, "the flag fell before this request: the game is over on time");
+        answer = fail(out, GAME_SVC_ETIMED_OUT,
+                      g->record.game.state == GAME_ABORTED
+                          ? "the first-move grace passed before this request: the game was aborted"
+                          : "the flag fell before this request: the game is over on time");
     } else if ((answer = check_version(c, version, g->record.version, &expected, out)) != GAME_SVC_OK) {
         outcome = CHANGE_REFUSED;
     } else if (game_is_over(&g->record.game)) {
@@ -838,6 +856,8 @@ static game_svc_status_t new_game(const game_svc_new_t *spec, game_svc_game_t *g
     game_start(&r->game, &spec->start);
     (void)game_set_rules(&r->game, spec->initial_ms, spec->increment_ms, spec->takeback); /* the caller checked */
     r->created_at_ms = now_ms();
+    if (game_is_timed(&r->game) && !game_set_first_move(&r->game, spec->first_move_ms, r->created_at_ms))
+        return fail(out, GAME_SVC_EINTERNAL, "the first-move grace is out of its bounds");
     if (!tokens_new_id(r->id))
         return fail(out, GAME_SVC_EINTERNAL, "no randomness for an id");
     for (int c = 0; c < COLOR_COUNT; c++)

@@ -153,12 +153,16 @@ typedef enum {
 
 /* A change: a move (its UCI or SAN text), an undo, a resignation, an abort,
  * a draw action (game_draw_action_t) or a takeback action
- * (game_takeback_action_t). invalid, when set, is the sentence refusing the
+ * (game_takeback_action_t). A move with offer_draw leaves the mover's draw
+ * offer standing after it, in the same write, unless the move ended the
+ * game (the offer is then moot); a standing offer by the other player lapses
+ * with the move as always (moving declines it). invalid, when set, is the sentence refusing the
  * request's values (GAME_SVC_EINVALID), said once the game is found ready
  * for a change. */
 typedef struct {
     game_svc_action_kind_t kind;
     const char *move;
+    bool offer_draw; /* a move: the mover offers a draw with it (one change) */
     int action;
     const char *invalid;
 } game_svc_action_t;
@@ -174,10 +178,14 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
  * policy (within the rules' bounds), and the text of one PGN game (NULL:
  * none) whose tags and mainline set the start, the moves, the names not
  * given and the ending. */
+/* A timed game's first-move grace when its creation names none. */
+enum { GAME_SVC_FIRST_MOVE_DEFAULT_MS = 30000 };
+
 typedef struct {
     char names[COLOR_COUNT][GAME_NAME_MAX + 1];
     position_t start;
     int64_t initial_ms, increment_ms;
+    int64_t first_move_ms; /* a timed game's first-move grace (game_set_first_move; 0: none) */
     game_takeback_t takeback;
     const char *pgn;
     size_t pgn_length;

@@ -49,6 +49,12 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
     jsonw_object_begin(w);
     jsonw_kv_int(w, "initial_ms", (long long)g->clock.initial_ms);
     jsonw_kv_int(w, "increment_ms", (long long)g->clock.increment_ms);
+    jsonw_kv_int(w, "first_move_ms", (long long)g->clock.first_move_ms);
+    jsonw_key(w, "abort_at_ms");
+    if (game_first_move_deadline(g))
+        jsonw_int(w, (long long)game_first_move_deadline(g));
+    else
+        jsonw_null(w);
     jsonw_kv_int(w, "white_ms", (long long)game_clock_remaining(g, WHITE, now_ms));
     jsonw_kv_int(w, "black_ms", (long long)game_clock_remaining(g, BLACK, now_ms));
     write_optional(w, "running", game_clock_running(g), color_name(g->pos.side_to_move));

@@ -854,7 +854,8 @@ test('PGN: a known game\'s movetext exactly, finished and unfinished games, a cu
   const date = opera.res.body.created_at.slice(0, 10).replaceAll('-', '.');
   assert.equal(p.text.slice(0, p.text.indexOf('\n\n')), [
     '[Event "?"]', '[Site "?"]', `[Date "${date}"]`, '[Round "-"]', '[White "Paul Morphy"]',
-    '[Black "Duke Karl / Count Isouard"]', '[Result "1-0"]', '[Termination "normal"]', '[TimeControl "-"]',
+    '[Black "Duke Karl / Count Isouard"]', '[Result "1-0"]', '[ECO "C41"]', '[Opening "Philidor Defense"]',
+    '[Termination "normal"]', '[TimeControl "-"]',
   ].join('\n'));
 
   // Unfinished, and with no moves at all.

@@ -321,7 +321,9 @@ test('publications: each write publishes its change in its own Lua step on chess
       assert.equal(p.ended, i === 4, 'ended only with the resignation');
       assert.equal(p.at_ms, a.clock.at_ms, 'at_ms is the write\'s clock time');
       const running = a.clock.running;
-      assert.equal(p.deadline_ms, running ? a.clock.at_ms + a.clock[`${running}_ms`] : 0, `deadline at version ${p.version}`);
+      // The flag's fall once the clock runs; before, the first-move grace's end (abort_at_ms).
+      assert.equal(p.deadline_ms, running ? a.clock.at_ms + a.clock[`${running}_ms`] : a.clock.abort_at_ms ?? 0,
+        `deadline at version ${p.version}`);
       const { sent, received, ...answer } = a;
       const { legal_moves: _, ...position } = answer.position;
       assert.deepEqual({ ...p.data, type: undefined, event: undefined }, { ...answer, position, type: undefined, event: undefined });
@@ -365,8 +367,11 @@ test('clock fields: bounds on initial_ms and increment_ms are 400 naming the fie
     const g = await createGame(A, { clock });
     const t1 = await redisMs(main.redis);
     const c = g.body.clock;
-    assert.deepEqual({ ...c, at_ms: 0 }, { initial_ms: clock.initial_ms, increment_ms: increment, white_ms: clock.initial_ms,
-      black_ms: clock.initial_ms, running: null, at_ms: 0 }, JSON.stringify(c));
+    assert.deepEqual({ ...c, at_ms: 0, abort_at_ms: 0 }, { initial_ms: clock.initial_ms, increment_ms: increment,
+      first_move_ms: 30000, abort_at_ms: 0, white_ms: clock.initial_ms, black_ms: clock.initial_ms, running: null, at_ms: 0 },
+    JSON.stringify(c));
+    // White's first move is due within the default grace of the creation.
+    assert.ok(Math.abs(c.abort_at_ms - (c.at_ms + 30000)) < 1000, `abort_at_ms ${c.abort_at_ms} (at_ms ${c.at_ms})`);
     assert.ok(c.at_ms >= t0 && c.at_ms <= t1, `at_ms ${c.at_ms} is Redis's time of the creation (${t0}..${t1})`);
     assert.equal(g.body.takeback, 'agreement');
     assert.equal(g.body.takeback_offer, null);

@@ -547,6 +547,27 @@ store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned ma
     return STORE_OK;
 }
 
+/* First-move deadlines: the harness runs no sweep (the reads abort a game on time). */
+store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
+{
+    (void)store, (void)id, (void)version, (void)due_ms;
+    return STORE_OK;
+}
+
+store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version)
+{
+    (void)store, (void)id, (void)version;
+    return STORE_OK;
+}
+
+store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
+                                         unsigned *count)
+{
+    (void)store, (void)now_ms, (void)max, (void)out;
+    *count = 0;
+    return STORE_OK;
+}
+
 void store_set_deadline(int64_t deadline_ms) { (void)deadline_ms; }
 
 int64_t store_now_ms(void) { return 0; }

@@ -1841,7 +1841,7 @@ static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_c
     line_t line;
     int plies = -1;
     /* White takes back its Bb5 (1 s spent, 1 s earned): White to move with its 57 s from before Bb5. */
-    const game_clock_t one_back = { MINUTE_MS, 1000, { 57000, 53000 }, 14000, 0 };
+    const game_clock_t one_back = { MINUTE_MS, 1000, { 57000, 53000 }, 14000, 0, 0 };
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
@@ -1851,7 +1851,7 @@ static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_c
     CU_ASSERT_TRUE(game_clock_running(&g));
     CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 57000);
     /* Black takes back its Nc6 and White's Bb5: Black to move, each without its move's second. */
-    const game_clock_t two_back = { MINUTE_MS, 1000, { 57000, 52000 }, 14000, 0 };
+    const game_clock_t two_back = { MINUTE_MS, 1000, { 57000, 52000 }, 14000, 0, 0 };
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
@@ -2431,6 +2431,76 @@ static void expect_rules_restored(const game_t *g)
     EXPECT_SAME_GAME(&r, g);
 }
 
+/* ---- the first-move grace ---- */
+
+static void test_a_first_move_not_made_within_the_grace_aborts_the_game(void)
+{
+    game_t g;
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 0); /* no grace set: nothing to end */
+    CU_ASSERT_FATAL(game_set_first_move(&g, 30000, 1000));
+    CU_ASSERT_EQUAL(game_first_move_deadline(&g), 31000);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 31000);
+    CU_ASSERT_FALSE(game_clock_running(&g));
+    EXPECT_NO_FLAG(&g, 30999);
+    /* White's first move just before the grace ends keeps the game; Black's grace starts then. */
+    game_t late = g;
+    move_at(&late, "e4", 30999, NULL);
+    CU_ASSERT_EQUAL(late.state, GAME_ACTIVE);
+    CU_ASSERT_EQUAL(game_first_move_deadline(&late), 60999);
+    EXPECT_NO_FLAG(&late, 60998);
+    /* Black's first move: the clock runs, the grace is over. */
+    game_t both = late;
+    move_at(&both, "e5", 60000, NULL);
+    CU_ASSERT_EQUAL(game_first_move_deadline(&both), 0);
+    CU_ASSERT_TRUE(game_clock_running(&both));
+    CU_ASSERT_EQUAL(game_flag_deadline(&both), 60000 + MINUTE_MS);
+    /* Black not moving: aborted at the grace's end, no result, no time lost. */
+    CU_ASSERT_TRUE(game_flag(&late, 60999));
+    CU_ASSERT_EQUAL(late.state, GAME_ABORTED);
+    CU_ASSERT_EQUAL(late.result, GAME_RESULT_NONE);
+    CU_ASSERT_EQUAL(late.termination, GAME_TERMINATION_ABORTED);
+    CU_ASSERT_EQUAL(late.clock.remaining_ms[BLACK], MINUTE_MS);
+    CU_ASSERT_EQUAL(game_flag_deadline(&late), 0);
+    EXPECT_REFUSED(&late, game_move(&late, BLACK, "e5", 2, GAME_MAX_PLIES, 61000, &(game_played_t){ 0 }), GAME_EOVER);
+    /* White not moving. */
+    CU_ASSERT_TRUE(game_flag(&g, 31000));
+    CU_ASSERT_EQUAL(g.state, GAME_ABORTED);
+}
+
+static void test_a_takeback_before_the_second_ply_starts_the_grace_again(void)
+{
+    game_t g;
+    line_t line = { 0 };
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
+    CU_ASSERT_FATAL(game_set_first_move(&g, 10000, 0));
+    move_at(&g, "e4", 5000, &line);
+    CU_ASSERT_EQUAL(game_first_move_deadline(&g), 15000);
+    CU_ASSERT_EQUAL_FATAL(game_undo(&g, WHITE, line.text, line.length, 9000), GAME_OK);
+    CU_ASSERT_EQUAL(g.ply_count, 0);
+    CU_ASSERT_EQUAL(game_first_move_deadline(&g), 19000);
+    EXPECT_NO_FLAG(&g, 18999);
+    CU_ASSERT_TRUE(game_flag(&g, 19000));
+    CU_ASSERT_EQUAL(g.state, GAME_ABORTED);
+}
+
+static void test_the_grace_is_bounded_and_only_for_a_timed_game(void)
+{
+    game_t g, untimed;
+    timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_AGREEMENT);
+    game_t before = g;
+    CU_ASSERT_FALSE(game_set_first_move(&g, -1, 0));
+    CU_ASSERT_FALSE(game_set_first_move(&g, GAME_FIRST_MOVE_MAX + 1, 0));
+    CU_ASSERT(memcmp(&before, &g, sizeof g) == 0);
+    CU_ASSERT_TRUE(game_set_first_move(&g, GAME_FIRST_MOVE_MAX, 0));
+    CU_ASSERT_TRUE(game_set_first_move(&g, 0, 5));
+    CU_ASSERT_EQUAL(game_first_move_deadline(&g), 0); /* 0: no grace */
+    start(&untimed, NULL);
+    CU_ASSERT_FALSE(game_set_first_move(&untimed, 30000, 0));
+    CU_ASSERT_TRUE(game_set_first_move(&untimed, 0, 0));
+    CU_ASSERT_EQUAL(game_flag_deadline(&untimed), 0);
+}
+
 static void test_restore_rules_gives_back_the_policy_the_offer_and_the_clock(void)
 {
     game_t g;
@@ -2473,26 +2543,26 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
         EXPECT_REFUSED(&r, game_restore_rules(&r, takeback_, offer_, &clock_), GAME_EBAD_RECORD);          \
     } while (0)
     /* The clock's bounds. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0, 0, 0 });
     /* Negative or absurd figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1, 0, 0 });
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000, 0 });
+                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000, 0, 0 });
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001), 0 });
+                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001), 0, 0 });
     /* An untimed game with figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1, 0, 0 });
     /* A timeout on no clock, or with the loser's time left. */
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0 });
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS, 0 });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS, 0, 0 });
     /* Takeback offers: in a finished game, under the policy none, by a player with nothing to take back. */
     EXPECT_BAD_RULES(resigned, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, resigned.clock);
     EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_FREE, GAME_OFFER_BLACK, timeout.clock);
@@ -2504,21 +2574,27 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     game_of(&none, NULL, "", NULL);
     EXPECT_BAD_RULES(none, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, untimed);
     /* Imported plies: 1 and 2 are kept as 0, none beyond the game's 5 plies, none on no clock. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 1 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 2 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, -1 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 6 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 1, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 2, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, -1, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 6, 0 });
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, INT64_MAX });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 3 });
+                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, INT64_MAX, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 3, 0 });
     /* Values outside the enums. */
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_COUNT, GAME_OFFER_NONE, ok);
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_COUNT, ok);
+    /* The first-move grace: within its bounds, and none in an untimed game. */
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, -1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
+                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, GAME_FIRST_MOVE_MAX + 1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0, 30000 });
 #undef EXPECT_BAD_RULES
     /* What does fit is taken (the cases above differ from these in one thing). */
-    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000, 0 },
-                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 3 },
-                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 5 } };
+    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000, 0, 0 },
+                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 3, 0 },
+                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 5, 0 },
+                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, GAME_FIRST_MOVE_MAX } };
     for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
         r = active;
         CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_FREE, GAME_OFFER_WHITE, &fits[i]), GAME_OK);
@@ -2526,7 +2602,7 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     r = one;
     CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, &untimed), GAME_OK);
     r = timeout;
-    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS, 0 };
+    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS, 0, 0 };
     CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_NONE, GAME_OFFER_NONE, &timeout_clock), GAME_OK);
 }
 
@@ -3022,6 +3098,9 @@ int test_game_register(void)
     CU_ADD_TEST(suite, test_set_rules_takes_a_clock_within_its_bounds_only);
     CU_ADD_TEST(suite, test_restore_rules_gives_back_the_policy_the_offer_and_the_clock);
     CU_ADD_TEST(suite, test_restore_rules_refuses_rules_that_do_not_fit_the_game);
+    CU_ADD_TEST(suite, test_a_first_move_not_made_within_the_grace_aborts_the_game);
+    CU_ADD_TEST(suite, test_a_takeback_before_the_second_ply_starts_the_grace_again);
+    CU_ADD_TEST(suite, test_the_grace_is_bounded_and_only_for_a_timed_game);
     CU_ADD_TEST(suite, test_every_value_has_a_distinct_name_that_reads_back);
     CU_ADD_TEST(suite, test_names_are_the_documented_ones);
     CU_ADD_TEST(suite, test_unknown_names_read_as_minus_one);

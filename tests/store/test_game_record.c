@@ -993,7 +993,7 @@ static void test_imported_plies_round_trip_as_a_sixth_clock_number_written_only_
     start_record(&cut, FEN_START, 0, "Anna", "Boris");
     play(&cut, "e4 e5");
     CU_ASSERT_EQUAL_FATAL(game_restore_rules(&cut.game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE,
-                                             &(const game_clock_t){ 300000, 2000, { 300000, 300000 }, 9500, 0 }),
+                                             &(const game_clock_t){ 300000, 2000, { 300000, 300000 }, 9500, 0, 0 }),
                           GAME_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&cut, text), "\nclock 300000 2000 300000 300000 9500\n"));
     /* A clock line of five numbers, as every earlier chessd wrote it, reads with no imported plies. */
