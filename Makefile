@@ -197,6 +197,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/game_compare.sh $(BUILD)/chessd
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
+	tests/bench/export_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd

@@ -10,12 +10,14 @@
 struct config;
 struct store;
 struct engine_pool;
+struct workpool;
 
 typedef struct app {
     const struct config *config;
     struct store *store; /* NULL with --redis none: no games */
     struct engine_pool *engines; /* never NULL in a server; a pool without an engine answers ENGINE_EDOWN */
     bool engine_only;            /* `chessd engine`: ready only while an engine runs */
+    struct workpool *store_pool; /* the game requests' pool (NULL without a store): exports read there too */
 } app_t;
 
 static inline const app_t *app_of(const api_request_t *req)

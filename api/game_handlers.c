@@ -17,6 +17,7 @@
 #include "../store/store.h"
 #include "config.h"
 #include "engine/levels.h"
+#include "game/export.h"
 #include "game/idempotency.h"
 #include "game/service.h"
 #include "game/tokens.h"
@@ -696,55 +697,14 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res)
     game_svc_game_free(&g);
 }
 
-/* The PGN TimeControl of a clock: seconds and increment ("300+2", "0.5"
- * written as such), "-" for an untimed game. */
-static void time_control(const game_t *g, char *out, size_t size)
-{
-    if (!game_is_timed(g)) {
-        snprintf(out, size, "-");
-        return;
-    }
-    int64_t parts[2] = { g->clock.initial_ms, g->clock.increment_ms };
-    size_t n = 0;
-    for (int i = 0; i < 2 && n < size; i++) {
-        int64_t ms = parts[i];
-        n += (size_t)snprintf(out + n, size - n, i ? "+%lld" : "%lld", (long long)(ms / 1000));
-        if (ms % 1000 && n < size) { /* a fraction of a second, its trailing zeros dropped */
-            char fraction[8];
-            snprintf(fraction, sizeof fraction, "%03d", (int)(ms % 1000));
-            for (int k = 2; k > 0 && fraction[k] == '0'; k--)
-                fraction[k] = '\0';
-            n += (size_t)snprintf(out + n, size - n, ".%s", fraction);
-        }
-    }
-}
-
 void handle_game_pgn(const api_request_t *req, api_response_t *res)
 {
     game_svc_game_t g;
     if (read_game(req, res, &g)) {
-        const game_record_t *r = &g.record;
-        char control[48];
-        time_control(&r->game, control, sizeof control);
-        pgn_game_t pgn = {
-            .white = r->players[WHITE].name,
-            .black = r->players[BLACK].name,
-            .created_at_ms = r->created_at_ms,
-            .initial = &r->game.initial,
-            .result = game_result_name(r->game.result),
-            .over = game_is_over(&r->game),
-            .termination = r->game.state == GAME_TIMEOUT   ? "time forfeit"
-                           : r->game.state == GAME_ABORTED ? "abandoned"
-                                                           : NULL,
-            .time_control = control,
-            .opening = game_opening(&r->game),
-            .moves = g.moves ? g.moves : "",
-            .moves_length = g.moves ? g.moves_length : 0,
-        };
         size_t length = 0;
-        char *text = pgn_write(&pgn, &length);
+        char *text = pgn_write_record(&g.record, g.moves, g.moves ? g.moves_length : 0, &length);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
-        set_etag(res, r->version);
+        set_etag(res, g.record.version);
     }
     game_svc_game_free(&g);
 }
@@ -790,4 +750,65 @@ void handle_game_analysis(const api_request_t *req, api_response_t *res)
         free(history);
     }
     game_svc_game_free(&g);
+}
+
+/* --- export by ids --- */
+
+/* Whether the Accept header asks for PGN (application/x-chess-pgn named
+ * before application/x-ndjson, or alone); NDJSON otherwise. */
+static bool wants_pgn(const api_request_t *req)
+{
+    const char *accept = api_request_header(req, "Accept");
+    const char *pgn = accept ? strstr(accept, "application/x-chess-pgn") : NULL;
+    const char *ndjson = accept ? strstr(accept, "application/x-ndjson") : NULL;
+    return pgn && (!ndjson || pgn < ndjson);
+}
+
+void handle_games_export(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "ids", NULL };
+    cJSON *root = input_object(req, allowed, res);
+    if (!root)
+        return;
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "ids");
+    int count = cJSON_IsArray(ids) ? cJSON_GetArraySize(ids) : -1;
+    const char *list[EXPORT_IDS_MAX];
+    int unique = 0;
+    char detail[128] = "";
+    if (count < 1 || count > EXPORT_IDS_MAX)
+        snprintf(detail, sizeof detail, "'ids' must be an array of 1 to %d game ids", EXPORT_IDS_MAX);
+    int index = 0;
+    for (const cJSON *item = count > 0 && !detail[0] ? ids->child : NULL; item && !detail[0];
+         item = item->next, index++) {
+        if (!cJSON_IsString(item) || !tokens_is_id(item->valuestring)) {
+            snprintf(detail, sizeof detail, "ids[%d] is not a game id", index);
+            break;
+        }
+        bool seen = false;
+        for (int k = 0; k < unique && !seen; k++)
+            seen = !strcmp(list[k], item->valuestring);
+        if (!seen)
+            list[unique++] = item->valuestring; /* the first of each id, in the order asked */
+    }
+    const app_t *app = app_of(req);
+    if (detail[0]) {
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+    } else if (!app->store_pool) {
+        api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
+    } else {
+        game_svc_config_t c;
+        service_of(req, &c);
+        bool pgn = wants_pgn(req);
+        game_export_t *e = game_export_new(&c, app->store_pool, list, unique, pgn);
+        if (!e) {
+            api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        } else {
+            res->status = 200;
+            res->content_type = pgn ? "application/x-chess-pgn" : "application/x-ndjson";
+            res->body_stream = e;
+            res->body_ops = &game_export_ops;
+            res->trailer = GAME_EXPORT_TRAILERS;
+        }
+    }
+    cJSON_Delete(root);
 }

@@ -35,6 +35,7 @@ static const router_route_t table[] = {
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, perft_params, 0, PERFT },
     { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL, 0, ENGINE },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
+    { "POST /v1/games/export", "/v1/games/export", "POST", handle_games_export, NULL, ROUTE_GAME, STORE },
     { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, legal_moves_param, ROUTE_GAME, STORE },
     { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, legal_moves_param, ROUTE_GAME,
       STORE },

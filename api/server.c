@@ -353,6 +353,7 @@ static int run(const config_t *cfg, bool engine_only)
     config_game_service(cfg, srv.store, &events_cfg.games);
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
+        srv.app.store_pool = srv.store_pool;
         srv.events = events_start(&events_cfg, err, sizeof err);
         srv.first_moves = first_moves_start(&events_cfg.games, 0);
     }

@@ -285,6 +285,8 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     /* An answer made but never sent: a long poll or a pool request whose
      * connection closed before the handler ran again after its resumption. */
     free(st->res.body);
+    if (st->res.body_stream)
+        st->res.body_ops->free(st->res.body_stream);
     /* A stream route that never got to its stream (the daemon stopping):
      * its place under the stream bounds, and the stream made for it. */
     if (st->res.stream)

@@ -1,6 +1,7 @@
 /* Answers and what every part of the server asks of a connection
  * (httpd_private.h): the headers of every answer, queuing an answer or a
- * refusal, the client's address, the socket, the clock. */
+ * refusal, a body made while it is sent (api_body_ops_t), the client's
+ * address, the socket, the clock. */
 #include "httpd_private.h"
 
 #include <arpa/inet.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+
+#include "wire.h"
 
 httpd_t *httpd_the_server;
 
@@ -62,11 +65,78 @@ void httpd_add_headers(struct MHD_Response *response, const request_state_t *st,
         MHD_add_response_header(response, "Preference-Applied", res->preference_applied);
 }
 
+/* --- bodies made while they are sent (api_body_ops_t) --- */
+
+/* The connection calls a body stream makes (api_body_conn_t). */
+static void suspend_body(void *connection) { MHD_suspend_connection(connection); }
+static void resume_body(void *connection) { MHD_resume_connection(connection); }
+
+typedef struct {
+    const api_body_ops_t *ops;
+    void *stream;
+    struct MHD_Connection *connection;
+    struct MHD_Response *response; /* for the trailers, added before the last chunk */
+} body_link_t;
+
+enum { BODY_TRAILERS_MAX = 4 };
+
+static ssize_t read_body(void *cls, uint64_t pos, char *out, size_t max)
+{
+    body_link_t *link = cls;
+    (void)pos;
+    if (wire_client_gone(httpd_connection_fd(link->connection)))
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    ssize_t n = link->ops->read(link->stream, out, max);
+    if (n >= 0)
+        return n;
+    if (n == -1 && link->ops->trailers) {
+        const char *names[BODY_TRAILERS_MAX], *values[BODY_TRAILERS_MAX];
+        size_t count = link->ops->trailers(link->stream, names, values, BODY_TRAILERS_MAX);
+        for (size_t i = 0; i < count && i < BODY_TRAILERS_MAX; i++)
+            MHD_add_response_footer(link->response, names[i], values[i]);
+    }
+    return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void free_body(void *cls)
+{
+    body_link_t *link = cls;
+    link->ops->free(link->stream);
+    free(link);
+}
+
+enum MHD_Result httpd_send_body_stream(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
+{
+    const api_body_ops_t *ops = res->body_ops;
+    void *stream = res->body_stream;
+    res->body_stream = NULL;
+    body_link_t *link = malloc(sizeof *link);
+    struct MHD_Response *response =
+        link ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_body, link, free_body) : NULL;
+    if (!response) {
+        free(link);
+        ops->free(stream);
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
+    }
+    *link = (body_link_t){ ops, stream, connection, response };
+    api_body_conn_t conn = { suspend_body, resume_body, connection };
+    ops->attach(stream, &conn);
+    httpd_add_headers(response, st, res);
+    if (res->trailer)
+        MHD_add_response_header(response, "Trailer", res->trailer);
+    st->status = res->status;
+    enum MHD_Result ok = MHD_queue_response(connection, res->status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
 /* Queues res (its body freed by libmicrohttpd). A response without a body is
  * one whose text could not be made (out of memory): a 500 problem goes
  * instead, never a 200 with a part of its text. */
 enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
 {
+    if (res->body_stream)
+        return httpd_send_body_stream(connection, st, res);
     if (!res->body) {
         api_response_t fallback;
         httpd_refusal(httpd_the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);

@@ -91,6 +91,9 @@ void httpd_pool_waiting(const httpd_t *h, int pool, int delta);
 void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res);
 /* Queues res (its body freed by libmicrohttpd; a 500 when it has none). */
 enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_state_t *st, api_response_t *res);
+/* Queues res's body_stream (taken from res): the head, then the stream's
+ * bytes as it makes them, the connection suspended while it has none. */
+enum MHD_Result httpd_send_body_stream(struct MHD_Connection *connection, request_state_t *st, api_response_t *res);
 /* Queues the application's answer for a refusal. */
 enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
                                    const char *detail);

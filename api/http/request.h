@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "target.h"
 
@@ -37,6 +38,29 @@ typedef struct {
     const void *header_source;         /* header's first argument (the connection) */
 } api_request_t;
 
+/* A body made while it is sent (api_response_t.body_stream), for answers
+ * too large to hold whole. The transport gives the stream its connection
+ * (attach, once, before any read), then reads it on the connection's thread:
+ * read returns up to max bytes; 0 when none are ready, having first called
+ * conn->suspend(conn->arg) (under the stream's own lock, so that the maker's
+ * conn->resume(conn->arg) once more are ready cannot be missed); -1 at the
+ * end; -2 when making it failed (the connection is then closed, the answer
+ * cut). At the end the transport asks for trailers (NULL: none): up to max
+ * name and value pairs, valid until free. free is called once, whether or
+ * not the answer was sent. */
+typedef struct {
+    void (*suspend)(void *arg);
+    void (*resume)(void *arg);
+    void *arg;
+} api_body_conn_t;
+
+typedef struct {
+    void (*attach)(void *stream, const api_body_conn_t *conn);
+    ssize_t (*read)(void *stream, char *out, size_t max);
+    size_t (*trailers)(void *stream, const char **names, const char **values, size_t max);
+    void (*free)(void *stream);
+} api_body_ops_t;
+
 typedef struct {
     unsigned status;
     const char *content_type; /* static string */
@@ -59,6 +83,9 @@ typedef struct {
     unsigned wait_seconds;
     uint64_t wait_version;
     char preference_applied[24]; /* Preference-Applied header when not empty */
+    void *body_stream;           /* a body made while sent (no body), through body_ops; owned by the response */
+    const api_body_ops_t *body_ops;
+    const char *trailer;         /* the Trailer header (the trailers' names, static) when not NULL */
 } api_response_t;
 
 /* What a route's handler does: reads req, fills res. */

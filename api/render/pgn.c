@@ -97,3 +97,48 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     buf_putc(&out, '\n');
     return buf_finish(&out, length);
 }
+
+/* The PGN TimeControl of a clock: seconds and increment ("300+2", "0.5"
+ * written as such), "-" for an untimed game. */
+static void time_control(const game_t *g, char *out, size_t size)
+{
+    if (!game_is_timed(g)) {
+        snprintf(out, size, "-");
+        return;
+    }
+    int64_t parts[2] = { g->clock.initial_ms, g->clock.increment_ms };
+    size_t n = 0;
+    for (int i = 0; i < 2 && n < size; i++) {
+        int64_t ms = parts[i];
+        n += (size_t)snprintf(out + n, size - n, i ? "+%lld" : "%lld", (long long)(ms / 1000));
+        if (ms % 1000 && n < size) { /* a fraction of a second, its trailing zeros dropped */
+            char fraction[8];
+            snprintf(fraction, sizeof fraction, "%03d", (int)(ms % 1000));
+            for (int k = 2; k > 0 && fraction[k] == '0'; k--)
+                fraction[k] = '\0';
+            n += (size_t)snprintf(out + n, size - n, ".%s", fraction);
+        }
+    }
+}
+
+char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_length, size_t *length)
+{
+    char control[48];
+    time_control(&r->game, control, sizeof control);
+    pgn_game_t pgn = {
+        .white = r->players[WHITE].name,
+        .black = r->players[BLACK].name,
+        .created_at_ms = r->created_at_ms,
+        .initial = &r->game.initial,
+        .result = game_result_name(r->game.result),
+        .over = game_is_over(&r->game),
+        .termination = r->game.state == GAME_TIMEOUT   ? "time forfeit"
+                       : r->game.state == GAME_ABORTED ? "abandoned"
+                                                       : NULL,
+        .time_control = control,
+        .opening = game_opening(&r->game),
+        .moves = moves ? moves : "",
+        .moves_length = moves ? moves_length : 0,
+    };
+    return pgn_write(&pgn, length);
+}

@@ -12,6 +12,7 @@
 
 #include "../../rules/opening.h"
 #include "../../rules/position.h"
+#include "../../store/game_record.h"
 
 typedef struct {
     const char *white, *black; /* "" when not known */
@@ -29,5 +30,11 @@ typedef struct {
 /* The PGN text (malloc'd, caller frees; length in *length), or NULL when out
  * of memory: never a cut text. */
 char *pgn_write(const pgn_game_t *game, size_t *length);
+
+/* The PGN of a stored game r with its move list (moves_length bytes of
+ * "uci:san" entries; NULL: none), as GET /v1/games/{id}/pgn answers it:
+ * the players' names, the Date of its creation, its result and
+ * termination, its TimeControl and opening. Owned as pgn_write's. */
+char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_length, size_t *length);
 
 #endif

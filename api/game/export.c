@@ -1,0 +1,247 @@
+/* Export by ids (export.h). One lock guards an export's state; the
+ * transport's read and a production job take it, the job drops it while it
+ * reads and renders a batch. The export is held by the transport (until
+ * its free) and by the production job while one is queued or running; the
+ * last to let go frees it. At most one job at a time (producing). */
+#include "export.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../store/game_record.h"
+#include "../http/buf.h"
+#include "../render/game_json.h"
+#include "../render/pgn.h"
+
+enum { BATCH = 8, RESUME_BELOW = EXPORT_BUFFERED_MAX / 4 };
+
+struct game_export {
+    pthread_mutex_t lock;
+    game_svc_config_t games;
+    workpool_t *pool;
+    bool pgn;
+    char (*ids)[GAME_ID_SIZE];
+    int count, next;
+    buf_t out;      /* made, not yet read: from taken to out.length */
+    size_t taken;
+    bool producing; /* a job is queued or running (and holds a reference) */
+    bool done, failed, gone;
+    bool suspended;
+    api_body_conn_t conn;
+    int refs;
+    unsigned exported, missing;
+    char exported_text[16], missing_text[16];
+};
+
+static void destroy(game_export_t *e)
+{
+    pthread_mutex_destroy(&e->lock);
+    buf_free(&e->out);
+    free(e->ids);
+    free(e);
+}
+
+/* Drops a reference, under e->lock (which it releases). */
+static void release_locked(game_export_t *e)
+{
+    int left = --e->refs;
+    pthread_mutex_unlock(&e->lock);
+    if (left == 0)
+        destroy(e);
+}
+
+static void produce(void *arg);
+
+/* Queues the next job, under e->lock; false when the pool refused it. */
+static bool start_job_locked(game_export_t *e)
+{
+    e->producing = true;
+    e->refs++;
+    if (workpool_submit(e->pool, produce, e))
+        return true;
+    e->producing = false;
+    e->refs--;
+    return false;
+}
+
+/* Wakes the connection when it waits for bytes, under e->lock. */
+static void wake_locked(game_export_t *e)
+{
+    if (e->suspended) {
+        e->suspended = false;
+        e->conn.resume(e->conn.arg);
+    }
+}
+
+/* One game's text into piece: STORE_OK, STORE_ENOT_FOUND (skipped), or a failure. */
+static game_svc_status_t render(game_export_t *e, const char *id, buf_t *piece)
+{
+    game_svc_game_t g;
+    game_svc_result_t out = { 0 };
+    game_svc_status_t status = game_svc_read(&e->games, id, STORE_LOAD_FULL, &g, &out);
+    if (status == GAME_SVC_OK) {
+        size_t length = 0;
+        char *text = e->pgn ? pgn_write_record(&g.record, g.moves, g.moves ? g.moves_length : 0, &length)
+                            : game_json_game(&g.record, g.moves, g.moves_length, g.now_ms, 0, NULL, &length);
+        if (!text) {
+            status = GAME_SVC_EINTERNAL;
+        } else {
+            if (e->pgn && piece->length + e->exported > 0)
+                buf_putc(piece, '\n'); /* a blank line between two games */
+            buf_append(piece, text, length);
+            if (!e->pgn)
+                buf_putc(piece, '\n');
+            free(text);
+        }
+    }
+    game_svc_result_free(&out);
+    game_svc_game_free(&g);
+    return status;
+}
+
+/* A production job: one batch read and rendered, then the next job queued
+ * while the client keeps up, else production pauses until read drains. */
+static void produce(void *arg)
+{
+    game_export_t *e = arg;
+    pthread_mutex_lock(&e->lock);
+    int first = e->next, last = e->next + BATCH < e->count ? e->next + BATCH : e->count;
+    bool stop = e->gone || e->failed;
+    pthread_mutex_unlock(&e->lock);
+    buf_t piece;
+    buf_init(&piece);
+    unsigned found = 0, missing = 0;
+    bool failed = false;
+    for (int i = first; i < last && !stop && !failed; i++) {
+        game_svc_status_t status = render(e, e->ids[i], &piece);
+        if (status == GAME_SVC_OK)
+            found++;
+        else if (status == GAME_SVC_ENOT_FOUND)
+            missing++;
+        else
+            failed = true;
+    }
+    failed = failed || buf_failed(&piece);
+    pthread_mutex_lock(&e->lock);
+    if (!stop) {
+        if (failed) {
+            e->failed = true;
+        } else {
+            buf_append(&e->out, piece.data, piece.length);
+            e->failed = buf_failed(&e->out);
+            e->exported += found;
+            e->missing += missing;
+            e->next = last;
+            e->done = e->next == e->count;
+        }
+    }
+    buf_free(&piece);
+    e->producing = false;
+    if (!e->gone) {
+        bool more = !e->done && !e->failed && e->out.length - e->taken < EXPORT_BUFFERED_MAX;
+        if (more && !start_job_locked(e))
+            e->failed = true;
+        wake_locked(e);
+    }
+    release_locked(e); /* this job's reference */
+}
+
+static void export_attach(void *stream, const api_body_conn_t *conn)
+{
+    game_export_t *e = stream;
+    pthread_mutex_lock(&e->lock);
+    e->conn = *conn;
+    if (!start_job_locked(e))
+        e->failed = true;
+    pthread_mutex_unlock(&e->lock);
+}
+
+static ssize_t export_read(void *stream, char *out, size_t max)
+{
+    game_export_t *e = stream;
+    pthread_mutex_lock(&e->lock);
+    ssize_t n;
+    size_t ready = e->out.length - e->taken;
+    if (ready > 0) {
+        size_t take = ready < max ? ready : max;
+        memcpy(out, e->out.data + e->taken, take);
+        e->taken += take;
+        if (e->taken == e->out.length)
+            e->out.length = e->taken = 0; /* all read: the buffer is reused from its start */
+        else if (e->taken > EXPORT_BUFFERED_MAX) {
+            memmove(e->out.data, e->out.data + e->taken, e->out.length - e->taken);
+            e->out.length -= e->taken;
+            e->taken = 0;
+        }
+        if (!e->done && !e->failed && !e->producing && e->out.length - e->taken < RESUME_BELOW
+            && !start_job_locked(e))
+            e->failed = true;
+        n = (ssize_t)take;
+    } else if (e->failed) {
+        n = -2;
+    } else if (e->done) {
+        n = -1;
+    } else {
+        if (!e->producing && !start_job_locked(e)) {
+            e->failed = true;
+            n = -2;
+        } else {
+            e->suspended = true;
+            e->conn.suspend(e->conn.arg);
+            n = 0;
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return n;
+}
+
+static size_t export_trailers(void *stream, const char **names, const char **values, size_t max)
+{
+    game_export_t *e = stream;
+    if (max < 2)
+        return 0;
+    pthread_mutex_lock(&e->lock);
+    snprintf(e->exported_text, sizeof e->exported_text, "%u", e->exported);
+    snprintf(e->missing_text, sizeof e->missing_text, "%u", e->missing);
+    pthread_mutex_unlock(&e->lock);
+    names[0] = "X-Games-Exported";
+    values[0] = e->exported_text;
+    names[1] = "X-Games-Missing";
+    values[1] = e->missing_text;
+    return 2;
+}
+
+static void export_free(void *stream)
+{
+    game_export_t *e = stream;
+    pthread_mutex_lock(&e->lock);
+    e->gone = true;
+    release_locked(e);
+}
+
+const api_body_ops_t game_export_ops = { export_attach, export_read, export_trailers, export_free };
+
+game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
+                               bool pgn)
+{
+    game_export_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->ids = calloc((size_t)count, sizeof *e->ids);
+    if (!e->ids || pthread_mutex_init(&e->lock, NULL) != 0) {
+        free(e->ids);
+        free(e);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++)
+        snprintf(e->ids[i], GAME_ID_SIZE, "%s", ids[i]);
+    e->games = *games;
+    e->pool = pool;
+    e->pgn = pgn;
+    e->count = count;
+    e->refs = 1; /* the transport's */
+    buf_init(&e->out);
+    return e;
+}

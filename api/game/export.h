@@ -1,0 +1,38 @@
+/* Export of stored games by id (POST /v1/games/export): an answer body made
+ * while it is sent (api_body_ops_t), one game after another in the order
+ * asked, as NDJSON (each game's JSON as GET /v1/games/{id}?legal_moves=false
+ * answers it, one a line) or PGN (each as GET /v1/games/{id}/pgn writes it,
+ * a blank line between). Games are read in batches by jobs on the game
+ * requests' pool, never on a connection's thread, and only while the
+ * client takes what was made: the bytes waiting for it stay under
+ * EXPORT_BUFFERED_MAX (a game's own text may pass it), so an export of any
+ * size holds little memory. Ids not found are skipped and counted in the
+ * trailers (X-Games-Exported, X-Games-Missing); a read that fails for
+ * another reason (Redis down) cuts the answer, so a client never takes a
+ * partial export for a whole one. */
+#ifndef CHESSD_API_GAME_EXPORT_H
+#define CHESSD_API_GAME_EXPORT_H
+
+#include <stdbool.h>
+
+#include "../http/request.h"
+#include "../http/workpool.h"
+#include "service.h"
+
+enum { EXPORT_IDS_MAX = 300, EXPORT_BUFFERED_MAX = 256 * 1024 };
+
+typedef struct game_export game_export_t;
+
+/* An export of count ids (1..EXPORT_IDS_MAX game ids, checked by the
+ * caller, duplicates already dropped), read through games on pool (which
+ * must outlive it). NULL when out of memory. It becomes the answer's
+ * body_stream with body_ops = &game_export_ops. */
+game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
+                               bool pgn);
+
+extern const api_body_ops_t game_export_ops;
+
+/* The trailers an export's answer ends with (its Trailer header). */
+#define GAME_EXPORT_TRAILERS "X-Games-Exported, X-Games-Missing"
+
+#endif
