@@ -52,7 +52,10 @@ static void add(const char *file, int number, const char *eco, const char *name,
     if (fen_parse(FEN_START, strlen(FEN_START), 0, &pos, NULL, 0) != FEN_OK)
         die(file, number, "the start position");
     char text[TEXT_MAX];
-    snprintf(text, sizeof text, "%s", pgn);
+    size_t pgn_length = strlen(pgn);
+    if (pgn_length >= sizeof text)
+        die(file, number, "a line too long");
+    memcpy(text, pgn, pgn_length + 1);
     int plies = 0;
     for (char *save = NULL, *token = strtok_r(text, " ", &save); token; token = strtok_r(NULL, " ", &save)) {
         size_t length = strlen(token);
@@ -81,7 +84,7 @@ static void add(const char *file, int number, const char *eco, const char *name,
         if (strcmp(entries[i].epd, epd))
             die(file, number, "two positions with one key");
         if (plies < entries[i].plies) {
-            snprintf(entries[i].eco, sizeof entries[i].eco, "%s", eco);
+            memcpy(entries[i].eco, eco, 4); /* three characters and the NUL (read_file checked) */
             free(entries[i].name);
             entries[i].name = strdup(name);
             entries[i].plies = plies;
@@ -92,7 +95,7 @@ static void add(const char *file, int number, const char *eco, const char *name,
         die(file, number, "too many lines");
     entry_t *e = &entries[entry_count++];
     e->key = pos.key;
-    snprintf(e->eco, sizeof e->eco, "%s", eco);
+    memcpy(e->eco, eco, 4);
     e->name = strdup(name);
     memcpy(e->epd, epd, sizeof epd);
     e->plies = plies;
