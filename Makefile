@@ -59,10 +59,11 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
 	redis-server redis-tools stockfish
 # What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
+# chromium drives the embeddable board's page in tests/e2e/embed.test.mjs (with npm's playwright-core);
 # npm, kubectl and the npm packages are installed after these (see $(TEST_DEPS_STAMP)).
 # The tests use Stockfish too (the UCI driver's suite, the differential
 # tests); it comes with RUN_PACKAGES, which `make test` installs first.
-TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx librsvg2-bin \
+TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx librsvg2-bin chromium \
 	tmux $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for

@@ -137,6 +137,10 @@ static const setting_t settings[] = {
       "rediss: accept ANY certificate from Redis (no CA or name check): anyone on the path can read and change "
       "games; for tests only",
       KIND_BOOL, FIELD(redis_tls_insecure_skip_verify), 0, 1 },
+    { "--embed-frame-ancestors", "CHESSD_EMBED_FRAME_ANCESTORS", "*",
+      "the pages that may show GET /v1/games/{id}/embed in a frame: its Content-Security-Policy frame-ancestors "
+      "sources, space-separated (* any; 'self'; https://example.com; 'none')",
+      KIND_STRING, FIELD(embed_frame_ancestors), 0, 0 },
     { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS", "false",
       "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
       FIELD(ready_requires_redis), 0, 1 },
@@ -354,6 +358,17 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
         }
         if (!apply(cfg, found, value, found->flag, err, err_size))
             return false;
+    }
+    /* The sources go into a header: nothing that could end the directive or the header. */
+    for (const char *p = cfg->embed_frame_ancestors; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(" *:/.-_'", *p))) {
+            snprintf(err, err_size, "--embed-frame-ancestors (CHESSD_EMBED_FRAME_ANCESTORS): '%c' is not allowed: "
+                                    "sources are letters, digits and * : / . - _ ' separated by spaces", *p);
+            return false;
+        }
+    if (!cfg->embed_frame_ancestors[0]) {
+        snprintf(err, err_size, "--embed-frame-ancestors (CHESSD_EMBED_FRAME_ANCESTORS) is empty: say 'none' for no page");
+        return false;
     }
     if (cfg->redis_password[0] && cfg->redis_password_file[0]) {
         snprintf(err, err_size, "--redis-password (CHESSD_REDIS_PASSWORD) and --redis-password-file "

@@ -67,6 +67,7 @@ typedef struct config {
     size_t engine_max_nodes;          /* the most nodes an analysis may ask for */
     unsigned engine_job_lease_ms;     /* a computer's turn unfinished this long is taken by another worker */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
+    char embed_frame_ancestors[512];  /* the embeddable board's CSP frame-ancestors sources ("*": any page) */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

@@ -4,6 +4,7 @@
  * place (answer()) and renders what a read returns (api/render/). The
  * rules, the store, the compare-and-set and the clock are the service's. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "config.h"
 #include "engine/levels.h"
 #include "game/export.h"
+#include "render/embed.h"
 #include "game/idempotency.h"
 #include "game/service.h"
 #include "game/tokens.h"
@@ -685,6 +687,11 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res)
     game_svc_game_t g;
     if (!board_svg_read_query(req, false, &options, res))
         return;
+    const char *v = api_request_query(req, "v");
+    if (v && (!*v || strlen(v) > 20 || strspn(v, "0123456789") != strlen(v))) {
+        api_problem(res, API_EINVALID_PARAMETER, "'v' must be 1 to 20 digits (it is otherwise ignored)", NULL, NULL);
+        return;
+    }
     if (read_game(req, res, &g)) {
         if (client_copy_current(req, g.record.version)) {
             api_response_set(res, 304, BOARD_SVG_CONTENT_TYPE, calloc(1, 1), 0);
@@ -811,4 +818,43 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
         }
     }
     cJSON_Delete(root);
+}
+
+/* --- the embeddable board --- */
+
+/* The page's policy, the same for every page of this process (its settings
+ * do not change): made on the first request, under a lock. */
+static pthread_mutex_t embed_lock = PTHREAD_MUTEX_INITIALIZER;
+static char embed_policy_text[1024];
+static bool embed_policy_made;
+
+static const char *policy_for(const config_t *cfg)
+{
+    pthread_mutex_lock(&embed_lock);
+    if (!embed_policy_made)
+        embed_policy_made = embed_policy(cfg->embed_frame_ancestors, embed_policy_text, sizeof embed_policy_text);
+    pthread_mutex_unlock(&embed_lock);
+    return embed_policy_made ? embed_policy_text : NULL;
+}
+
+/* GET /v1/games/{id}/embed: the page, for a game that exists (404 else),
+ * never without its Content-Security-Policy. */
+void handle_game_embed(const api_request_t *req, api_response_t *res)
+{
+    const char *policy = policy_for(app_of(req)->config);
+    if (!policy) {
+        api_problem(res, API_EINTERNAL, "the page's security policy could not be made", NULL, NULL);
+        return;
+    }
+    game_svc_game_t g;
+    if (read_game(req, res, &g)) {
+        buf_t page;
+        buf_init(&page);
+        embed_page(&page, g.record.id);
+        size_t length = 0;
+        char *body = buf_finish(&page, &length);
+        api_response_set(res, 200, "text/html; charset=utf-8", body, length);
+        res->security_policy = policy;
+    }
+    game_svc_game_free(&g);
 }

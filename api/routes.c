@@ -16,7 +16,7 @@
 static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "legal_moves",
                                                     "format",      "orientation", "lastmove",      "check",
                                                     "coordinates", "size",        NULL };
-static const char *const board_params[] = { "orientation", "check", "coordinates", "size", NULL };
+static const char *const board_params[] = { "orientation", "check", "coordinates", "size", "v", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
 static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
@@ -48,6 +48,7 @@ static const router_route_t table[] = {
     { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, legal_moves_param, ROUTE_GAME,
       STORE },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/games/{id}/embed", "/v1/games/*/embed", "GET", handle_game_embed, NULL, ROUTE_GAME, STORE },
     { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, ROUTE_GAME,
       STORE },
     { "GET /v1/games/{id}/analysis", "/v1/games/*/analysis", "GET", handle_game_analysis, analysis_params,

@@ -1,0 +1,25 @@
+/* The embeddable live board of a stored game (GET /v1/games/{id}/embed): a
+ * small HTML page with its style and script inline, showing the board (the
+ * game's board.svg), the players, the clocks counting down, the moves, the
+ * opening and the result, kept live from the game's event stream (an
+ * EventSource, which reconnects by itself). It holds no token and no game
+ * data: names and moves are read by its script and written as text. Its
+ * Content-Security-Policy (embed_policy) allows only its own script and
+ * style (by hash) and its own server, and names the pages that may frame it. */
+#ifndef CHESSD_API_RENDER_EMBED_H
+#define CHESSD_API_RENDER_EMBED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../http/buf.h"
+
+/* The page's Content-Security-Policy, with frame_ancestors (checked sources,
+ * the --embed-frame-ancestors setting) as its frame-ancestors, into out;
+ * false when it does not fit or the hashes could not be made. */
+bool embed_policy(const char *frame_ancestors, char *out, size_t size);
+
+/* Appends the page of game id (a game id: base64url characters only) to out. */
+void embed_page(buf_t *out, const char *id);
+
+#endif
