@@ -129,7 +129,8 @@ static void produce(void *arg)
         if (failed) {
             e->failed = true;
         } else {
-            buf_append(&e->out, piece.data, piece.length);
+            if (piece.length) /* a batch of ids not found made nothing */
+                buf_append(&e->out, piece.data, piece.length);
             e->failed = buf_failed(&e->out);
             e->exported += found;
             e->missing += missing;
