@@ -4,7 +4,6 @@
  * place (answer()) and renders what a read returns (api/render/). The
  * rules, the store, the compare-and-set and the clock are the service's. */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -822,26 +821,11 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
 
 /* --- the embeddable board --- */
 
-/* The page's policy, the same for every page of this process (its settings
- * do not change): made on the first request, under a lock. */
-static pthread_mutex_t embed_lock = PTHREAD_MUTEX_INITIALIZER;
-static char embed_policy_text[1024];
-static bool embed_policy_made;
-
-static const char *policy_for(const config_t *cfg)
-{
-    pthread_mutex_lock(&embed_lock);
-    if (!embed_policy_made)
-        embed_policy_made = embed_policy(cfg->embed_frame_ancestors, embed_policy_text, sizeof embed_policy_text);
-    pthread_mutex_unlock(&embed_lock);
-    return embed_policy_made ? embed_policy_text : NULL;
-}
-
 /* GET /v1/games/{id}/embed: the page, for a game that exists (404 else),
  * never without its Content-Security-Policy. */
 void handle_game_embed(const api_request_t *req, api_response_t *res)
 {
-    const char *policy = policy_for(app_of(req)->config);
+    const char *policy = embed_policy(app_of(req)->config->embed_frame_ancestors);
     if (!policy) {
         api_problem(res, API_EINTERNAL, "the page's security policy could not be made", NULL, NULL);
         return;

@@ -395,7 +395,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     /* A text with no opening line is a game in none, or one stored before
      * the line existed: that one gets its current position's name, if any,
      * and follows the opening from its next move on. */
-    const opening_t *named = opening_at(&current);
+    const opening_t *named = opening_key ? NULL : opening_at(&current);
     game_restore_opening(&r->game, opening_key ? opening_key : named ? named->key : 0);
     return true;
 }

@@ -75,8 +75,9 @@ static void wake_locked(game_export_t *e)
     }
 }
 
-/* One game's text into piece: STORE_OK, STORE_ENOT_FOUND (skipped), or a failure. */
-static game_svc_status_t render(game_export_t *e, const char *id, buf_t *piece)
+/* One game's text into piece, after a blank line when separate (a PGN game
+ * after another): GAME_SVC_OK, GAME_SVC_ENOT_FOUND (skipped), or a failure. */
+static game_svc_status_t render(game_export_t *e, const char *id, bool separate, buf_t *piece)
 {
     game_svc_game_t g;
     game_svc_result_t out = { 0 };
@@ -88,8 +89,8 @@ static game_svc_status_t render(game_export_t *e, const char *id, buf_t *piece)
         if (!text) {
             status = GAME_SVC_EINTERNAL;
         } else {
-            if (e->pgn && piece->length + e->exported > 0)
-                buf_putc(piece, '\n'); /* a blank line between two games */
+            if (separate)
+                buf_putc(piece, '\n');
             buf_append(piece, text, length);
             if (!e->pgn)
                 buf_putc(piece, '\n');
@@ -109,13 +110,14 @@ static void produce(void *arg)
     pthread_mutex_lock(&e->lock);
     int first = e->next, last = e->next + BATCH < e->count ? e->next + BATCH : e->count;
     bool stop = e->gone || e->failed;
+    unsigned before = e->exported;
     pthread_mutex_unlock(&e->lock);
     buf_t piece;
     buf_init(&piece);
     unsigned found = 0, missing = 0;
     bool failed = false;
     for (int i = first; i < last && !stop && !failed; i++) {
-        game_svc_status_t status = render(e, e->ids[i], &piece);
+        game_svc_status_t status = render(e, e->ids[i], e->pgn && before + found > 0, &piece);
         if (status == GAME_SVC_OK)
             found++;
         else if (status == GAME_SVC_ENOT_FOUND)

@@ -73,32 +73,36 @@ static const char page_tail[] =
     "id=\"opening\"></div><ol id=\"moves\"></ol><div id=\"result\"></div><div id=\"status\"></div></div><script>";
 static const char page_end[] = "</script></body></html>\n";
 
-static pthread_once_t hashes_once = PTHREAD_ONCE_INIT;
-static char script_hash[64], style_hash[64]; /* base64 of SHA-256: 44 characters */
+/* The policy, made once (the page and the setting never change while the
+ * process runs), under the lock. */
+static pthread_mutex_t policy_lock = PTHREAD_MUTEX_INITIALIZER;
+static char policy[1024];
+static bool policy_made;
 
-static void hash_of(const char *text, char *out)
+/* The base64 of text's SHA-256 (44 characters) into out; false when it cannot be made. */
+static bool hash_of(const char *text, char out[64])
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
     if (EVP_Digest(text, strlen(text), digest, &length, EVP_sha256(), NULL) != 1 || length != 32)
-        return; /* out stays "": the policy then allows no script and no style */
+        return false;
     EVP_EncodeBlock((unsigned char *)out, digest, (int)length);
+    return true;
 }
 
-static void make_hashes(void)
+const char *embed_policy(const char *frame_ancestors)
 {
-    hash_of(script, script_hash);
-    hash_of(style, style_hash);
-}
-
-bool embed_policy(const char *frame_ancestors, char *out, size_t size)
-{
-    pthread_once(&hashes_once, make_hashes);
-    int n = snprintf(out, size,
-                     "default-src 'none'; script-src 'sha256-%s'; style-src 'sha256-%s'; img-src 'self'; "
-                     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors %s",
-                     script_hash, style_hash, frame_ancestors);
-    return n > 0 && (size_t)n < size && script_hash[0] && style_hash[0];
+    pthread_mutex_lock(&policy_lock);
+    char script_hash[64], style_hash[64];
+    if (!policy_made && hash_of(script, script_hash) && hash_of(style, style_hash)) {
+        int n = snprintf(policy, sizeof policy,
+                         "default-src 'none'; script-src 'sha256-%s'; style-src 'sha256-%s'; img-src 'self'; "
+                         "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors %s",
+                         script_hash, style_hash, frame_ancestors);
+        policy_made = n > 0 && (size_t)n < sizeof policy;
+    }
+    pthread_mutex_unlock(&policy_lock);
+    return policy_made ? policy : NULL;
 }
 
 void embed_page(buf_t *out, const char *id)

@@ -15,9 +15,10 @@
 #include "../http/buf.h"
 
 /* The page's Content-Security-Policy, with frame_ancestors (checked sources,
- * the --embed-frame-ancestors setting) as its frame-ancestors, into out;
- * false when it does not fit or the hashes could not be made. */
-bool embed_policy(const char *frame_ancestors, char *out, size_t size);
+ * the --embed-frame-ancestors setting, the same on every call) as its
+ * frame-ancestors: made on the first call, static afterwards; NULL when the
+ * hashes could not be made or it does not fit. */
+const char *embed_policy(const char *frame_ancestors);
 
 /* Appends the page of game id (a game id: base64url characters only) to out. */
 void embed_page(buf_t *out, const char *id);
