@@ -52,6 +52,7 @@ typedef struct {
     buf_t line;
     uint64_t version;
     int side; /* color_t, or -1 when not known (a finished game) */
+    bool created; /* the mirror and side come from the creation's answer */
     char takeback[16], draw_offer[8], takeback_offer[8];
     bool timed;
     int64_t clock_ms[COLOR_COUNT];
@@ -682,7 +683,7 @@ static void prompt(remote_t *r)
 
 static int session(remote_t *r)
 {
-    if (!fetch_game(r) || !find_side(r))
+    if (!r->created && (!fetch_game(r) || !find_side(r)))
         return 1;
     if (r->side >= 0) {
         r->view.flip = r->view.flip != (r->side == BLACK);
@@ -824,6 +825,10 @@ static bool read_created(remote_t *r, const http_client_response_t *res)
     if (ok) {
         snprintf(r->game_id, sizeof r->game_id, "%s", id->valuestring);
         snprintf(r->auth, sizeof r->auth, "Authorization: Bearer %s\r\n", token->valuestring);
+        /* the game as created: the computer's first move, when it opens,
+         * then arrives on the stream and is announced like any other */
+        r->side = !strcmp(token->string, "white") ? WHITE : !strcmp(token->string, "black") ? BLACK : -1;
+        r->created = r->side >= 0 && load_game(r, doc);
     } else {
         play_print_error(r->out, "bad_answer", "the created game has no id or not one player token");
     }
