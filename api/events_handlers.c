@@ -2,7 +2,11 @@
  * changes as they are published, as Server-Sent Events (Accept:
  * text/event-stream) or newline-delimited JSON. The handler reads the game
  * and hands the server a stream holding the first event; the hub
- * (events.c) queues the rest. */
+ * (events.c) queues the rest. POST /v1/games/events: the same for many
+ * games on one stream (the hub reads them), and POST
+ * /v1/games/events/{stream}/ids adds games to an open one, from any
+ * replica. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +16,10 @@
 #include "config.h"
 #include "game/game_events.h"
 #include "game/service.h"
+#include "game/tokens.h"
 #include "handlers.h"
+#include "http/jsonw.h"
+#include "input.h"
 #include "problem.h"
 
 static const char *const media_types[EVENTS_FORMAT_COUNT] = {
@@ -20,10 +27,15 @@ static const char *const media_types[EVENTS_FORMAT_COUNT] = {
     [EVENTS_SSE] = "text/event-stream",
 };
 
-void handle_game_events(const api_request_t *req, api_response_t *res)
+static events_format_t format_of(const api_request_t *req)
 {
     const char *accept = api_request_header(req, "Accept");
-    events_format_t format = accept && strstr(accept, "text/event-stream") ? EVENTS_SSE : EVENTS_NDJSON;
+    return accept && strstr(accept, "text/event-stream") ? EVENTS_SSE : EVENTS_NDJSON;
+}
+
+void handle_game_events(const api_request_t *req, api_response_t *res)
+{
+    events_format_t format = format_of(req);
     buf_t snapshot;
     buf_init(&snapshot);
     game_event_meta_t meta;
@@ -55,4 +67,118 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
         }
     }
     buf_free(&snapshot);
+}
+
+/* Reads "since" (absent, or an object of game ids, each one of list, to
+ * versions 1 to 2^53 - 1) into since[], matching list. */
+static bool read_since(const cJSON *root, const char *const *list, int count, uint64_t *since, api_response_t *res)
+{
+    memset(since, 0, (size_t)count * sizeof *since);
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "since");
+    if (!map)
+        return true;
+    char detail[160];
+    if (!cJSON_IsObject(map)) {
+        api_problem(res, API_EINVALID_FIELD, "'since' must be an object of game ids to versions", NULL, NULL);
+        return false;
+    }
+    for (const cJSON *item = map->child; item; item = item->next) {
+        int k = 0;
+        while (k < count && strcmp(list[k], item->string))
+            k++;
+        if (k == count) {
+            snprintf(detail, sizeof detail, "'since' names %.*s, which is not in 'ids'", 24, item->string);
+        } else if (!cJSON_IsNumber(item) || item->valuedouble < 1 || item->valuedouble > 9007199254740991.0
+                   || item->valuedouble != (double)(uint64_t)item->valuedouble) {
+            snprintf(detail, sizeof detail, "since[%s] must be a version: an integer from 1", list[k]);
+        } else {
+            since[k] = (uint64_t)item->valuedouble;
+            continue;
+        }
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+        return false;
+    }
+    return true;
+}
+
+void handle_games_events(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "ids", "since", NULL };
+    cJSON *root = input_object(req, allowed, res);
+    if (!root)
+        return;
+    const char *list[EVENTS_MUX_MAX];
+    uint64_t since[EVENTS_MUX_MAX];
+    int count = 0;
+    char stream[TOKENS_ID_SIZE];
+    store_status_t status;
+    if (!input_game_ids(root, EVENTS_MUX_MAX, list, &count, res) || !read_since(root, list, count, since, res)) {
+        /* the problem is in res */
+    } else if (!tokens_new_id(stream)) {
+        api_problem(res, API_EINTERNAL, "no random stream id could be drawn", NULL, NULL);
+    } else if ((status = store_stream_ids_put(app_of(req)->store, stream, list, (unsigned)count, EVENTS_MUX_IDS_TTL))
+               != STORE_OK) {
+        api_problem_store(res, status, app_of(req)->store);
+    } else {
+        events_format_t format = format_of(req);
+        res->stream = events_mux_new(format, stream, list, since, (unsigned)count);
+        if (!res->stream) {
+            api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        } else {
+            res->status = 200;
+            res->content_type = media_types[format];
+        }
+    }
+    cJSON_Delete(root);
+}
+
+typedef struct {
+    unsigned total, max;
+} ids_bound_t;
+
+static void write_ids_bound(jsonw_t *w, const void *ctx)
+{
+    const ids_bound_t *bound = ctx;
+    jsonw_key(w, "ids");
+    jsonw_uint(w, bound->total);
+    jsonw_key(w, "max");
+    jsonw_uint(w, bound->max);
+}
+
+void handle_games_events_add(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "ids", NULL };
+    cJSON *root = input_object(req, allowed, res);
+    if (!root)
+        return;
+    const char *list[EVENTS_MUX_MAX];
+    int count = 0;
+    if (input_game_ids(root, EVENTS_MUX_MAX, list, &count, res)) {
+        unsigned added = 0, total = 0;
+        const char *stream = req->path_param;
+        store_status_t status = tokens_is_id(stream) ? store_stream_ids_add(app_of(req)->store, stream, list,
+                                                                            (unsigned)count, EVENTS_MUX_MAX,
+                                                                            EVENTS_MUX_IDS_TTL, &added, &total)
+                                                     : STORE_ENOT_FOUND;
+        if (status == STORE_OK) {
+            char *body = malloc(96);
+            if (!body) {
+                api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+            } else {
+                int n = snprintf(body, 96, "{\"stream\":\"%s\",\"added\":%u,\"ids\":%u}", stream, added, total);
+                api_response_set(res, 200, "application/json", body, (size_t)n);
+            }
+        } else if (status == STORE_ENOT_FOUND) {
+            api_problem(res, API_ESTREAM_NOT_FOUND, "no multi-game stream with this id is open", NULL, NULL);
+        } else if (status == STORE_EFULL && total > 0) {
+            char detail[128];
+            snprintf(detail, sizeof detail, "the stream follows %u games; with these it would pass %d", total,
+                     EVENTS_MUX_MAX);
+            ids_bound_t bound = { total, EVENTS_MUX_MAX };
+            api_problem(res, API_ETOO_MANY_IDS, detail, write_ids_bound, &bound);
+        } else {
+            api_problem_store(res, status, app_of(req)->store);
+        }
+    }
+    cJSON_Delete(root);
 }

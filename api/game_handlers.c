@@ -776,29 +776,11 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
-    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "ids");
-    int count = cJSON_IsArray(ids) ? cJSON_GetArraySize(ids) : -1;
     const char *list[EXPORT_IDS_MAX];
     int unique = 0;
-    char detail[128] = "";
-    if (count < 1 || count > EXPORT_IDS_MAX)
-        snprintf(detail, sizeof detail, "'ids' must be an array of 1 to %d game ids", EXPORT_IDS_MAX);
-    int index = 0;
-    for (const cJSON *item = count > 0 && !detail[0] ? ids->child : NULL; item && !detail[0];
-         item = item->next, index++) {
-        if (!cJSON_IsString(item) || !tokens_is_id(item->valuestring)) {
-            snprintf(detail, sizeof detail, "ids[%d] is not a game id", index);
-            break;
-        }
-        bool seen = false;
-        for (int k = 0; k < unique && !seen; k++)
-            seen = !strcmp(list[k], item->valuestring);
-        if (!seen)
-            list[unique++] = item->valuestring; /* the first of each id, in the order asked */
-    }
     const app_t *app = app_of(req);
-    if (detail[0]) {
-        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+    if (!input_game_ids(root, EXPORT_IDS_MAX, list, &unique, res)) {
+        /* the problem is in res */
     } else if (!app->store_pool) {
         api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
     } else {

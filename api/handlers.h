@@ -37,5 +37,7 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res);
 
 /* events_handlers.c */
 void handle_game_events(const api_request_t *req, api_response_t *res);
+void handle_games_events(const api_request_t *req, api_response_t *res);
+void handle_games_events_add(const api_request_t *req, api_response_t *res);
 
 #endif

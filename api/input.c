@@ -9,6 +9,7 @@
 #include "../rules/chess960.h"
 #include "../rules/rules.h"
 #include "config.h"
+#include "game/tokens.h"
 #include "http/body.h"
 #include "problem.h"
 
@@ -191,4 +192,29 @@ void input_played_free(input_played_t *played)
     free(played->history);
     free(played->moves);
     *played = (input_played_t){ 0 };
+}
+
+bool input_game_ids(const cJSON *root, int max, const char **list, int *count, api_response_t *res)
+{
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "ids");
+    int size = cJSON_IsArray(ids) ? cJSON_GetArraySize(ids) : -1;
+    char detail[128] = "";
+    *count = 0;
+    if (size < 1 || size > max)
+        snprintf(detail, sizeof detail, "'ids' must be an array of 1 to %d game ids", max);
+    int index = 0;
+    for (const cJSON *item = detail[0] ? NULL : ids->child; item; item = item->next, index++) {
+        if (!cJSON_IsString(item) || !tokens_is_id(item->valuestring)) {
+            snprintf(detail, sizeof detail, "ids[%d] is not a game id", index);
+            break;
+        }
+        bool seen = false;
+        for (int k = 0; k < *count && !seen; k++)
+            seen = !strcmp(list[k], item->valuestring);
+        if (!seen)
+            list[(*count)++] = item->valuestring;
+    }
+    if (detail[0])
+        api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+    return !detail[0];
 }

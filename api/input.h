@@ -17,6 +17,11 @@
  * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
 cJSON *input_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
 
+/* Reads root's "ids", an array of 1 to max game ids, into list (pointers
+ * into root), each once, in the order first named; *count how many. False,
+ * with the problem in res, for anything else. */
+bool input_game_ids(const cJSON *root, int max, const char **list, int *count, api_response_t *res);
+
 /* Reads query parameter `name` as true/1 or false/0 into *out (fallback
  * when absent); false with res filled (400) for any other value. */
 bool input_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res);

@@ -78,6 +78,8 @@ static const struct {
     [API_EENGINE_BUSY] = { "engine_busy", 503, "Every engine is busy and the queue is full; retry after Retry-After" },
     [API_EENGINE_FAILED] = { "engine_failed", 503,
                              "The engine failed on this search, and again on a retry; retry after Retry-After" },
+    [API_ESTREAM_NOT_FOUND] = { "stream_not_found", 404, "No such multi-game stream is open" },
+    [API_ETOO_MANY_IDS] = { "too_many_ids", 422, "The stream would follow more games than its bound" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 

@@ -67,20 +67,6 @@ static unsigned engine_slot(void)
     return cluster_key_slot(STORE_ENGINE_JOBS_KEY, sizeof STORE_ENGINE_JOBS_KEY - 1);
 }
 
-/* Whether id is a game id: 1 to STORE_ENGINE_ID_SIZE - 1 characters of
- * base64url (what chessd draws; never ':', the intent's separator). */
-static bool id_ok(const char *id, size_t length)
-{
-    if (length == 0 || length >= STORE_ENGINE_ID_SIZE)
-        return false;
-    for (size_t i = 0; i < length; i++) {
-        char c = id[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
-            return false;
-    }
-    return true;
-}
-
 static bool version_ok(uint64_t version) { return version >= 1 && version <= VERSION_MAX; }
 
 /* A version as written: 1 to VERSION_MAX, digits only, no leading zero. */
@@ -176,7 +162,7 @@ static bool read_entry(const redisReply *e, store_engine_job_t *job)
         if (f->element[i]->type != REDIS_REPLY_STRING)
             return false;
     if (!reply_is(f->element[0], "game") || !reply_is(f->element[2], "version")
-        || !id_ok(f->element[1]->str, f->element[1]->len)
+        || !store_id_ok(f->element[1]->str, f->element[1]->len)
         || !read_version(f->element[3]->str, f->element[3]->len, &job->version))
         return false;
     memcpy(job->id, f->element[1]->str, f->element[1]->len);
@@ -324,7 +310,7 @@ static bool consumer_ok(const char *consumer)
 
 store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version)
 {
-    if (!id_ok(id, strlen(id)) || !version_ok(version))
+    if (!store_id_ok(id, strlen(id)) || !version_ok(version))
         return STORE_ENOT_FOUND;
     char v[VERSION_TEXT], max[16];
     snprintf(v, sizeof v, "%llu", (unsigned long long)version);
@@ -413,7 +399,7 @@ store_status_t store_engine_job_ack(store_t *store, const store_engine_job_t *jo
 /* "<id>:<version>" into member; false when id or version is not one. */
 static bool due_member(const char *id, uint64_t version, char member[DUE_MEMBER_SIZE])
 {
-    if (!id_ok(id, strlen(id)) || !version_ok(version))
+    if (!store_id_ok(id, strlen(id)) || !version_ok(version))
         return false;
     snprintf(member, DUE_MEMBER_SIZE, "%s:%llu", id, (unsigned long long)version);
     return true;
@@ -428,7 +414,7 @@ static bool read_due(const redisReply *member, const redisReply *score, store_en
     if (!colon)
         return false;
     size_t id_length = (size_t)(colon - member->str);
-    if (!id_ok(member->str, id_length)
+    if (!store_id_ok(member->str, id_length)
         || !read_version(colon + 1, member->len - id_length - 1, &out->version))
         return false;
     /* Redis writes a score as a double (%.17g): a whole number of ms as

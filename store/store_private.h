@@ -66,6 +66,11 @@ bool store_script_init(store_script_t *script, const char *text);
 redisReply *store_script_run(store_t *store, unsigned slot, const store_script_t *script, int argc, const char **argv,
                              size_t *lengths, bool *sent);
 
+/* Whether id is a game id (or a stream id): 1 to STORE_ENGINE_ID_SIZE - 1
+ * characters of base64url (what chessd draws; never ':', the intent's
+ * separator). */
+bool store_id_ok(const char *id, size_t length);
+
 /* Makes room for one more item in a growable array of item_size-byte
  * items (*items holding count of *capacity; the capacity doubles, from 4).
  * False, with the array unchanged, when memory runs out. */

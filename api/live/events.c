@@ -45,8 +45,16 @@
 #include "../game/service.h"
 #include "timers.h"
 
+_Static_assert((int)EVENTS_MUX_MAX == (int)STORE_STREAM_IDS_MAX, "a mux follows what its id set holds");
+_Static_assert((int)STORE_CHANNEL_SIZE == (int)GAME_EVENTS_CHANNEL_SIZE, "a topic holds either channel");
+
 enum {
     PENDING_MAX = 256 * 1024, /* bytes waiting for a stream's client (ours and the kernel's), before it is closed */
+    MUX_PENDING_MAX = 1024 * 1024, /* the same for a multi-game stream, whose games' first snapshots come at once */
+    FRAME_SSE_NO_ID = EVENTS_FORMAT_COUNT, /* a multi-game stream's games: SSE without id lines */
+    FRAME_COUNT,
+    FORGETS_PER_ROUND = 32, /* closed streams' id sets deleted between two polls */
+    FORGETS_MAX = 1024,     /* more wait for their expiry instead */
     ID_SIZE = 24,
     RESYNCS_PER_ROUND = 32, /* Redis reads between two polls, so timers and messages are not held up */
     FLAG_CHECKS_PER_ROUND = 64,
@@ -61,26 +69,32 @@ enum {
  * (a look is two system calls a stream) nor further apart than that. */
 #define STALL_LOOK_MIN_US (100000ull)
 #define STALL_LOOK_MAX_US (5000000ull)
+/* A multi-game stream's id set is read (and its expiry pushed back) at
+ * least this often. */
+#define CONTROL_TOUCH_US (120ull * 1000000u)
 
 /* A topic's waiters and its streams are doubly linked lists headed in the
- * topic: nodes with prev and next, of either type. */
-#define DLIST_PUSH(head, node) \
+ * topic: nodes with links prev and next (the hub's muxes: other names), of
+ * either type. */
+#define DLIST_PUSH_AS(head, node, prev_, next_) \
     do { \
-        (node)->prev = NULL; \
-        (node)->next = (head); \
+        (node)->prev_ = NULL; \
+        (node)->next_ = (head); \
         if (head) \
-            (head)->prev = (node); \
+            (head)->prev_ = (node); \
         (head) = (node); \
     } while (0)
-#define DLIST_UNLINK(head, node) \
+#define DLIST_UNLINK_AS(head, node, prev_, next_) \
     do { \
-        if ((node)->prev) \
-            (node)->prev->next = (node)->next; \
+        if ((node)->prev_) \
+            (node)->prev_->next_ = (node)->next_; \
         else \
-            (head) = (node)->next; \
-        if ((node)->next) \
-            (node)->next->prev = (node)->prev; \
+            (head) = (node)->next_; \
+        if ((node)->next_) \
+            (node)->next_->prev_ = (node)->prev_; \
     } while (0)
+#define DLIST_PUSH(head, node) DLIST_PUSH_AS(head, node, prev, next)
+#define DLIST_UNLINK(head, node) DLIST_UNLINK_AS(head, node, prev, next)
 #define FLAG_MAX_MS (7ll * 24 * 3600 * 1000) /* a deadline further than this is a wrong one */
 #define PING_US (5ull * 1000000u)         /* the subscriber connection is pinged this often... */
                                           /* ...and lost when a ping is unanswered at the next */
@@ -124,6 +138,17 @@ struct events_stream {
     /* the last look for progress (check_stalls) */
     uint64_t progress_us;  /* when it last made progress, or had nothing waiting */
     uint64_t acked_seen, taken_seen;
+    /* A multi-game stream (a mux) follows each game through a child, a
+     * stream of its own on the game's topic without a connection: what a
+     * child queues goes to the mux's client (while it is held, into its own
+     * out first). Under the hub's lock, children and all. */
+    bool mux;
+    events_stream_t *parent;       /* a child: its mux */
+    bool exact;                    /* a child: its client has last_version, no other (a snapshot if it is not that) */
+    events_stream_t **children;    /* a mux: its games, in the order followed */
+    unsigned child_count;
+    topic_t *control;              /* a mux: the channel on which ids are added */
+    events_stream_t *mux_prev, *mux_next; /* a mux: in the hub's list */
 };
 
 struct waiter {
@@ -141,6 +166,7 @@ struct topic {
     char id[ID_SIZE];
     char channel[GAME_EVENTS_CHANNEL_SIZE];
     topic_t *hash_next;
+    events_stream_t *control; /* a mux's channel for added ids (then no game, no streams, no waiters) */
     events_stream_t *streams;
     waiter_t *waiters;
     unsigned members; /* streams and waiters */
@@ -164,6 +190,11 @@ typedef struct unsubscribe {
     struct unsubscribe *next;
     char channel[GAME_EVENTS_CHANNEL_SIZE];
 } unsubscribe_t;
+
+typedef struct forget {
+    struct forget *next;
+    char id[ID_SIZE];
+} forget_t;
 
 typedef struct address_count {
     struct address_count *next;
@@ -197,6 +228,9 @@ struct events {
     timers_t timers;
     address_count_t *addresses[ADDRESS_BUCKETS];
     unsigned open; /* streams and waiters, admitted ones included */
+    events_stream_t *muxes; /* the multi-game streams */
+    forget_t *forgets;      /* ids of closed muxes, whose sets are to be deleted */
+    unsigned forget_count;
     uint64_t heartbeat_due_us;
     uint64_t stall_look_due_us;
     /* the hub thread's alone */
@@ -208,6 +242,7 @@ struct events {
     uint64_t rounds_sent;     /* PING rounds queued on this connection */
     uint64_t rounds_answered; /* of them, answered */
     uint64_t keepalive_round; /* the last PING_US ping's round: lost if unanswered at the next */
+    char (*ids)[STORE_ENGINE_ID_SIZE]; /* a mux's ids as read (EVENTS_MUX_MAX) */
 };
 
 /* Tells the caller's counters (events_counters_t) of one event. */
@@ -228,8 +263,8 @@ static void wake_hub(events_t *h)
 void events_frame(buf_t *out, events_format_t format, const char *type, uint64_t version, const char *json,
                   size_t length)
 {
-    if (format == EVENTS_SSE) {
-        if (version)
+    if (format == EVENTS_SSE || (int)format == FRAME_SSE_NO_ID) {
+        if (version && format == EVENTS_SSE)
             buf_printf(out, "id: %llu\n", (unsigned long long)version);
         buf_printf(out, "event: %s\ndata: ", type);
         buf_append(out, json, length);
@@ -267,8 +302,8 @@ typedef struct {
     uint64_t version;
     const char *json;
     size_t length;
-    buf_t frames[EVENTS_FORMAT_COUNT];
-    bool made[EVENTS_FORMAT_COUNT];
+    buf_t frames[FRAME_COUNT];
+    bool made[FRAME_COUNT];
 } framed_t;
 
 static void framed_init(framed_t *f, const char *type, uint64_t version, const char *json, size_t length)
@@ -278,7 +313,7 @@ static void framed_init(framed_t *f, const char *type, uint64_t version, const c
     f->version = version;
     f->json = json;
     f->length = length;
-    for (int i = 0; i < EVENTS_FORMAT_COUNT; i++)
+    for (int i = 0; i < FRAME_COUNT; i++)
         buf_init(&f->frames[i]);
 }
 
@@ -293,7 +328,7 @@ static const buf_t *framed_for(framed_t *f, events_format_t format)
 
 static void framed_free(framed_t *f)
 {
-    for (int i = 0; i < EVENTS_FORMAT_COUNT; i++)
+    for (int i = 0; i < FRAME_COUNT; i++)
         buf_free(&f->frames[i]);
 }
 
@@ -367,8 +402,14 @@ static void stream_fail(events_stream_t *s)
  * unacknowledged, past PENDING_MAX, the client is not reading: the stream
  * fails; so it does when bytes is NULL (they could not be made) or memory
  * runs out. */
+static void child_push(events_stream_t *c, const char *bytes, size_t n, bool end);
+
 static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool end)
 {
+    if (s->parent) {
+        child_push(s, bytes, n, end);
+        return;
+    }
     if (s->finished)
         return;
     pthread_mutex_lock(&s->lock);
@@ -378,7 +419,8 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
     size_t queued = s->out.length - s->sent, unsent = 0;
     if (queued > 0 && s->conn.kernel && !s->conn.kernel(s->conn.arg, &unsent, NULL))
         unsent = 0;
-    if (!bytes || (queued > 0 && queued + unsent + n > PENDING_MAX) || !buf_reserve(&s->out, n)) {
+    size_t max = s->mux ? MUX_PENDING_MAX : PENDING_MAX;
+    if (!bytes || (queued > 0 && queued + unsent + n > max) || !buf_reserve(&s->out, n)) {
         stream_fail(s);
     } else {
         buf_append(&s->out, bytes, n);
@@ -395,11 +437,50 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
     pthread_mutex_unlock(&s->lock);
 }
 
+/* A child's bytes (hub lock held): to its mux's client, or kept while the
+ * child is held (at most PENDING_MAX, else the mux fails); end: the game
+ * is over for the mux, which goes on with its other games. */
+static void child_push(events_stream_t *c, const char *bytes, size_t n, bool end)
+{
+    events_stream_t *m = c->parent;
+    if (c->finished)
+        return;
+    if (!bytes || (c->held && (c->out.length + n > PENDING_MAX || !buf_reserve(&c->out, n)))) {
+        stream_push(m, NULL, 0, false); /* fails the mux */
+        c->finished = true;
+        return;
+    }
+    if (c->held)
+        buf_append(&c->out, bytes, n);
+    else if (n)
+        stream_push(m, bytes, n, false);
+    if (end) {
+        c->finished = true;
+        if (c->held) { /* an ending is sent as soon as it is known */
+            c->held = false;
+            if (c->out.length)
+                stream_push(m, c->out.data, c->out.length, false);
+            buf_free(&c->out);
+        }
+    }
+}
+
 /* Lets a held stream's client read (hub lock held); first drops the snapshot
  * it was born with when a later one replaces it (drop_first: nothing of it
- * was read, since the stream was held). */
+ * was read, since the stream was held). A child's bytes go to its mux. */
 static void stream_unhold(events_stream_t *s, bool drop_first)
 {
+    if (s->parent) {
+        if (drop_first) {
+            buf_free(&s->out);
+        } else if (s->held) {
+            s->held = false;
+            if (s->out.length)
+                stream_push(s->parent, s->out.data, s->out.length, false);
+            buf_free(&s->out);
+        }
+        return;
+    }
     pthread_mutex_lock(&s->lock);
     if (s->held && drop_first && s->sent == 0) {
         buf_free(&s->out);
@@ -622,16 +703,14 @@ static void arm_flag(events_t *h, topic_t *t, const game_event_meta_t *meta, uin
 /* A message or a read: the topic is not silent. */
 static void topic_heard(events_t *h, topic_t *t, uint64_t now)
 {
-    t->check_due_us = now + h->silent_us;
+    t->check_due_us = now + (t->control && h->silent_us > CONTROL_TOUCH_US ? CONTROL_TOUCH_US : h->silent_us);
     topic_reschedule(h, t);
 }
 
 /* The topic of game id, made (and queued for SUBSCRIBE) when there is none,
  * for a member whose client has version. NULL when out of memory. */
-static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
+static topic_t *topic_make(events_t *h, const char *id, const char *channel, uint64_t version)
 {
-    char channel[GAME_EVENTS_CHANNEL_SIZE];
-    game_events_channel(id, channel);
     topic_t *t = topic_find(h, channel, strlen(channel));
     if (t)
         return t;
@@ -640,7 +719,7 @@ static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
         return NULL;
     t->timer.kind = TIMER_TOPIC;
     snprintf(t->id, sizeof t->id, "%s", id);
-    memcpy(t->channel, channel, sizeof channel);
+    snprintf(t->channel, sizeof t->channel, "%s", channel);
     t->refs = 1;
     t->sub = SUB_WANTED;
     t->version = version;
@@ -652,6 +731,13 @@ static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
     queue_push(&h->subscribes, t);
     wake_hub(h);
     return t;
+}
+
+static topic_t *topic_get(events_t *h, const char *id, uint64_t version)
+{
+    char channel[GAME_EVENTS_CHANNEL_SIZE];
+    game_events_channel(id, channel);
+    return topic_make(h, id, channel, version);
 }
 
 /* Drops a topic without members: out of the map, UNSUBSCRIBE queued. */
@@ -733,6 +819,152 @@ events_status_t events_wait(events_t *h, const char *id, uint64_t version, unsig
     return EVENTS_OK;
 }
 
+/* --- multi-game streams --- */
+
+events_stream_t *events_mux_new(events_format_t format, const char *stream_id, const char *const *ids,
+                                const uint64_t *since, unsigned count)
+{
+    if (count > EVENTS_MUX_MAX)
+        return NULL;
+    events_stream_t *m = events_stream_new(format, stream_id, 0, NULL, 0, false);
+    if (!m)
+        return NULL;
+    m->mux = true;
+    m->children = calloc(EVENTS_MUX_MAX, sizeof *m->children);
+    char opening[96];
+    int n = snprintf(opening, sizeof opening, "{\"type\":\"stream\",\"stream\":\"%s\"}", m->id);
+    events_frame(&m->out, m->format, "stream", 0, opening, (size_t)n);
+    if (!m->children || buf_failed(&m->out)) {
+        events_stream_release(m);
+        return NULL;
+    }
+    /* the games are followed once attached: until then, kept as children without a topic */
+    for (unsigned i = 0; i < count; i++) {
+        events_stream_t *c = calloc(1, sizeof *c);
+        if (!c) {
+            events_stream_release(m);
+            return NULL;
+        }
+        pthread_mutex_init(&c->lock, NULL);
+        buf_init(&c->out);
+        c->format = m->format == EVENTS_SSE ? (events_format_t)FRAME_SSE_NO_ID : m->format;
+        snprintf(c->id, sizeof c->id, "%s", ids[i]);
+        c->last_version = since ? since[i] : 0;
+        c->exact = c->last_version > 0;
+        c->parent = m;
+        c->counted_first = true;
+        m->children[m->child_count++] = c;
+    }
+    return m;
+}
+
+/* Puts child c of a mux on its game's topic (hub lock held); false when
+ * out of memory. Held until the topic is live and the child's client has
+ * what the topic has (exact: that version and no other), as a stream is. */
+static bool child_attach(events_t *h, events_stream_t *c)
+{
+    /* Not with the client's version: a version named by a client is not
+     * one this replica has seen, and would wake the game's long polls. */
+    topic_t *t = topic_get(h, c->id, 0);
+    if (!t)
+        return false;
+    c->hub = h;
+    c->topic = t;
+    DLIST_PUSH(t->streams, c);
+    t->members++;
+    bool behind = c->exact ? t->version != c->last_version : t->version > c->last_version;
+    c->held = t->sub != SUB_LIVE || behind;
+    if (t->sub == SUB_LIVE && behind)
+        want_resync(h, t);
+    return true;
+}
+
+static void child_free(events_stream_t *c)
+{
+    buf_free(&c->out);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* Follows game id on mux m too (hub lock held), unless it does already or
+ * follows EVENTS_MUX_MAX games: an id added on another replica. */
+static void mux_follow(events_t *h, events_stream_t *m, const char *id)
+{
+    if (m->child_count >= EVENTS_MUX_MAX || m->finished)
+        return;
+    for (unsigned i = 0; i < m->child_count; i++)
+        if (!strcmp(m->children[i]->id, id))
+            return;
+    events_stream_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return; /* read again at the next touch */
+    pthread_mutex_init(&c->lock, NULL);
+    buf_init(&c->out);
+    c->format = m->format == EVENTS_SSE ? (events_format_t)FRAME_SSE_NO_ID : m->format;
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->parent = m;
+    c->counted_first = true;
+    if (!child_attach(h, c)) {
+        child_free(c);
+        return;
+    }
+    m->children[m->child_count++] = c;
+}
+
+/* Attaches a mux (hub lock held): its channel for added ids, then its games. */
+static bool mux_attach(events_t *h, events_stream_t *m)
+{
+    char channel[STORE_CHANNEL_SIZE];
+    store_stream_channel(m->id, channel);
+    topic_t *t = topic_make(h, m->id, channel, 0);
+    if (!t)
+        return false;
+    t->control = m;
+    t->members++;
+    m->control = t;
+    unsigned attached = 0;
+    while (attached < m->child_count && child_attach(h, m->children[attached]))
+        attached++;
+    if (attached < m->child_count) { /* out of memory: the rest are dropped */
+        for (unsigned i = attached; i < m->child_count; i++)
+            child_free(m->children[i]);
+        m->child_count = attached;
+    }
+    DLIST_PUSH_AS(h->muxes, m, mux_prev, mux_next);
+    return true;
+}
+
+/* Detaches a mux and frees its children (hub lock held); its id set is to be deleted. */
+static void mux_detach(events_t *h, events_stream_t *m)
+{
+    for (unsigned i = 0; i < m->child_count; i++) {
+        events_stream_t *c = m->children[i];
+        if (c->topic) {
+            DLIST_UNLINK(c->topic->streams, c);
+            c->topic->members--;
+            topic_maybe_remove(h, c->topic);
+        }
+        child_free(c);
+    }
+    m->child_count = 0;
+    if (m->control) {
+        topic_t *t = m->control;
+        t->control = NULL;
+        t->members--;
+        topic_maybe_remove(h, t);
+        m->control = NULL;
+        DLIST_UNLINK_AS(h->muxes, m, mux_prev, mux_next);
+        forget_t *f = h->forget_count < FORGETS_MAX ? calloc(1, sizeof *f) : NULL;
+        if (f) { /* else its set expires by itself */
+            memcpy(f->id, m->id, ID_SIZE);
+            f->next = h->forgets;
+            h->forgets = f;
+            h->forget_count++;
+            wake_hub(h);
+        }
+    }
+}
+
 /* --- attaching and releasing streams --- */
 
 events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void *address, size_t length,
@@ -740,7 +972,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
 {
     pthread_mutex_lock(&h->lock);
     topic_t *t = NULL;
-    if (h->draining || (!s->finished && !(t = topic_get(h, s->id, s->last_version)))) {
+    if (h->draining || (s->mux ? !mux_attach(h, s) : !s->finished && !(t = topic_get(h, s->id, s->last_version)))) {
         events_status_t status = h->draining ? EVENTS_EDRAINING : EVENTS_ENOMEM;
         release_locked(h, address, length);
         pthread_mutex_unlock(&h->lock);
@@ -777,6 +1009,8 @@ void events_stream_release(events_stream_t *s)
     events_t *h = s->hub;
     if (h) {
         pthread_mutex_lock(&h->lock);
+        if (s->mux)
+            mux_detach(h, s);
         topic_t *t = s->topic;
         if (t) {
             DLIST_UNLINK(t->streams, s);
@@ -786,6 +1020,9 @@ void events_stream_release(events_stream_t *s)
         release_locked(h, s->address, s->address_length);
         pthread_mutex_unlock(&h->lock);
     }
+    for (unsigned i = 0; i < s->child_count; i++) /* never attached: no topic */
+        child_free(s->children[i]);
+    free(s->children);
     buf_free(&s->out);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -804,14 +1041,20 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
     framed_t event;
     framed_init(&event, meta->type, meta->version, json, length);
     for (events_stream_t *s = t->streams; s; s = s->next) {
-        if (s->finished || meta->version <= s->last_version)
+        if (s->finished)
             continue;
+        if (meta->version <= s->last_version) {
+            if (s->exact)
+                want_resync(h, t); /* a client's version that may not be the game's: read it */
+            continue;
+        }
         if (meta->version != s->last_version + 1) {
             want_resync(h, t); /* it missed one: a snapshot instead */
             continue;
         }
         stream_push_event(s, &event, meta->ended);
         s->last_version = meta->version;
+        s->exact = false;
         if (s->held && t->sub == SUB_LIVE) /* a message comes only on a live subscription, and follows what it has */
             stream_unhold(s, false);
     }
@@ -833,15 +1076,17 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
         if (s->finished)
             continue;
         bool held = s->held;
-        if (s->last_version < meta->version) {
+        if (s->last_version < meta->version || (s->exact && s->last_version != meta->version)) {
             if (held)
                 stream_unhold(s, true); /* its client has seen nothing: this snapshot instead of its first */
             stream_push_event(s, &event, meta->ended);
             s->last_version = meta->version;
+            s->exact = false;
             COUNT(h, stream_resync);
         } else if (meta->ended) {
             stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
         }
+        s->exact = false;
         if (held && t->sub == SUB_LIVE)
             stream_unhold(s, false);
     }
@@ -878,8 +1123,17 @@ static void apply_settled(events_t *h)
 /* The game is gone (expired, or Redis lost it): its streams end, its waiters answer. */
 static void end_topic(events_t *h, topic_t *t)
 {
-    for (events_stream_t *s = t->streams; s; s = s->next)
-        stream_push(s, "", 0, true);
+    char json[64];
+    int n = snprintf(json, sizeof json, "{\"type\":\"not_found\",\"id\":\"%s\"}", t->id);
+    framed_t event;
+    framed_init(&event, "not_found", 0, json, (size_t)n);
+    for (events_stream_t *s = t->streams; s; s = s->next) {
+        if (s->parent && !s->finished) /* a mux goes on: it is told, once, that the game is not there */
+            stream_push_event(s, &event, true);
+        else
+            stream_push(s, "", 0, true);
+    }
+    framed_free(&event);
     wake_waiters(h, t, UINT64_MAX);
 }
 
@@ -905,11 +1159,13 @@ static void send_heartbeats(events_t *h)
         for (topic_t *t = h->buckets[b], *next; t; t = next) {
             next = t->hash_next; /* t may leave the map with its last waiter */
             for (events_stream_t *s = t->streams; s; s = s->next)
-                if (!s->held) /* a held stream is released within a round trip to Redis, or ends */
+                if (!s->held && !s->parent) /* a held stream is released within a round trip to Redis, or ends */
                     stream_push(s, beats[s->format], strlen(beats[s->format]), false);
             wake_gone_waiters(h, t);
         }
     }
+    for (events_stream_t *m = h->muxes; m; m = m->mux_next)
+        stream_push(m, beats[m->format], strlen(beats[m->format]), false);
 }
 
 /* Whether s made progress since the last look (hub lock held): with the
@@ -935,29 +1191,32 @@ static bool stream_progressed(events_stream_t *s)
 
 /* Closes every stream whose client has taken none of its bytes for the
  * stall time (hub lock held). */
+static void check_stall(events_t *h, events_stream_t *s, uint64_t now)
+{
+    if (s->finished || s->parent)
+        return;
+    if (stream_progressed(s)) {
+        s->progress_us = now;
+    } else if (now - s->progress_us >= (uint64_t)h->cfg.stall_seconds * 1000000u) {
+        pthread_mutex_lock(&s->lock);
+        stream_fail(s);
+        if (s->suspended) {
+            s->suspended = false;
+            s->conn.resume(s->conn.arg);
+        }
+        pthread_mutex_unlock(&s->lock);
+        COUNT(h, stream_stalled);
+    }
+}
+
 static void check_stalls(events_t *h, uint64_t now)
 {
-    uint64_t stall_us = (uint64_t)h->cfg.stall_seconds * 1000000u;
-    for (size_t b = 0; b < h->bucket_count; b++) {
-        for (topic_t *t = h->buckets[b]; t; t = t->hash_next) {
-            for (events_stream_t *s = t->streams; s; s = s->next) {
-                if (s->finished)
-                    continue;
-                if (stream_progressed(s)) {
-                    s->progress_us = now;
-                } else if (now - s->progress_us >= stall_us) {
-                    pthread_mutex_lock(&s->lock);
-                    stream_fail(s);
-                    if (s->suspended) {
-                        s->suspended = false;
-                        s->conn.resume(s->conn.arg);
-                    }
-                    pthread_mutex_unlock(&s->lock);
-                    COUNT(h, stream_stalled);
-                }
-            }
-        }
-    }
+    for (size_t b = 0; b < h->bucket_count; b++)
+        for (topic_t *t = h->buckets[b]; t; t = t->hash_next)
+            for (events_stream_t *s = t->streams; s; s = s->next)
+                check_stall(h, s, now);
+    for (events_stream_t *m = h->muxes; m; m = m->mux_next)
+        check_stall(h, m, now);
 }
 
 /* How long apart check_stalls runs. */
@@ -978,11 +1237,14 @@ void events_drain(events_t *h)
         for (topic_t *t = h->buckets[b], *next; t; t = next) {
             next = t->hash_next;
             for (events_stream_t *s = t->streams; s; s = s->next)
-                if (!s->finished)
+                if (!s->finished && !s->parent)
                     stream_push_event(s, &event, true);
             wake_waiters(h, t, UINT64_MAX);
         }
     }
+    for (events_stream_t *m = h->muxes; m; m = m->mux_next)
+        if (!m->finished)
+            stream_push_event(m, &event, true);
     pthread_mutex_unlock(&h->lock);
     framed_free(&event);
 }
@@ -1009,6 +1271,13 @@ static void on_reply(void *ctx, const store_sub_reply_t *reply)
     topic_t *t = topic_find(h, reply->channel, reply->channel_length);
     if (!t)
         return; /* a game no one here follows any more */
+    if (t->control) { /* a mux's ids: read them when subscribed and whenever some are added */
+        if (reply->kind == STORE_SUB_SUBSCRIBED && t->sub != SUB_WANTED)
+            t->sub = SUB_LIVE;
+        if (t->sub == SUB_LIVE)
+            want_resync(h, t);
+        return;
+    }
     if (reply->kind == STORE_SUB_SUBSCRIBED) {
         /* From now on every message comes; what came before is read. (An
          * acknowledgement for a topic not sent yet is an earlier topic's of
@@ -1152,6 +1421,56 @@ static topic_t *next_followed(topic_queue_t *q, char id[ID_SIZE])
     return t;
 }
 
+/* A mux's ids (hub lock held, dropped for Redis): every one it does not
+ * follow yet is followed; a set gone (expired while Redis was away, or
+ * lost) is made again from what the mux follows. */
+static void read_ids(events_t *h, topic_t *t, const char id[ID_SIZE])
+{
+    pthread_mutex_unlock(&h->lock);
+    unsigned count = 0;
+    store_status_t status = store_stream_ids_read(h->cfg.store, id, EVENTS_MUX_IDS_TTL, h->ids, EVENTS_MUX_MAX, &count);
+    pthread_mutex_lock(&h->lock);
+    events_stream_t *m = t->control;
+    if (!m || t->removed)
+        return;
+    if (status == STORE_ENOT_FOUND) {
+        const char *ids[EVENTS_MUX_MAX];
+        count = m->child_count;
+        for (unsigned i = 0; i < count; i++) {
+            memcpy(h->ids[i], m->children[i]->id, ID_SIZE);
+            ids[i] = h->ids[i];
+        }
+        pthread_mutex_unlock(&h->lock);
+        status = store_stream_ids_put(h->cfg.store, id, ids, count, EVENTS_MUX_IDS_TTL);
+        pthread_mutex_lock(&h->lock);
+        count = 0;
+        if (!t->control || t->removed)
+            return;
+    }
+    if (status == STORE_OK) {
+        for (unsigned i = 0; i < count; i++)
+            mux_follow(h, t->control, h->ids[i]);
+        topic_heard(h, t, clock_now_us());
+    } else {
+        t->check_due_us = clock_now_us() + RESYNC_RETRY_US;
+        topic_reschedule(h, t);
+    }
+}
+
+/* Deletes the id sets of closed muxes, a few a round (hub lock held, dropped for Redis). */
+static void run_forgets(events_t *h)
+{
+    for (int i = 0; i < FORGETS_PER_ROUND && h->forgets && h->sub; i++) {
+        forget_t *f = h->forgets;
+        h->forgets = f->next;
+        h->forget_count--;
+        pthread_mutex_unlock(&h->lock);
+        store_stream_ids_drop(h->cfg.store, f->id);
+        free(f);
+        pthread_mutex_lock(&h->lock);
+    }
+}
+
 /* Reads up to RESYNCS_PER_ROUND queued games, then queues the PING round
  * they are applied behind (settle_later). */
 static void run_resyncs(events_t *h)
@@ -1162,6 +1481,11 @@ static void run_resyncs(events_t *h)
         topic_t *t = next_followed(&h->resyncs, id);
         if (!t)
             break;
+        if (t->control) {
+            read_ids(h, t, id);
+            topic_unref(t);
+            continue;
+        }
         pthread_mutex_unlock(&h->lock);
         buf_t json;
         buf_init(&json);
@@ -1218,7 +1542,7 @@ static int poll_timeout_ms(events_t *h, uint64_t now)
 {
     if (h->resyncs.head && h->sub)
         return 0;
-    if (h->flags.head)
+    if (h->flags.head || (h->forgets && h->sub))
         return 0;
     uint64_t due = h->heartbeat_due_us;
     if (h->stall_look_due_us < due)
@@ -1249,6 +1573,7 @@ static void *hub_main(void *arg)
         fire_timers(h, now);
         run_flag_checks(h);
         run_resyncs(h);
+        run_forgets(h);
         now = clock_now_us();
         struct pollfd fds[2] = { { .fd = h->wake_fd, .events = POLLIN } };
         int nfds = 1;
@@ -1291,6 +1616,12 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
         return NULL;
     }
     h->cfg = *cfg;
+    h->ids = calloc(EVENTS_MUX_MAX, sizeof *h->ids);
+    if (!h->ids) {
+        snprintf(err, err_size, "out of memory");
+        free(h);
+        return NULL;
+    }
     if (!h->cfg.heartbeat_seconds)
         h->cfg.heartbeat_seconds = 10;
     if (!h->cfg.stall_seconds)
@@ -1311,6 +1642,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
         if (h->wake_fd >= 0)
             close(h->wake_fd);
         pthread_mutex_destroy(&h->lock);
+        free(h->ids);
         free(h);
         return NULL;
     }
@@ -1346,6 +1678,8 @@ void events_stop(events_t *h)
                 s->hub = NULL;
                 s->topic = NULL;
             }
+            if (t->control)
+                t->control->control = NULL;
             for (waiter_t *w = t->waiters, *wn; w; w = wn) {
                 wn = w->next;
                 free(w);
@@ -1358,6 +1692,13 @@ void events_stop(events_t *h)
         next = u->next;
         free(u);
     }
+    for (events_stream_t *m = h->muxes; m; m = m->mux_next)
+        m->hub = NULL; /* its children, cut loose above, are freed with it */
+    for (forget_t *f = h->forgets, *next; f; f = next) {
+        next = f->next;
+        free(f);
+    }
+    free(h->ids);
     for (size_t i = 0; i < ADDRESS_BUCKETS; i++) {
         for (address_count_t *a = h->addresses[i], *next; a; a = next) {
             next = a->next;

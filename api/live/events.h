@@ -96,6 +96,23 @@ events_stream_t *events_stream_new(events_format_t format, const char *id, uint6
  * still the caller's to release). */
 events_status_t events_stream_attach(events_t *hub, events_stream_t *s, const void *address, size_t length,
                                      const events_conn_t *conn);
+/* A multi-game stream (POST /v1/games/events), stream_id its id: first
+ * an event {"type":"stream","stream":<id>}, then, for each of the count
+ * games ids (distinct), its state as a snapshot unless the client has it
+ * (since[i], 0 or NULL: nothing; a version that is not the game's gets the
+ * snapshot too), then every change of it; a game not found is reported
+ * once ({"type":"not_found","id":...}) and the stream goes on. Games are
+ * added while it is open through the stream's id set in Redis
+ * (store_stream_ids_*, which the caller makes, with the count ids, before
+ * answering; EVENTS_MUX_IDS_TTL): the hub reads it when told on the
+ * stream's channel, follows each id it lacks, touches it now and then and
+ * deletes it once the stream is released. SSE events carry no id line
+ * (the data says game and version). One place, like a stream; released
+ * with events_stream_release. NULL when out of memory. */
+enum { EVENTS_MUX_MAX = 500, EVENTS_MUX_IDS_TTL = 600 };
+events_stream_t *events_mux_new(events_format_t format, const char *stream_id, const char *const *ids,
+                                const uint64_t *since, unsigned count);
+
 /* For the connection's thread: copies up to max queued bytes into out and
  * returns their count; 0 when there is nothing to send now (conn.suspend has
  * then been called, and conn.resume follows once there is); -1 at the end of
