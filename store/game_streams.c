@@ -56,18 +56,20 @@ static const char put_script[] = "redis.call('DEL', KEYS[1])\n"
                                  "return #ARGV - 1\n";
 
 /* Add: KEYS[1] the set; ARGV[1] the most ids, ARGV[2] the expiry (s),
- * ARGV[3] the channel, then the ids (distinct). {added, total}; added -1:
+ * ARGV[3] the channel, ARGV[4] the command that publishes (SPUBLISH on a
+ * cluster, where the channel is in the set's slot: one hash tag), then the
+ * ids (distinct). {added, total}; added -1:
  * no such set; -2: over the most (nothing added). */
 static const char add_script[] = "if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end\n"
                                  "local new = 0\n"
-                                 "for i = 4, #ARGV do\n"
+                                 "for i = 5, #ARGV do\n"
                                  "  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 0 then new = new + 1 end\n"
                                  "end\n"
                                  "local size = redis.call('SCARD', KEYS[1])\n"
                                  "if size + new > tonumber(ARGV[1]) then return {-2, size} end\n"
                                  "if new > 0 then\n"
-                                 "  redis.call('SADD', KEYS[1], unpack(ARGV, 4))\n"
-                                 "  redis.call('PUBLISH', ARGV[3], 'ids')\n"
+                                 "  redis.call('SADD', KEYS[1], unpack(ARGV, 5))\n"
+                                 "  redis.call(ARGV[4], ARGV[3], 'ids')\n"
                                  "end\n"
                                  "redis.call('EXPIRE', KEYS[1], ARGV[2])\n"
                                  "return {new, size + new}\n";
@@ -149,11 +151,11 @@ store_status_t store_stream_ids_add(store_t *store, const char *stream, const ch
     snprintf(most, sizeof most, "%u", max);
     snprintf(ttl, sizeof ttl, "%u", ttl_seconds ? ttl_seconds : 1);
     store_stream_channel(stream, channel);
-    const char *fixed[] = { most, ttl, channel };
-    const char **argv = make_argv(fixed, 3, ids, count);
+    const char *fixed[] = { most, ttl, channel, store_is_cluster(store) ? "SPUBLISH" : "PUBLISH" };
+    const char **argv = make_argv(fixed, 4, ids, count);
     if (!argv)
         return STORE_EUNAVAILABLE;
-    redisReply *r = run(store, add_script, key, slot, argv, 7 + (int)count);
+    redisReply *r = run(store, add_script, key, slot, argv, 8 + (int)count);
     free(argv);
     store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
     if (status == STORE_OK) {

@@ -872,7 +872,7 @@ static bool child_attach(events_t *h, events_stream_t *c)
     c->topic = t;
     DLIST_PUSH(t->streams, c);
     t->members++;
-    bool behind = c->exact ? t->version != c->last_version : t->version > c->last_version;
+    bool behind = !c->exact || t->version != c->last_version; /* no version: it wants the state, or to hear there is none */
     c->held = t->sub != SUB_LIVE || behind;
     if (t->sub == SUB_LIVE && behind)
         want_resync(h, t);

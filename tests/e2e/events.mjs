@@ -69,7 +69,13 @@ export async function unsubscribed(port, id, { timeoutMs = 3000 } = {}) {
 }
 
 let eventValidator;
-function checkEvent(data, label) {
+let muxValidator;
+function checkEvent(data, label, mux) {
+  if (mux) {
+    muxValidator ??= validatorFor(spec().doc.components.schemas.MultiStreamEvent, 'components.schemas.MultiStreamEvent');
+    assert.ok(muxValidator(data), `${label}: the event does not match MultiStreamEvent: ${JSON.stringify(muxValidator.errors)}\n${JSON.stringify(data).slice(0, 400)}`);
+    return;
+  }
   eventValidator ??= validatorFor(spec().doc.components.schemas.StreamEvent, 'components.schemas.StreamEvent');
   assert.ok(eventValidator(data), `${label}: the event does not match StreamEvent: ${JSON.stringify(eventValidator.errors)}\n${JSON.stringify(data).slice(0, 400)}`);
 }
@@ -81,11 +87,13 @@ function checkEvent(data, label) {
  * it), next(timeoutMs) (the next event not taken yet), close() }. An answer
  * that is not a stream (404, 503...) resolves whole, with body checked.
  */
-export function openEvents(server, id, { sse = false, headers = {}, path, agent } = {}) {
+export function openEvents(server, id, { sse = false, headers = {}, path, agent, json } = {}) {
   const target = path ?? `/v1/games/${id}/events`;
-  const allHeaders = { ...(sse ? { accept: 'text/event-stream' } : {}), ...headers };
+  const method = json === undefined ? 'GET' : 'POST';
+  const mux = method === 'POST';
+  const allHeaders = { ...(sse ? { accept: 'text/event-stream' } : {}), ...(mux ? { 'content-type': 'application/json' } : {}), ...headers };
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: server.port, path: target, headers: allHeaders, agent: agent ?? false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: server.port, path: target, method, headers: allHeaders, agent: agent ?? false }, (res) => {
       const type = res.headers['content-type'] ?? '';
       const streaming = res.statusCode === 200 && /^(text\/event-stream|application\/x-ndjson)/.test(type);
       if (!streaming) {
@@ -93,8 +101,8 @@ export function openEvents(server, id, { sse = false, headers = {}, path, agent 
         res.on('data', (d) => chunks.push(d));
         res.on('end', () => {
           try {
-            const text = utf8(Buffer.concat(chunks), `GET ${target} -> ${res.statusCode}`);
-            const body = checkResponse({ method: 'GET', path: target, status: res.statusCode, headers: res.headers, body: text });
+            const text = utf8(Buffer.concat(chunks), `${method} ${target} -> ${res.statusCode}`);
+            const body = checkResponse({ method, path: target, status: res.statusCode, headers: res.headers, body: text });
             resolve({ status: res.statusCode, headers: res.headers, text, body });
           } catch (err) {
             reject(err);
@@ -102,17 +110,20 @@ export function openEvents(server, id, { sse = false, headers = {}, path, agent 
         });
         return;
       }
-      checkResponse({ method: 'GET', path: target, status: res.statusCode, headers: res.headers, body: '' });
+      checkResponse({ method, path: target, status: res.statusCode, headers: res.headers, body: '' });
       assert.equal(type, sse ? 'text/event-stream' : 'application/x-ndjson');
-      const stream = makeStream(res, req, sse, `GET ${target}`);
+      const stream = makeStream(res, req, sse, `${method} ${target}`, mux);
       resolve(stream);
     });
     req.on('error', reject);
-    req.end();
+    req.end(mux ? JSON.stringify(json) : undefined);
   });
 }
 
-function makeStream(res, req, sse, label) {
+/** Opens POST /v1/games/events with body json (ids, since), as openEvents does. */
+export const openMultiEvents = (server, json, opts = {}) => openEvents(server, null, { ...opts, path: '/v1/games/events', json });
+
+function makeStream(res, req, sse, label, mux = false) {
   const stream = {
     status: res.statusCode,
     headers: res.headers,
@@ -136,8 +147,8 @@ function makeStream(res, req, sse, label) {
       const block = pending.slice(0, at);
       pending = pending.slice(at + frame.length);
       try {
-        if (sse) takeSse(stream, block, label);
-        else takeNdjson(stream, block, label);
+        if (sse) takeSse(stream, block, label, mux);
+        else takeNdjson(stream, block, label, mux);
       } catch (err) {
         stream.error = err;
       }
@@ -176,17 +187,17 @@ function makeStream(res, req, sse, label) {
   return stream;
 }
 
-function takeNdjson(stream, line, label) {
+function takeNdjson(stream, line, label, mux) {
   if (line === '') {
     stream.heartbeats++;
     return;
   }
   const data = JSON.parse(line);
-  checkEvent(data, label);
+  checkEvent(data, label, mux);
   stream.events.push({ data });
 }
 
-function takeSse(stream, block, label) {
+function takeSse(stream, block, label, mux) {
   const lines = block.split('\n');
   if (lines.every((l) => l.startsWith(':'))) {
     assert.deepEqual(lines, [': heartbeat'], `${label}: an SSE comment other than the heartbeat`);
@@ -201,9 +212,9 @@ function takeSse(stream, block, label) {
     fields[m[1]] = m[2];
   }
   const data = JSON.parse(fields.data);
-  checkEvent(data, label);
+  checkEvent(data, label, mux);
   assert.equal(fields.event, data.type, `${label}: the SSE event name is the event's type`);
-  if (data.type === 'closing') assert.equal(fields.id, undefined, `${label}: the closing event has no id`);
+  if (data.type === 'closing' || mux) assert.equal(fields.id, undefined, `${label}: the closing event (any event of a multi-game stream) has no id`);
   else assert.equal(fields.id, String(data.version), `${label}: the SSE id is the event's version`);
   stream.events.push({ data, id: fields.id, event: fields.event });
 }
