@@ -547,6 +547,42 @@ store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned ma
     return STORE_OK;
 }
 
+/* Multi-game streams: no hub runs here, so no stream's ids are kept; an
+ * add finds no stream. */
+void store_stream_channel(const char *stream, char out[STORE_CHANNEL_SIZE])
+{
+    snprintf(out, STORE_CHANNEL_SIZE, "chessd:stream-ids:{%.40s}", stream);
+}
+
+store_status_t store_stream_ids_put(store_t *store, const char *stream, const char *const *ids, unsigned count,
+                                    unsigned ttl_seconds)
+{
+    (void)store, (void)stream, (void)ids, (void)count, (void)ttl_seconds;
+    return STORE_OK;
+}
+
+store_status_t store_stream_ids_add(store_t *store, const char *stream, const char *const *ids, unsigned count,
+                                    unsigned max, unsigned ttl_seconds, unsigned *added, unsigned *total)
+{
+    (void)store, (void)stream, (void)ids, (void)count, (void)max, (void)ttl_seconds;
+    *added = *total = 0;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_stream_ids_read(store_t *store, const char *stream, unsigned ttl_seconds,
+                                     char (*out)[STORE_ENGINE_ID_SIZE], unsigned max, unsigned *count)
+{
+    (void)store, (void)stream, (void)ttl_seconds, (void)out, (void)max;
+    *count = 0;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_stream_ids_drop(store_t *store, const char *stream)
+{
+    (void)store, (void)stream;
+    return STORE_OK;
+}
+
 /* First-move deadlines: the harness runs no sweep (the reads abort a game on time). */
 store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
 {
