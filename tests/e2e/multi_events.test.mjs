@@ -7,12 +7,14 @@
 // open; a resume with `since` after a dropped connection loses nothing and
 // sends nothing twice; an unknown id reported once; the bounds (ids, since,
 // 500 games in all, one place per stream under the per-address limit); a
-// closed stream's ids can no longer be added to.
+// closed stream's ids can no longer be added to; a client that stops
+// reading is cut off once 1 MiB waits for it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, gameRedis } from './server.mjs';
 import { post, expectProblem, sleep } from './http.mjs';
-import { openMultiEvents, streamsOpenBecomes } from './events.mjs';
+import net from 'node:net';
+import { openMultiEvents, streamsOpenBecomes, streamsOpen, publishEvent, subscribed, redisPort } from './events.mjs';
 
 let redis;
 let a; // where games are made and changed
@@ -195,4 +197,37 @@ test('bounds: 1 to 500 game ids, since only for them, 500 games in all, one plac
   const refused = await openMultiEvents(b, { ids: [g.id] });
   expectProblem(refused, 503, 'too_many_streams');
   for (const s of [...more, big]) s.close();
+});
+
+test('a client that stops reading is cut off once 1 MiB waits for it; the other streams go on', async () => {
+  await streamsOpenBecomes(b, 0, 5000);
+  const g = await newGame();
+  const reader = await openMultiEvents(b, { ids: [g.id] });
+  await hasVersion(reader, g.id, 1);
+  const body = JSON.stringify({ ids: [g.id] });
+  const socket = net.connect(b.port, '127.0.0.1');
+  await new Promise((resolve) => socket.on('connect', resolve));
+  socket.write(`POST /v1/games/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  socket.pause(); // never reads
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  const port = redisPort(redis.url);
+  await subscribed(port, g.id, { count: 1 });
+  const deadline = Date.now() + 3000;
+  while ((await streamsOpen(b)) !== 2) {
+    assert.ok(Date.now() < deadline, 'the second stream is open');
+    await sleep(25);
+  }
+  const filler = 'x'.repeat(60000);
+  let version = 2;
+  for (; version < 600; version++) {
+    await publishEvent(port, g.id, { version, json: JSON.stringify({ type: 'change', event: 'move', id: g.id, version, filler }) });
+    if (version % 25 === 0 && (await streamsOpen(b)) === 1) break;
+  }
+  await streamsOpenBecomes(b, 1, 5000);
+  assert.ok(version < 600, 'cut off');
+  await hasVersion(reader, g.id, version, 'the reading stream has every event');
+  assert.equal(reader.ended, false);
+  socket.destroy();
+  await closed;
+  reader.close();
 });
