@@ -49,8 +49,13 @@
 # closes, an event that does not arrive within 10 s).
 #
 # Environment: BENCH_STREAMS (default 1000), BENCH_MOVES (default 200, at
-# most 600), BENCH_SUBSCRIBERS (default BENCH_STREAMS), BENCH_THREADS
-# (chessd --threads; default chessd's own).
+# most 600 a game), BENCH_SUBSCRIBERS (default BENCH_STREAMS), BENCH_THREADS
+# (chessd --threads; default chessd's own), BENCH_GAMES (default 1; more:
+# every stream is one multi-game stream, POST /v1/games/events, following
+# that many games, at most 500, and the moves go round the games, so each
+# move's event reaches every stream through one of its games; the
+# reference publishes the same messages in the same order). `make bench`
+# runs it twice: 1000 single-game streams, then 100 streams of 500 games.
 
 set -u -o pipefail
 
@@ -58,6 +63,7 @@ CHESSD=${1:-build/chessd}
 STREAMS=${BENCH_STREAMS:-1000}
 MOVES=${BENCH_MOVES:-200}
 SUBSCRIBERS=${BENCH_SUBSCRIBERS:-$STREAMS}
+GAMES=${BENCH_GAMES:-1}
 THREADS=${BENCH_THREADS:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOKEN_SECRET=fanout-bench-secret-0123456789abcdef
@@ -74,11 +80,12 @@ need redis-cli redis-tools
 need curl curl
 need jq jq
 need node nodejs
-for v in STREAMS MOVES SUBSCRIBERS; do
+for v in STREAMS MOVES SUBSCRIBERS GAMES; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "BENCH_$v must be a positive integer, got '${!v}'"
 done
 ((STREAMS % 4 == 0)) || die "BENCH_STREAMS must be a multiple of 4 (two replicas, two formats), got $STREAMS"
-((MOVES <= 600)) || die "BENCH_MOVES must be at most 600 (the plies of game_growth.line), got $MOVES"
+((GAMES <= 500)) || die "BENCH_GAMES must be at most 500 (a multi-game stream's bound), got $GAMES"
+((MOVES <= 600 * GAMES)) || die "BENCH_MOVES must be at most 600 a game (the plies of game_growth.line), got $MOVES"
 [[ -z $THREADS || $THREADS =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer, got '$THREADS'"
 needed_fds=$((STREAMS + SUBSCRIBERS + 256))
 (($(ulimit -n) >= needed_fds)) || ulimit -n "$needed_fds" 2>/dev/null ||
@@ -123,7 +130,7 @@ note "node $(node --version) client; not pinned: everything shares CPUs $(awk '/
 config=$(jq -nc --arg a "${URL[a]}" --arg b "${URL[b]}" --arg c "${URL[c]}" \
     --argjson bPid "${PID[b]}" --argjson cPid "${PID[c]}" --argjson redisPid "$REDIS_PID" --argjson redisPort "$REDIS_PORT" \
     --arg lineFile "$HERE/game_growth.line" --argjson streams "$STREAMS" --argjson moves "$MOVES" \
-    --argjson subscribers "$SUBSCRIBERS" '$ARGS.named') || die "jq cannot build the client's configuration"
+    --argjson subscribers "$SUBSCRIBERS" --argjson games "$GAMES" '$ARGS.named') || die "jq cannot build the client's configuration"
 node "$HERE/fanout_client.mjs" "$config" >"$TMP/client.out" 2>"$TMP/client.err" &
 CLIENT_PID=$!
 wait "$CLIENT_PID" || die "the client stopped: $(head -c 2000 "$TMP/client.err")$(tail -c 1000 "$TMP"/chessd-*.err)"

@@ -5,8 +5,11 @@
 // many raw subscribers). Prints the report; dies (exit 1, the reason on
 // stderr) on any answer or event that is not what it must be.
 //
+// With games > 1 each stream is one multi-game stream (POST /v1/games/events)
+// following that many games, and the moves go round the games.
+//
 //   usage: node fanout_client.mjs CONFIG_JSON
-//   CONFIG_JSON: {a, b, c (base URLs), bPid, cPid, redisPid, redisPort, lineFile, streams, moves, subscribers}
+//   CONFIG_JSON: {a, b, c (base URLs), bPid, cPid, redisPid, redisPort, lineFile, streams, moves, subscribers, games}
 import http from 'node:http'
 import net from 'node:net'
 import { readFileSync } from 'node:fs'
@@ -19,7 +22,9 @@ function die(message) {
   process.exit(1)
 }
 for (const event of ['uncaughtException', 'unhandledRejection']) process.on(event, (error) => die(`${error.stack ?? error}`))
-if (cfg.moves > line.length) die(`BENCH_MOVES ${cfg.moves} is more than the ${line.length} plies of ${cfg.lineFile}`)
+const games = cfg.games ?? 1
+const mux = games > 1
+if (Math.ceil(cfg.moves / games) > line.length) die(`BENCH_MOVES ${cfg.moves} is more than the ${line.length} plies of ${cfg.lineFile}`)
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 })
 
@@ -47,7 +52,7 @@ function request(base, method, path, token, payload) {
       })
       res.on('error', reject)
     })
-    req.on('error', reject)
+    req.on('error', (error) => reject(new Error(`${method} ${path} on ${base}: ${error.message}`)))
     if (body !== undefined) req.write(body)
     req.end()
   })
@@ -100,18 +105,21 @@ class Arrivals {
  * next version (a fresh snapshot instead would be a gap: the bench dies).
  */
 function openStream(base, id, format, arrivals) {
-  const url = new URL(`/v1/games/${id}/events`, base)
+  const url = new URL(mux ? '/v1/games/events' : `/v1/games/${id}/events`, base)
   return new Promise((resolve, reject) => {
     const accept = format === 'sse' ? 'text/event-stream' : 'application/x-ndjson'
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, headers: { Accept: accept }, agent: false }, (res) => {
+    const body = mux ? JSON.stringify({ ids: id }) : undefined
+    const headers = { Accept: accept, ...(mux ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) }
+    const req = http.request({ host: url.hostname, port: url.port, method: mux ? 'POST' : 'GET', path: url.pathname, headers, agent: false }, (res) => {
       if (res.statusCode !== 200) {
-        reject(new Error(`GET ${url.pathname} (${format}): ${res.statusCode}`))
+        reject(new Error(`${mux ? 'POST' : 'GET'} ${url.pathname} (${format}): ${res.statusCode}`))
         return
       }
       res.socket.setNoDelay(true)
       res.setEncoding('utf8')
       let pending = ''
       let last = 0
+      const lastOf = new Map() // a multi-game stream: each game's last version
       const stream = { req, format, closed: false }
       res.on('data', (chunk) => {
         const t = performance.now()
@@ -129,6 +137,16 @@ function openStream(base, id, format, arrivals) {
             json = l
           }
           const ev = JSON.parse(json)
+          if (mux) {
+            if (ev.type === 'stream') continue
+            const had = lastOf.get(ev.id) ?? 0
+            const want = had === 0 ? 'game' : 'change'
+            if (ev.type !== want || (had !== 0 && ev.version !== had + 1))
+              die(`${format} multi-game stream on ${base}: game ${ev.id} after version ${had} came ${ev.type} ${ev.version}`)
+            lastOf.set(ev.id, ev.version)
+            arrivals.arrived(had === 0 ? 'snapshot' : `${ev.id}:${ev.version}`, t)
+            continue
+          }
           const expectedType = last === 0 ? 'game' : 'change'
           if (ev.type !== expectedType || (last !== 0 && ev.version !== last + 1))
             die(`${format} stream on ${base}: after version ${last} came ${ev.type} ${ev.version}`)
@@ -140,8 +158,8 @@ function openStream(base, id, format, arrivals) {
       res.on('error', () => {})
       resolve(stream)
     })
-    req.on('error', reject)
-    req.end()
+    req.on('error', (error) => reject(new Error(`${url.pathname} on ${base} (${format}): ${error.message}`)))
+    req.end(body)
   })
 }
 
@@ -197,6 +215,7 @@ function redisConnection(port, onMessage) {
         buf = buf.subarray(item[1])
         const v = item[0]
         if (Array.isArray(v) && v[0] === 'message') onMessage(v[1], v[2], t)
+        else if (Array.isArray(v) && v[0] === 'pmessage') onMessage(v[2], v[3], t)
         else replies.shift()?.(v)
       }
     })
@@ -209,16 +228,22 @@ function redisConnection(port, onMessage) {
   })
 }
 
-/** Opens n subscribers of channel; each message's version (its first field) goes to arrivals. */
-async function subscribers(n, channel, arrivals) {
+/**
+ * Opens n subscribers of channel (a pattern with pattern set); each
+ * message's version (its first field) goes to arrivals, or its game and
+ * version (the message's own count, byCount: messages of many games).
+ */
+async function subscribers(n, channel, arrivals, { pattern = false, byCount = false } = {}) {
   const subs = []
   for (let i = 0; i < n; i += 100) {
     subs.push(...await Promise.all(Array.from({ length: Math.min(100, n - i) }, async () => {
+      let count = 0
       const c = await redisConnection(cfg.redisPort, (ch, payload, t) => {
-        if (ch === channel) arrivals.arrived(parseInt(payload, 10), t)
+        if (pattern) arrivals.arrived(`${/\{(.*)\}/.exec(ch)[1]}:${parseInt(payload, 10)}`, t)
+        else if (ch === channel) arrivals.arrived(byCount ? ++count : parseInt(payload, 10), t)
       })
-      const ack = await c.send('SUBSCRIBE', channel)
-      if (!Array.isArray(ack) || ack[0] !== 'subscribe') die(`SUBSCRIBE ${channel}: ${ack}`)
+      const ack = await c.send(pattern ? 'PSUBSCRIBE' : 'SUBSCRIBE', channel)
+      if (!Array.isArray(ack) || ack[0] !== (pattern ? 'psubscribe' : 'subscribe')) die(`SUBSCRIBE ${channel}: ${ack}`)
       return c
     })))
   }
@@ -233,10 +258,17 @@ const ms = (x) => x.toFixed(2)
 const summary = (xs) => `p50 ${ms(quantile(xs, 0.5))}  p99 ${ms(quantile(xs, 0.99))}  max ${ms(xs.reduce((a, b) => (a > b ? a : b), -Infinity))}`
 
 // ---------------------------------------------------------------- phase 1: chessd
-const created = await request(cfg.a, 'POST', '/v1/games', null, {})
-if (created.status !== 201) die(`POST /v1/games: ${created.status} ${created.text}`)
-const { id, tokens } = created.body
-const channel = `chessd:events:{${id}}`
+const made = []
+for (let i = 0; i < games; i += 50) {
+  made.push(...await Promise.all(Array.from({ length: Math.min(50, games - i) }, async () => {
+    const created = await request(cfg.a, 'POST', '/v1/games', null, {})
+    if (created.status !== 201) die(`POST /v1/games: ${created.status} ${created.text}`)
+    return { ...created.body, version: 1 }
+  })))
+}
+const { id, tokens } = made[0]
+const ids = made.map((g) => g.id)
+const channel = mux ? 'chessd:events:*' : `chessd:events:{${id}}`
 for (const base of [cfg.b, cfg.c]) {
   const r = await request(base, 'GET', `/v1/games/${id}`)
   if (r.status !== 200) die(`GET /v1/games/${id} on ${base}: ${r.status}`)
@@ -247,33 +279,37 @@ const streams = []
 for (let i = 0; i < cfg.streams; i += 100) {
   streams.push(...await Promise.all(Array.from({ length: Math.min(100, cfg.streams - i) }, (_, j) => {
     const k = i + j
-    return openStream(k % 2 ? cfg.c : cfg.b, id, k % 4 < 2 ? 'ndjson' : 'sse', arrivals)
+    return openStream(k % 2 ? cfg.c : cfg.b, mux ? ids : id, k % 4 < 2 ? 'ndjson' : 'sse', arrivals)
   })))
 }
-await arrivals.until(1, cfg.streams, 30000, 'snapshots')
+await arrivals.until(mux ? 'snapshot' : 1, cfg.streams * games, 60000, 'snapshots')
 await new Promise((r) => setTimeout(r, 500)) // let the replicas settle after the burst of opens
 const idle = { b: procStatus(cfg.bPid), c: procStatus(cfg.cPid) }
 
 // One raw subscriber on the game's channel: when Redis hands chessd's publication out.
 const tap = new Arrivals()
-const tapConn = (await subscribers(1, channel, tap))[0]
+const tapConn = (await subscribers(1, channel, tap, { pattern: mux }))[0]
 const captured = [] // the messages as published, for the reference phase
-const capture = await redisConnection(cfg.redisPort, (ch, payload) => { if (ch === channel) captured.push(payload) })
-await capture.send('SUBSCRIBE', channel)
+const capture = await redisConnection(cfg.redisPort, (ch, payload) => { if (mux || ch === channel) captured.push(payload) })
+await capture.send(mux ? 'PSUBSCRIBE' : 'SUBSCRIBE', channel)
 
 const perStream = []
 const lastStream = []
 const tapLatency = []
 const answerLatency = []
 for (let i = 0; i < cfg.moves; i++) {
-  const version = i + 2
+  const game = made[i % games]
+  const ply = game.version - 1
+  const version = game.version + 1
   const t0 = performance.now()
-  const r = await request(cfg.a, 'POST', `/v1/games/${id}/moves`, i % 2 ? tokens.black : tokens.white,
-    { move: line[i], expected_version: version - 1 })
+  const r = await request(cfg.a, 'POST', `/v1/games/${game.id}/moves`, ply % 2 ? game.tokens.black : game.tokens.white,
+    { move: line[ply], expected_version: version - 1 })
   const tAnswer = performance.now()
-  if (r.status !== 200 || r.body.version !== version) die(`ply ${i + 1} (${line[i]}): ${r.status} ${r.text.slice(0, 300)}`)
-  const times = await arrivals.until(version, cfg.streams, 10000, `ply ${i + 1}`)
-  const [tTap] = await tap.until(version, 1, 10000, `ply ${i + 1} (raw subscriber)`)
+  if (r.status !== 200 || r.body.version !== version) die(`ply ${ply + 1} (${line[ply]}): ${r.status} ${r.text.slice(0, 300)}`)
+  game.version = version
+  const key = mux ? `${game.id}:${version}` : version
+  const times = await arrivals.until(key, cfg.streams, 10000, `move ${i + 1}`)
+  const [tTap] = await tap.until(key, 1, 10000, `move ${i + 1} (raw subscriber)`)
   for (const t of times) perStream.push(t - t0)
   lastStream.push(Math.max(...times) - t0)
   tapLatency.push(tTap - t0)
@@ -292,13 +328,13 @@ const infoConn = await redisConnection(cfg.redisPort)
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await infoConn.send('INFO', 'memory'))[1])
 const memBefore = await usedMemory()
 const refArrivals = new Arrivals()
-const subs = await subscribers(cfg.subscribers, refChannel, refArrivals)
+const subs = await subscribers(cfg.subscribers, refChannel, refArrivals, { byCount: mux })
 const memAfter = await usedMemory()
 const publisher = await redisConnection(cfg.redisPort)
 const refPer = []
 const refLast = []
 for (const [i, payload] of captured.entries()) {
-  const version = parseInt(payload, 10)
+  const version = mux ? i + 1 : parseInt(payload, 10)
   const t0 = performance.now()
   const receivers = await publisher.send('PUBLISH', refChannel, payload)
   if (receivers !== cfg.subscribers) die(`PUBLISH reached ${receivers} of ${cfg.subscribers} subscribers`)
@@ -316,7 +352,9 @@ const perIdle = (k) => ((idle[k].rss - before[k].rss) * 1024) / (cfg.streams / 2
 const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : 'n/a')
 const q = (xs, p) => quantile(xs, p)
 console.log('')
-console.log(`  ${cfg.streams} streams on game ${id} (half on B, half on C; half NDJSON, half SSE), ${cfg.moves} moves on A, one at a time`)
+console.log(mux
+  ? `  ${cfg.streams} multi-game streams, each following the same ${games} games (half on B, half on C; half NDJSON, half SSE), ${cfg.moves} moves on A round the games, one at a time`
+  : `  ${cfg.streams} streams on game ${id} (half on B, half on C; half NDJSON, half SSE), ${cfg.moves} moves on A, one at a time`)
 console.log(`  replica B: RSS ${kib(before.b.rss)} -> ${kib(idle.b.rss)}, threads ${before.b.threads} -> ${idle.b.threads}`)
 console.log(`  replica C: RSS ${kib(before.c.rss)} -> ${kib(idle.c.rss)}, threads ${before.c.threads} -> ${idle.c.threads}`)
 console.log(`  memory per idle stream: B ${(perIdle('b') / 1024).toFixed(1)} KiB, C ${(perIdle('c') / 1024).toFixed(1)} KiB` +
