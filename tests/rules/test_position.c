@@ -2,7 +2,8 @@
  * keep every invariant (three plies deep from every perft data position),
  * and the Zobrist key means "same position": transpositions agree with
  * fen_parse, while side to move, castling rights and a legal en passant
- * capture (and only a legal one) change it. */
+ * capture (and only a legal one) change it. The attack tables agree with a
+ * ray walk for every occupancy that matters. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -385,6 +386,54 @@ static void test_color_names_and_piece_letters_come_from_one_table(void)
     CU_ASSERT_EQUAL(piece_type_letter(QUEEN), 'q');
 }
 
+/* The squares a slider on sq reaches along dirs, stopping at the first
+ * occupied square: the reference for the magic tables. */
+static bitboard_t ray_walk(int sq, bitboard_t occupied, const int dirs[4][2])
+{
+    bitboard_t result = 0;
+    for (int d = 0; d < 4; d++) {
+        for (int f = square_file(sq) + dirs[d][0], r = square_rank(sq) + dirs[d][1];
+             f >= 0 && f < 8 && r >= 0 && r < 8; f += dirs[d][0], r += dirs[d][1]) {
+            result |= bb_square(square_make(f, r));
+            if (bb_has(occupied, square_make(f, r)))
+                break;
+        }
+    }
+    return result;
+}
+
+/* Every subset of every square's mask, each with pieces added outside the
+ * mask (which must not matter), looks up what a ray walk finds. */
+static void test_sliding_attacks_agree_with_a_ray_walk_for_every_occupancy(void)
+{
+    static const int rook_dirs[4][2] = { { 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 } };
+    static const int bishop_dirs[4][2] = { { 1, 1 }, { 1, -1 }, { -1, 1 }, { -1, -1 } };
+    uint64_t state = 0x2545f4914f6cdd1dULL;
+    long checked = 0, wrong = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        const attacks_magic_t *magics = kind ? attacks_bishop_magic : attacks_rook_magic;
+        const int(*dirs)[2] = kind ? bishop_dirs : rook_dirs;
+        for (int sq = 0; sq < SQ_COUNT; sq++) {
+            bitboard_t mask = magics[sq].mask;
+            CU_ASSERT_EQUAL(mask & bb_square(sq), 0);
+            bitboard_t b = 0;
+            do {
+                state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+                bitboard_t outside = state & ~mask & ~bb_square(sq);
+                bitboard_t want = ray_walk(sq, b, dirs);
+                bitboard_t got = kind ? attacks_bishop(sq, b) : attacks_rook(sq, b);
+                bitboard_t got_outside = kind ? attacks_bishop(sq, b | outside) : attacks_rook(sq, b | outside);
+                wrong += got != want;
+                wrong += got_outside != ray_walk(sq, b | outside, dirs);
+                checked++;
+                b = (b - mask) & mask;
+            } while (b);
+        }
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(checked, 0x19000 + 0x1480); /* every slot of the tables */
+}
+
 int test_position_register(void)
 {
     CU_pSuite suite = CU_add_suite("position", NULL, NULL);
@@ -402,5 +451,6 @@ int test_position_register(void)
     CU_ADD_TEST(suite, test_zobrist_keys_are_reproducible_and_distinct);
     CU_ADD_TEST(suite, test_position_ok_notices_inconsistent_positions);
     CU_ADD_TEST(suite, test_color_names_and_piece_letters_come_from_one_table);
+    CU_ADD_TEST(suite, test_sliding_attacks_agree_with_a_ray_walk_for_every_occupancy);
     return CU_get_error();
 }
