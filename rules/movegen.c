@@ -97,6 +97,24 @@ static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n,
     return n;
 }
 
+/* Every square pieces of colour `by` attack, with the given occupancy. */
+static ALWAYS_INLINE bitboard_t attacked_squares(const position_t *pos, color_t by, bitboard_t occupied)
+{
+    const bitboard_t *t = pos->by_type;
+    const bitboard_t theirs = pos->by_color[by];
+    const bitboard_t pawns = t[PAWN] & theirs;
+    bitboard_t attacked = by == WHITE ? ((pawns & ~BB_FILE_A) << 7) | ((pawns & ~BB_FILE_H) << 9)
+                                      : ((pawns & ~BB_FILE_A) >> 9) | ((pawns & ~BB_FILE_H) >> 7);
+    attacked |= attacks_king(pos->king_square[by]);
+    for (bitboard_t b = t[KNIGHT] & theirs; b;)
+        attacked |= attacks_knight(bb_pop_lsb(&b));
+    for (bitboard_t b = (t[BISHOP] | t[QUEEN]) & theirs; b;)
+        attacked |= attacks_bishop(bb_pop_lsb(&b), occupied);
+    for (bitboard_t b = (t[ROOK] | t[QUEEN]) & theirs; b;)
+        attacked |= attacks_rook(bb_pop_lsb(&b), occupied);
+    return attacked;
+}
+
 static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us)
 {
     const color_t them = (color_t)!us;
@@ -112,12 +130,16 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
      * hide behind itself from a slider. */
     bitboard_t king_targets = attacks_king(king) & ~ours;
     bitboard_t without_king = occupied ^ bb_square(king);
-    while (king_targets) {
-        int to = bb_pop_lsb(&king_targets);
-        if (!position_attacked_by(pos, to, them, without_king)) {
-            if (out)
-                out[n] = move_make(king, to, MOVE_NORMAL, PAWN);
-            n++;
+    if (bb_count(king_targets) > 2) {
+        n = emit(out, n, king, king_targets & ~attacked_squares(pos, them, without_king));
+    } else {
+        while (king_targets) {
+            int to = bb_pop_lsb(&king_targets);
+            if (!position_attacked_by(pos, to, them, without_king)) {
+                if (out)
+                    out[n] = move_make(king, to, MOVE_NORMAL, PAWN);
+                n++;
+            }
         }
     }
     if (bb_more_than_one(checkers))

@@ -54,26 +54,6 @@ uint64_t position_compute_key(const position_t *pos)
     return key;
 }
 
-bitboard_t position_attackers_to(const position_t *pos, int sq, bitboard_t occupied)
-{
-    const bitboard_t *t = pos->by_type;
-    return (attacks_pawn(WHITE, sq) & pos->by_color[BLACK] & t[PAWN])
-           | (attacks_pawn(BLACK, sq) & pos->by_color[WHITE] & t[PAWN])
-           | (attacks_knight(sq) & t[KNIGHT]) | (attacks_king(sq) & t[KING])
-           | (attacks_bishop(sq, occupied) & (t[BISHOP] | t[QUEEN]))
-           | (attacks_rook(sq, occupied) & (t[ROOK] | t[QUEEN]));
-}
-
-bool position_attacked_by(const position_t *pos, int sq, color_t by, bitboard_t occupied)
-{
-    const bitboard_t *t = pos->by_type;
-    bitboard_t them = pos->by_color[by];
-    return (attacks_pawn((color_t)!by, sq) & them & t[PAWN])
-           || (attacks_knight(sq) & them & t[KNIGHT]) || (attacks_king(sq) & them & t[KING])
-           || (attacks_bishop(sq, occupied) & them & (t[BISHOP] | t[QUEEN]))
-           || (attacks_rook(sq, occupied) & them & (t[ROOK] | t[QUEEN]));
-}
-
 bitboard_t position_checkers(const position_t *pos)
 {
     color_t us = (color_t)pos->side_to_move;

@@ -52,10 +52,6 @@ void position_make(position_t *pos, move_t move, position_undo_t *undo);
 /* Takes back the move just made with the same undo record. */
 void position_unmake(position_t *pos, move_t move, const position_undo_t *undo);
 
-/* Every piece of either colour attacking sq, with the given occupancy. */
-bitboard_t position_attackers_to(const position_t *pos, int sq, bitboard_t occupied);
-/* Whether pieces of colour `by` attack sq, with the given occupancy. */
-bool position_attacked_by(const position_t *pos, int sq, color_t by, bitboard_t occupied);
 /* Enemy pieces giving check to the side to move. */
 bitboard_t position_checkers(const position_t *pos);
 bool position_in_check(const position_t *pos);
@@ -83,6 +79,29 @@ static inline bitboard_t position_occupied(const position_t *pos)
 static inline bitboard_t position_pieces(const position_t *pos, color_t c, piece_type_t t)
 {
     return pos->by_color[c] & pos->by_type[t];
+}
+
+/* Every piece of either colour attacking sq, with the given occupancy.
+ * Inline, so the move generator's compiled variants carry their own. */
+static inline bitboard_t position_attackers_to(const position_t *pos, int sq, bitboard_t occupied)
+{
+    const bitboard_t *t = pos->by_type;
+    return (attacks_pawn(WHITE, sq) & pos->by_color[BLACK] & t[PAWN])
+           | (attacks_pawn(BLACK, sq) & pos->by_color[WHITE] & t[PAWN])
+           | (attacks_knight(sq) & t[KNIGHT]) | (attacks_king(sq) & t[KING])
+           | (attacks_bishop(sq, occupied) & (t[BISHOP] | t[QUEEN]))
+           | (attacks_rook(sq, occupied) & (t[ROOK] | t[QUEEN]));
+}
+
+/* Whether pieces of colour `by` attack sq, with the given occupancy. */
+static inline bool position_attacked_by(const position_t *pos, int sq, color_t by, bitboard_t occupied)
+{
+    const bitboard_t *t = pos->by_type;
+    bitboard_t them = pos->by_color[by];
+    return (attacks_pawn((color_t)!by, sq) & them & t[PAWN])
+           || (attacks_knight(sq) & them & t[KNIGHT]) || (attacks_king(sq) & them & t[KING])
+           || (attacks_bishop(sq, occupied) & them & (t[BISHOP] | t[QUEEN]))
+           || (attacks_rook(sq, occupied) & them & (t[ROOK] | t[QUEEN]));
 }
 
 #endif
