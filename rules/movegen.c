@@ -124,7 +124,21 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     const int king = pos->king_square[us];
     int n = 0;
 
-    bitboard_t checkers = position_attackers_to(pos, king, occupied) & theirs;
+    /* Checks and pins from one look along the king's lines: an enemy slider
+     * that sees the king through none of our pieces gives check, through
+     * exactly one pins it (the rays pass our pieces and stop at theirs). */
+    bitboard_t checkers = ((attacks_knight(king) & t[KNIGHT]) | (attacks_pawn(us, king) & t[PAWN])) & theirs;
+    bitboard_t pinned = 0;
+    bitboard_t snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
+                          | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
+    while (snipers) {
+        int sniper = bb_pop_lsb(&snipers);
+        bitboard_t blockers = attacks_between(king, sniper) & occupied;
+        if (!blockers)
+            checkers |= bb_square(sniper);
+        else if (!bb_more_than_one(blockers))
+            pinned |= blockers;
+    }
 
     /* King moves: each target tested with the king off the board, so it cannot
      * hide behind itself from a slider. */
@@ -151,15 +165,6 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     else
         n = gen_castling(pos, out, n, us, king);
 
-    /* Pins: an enemy slider that would see the king through exactly one of our pieces. */
-    bitboard_t pinned = 0;
-    bitboard_t snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
-                          | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
-    while (snipers) {
-        bitboard_t blockers = attacks_between(king, bb_pop_lsb(&snipers)) & occupied;
-        if (!bb_more_than_one(blockers))
-            pinned |= blockers & ours;
-    }
 
     bitboard_t pawns = t[PAWN] & ours;
     n = gen_pawns(pos, out, n, us, pawns & ~pinned, target, ~occupied, theirs);

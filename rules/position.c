@@ -119,12 +119,14 @@ static void move_piece(position_t *pos, int from, int to)
     pos->by_color[piece_color(piece)] ^= both;
 }
 
-/* Drops the castling rights a move through sq (from or to) destroys. */
-static void drop_castle_rights_at(position_t *pos, int sq)
+/* Drops the castling rights a move from `from` to `to` destroys (a rook
+ * that moves or is taken). */
+static void drop_castle_rights_at(position_t *pos, int from, int to)
 {
     for (int i = 0; i < CASTLE_RIGHT_COUNT; i++) {
-        if (pos->castle_rook[i] == sq) {
-            pos->key ^= zobrist_castle_rook[sq];
+        int rook = pos->castle_rook[i];
+        if (rook == from || rook == to) {
+            pos->key ^= zobrist_castle_rook[rook];
             pos->castle_rook[i] = SQ_NONE;
         }
     }
@@ -204,8 +206,7 @@ void position_make(position_t *pos, move_t move, position_undo_t *undo)
         }
         if (pos->castle_rook[0] != SQ_NONE || pos->castle_rook[1] != SQ_NONE
             || pos->castle_rook[2] != SQ_NONE || pos->castle_rook[3] != SQ_NONE) {
-            drop_castle_rights_at(pos, from);
-            drop_castle_rights_at(pos, to);
+            drop_castle_rights_at(pos, from, to);
         }
     }
 

@@ -61,7 +61,7 @@ static void add(const char *file, int number, const char *eco, const char *name,
         size_t length = strlen(token);
         if (token[length - 1] == '.')
             continue; /* a move number */
-        move_t move;
+        move_t move = 0;
         char message[200];
         if (san_parse(&pos, token, length, &move, message, sizeof message) != LEGALITY_OK)
             die(file, number, message);
