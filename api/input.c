@@ -2,6 +2,7 @@
  * statuses turned into problems. */
 #include "input.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,9 +111,24 @@ bool input_position(const cJSON *root, position_t *pos, api_response_t *res)
     return input_fen(fen, chess960, pos, res);
 }
 
-bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
+/* The start position, parsed once: most requests without a FEN want it. */
+static position_t start_position;
+static void parse_start(void)
 {
     char message[200];
+    fen_error_t err = fen_parse(FEN_START, strlen(FEN_START), 0, &start_position, message, sizeof message);
+    (void)err; /* FEN_START is well formed */
+}
+
+bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    char message[200];
+    if (!fen && !chess960) {
+        pthread_once(&once, parse_start);
+        *pos = start_position;
+        return true;
+    }
     if (!fen)
         fen = FEN_START;
     fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);

@@ -189,10 +189,12 @@ void jsonw_null(jsonw_t *w)
     value_done(w);
 }
 
-void jsonw_raw(jsonw_t *w, const char *json)
+void jsonw_raw(jsonw_t *w, const char *json) { jsonw_raw_n(w, json, strlen(json)); }
+
+void jsonw_raw_n(jsonw_t *w, const char *json, size_t length)
 {
     separate(w);
-    put(w, json, strlen(json));
+    put(w, json, length);
     value_done(w);
 }
 

@@ -48,6 +48,8 @@ void jsonw_bool(jsonw_t *w, bool v);
 void jsonw_null(jsonw_t *w);
 /* Appends raw text as a value (must be valid JSON). */
 void jsonw_raw(jsonw_t *w, const char *json);
+/* The same, for the first length bytes of json. */
+void jsonw_raw_n(jsonw_t *w, const char *json, size_t length);
 
 /* key + value shorthands */
 void jsonw_kv_string(jsonw_t *w, const char *key, const char *s);

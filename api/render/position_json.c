@@ -20,37 +20,42 @@ typedef struct {
     size_t length;
 } move_text_t;
 
-static void add(move_text_t *t, const char *s)
+static void add_n(move_text_t *t, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     memcpy(t->text + t->length, s, n); /* the longest Move object is well under the buffer */
     t->length += n;
 }
 
-/* "key":"x" for a piece letter, or "key":null. */
-static void add_letter(move_text_t *t, const char *key, int type)
+static void add(move_text_t *t, const char *s) { add_n(t, s, strlen(s)); }
+
+/* A string literal, its length known when compiled. */
+#define ADD(t, literal) add_n((t), "" literal, sizeof literal - 1)
+
+/* "key":"x" for a piece letter, or "key":null (key a literal). */
+#define ADD_LETTER(t, key, type) (ADD((t), key), add_letter((t), (type)))
+static void add_letter(move_text_t *t, int type)
 {
-    add(t, key);
     if (type < 0 || type >= PIECE_TYPE_COUNT) {
-        add(t, "null");
+        ADD(t, "null");
         return;
     }
-    char letter[4] = { '"', piece_type_letter(type), '"', '\0' };
-    add(t, letter);
+    char letter[3] = { '"', piece_type_letter(type), '"' };
+    add_n(t, letter, sizeof letter);
 }
 
-/* A flag in the flags array. */
-static void add_flag(move_text_t *t, bool *first, const char *flag)
+/* A flag in the flags array (flag a literal). */
+#define ADD_FLAG(t, first, flag) add_flag((t), (first), "\"" flag "\"", sizeof flag + 1)
+static void add_flag(move_text_t *t, bool *first, const char *quoted, size_t n)
 {
-    add(t, *first ? "\"" : ",\"");
-    add(t, flag);
-    add(t, "\"");
+    if (!*first)
+        ADD(t, ",");
+    add_n(t, quoted, n);
     *first = false;
 }
 
 void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *legal, move_t move)
 {
-    char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE], from[3], to[3];
+    char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE], squares[2][2];
     int kind = move_kind(move), from_sq = move_from(move), to_sq = move_to(move);
     piece_t piece = pos->board[from_sq];
     int captured = -1;
@@ -60,47 +65,47 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
         captured = piece_type(pos->board[to_sq]);
     uci_format(pos, move, uci);
     san_format_with(pos, legal, move, san);
-    square_name(from_sq, from);
-    square_name(kind == MOVE_CASTLING ? position_castle_king_to(pos, to_sq) : to_sq, to);
+    int to_name = kind == MOVE_CASTLING ? position_castle_king_to(pos, to_sq) : to_sq;
+    squares[0][0] = (char)('a' + square_file(from_sq)), squares[0][1] = (char)('1' + square_rank(from_sq));
+    squares[1][0] = (char)('a' + square_file(to_name)), squares[1][1] = (char)('1' + square_rank(to_name));
     size_t san_length = strlen(san);
     char suffix = san_length ? san[san_length - 1] : '\0';
 
     move_text_t t = { .length = 0 };
-    add(&t, "{\"uci\":\"");
+    ADD(&t, "{\"uci\":\"");
     add(&t, uci);
-    add(&t, "\",\"san\":\"");
-    add(&t, san);
-    add(&t, "\",\"from\":\"");
-    add(&t, from);
-    add(&t, "\",\"to\":\"");
-    add(&t, to);
-    add(&t, "\",");
-    add_letter(&t, "\"piece\":", piece_type(piece));
-    add(&t, ",\"color\":\"");
+    ADD(&t, "\",\"san\":\"");
+    add_n(&t, san, san_length);
+    ADD(&t, "\",\"from\":\"");
+    add_n(&t, squares[0], 2);
+    ADD(&t, "\",\"to\":\"");
+    add_n(&t, squares[1], 2);
+    ADD(&t, "\",");
+    ADD_LETTER(&t, "\"piece\":", piece_type(piece));
+    ADD(&t, ",\"color\":\"");
     add(&t, color_name(piece_color(piece)));
-    add(&t, "\",");
-    add_letter(&t, "\"captured\":", captured);
-    add(&t, ",");
-    add_letter(&t, "\"promotion\":", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
-    add(&t, ",\"flags\":[");
+    ADD(&t, "\",");
+    ADD_LETTER(&t, "\"captured\":", captured);
+    ADD(&t, ",");
+    ADD_LETTER(&t, "\"promotion\":", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
+    ADD(&t, ",\"flags\":[");
     bool first = true;
     if (captured >= 0)
-        add_flag(&t, &first, "capture");
+        ADD_FLAG(&t, &first, "capture");
     if (kind == MOVE_EN_PASSANT)
-        add_flag(&t, &first, "en_passant");
+        ADD_FLAG(&t, &first, "en_passant");
     if (kind == MOVE_CASTLING)
-        add_flag(&t, &first, "castle");
+        ADD_FLAG(&t, &first, "castle");
     if (kind == MOVE_PROMOTION)
-        add_flag(&t, &first, "promotion");
+        ADD_FLAG(&t, &first, "promotion");
     if (piece_type(piece) == PAWN && (from_sq ^ to_sq) == 16)
-        add_flag(&t, &first, "double_push");
+        ADD_FLAG(&t, &first, "double_push");
     if (suffix == '+' || suffix == '#')
-        add_flag(&t, &first, "check");
+        ADD_FLAG(&t, &first, "check");
     if (suffix == '#')
-        add_flag(&t, &first, "checkmate");
-    add(&t, "]}");
-    t.text[t.length] = '\0';
-    jsonw_raw(w, t.text);
+        ADD_FLAG(&t, &first, "checkmate");
+    ADD(&t, "]}");
+    jsonw_raw_n(w, t.text, t.length);
 }
 
 /* The castling field (the third) of a canonical FEN, into buf. */
