@@ -73,7 +73,7 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
 
     move_text_t t = { .length = 0 };
     ADD(&t, "{\"uci\":\"");
-    add(&t, uci);
+    add_n(&t, uci, uci[4] ? 5 : 4); /* a UCI move is 4 characters, or 5 with a promotion */
     ADD(&t, "\",\"san\":\"");
     add_n(&t, san, san_length);
     ADD(&t, "\",\"from\":\"");
