@@ -1,5 +1,8 @@
 /* See workpool.h. A ring of jobs under one mutex; workers sleep on a
- * condition variable. Jobs queued before workpool_free() are all run. */
+ * condition variable, signalled after the mutex is let go and only when a
+ * worker sleeps (a worker woken under the mutex would at once wait for it
+ * again: two more futex calls per job). Jobs queued before workpool_free()
+ * are all run. */
 #include "workpool.h"
 
 #include <errno.h>
@@ -19,6 +22,7 @@ struct workpool {
     pthread_cond_t ready;
     job_t *jobs;
     unsigned capacity, head, count;
+    unsigned sleeping; /* workers waiting on ready */
     bool stopping;
     unsigned thread_count;
     int niceness;
@@ -38,8 +42,11 @@ static void *worker(void *arg)
     }
     for (;;) {
         pthread_mutex_lock(&pool->lock);
-        while (!pool->count && !pool->stopping)
+        while (!pool->count && !pool->stopping) {
+            pool->sleeping++;
             pthread_cond_wait(&pool->ready, &pool->lock);
+            pool->sleeping--;
+        }
         if (!pool->count) {
             pthread_mutex_unlock(&pool->lock);
             return NULL;
@@ -81,12 +88,17 @@ bool workpool_submit(workpool_t *pool, workpool_fn fn, void *arg)
 {
     pthread_mutex_lock(&pool->lock);
     bool room = !pool->stopping && pool->count < pool->capacity;
+    /* Without a sleeper, a busy worker takes the job when it comes back
+     * for its next one. */
+    bool wake = false;
     if (room) {
         pool->jobs[(pool->head + pool->count) % pool->capacity] = (job_t){ fn, arg };
         pool->count++;
-        pthread_cond_signal(&pool->ready);
+        wake = pool->sleeping > 0;
     }
     pthread_mutex_unlock(&pool->lock);
+    if (wake)
+        pthread_cond_signal(&pool->ready);
     return room;
 }
 
