@@ -1,4 +1,5 @@
-/* Perft with make/unmake and bulk counting at depth 1. perft_count is the hot
+/* Perft with copy-make (each move made on a copy of the position, so no
+ * unmake) and bulk counting at depth 1. perft_count is the hot
  * loop that is benchmarked against Stockfish; the budgeted walk is a separate
  * function so that loop carries no budget checks. */
 #include "perft.h"
@@ -15,11 +16,12 @@ RULES_HOT uint64_t perft_count(position_t *pos, int depth)
     move_list_t list;
     movegen_legal(pos, &list);
     uint64_t nodes = 0;
+    /* A copy made for each move instead of an unmake: the copy is cheaper. */
     for (int i = 0; i < list.count; i++) {
+        position_t child = *pos;
         position_undo_t undo;
-        position_make(pos, list.moves[i], &undo);
-        nodes += depth == 2 ? (uint64_t)movegen_count(pos) : perft_count(pos, depth - 1);
-        position_unmake(pos, list.moves[i], &undo);
+        position_make(&child, list.moves[i], &undo);
+        nodes += depth == 2 ? (uint64_t)movegen_count(&child) : perft_count(&child, depth - 1);
     }
     return nodes;
 }
@@ -64,10 +66,10 @@ static RULES_HOT uint64_t count_within(position_t *pos, int depth, perft_budget_
     movegen_legal(pos, &list);
     uint64_t leaves = 0;
     for (int i = 0; i < list.count && !over_budget(budget); i++) {
+        position_t child = *pos;
         position_undo_t undo;
-        position_make(pos, list.moves[i], &undo);
-        leaves += count_within(pos, depth - 1, budget);
-        position_unmake(pos, list.moves[i], &undo);
+        position_make(&child, list.moves[i], &undo);
+        leaves += count_within(&child, depth - 1, budget);
     }
     return leaves;
 }
