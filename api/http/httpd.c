@@ -547,10 +547,11 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
 
 void httpd_drain(httpd_t *h)
 {
-    atomic_store(&h->draining, true);
-    /* No new connection from here: the listening socket closes. The probe
-     * port keeps answering until the end. */
+    /* No new connection from here: the listening socket closes first, so
+     * that once /readyz says the replica drains, a connection to the main
+     * port is refused. The probe port keeps answering until the end. */
     acceptor_stop(h->acceptor);
+    atomic_store(&h->draining, true);
 }
 
 void httpd_refuse_new(httpd_t *h) { atomic_store(&h->refusing, true); }
