@@ -13,11 +13,11 @@
 
 enum { WARNINGS_PER_SECOND = 5 };
 
-/* Appends client text (bounded by where it was kept) to a log line: anything
- * that could break the JSON line (quotes, backslashes, controls, non-ASCII)
- * becomes '?'. */
+/* A byte of client text as a log line has it: anything that could break the
+ * JSON line (quotes, backslashes, controls, non-ASCII) becomes '?'. */
 static char log_char(unsigned char c) { return (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c; }
 
+/* Appends client text (bounded by where it was kept) to a log line. */
 static void log_safe(buf_t *line, const char *text)
 {
     for (size_t i = 0; text[i]; i++)
