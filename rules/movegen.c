@@ -165,7 +165,6 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     else
         n = gen_castling(pos, out, n, us, king);
 
-
     bitboard_t pawns = t[PAWN] & ours;
     n = gen_pawns(pos, out, n, us, pawns & ~pinned, target, ~occupied, theirs);
     /* A pinned pawn moves only along its pin line. */
