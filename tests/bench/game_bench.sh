@@ -237,6 +237,7 @@ STORE_SRC_EXPANDED=$(${CC:-cc} -E -P -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 extract_script() {
 printf '%s\n' "$STORE_SRC_EXPANDED" | awk -v name="$1" '
     BEGIN { state = 0 }   # 0: before, 1: in the initializer, 2: done
+    bad || state == 2 { next }   # read to the end: an early exit would end the printf feeding it with SIGPIPE (a failure under pipefail)
     state == 0 && $0 ~ (name "\\[\\][ \t]*=") { state = 1; sub(".*" name "\\[\\][ \t]*=", "") }
     state == 1 {
         line = $0; n = length(line); instr = 0
@@ -255,7 +256,6 @@ printf '%s\n' "$STORE_SRC_EXPANDED" | awk -v name="$1" '
             else out = out c
         }
         if (instr) bad = 1
-        if (bad || state == 2) exit
     }
     END { if (bad || state != 2 || out == "") exit 1; printf "%s", out }
 '
