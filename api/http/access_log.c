@@ -37,21 +37,21 @@ static void write_line(int fd, buf_t *line)
     free(text);
 }
 
-/* Text of a line made on the stack: most lines fit, and need neither an
- * allocation nor printf. */
+/* A request's line, written into a buffer known to be large enough: on the
+ * stack for most lines, allocated for a long path. No printf. */
 typedef struct {
-    char text[512];
+    char *text;
     size_t length;
-} short_line_t;
+} line_t;
 
-static void short_put(short_line_t *l, const char *s, size_t n)
+static void line_put(line_t *l, const char *s, size_t n)
 {
     memcpy(l->text + l->length, s, n);
     l->length += n;
 }
 
 /* Decimal digits of v, at least `width` of them (leading zeros). */
-static void short_number(short_line_t *l, unsigned long long v, int width)
+static void line_number(line_t *l, unsigned long long v, int width)
 {
     char digits[24];
     int n = 0;
@@ -63,52 +63,49 @@ static void short_number(short_line_t *l, unsigned long long v, int width)
         l->text[l->length++] = digits[--n];
 }
 
-static void short_safe(short_line_t *l, const char *text, size_t n)
+static void line_safe(line_t *l, const char *text, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         l->text[l->length++] = log_char((unsigned char)text[i]);
 }
 
-#define SHORT_PUT(l, literal) short_put((l), "" literal, sizeof literal - 1)
+#define LINE_PUT(l, literal) line_put((l), "" literal, sizeof literal - 1)
 
-/* One JSON line per request on stdout. */
+enum { LINE_FIXED_MAX = 128, LINE_ON_STACK = 512 }; /* the fixed text and the numbers take under 128 bytes */
+
+/* One JSON line per request on stdout, with a single write(2), so lines
+ * from different threads never interleave. A line that cannot be made (no
+ * memory for a long one) is dropped. */
 void access_log_request(const char *method, const char *path, unsigned status, uint64_t micros,
                      const char *request_id)
 {
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     size_t method_length = strlen(method), path_length = strlen(path), id_length = strlen(request_id);
-    /* The fixed text and the numbers take under 128 bytes. */
-    if (method_length + path_length + id_length + 128 <= sizeof ((short_line_t *)0)->text) {
-        short_line_t l = { .length = 0 };
-        SHORT_PUT(&l, "{\"ts\":");
-        short_number(&l, (unsigned long long)wall.tv_sec, 1);
-        SHORT_PUT(&l, ".");
-        short_number(&l, (unsigned long long)(wall.tv_nsec / 1000000), 3);
-        SHORT_PUT(&l, ",\"method\":\"");
-        short_safe(&l, method, method_length);
-        SHORT_PUT(&l, "\",\"path\":\"");
-        short_safe(&l, path, path_length);
-        SHORT_PUT(&l, "\",\"status\":");
-        short_number(&l, status, 1);
-        SHORT_PUT(&l, ",\"us\":");
-        short_number(&l, (unsigned long long)micros, 1);
-        SHORT_PUT(&l, ",\"request_id\":\"");
-        short_put(&l, request_id, id_length);
-        SHORT_PUT(&l, "\"}\n");
-        ssize_t written = write(STDOUT_FILENO, l.text, l.length);
-        (void)written;
+    size_t size = method_length + path_length + id_length + LINE_FIXED_MAX;
+    char stack[LINE_ON_STACK];
+    line_t l = { .text = size <= sizeof stack ? stack : malloc(size), .length = 0 };
+    if (!l.text)
         return;
-    }
-    buf_t line;
-    buf_init(&line);
-    buf_printf(&line, "{\"ts\":%lld.%03ld,\"method\":\"", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
-    log_safe(&line, method);
-    buf_puts(&line, "\",\"path\":\"");
-    log_safe(&line, path);
-    buf_printf(&line, "\",\"status\":%u,\"us\":%llu,\"request_id\":\"%s\"}\n", status, (unsigned long long)micros,
-               request_id);
-    write_line(STDOUT_FILENO, &line);
+    LINE_PUT(&l, "{\"ts\":");
+    line_number(&l, (unsigned long long)wall.tv_sec, 1);
+    LINE_PUT(&l, ".");
+    line_number(&l, (unsigned long long)(wall.tv_nsec / 1000000), 3);
+    LINE_PUT(&l, ",\"method\":\"");
+    line_safe(&l, method, method_length);
+    LINE_PUT(&l, "\",\"path\":\"");
+    line_safe(&l, path, path_length);
+    LINE_PUT(&l, "\",\"status\":");
+    line_number(&l, status, 1);
+    LINE_PUT(&l, ",\"us\":");
+    line_number(&l, (unsigned long long)micros, 1);
+    LINE_PUT(&l, ",\"request_id\":\"");
+    line_put(&l, request_id, id_length);
+    LINE_PUT(&l, "\"}\n");
+    ssize_t written = write(STDOUT_FILENO, l.text, l.length);
+    (void)written;
+    if (l.text != stack)
+        free(l.text);
 }
 
 /* A warning as one JSON line on stderr naming its source; libmicrohttpd's
