@@ -85,12 +85,18 @@ function gameTraffic(srv, game, first, clients) {
         version = res.body.version;
         i++;
       } else {
-        // outcome_unknown may or may not have been made: read where the game is.
-        await sleep(20);
-        const now = await fresh(srv, { path: `/v1/games/${mover.id}` }).catch(() => null);
-        if (now?.status === 200) {
-          version = now.body.version;
-          i = now.body.moves.length;
+        // outcome_unknown may or may not have been made (Redis may run the
+        // script once it is back): read where the game is, and move again
+        // only once that read has answered, as a client must.
+        for (;;) {
+          await sleep(20);
+          const now = await fresh(srv, { path: `/v1/games/${mover.id}` }).catch(() => null);
+          if (now?.status === 200) {
+            version = now.body.version;
+            i = now.body.moves.length;
+            break;
+          }
+          if (!running) break;
         }
       }
     }
