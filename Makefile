@@ -196,6 +196,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/perft_bench.sh $(BUILD)/chessd
 	tests/bench/http_bench.sh $(BUILD)/chessd
 	tests/bench/game_compare.sh $(BUILD)/chessd
+	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
@@ -216,6 +217,10 @@ $(BUILD)/engine_match: $(BUILD)/tests/bench/engine_match.o $(BUILD)/tests/suppor
 # What naming the opening adds to a 40-ply /v1/position/moves (the figure quoted in rules/opening.h).
 $(BUILD)/opening_bench: $(BUILD)/tests/bench/opening_bench.o $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# A move's I/O and nothing else, the floor under game_bench's CPU per move (tests/bench/move_floor.sh).
+$(BUILD)/move_floor: $(BUILD)/tests/bench/move_floor.o
+	$(CC) $(CFLAGS) -pthread -o $@ $^
 
 # jsonw against a cJSON tree on a full Position (the figure quoted in api/http/jsonw.h).
 $(BUILD)/jsonw_bench: $(BUILD)/tests/bench/jsonw_bench.o $(API_OBJ) $(BUILD)/librules.a
