@@ -391,6 +391,10 @@ static void *conn_thread(void *arg)
                 memmove(j->buf, j->buf + j->length, j->have - j->length);
                 j->have -= j->length;
                 j->length = 0;
+                if (ok && (j->length = request_length(j->buf, j->have))) {
+                    hand_over(j); /* a pipelined request already read */
+                    continue;
+                }
                 struct epoll_event ev = { .events = EPOLLIN, .data.fd = j->client };
                 if (ok && !epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, j->client, &ev))
                     continue;
