@@ -2,6 +2,7 @@
  * I/O, the floor under chessd's CPU per move in tests/bench/game_bench.sh.
  *
  *   usage: move_floor loop|threads|handoff LISTEN_PORT REDIS_PORT ANSWER_BYTES
+ *   (LISTEN_PORT 0: one the kernel picks, printed as "listening on port N")
  *
  * It serves HTTP/1.1 keep-alive on 127.0.0.1:LISTEN_PORT: each request read
  * whole (headers, then Content-Length bytes of body) sends one command to
@@ -451,6 +452,11 @@ int main(int argc, char **argv)
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     if (listener < 0 || bind(listener, (struct sockaddr *)&a, sizeof a) < 0 || listen(listener, 512) < 0)
         die("listen");
+    socklen_t length = sizeof a;
+    if (getsockname(listener, (struct sockaddr *)&a, &length) < 0)
+        die("getsockname");
+    printf("move_floor: listening on port %u\n", ntohs(a.sin_port));
+    fflush(stdout);
     if (!strcmp(argv[1], "loop")) {
         serve_loop(listener);
         return 0;

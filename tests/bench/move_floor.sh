@@ -44,14 +44,15 @@ LUA
 echo "move_floor: HTTP request in, one EVALSHA round trip to redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/^v=//'), $ANSWER bytes out; wrk -t2 -c32 -d${DURATION}s"
 printf '  %-9s %10s %14s\n' shape req/s 'cpu us/req'
 for mode in handoff threads loop; do
-    port=$((32000 + RANDOM % 20000))
-    "$FLOOR" "$mode" "$port" "$REDIS_PORT" "$ANSWER" >"$TMP/floor.log" 2>&1 &
+    "$FLOOR" "$mode" 0 "$REDIS_PORT" "$ANSWER" >"$TMP/floor.log" 2>&1 &
     FLOOR_PID=$!
-    for ((i = 0; i < 50; i++)); do
-        curl -fs -o /dev/null -X POST -d '{}' "http://127.0.0.1:$port/" && break
-        kill -0 "$FLOOR_PID" 2>/dev/null || die "move_floor $mode did not start: $(cat "$TMP/floor.log")"
-        sleep 0.1
+    port=''
+    for ((i = 0; i < 50 && !port; i++)); do
+        port=$(sed -n 's/^move_floor: listening on port \([0-9][0-9]*\)$/\1/p' "$TMP/floor.log")
+        [[ -n $port ]] || sleep 0.1
     done
+    [[ -n $port ]] || die "move_floor $mode did not start: $(cat "$TMP/floor.log")"
+    curl -fs -o /dev/null -X POST -d '{}' "http://127.0.0.1:$port/" || die "move_floor $mode does not answer: $(cat "$TMP/floor.log")"
     t0=$(cpu_ticks "$FLOOR_PID")
     out=$(wrk -t2 -c32 -d"${DURATION}s" -s "$TMP/post.lua" "http://127.0.0.1:$port/v1/games/x/moves") || die "wrk failed: $out"
     t1=$(cpu_ticks "$FLOOR_PID")
