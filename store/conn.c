@@ -59,10 +59,75 @@ void conn_free(conn_t *c)
 
 int conn_fd(const conn_t *c) { return c->fd; }
 
+/* Writes n in decimal at out; the digits' count. */
+static size_t put_decimal(char *out, size_t n)
+{
+    char digits[20];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (size_t i = 0; i < count; i++)
+        out[i] = digits[count - 1 - i];
+    return count;
+}
+
+/* The length of n in decimal. */
+static size_t decimal_length(size_t n)
+{
+    size_t count = 1;
+    while (n >= 10) {
+        n /= 10;
+        count++;
+    }
+    return count;
+}
+
+int conn_format_command(char **target, int argc, const char **argv, const size_t *lengths)
+{
+    *target = NULL;
+    if (argc < 0)
+        return -1;
+    /* "*<argc>\r\n" then "$<length>\r\n<bytes>\r\n" per argument. */
+    size_t total = 1 + decimal_length((size_t)argc) + 2;
+    for (int i = 0; i < argc; i++) {
+        size_t length = lengths ? lengths[i] : strlen(argv[i]);
+        if (length > (size_t)INT32_MAX || total > (size_t)INT32_MAX)
+            return -1;
+        total += 1 + decimal_length(length) + 2 + length + 2;
+    }
+    if (total > (size_t)INT32_MAX)
+        return -1;
+    char *out = malloc(total + 1);
+    if (!out)
+        return -1;
+    size_t at = 0;
+    out[at++] = '*';
+    at += put_decimal(out + at, (size_t)argc);
+    out[at++] = '\r';
+    out[at++] = '\n';
+    for (int i = 0; i < argc; i++) {
+        size_t length = lengths ? lengths[i] : strlen(argv[i]);
+        out[at++] = '$';
+        at += put_decimal(out + at, length);
+        out[at++] = '\r';
+        out[at++] = '\n';
+        if (length)
+            memcpy(out + at, argv[i], length);
+        at += length;
+        out[at++] = '\r';
+        out[at++] = '\n';
+    }
+    out[at] = '\0';
+    *target = out;
+    return (int)at;
+}
+
 bool conn_append(conn_t *c, int argc, const char **argv, const size_t *lengths)
 {
     char *command = NULL;
-    int length = redisFormatCommandArgv(&command, argc, argv, lengths);
+    int length = conn_format_command(&command, argc, argv, lengths);
     if (length < 0)
         return false;
     if (c->out_sent == c->out_length) {
@@ -74,13 +139,13 @@ bool conn_append(conn_t *c, int argc, const char **argv, const size_t *lengths)
     }
     char *joined = realloc(c->out, c->out_length + (size_t)length);
     if (!joined) {
-        redisFreeCommand(command);
+        free(command);
         return false;
     }
     memcpy(joined + c->out_length, command, (size_t)length);
     c->out = joined;
     c->out_length += (size_t)length;
-    redisFreeCommand(command);
+    free(command);
     return true;
 }
 
@@ -179,12 +244,17 @@ static redisReply *command_once(conn_t *c, int argc, const char **argv, const si
         }
     }
     failure->sent = true;
-    for (;;) {
+    /* A reply is seldom there the moment the command left: over plain TCP
+     * the first read waits for one rather than spend a read on EAGAIN (with
+     * TLS a session may hold bytes poll() cannot see, so it reads first). */
+    for (bool wait_first = !c->tls;; wait_first = false) {
         void *reply = NULL;
         if (redisReaderGetReply(c->reader, &reply) != REDIS_OK)
             return NULL;
         if (reply)
             return reply;
+        if (wait_first && !sock_wait(c->fd, POLLIN, deadline))
+            return NULL;
         ssize_t n = read_some(c);
         if (n == IO_WAIT) {
             if (!sock_wait(c->fd, c->wait_events, deadline))

@@ -1,9 +1,9 @@
-/* One connection to one Redis node, over TCP or TLS (tls.h), with hiredis
- * doing the protocol only: its formatter builds commands and its reader
- * parses replies, whatever carries the bytes. The socket is non-blocking;
- * conn_command waits with poll() within the command timeout, and the queue
- * calls (conn_append, conn_flush, conn_read) never wait, for a caller that
- * polls several connections. A connection belongs to one thread at a time. */
+/* One connection to one Redis node, over TCP or TLS (tls.h). Commands are
+ * written here (conn_format_command); hiredis's reader parses the replies,
+ * whatever carries the bytes. The socket is non-blocking; conn_command
+ * waits with poll() within the command timeout, and the queue calls
+ * (conn_append, conn_flush, conn_read) never wait, for a caller that polls
+ * several connections. A connection belongs to one thread at a time. */
 #ifndef CHESSD_STORE_CONN_H
 #define CHESSD_STORE_CONN_H
 
@@ -52,6 +52,12 @@ void conn_set_timeout(conn_t *c, unsigned timeout_ms);
 /* Whether the connection, owing no reply, was closed while it sat idle (so
  * a command is never sent into a connection already known dead). */
 bool conn_closed_while_idle(conn_t *c);
+
+/* A command in Redis's protocol (RESP: an array of bulk strings, the bytes
+ * hiredis's redisFormatCommandArgv writes), malloc'd into *target with a
+ * NUL after it (free()); its length, or -1 when out of memory or longer
+ * than an int counts. lengths may be NULL (texts NUL-terminated). */
+int conn_format_command(char **target, int argc, const char **argv, const size_t *lengths);
 
 /* --- queued use, never waiting (a subscriber) --- */
 
