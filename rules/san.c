@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attacks.h"
 #include "movegen.h"
-
 
 static int append_square(char *buf, int n, int sq)
 {
@@ -17,11 +17,17 @@ static int append_square(char *buf, int n, int sq)
     return n;
 }
 
-/* Minimal disambiguation of a piece move among the other legal moves. */
+/* Minimal disambiguation of a piece move among the other legal moves. A
+ * piece (not a pawn) moves only to squares it attacks, so when no other
+ * piece of its kind attacks the target, no other legal move can share it
+ * and the list is not searched. */
 static int append_disambiguation(const position_t *pos, const move_list_t *legal, move_t move, char *buf, int n)
 {
     int from = move_from(move), to = move_to(move);
     piece_t piece = pos->board[from];
+    bitboard_t others = position_pieces(pos, piece_color(piece), piece_type(piece)) & ~bb_square(from);
+    if (!(others & attacks_of(piece_type(piece), to, position_occupied(pos))))
+        return n;
     bool ambiguous = false, same_file = false, same_rank = false;
     for (int i = 0; i < legal->count; i++) {
         move_t other = legal->moves[i];
@@ -42,6 +48,26 @@ static int append_disambiguation(const position_t *pos, const move_list_t *legal
     else
         n = append_square(buf, n, from);
     return n;
+}
+
+/* Whether move may give check, so that the position after it must be
+ * looked at: false only when it certainly does not. A plain move or
+ * capture changes the board on its two squares alone, so it checks only
+ * from its target or by opening a line through its origin to the king;
+ * castling, en passant and promotion are always looked at. */
+static bool may_check(const position_t *pos, move_t move)
+{
+    int kind = move_kind(move), from = move_from(move), to = move_to(move);
+    if (kind != MOVE_NORMAL)
+        return true;
+    color_t us = (color_t)pos->side_to_move;
+    int king = pos->king_square[!us];
+    if (attacks_line(king, from))
+        return true; /* on a line with the king: a discovered check is possible */
+    piece_type_t type = piece_type(pos->board[from]);
+    bitboard_t occupied = (position_occupied(pos) & ~bb_square(from)) | bb_square(to);
+    bitboard_t reach = type == PAWN ? attacks_pawn(us, to) : attacks_of(type, to, occupied);
+    return (reach & bb_square(king)) != 0;
 }
 
 char *san_format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
@@ -69,11 +95,13 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
             buf[n++] = piece_type_capital(move_promotion(move));
         }
     }
-    position_t after = *pos;
-    position_undo_t undo;
-    position_make(&after, move, &undo);
-    if (position_in_check(&after))
-        buf[n++] = movegen_count(&after) == 0 ? '#' : '+';
+    if (may_check(pos, move)) {
+        position_t after = *pos;
+        position_undo_t undo;
+        position_make(&after, move, &undo);
+        if (position_in_check(&after))
+            buf[n++] = movegen_count(&after) == 0 ? '#' : '+';
+    }
     buf[n] = '\0';
     return buf;
 }

@@ -1,9 +1,15 @@
 /* Tests for rules/san.c: formatting with minimal disambiguation (file, then
  * rank, then both; pinned pieces do not count), captures, promotions, en
  * passant, castling in both variants, the check and mate suffixes; parsing of
- * lower-case piece letters (a b-pawn before a bishop). */
+ * lower-case piece letters (a b-pawn before a bishop); and, on seeded
+ * random games (standard and Chess960), the SAN of every legal move against
+ * a plain writer that searches the whole list and plays every move out,
+ * without san.c's shortcuts (no other piece of the kind reaches the target,
+ * a move that cannot give check). */
+#include <stdio.h>
 #include <string.h>
 
+#include "../support/random_game.h"
 #include "../support/tests.h"
 
 /* Finds the legal move whose UCI is `uci` in fen and returns its SAN in buf. */
@@ -173,6 +179,108 @@ static void test_lower_case_piece_that_fits_two_pieces_is_ambiguous(void)
                  "'be3' is ambiguous: it could be Bce3, Bge3");
 }
 
+/* The plain writer: every other legal move compared for disambiguation,
+ * every move made to see whether it checks or mates. */
+static void reference_san(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
+{
+    int n = 0, from = move_from(move), to = move_to(move), kind = move_kind(move);
+    piece_t piece = pos->board[from];
+    if (kind == MOVE_CASTLING) {
+        strcpy(buf, square_file(to) > square_file(from) ? "O-O" : "O-O-O");
+        n = (int)strlen(buf);
+    } else {
+        bool capture = pos->board[to] != NO_PIECE || kind == MOVE_EN_PASSANT;
+        if (piece_type(piece) == PAWN) {
+            if (capture)
+                buf[n++] = (char)('a' + square_file(from));
+        } else {
+            buf[n++] = piece_type_capital(piece_type(piece));
+            bool ambiguous = false, same_file = false, same_rank = false;
+            for (int i = 0; i < legal->count; i++) {
+                move_t other = legal->moves[i];
+                int other_from = move_from(other);
+                if (other == move || other_from == from || move_to(other) != to
+                    || move_kind(other) == MOVE_CASTLING || pos->board[other_from] != piece)
+                    continue;
+                ambiguous = true;
+                same_file |= square_file(other_from) == square_file(from);
+                same_rank |= square_rank(other_from) == square_rank(from);
+            }
+            if (ambiguous && !same_file) {
+                buf[n++] = (char)('a' + square_file(from));
+            } else if (ambiguous && !same_rank) {
+                buf[n++] = (char)('1' + square_rank(from));
+            } else if (ambiguous) {
+                buf[n++] = (char)('a' + square_file(from));
+                buf[n++] = (char)('1' + square_rank(from));
+            }
+        }
+        if (capture)
+            buf[n++] = 'x';
+        buf[n++] = (char)('a' + square_file(to));
+        buf[n++] = (char)('1' + square_rank(to));
+        if (kind == MOVE_PROMOTION) {
+            buf[n++] = '=';
+            buf[n++] = piece_type_capital(move_promotion(move));
+        }
+    }
+    position_t after = *pos;
+    position_undo_t undo;
+    position_make(&after, move, &undo);
+    if (position_in_check(&after))
+        buf[n++] = movegen_count(&after) == 0 ? '#' : '+';
+    buf[n] = '\0';
+}
+
+typedef struct {
+    long moves, differing, checks, disambiguated;
+} san_compare_t;
+
+static bool compare_every_move(const position_t *pos, const move_list_t *legal, void *context)
+{
+    san_compare_t *c = context;
+    for (int i = 0; i < legal->count; i++) {
+        char ours[SAN_BUFFER_SIZE], theirs[SAN_BUFFER_SIZE];
+        san_format_with(pos, legal, legal->moves[i], ours);
+        reference_san(pos, legal, legal->moves[i], theirs);
+        c->moves++;
+        c->checks += strchr(theirs, '+') || strchr(theirs, '#');
+        c->disambiguated += random_game_move_is(pos, legal, legal->moves[i], RANDOM_GAME_PICK_DISAMBIGUATED);
+        if (strcmp(ours, theirs) && c->differing++ < 5) {
+            char fen[FEN_BUFFER_SIZE];
+            fen_format(pos, fen, sizeof fen);
+            fprintf(stderr, "san: %s: %s, the plain writer %s\n", fen, ours, theirs);
+        }
+    }
+    return true;
+}
+
+static void test_every_legal_move_is_written_as_the_plain_writer_writes_it_on_random_games(void)
+{
+    static const random_game_preference_t preferences[] = {
+        { RANDOM_GAME_PICK_PROMOTION, 60 }, { RANDOM_GAME_PICK_EN_PASSANT, 60 },
+        { RANDOM_GAME_PICK_DOUBLE_STEP_BESIDE_PAWN, 30 }, { RANDOM_GAME_PICK_DISAMBIGUATED, 40 },
+        { RANDOM_GAME_PICK_CASTLING, 50 }, { RANDOM_GAME_PICK_CHECK, 25 },
+    };
+    const random_game_style_t style = { preferences, sizeof preferences / sizeof preferences[0], 200 };
+    san_compare_t c = { 0 };
+    uint64_t rng = 0x5a17c0ffee;
+    for (int game = 0; game < 300; game++) {
+        position_t start;
+        if (game % 3 == 2) {
+            CU_ASSERT_FATAL(chess960_start(random_game_below(&rng, 960), &start));
+        } else {
+            CU_ASSERT_FATAL(tests_parse_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &start));
+        }
+        random_game_play(start, &style, &rng, compare_every_move, &c);
+    }
+    CU_ASSERT_EQUAL(c.differing, 0);
+    /* The games reach what the shortcuts skip or keep. */
+    CU_ASSERT(c.moves > 100000);
+    CU_ASSERT(c.checks > 1000);
+    CU_ASSERT(c.disambiguated > 100);
+}
+
 int test_san_register(void)
 {
     CU_pSuite suite = CU_add_suite("san", NULL, NULL);
@@ -189,5 +297,6 @@ int test_san_register(void)
     CU_ADD_TEST(suite, test_lower_case_piece_letters_are_read_as_pieces);
     CU_ADD_TEST(suite, test_lower_case_b_is_the_b_pawn_first);
     CU_ADD_TEST(suite, test_lower_case_piece_that_fits_two_pieces_is_ambiguous);
+    CU_ADD_TEST(suite, test_every_legal_move_is_written_as_the_plain_writer_writes_it_on_random_games);
     return CUE_SUCCESS;
 }
