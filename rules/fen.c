@@ -4,7 +4,6 @@
  * rejection has its own error code and sentence. */
 #include "fen.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "message.h"
@@ -357,6 +356,20 @@ static char castling_letter(const position_t *pos, int index)
     return c == WHITE ? letter : (char)(letter | 0x20);
 }
 
+/* Writes a counter (at most 65,535) in decimal; its digits' count. */
+static size_t put_counter(char *out, unsigned v)
+{
+    char digits[5];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && count < sizeof digits);
+    for (size_t i = 0; i < count; i++)
+        out[i] = digits[count - 1 - i];
+    return count;
+}
+
 char *fen_format(const position_t *pos, char *buf, size_t buf_size)
 {
     char out[FEN_BUFFER_SIZE];
@@ -395,7 +408,15 @@ char *fen_format(const position_t *pos, char *buf, size_t buf_size)
     } else {
         out[n++] = '-';
     }
-    snprintf(out + n, sizeof out - n, " %u %u", (unsigned)pos->halfmove_clock, (unsigned)pos->fullmove_number);
-    snprintf(buf, buf_size, "%s", out);
+    out[n++] = ' ';
+    n += put_counter(out + n, pos->halfmove_clock);
+    out[n++] = ' ';
+    n += put_counter(out + n, pos->fullmove_number);
+    /* As much as buf holds, NUL-terminated. */
+    if (buf_size) {
+        size_t length = n < buf_size - 1 ? n : buf_size - 1;
+        memcpy(buf, out, length);
+        buf[length] = '\0';
+    }
     return buf;
 }

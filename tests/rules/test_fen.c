@@ -697,6 +697,30 @@ static void test_formatted_fen_of_a_played_position_parses_back(void)
     CU_ASSERT(reparsed);
 }
 
+/* Every counter the parser accepts is written back as given, and a buffer
+ * too small for the FEN gets as much of it as it holds, NUL-terminated. */
+static void test_counters_are_written_back_and_a_short_buffer_gets_a_prefix(void)
+{
+    for (int halfmove = 0; halfmove <= FEN_COUNTER_MAX; halfmove += halfmove < 120 ? 1 : 97) {
+        int fullmove = FEN_COUNTER_MAX - halfmove < 1 ? 1 : FEN_COUNTER_MAX - halfmove;
+        char fen[FEN_BUFFER_SIZE], formatted[FEN_BUFFER_SIZE];
+        snprintf(fen, sizeof fen, "4k3/8/8/8/8/8/8/4K3 w - - %d %d", halfmove, fullmove);
+        position_t pos;
+        CU_ASSERT_FATAL(parses(fen, 0, &pos));
+        CU_ASSERT_STRING_EQUAL(fen_format(&pos, formatted, sizeof formatted), fen);
+    }
+    position_t pos;
+    CU_ASSERT_FATAL(parses("4k3/8/8/8/8/8/8/4K3 w - - 12 345", 0, &pos));
+    char small[12];
+    memset(small, 'x', sizeof small);
+    CU_ASSERT_STRING_EQUAL(fen_format(&pos, small, 10), "4k3/8/8/8");
+    CU_ASSERT_EQUAL(small[10], 'x');
+    CU_ASSERT_STRING_EQUAL(fen_format(&pos, small, 1), "");
+    small[0] = 'y';
+    fen_format(&pos, small, 0);
+    CU_ASSERT_EQUAL(small[0], 'y');
+}
+
 int test_fen_register(void)
 {
     CU_pSuite suite = CU_add_suite("fen", NULL, NULL);
@@ -705,6 +729,7 @@ int test_fen_register(void)
     CU_ADD_TEST(suite, test_canonical_fens_of_the_perft_positions_round_trip);
     CU_ADD_TEST(suite, test_canonical_form_of_sample_positions);
     CU_ADD_TEST(suite, test_four_field_fen_gets_counters_zero_and_one);
+    CU_ADD_TEST(suite, test_counters_are_written_back_and_a_short_buffer_gets_a_prefix);
     CU_ADD_TEST(suite, test_leading_and_trailing_whitespace_is_accepted);
     CU_ADD_TEST(suite, test_parse_reads_only_length_bytes);
     CU_ADD_TEST(suite, test_fen_longer_than_the_input_limit_is_rejected);
