@@ -308,11 +308,14 @@ typedef enum {
 
 /* The message a change publishes on its game's channel: a line
  * "<version> <ended 0|1> <at_ms> <flag deadline ms> change", then the
- * change's event object (see game_events.h). NULL when out of memory. */
-static char *event_message(const game_record_t *r, const change_t *change, int64_t now, size_t *length)
+ * change's event object (see game_events.h), json when it is already
+ * written (json_length bytes; freed here), else written here. NULL when out
+ * of memory. */
+static char *event_message(const game_record_t *r, const change_t *change, int64_t now, char *json,
+                           size_t json_length, size_t *length)
 {
-    size_t json_length;
-    char *json = game_json_change(r, change->played, change->event, GAME_JSON_EVENT, now, &json_length);
+    if (!json)
+        json = game_json_change(r, change->played, change->event, GAME_JSON_EVENT, now, &json_length);
     if (!json)
         return NULL;
     buf_t message;
@@ -377,9 +380,16 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "", write_id[STORE_WRITE_ID_SIZE];
     size_t state_length = game_record_state(r, state, sizeof state), body_length = 0, message_length = 0;
     unsigned flags = w->rq && w->rq->legal_moves ? GAME_JSON_LEGAL_MOVES : 0;
-    char *body = w->tokens ? game_json_game(r, g->moves, g->moves_length, now, flags, w->tokens, &body_length)
-                           : game_json_change(r, change->played, change->event, flags, now, &body_length);
-    char *message = change->event ? event_message(r, change, now, &message_length) : NULL;
+    char *body, *event_json = NULL;
+    size_t event_length = 0;
+    if (w->tokens)
+        body = game_json_game(r, g->moves, g->moves_length, now, flags, w->tokens, &body_length);
+    else if (change->event) /* the answer and the event written together */
+        body = game_json_change_and_event(r, change->played, change->event, flags, now, &body_length, &event_json,
+                                          &event_length);
+    else
+        body = game_json_change(r, change->played, change->event, flags, now, &body_length);
+    char *message = change->event ? event_message(r, change, now, event_json, event_length, &message_length) : NULL;
     char *kept = NULL, *replay = NULL;
     unsigned answer_status = w->rq ? w->rq->answer_status : 0;
     if (w->rq && w->rq->location_prefix)

@@ -32,6 +32,8 @@ void jsonw_discard(jsonw_t *w);
 /* Returns the NUL-terminated text (length in *length) and hands it to the
  * caller, or NULL after an allocation failure. */
 char *jsonw_finish(jsonw_t *w, size_t *length);
+/* The bytes written so far: an offset into the text jsonw_finish returns. */
+static inline size_t jsonw_length(const jsonw_t *w) { return w->out.length; }
 
 void jsonw_object_begin(jsonw_t *w);
 void jsonw_object_end(jsonw_t *w);

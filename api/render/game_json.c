@@ -6,26 +6,63 @@
 #include "game_json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../http/jsonw.h"
 #include "position_json.h"
 
-
-static void iso_time(int64_t ms, char *buf, size_t size)
+/* Writes v as `digits` decimal digits, zeros in front. */
+static char *put_digits(char *out, int64_t v, int digits)
 {
-    time_t seconds = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&seconds, &tm);
-    size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
+    for (int i = digits - 1; i >= 0; i--, v /= 10)
+        out[i] = (char)('0' + v % 10);
+    return out + digits;
+}
+
+void game_json_iso_time(int64_t ms, char out[GAME_JSON_TIME_SIZE])
+{
+    /* 1970-01-01 to 9999-12-31 by hand (every answer carries two or three):
+     * the civil date of a day count, counted in 400-year eras of 146,097
+     * days from 0000-03-01, so that a leap day ends its year. */
+    if (ms < 0 || ms >= INT64_C(253402300800000)) {
+        time_t seconds = (time_t)(ms / 1000);
+        struct tm tm;
+        size_t n = gmtime_r(&seconds, &tm) ? strftime(out, GAME_JSON_TIME_SIZE, "%Y-%m-%dT%H:%M:%S", &tm) : 0;
+        snprintf(out + n, GAME_JSON_TIME_SIZE - n, ".%03dZ", (int)((ms % 1000 + 1000) % 1000));
+        return;
+    }
+    int64_t days = ms / 86400000, in_day = ms % 86400000;
+    int64_t z = days + 719468; /* days since 0000-03-01 */
+    int64_t era = z / 146097, day_of_era = z - era * 146097;
+    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    int64_t month_from_march = (5 * day_of_year + 2) / 153;
+    int64_t day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    int64_t month = month_from_march < 10 ? month_from_march + 3 : month_from_march - 9;
+    int64_t year = year_of_era + era * 400 + (month <= 2);
+    char *p = put_digits(out, year, 4);
+    *p++ = '-';
+    p = put_digits(p, month, 2);
+    *p++ = '-';
+    p = put_digits(p, day, 2);
+    *p++ = 'T';
+    p = put_digits(p, in_day / 3600000, 2);
+    *p++ = ':';
+    p = put_digits(p, in_day / 60000 % 60, 2);
+    *p++ = ':';
+    p = put_digits(p, in_day / 1000 % 60, 2);
+    *p++ = '.';
+    p = put_digits(p, in_day % 1000, 3);
+    *p++ = 'Z';
+    *p = '\0';
 }
 
 static void write_time(jsonw_t *w, const char *key, int64_t ms)
 {
-    char when[40];
-    iso_time(ms, when, sizeof when);
+    char when[GAME_JSON_TIME_SIZE];
+    game_json_iso_time(ms, when);
     jsonw_kv_string(w, key, when);
 }
 
@@ -62,8 +99,9 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
     jsonw_object_end(w);
 }
 
-/* The position, the game's ending, offers and clock, common to both objects. */
-static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms)
+/* The position, the game's ending, offers and clock, common to both
+ * objects; moves_span as position_json_write_ended's. */
+static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t now_ms, size_t moves_span[2])
 {
     position_json_ending_t ending = {
         game_state_name(g->state), game_result_name(g->result),
@@ -71,7 +109,7 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t no
     };
     jsonw_key(w, "position");
     position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, game_opening(g),
-                              with_moves && !game_is_over(g));
+                              with_moves && !game_is_over(g), moves_span);
     jsonw_kv_string(w, "status", game_state_name(g->state));
     jsonw_kv_string(w, "result", game_result_name(g->result));
     write_optional(w, "termination", g->termination != GAME_TERMINATION_NONE, game_termination_name(g->termination));
@@ -146,7 +184,7 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, moves ? moves : "", moves ? moves_length : 0);
-    write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms);
+    write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms, NULL);
     write_time(&w, "created_at", r->created_at_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
     if (tokens) {
@@ -161,30 +199,68 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     return jsonw_finish(&w, length);
 }
 
+/* A GameChange into w (game_json_change); moves_span as
+ * position_json_write_ended's. */
+static void write_change(jsonw_t *w, const game_record_t *r, const game_played_t *played, const char *event,
+                         unsigned flags, int64_t now_ms, size_t moves_span[2])
+{
+    jsonw_object_begin(w);
+    if (flags & GAME_JSON_EVENT) {
+        jsonw_kv_string(w, "type", "change");
+        jsonw_kv_string(w, "event", event);
+    }
+    jsonw_kv_string(w, "id", r->id);
+    jsonw_kv_int(w, "version", (long long)r->version);
+    jsonw_key(w, "move");
+    if (played) {
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "uci", played->uci);
+        jsonw_kv_string(w, "san", played->san);
+        jsonw_object_end(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_kv_int(w, "move_count", r->game.ply_count);
+    write_state(w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms, moves_span);
+    write_time(w, "updated_at", r->updated_at_ms);
+    jsonw_object_end(w);
+}
+
 char *game_json_change(const game_record_t *r, const game_played_t *played, const char *event, unsigned flags,
                        int64_t now_ms, size_t *length)
 {
     jsonw_t w;
     jsonw_init(&w);
-    jsonw_object_begin(&w);
-    if (flags & GAME_JSON_EVENT) {
-        jsonw_kv_string(&w, "type", "change");
-        jsonw_kv_string(&w, "event", event);
-    }
-    jsonw_kv_string(&w, "id", r->id);
-    jsonw_kv_int(&w, "version", (long long)r->version);
-    jsonw_key(&w, "move");
-    if (played) {
-        jsonw_object_begin(&w);
-        jsonw_kv_string(&w, "uci", played->uci);
-        jsonw_kv_string(&w, "san", played->san);
-        jsonw_object_end(&w);
-    } else {
-        jsonw_null(&w);
-    }
-    jsonw_kv_int(&w, "move_count", r->game.ply_count);
-    write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms);
-    write_time(&w, "updated_at", r->updated_at_ms);
-    jsonw_object_end(&w);
+    write_change(&w, r, played, event, flags, now_ms, NULL);
     return jsonw_finish(&w, length);
+}
+
+char *game_json_change_and_event(const game_record_t *r, const game_played_t *played, const char *event,
+                                 unsigned flags, int64_t now_ms, size_t *length, char **event_json,
+                                 size_t *event_length)
+{
+    *event_json = NULL;
+    size_t span[2] = { 0, 0 };
+    jsonw_t w;
+    jsonw_init(&w);
+    write_change(&w, r, played, event, flags & ~(unsigned)GAME_JSON_EVENT, now_ms, span);
+    char *answer = jsonw_finish(&w, length);
+    if (!answer)
+        return NULL;
+    /* The event: its "type" and "event" members, then the answer's after
+     * its opening brace, without the legal moves. */
+    jsonw_t e;
+    jsonw_init(&e);
+    jsonw_object_begin(&e);
+    jsonw_kv_string(&e, "type", "change");
+    jsonw_kv_string(&e, "event", event);
+    buf_append(&e.out, ",", 1);
+    buf_append(&e.out, answer + 1, span[0] - 1);
+    buf_append(&e.out, answer + span[1], *length - span[1]);
+    *event_json = jsonw_finish(&e, event_length);
+    if (!*event_json) {
+        free(answer);
+        return NULL;
+    }
+    return answer;
 }

@@ -31,4 +31,19 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
 char *game_json_change(const game_record_t *r, const game_played_t *played, const char *event, unsigned flags,
                        int64_t now_ms, size_t *length);
 
+/* The instant ms (Unix milliseconds) as the answers write it, in UTC:
+ * "2026-12-03T16:59:35.123Z". */
+enum { GAME_JSON_TIME_SIZE = 40 };
+void game_json_iso_time(int64_t ms, char out[GAME_JSON_TIME_SIZE]);
+
+/* The GameChange answer (flags as game_json_change's, GAME_JSON_EVENT
+ * ignored) and, in *event_json (length in *event_length), the same change
+ * as its event, byte for byte what game_json_change with GAME_JSON_EVENT
+ * alone writes: the two share every member but the event's "type" and
+ * "event" and the answer's legal moves, so the shared part is written once.
+ * NULL (and *event_json NULL) when out of memory. */
+char *game_json_change_and_event(const game_record_t *r, const game_played_t *played, const char *event,
+                                 unsigned flags, int64_t now_ms, size_t *length, char **event_json,
+                                 size_t *event_length);
+
 #endif

@@ -131,7 +131,7 @@ const char *position_json_result(const position_t *pos, const status_t *status)
 void position_json_write(jsonw_t *w, const position_t *pos, const status_t *status, const opening_t *opening,
                          bool with_moves)
 {
-    position_json_write_ended(w, pos, status, NULL, opening, with_moves);
+    position_json_write_ended(w, pos, status, NULL, opening, with_moves, NULL);
 }
 
 void position_json_opening(jsonw_t *w, const opening_t *opening)
@@ -147,7 +147,8 @@ void position_json_opening(jsonw_t *w, const opening_t *opening)
 }
 
 void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t *status,
-                               const position_json_ending_t *ending, const opening_t *opening, bool with_moves)
+                               const position_json_ending_t *ending, const opening_t *opening, bool with_moves,
+                               size_t moves_span[2])
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
     jsonw_object_begin(w);
@@ -186,6 +187,7 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
     jsonw_kv_int(w, "repetitions", status->repetitions);
     jsonw_key(w, "opening");
     position_json_opening(w, opening);
+    size_t moves_at = jsonw_length(w);
     if (with_moves) {
         move_list_t legal;
         movegen_legal(pos, &legal);
@@ -194,6 +196,10 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
         for (int i = 0; i < legal.count; i++)
             position_json_move(w, pos, &legal, legal.moves[i]);
         jsonw_array_end(w);
+    }
+    if (moves_span) {
+        moves_span[0] = moves_at;
+        moves_span[1] = jsonw_length(w);
     }
     jsonw_object_end(w);
 }

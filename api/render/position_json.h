@@ -24,9 +24,13 @@ typedef struct {
 } position_json_ending_t;
 
 /* position_json_write(), with ending's status, result and draw_reason (and
- * no claimable draws) when ending is not NULL. */
+ * no claimable draws) when ending is not NULL. moves_span, when not NULL,
+ * gets where the legal_moves member lies in w's text (jsonw_length
+ * offsets, from the comma before it to the end of its array; the same
+ * offset twice when it is not written). */
 void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t *status,
-                               const position_json_ending_t *ending, const opening_t *opening, bool with_moves);
+                               const position_json_ending_t *ending, const opening_t *opening, bool with_moves,
+                               size_t moves_span[2]);
 
 /* An Opening object ({"eco", "name"}), or null when opening is NULL. */
 void position_json_opening(jsonw_t *w, const opening_t *opening);

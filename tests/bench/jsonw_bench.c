@@ -6,6 +6,10 @@
  * renders (arguments; 15 and 2000 by default), interleaved, and the best round of each is kept (noise on a shared
  * machine only ever adds time). Both include the rules work (move
  * generation, SAN); the cJSON tree mirrors api/render/position_json.c by hand.
+ * Then the texts a move writes besides (after a 40-ply line, at its 41st
+ * move's position): the GameChange answer and its event, written apart
+ * (game_json_change twice) and together (game_json_change_and_event, which
+ * must give the same bytes), and the game's state text (game_record_state).
  *
  *   make bench, or: make build/jsonw_bench && build/jsonw_bench */
 #include <cjson/cJSON.h>
@@ -14,7 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../api/render/game_json.h"
 #include "../../api/render/position_json.h"
+#include "../../store/game_record.h"
 
 static int rounds = 15, renders = 2000;
 
@@ -150,6 +156,38 @@ static double time_renders(char *(*render)(const position_t *, const status_t *)
     return now_seconds() - start;
 }
 
+/* A 40-ply line (the Najdorf's main line and on), its game as stored. */
+static const char *const LINE = "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6 c1e3 e7e5 d4b3 c8e6 f2f3 f8e7 "
+                                "d1d2 e8g8 e1c1 b8d7 g2g4 b7b5 g4g5 b5b4 c3e2 f6e8 f3f4 a6a5 f4f5 a5a4 b3d4 e5d4 "
+                                "e2d4 b4b3 c1b1 e6c4 a2b3 a4b3";
+
+static bool play_line(game_record_t *r, game_played_t *last)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->id, sizeof r->id, "AbCdEfGh_-123456");
+    r->created_at_ms = 1796316722576;
+    r->updated_at_ms = r->created_at_ms + 40000;
+    r->version = 41;
+    position_t start;
+    const char *fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    if (fen_parse(fen, strlen(fen), 0, &start, NULL, 0) != FEN_OK)
+        return false;
+    game_start(&r->game, &start);
+    if (!game_set_rules(&r->game, 300000, 2000, GAME_TAKEBACK_AGREEMENT))
+        return false;
+    int64_t now = r->created_at_ms;
+    for (const char *p = LINE; *p;) {
+        size_t length = strcspn(p, " ");
+        if (game_move(&r->game, (color_t)r->game.pos.side_to_move, p, length, GAME_MAX_PLIES, now += 1000, last)
+            != GAME_OK)
+            return false;
+        p += length + (p[length] == ' ');
+    }
+    return true;
+}
+
+static double best_of(double a, double b) { return a < b ? a : b; }
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -185,5 +223,52 @@ int main(int argc, char **argv)
     printf("  jsonw:                        %7.2f us a render\n", best_jsonw / renders * 1e6);
     printf("  cJSON tree + PrintUnformatted: %6.2f us a render\n", best_cjson / renders * 1e6);
     printf("  cJSON / jsonw:                 %6.2fx\n", best_cjson / best_jsonw);
+
+    game_record_t record;
+    game_played_t played;
+    if (!play_line(&record, &played)) {
+        fprintf(stderr, "jsonw_bench: the line does not play\n");
+        return 1;
+    }
+    int64_t at = record.updated_at_ms + 250;
+    size_t answer_length, event_length, together_length, together_event_length;
+    char *answer = game_json_change(&record, &played, "move", GAME_JSON_LEGAL_MOVES, at, &answer_length);
+    char *event = game_json_change(&record, &played, "move", GAME_JSON_EVENT, at, &event_length);
+    char *together_event = NULL;
+    char *together = game_json_change_and_event(&record, &played, "move", GAME_JSON_LEGAL_MOVES, at, &together_length,
+                                                &together_event, &together_event_length);
+    if (!answer || !event || !together || answer_length != together_length || memcmp(answer, together, answer_length)
+        || event_length != together_event_length || memcmp(event, together_event, event_length)) {
+        fprintf(stderr, "jsonw_bench: the answer and event written together differ from each written alone\n");
+        return 1;
+    }
+    free(answer), free(event), free(together), free(together_event);
+    char state[GAME_RECORD_STATE_MAX];
+    double apart = 1e9, joint = 1e9, state_text = 1e9;
+    for (int round = 0; round < rounds; round++) {
+        double start = now_seconds();
+        for (int i = 0; i < renders; i++) {
+            free(game_json_change(&record, &played, "move", GAME_JSON_LEGAL_MOVES, at, &answer_length));
+            free(game_json_change(&record, &played, "move", GAME_JSON_EVENT, at, &event_length));
+        }
+        apart = best_of(apart, now_seconds() - start);
+        start = now_seconds();
+        for (int i = 0; i < renders; i++) {
+            free(game_json_change_and_event(&record, &played, "move", GAME_JSON_LEGAL_MOVES, at, &together_length,
+                                            &together_event, &together_event_length));
+            free(together_event);
+        }
+        joint = best_of(joint, now_seconds() - start);
+        start = now_seconds();
+        for (int i = 0; i < renders; i++)
+            if (!game_record_state(&record, state, sizeof state))
+                return 1;
+        state_text = best_of(state_text, now_seconds() - start);
+    }
+    printf("a move's texts after a 40-ply line (answer %zu bytes, event %zu), best of %d x %d:\n", answer_length,
+           event_length, rounds, renders);
+    printf("  answer and event apart:      %7.2f us\n", apart / renders * 1e6);
+    printf("  answer and event together:   %7.2f us\n", joint / renders * 1e6);
+    printf("  state text:                  %7.2f us\n", state_text / renders * 1e6);
     return 0;
 }

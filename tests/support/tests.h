@@ -46,6 +46,7 @@ int test_sendq_register(void);
 int test_timers_register(void);
 int test_http_client_register(void);
 int test_position_json_register(void);
+int test_game_json_register(void);
 int test_notation_register(void);
 int test_problem_register(void);
 int test_ratelimit_register(void);
