@@ -47,61 +47,111 @@ static const char format_line_2[] = "chessd-game 2";
 
 static unsigned fen_flags(bool chess960) { return chess960 ? FEN_CHESS960 : 0; }
 
+/* A state text being written into a fixed buffer; full once something did
+ * not fit (every later put is then a no-op). */
+typedef struct {
+    char *out;
+    size_t size, length;
+    bool full;
+} text_t;
+
+static void put(text_t *t, const char *s, size_t n)
+{
+    if (t->full || n >= t->size - t->length) {
+        t->full = true;
+        return;
+    }
+    memcpy(t->out + t->length, s, n);
+    t->length += n;
+}
+
+static void put_text(text_t *t, const char *s) { put(t, s, strlen(s)); }
+
+/* "\n<name> " then value: a line of the state text. */
+static void put_line(text_t *t, const char *name_with_space, const char *value)
+{
+    put(t, "\n", 1);
+    put_text(t, name_with_space);
+    put_text(t, value);
+}
+
+static void put_i64(text_t *t, int64_t v)
+{
+    char digits[21];
+    size_t n = sizeof digits;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        digits[--n] = '-';
+    put(t, digits + n, sizeof digits - n);
+}
+
 size_t game_record_state(const game_record_t *r, char *out, size_t size)
 {
     const game_t *g = &r->game;
-    char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE], clock[120] = "none";
+    char initial[FEN_BUFFER_SIZE], current[FEN_BUFFER_SIZE];
+    if (!game_record_engine_ok(&r->engine) || size == 0)
+        return 0;
     fen_format(&g->initial, initial, sizeof initial);
     fen_format(&g->pos, current, sizeof current);
+    text_t t = { out, size, 0, false };
+    put_text(&t, format_line);
+    put(&t, "\ncreated ", sizeof "\ncreated " - 1);
+    put_i64(&t, r->created_at_ms);
+    put(&t, "\nupdated ", sizeof "\nupdated " - 1);
+    put_i64(&t, r->updated_at_ms);
+    put_line(&t, "chess960 ", g->initial.chess960 ? "1" : "0");
+    put_line(&t, "initial ", initial);
+    put_line(&t, "fen ", current);
+    put(&t, "\nplies ", sizeof "\nplies " - 1);
+    put_i64(&t, g->ply_count);
+    put_line(&t, "state ", game_state_name(g->state));
+    put_line(&t, "result ", game_result_name(g->result));
+    put_line(&t, "termination ", game_termination_name(g->termination));
+    put_line(&t, "offer ", game_offer_name(g->draw_offer));
+    put_line(&t, "takeback ", game_takeback_name(g->takeback));
+    put_line(&t, "takeback.offer ", game_offer_name(g->takeback_offer));
     if (game_is_timed(g)) {
-        int n = snprintf(clock, sizeof clock, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
-                         g->clock.initial_ms, g->clock.increment_ms, g->clock.remaining_ms[WHITE],
-                         g->clock.remaining_ms[BLACK], g->clock.turn_started_ms);
-        if (g->clock.imported_plies && n > 0 && (size_t)n < sizeof clock)
-            snprintf(clock + n, sizeof clock - (size_t)n, " %" PRId64, g->clock.imported_plies);
+        const int64_t figures[] = { g->clock.initial_ms, g->clock.increment_ms, g->clock.remaining_ms[WHITE],
+                                    g->clock.remaining_ms[BLACK], g->clock.turn_started_ms, g->clock.imported_plies };
+        put(&t, "\nclock", sizeof "\nclock" - 1);
+        /* the sixth, the plies imported, only when there are some */
+        for (size_t i = 0; i < (g->clock.imported_plies ? 6u : 5u); i++) {
+            put(&t, " ", 1);
+            put_i64(&t, figures[i]);
+        }
+    } else {
+        put_line(&t, "clock ", "none");
     }
-    int n = snprintf(out, size,
-                     "%s\ncreated %" PRId64 "\nupdated %" PRId64 "\nchess960 %d\ninitial %s\nfen %s\nplies %d\n"
-                     "state %s\nresult %s\ntermination %s\noffer %s\ntakeback %s\ntakeback.offer %s\nclock %s\n"
-                     "white.token %s\nblack.token %s\nwhite.name %s\nblack.name %s",
-                     format_line, r->created_at_ms, r->updated_at_ms, g->initial.chess960 ? 1 : 0, initial, current,
-                     g->ply_count, game_state_name(g->state), game_result_name(g->result),
-                     game_termination_name(g->termination), game_offer_name(g->draw_offer),
-                     game_takeback_name(g->takeback), game_offer_name(g->takeback_offer), clock,
-                     r->players[WHITE].token_hash, r->players[BLACK].token_hash, r->players[WHITE].name,
-                     r->players[BLACK].name);
-    if (n <= 0 || (size_t)n >= size || !game_record_engine_ok(&r->engine))
-        return 0;
-    size_t length = (size_t)n;
+    put_line(&t, "white.token ", r->players[WHITE].token_hash);
+    put_line(&t, "black.token ", r->players[BLACK].token_hash);
+    put_line(&t, "white.name ", r->players[WHITE].name);
+    put_line(&t, "black.name ", r->players[BLACK].name);
     if (r->engine.plays) {
         const game_engine_t *e = &r->engine;
-        n = snprintf(out + length, size - length, "\nengine %s %s %d", color_name(e->color), e->level ? "level" : "elo",
-                     e->level ? e->level : e->elo);
-        if (n <= 0 || (size_t)n >= size - length)
-            return 0;
-        length += (size_t)n;
+        put_line(&t, "engine ", color_name(e->color));
+        put_text(&t, e->level ? " level " : " elo ");
+        put_i64(&t, e->level ? e->level : e->elo);
     }
-    if (r->analysis) {
-        n = snprintf(out + length, size - length, "\nanalysis 1");
-        if (n <= 0 || (size_t)n >= size - length)
-            return 0;
-        length += (size_t)n;
-    }
+    if (r->analysis)
+        put_line(&t, "analysis ", "1");
     if (g->clock.first_move_ms) {
-        n = snprintf(out + length, size - length, "\nfirst_move %" PRId64, g->clock.first_move_ms);
-        if (n <= 0 || (size_t)n >= size - length)
-            return 0;
-        length += (size_t)n;
+        put(&t, "\nfirst_move ", sizeof "\nfirst_move " - 1);
+        put_i64(&t, g->clock.first_move_ms);
     }
     if (g->opening_key) {
-        if (size - length < sizeof "\nopening " + GAME_RECORD_HISTORY_ENTRY)
-            return 0;
-        memcpy(out + length, "\nopening ", sizeof "\nopening " - 1);
-        length += sizeof "\nopening " - 1;
-        hex_encode_u64(g->opening_key, out + length);
-        length += GAME_RECORD_HISTORY_ENTRY;
+        char key[GAME_RECORD_HISTORY_ENTRY + 1];
+        hex_encode_u64(g->opening_key, key);
+        put(&t, "\nopening ", sizeof "\nopening " - 1);
+        put(&t, key, GAME_RECORD_HISTORY_ENTRY);
     }
-    return length;
+    if (t.full)
+        return 0;
+    out[t.length] = '\0';
+    return t.length;
 }
 
 bool game_record_engine_ok(const game_engine_t *e)
