@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "decimal.h"
 #include "message.h"
 #include "movegen.h"
 
@@ -356,20 +357,6 @@ static char castling_letter(const position_t *pos, int index)
     return c == WHITE ? letter : (char)(letter | 0x20);
 }
 
-/* Writes a counter (at most 65,535) in decimal; its digits' count. */
-static size_t put_counter(char *out, unsigned v)
-{
-    char digits[5];
-    size_t count = 0;
-    do {
-        digits[count++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && count < sizeof digits);
-    for (size_t i = 0; i < count; i++)
-        out[i] = digits[count - 1 - i];
-    return count;
-}
-
 char *fen_format(const position_t *pos, char *buf, size_t buf_size)
 {
     char out[FEN_BUFFER_SIZE];
@@ -409,9 +396,9 @@ char *fen_format(const position_t *pos, char *buf, size_t buf_size)
         out[n++] = '-';
     }
     out[n++] = ' ';
-    n += put_counter(out + n, pos->halfmove_clock);
+    n += decimal_write(pos->halfmove_clock, out + n);
     out[n++] = ' ';
-    n += put_counter(out + n, pos->fullmove_number);
+    n += decimal_write(pos->fullmove_number, out + n);
     /* As much as buf holds, NUL-terminated. */
     if (buf_size) {
         size_t length = n < buf_size - 1 ? n : buf_size - 1;

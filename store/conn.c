@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../rules/decimal.h"
 #include "sock.h"
 
 enum { READ_CHUNK = 16384 };
@@ -59,38 +60,13 @@ void conn_free(conn_t *c)
 
 int conn_fd(const conn_t *c) { return c->fd; }
 
-/* Writes n in decimal at out; the digits' count. */
-static size_t put_decimal(char *out, size_t n)
-{
-    char digits[20];
-    size_t count = 0;
-    do {
-        digits[count++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    for (size_t i = 0; i < count; i++)
-        out[i] = digits[count - 1 - i];
-    return count;
-}
-
-/* The length of n in decimal. */
-static size_t decimal_length(size_t n)
-{
-    size_t count = 1;
-    while (n >= 10) {
-        n /= 10;
-        count++;
-    }
-    return count;
-}
-
 int conn_format_command(char **target, int argc, const char **argv, const size_t *lengths)
 {
     *target = NULL;
     if (argc < 0)
         return -1;
     /* "*<argc>\r\n" then "$<length>\r\n<bytes>\r\n" per argument. */
-    size_t total = 1 + decimal_length((size_t)argc) + 2;
+    size_t total = 1 + decimal_length((uint64_t)argc) + 2;
     for (int i = 0; i < argc; i++) {
         size_t length = lengths ? lengths[i] : strlen(argv[i]);
         if (length > (size_t)INT32_MAX || total > (size_t)INT32_MAX)
@@ -104,13 +80,13 @@ int conn_format_command(char **target, int argc, const char **argv, const size_t
         return -1;
     size_t at = 0;
     out[at++] = '*';
-    at += put_decimal(out + at, (size_t)argc);
+    at += decimal_write((uint64_t)argc, out + at);
     out[at++] = '\r';
     out[at++] = '\n';
     for (int i = 0; i < argc; i++) {
         size_t length = lengths ? lengths[i] : strlen(argv[i]);
         out[at++] = '$';
-        at += put_decimal(out + at, length);
+        at += decimal_write(length, out + at);
         out[at++] = '\r';
         out[at++] = '\n';
         if (length)

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/decimal.h"
 #include "../rules/hex.h"
 
 static const char format_line[] = "chessd-game 3";
@@ -77,16 +78,12 @@ static void put_line(text_t *t, const char *name_with_space, const char *value)
 
 static void put_i64(text_t *t, int64_t v)
 {
-    char digits[21];
-    size_t n = sizeof digits;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        digits[--n] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    char digits[1 + DECIMAL_U64_MAX];
+    size_t n = 0;
     if (v < 0)
-        digits[--n] = '-';
-    put(t, digits + n, sizeof digits - n);
+        digits[n++] = '-';
+    n += decimal_write(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, digits + n);
+    put(t, digits, n);
 }
 
 size_t game_record_state(const game_record_t *r, char *out, size_t size)

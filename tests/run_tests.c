@@ -52,6 +52,7 @@ int main(int argc, char **argv)
         test_router_register, test_body_register, test_utf8_register, test_game_cache_register,
         test_metrics_register,
         test_hex_register,
+        test_decimal_register,
         test_mhd_version_register,
         test_engine_register,
         test_levels_register,

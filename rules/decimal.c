@@ -1,0 +1,20 @@
+/* See decimal.h. */
+#include "decimal.h"
+
+size_t decimal_length(uint64_t value)
+{
+    size_t count = 1;
+    while (value >= 10) {
+        value /= 10;
+        count++;
+    }
+    return count;
+}
+
+size_t decimal_write(uint64_t value, char *out)
+{
+    size_t count = decimal_length(value);
+    for (size_t i = count; i-- > 0; value /= 10)
+        out[i] = (char)('0' + value % 10);
+    return count;
+}
