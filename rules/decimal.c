@@ -18,3 +18,11 @@ size_t decimal_write(uint64_t value, char *out)
         out[i] = (char)('0' + value % 10);
     return count;
 }
+
+size_t decimal_write_signed(int64_t value, char *out)
+{
+    if (value >= 0)
+        return decimal_write((uint64_t)value, out);
+    out[0] = '-';
+    return 1 + decimal_write((uint64_t)0 - (uint64_t)value, out + 1);
+}

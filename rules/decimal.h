@@ -18,4 +18,8 @@ size_t decimal_length(uint64_t value);
  * for decimal_length(value) chars); returns their count. */
 size_t decimal_write(uint64_t value, char *out);
 
+/* The same for a signed value, a '-' first when it is negative (room for
+ * DECIMAL_U64_MAX + 1 chars at most). */
+size_t decimal_write_signed(int64_t value, char *out);
+
 #endif

@@ -79,11 +79,7 @@ static void put_line(text_t *t, const char *name_with_space, const char *value)
 static void put_i64(text_t *t, int64_t v)
 {
     char digits[1 + DECIMAL_U64_MAX];
-    size_t n = 0;
-    if (v < 0)
-        digits[n++] = '-';
-    n += decimal_write(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, digits + n);
-    put(t, digits, n);
+    put(t, digits, decimal_write_signed(v, digits));
 }
 
 size_t game_record_state(const game_record_t *r, char *out, size_t size)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../rules/decimal.h"
 #include "../rules/hex.h"
 #include "cluster.h"
 #include "conn.h"
@@ -264,7 +265,12 @@ static const char *const status_names[STORE_STATUS_COUNT] = {
 
 void store_game_channel(const char *id, char *out)
 {
-    snprintf(out, STORE_CHANNEL_SIZE, "chessd:events:{%.*s}", STORE_CHANNEL_SIZE - 20, id);
+    /* "chessd:events:{<id>}", the id cut to fit as "%.*s" would */
+    static const char prefix[] = "chessd:events:{";
+    size_t id_length = strnlen(id, STORE_CHANNEL_SIZE - 20);
+    memcpy(out, prefix, sizeof prefix - 1);
+    memcpy(out + sizeof prefix - 1, id, id_length);
+    memcpy(out + sizeof prefix - 1 + id_length, "}", 2);
 }
 
 const char *store_status_name(store_status_t status)
@@ -1183,16 +1189,25 @@ enum { IDEMPOTENCY_KEY_SIZE = 256 };
  * on any Redis. The record of the first format lived under chessd:game:<id>. */
 enum { GAME_KEY_HASH = 0, GAME_KEY_MOVES, GAME_KEY_HISTORY, GAME_KEY_COUNT, GAME_KEY_SIZE = 96 };
 
+/* "chessd:<kind>:{<id>}" for each key of a game (a write builds them on
+ * every move: no printf). */
 static bool game_keys(const char *id, char keys[GAME_KEY_COUNT][GAME_KEY_SIZE])
 {
-    static const char *const kinds[GAME_KEY_COUNT] = { "game", "moves", "history" };
+    static const char *const prefixes[GAME_KEY_COUNT] = { "chessd:game:{", "chessd:moves:{", "chessd:history:{" };
+    size_t id_length = strlen(id);
     for (int i = 0; i < GAME_KEY_COUNT; i++) {
-        int n = snprintf(keys[i], GAME_KEY_SIZE, "chessd:%s:{%s}", kinds[i], id);
-        if (n <= 0 || n >= GAME_KEY_SIZE)
+        size_t prefix_length = strlen(prefixes[i]);
+        if (prefix_length + id_length + 2 > GAME_KEY_SIZE)
             return false;
+        memcpy(keys[i], prefixes[i], prefix_length);
+        memcpy(keys[i] + prefix_length, id, id_length);
+        memcpy(keys[i] + prefix_length + id_length, "}", 2);
     }
     return true;
 }
+
+/* value in decimal, NUL-terminated, into out (DECIMAL_U64_MAX + 1 chars). */
+static void number_text(uint64_t value, char *out) { out[decimal_write(value, out)] = '\0'; }
 
 static bool legacy_key(const char *id, char *key, size_t size)
 {
@@ -1486,8 +1501,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                 const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
 {
     char keys[GAME_KEY_COUNT][GAME_KEY_SIZE], legacy[GAME_KEY_SIZE], idem_key[IDEMPOTENCY_KEY_SIZE],
-        idem_list[IDEMPOTENCY_KEY_SIZE], flags[4] = "", expected[24], next[24], history_count[16], ttl[16],
-        moves_keep[24], history_keep[24], idem_ttl[16] = "0", keep_max[16] = "0", time_from[24], deadline[24],
+        idem_list[IDEMPOTENCY_KEY_SIZE], flags[4] = "", expected[24], next[24], history_count[24], ttl[24],
+        moves_keep[24], history_keep[24], idem_ttl[24] = "0", keep_max[24] = "0", time_from[24], deadline[24],
         channel[STORE_CHANNEL_SIZE] = "";
     if (!game_keys(id, keys) || !legacy_key(id, legacy, sizeof legacy) || (unsigned)change->line_op > STORE_LINE_TRUNCATE)
         return STORE_ENOT_FOUND;
@@ -1497,24 +1512,24 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     bool bounded = with_idem && idempotency->keep_max > 0;
     if (bounded && !idempotency_list_key(idempotency->scope, idem_list, sizeof idem_list))
         return STORE_ECORRUPT;
-    snprintf(expected, sizeof expected, "%llu", (unsigned long long)expected_version);
-    snprintf(next, sizeof next, "%llu", (unsigned long long)expected_version + 1);
-    snprintf(history_count, sizeof history_count, "%u", change->history_count);
-    snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
-    snprintf(moves_keep, sizeof moves_keep, "%zu", change->moves_keep);
-    snprintf(time_from, sizeof time_from, "%lld", (long long)(change->time_from_ms > 0 ? change->time_from_ms : 0));
-    snprintf(deadline, sizeof deadline, "%lld", (long long)(change->deadline_ms > 0 ? change->deadline_ms : 0));
+    number_text(expected_version, expected);
+    number_text(expected_version + 1, next);
+    number_text(change->history_count, history_count);
+    number_text(ttl_seconds, ttl);
+    number_text(change->moves_keep, moves_keep);
+    number_text(change->time_from_ms > 0 ? (uint64_t)change->time_from_ms : 0, time_from);
+    number_text(change->deadline_ms > 0 ? (uint64_t)change->deadline_ms : 0, deadline);
     if (change->event_length)
         store_game_channel(id, channel);
-    snprintf(history_keep, sizeof history_keep, "%zu", change->history_keep);
+    number_text(change->history_keep, history_keep);
     if (with_idem) {
-        snprintf(idem_ttl, sizeof idem_ttl, "%u", idempotency->ttl_seconds);
-        snprintf(keep_max, sizeof keep_max, "%u", idempotency->keep_max);
+        number_text(idempotency->ttl_seconds, idem_ttl);
+        number_text(idempotency->keep_max, keep_max);
     }
     enum { ARGS_MAX = 3 + 6 + CAS_ARG_COUNT /* EVALSHA, sha, key count; keys; values */ };
     const char *argv[ARGS_MAX];
     size_t lengths[ARGS_MAX];
-    char key_count[4];
+    char key_count[DECIMAL_U64_MAX + 1];
     int argc = 3, nkeys = GAME_KEY_COUNT;
 #define PUSH(text, length) (argv[argc] = (text), lengths[argc] = (length), argc++)
 #define PUSH_TEXT(text) PUSH(text, strlen(text))
@@ -1544,7 +1559,7 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         PUSH_TEXT(idem_list);
     }
     nkeys = argc - 3;
-    snprintf(key_count, sizeof key_count, "%d", nkeys);
+    number_text((uint64_t)nkeys, key_count);
     argv[2] = key_count;
     lengths[2] = strlen(key_count);
     /* The values, by the names the script reads them by. */

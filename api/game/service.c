@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../rules/decimal.h"
 #include "../../rules/rules.h"
 #include "../render/game_json.h"
 #include "game_cache.h"
@@ -318,10 +319,19 @@ static char *event_message(const game_record_t *r, const change_t *change, int64
         json = game_json_change(r, change->played, change->event, GAME_JSON_EVENT, now, &json_length);
     if (!json)
         return NULL;
+    char head[3 * (DECIMAL_U64_MAX + 2) + sizeof " 1 change\n"];
+    size_t n = decimal_write(r->version, head);
+    memcpy(head + n, game_is_over(&r->game) ? " 1 " : " 0 ", 3);
+    n += 3;
+    n += decimal_write_signed(now, head + n);
+    head[n++] = ' ';
+    n += decimal_write_signed(game_flag_deadline(&r->game), head + n);
+    memcpy(head + n, " change\n", sizeof " change\n" - 1);
+    n += sizeof " change\n" - 1;
     buf_t message;
     buf_init(&message);
-    buf_printf(&message, "%" PRIu64 " %d %" PRId64 " %" PRId64 " change\n", r->version, game_is_over(&r->game) ? 1 : 0,
-               now, game_flag_deadline(&r->game));
+    buf_reserve(&message, n + json_length);
+    buf_append(&message, head, n);
     buf_append(&message, json, json_length);
     free(json);
     return buf_finish(&message, length);

@@ -243,6 +243,9 @@ char *game_json_change_and_event(const game_record_t *r, const game_played_t *pl
     size_t span[2] = { 0, 0 };
     jsonw_t w;
     jsonw_init(&w);
+    /* Room for a usual answer at once (a few KiB with the legal moves)
+     * rather than doubling up to it. */
+    buf_reserve(&w.out, (flags & GAME_JSON_LEGAL_MOVES) && !game_is_over(&r->game) ? 8192 : 1024);
     write_change(&w, r, played, event, flags & ~(unsigned)GAME_JSON_EVENT, now_ms, span);
     char *answer = jsonw_finish(&w, length);
     if (!answer)
@@ -251,6 +254,7 @@ char *game_json_change_and_event(const game_record_t *r, const game_played_t *pl
      * its opening brace, without the legal moves. */
     jsonw_t e;
     jsonw_init(&e);
+    buf_reserve(&e.out, strlen(event) + 40 + *length - (span[1] - span[0]));
     jsonw_object_begin(&e);
     jsonw_kv_string(&e, "type", "change");
     jsonw_kv_string(&e, "event", event);

@@ -1,6 +1,7 @@
 /* Tests for rules/decimal.c: every length from 1 to 20 digits, the powers
  * of ten either side, and seeded random values of every size, against
- * snprintf's "%llu". */
+ * snprintf's "%llu" (and "%lld" for the signed writer, INT64_MIN
+ * included). */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +44,18 @@ static void test_random_values_of_every_size_are_written_as_printf_writes_them(v
     CU_ASSERT_EQUAL(differing, 0);
 }
 
+static void test_signed_values_are_written_as_printf_writes_them(void)
+{
+    static const int64_t values[] = { 0, 1, -1, 9, -9, 10, -10, INT64_MAX, INT64_MIN, INT64_MIN + 1, -1700000000123 };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char ours[DECIMAL_U64_MAX + 2], theirs[DECIMAL_U64_MAX + 2];
+        size_t n = decimal_write_signed(values[i], ours);
+        int m = snprintf(theirs, sizeof theirs, "%lld", (long long)values[i]);
+        CU_ASSERT_EQUAL(n, (size_t)m);
+        CU_ASSERT_EQUAL(memcmp(ours, theirs, n), 0);
+    }
+}
+
 int test_decimal_register(void)
 {
     CU_pSuite suite = CU_add_suite("decimal", NULL, NULL);
@@ -50,5 +63,6 @@ int test_decimal_register(void)
         return CU_get_error();
     CU_ADD_TEST(suite, test_powers_of_ten_and_their_neighbours_are_written_as_printf_writes_them);
     CU_ADD_TEST(suite, test_random_values_of_every_size_are_written_as_printf_writes_them);
+    CU_ADD_TEST(suite, test_signed_values_are_written_as_printf_writes_them);
     return CUE_SUCCESS;
 }
