@@ -188,6 +188,7 @@ typedef struct {
     store_fault_t fault;
     char reason[320];
     int64_t trial_ms; /* monotonic ms when a command was last let through to it while down */
+    bool refused_quickly; /* the latest failure: a connection that failed at once (refused, no route) */
 } node_health_t;
 
 /* This thread's connections: one per node it has talked to. */
@@ -568,8 +569,11 @@ static void node_name(const cluster_node_t *node, char *out, size_t size)
 
 /* Marks node down for fault; reason says what failed (a password is never
  * in it: conn_open's sentences name no secret). STORE_FAULT_NONE (this
- * process out of descriptors or memory) marks nothing: Redis is not at fault. */
-static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t fault, const char *reason)
+ * process out of descriptors or memory) marks nothing: Redis is not at fault.
+ * refused_quickly: the failure was a connection refused within a tenth of
+ * the connect timeout, which a command may try again (breaker_allows). */
+static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t fault, const char *reason,
+                         bool refused_quickly)
 {
     if (!s->breaker || fault == STORE_FAULT_NONE)
         return;
@@ -592,6 +596,7 @@ static void breaker_down(store_t *s, const cluster_node_t *node, store_fault_t f
         h->fault = fault;
         snprintf(h->reason, sizeof h->reason, "%s", reason);
         h->trial_ms = sock_now_ms();
+        h->refused_quickly = refused_quickly;
     }
     pthread_mutex_unlock(&s->health_lock);
     if (h && !was_down && wake)
@@ -628,14 +633,18 @@ static void breaker_up(store_t *s, const cluster_node_t *node)
 
 /* Whether a command may be sent to node now: yes while it is up, or on the
  * probe's thread; while it is down, only as a trial once every
- * breaker_retry_ms (when that is not 0). */
+ * breaker_retry_ms (when that is not 0), or when its latest failure was a
+ * connection refused at once: trying again costs what failing at once
+ * does, and a Redis that was away when a background task's connection
+ * marked it down is used as soon as it listens again, not at the probe's
+ * next turn. */
 static bool breaker_allows(store_t *s, const cluster_node_t *node)
 {
     if (probing || !atomic_load(&s->down_nodes))
         return true;
     pthread_mutex_lock(&s->health_lock);
     node_health_t *h = health_entry(s, node);
-    bool allowed = !h || !h->down;
+    bool allowed = !h || !h->down || h->refused_quickly;
     if (!allowed && s->breaker_retry_ms) {
         int64_t now = sock_now_ms();
         if (now - h->trial_ms >= (int64_t)s->breaker_retry_ms) {
@@ -690,7 +699,7 @@ static void breaker_failed(store_t *s, const cluster_node_t *node, const conn_fa
     char name[CLUSTER_HOST_SIZE + 16], reason[CLUSTER_HOST_SIZE + 160];
     node_name(node, name, sizeof name);
     snprintf(reason, sizeof reason, "%s: no answer within %u ms", name, s->command_timeout_ms);
-    breaker_down(s, node, STORE_FAULT_TIMEOUT, reason);
+    breaker_down(s, node, STORE_FAULT_TIMEOUT, reason, false);
 }
 
 void store_on_down(store_t *s, void (*fn)(void *ctx), void *ctx)
@@ -734,13 +743,15 @@ conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, si
     conn_settings_t settings = { node->host, node->port, connect_ms, command_ms, s->tls, s->user, s->password, s->db };
     char why[256];
     store_fault_t fault = STORE_FAULT_NONE;
+    int64_t started = sock_now_ms();
     conn_t *c = conn_open(&settings, why, sizeof why, &fault);
     atomic_fetch_add(c ? &s->connects : &s->errors, 1);
     if (c) {
         breaker_up(s, node);
         return c;
     }
-    breaker_down(s, node, fault, why);
+    bool quick = (sock_now_ms() - started) * 10 <= (int64_t)connect_ms;
+    breaker_down(s, node, fault, why, fault == STORE_FAULT_UNREACHABLE && quick);
     if (err_size)
         snprintf(err, err_size, "%s", why);
     /* Why Redis cannot be reached (refused, a certificate that fails, AUTH)

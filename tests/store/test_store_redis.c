@@ -1647,6 +1647,45 @@ static void test_breaker_fails_at_once_after_a_timeout_until_a_probe_sees_redis_
     store_close(s);
 }
 
+/* A node held down by a refused connection (nothing listens: Redis away,
+ * say a background task's connection found it so) is tried again by each
+ * command, which fails as fast as the breaker would; once Redis listens
+ * again the next command is served, no probe needed. A node held down by a
+ * timeout still waits for a probe (the test above). */
+static void test_breaker_lets_commands_try_a_node_that_refused_and_uses_it_once_it_listens(void)
+{
+    char url[64];
+    redis_server_url(&server, url, sizeof url);
+    store_t *s = open_breaker_store(url);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    char id[32];
+    new_id(id, sizeof id);
+    store_game_t game;
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_ENOT_FOUND);
+    redis_server_stop(&server);
+    CU_ASSERT_EQUAL(store_probe(s), STORE_EUNAVAILABLE); /* refused: marked down */
+    store_health_t health;
+    store_health(s, &health);
+    CU_ASSERT_FALSE(health.up);
+    CU_ASSERT_EQUAL(health.fault, STORE_FAULT_UNREACHABLE);
+    store_stats_t before, after;
+    store_stats(s, &before);
+    long start = tests_monotonic_ms();
+    for (int i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_EUNAVAILABLE);
+    long twenty = tests_monotonic_ms() - start;
+    CU_ASSERT(twenty < TIMEOUT_MS / 2); /* each refused at once */
+    if (twenty >= TIMEOUT_MS / 2)
+        fprintf(stderr, "\n20 loads against a refusing node took %ld ms\n", twenty);
+    store_stats(s, &after);
+    CU_ASSERT_EQUAL(after.fast_failures - before.fast_failures, 0); /* tried, not held */
+    CU_ASSERT_FATAL(redis_server_start(&server));
+    CU_ASSERT_EQUAL(store_game_load(s, id, STORE_LOAD_CHANGE, &game), STORE_ENOT_FOUND); /* no probe in between */
+    store_health(s, &health);
+    CU_ASSERT_TRUE(health.up);
+    store_close(s);
+}
+
 static void test_breaker_names_a_refused_connection_and_a_silent_listener(void)
 {
     char url[64];
@@ -2157,6 +2196,7 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_store_open_makes_no_connection_and_a_dead_port_is_unavailable);
     CU_ADD_TEST(suite, test_connect_that_is_never_answered_gives_up_within_the_connect_timeout);
     CU_ADD_TEST(suite, test_breaker_fails_at_once_after_a_timeout_until_a_probe_sees_redis_again);
+    CU_ADD_TEST(suite, test_breaker_lets_commands_try_a_node_that_refused_and_uses_it_once_it_listens);
     CU_ADD_TEST(suite, test_breaker_names_a_refused_connection_and_a_silent_listener);
     CU_ADD_TEST(suite, test_breaker_names_a_refused_password_as_a_setting_without_showing_it);
     CU_ADD_TEST(suite, test_cluster_seeds_that_never_answer_are_unavailable_within_the_command_budget);
