@@ -11,7 +11,9 @@
 
 #include "analysis_http.h"
 #include "app.h"
+#include "../rules/decimal.h"
 #include "../rules/game.h"
+#include "../rules/text.h"
 #include "../rules/rules.h"
 #include "../store/game_record.h"
 #include "../store/store.h"
@@ -32,10 +34,16 @@
 
 static const char game_location_prefix[] = "/v1/games/";
 
-static void set_etag(api_response_t *res, uint64_t version)
+/* A version's entity tag, quoted, into out (room for DECIMAL_U64_MAX + 3). */
+static void etag_write(char *out, uint64_t version)
 {
-    snprintf(res->etag, sizeof res->etag, "\"%" PRIu64 "\"", version);
+    size_t n = decimal_write(version, out + 1);
+    out[0] = out[n + 1] = '"';
+    out[n + 2] = '\0';
 }
+
+_Static_assert(sizeof ((api_response_t *)0)->etag >= DECIMAL_U64_MAX + 3, "an ETag holds any version");
+static void set_etag(api_response_t *res, uint64_t version) { etag_write(res->etag, version); }
 
 static void service_of(const api_request_t *req, game_svc_config_t *c)
 {
@@ -76,7 +84,7 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
         api_response_set(res, out->answer_status, "application/json", out->body, out->body_length);
         out->body = NULL; /* the response's now */
         set_etag(res, out->version);
-        snprintf(res->location, sizeof res->location, "%s", out->location);
+        text_copy(res->location, sizeof res->location, out->location);
         break;
     case GAME_SVC_ENOT_FOUND: api_problem_store(res, STORE_ENOT_FOUND, store); break;
     case GAME_SVC_EUNAVAILABLE: api_problem_store(res, STORE_EUNAVAILABLE, store); break;
@@ -616,8 +624,8 @@ static void long_poll(const api_request_t *req, api_response_t *res, uint64_t ve
 /* Whether the request's If-None-Match names version (or is "*"). */
 static bool client_copy_current(const api_request_t *req, uint64_t version)
 {
-    char etag[32];
-    snprintf(etag, sizeof etag, "\"%" PRIu64 "\"", version);
+    char etag[DECIMAL_U64_MAX + 3];
+    etag_write(etag, version);
     const char *if_none_match = api_request_header(req, "If-None-Match");
     return if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"));
 }

@@ -19,6 +19,7 @@
 
 #include "../rules/decimal.h"
 #include "../rules/hex.h"
+#include "../rules/text.h"
 #include "cluster.h"
 #include "conn.h"
 #include "credentials.h"
@@ -1222,15 +1223,15 @@ static void number_text(uint64_t value, char *out) { out[decimal_write(value, ou
 
 static bool legacy_key(const char *id, char *key, size_t size)
 {
-    int n = snprintf(key, size, "chessd:game:%s", id);
-    return n > 0 && (size_t)n < size;
+    const char *parts[] = { "chessd:game:", id };
+    return text_join(key, size, parts, 2) < size;
 }
 
 /* The list of the idempotency records kept within scope (see cas_script). */
 static bool idempotency_list_key(const char *scope, char *key, size_t size)
 {
-    int n = snprintf(key, size, "chessd:idemlist:%s", scope);
-    return n > 0 && (size_t)n < size;
+    const char *parts[] = { "chessd:idemlist:", scope };
+    return text_join(key, size, parts, 2) < size;
 }
 
 /* Whether a scope carries a hash tag (a game's scopes: "{<id>}:<caller>"). */

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
         test_metrics_register,
         test_hex_register,
         test_decimal_register,
+        test_text_register,
         test_mhd_version_register,
         test_engine_register,
         test_levels_register,

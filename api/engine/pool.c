@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/text.h"
 #include "../http/clock.h"
 
 enum {
@@ -49,15 +50,6 @@ static bool engine_dead_after(engine_status_t s)
     return s != ENGINE_OK && s != ENGINE_ENO_MOVES && s != ENGINE_EINVALID;
 }
 
-static void copy_text(char *out, size_t size, const char *text)
-{
-    if (size == 0)
-        return;
-    size_t n = text ? strnlen(text, size - 1) : 0;
-    if (n)
-        memcpy(out, text, n);
-    out[n] = '\0';
-}
 
 /* A slot failed (to start, or in a job): down until its backoff passes.
  * Called with the lock held. */
@@ -113,7 +105,7 @@ static void *supervise(void *arg)
             if (ok) {
                 due->state = SLOT_UP;
                 if (!pool->name[0])
-                    copy_text(pool->name, sizeof pool->name, engine_name(due->engine));
+                    text_copy(pool->name, sizeof pool->name, engine_name(due->engine));
             } else {
                 pool->start_failures++;
                 slot_failed(pool, due);
@@ -168,7 +160,7 @@ engine_pool_t *engine_pool_new(const engine_pool_config_t *cfg)
         if (start_slot(pool, slot)) {
             slot->state = SLOT_UP;
             if (!pool->name[0])
-                copy_text(pool->name, sizeof pool->name, engine_name(slot->engine));
+                text_copy(pool->name, sizeof pool->name, engine_name(slot->engine));
         } else {
             pool->start_failures++;
             slot_failed(pool, slot);
@@ -278,7 +270,7 @@ static engine_status_t run_on(slot_t *slot, const char *session, bool chess960, 
     if (session && strcmp(slot->session, session)) {
         s = engine_new_game(slot->engine, chess960, err, err_size);
         if (s == ENGINE_OK)
-            copy_text(slot->session, sizeof slot->session, session);
+            text_copy(slot->session, sizeof slot->session, session);
         else
             return s;
     }
@@ -314,7 +306,7 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
     if (err_size)
         err[0] = '\0';
     if (!pool || !pool->path) {
-        copy_text(err, err_size, "this server runs no engine");
+        text_copy(err, err_size, "this server runs no engine");
         return ENGINE_EDOWN;
     }
     engine_status_t s = ENGINE_EDOWN;
@@ -328,7 +320,7 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
             break; /* no engine for the retry: the answer is the failure, its err kept */
         if (!slot) {
             s = taken;
-            copy_text(err, err_size, s == ENGINE_EBUSY ? "every engine is busy" : "no engine is running");
+            text_copy(err, err_size, s == ENGINE_EBUSY ? "every engine is busy" : "no engine is running");
             break;
         }
         pool->jobs += attempt == 0;
@@ -389,6 +381,6 @@ void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out)
     out->timeouts = pool->timeouts;
     out->crashes = pool->crashes;
     out->garbage = pool->garbage;
-    copy_text(out->name, sizeof out->name, pool->name);
+    text_copy(out->name, sizeof out->name, pool->name);
     pthread_mutex_unlock(&pool->lock);
 }

@@ -20,6 +20,7 @@
 
 #include "../../rules/decimal.h"
 #include "../../rules/rules.h"
+#include "../../rules/text.h"
 #include "../render/game_json.h"
 #include "game_cache.h"
 #include "if_match.h"
@@ -403,7 +404,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     char *kept = NULL, *replay = NULL;
     unsigned answer_status = w->rq ? w->rq->answer_status : 0;
     if (w->rq && w->rq->location_prefix)
-        snprintf(location, sizeof location, "%s%s", w->rq->location_prefix, r->id);
+        text_join(location, sizeof location, (const char *const[]){ w->rq->location_prefix, r->id }, 2);
     if (body && idem->key)
         kept = idem_kept_seal(idem->fingerprint, answer_status, r->version, location, body, body_length);
     line_write_t lw;
@@ -449,7 +450,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         out->body_length = body_length;
         out->answer_status = answer_status;
         out->version = r->version;
-        snprintf(out->location, sizeof out->location, "%s", location);
+        text_copy(out->location, sizeof out->location, location);
         game_cache_put(r);
         *status = GAME_SVC_OK;
         return SAVE_MADE;
@@ -582,7 +583,7 @@ static game_svc_status_t apply_move(const game_svc_config_t *c, const game_svc_a
     game_status_t status = game_move(game, who, a->move, strlen(a->move), (int)c->max_game_plies, g->now_ms, played);
     if (status == GAME_EILLEGAL_MOVE) {
         out->move_reason = played->reason;
-        snprintf(out->move_message, sizeof out->move_message, "%s", played->message);
+        text_copy(out->move_message, sizeof out->move_message, played->message);
         out->move_text = a->move;
         out->move_index = game->ply_count;
         fen_format(&game->pos, out->move_fen, sizeof out->move_fen);
@@ -785,7 +786,8 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
         change_outcome_t outcome = from_copy ? CHANGE_REFUSED : CHANGE_FINAL;
         status = authenticate(token, &g.record, caller, &who, out);
         if (status == GAME_SVC_OK) {
-            snprintf(idem.scope, sizeof idem.scope, "{%s}:%s", g.record.id, caller);
+            const char *scope[] = { "{", g.record.id, "}:", caller };
+            text_join(idem.scope, sizeof idem.scope, scope, 4);
             outcome = change_by(c, rq, version, action, &g, (color_t)who, &idem, &status, out);
         }
         game_svc_game_free(&g);

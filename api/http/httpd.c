@@ -132,7 +132,10 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     st->raw_target = strdup(uri);
     st->raw_target_length = st->raw_target ? strlen(st->raw_target) : 0;
     size_t path_length = strcspn(uri, "?");
-    snprintf(st->path, sizeof st->path, "%.*s", (int)(path_length < LOG_PATH_MAX ? path_length : LOG_PATH_MAX), uri);
+    if (path_length > LOG_PATH_MAX)
+        path_length = LOG_PATH_MAX;
+    memcpy(st->path, uri, path_length);
+    st->path[path_length] = '\0';
     return st;
 }
 
@@ -144,7 +147,9 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
     st->seen = true;
     atomic_fetch_add(&h->in_flight, 1); /* a whole head: the drain waits for it */
     request_id_choose(MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id"), st->request_id);
-    snprintf(st->method, sizeof st->method, "%s", method);
+    size_t method_length = strnlen(method, sizeof st->method - 1);
+    memcpy(st->method, method, method_length);
+    st->method[method_length] = '\0';
     const char *framing = framing_problem(connection);
     if (framing) {
         if (h->app->framing_backstop)

@@ -59,6 +59,7 @@ int test_game_cache_register(void);
 int test_metrics_register(void);
 int test_hex_register(void);
 int test_decimal_register(void);
+int test_text_register(void);
 int test_mhd_version_register(void);
 int test_engine_register(void);
 int test_play_engine_register(void);
