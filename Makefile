@@ -193,9 +193,7 @@ endef
 
 bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(call apt_install,$(BENCH_PACKAGES))
-	tests/bench/perft_bench.sh $(BUILD)/chessd
-	tests/bench/http_bench.sh $(BUILD)/chessd
-	tests/bench/game_compare.sh $(BUILD)/chessd
+	tests/bench/speed.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd

@@ -50,7 +50,6 @@ static bool engine_dead_after(engine_status_t s)
     return s != ENGINE_OK && s != ENGINE_ENO_MOVES && s != ENGINE_EINVALID;
 }
 
-
 /* A slot failed (to start, or in a job): down until its backoff passes.
  * Called with the lock held. */
 static void slot_failed(engine_pool_t *pool, slot_t *slot)

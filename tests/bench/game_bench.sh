@@ -96,7 +96,8 @@
 # in the wrk script with LuaJIT's ffi; wrk's own p99 also covers the
 # creates), CPU per move of chessd, redis-server and wrk (user + system
 # time during the measured run, divided by the moves; on a cluster,
-# redis-server is the three together), and what chessd asked of Redis during
+# redis-server is the three together; chessd's user-mode part apart: the
+# rest is the kernel's, its sockets and waits), and what chessd asked of Redis during
 # that run (INFO commandstats of every master): scripts run per move (one
 # compare-and-set when chessd's game cache holds the game, a load before it
 # when not, and a little more for the creates) and commands refused before
@@ -121,6 +122,10 @@
 # BENCH_THREADS (chessd --threads; default: chessd's own default, 1 per CPU),
 # BENCH_STORE_THREADS (chessd --store-threads, the threads that run game
 # requests; default: chessd's own; not for a binary older than the option),
+# BENCH_PROFILE=1 (perf, Debian's linux-perf: chessd's system calls are
+# counted in the warm-up and the first measured run is sampled, and
+# tests/bench/profile_report.sh prints where a move's CPU went; that run's
+# figures are then taken under the sampler, a little slower),
 # CHESSD_STORE_SRC (default: store/store_redis.c of this tree),
 # BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
 
@@ -139,6 +144,7 @@ REPS=${BENCH_REPS:-1}
 THREADS=${BENCH_THREADS:-}
 STORE_THREADS=${BENCH_STORE_THREADS:-}
 VERBOSE=${BENCH_VERBOSE:-}
+PROFILE=${BENCH_PROFILE:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store/store_redis.c}
 TOKEN_SECRET=game-bench-secret-0123456789abcdef
@@ -157,6 +163,7 @@ need redis-benchmark redis-tools
 need curl curl
 need jq jq
 need awk gawk
+[[ $PROFILE == 1 ]] && need perf linux-perf
 need sha1sum coreutils
 [[ $MODE == single || $MODE == cluster ]] || die "BENCH_REDIS must be single or cluster, got '$MODE'"
 [[ $CLUSTER_MASTERS =~ ^[1-9]$ ]] || die "BENCH_CLUSTER_MASTERS must be 1 to 9, got '$CLUSTER_MASTERS'"
@@ -585,13 +592,14 @@ run_wrk() {
     w0=$CHILD_US
     local c0 r0 k0 k1
     read -r -a k0 <<<"$(redis_calls)"
-    c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "${REDIS_PIDS[@]}")
+    c0=$(cpu_ticks "$CHESSD_PID"); r0=$(cpu_ticks "${REDIS_PIDS[@]}"); local u0=$(user_ticks "$CHESSD_PID")
     local x0=$(ctx_switches "$CHESSD_PID") y0=$(ctx_switches "${REDIS_PIDS[@]}")
     bg_wait WRK_PID wrk -t"$WRK_THREADS" -c"$CONNS" -d"${1}s" --latency -s "$TMP/game.lua" "$CHESSD_URL" \
         -- "$TMP/games" "$PLIES" "$WRK_THREADS" "$2" >"$TMP/wrk.out" 2>&1
     rc=$?
     # CPU of chessd and the redis-servers (ticks) and of wrk (us) during the run
     CHESSD_TICKS=$(($(cpu_ticks "$CHESSD_PID") - c0)) REDIS_TICKS=$(($(cpu_ticks "${REDIS_PIDS[@]}") - r0))
+    CHESSD_USER_TICKS=$(($(user_ticks "$CHESSD_PID") - u0))
     CHESSD_CSW=$(($(ctx_switches "$CHESSD_PID") - x0)) REDIS_CSW=$(($(ctx_switches "${REDIS_PIDS[@]}") - y0))
     children_cpu_us
     WRK_CPU_US=$((CHILD_US - w0))
@@ -638,8 +646,31 @@ run_wrk() {
 
 # measure_chessd -> sets C[...] for this repetition
 declare -A C
+# BENCH_PROFILE=1: the warm-up's system calls are counted (a tracepoint per
+# call slows them, so not in the measured run) and the first measured run
+# is sampled (perf record, 999 Hz).
+PROFILED='' COUNTED=''
+# under_perf WHAT DURATION STAGGER: run_wrk under `perf WHAT` (record or stat)
+under_perf() {
+    local perf_pid
+    if [[ $1 == record ]]; then
+        perf record -q -F 999 -o "$TMP/perf.data" -p "$CHESSD_PID" >/dev/null 2>&1 &
+    else
+        perf stat -x, -e 'syscalls:sys_enter_*' -o "$TMP/perf.stat" -p "$CHESSD_PID" >/dev/null 2>&1 &
+    fi
+    perf_pid=$!
+    sleep 0.5 # attached before the load
+    run_wrk "$2" "$3"
+    kill -INT "$perf_pid" 2>/dev/null
+    wait "$perf_pid" 2>/dev/null
+}
 measure_chessd() {
-    run_wrk "$DURATION" "$1"
+    if [[ $PROFILE == 1 && -z $PROFILED ]]; then
+        under_perf record "$DURATION" "$1"
+        PROFILED=${W[moves]}
+    else
+        run_wrk "$DURATION" "$1"
+    fi
     C=()
     for kv in "${!W[@]}"; do C[$kv]=${W[$kv]}; done
     C[dur_s]=$(awk -v us="${W[duration_us]}" 'BEGIN { print us / 1e6 }')
@@ -647,6 +678,7 @@ measure_chessd() {
     C[creates_ps]=$(awk -v n="${W[creates]}" -v s="${C[dur_s]}" 'BEGIN { printf "%.1f", n / s }')
     # CPU per move (the creates, about 1/PLIES of the requests, are included)
     C[cd_cpu]=$(awk -v t="$CHESSD_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
+    C[cd_user]=$(awk -v t="$CHESSD_USER_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[rd_cpu]=$(awk -v t="$REDIS_TICKS" -v n="${W[moves]}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }')
     C[cd_csw]=$(awk -v t="$CHESSD_CSW" -v n="${W[moves]}" 'BEGIN { printf "%.2f", t / n }')
     C[rd_csw]=$(awk -v t="$REDIS_CSW" -v n="${W[moves]}" 'BEGIN { printf "%.2f", t / n }')
@@ -790,7 +822,12 @@ echo
 
 stagger=1
 if ((WARMUP > 0)); then
-    run_wrk "$WARMUP" "$stagger"
+    if [[ $PROFILE == 1 ]]; then
+        under_perf stat "$WARMUP" "$stagger"
+        COUNTED=${W[moves]}
+    else
+        run_wrk "$WARMUP" "$stagger"
+    fi
     stagger=0
 fi
 declare -A R   # R[field] = space-separated samples, one per repetition
@@ -800,7 +837,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
     measure_chessd "$stagger"
     stagger=0
     measure_redis
-    for f in moves_ps creates_ps cd_cpu rd_cpu cd_csw rd_csw wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
+    for f in moves_ps creates_ps cd_cpu cd_user rd_cpu cd_csw rd_csw wrk_cpu scripts_pm p50 p90 p99 max create_p50_us create_p99_us wrk_p99_us; do R[$f]+="${C[$f]} "; done
     for f in cas cas_p99 cas_cpu read read_p99 bound; do R[$f]+="${B[$f]} "; done
     R[ratio]+="$(awk -v a="${C[moves_ps]}" -v b="${B[cas]}" 'BEGIN { printf "%.4f", a / b }') "
     R[ratio_bound]+="$(awk -v a="${C[moves_ps]}" -v b="${B[bound]}" 'BEGIN { printf "%.4f", a / b }') "
@@ -839,10 +876,17 @@ if ((C[timed])); then
 else
     echo "  chessd latency from wrk (no LuaJIT ffi, so moves and creates together): p50 $(ms "${M[p50]}") ms, p99 $(ms "${M[p99]}") ms"
 fi
-echo "  CPU per move: chessd ${M[cd_cpu]} us, redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server${REDIS_PIDS[1]:+s} per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
+echo "  CPU per move: chessd ${M[cd_cpu]} us (user mode ${M[cd_user]} us, the kernel the rest), redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_cpu]} us, wrk ${M[wrk_cpu]} us; redis-server${REDIS_PIDS[1]:+s} per redis-benchmark EVALSHA: ${M[cas_cpu]} us"
 echo "  context switches per move (a thread put to sleep or off its CPU): chessd ${M[cd_csw]}, redis-server${REDIS_PIDS[1]:+s (all)} ${M[rd_csw]}"
 if ((REPS > 1)); then
     echo "  samples: chessd moves/s ${R[moves_ps]% }; redis-benchmark cas/s ${R[cas]% }; ratio ${R[ratio]% }"
+fi
+if [[ -n $PROFILED ]]; then
+    echo "  where chessd's CPU went in the first measured run ($PROFILED moves, sampled by perf at 999 Hz;" \
+        "system calls counted in the warm-up, ${COUNTED:-no} moves):"
+    [[ -n $COUNTED ]] || : >"$TMP/perf.stat"
+    "$HERE/profile_report.sh" "$TMP/perf.data" "$TMP/perf.stat" "${COUNTED:-1}" "$(dirname "$CHESSD")" ||
+        die "profile_report.sh failed"
 fi
 echo "  redis-benchmark keys hold the record chessd stored for $DATA_PLY plies of the line (${#DATA} bytes)"
 echo
@@ -855,6 +899,7 @@ echo "ratio chessd moves/s / (load + cas bound): $(awk -v x="${M[ratio_bound]}" 
 echo "ratio chessd moves/s / redis-benchmark cas/s: $(awk -v x="${M[ratio]}" 'BEGIN { printf "%.2f", x }')"
 echo "chessd move p99 ms: $(ms "${M[p99]}")"
 echo "cpu us per move chessd: ${M[cd_cpu]}"
+echo "cpu us per move chessd user mode: ${M[cd_user]}"
 echo "cpu us per move redis: ${M[rd_cpu]}"
 echo "cpu us per move wrk: ${M[wrk_cpu]}"
 echo "context switches per move chessd: ${M[cd_csw]}"

@@ -53,8 +53,9 @@ for run in "${RUNS[@]}"; do
     NAMES+=("$name") LABEL[$name]=$label
 done
 
-FIELDS=('chessd moves/s' 'cpu us per move chessd' 'cpu us per move redis' 'cpu us per move wrk' 'games per master'
-        'redis scripts per move' 'redis commands refused')
+FIELDS=('chessd moves/s' 'cpu us per move chessd' 'cpu us per move chessd user mode' 'cpu us per move redis'
+        'cpu us per move wrk' 'games per master' 'redis scripts per move' 'redis commands refused'
+        'ratio chessd moves/s / redis-benchmark cas/s')
 declare -A F   # F[name/field/round]
 for ((round = 1; round <= ROUNDS; round++)); do
     order=("${RUNS[@]}")
@@ -84,13 +85,15 @@ all() { local r; for ((r = 1; r <= ROUNDS; r++)); do echo "${F[$1/$2/$r]}"; done
 ratio() { awk -v c="${F[$1/chessd moves/s/$2]}" -v s="${F[single/chessd moves/s/$2]}" 'BEGIN { printf "%.2f", c / s }'; }
 declare -A M RATIOS
 for name in "${NAMES[@]}"; do
-    for field in 'chessd moves/s' 'cpu us per move chessd' 'cpu us per move redis' 'cpu us per move wrk' \
-                 'redis scripts per move' 'redis commands refused'; do
+    for field in 'chessd moves/s' 'cpu us per move chessd' 'cpu us per move chessd user mode' 'cpu us per move redis' \
+                 'cpu us per move wrk' 'redis scripts per move' 'redis commands refused'; do
         # shellcheck disable=SC2046
         M[$name/$field]=$(median $(all "$name" "$field"))
     done
     M[$name/total]=$(awk -v a="${M[$name/cpu us per move chessd]}" -v b="${M[$name/cpu us per move redis]}" \
         -v c="${M[$name/cpu us per move wrk]}" 'BEGIN { printf "%.1f", a + b + c }')
+    # shellcheck disable=SC2046
+    M[$name/cas]=$(median2 $(all "$name" 'ratio chessd moves/s / redis-benchmark cas/s'))
     RATIOS[$name]=
     for ((round = 1; round <= ROUNDS; round++)); do RATIOS[$name]+="$(ratio "$name" "$round") "; done
     # shellcheck disable=SC2086
@@ -134,4 +137,11 @@ echo "single moves/s: ${M[single/chessd moves/s]}"
 echo "cluster moves/s: ${M[cluster/chessd moves/s]}"
 echo "ratios cluster / single by round: ${RATIOS[cluster]% }"
 echo "ratio cluster / single: ${M[cluster/ratio]}"
+# The move goals of speed (chessd against redis-benchmark's compare-and-set
+# on the same Redis in the same run, and chessd's CPU per move), per mode.
+for name in "${NAMES[@]}"; do
+    echo "$name ratio chessd moves/s / redis-benchmark cas/s: ${M[$name/cas]}"
+    echo "$name cpu us per move chessd: ${M[$name/cpu us per move chessd]}"
+    echo "$name cpu us per move chessd user mode: ${M[$name/cpu us per move chessd user mode]}"
+done
 exit 0

@@ -25,6 +25,17 @@ cpu_ticks() { # CPU ticks (utime + stime) of the given pids, summed
     done
     echo "$total"
 }
+
+user_ticks() { # the user-mode part of cpu_ticks (utime), summed
+    local total=0 p f
+    for p in "$@"; do
+        f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+        f=${f##*) }
+        read -r -a a <<<"$f"
+        total=$((total + a[11]))
+    done
+    echo "$total"
+}
 ctx_switches() { # context switches (voluntary and not) of every thread of the given pids, summed
     local total=0 p f n
     for p in "$@"; do
