@@ -284,35 +284,48 @@ static bool follow_change(remote_t *r, const cJSON *change)
 
 /* ---- changes ---- */
 
-/* POSTs a change (body: JSON with expected_version added) and follows its answer. */
-static void post_change(remote_t *r, const char *path, cJSON *body)
+/* POSTs a change (body: JSON with expected_version added) and follows its
+ * answer. A change that means the same whatever has been played since
+ * (any_version: resigning) is sent once more, at the game's new version,
+ * when the game moved on under it (the computer's reply landed before its
+ * event was read) and is still being played. */
+static void post_change_at(remote_t *r, const char *path, cJSON *body, bool any_version)
 {
-    cJSON_AddNumberToObject(body, "expected_version", (double)r->version);
-    char *text = cJSON_PrintUnformatted(body);
-    cJSON_Delete(body);
-    if (!text) {
-        play_print_error(r->out, "internal_error", "out of memory");
-        return;
-    }
-    http_client_response_t res;
-    if (!request(r, "POST", path, text, &res)) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        cJSON_DeleteItemFromObjectCaseSensitive(body, "expected_version");
+        cJSON_AddNumberToObject(body, "expected_version", (double)r->version);
+        char *text = cJSON_PrintUnformatted(body);
+        if (!text) {
+            play_print_error(r->out, "internal_error", "out of memory");
+            break;
+        }
+        http_client_response_t res;
+        bool answered = request(r, "POST", path, text, &res);
         free(text);
-        return;
-    }
-    free(text);
-    if (res.status == 200) {
-        cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
-        if (doc && follow_change(r, doc))
-            print_game(r);
-        cJSON_Delete(doc);
-    } else {
-        print_refusal(r, &res);
+        if (!answered)
+            break;
         char code[64];
-        if (!strcmp(problem_code(&res, code, sizeof code), "version_conflict") && fetch_game(r))
-            print_game(r); /* the game moved on: show it as it is */
+        bool conflict = res.status != 200 && !strcmp(problem_code(&res, code, sizeof code), "version_conflict");
+        if (res.status == 200) {
+            cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
+            if (doc && follow_change(r, doc))
+                print_game(r);
+            cJSON_Delete(doc);
+        } else if (conflict && any_version && attempt == 0 && fetch_game(r) && !game_is_over(&r->game)) {
+            http_client_response_free(&res);
+            continue; /* the same change at the version the game is at now */
+        } else {
+            print_refusal(r, &res);
+            if (conflict && fetch_game(r))
+                print_game(r); /* the game moved on: show it as it is */
+        }
+        http_client_response_free(&res);
+        break;
     }
-    http_client_response_free(&res);
+    cJSON_Delete(body);
 }
+
+static void post_change(remote_t *r, const char *path, cJSON *body) { post_change_at(r, path, body, false); }
 
 static cJSON *action_body(const char *action)
 {
@@ -397,7 +410,7 @@ static void remote_command(remote_t *r, const char *text, size_t length)
     else if (!strcmp(word, "draw"))
         post_change(r, "/draw", action_body("offer"));
     else if (!strcmp(word, "resign"))
-        post_change(r, "/resign", action_body(NULL));
+        post_change_at(r, "/resign", action_body(NULL), true);
     else if (!strcmp(word, "accept") || !strcmp(word, "decline")) {
         bool takeback = opponent_offers(r, r->takeback_offer) && !opponent_offers(r, r->draw_offer);
         post_change(r, takeback ? "/takeback" : "/draw", action_body(word));

@@ -299,6 +299,61 @@ test('remote: black sees white\'s moves, undo is a takeback offer (agreement pol
   assert.ok(!p.stdout.includes(tokens.black) && !p.stderr.includes(tokens.black));
 });
 
+/** A plain HTTP proxy to the test's chessd on a free port: { base, sockets, close }. With hold(req)
+ * true for a request, what its answer sends is kept back until release(). */
+async function startProxy(hold = () => false) {
+  const sockets = new Set();
+  let held = [];
+  let holding = true;
+  const proxy = http.createServer((req, res) => {
+    const upstream = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      const kept = hold(req);
+      answer.on('data', (d) => { if (kept && holding) held.push(() => res.write(d)); else res.write(d); });
+      answer.on('end', () => res.end());
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  proxy.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${proxy.address().port}`,
+    sockets,
+    release() { holding = false; for (const f of held) f(); held = []; },
+    async close() { for (const socket of sockets) socket.destroy(); await new Promise((r) => proxy.close(r)); },
+  };
+}
+
+test('remote: resign when the opponent has just moved and its event is not read yet: resigned at the new version, no version_conflict shown', async () => {
+  // What the event stream sends is held (the session's mirror stays a version behind).
+  const proxy = await startProxy((req) => /\/events(\?|$)/.test(req.url));
+  let p;
+  try {
+    const game = await post(server, '/v1/games', {});
+    const { id, tokens } = game.body;
+    p = playRemote(['--game', id, '--token', tokens.black], {}, proxy.base);
+    await p.waitFor(`You play black in game ${id} (version 1).`);
+    const white = await post(server, `/v1/games/${id}/moves`, { move: 'e4', expected_version: 1 },
+      { headers: { authorization: `Bearer ${tokens.white}` } });
+    assert.equal(white.status, 200);
+    await sleep(300); // the move's event reached the proxy, which holds it
+    assert.ok(!p.stdout.includes('white played e4'), 'the event is held');
+    p.proc.stdin.write('resign\n');
+    await p.waitFor('Status: resigned (resignation), result 1-0\n');
+    assert.ok(!p.stdout.includes('version_conflict'), p.stdout);
+    const stored = await get(server, `/v1/games/${id}`);
+    assert.equal(stored.body.status, 'resigned');
+    assert.deepEqual(stored.body.moves.map((m) => m.san), ['e4']);
+    proxy.release();
+    p.proc.stdin.end();
+    assert.equal(await p.exited, 0);
+  } finally {
+    p?.proc.kill();
+    await proxy.close();
+  }
+});
+
 test('remote: a bad token gets the problem detail and exit 1; https:// is refused; the token is never printed', async () => {
   const game = await post(server, '/v1/games', {});
   const secret = 'not-a-token-of-this-game-0123456789';
@@ -318,22 +373,13 @@ test('remote: a bad token gets the problem detail and exit 1; https:// is refuse
 });
 
 test('remote: a dropped event stream is reopened, a move made while it was down is shown, input is read at once through a proxy that holds heads; a timed game shows its clock', async () => {
-  const sockets = new Set();
-  const proxy = http.createServer((req, res) => {
-    const upstream = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  proxy.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
-  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxy = await startProxy();
+  const { sockets } = proxy;
   let p;
   try {
     const game = await post(server, '/v1/games', { clock: { initial_ms: 600000, increment_ms: 0 } });
     const { id, tokens } = game.body;
-    p = playRemote(['--game', id, '--token', tokens.white], {}, `http://127.0.0.1:${proxy.address().port}`);
+    p = playRemote(['--game', id, '--token', tokens.white], {}, proxy.base);
     await p.waitFor('Clock: white 600.0 s, black 600.0 s\n', 3000);
     p.proc.stdin.write('e4\n');
     await p.waitFor('Moves: 1. e4\n', 3000); // well before the stream's first heartbeat
@@ -349,8 +395,7 @@ test('remote: a dropped event stream is reopened, a move made while it was down 
     assert.equal(await p.exited, 0);
   } finally {
     p?.proc.kill();
-    for (const socket of sockets) socket.destroy();
-    await new Promise((r) => proxy.close(r));
+    await proxy.close();
   }
 });
 
