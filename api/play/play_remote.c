@@ -305,19 +305,21 @@ static void post_change_at(remote_t *r, const char *path, cJSON *body, bool any_
         if (!answered)
             break;
         char code[64];
-        bool conflict = res.status != 200 && !strcmp(problem_code(&res, code, sizeof code), "version_conflict");
+        /* On a conflict the game moved on: read it once, as it is now. */
+        bool moved_on = res.status != 200 && !strcmp(problem_code(&res, code, sizeof code), "version_conflict")
+                        && fetch_game(r);
         if (res.status == 200) {
             cJSON *doc = cJSON_ParseWithLengthOpts(res.body, res.body_length, NULL, 0);
             if (doc && follow_change(r, doc))
                 print_game(r);
             cJSON_Delete(doc);
-        } else if (conflict && any_version && attempt == 0 && fetch_game(r) && !game_is_over(&r->game)) {
+        } else if (moved_on && any_version && attempt == 0 && !game_is_over(&r->game)) {
             http_client_response_free(&res);
             continue; /* the same change at the version the game is at now */
         } else {
             print_refusal(r, &res);
-            if (conflict && fetch_game(r))
-                print_game(r); /* the game moved on: show it as it is */
+            if (moved_on)
+                print_game(r); /* show it as it is */
         }
         http_client_response_free(&res);
         break;
