@@ -10,6 +10,7 @@
 struct config;
 struct store;
 struct engine_pool;
+struct engine_turns;
 struct workpool;
 
 typedef struct app {
@@ -17,6 +18,7 @@ typedef struct app {
     struct store *store; /* NULL with --redis none: no games */
     struct engine_pool *engines; /* never NULL in a server; a pool without an engine answers ENGINE_EDOWN */
     bool engine_only;            /* `chessd engine`: ready only while an engine runs */
+    struct engine_turns *turns;  /* the computer's turns this replica plays (NULL: none) */
     struct workpool *store_pool; /* the game requests' pool (NULL without a store): exports read there too */
 } app_t;
 

@@ -104,6 +104,20 @@ static const setting_t settings[] = {
       "a computer's turn in a game that its worker has not finished this long (a replica gone) is taken by "
       "another (at least --engine-max-think-ms and 2 s more)",
       KIND_UINT, FIELD(engine_job_lease_ms), 500, 600000 },
+    /* One client must not take the computer from everyone: its turns wait in
+     * a queue of its own, served in turn with the others', and are bounded. */
+    { "--engine-turns-per-client", "CHESSD_ENGINE_TURNS_PER_CLIENT", "8",
+      "the computer's turns one client address may have waiting at once, across its games; a move or creation "
+      "that would queue one more is refused 429 too_many_engine_turns (0: no limit)",
+      KIND_UINT, FIELD(engine_turns_per_client), 0, 100000 },
+    { "--engine-turns-max", "CHESSD_ENGINE_TURNS_MAX", "2000",
+      "the computer's turns waiting at once, from every client (shared by the replicas); past it a move or "
+      "creation that would queue one more is refused 503 engine_busy (0: no limit)",
+      KIND_UINT, FIELD(engine_turns_max), 0, 1000000 },
+    { "--engine-analyses-per-client", "CHESSD_ENGINE_ANALYSES_PER_CLIENT", "2",
+      "analyses one client address may have running or waiting on this replica at once; more are refused 429 "
+      "too_many_analyses (0: no limit)",
+      KIND_UINT, FIELD(engine_analyses_per_client), 0, 1024 },
     { "--store-threads", "CHESSD_STORE_THREADS", "4/core",
       "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
       "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
@@ -304,6 +318,8 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
         .game_cache_slots = cfg->game_cache_slots,
         .engine_lease_ms = config_engine_lease_ms(cfg),
+        .engine_turns_per_client = cfg->engine_turns_per_client,
+        .engine_turns_max = cfg->engine_turns_max,
     };
 }
 

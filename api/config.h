@@ -66,6 +66,9 @@ typedef struct config {
     unsigned engine_max_think_ms;     /* the longest one search may take */
     size_t engine_max_nodes;          /* the most nodes an analysis may ask for */
     unsigned engine_job_lease_ms;     /* a computer's turn unfinished this long is taken by another worker */
+    unsigned engine_turns_per_client; /* the computer's turns one client may have waiting; 0: no limit */
+    unsigned engine_turns_max;        /* the computer's turns waiting from every client; 0: no limit */
+    unsigned engine_analyses_per_client; /* analyses one client may have running or waiting here; 0: no limit */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
     char embed_frame_ancestors[512];  /* the embeddable board's CSP frame-ancestors sources ("*": any page) */
 } config_t;

@@ -18,6 +18,7 @@
 #include "../store/game_record.h"
 #include "../store/store.h"
 #include "config.h"
+#include "metrics.h"
 #include "engine/levels.h"
 #include "game/export.h"
 #include "render/embed.h"
@@ -73,6 +74,20 @@ static void answer_refusal(api_response_t *res, const game_svc_result_t *out)
     }
 }
 
+/* The bound a refusal names: limit (the setting) and max. */
+typedef struct {
+    const char *name;
+    unsigned max;
+} turn_limit_t;
+
+static void write_turn_limit(jsonw_t *w, const void *ctx)
+{
+    const turn_limit_t *limit = ctx;
+    jsonw_kv_string(w, "limit", limit->name);
+    jsonw_key(w, "max");
+    jsonw_uint(w, limit->max);
+}
+
 /* Answers a call of the game service: its answer (a write made or
  * replayed), or the problem its status stands for. */
 static void answer(const api_request_t *req, api_response_t *res, game_svc_status_t status, game_svc_result_t *out)
@@ -110,6 +125,18 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EINVALID: api_problem(res, API_EINVALID_FIELD, out->detail, NULL, NULL); break;
     case GAME_SVC_EKEY_REUSED: api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, out->detail, NULL, NULL); break;
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
+    case GAME_SVC_ETOO_MANY_TURNS:
+        metrics_engine_turn_refused(METRICS_TURN_REFUSED_PER_CLIENT);
+        api_problem(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, write_turn_limit,
+                    &(turn_limit_t){ "engine-turns-per-client", out->limit });
+        res->retry_after = 2;
+        break;
+    case GAME_SVC_EENGINE_BUSY:
+        metrics_engine_turn_refused(METRICS_TURN_REFUSED_BACKLOG);
+        api_problem(res, API_EENGINE_BUSY, out->detail, write_turn_limit,
+                    &(turn_limit_t){ "engine-turns-max", out->limit });
+        res->retry_after = 5;
+        break;
     default: api_problem(res, API_EINTERNAL, out->detail[0] ? out->detail : NULL, NULL, NULL); break;
     }
 }
@@ -237,7 +264,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
     game_svc_config_t c;
     service_of(req, &c);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
-                              .answer_status = 200 };
+                              .answer_status = 200, .client = req->client };
     game_svc_version_t version;
     read_version(req, root, &version);
     game_svc_action_t action = { .kind = kind };
@@ -591,7 +618,8 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     game_svc_config_t c;
     service_of(req, &c);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
-                              .answer_status = 201, .location_prefix = game_location_prefix };
+                              .answer_status = 201, .location_prefix = game_location_prefix,
+                              .client = req->client };
     game_svc_result_t out = { 0 };
     game_svc_new_t *spec = calloc(1, sizeof *spec); /* two names of 257 bytes and a position: off the stack */
     game_svc_status_t status = spec ? game_svc_created_before(&c, &rq, &out) : GAME_SVC_EINTERNAL;

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "engine/pool.h"
+#include "game/engine_turns.h"
 #include "config.h"
 #include "handlers.h"
 #include "http/jsonw.h"
@@ -60,7 +61,7 @@ static void write_redis(jsonw_t *w, const void *ctx)
  * its outage a 503 too. Never waits for Redis (readiness.h). */
 /* /readyz's "engine" member: off (none configured), up (every worker
  * running), degraded (some) or down (none), with the pool's counts. */
-static void write_engine(jsonw_t *w, struct engine_pool *engines)
+static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_turns *turns)
 {
     engine_pool_stats_t st;
     engine_pool_stats(engines, &st);
@@ -79,6 +80,21 @@ static void write_engine(jsonw_t *w, struct engine_pool *engines)
         jsonw_uint(w, st.restarts);
         jsonw_key(w, "timeouts");
         jsonw_uint(w, st.timeouts);
+    }
+    engine_turns_stats_t t;
+    engine_turns_stats(turns, &t);
+    if (turns && t.backlog_known) { /* the computer's turns, from every replica, as last read */
+        jsonw_key(w, "turns");
+        jsonw_object_begin(w);
+        jsonw_key(w, "queued");
+        jsonw_uint(w, t.queued);
+        jsonw_key(w, "in_flight");
+        jsonw_uint(w, t.in_flight);
+        jsonw_key(w, "clients");
+        jsonw_uint(w, t.owners);
+        jsonw_key(w, "oldest_ms");
+        jsonw_uint(w, t.oldest_age_ms);
+        jsonw_object_end(w);
     }
     jsonw_object_end(w);
 }
@@ -111,7 +127,7 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     jsonw_object_begin(&w);
     jsonw_kv_string(&w, "status", "ready");
     write_redis(&w, &report);
-    write_engine(&w, app_of(req)->engines);
+    write_engine(&w, app_of(req)->engines, app_of(req)->turns);
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);

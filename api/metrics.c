@@ -74,7 +74,20 @@ void metrics_analysis_waiting(int delta) { atomic_fetch_add_explicit(&analysis_w
 static struct engine_turns *_Atomic engine_turns;
 void metrics_engine_turns(struct engine_turns *turns) { atomic_store(&engine_turns, turns); }
 
-void metrics_analysis_refused(void) { atomic_fetch_add_explicit(&analysis_refused, 1, memory_order_relaxed); }
+static atomic_ullong analysis_refused_by[METRICS_ANALYSIS_REFUSED_COUNT], turn_refused[METRICS_TURN_REFUSED_COUNT];
+void metrics_analysis_refused(void) { metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_QUEUE_FULL); }
+void metrics_analysis_refused_by(metrics_analysis_refused_t why)
+{
+    if (why == METRICS_ANALYSIS_REFUSED_QUEUE_FULL)
+        atomic_fetch_add_explicit(&analysis_refused, 1, memory_order_relaxed);
+    if ((unsigned)why < METRICS_ANALYSIS_REFUSED_COUNT)
+        atomic_fetch_add_explicit(&analysis_refused_by[why], 1, memory_order_relaxed);
+}
+void metrics_engine_turn_refused(metrics_turn_refused_t why)
+{
+    if ((unsigned)why < METRICS_TURN_REFUSED_COUNT)
+        atomic_fetch_add_explicit(&turn_refused[why], 1, memory_order_relaxed);
+}
 void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, memory_order_relaxed); }
 
 void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
@@ -174,6 +187,37 @@ static void write_engine(buf_t *b, struct engine_pool *engines)
                   "chessd_engine_turns_total{outcome=\"recovered\"} %llu\n",
                (unsigned long long)turns.played, (unsigned long long)turns.stale, (unsigned long long)turns.failed,
                (unsigned long long)turns.recovered);
+    write_counter(b, "chessd_engine_turns_requeue_skipped_total",
+        "Overdue turns the sweep found still waiting or being played, so not queued again.", turns.requeue_skipped);
+    write_counter(b, "chessd_engine_consumers_removed_total",
+        "Engine job consumers of workers gone (idle, owning nothing) removed by this replica.", turns.consumers_removed);
+    write_gauge(b, "chessd_engine_turns_queued",
+        "The computer's turns waiting for an engine, from every replica (as this replica last read them; 0 when "
+        "it runs no turns).", turns.queued);
+    write_gauge(b, "chessd_engine_turns_in_flight", "The computer's turns being played now, on every replica.",
+        turns.in_flight);
+    write_gauge(b, "chessd_engine_turns_clients", "Clients with turns waiting.", turns.owners);
+    buf_printf(b, "# HELP chessd_engine_turns_oldest_seconds How long the oldest waiting turn has waited.\n"
+                  "# TYPE chessd_engine_turns_oldest_seconds gauge\n"
+                  "chessd_engine_turns_oldest_seconds %.3f\n", (double)turns.oldest_age_ms / 1000.0);
+    buf_printf(b, "# HELP chessd_engine_turns_refused_total Moves and creations refused because they would queue a "
+                  "computer's turn past a bound (per_client: --engine-turns-per-client; backlog: "
+                  "--engine-turns-max).\n"
+                  "# TYPE chessd_engine_turns_refused_total counter\n"
+                  "chessd_engine_turns_refused_total{reason=\"per_client\"} %llu\n"
+                  "chessd_engine_turns_refused_total{reason=\"backlog\"} %llu\n",
+               (unsigned long long)atomic_load(&turn_refused[METRICS_TURN_REFUSED_PER_CLIENT]),
+               (unsigned long long)atomic_load(&turn_refused[METRICS_TURN_REFUSED_BACKLOG]));
+    buf_printf(b, "# HELP chessd_analysis_refused_by_reason_total Analysis requests refused unrun, by reason "
+                  "(queue_full: the engine routes' queue was full; per_client: --engine-analyses-per-client; busy: "
+                  "no engine came free within a search's time).\n"
+                  "# TYPE chessd_analysis_refused_by_reason_total counter\n"
+                  "chessd_analysis_refused_by_reason_total{reason=\"queue_full\"} %llu\n"
+                  "chessd_analysis_refused_by_reason_total{reason=\"per_client\"} %llu\n"
+                  "chessd_analysis_refused_by_reason_total{reason=\"busy\"} %llu\n",
+               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_QUEUE_FULL]),
+               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_PER_CLIENT]),
+               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_BUSY]));
 }
 
 char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)

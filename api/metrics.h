@@ -47,7 +47,21 @@ void metrics_perft_waiting(int delta);
  * timeout. */
 void metrics_store_waiting(int delta);
 void metrics_analysis_waiting(int delta); /* analyses queued for an engine route thread */
-void metrics_analysis_refused(void);
+void metrics_analysis_refused(void); /* the queue was full (metrics_analysis_refused_by QUEUE_FULL) */
+/* Analyses refused, by why: the engine routes' queue was full, the client
+ * had its most (--engine-analyses-per-client), no engine came free within
+ * a search's time. */
+typedef enum {
+    METRICS_ANALYSIS_REFUSED_QUEUE_FULL = 0,
+    METRICS_ANALYSIS_REFUSED_PER_CLIENT,
+    METRICS_ANALYSIS_REFUSED_BUSY,
+    METRICS_ANALYSIS_REFUSED_COUNT
+} metrics_analysis_refused_t;
+void metrics_analysis_refused_by(metrics_analysis_refused_t why);
+/* Moves and creations refused because they would queue a computer's turn
+ * past a bound: the client's (--engine-turns-per-client) or everyone's. */
+typedef enum { METRICS_TURN_REFUSED_PER_CLIENT = 0, METRICS_TURN_REFUSED_BACKLOG, METRICS_TURN_REFUSED_COUNT } metrics_turn_refused_t;
+void metrics_engine_turn_refused(metrics_turn_refused_t why);
 /* The computer's turns whose counts /metrics reports (NULL: none). */
 void metrics_engine_turns(struct engine_turns *turns);        /* analyses answered 503 engine_busy unrun: the queue was full */
 void metrics_store_refused(void);

@@ -76,6 +76,12 @@ static const struct {
                                     "A game between two people cannot be analysed while it is played" },
     [API_EENGINE_UNAVAILABLE] = { "engine_unavailable", 503, "This server has no chess engine running" },
     [API_EENGINE_BUSY] = { "engine_busy", 503, "Every engine is busy and the queue is full; retry after Retry-After" },
+    [API_ETOO_MANY_ENGINE_TURNS] = { "too_many_engine_turns", 429,
+                                     "This client has as many of the computer's turns waiting as it may; retry "
+                                     "after Retry-After" },
+    [API_ETOO_MANY_ANALYSES] = { "too_many_analyses", 429,
+                                 "This client has as many analyses running or waiting as it may; retry after "
+                                 "Retry-After" },
     [API_EENGINE_FAILED] = { "engine_failed", 503,
                              "The engine failed on this search, and again on a retry; retry after Retry-After" },
     [API_ESTREAM_NOT_FOUND] = { "stream_not_found", 404, "No such multi-game stream is open" },

@@ -77,9 +77,16 @@ static void on_handle(void *ctx, const api_request_t *req, api_response_t *res)
 }
 
 /* The transport's own refusals, as problems. */
+/* The bound a too_many_analyses refusal names. */
+static void write_analysis_limit(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_string(w, "limit", "engine-analyses-per-client");
+    jsonw_key(w, "max");
+    jsonw_uint(w, *(const unsigned *)ctx);
+}
+
 static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
 {
-    (void)ctx;
     bool store = pool == ROUTES_POOL_STORE;
     switch (why) {
     case HTTPD_REFUSE_MALFORMED:
@@ -101,7 +108,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         break;
     case HTTPD_REFUSE_POOL_FULL:
         if (pool == ROUTES_POOL_ENGINE) {
-            metrics_analysis_refused();
+            metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_QUEUE_FULL);
             api_problem(res, API_EENGINE_BUSY, "every engine is busy and the analysis queue is full", NULL, NULL);
             res->retry_after = 1;
             break;
@@ -124,6 +131,17 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
     case HTTPD_REFUSE_CLIENT_LEFT:
         api_problem(res, API_EUNAVAILABLE, detail, NULL, NULL);
         break;
+    case HTTPD_REFUSE_POOL_ADDRESS: {
+        unsigned max = ((server_t *)ctx)->app.config->engine_analyses_per_client;
+        char text[200];
+        snprintf(text, sizeof text,
+                 "this client has %u analyses running or waiting on this replica, its most "
+                 "(--engine-analyses-per-client)", max);
+        metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_PER_CLIENT);
+        api_problem(res, API_ETOO_MANY_ANALYSES, text, write_analysis_limit, &max);
+        res->retry_after = 1;
+        break;
+    }
     case HTTPD_REFUSE_NO_MEMORY:
     default:
         api_problem(res, API_EINTERNAL, detail ? detail : "out of memory", NULL, NULL);
@@ -361,6 +379,7 @@ static int run(const config_t *cfg, bool engine_only)
         engine_turns_config_t turns_cfg = { .games = events_cfg.games, .engines = srv.engines,
                                             .workers = cfg->engine_workers, .max_think_ms = (int)cfg->engine_max_think_ms };
         srv.turns = engine_turns_start(&turns_cfg);
+        srv.app.turns = srv.turns;
         metrics_engine_turns(srv.turns);
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
@@ -411,7 +430,8 @@ static int run(const config_t *cfg, bool engine_only)
             [ROUTES_POOL_STORE] = { .pool = srv.store_pool, .give_up_ms = cfg->redis_timeout_ms,
                                     .extra_ms = cfg->redis_timeout_ms / 2 },
             /* analysis: a job whose client left while it waited is not run */
-            [ROUTES_POOL_ENGINE] = { .pool = srv.engine_routes, .skip_gone = true },
+            [ROUTES_POOL_ENGINE] = { .pool = srv.engine_routes, .skip_gone = true,
+                                     .per_address_max = cfg->engine_analyses_per_client },
         },
         .pool_count = ROUTES_POOL_COUNT,
         .app = { .ctx = &srv, .request_app = &srv.app, .route = on_route, .route_info = on_route_info,

@@ -1,6 +1,7 @@
-/* Engine jobs (store.h, "engine jobs"): the jobs stream with its consumer
- * group, and the sorted set of intents that finds a job lost between a
- * game's write and its XADD. Every command goes through store_command
+/* Engine jobs (store.h, "engine jobs"): the turns waiting, one queue per
+ * owner served in turn (the backlog), the stream of turns being played
+ * with its consumer group, and the sorted set of intents that finds a job
+ * lost between a game's write and its add. Every command goes through store_command
  * (store_private.h), so it is routed, timed and retried as a game's are;
  * nothing here keeps a connection or any state of its own. A blocking read
  * asks Redis for at most half of what the thread may wait for a reply (and
@@ -37,6 +38,8 @@ enum {
     DUE_MEMBER_SIZE = STORE_ENGINE_ID_SIZE + VERSION_TEXT,
 };
 
+static bool due_member(const char *id, uint64_t version, char member[DUE_MEMBER_SIZE]);
+
 /* The largest version a client can name (a JSON number), as store_redis.c's. */
 #define VERSION_MAX UINT64_C(9007199254740991)
 
@@ -55,12 +58,110 @@ static const char touch_script[] =
     "return #redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')\n";
 
 /* Ack: XACK then XDEL, so the stream holds only jobs not done (a group
- * made again from 0 then gets exactly those). KEYS[1] the stream; ARGV:
- * group, entry id. How many were acked (0 or 1). */
+ * made again from 0 then gets exactly those), and the turn is no longer in
+ * flight. KEYS[1] the stream, KEYS[2] the in-flight hash; ARGV: group,
+ * entry id, and the turn's member ("" none). How many were acked (0 or 1). */
 static const char ack_script[] =
     "local n = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])\n"
     "redis.call('XDEL', KEYS[1], ARGV[2])\n"
+    "if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[2] then\n"
+    "  redis.call('HDEL', KEYS[2], ARGV[3])\n"
+    "end\n"
     "return n\n";
+
+/* The backlog's keys, each a script's KEYS in this order. */
+static const char *const backlog_keys[] = { STORE_ENGINE_JOBS_KEY,     STORE_ENGINE_QUEUED_KEY, STORE_ENGINE_OWNERS_KEY,
+                                            STORE_ENGINE_URGENT_KEY,   STORE_ENGINE_OWNER_OF_KEY,
+                                            STORE_ENGINE_INFLIGHT_KEY, STORE_ENGINE_ROUND_KEY,  STORE_ENGINE_BELL_KEY,
+                                            STORE_ENGINE_DUE_KEY,      STORE_ENGINE_SEQ_KEY };
+enum { BACKLOG_KEYS = sizeof backlog_keys / sizeof *backlog_keys };
+
+/* Redis's clock in ms, in a script (effects are replicated, so TIME may
+ * be read before a write). */
+#define SCRIPT_NOW \
+    "local t = redis.call('TIME')\n" \
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+
+/* Add: queues the turn ARGV[1] ("<id>:<version>") for owner ARGV[2] unless
+ * it is queued or in flight already (an in-flight entry no longer pending
+ * is forgotten: its job was lost). KEYS as backlog_keys; ARGV: member,
+ * owner, the owners' key prefix, deadline (0: none), the bell's length,
+ * group, the intent's recheck ms. 1 when queued, 0 when it was there. A
+ * turn queued is durable: its intent is pushed back by the recheck. */
+static const char add_script[] =
+    SCRIPT_NOW
+    "if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end\n"
+    "local entry = redis.call('HGET', KEYS[6], ARGV[1])\n"
+    "if entry then\n"
+    "  local p = redis.pcall('XPENDING', KEYS[1], ARGV[6], entry, entry, 1)\n"
+    "  if type(p) == 'table' and not p['err'] and #p == 1 then return 0 end\n"
+    "  redis.call('HDEL', KEYS[6], ARGV[1])\n"
+    "end\n"
+    "redis.call('ZADD', KEYS[2], now, ARGV[1])\n"
+    "redis.call('HSET', KEYS[5], ARGV[1], ARGV[2])\n"
+    "redis.call('ZADD', ARGV[3] .. ARGV[2], redis.call('INCR', KEYS[10]), ARGV[1])\n"
+    "redis.call('ZADD', KEYS[3], 'NX', tonumber(redis.call('GET', KEYS[7]) or '0'), ARGV[2])\n"
+    "if tonumber(ARGV[4]) > 0 then redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1]) end\n"
+    "if redis.call('ZSCORE', KEYS[9], ARGV[1]) then redis.call('ZADD', KEYS[9], now + tonumber(ARGV[7]), ARGV[1]) end\n"
+    "redis.call('RPUSH', KEYS[8], '1')\n"
+    "redis.call('LTRIM', KEYS[8], -tonumber(ARGV[5]), -1)\n"
+    "return 1\n";
+
+/* Dispatch: moves the next turn from the backlog to the stream, then reads
+ * the stream's next new entry for the consumer (XREADGROUP, as a claim).
+ * The next turn: the one whose deadline is nearest, when it is within the
+ * horizon; else the first of the owner served longest ago, who then goes
+ * to the back of the round. KEYS as backlog_keys; ARGV: group, consumer,
+ * the owners' key prefix, horizon ms, the stream's MAXLEN, the intent's
+ * recheck ms (a turn in flight: its lease brings it back if lost). The
+ * XREADGROUP's reply, or an error. */
+static const char dispatch_script[] =
+    SCRIPT_NOW
+    "local member, owner\n"
+    "local u = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')\n"
+    "if #u == 2 and tonumber(u[2]) - now <= tonumber(ARGV[4]) then member = u[1] end\n"
+    "while not member do\n"
+    "  local o = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
+    "  if #o == 0 then break end\n"
+    "  local m = redis.call('ZRANGE', ARGV[3] .. o[1], 0, 0)\n"
+    "  if #m == 1 then member = m[1]; owner = o[1] else redis.call('ZREM', KEYS[3], o[1]) end\n"
+    "end\n"
+    "if member then\n"
+    "  owner = owner or redis.call('HGET', KEYS[5], member)\n"
+    "  local colon = string.find(member, ':', 1, true)\n"
+    "  if colon then\n" /* the first write: a full Redis refuses it, and the script, before any other */
+    "    local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[5], '*', 'game', string.sub(member, 1, colon - 1),\n"
+    "                          'version', string.sub(member, colon + 1))\n"
+    "    redis.call('HSET', KEYS[6], member, id)\n"
+    "    if redis.call('ZSCORE', KEYS[9], member) then redis.call('ZADD', KEYS[9], now + tonumber(ARGV[6]), member) end\n"
+    "  end\n"
+    "  if owner then\n"
+    "    local okey = ARGV[3] .. owner\n"
+    "    redis.call('ZREM', okey, member)\n"
+    "    if redis.call('ZCARD', okey) == 0 then redis.call('ZREM', KEYS[3], owner)\n"
+    "    else redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[7]), owner) end\n"
+    "  end\n"
+    "  redis.call('ZREM', KEYS[2], member)\n"
+    "  redis.call('ZREM', KEYS[4], member)\n"
+    "  redis.call('HDEL', KEYS[5], member)\n"
+    "end\n"
+    "local r = redis.pcall('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[1], '>')\n"
+    "if type(r) == 'table' and r['err'] and string.sub(r['err'], 1, 7) == 'NOGROUP' then\n"
+    "  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')\n"
+    "  r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[1], '>')\n"
+    "end\n"
+    "return r\n";
+
+/* Backlog: [now, turns queued, the oldest one's queued time (0: none),
+ * turns in flight, owners waiting, the owner ARGV[2]'s turns queued].
+ * KEYS as backlog_keys; ARGV: the owners' key prefix, owner ("" none). */
+static const char backlog_script[] =
+    SCRIPT_NOW
+    "local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')\n"
+    "local mine = 0\n"
+    "if ARGV[2] ~= '' then mine = redis.call('ZCARD', ARGV[1] .. ARGV[2]) end\n"
+    "return { now, redis.call('ZCARD', KEYS[2]), tonumber(oldest[2] or '0'), redis.call('HLEN', KEYS[6]),\n"
+    "         redis.call('ZCARD', KEYS[3]), mine }\n";
 
 static unsigned engine_slot(void)
 {
@@ -131,21 +232,42 @@ static redisReply *group_command(store_t *store, int argc, const char **argv)
     return r;
 }
 
-/* Runs one of this file's scripts on the engine keys' node: KEYS[1] the
- * stream, then values. */
+/* Runs one of this file's scripts on the engine keys' node: key_count
+ * keys (all of the {engine} slot), then value_count values. */
+static redisReply *engine_script_keys(store_t *store, const char *text, int key_count, const char *const *keys,
+                                      int value_count, const char **values)
+{
+    enum { ARGS_MAX = 24 };
+    store_script_t script;
+    if (3 + key_count + value_count > ARGS_MAX || !store_script_init(&script, text))
+        return NULL;
+    char count[8];
+    snprintf(count, sizeof count, "%d", key_count);
+    const char *argv[ARGS_MAX] = { NULL, NULL, count };
+    size_t lengths[ARGS_MAX] = { 0, 0, strlen(count) };
+    int argc = 3;
+    for (int i = 0; i < key_count; i++, argc++) {
+        argv[argc] = keys[i];
+        lengths[argc] = strlen(keys[i]);
+    }
+    for (int i = 0; i < value_count; i++, argc++) {
+        argv[argc] = values[i];
+        lengths[argc] = strlen(values[i]);
+    }
+    return store_script_run(store, engine_slot(), &script, argc, argv, lengths, NULL);
+}
+
+/* A script whose KEYS[1] is the stream, KEYS[2] the in-flight hash. */
 static redisReply *engine_script(store_t *store, const char *text, int value_count, const char **values)
 {
-    enum { VALUES_MAX = 4 };
-    store_script_t script;
-    if (value_count > VALUES_MAX || !store_script_init(&script, text))
-        return NULL;
-    const char *argv[4 + VALUES_MAX] = { NULL, NULL, "1", STORE_ENGINE_JOBS_KEY };
-    size_t lengths[4 + VALUES_MAX] = { 0, 0, 1, sizeof STORE_ENGINE_JOBS_KEY - 1 };
-    for (int i = 0; i < value_count; i++) {
-        argv[4 + i] = values[i];
-        lengths[4 + i] = strlen(values[i]);
-    }
-    return store_script_run(store, engine_slot(), &script, 4 + value_count, argv, lengths, NULL);
+    static const char *const keys[] = { STORE_ENGINE_JOBS_KEY, STORE_ENGINE_INFLIGHT_KEY };
+    return engine_script_keys(store, text, 2, keys, value_count, values);
+}
+
+/* A script over the backlog (backlog_keys). */
+static redisReply *backlog_script_run(store_t *store, const char *text, int value_count, const char **values)
+{
+    return engine_script_keys(store, text, BACKLOG_KEYS, backlog_keys, value_count, values);
 }
 
 /* Reads a stream entry [entry id, [game, <id>, version, <v>]] into job;
@@ -182,8 +304,8 @@ static void drop_entry(store_t *store, const redisReply *e)
     char text[STORE_ENGINE_ENTRY_SIZE];
     memcpy(text, entry_id->str, entry_id->len);
     text[entry_id->len] = '\0';
-    const char *values[] = { STORE_ENGINE_GROUP, text };
-    redisReply *r = engine_script(store, ack_script, 2, values);
+    const char *values[] = { STORE_ENGINE_GROUP, text, "" };
+    redisReply *r = engine_script(store, ack_script, 3, values);
     if (r)
         freeReplyObject(r);
 }
@@ -272,20 +394,11 @@ static void sleep_ms(unsigned ms)
     }
 }
 
-/* XREADGROUP of one new job, Redis blocking up to block_ms (0: not at all). */
-static store_status_t claim_new(store_t *store, const char *consumer, unsigned block_ms, store_engine_job_t *job)
+/* Reads an XREADGROUP reply into job: nil, nothing came; [[key,
+ * [entries...]]]. A client blocked on a stream deleted meanwhile is let go
+ * (UNBLOCKED): nothing came either. */
+static store_status_t read_new(store_t *store, const redisReply *r, store_engine_job_t *job)
 {
-    char block[16];
-    snprintf(block, sizeof block, "%u", block_ms);
-    const char *argv[] = { "XREADGROUP", "GROUP", STORE_ENGINE_GROUP, consumer, "COUNT", "1", "BLOCK", block,
-                           "STREAMS", STORE_ENGINE_JOBS_KEY, ">" };
-    const char *unblocked[] = { "XREADGROUP", "GROUP", STORE_ENGINE_GROUP, consumer, "COUNT", "1",
-                                "STREAMS", STORE_ENGINE_JOBS_KEY, ">" };
-    redisReply *r = block_ms ? group_command(store, 11, argv) : group_command(store, 9, unblocked);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    /* nil: nothing came; [[key, [entries...]]]. A client blocked on a
-     * stream deleted meanwhile is let go (UNBLOCKED): nothing came either. */
     store_status_t status = r->type == REDIS_REPLY_NIL || is_error(r, "UNBLOCKED") ? STORE_ENOT_FOUND
                                                                                    : reply_status(r, REDIS_REPLY_ARRAY);
     if (status == STORE_OK) {
@@ -298,6 +411,37 @@ static store_status_t claim_new(store_t *store, const char *consumer, unsigned b
         if (status == STORE_OK)
             job->deliveries = 1;
     }
+    return status;
+}
+
+/* The next turn of the backlog, moved to the stream and claimed, or a new
+ * entry added to the stream by other means (dispatch_script). */
+static store_status_t claim_new(store_t *store, const char *consumer, store_engine_job_t *job)
+{
+    char horizon[16], maxlen[16], recheck[16];
+    snprintf(horizon, sizeof horizon, "%d", STORE_ENGINE_URGENT_MS);
+    snprintf(maxlen, sizeof maxlen, "%d", STORE_ENGINE_JOBS_MAX);
+    snprintf(recheck, sizeof recheck, "%d", STORE_ENGINE_RECHECK_MS);
+    const char *values[] = { STORE_ENGINE_GROUP, consumer, STORE_ENGINE_OWNER_PREFIX, horizon, maxlen, recheck };
+    redisReply *r = backlog_script_run(store, dispatch_script, 6, values);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = read_new(store, r, job);
+    freeReplyObject(r);
+    return status;
+}
+
+/* Waits for the bell (a turn queued) up to block_ms, on this thread's
+ * connection: STORE_OK rung, STORE_ENOT_FOUND not. */
+static store_status_t wait_bell(store_t *store, unsigned block_ms)
+{
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%u.%03u", block_ms / 1000, block_ms % 1000);
+    const char *argv[] = { "BLPOP", STORE_ENGINE_BELL_KEY, seconds };
+    redisReply *r = store_command(store, engine_slot(), 3, argv, NULL, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = r->type == REDIS_REPLY_NIL ? STORE_ENOT_FOUND : reply_status(r, REDIS_REPLY_ARRAY);
     freeReplyObject(r);
     return status;
 }
@@ -308,44 +452,72 @@ static bool consumer_ok(const char *consumer)
     return length > 0 && length <= STORE_ENGINE_CONSUMER_MAX;
 }
 
-store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version)
+/* An owner as a key may hold it: 1 to STORE_ENGINE_OWNER_MAX - 1 bytes,
+ * printable ASCII without spaces. */
+static bool owner_ok(const char *owner)
 {
-    if (!store_id_ok(id, strlen(id)) || !version_ok(version))
+    size_t length = strlen(owner);
+    if (!length || length >= STORE_ENGINE_OWNER_MAX)
+        return false;
+    for (size_t i = 0; i < length; i++)
+        if (owner[i] <= ' ' || owner[i] > '~')
+            return false;
+    return true;
+}
+
+store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t version, const store_engine_turn_t *turn,
+                                     bool *added)
+{
+    if (added)
+        *added = false;
+    char member[DUE_MEMBER_SIZE];
+    const char *owner = turn && turn->owner && turn->owner[0] ? turn->owner : STORE_ENGINE_OWNER_NONE;
+    if (!due_member(id, version, member) || !owner_ok(owner))
         return STORE_ENOT_FOUND;
-    char v[VERSION_TEXT], max[16];
-    snprintf(v, sizeof v, "%llu", (unsigned long long)version);
-    snprintf(max, sizeof max, "%d", STORE_ENGINE_JOBS_MAX);
-    const char *argv[] = { "XADD", STORE_ENGINE_JOBS_KEY, "MAXLEN", "~", max, "*", "game", id, "version", v };
-    bool sent = false;
-    redisReply *r = store_command(store, engine_slot(), 10, argv, NULL, &sent);
+    char deadline[24], bell[16], recheck[16];
+    snprintf(deadline, sizeof deadline, "%lld", (long long)(turn && turn->deadline_ms > 0 ? turn->deadline_ms : 0));
+    snprintf(bell, sizeof bell, "%d", STORE_ENGINE_BELL_MAX);
+    snprintf(recheck, sizeof recheck, "%d", STORE_ENGINE_RECHECK_MS);
+    const char *values[] = { member, owner, STORE_ENGINE_OWNER_PREFIX, deadline, bell, STORE_ENGINE_GROUP, recheck };
+    redisReply *r = backlog_script_run(store, add_script, 7, values);
     if (!r)
-        return sent ? STORE_EUNKNOWN : STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_STRING);
+        return STORE_EUNAVAILABLE;
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (status == STORE_OK && added)
+        *added = r->integer == 1;
     freeReplyObject(r);
     return status;
 }
 
-/* store_engine_job_claim's loop: quiet jobs, then a new one, until block_ms
- * have passed or this thread's deadline has come. */
+store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version)
+{
+    return store_engine_turn_add(store, id, version, NULL, NULL);
+}
+
+/* store_engine_job_claim's loop: quiet jobs, then the backlog's next,
+ * until block_ms have passed or this thread's deadline has come, waiting
+ * on the bell between looks. */
 static store_status_t claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
                             store_engine_job_t *job)
 {
     int64_t end = sock_now_ms() + block_ms;
     for (bool first = true;; first = false) {
-        if (!first && !store_command_wait_ms(store))
-            return STORE_ENOT_FOUND; /* this thread's deadline has come: no job by then */
+        if (!first && store_command_wait_ms(store) < POLL_MS)
+            return STORE_ENOT_FOUND; /* this thread's deadline (nearly) come: no job by then */
         store_status_t status = claim_quiet(store, consumer, lease_ms, job);
-        if (status != STORE_ENOT_FOUND)
-            return status;
+        if (status == STORE_ENOT_FOUND)
+            status = claim_new(store, consumer, job);
         int64_t left = end - sock_now_ms();
-        unsigned block = block_for(store_command_wait_ms(store));
-        if (left < (int64_t)block)
-            block = left > 0 ? (unsigned)left : 0;
-        status = claim_new(store, consumer, block, job);
-        left = end - sock_now_ms();
         if (status != STORE_ENOT_FOUND || left <= 0)
             return status;
-        if (!block) { /* too little time for Redis to block in: look again soon */
+        unsigned block = block_for(store_command_wait_ms(store));
+        if (left < (int64_t)block)
+            block = (unsigned)left;
+        if (block >= POLL_MS) {
+            status = wait_bell(store, block);
+            if (status != STORE_OK && status != STORE_ENOT_FOUND)
+                return store_command_wait_ms(store) ? status : STORE_ENOT_FOUND; /* cut by the deadline: a wait */
+        } else { /* too little time for Redis to block in: look again soon */
             unsigned pause = left < POLL_MS ? (unsigned)left : POLL_MS, wait_ms = store_command_wait_ms(store);
             sleep_ms(pause < wait_ms ? pause : wait_ms);
         }
@@ -361,6 +533,36 @@ store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsi
     store_status_t status = claim(store, consumer, lease_ms, block_ms, job);
     if (status != STORE_OK)
         memset(job, 0, sizeof *job); /* nothing half read is left */
+    return status;
+}
+
+/* The number at index i of an array reply, or 0. */
+static int64_t integer_at(const redisReply *r, size_t i)
+{
+    return r->elements > i && r->element[i]->type == REDIS_REPLY_INTEGER ? (int64_t)r->element[i]->integer : 0;
+}
+
+store_status_t store_engine_backlog(store_t *store, const char *owner, store_engine_backlog_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (owner && owner[0] && !owner_ok(owner))
+        return STORE_ENOT_FOUND;
+    const char *values[] = { STORE_ENGINE_OWNER_PREFIX, owner ? owner : "" };
+    redisReply *r = backlog_script_run(store, backlog_script, 2, values);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
+    if (status == STORE_OK && r->elements != 6)
+        status = STORE_ECORRUPT;
+    if (status == STORE_OK) {
+        out->now_ms = integer_at(r, 0);
+        out->queued = (uint64_t)integer_at(r, 1);
+        out->oldest_queued_ms = integer_at(r, 2);
+        out->in_flight = (uint64_t)integer_at(r, 3);
+        out->owners = (uint64_t)integer_at(r, 4);
+        out->owner_queued = (uint64_t)integer_at(r, 5);
+    }
+    freeReplyObject(r);
     return status;
 }
 
@@ -390,8 +592,137 @@ store_status_t store_engine_job_ack(store_t *store, const store_engine_job_t *jo
 {
     if (!job->entry_id[0])
         return STORE_ENOT_FOUND;
-    const char *values[] = { STORE_ENGINE_GROUP, job->entry_id };
-    return run_done_script(store, ack_script, 2, values);
+    char member[DUE_MEMBER_SIZE] = "";
+    if (!due_member(job->id, job->version, member))
+        member[0] = '\0';
+    const char *values[] = { STORE_ENGINE_GROUP, job->entry_id, member };
+    return run_done_script(store, ack_script, 3, values);
+}
+
+/* --- consumers --- */
+
+/* Remove: deletes consumer ARGV[2] from group ARGV[1] when it owns no
+ * pending entry. KEYS[1] the stream. 1 when deleted. */
+static const char remove_script[] =
+    "local p = redis.pcall('XPENDING', KEYS[1], ARGV[1], '-', '+', 1, ARGV[2])\n"
+    "if type(p) ~= 'table' or p['err'] or #p > 0 then return 0 end\n"
+    "return redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2]) >= 0 and 1 or 0\n";
+
+store_status_t store_engine_consumer_remove(store_t *store, const char *consumer)
+{
+    if (!consumer_ok(consumer))
+        return STORE_ENOT_FOUND;
+    const char *values[] = { STORE_ENGINE_GROUP, consumer };
+    redisReply *r = engine_script(store, remove_script, 2, values);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    freeReplyObject(r);
+    return status;
+}
+
+/* Prune: deletes the group's consumers idle past ARGV[2] ms that own no
+ * pending entry, at most ARGV[3] of them. KEYS[1] the stream; ARGV[1] the
+ * group. How many were deleted. */
+static const char prune_script[] =
+    "local ok, list = pcall(redis.call, 'XINFO', 'CONSUMERS', KEYS[1], ARGV[1])\n"
+    "if not ok then return 0 end\n"
+    "local removed = 0\n"
+    "for _, c in ipairs(list) do\n"
+    "  local f = {}\n"
+    "  for i = 1, #c, 2 do f[c[i]] = c[i + 1] end\n"
+    "  if removed < tonumber(ARGV[3]) and tonumber(f['pending']) == 0 and tonumber(f['idle']) > tonumber(ARGV[2]) then\n"
+    "    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], f['name'])\n"
+    "    removed = removed + 1\n"
+    "  end\n"
+    "end\n"
+    "return removed\n";
+
+store_status_t store_engine_consumers_prune(store_t *store, unsigned idle_ms, unsigned max, unsigned *removed)
+{
+    *removed = 0;
+    char idle[16], most[16];
+    snprintf(idle, sizeof idle, "%u", idle_ms);
+    snprintf(most, sizeof most, "%u", max);
+    const char *values[] = { STORE_ENGINE_GROUP, idle, most };
+    redisReply *r = engine_script(store, prune_script, 3, values);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (status == STORE_OK)
+        *removed = r->integer > 0 ? (unsigned)r->integer : 0;
+    freeReplyObject(r);
+    return status;
+}
+
+/* --- the bell, on a connection of its own --- */
+
+struct store_engine_bell {
+    store_t *store;
+    conn_t *conn;
+};
+
+store_engine_bell_t *store_engine_bell_new(store_t *store)
+{
+    store_engine_bell_t *bell = calloc(1, sizeof *bell);
+    if (bell)
+        bell->store = store;
+    return bell;
+}
+
+void store_engine_bell_free(store_engine_bell_t *bell)
+{
+    if (!bell)
+        return;
+    conn_free(bell->conn);
+    free(bell);
+}
+
+/* A connection to the node serving the engine keys: the one node, or the
+ * cluster's master of the {engine} slot. */
+static conn_t *bell_connect(store_t *store)
+{
+    if (!store_is_cluster(store))
+        return store_connect_node(store, NULL, NULL, 0);
+    cluster_map_t *map = malloc(sizeof *map);
+    conn_t *c = NULL;
+    if (map && store_cluster_map(store, map) && map->slot_node[engine_slot()] != CLUSTER_NO_NODE)
+        c = store_connect_node(store, &map->nodes[map->slot_node[engine_slot()]], NULL, 0);
+    free(map);
+    return c;
+}
+
+store_status_t store_engine_bell_wait(store_engine_bell_t *bell, unsigned block_ms)
+{
+    if (bell->conn && conn_closed_while_idle(bell->conn)) {
+        conn_free(bell->conn);
+        bell->conn = NULL;
+    }
+    if (!bell->conn && !(bell->conn = bell_connect(bell->store)))
+        return STORE_EUNAVAILABLE;
+    /* The reply may take the block, Redis's timer's lateness and a round
+     * trip: a command timeout on top of the block is for the last two. */
+    unsigned round_trip = store_command_wait_ms(bell->store);
+    conn_set_timeout(bell->conn, block_ms + TIMER_MARGIN_MS + (round_trip ? round_trip : TIMER_MARGIN_MS));
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%u.%03u", block_ms / 1000, block_ms % 1000);
+    const char *argv[] = { "BLPOP", STORE_ENGINE_BELL_KEY, seconds };
+    conn_failure_t failure;
+    redisReply *r = conn_command(bell->conn, 3, argv, NULL, &failure);
+    if (!r) { /* a late or lost reply: this connection's alone, never the store's */
+        conn_free(bell->conn);
+        bell->conn = NULL;
+        return STORE_EUNAVAILABLE;
+    }
+    store_status_t status = r->type == REDIS_REPLY_NIL ? STORE_ENOT_FOUND
+                            : r->type == REDIS_REPLY_ARRAY ? STORE_OK
+                                                           : STORE_EUNAVAILABLE;
+    freeReplyObject(r);
+    if (status == STORE_EUNAVAILABLE) { /* MOVED, a node gone read-only...: connect afresh next time */
+        conn_free(bell->conn);
+        bell->conn = NULL;
+    }
+    return status;
 }
 
 /* --- intents --- */

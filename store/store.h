@@ -270,17 +270,25 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
  * thread on one replica: any replica's engine worker may do it, and one
  * that dies leaves it to another. A job is {game id, version v}: "the game
  * is at version v and the computer is to move" (game_record_engine_to_move
- * of the record at v). The jobs are a Redis Stream with one consumer group
- * (STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP); an intent index, a sorted
- * set (STORE_ENGINE_DUE_KEY) of members "<id>:<v>" scored by the Redis
- * time the move must be made by, finds the turns whose job was lost.
+ * of the record at v). A job added waits in the backlog: one queue per
+ * owner (the client whose request made the turn), served in turn, one job
+ * of each owner in a round, except that a turn whose game would be lost
+ * within STORE_ENGINE_URGENT_MS (its deadline) goes first. A claim moves
+ * the next one to a Redis Stream with one consumer group
+ * (STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP), which holds the turns being
+ * played and their leases. A turn is in the backlog or in the stream once
+ * at most. An intent index, a sorted set (STORE_ENGINE_DUE_KEY) of members
+ * "<id>:<v>" scored by the Redis time the move must be made by, finds the
+ * turns whose job was lost; a turn queued or claimed pushes its intent
+ * STORE_ENGINE_RECHECK_MS on, so that one only waiting is not taken for
+ * lost.
  *
  * The protocol, in this order:
  *   1. store_engine_due_set(id, v, due)  before the write that makes version
  *      v with the computer to move (due: that write's Redis time, a load's
  *      now_ms or store_engine_now, plus what the think may take and a margin);
  *   2. store_game_write(...)             the game at v, computer to move;
- *   3. store_engine_job_add(id, v)       the job.
+ *   3. store_engine_turn_add(id, v, turn) the job (store_engine_job_add: no owner).
  *   A worker: store_engine_job_claim; store_game_load, and unless the game
  *   is at v with the computer to move, ack and clear at once (the job is
  *   stale: a duplicate, a takeback, a resignation); else think, calling
@@ -292,7 +300,8 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
  *   Every replica, now and then: store_engine_now, store_engine_due_scan;
  *   for each intent due, load the game: at v with the computer to move, push
  *   the intent back (store_engine_due_set with a new due) and add the job
- *   again; anything else (a later version, a game over or gone), clear it.
+ *   again (a no-op when it is only waiting, or being played: *added says
+ *   which); anything else (a later version, a game over or gone), clear it.
  * Why: the game write and the job cannot be one atomic step (on a cluster
  * they live in different slots), so a replica that dies between steps 2
  * and 3 leaves an intent without a job, which the scan finds; one that dies
@@ -311,6 +320,24 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
 #define STORE_ENGINE_JOBS_KEY "chessd:{engine}:jobs"
 #define STORE_ENGINE_GROUP "engines"
 #define STORE_ENGINE_DUE_KEY "chessd:{engine}:due"
+/* The backlog: turns queued (sorted set: member "<id>:<v>", its queued
+ * time), the owners waiting (sorted set, scored by their place in the
+ * round), each owner's queue (a sorted set under STORE_ENGINE_OWNER_PREFIX
+ * and the owner's name, in the order queued), the urgent turns (sorted set
+ * by deadline), each queued turn's owner (hash), the turns in flight (hash:
+ * member, its entry id), the round's and the queues' counters, and the bell
+ * (a list a worker waits on). */
+#define STORE_ENGINE_QUEUED_KEY "chessd:{engine}:queued"
+#define STORE_ENGINE_OWNERS_KEY "chessd:{engine}:owners"
+#define STORE_ENGINE_OWNER_PREFIX "chessd:{engine}:owner:"
+#define STORE_ENGINE_URGENT_KEY "chessd:{engine}:urgent"
+#define STORE_ENGINE_OWNER_OF_KEY "chessd:{engine}:owner-of"
+#define STORE_ENGINE_INFLIGHT_KEY "chessd:{engine}:in-flight"
+#define STORE_ENGINE_ROUND_KEY "chessd:{engine}:round"
+#define STORE_ENGINE_SEQ_KEY "chessd:{engine}:seq"
+#define STORE_ENGINE_BELL_KEY "chessd:{engine}:bell"
+/* The owner of turns added with none (the sweep's, store_engine_job_add's). */
+#define STORE_ENGINE_OWNER_NONE "-"
 /* The first-move deadlines (store_first_move_due_*): a sorted set like the intents, of its own. */
 #define STORE_FIRST_MOVE_DUE_KEY "chessd:{first-move}:due"
 
@@ -319,6 +346,10 @@ enum {
     STORE_ENGINE_ENTRY_SIZE = 48,     /* a stream entry id, "<ms>-<seq>", and its NUL */
     STORE_ENGINE_CONSUMER_MAX = 200,  /* bytes of a consumer's name */
     STORE_ENGINE_JOBS_MAX = 10000,    /* the stream is trimmed to about this many entries (XADD MAXLEN ~) */
+    STORE_ENGINE_OWNER_MAX = 64,      /* bytes of an owner's name, the NUL included */
+    STORE_ENGINE_URGENT_MS = 10000,   /* a turn whose game would be lost this soon is served first */
+    STORE_ENGINE_RECHECK_MS = 60000,  /* a turn queued or claimed: its intent looked at again after this */
+    STORE_ENGINE_BELL_MAX = 64,       /* the bell's length at most */
 };
 
 /* A job, as claimed: the game, the version it was made for, its entry in
@@ -333,11 +364,52 @@ typedef struct {
     unsigned deliveries;
 } store_engine_job_t;
 
-/* Adds the job {id, version} (XADD, the stream trimmed to about
- * STORE_ENGINE_JOBS_MAX). A duplicate is harmless (see above).
- * STORE_EUNKNOWN: sent, no answer: it may have been added (the intent's
- * scan adds it again if not). STORE_EFULL: Redis is full. */
+/* Who a turn is for and by when it must be played. */
+typedef struct {
+    const char *owner;   /* the client's name (1 to STORE_ENGINE_OWNER_MAX - 1 printable bytes, no space); NULL or "": none */
+    int64_t deadline_ms; /* Redis time (Unix ms) by which the game is lost unless the computer moves; 0: none */
+} store_engine_turn_t;
+
+/* Queues the job {id, version} in its owner's queue (turn NULL: no owner,
+ * no deadline) and rings the bell, one step; *added (when not NULL) says
+ * whether it was queued: false when that turn is queued or in flight
+ * already (a duplicate is dropped). STORE_EUNAVAILABLE: Redis did not
+ * answer (the intent's scan adds it again). STORE_EFULL: Redis is full.
+ * STORE_ENOT_FOUND: not a game id, version or owner; nothing sent. */
+store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t version, const store_engine_turn_t *turn,
+                                     bool *added);
 store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version);
+
+/* The backlog as it stands: Redis's clock, the turns queued and in
+ * flight, when the oldest queued one was queued (Redis time; 0: none), the
+ * owners waiting, and owner's queued turns (owner NULL or "": 0). */
+typedef struct {
+    int64_t now_ms;
+    uint64_t queued, in_flight, owners, owner_queued;
+    int64_t oldest_queued_ms;
+} store_engine_backlog_t;
+
+store_status_t store_engine_backlog(store_t *store, const char *owner, store_engine_backlog_t *out);
+
+/* Removes consumer from the group (XGROUP DELCONSUMER) unless it owns a
+ * pending entry (a turn left for its lease to bring back): a worker's
+ * clean stop. STORE_OK also when there was none, or it was kept. */
+store_status_t store_engine_consumer_remove(store_t *store, const char *consumer);
+/* Removes up to max consumers idle past idle_ms that own no pending entry
+ * (workers gone without a clean stop); *removed says how many. */
+store_status_t store_engine_consumers_prune(store_t *store, unsigned idle_ms, unsigned max, unsigned *removed);
+
+/* A wait for the bell on a connection of its own, so that a long block
+ * never holds a connection the other calls share, and a late reply is this
+ * wait's failure only, never the store's (no breaker is tripped). One
+ * thread at a time. */
+typedef struct store_engine_bell store_engine_bell_t;
+store_engine_bell_t *store_engine_bell_new(store_t *store);
+/* Waits up to block_ms for a turn queued: STORE_OK rung (look now),
+ * STORE_ENOT_FOUND not, STORE_EUNAVAILABLE no reply in the block and a
+ * round trip (the connection is made again next time). */
+store_status_t store_engine_bell_wait(store_engine_bell_t *bell, unsigned block_ms);
+void store_engine_bell_free(store_engine_bell_t *bell);
 
 /* Claims a job for consumer (a name unique to one worker of one replica,
  * 1 to STORE_ENGINE_CONSUMER_MAX bytes): first one whose worker has been

@@ -22,7 +22,8 @@ enum {
     ERR_SIZE = 256,
 };
 
-typedef enum { SLOT_DOWN = 0, SLOT_UP, SLOT_BUSY, SLOT_STARTING } slot_state_t;
+/* SLOT_HELD: up and idle, but kept for a caller (engine_pool_hold). */
+typedef enum { SLOT_DOWN = 0, SLOT_UP, SLOT_BUSY, SLOT_STARTING, SLOT_HELD } slot_state_t;
 
 typedef struct {
     engine_t *engine;           /* NULL until it first started */
@@ -41,6 +42,7 @@ struct engine_pool {
     bool supervisor_started, closing;
     slot_t *slots;
     unsigned waiting;
+    unsigned priority_waiting; /* of the waiting, those that go first (holds) */
     uint64_t jobs, jobs_failed, jobs_retried, restarts, start_failures, timeouts, crashes, garbage;
     char name[ENGINE_NAME_MAX];
 };
@@ -183,7 +185,7 @@ void engine_pool_free(engine_pool_t *pool)
     for (;;) {
         bool busy = pool->waiting > 0;
         for (unsigned i = 0; i < pool->cfg.workers && !busy; i++)
-            busy = pool->slots[i].state == SLOT_BUSY;
+            busy = pool->slots[i].state == SLOT_BUSY || pool->slots[i].state == SLOT_HELD;
         if (!busy)
             break;
         pthread_cond_wait(&pool->changed, &pool->lock);
@@ -213,16 +215,18 @@ static bool may_come_up(const engine_pool_t *pool, uint64_t deadline)
 }
 
 /* Takes a free slot, preferring one other than avoid and one that last
- * served session; waits until deadline. NULL with *status EBUSY or EDOWN.
- * Called with the lock held. */
-static slot_t *take_slot(engine_pool_t *pool, const slot_t *avoid, const char *session, uint64_t deadline,
-                         engine_status_t *status)
+ * served session; waits until deadline. A waiter without priority leaves
+ * free slots to those with it (holds: the computer's turns go before
+ * analyses). NULL with *status EBUSY or EDOWN. Called with the lock held. */
+static slot_t *take_slot(engine_pool_t *pool, const slot_t *avoid, const char *session, bool priority,
+                         uint64_t deadline, engine_status_t *status)
 {
     pool->waiting++;
+    pool->priority_waiting += priority;
     slot_t *taken = NULL;
     for (;;) {
         slot_t *any = NULL;
-        for (unsigned i = 0; i < pool->cfg.workers; i++) {
+        for (unsigned i = 0; i < pool->cfg.workers && (priority || !pool->priority_waiting); i++) {
             slot_t *slot = &pool->slots[i];
             if (slot->state != SLOT_UP)
                 continue;
@@ -238,9 +242,9 @@ static slot_t *take_slot(engine_pool_t *pool, const slot_t *avoid, const char *s
             taken = any;
             break;
         }
-        bool up = false;
+        bool up = false; /* running: busy, held, or free but left to a hold */
         for (unsigned i = 0; i < pool->cfg.workers && !up; i++)
-            up = pool->slots[i].state == SLOT_BUSY;
+            up = pool->slots[i].state == SLOT_BUSY || pool->slots[i].state == SLOT_HELD || pool->slots[i].state == SLOT_UP;
         uint64_t now = clock_now_ms();
         if (pool->closing || (!up && !may_come_up(pool, deadline))) {
             *status = ENGINE_EDOWN;
@@ -254,8 +258,9 @@ static slot_t *take_slot(engine_pool_t *pool, const slot_t *avoid, const char *s
         pthread_cond_timedwait(&pool->changed, &pool->lock, &until);
     }
     pool->waiting--;
-    if (pool->closing)
-        pthread_cond_broadcast(&pool->changed); /* engine_pool_free waits for the waiters to leave */
+    pool->priority_waiting -= priority;
+    if (pool->closing || (priority && !pool->priority_waiting))
+        pthread_cond_broadcast(&pool->changed); /* engine_pool_free waits for the waiters; the others may take now */
     if (taken)
         taken->state = SLOT_BUSY;
     return taken;
@@ -299,8 +304,11 @@ static uint64_t retry_deadline(const engine_pool_t *pool, uint64_t wait_deadline
     return by > wait_deadline_ms ? by : wait_deadline_ms;
 }
 
-engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
-                                uint64_t wait_deadline_ms, char *err, size_t err_size)
+/* engine_pool_run and engine_pool_run_held: on the held slot first when
+ * hold names one, else on a slot taken (with priority for a hold's job); a
+ * hold keeps the slot its job ends on, when that is alive. */
+static engine_status_t run_job(engine_pool_t *pool, engine_hold_t *hold, const char *session, bool chess960,
+                               engine_job_fn fn, void *ctx, uint64_t wait_deadline_ms, char *err, size_t err_size)
 {
     if (err_size)
         err[0] = '\0';
@@ -314,7 +322,14 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
     pthread_mutex_lock(&pool->lock);
     for (int attempt = 0; attempt < 2; attempt++) {
         engine_status_t taken = ENGINE_EDOWN;
-        slot_t *slot = take_slot(pool, failed, session, deadline, &taken);
+        slot_t *slot = NULL;
+        if (hold && hold->slot) {
+            slot = hold->slot;
+            hold->slot = NULL;
+            slot->state = SLOT_BUSY;
+        } else {
+            slot = take_slot(pool, failed, session, hold != NULL, deadline, &taken);
+        }
         if (!slot && failed)
             break; /* no engine for the retry: the answer is the failure, its err kept */
         if (!slot) {
@@ -328,7 +343,9 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
         s = run_on(slot, session, chess960, fn, ctx, err, err_size);
         pthread_mutex_lock(&pool->lock);
         if (!engine_dead_after(s) && engine_alive(slot->engine)) {
-            slot->state = SLOT_UP;
+            slot->state = hold ? SLOT_HELD : SLOT_UP;
+            if (hold)
+                hold->slot = slot;
             slot->backoff_ms = pool->cfg.backoff_min_ms;
             pthread_cond_broadcast(&pool->changed);
             break;
@@ -345,6 +362,48 @@ engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool c
         pool->jobs_failed++;
     pthread_mutex_unlock(&pool->lock);
     return s;
+}
+
+engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
+                                uint64_t wait_deadline_ms, char *err, size_t err_size)
+{
+    return run_job(pool, NULL, session, chess960, fn, ctx, wait_deadline_ms, err, err_size);
+}
+
+engine_status_t engine_pool_run_held(engine_pool_t *pool, engine_hold_t *hold, const char *session, bool chess960,
+                                     engine_job_fn fn, void *ctx, uint64_t wait_deadline_ms, char *err, size_t err_size)
+{
+    return run_job(pool, hold, session, chess960, fn, ctx, wait_deadline_ms, err, err_size);
+}
+
+engine_status_t engine_pool_hold(engine_pool_t *pool, uint64_t wait_deadline_ms, engine_hold_t *hold)
+{
+    hold->slot = NULL;
+    if (!pool || !pool->path)
+        return ENGINE_EDOWN;
+    engine_status_t status = ENGINE_EDOWN;
+    pthread_mutex_lock(&pool->lock);
+    slot_t *slot = take_slot(pool, NULL, NULL, true, wait_deadline_ms, &status);
+    if (slot) {
+        slot->state = SLOT_HELD;
+        hold->slot = slot;
+        status = ENGINE_OK;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return status;
+}
+
+void engine_pool_release(engine_pool_t *pool, engine_hold_t *hold)
+{
+    if (!pool || !hold->slot)
+        return;
+    pthread_mutex_lock(&pool->lock);
+    slot_t *slot = hold->slot;
+    hold->slot = NULL;
+    if (slot->state == SLOT_HELD)
+        slot->state = SLOT_UP;
+    pthread_cond_broadcast(&pool->changed);
+    pthread_mutex_unlock(&pool->lock);
 }
 
 bool engine_pool_has_idle(engine_pool_t *pool)
@@ -368,10 +427,13 @@ void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out)
     out->configured = pool->path != NULL;
     out->workers = out->configured ? pool->cfg.workers : 0;
     for (unsigned i = 0; i < pool->cfg.workers && out->configured; i++) {
-        out->up += pool->slots[i].state == SLOT_UP || pool->slots[i].state == SLOT_BUSY;
-        out->busy += pool->slots[i].state == SLOT_BUSY;
+        slot_state_t state = pool->slots[i].state;
+        out->up += state == SLOT_UP || state == SLOT_BUSY || state == SLOT_HELD;
+        out->busy += state == SLOT_BUSY;
+        out->held += state == SLOT_HELD;
     }
     out->waiting = pool->waiting;
+    out->priority_waiting = pool->priority_waiting;
     out->jobs = pool->jobs;
     out->jobs_failed = pool->jobs_failed;
     out->jobs_retried = pool->jobs_retried;

@@ -49,6 +49,26 @@ typedef engine_status_t (*engine_job_fn)(engine_t *e, void *ctx, char *err, size
 engine_status_t engine_pool_run(engine_pool_t *pool, const char *session, bool chess960, engine_job_fn fn, void *ctx,
                                 uint64_t wait_deadline_ms, char *err, size_t err_size);
 
+/* A hold: an engine kept for one caller between its jobs (the computer's
+ * turns: a worker holds an engine, claims a turn, plays it, claims the
+ * next, so that no analysis takes the engine between two turns). Holders
+ * wait ahead of engine_pool_run's callers. */
+typedef struct {
+    void *slot; /* the pool's; NULL: nothing held */
+} engine_hold_t;
+
+/* Waits for a free engine until wait_deadline_ms, ahead of every
+ * engine_pool_run waiting, and keeps it for hold: ENGINE_OK, else
+ * ENGINE_EBUSY or ENGINE_EDOWN with nothing held. */
+engine_status_t engine_pool_hold(engine_pool_t *pool, uint64_t wait_deadline_ms, engine_hold_t *hold);
+/* engine_pool_run on the engine held (when the hold has one; else on one
+ * taken ahead of engine_pool_run's waiters); the engine the job ends on,
+ * alive, is held after it, and when none is, the hold is empty. */
+engine_status_t engine_pool_run_held(engine_pool_t *pool, engine_hold_t *hold, const char *session, bool chess960,
+                                     engine_job_fn fn, void *ctx, uint64_t wait_deadline_ms, char *err, size_t err_size);
+/* Gives the held engine back (nothing held: nothing done). */
+void engine_pool_release(engine_pool_t *pool, engine_hold_t *hold);
+
 /* Whether an engine is running and free now (a hint: it may be taken next). */
 bool engine_pool_has_idle(engine_pool_t *pool);
 
@@ -57,7 +77,9 @@ typedef struct {
     unsigned workers;         /* engines the pool keeps */
     unsigned up;              /* running now */
     unsigned busy;            /* running a job now */
+    unsigned held;            /* kept for the computer's turns between their jobs */
     unsigned waiting;         /* jobs waiting for an engine */
+    unsigned priority_waiting; /* of them, holds (the computer's turns) */
     uint64_t jobs, jobs_failed, jobs_retried;
     uint64_t restarts, start_failures;
     uint64_t timeouts, crashes, garbage; /* failures, by kind */

@@ -1,10 +1,12 @@
 /* The computer's turns (engine_turns.h). Each worker thread owns one Redis
- * consumer name ("<host>:<pid>:<n>") and loops: wait for an idle engine,
- * claim a job (blocking in Redis, never past the command timeout), play it
- * through game_svc_engine_turn, and ack it and clear its intent once the
- * turn is done or gone. A turn that failed is left claimed: its lease
- * passes and a worker (this one or another replica's) claims it again.
- * Worker 0 also sweeps the intents every sweep_ms. */
+ * consumer name ("<host>:<pid>:<n>") and loops: wait for the bell (a turn
+ * queued) on a connection of its own, hold an engine ahead of analyses,
+ * claim turns and play each through game_svc_engine_turn on the engine
+ * held, acking each and clearing its intent once it is done or gone, and
+ * give the engine back when none is left. A turn that failed is left
+ * claimed: its lease passes and a worker claims it again. Worker 0 also
+ * sweeps the intents, reads the backlog for the metrics, and removes the
+ * consumers of workers gone. */
 #include "engine_turns.h"
 
 #include <inttypes.h>
@@ -23,11 +25,13 @@
 #include "tokens.h"
 
 enum {
-    CLAIM_BLOCK_MS = 1000,
-    IDLE_WAIT_MS = 5,       /* between looks for an idle engine while all are busy */
+    BELL_BLOCK_MS = 1000,   /* a wait for the bell; then quiet turns are looked for anyway */
     TROUBLE_WAIT_MS = 200,  /* after the store failed */
     DEFAULT_SWEEP_MS = 1000,
     SWEEP_BATCH = 32,
+    PRUNE_EVERY_MS = 60000,          /* between removals of consumers gone */
+    CONSUMER_IDLE_MS = 10 * 60000,   /* a consumer this quiet, owning nothing, is a worker gone */
+    PRUNE_BATCH = 100,
 };
 
 typedef struct worker {
@@ -38,13 +42,19 @@ typedef struct worker {
     char consumer[STORE_ENGINE_CONSUMER_MAX];
     uint64_t rng;
     move_t *moves; /* GAME_MAX_PLIES: a game's moves for the engine */
+    engine_hold_t hold;        /* the engine kept between turns */
+    store_engine_bell_t *bell; /* the wait for turns, on its own connection */
 } worker_t;
 
 struct engine_turns {
     engine_turns_config_t cfg;
     atomic_bool stopping;
     worker_t *workers;
-    atomic_ullong played, stale, failed, recovered;
+    atomic_ullong played, stale, failed, recovered, requeue_skipped, consumers_removed;
+    /* The backlog as worker 0 last read it (backlog_ok: it could). */
+    atomic_bool backlog_ok;
+    atomic_ullong queued, in_flight, owners;
+    atomic_llong oldest_age_ms;
 };
 
 static void pause_ms(long ms)
@@ -92,8 +102,8 @@ static bool choose(void *ctx, const game_record_t *r, const char *line, size_t l
     }
     char err[256];
     uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;
-    engine_status_t status = engine_pool_run(w->turns->cfg.engines, r->id, r->game.initial.chess960, run_level, &s,
-                                             wait_until, err, sizeof err);
+    engine_status_t status = engine_pool_run_held(w->turns->cfg.engines, &w->hold, r->id, r->game.initial.chess960,
+                                                  run_level, &s, wait_until, err, sizeof err);
     if (status != ENGINE_OK)
         return false;
     position_t pos = r->game.initial;
@@ -151,10 +161,12 @@ static void sweep(engine_turns_t *t)
         game_svc_status_t status = game_svc_read(&t->cfg.games, due[i].id, STORE_LOAD_CHANGE, &g, &out);
         bool turn = status == GAME_SVC_OK && g.record.version == due[i].version && game_svc_engine_has_turn(&g.record);
         if (turn) {
+            /* Added again only when it is neither waiting nor being played. */
+            bool added = false;
             if (store_engine_due_set(store, due[i].id, due[i].version, now + (int64_t)t->cfg.games.engine_lease_ms)
                     == STORE_OK
-                && store_engine_job_add(store, due[i].id, due[i].version) == STORE_OK)
-                atomic_fetch_add(&t->recovered, 1);
+                && store_engine_turn_add(store, due[i].id, due[i].version, NULL, &added) == STORE_OK)
+                atomic_fetch_add(added ? &t->recovered : &t->requeue_skipped, 1);
         } else if (status == GAME_SVC_OK || status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD) {
             (void)store_engine_due_clear(store, due[i].id, due[i].version);
         }
@@ -163,29 +175,82 @@ static void sweep(engine_turns_t *t)
     }
 }
 
+/* Reads the backlog for the metrics and readiness. */
+static void read_backlog(engine_turns_t *t)
+{
+    store_engine_backlog_t b;
+    bool ok = store_engine_backlog(t->cfg.games.store, NULL, &b) == STORE_OK;
+    if (ok) {
+        atomic_store(&t->queued, b.queued);
+        atomic_store(&t->in_flight, b.in_flight);
+        atomic_store(&t->owners, b.owners);
+        atomic_store(&t->oldest_age_ms, b.oldest_queued_ms && b.now_ms > b.oldest_queued_ms
+                                            ? b.now_ms - b.oldest_queued_ms : 0);
+    }
+    atomic_store(&t->backlog_ok, ok);
+}
+
+/* Worker 0's chores: the sweep and the backlog every sweep_ms, the
+ * consumers of workers gone every PRUNE_EVERY_MS. */
+static void chores(engine_turns_t *t, uint64_t *next_sweep, uint64_t *next_prune)
+{
+    uint64_t now = clock_now_ms();
+    if (now >= *next_sweep) {
+        store_set_deadline(0);
+        sweep(t);
+        read_backlog(t);
+        *next_sweep = clock_now_ms() + (uint64_t)t->cfg.sweep_ms;
+    }
+    if (now >= *next_prune) {
+        unsigned removed = 0;
+        unsigned idle = t->cfg.consumer_idle_ms ? t->cfg.consumer_idle_ms : CONSUMER_IDLE_MS;
+        if (store_engine_consumers_prune(t->cfg.games.store, idle, PRUNE_BATCH, &removed) == STORE_OK)
+            atomic_fetch_add(&t->consumers_removed, removed);
+        *next_prune = clock_now_ms() + (t->cfg.consumer_idle_ms ? t->cfg.consumer_idle_ms / 2 + 1 : PRUNE_EVERY_MS);
+    }
+}
+
+/* Plays every turn there is to claim on one engine held, ahead of the
+ * analyses; gives it back once none is left. False when the store failed. */
+static bool play_turns(worker_t *w)
+{
+    engine_turns_t *t = w->turns;
+    store_t *store = t->cfg.games.store;
+    uint64_t wait_until = clock_now_ms() + (uint64_t)t->cfg.max_think_ms;
+    if (engine_pool_hold(t->cfg.engines, wait_until, &w->hold) != ENGINE_OK)
+        return true; /* no engine came: the turns wait for the next look */
+    bool ok = true;
+    while (!atomic_load(&t->stopping)) {
+        store_engine_job_t job;
+        store_set_deadline(0);
+        store_status_t s = store_engine_job_claim(store, w->consumer, t->cfg.games.engine_lease_ms, 0, &job);
+        if (s == STORE_OK)
+            play_job(w, &job);
+        else if (s != STORE_ECORRUPT) {
+            ok = s == STORE_ENOT_FOUND;
+            break;
+        }
+    }
+    engine_pool_release(t->cfg.engines, &w->hold);
+    return ok;
+}
+
 static void *work(void *arg)
 {
     worker_t *w = arg;
     engine_turns_t *t = w->turns;
-    store_t *store = t->cfg.games.store;
-    uint64_t next_sweep = clock_now_ms();
+    uint64_t next_sweep = clock_now_ms(), next_prune = clock_now_ms();
     while (!atomic_load(&t->stopping)) {
-        if (w->index == 0 && clock_now_ms() >= next_sweep) {
-            store_set_deadline(0);
-            sweep(t);
-            next_sweep = clock_now_ms() + (uint64_t)t->cfg.sweep_ms;
-        }
-        if (!engine_pool_has_idle(t->cfg.engines)) {
-            pause_ms(IDLE_WAIT_MS);
+        if (w->index == 0)
+            chores(t, &next_sweep, &next_prune);
+        if (!play_turns(w)) {
+            pause_ms(TROUBLE_WAIT_MS);
             continue;
         }
-        store_engine_job_t job;
-        store_set_deadline(0);
-        store_status_t s = store_engine_job_claim(store, w->consumer, t->cfg.games.engine_lease_ms,
-                                                  w->index == 0 ? (unsigned)t->cfg.sweep_ms : CLAIM_BLOCK_MS, &job);
-        if (s == STORE_OK)
-            play_job(w, &job);
-        else if (s != STORE_ENOT_FOUND && s != STORE_ECORRUPT)
+        unsigned block = w->index == 0 && (unsigned)t->cfg.sweep_ms < BELL_BLOCK_MS ? (unsigned)t->cfg.sweep_ms
+                                                                                    : BELL_BLOCK_MS;
+        store_status_t s = store_engine_bell_wait(w->bell, block);
+        if (s != STORE_OK && s != STORE_ENOT_FOUND)
             pause_ms(TROUBLE_WAIT_MS);
     }
     return NULL;
@@ -219,7 +284,8 @@ engine_turns_t *engine_turns_start(const engine_turns_config_t *cfg)
         if (!w->rng)
             w->rng = 1;
         w->moves = malloc(sizeof *w->moves * GAME_MAX_PLIES);
-        if (!w->moves || pthread_create(&w->thread, NULL, work, w) != 0) {
+        w->bell = store_engine_bell_new(t->cfg.games.store);
+        if (!w->moves || !w->bell || pthread_create(&w->thread, NULL, work, w) != 0) {
             engine_turns_stop(t);
             return NULL;
         }
@@ -234,9 +300,16 @@ void engine_turns_stop(engine_turns_t *t)
         return;
     atomic_store(&t->stopping, true);
     for (unsigned i = 0; i < t->cfg.workers; i++) {
-        if (t->workers[i].started)
-            pthread_join(t->workers[i].thread, NULL);
-        free(t->workers[i].moves);
+        worker_t *w = &t->workers[i];
+        if (w->started) {
+            pthread_join(w->thread, NULL);
+            /* A clean stop leaves no consumer behind (one that owns a turn
+             * still is kept: its pending entry would go with it). */
+            store_set_deadline(0);
+            (void)store_engine_consumer_remove(t->cfg.games.store, w->consumer);
+        }
+        free(w->moves);
+        store_engine_bell_free(w->bell);
     }
     free(t->workers);
     free(t);
@@ -251,4 +324,11 @@ void engine_turns_stats(engine_turns_t *t, engine_turns_stats_t *out)
     out->stale = atomic_load(&t->stale);
     out->failed = atomic_load(&t->failed);
     out->recovered = atomic_load(&t->recovered);
+    out->requeue_skipped = atomic_load(&t->requeue_skipped);
+    out->consumers_removed = atomic_load(&t->consumers_removed);
+    out->backlog_known = atomic_load(&t->backlog_ok);
+    out->queued = atomic_load(&t->queued);
+    out->in_flight = atomic_load(&t->in_flight);
+    out->owners = atomic_load(&t->owners);
+    out->oldest_age_ms = (uint64_t)atomic_load(&t->oldest_age_ms);
 }

@@ -1,8 +1,9 @@
 /* The computer's turns in stored games: worker threads that take engine
- * jobs from Redis (store.h's engine job protocol), play each on the engine
- * pool through the game service's compare-and-set, and a sweep that finds
- * the turns whose job was lost and queues them again. Any replica with an
- * engine and a store runs them; the turns themselves live in Redis. */
+ * jobs from Redis (store.h's engine job protocol: each client's turns in a
+ * queue of its own, served in turn), play each on an engine held ahead of
+ * analyses through the game service's compare-and-set, and a sweep that
+ * finds the turns whose job was lost and queues them again. Any replica
+ * with an engine and a store runs them; the turns themselves live in Redis. */
 #ifndef CHESSD_API_GAME_ENGINE_TURNS_H
 #define CHESSD_API_GAME_ENGINE_TURNS_H
 
@@ -19,6 +20,7 @@ typedef struct {
     unsigned workers;         /* threads taking jobs: one per engine worker */
     int max_think_ms;         /* the longest a turn's search may take */
     int sweep_ms;             /* between sweeps for lost turns (1000 by default) */
+    unsigned consumer_idle_ms; /* a consumer idle this long with nothing pending is removed (0: 10 minutes) */
 } engine_turns_config_t;
 
 /* Starts the workers and the sweep. NULL when threads or memory run out. */
@@ -30,7 +32,12 @@ typedef struct {
     uint64_t played;    /* turns played: a move, or a takeback accepted */
     uint64_t stale;     /* jobs for a turn already gone (a later version, the game over, a duplicate) */
     uint64_t failed;    /* turns left for another try: the engine gave no move, or the store failed */
-    uint64_t recovered; /* turns queued again by the sweep */
+    uint64_t recovered; /* turns queued again by the sweep: their job was really missing */
+    uint64_t requeue_skipped;   /* turns the sweep found overdue but waiting or being played: not queued again */
+    uint64_t consumers_removed; /* consumers of workers gone, removed */
+    bool backlog_known;         /* the backlog below was read at the last sweep */
+    uint64_t queued, in_flight, owners; /* turns waiting, being played, and the clients they are for */
+    uint64_t oldest_age_ms;     /* how long the oldest waiting turn has waited */
 } engine_turns_stats_t;
 
 void engine_turns_stats(engine_turns_t *turns, engine_turns_stats_t *out);

@@ -338,6 +338,50 @@ static char *event_message(const game_record_t *r, const change_t *change, int64
     return buf_finish(&message, length);
 }
 
+/* Whether owner may queue one more of the computer's turns: its own
+ * queue under engine_turns_per_client, everyone's under engine_turns_max.
+ * Read just before the write, so requests at once from one client may pass
+ * the bound by as many as there are; a backlog that cannot be read lets
+ * the turn through (the write then fails as the store does). */
+static game_svc_status_t turn_bound(const game_svc_config_t *c, const char *owner, game_svc_result_t *out)
+{
+    if (!c->engine_turns_max && (!c->engine_turns_per_client || !owner))
+        return GAME_SVC_OK;
+    store_engine_backlog_t b;
+    if (store_engine_backlog(c->store, owner, &b) != STORE_OK)
+        return GAME_SVC_OK;
+    if (owner && c->engine_turns_per_client && b.owner_queued >= c->engine_turns_per_client) {
+        snprintf(out->detail, sizeof out->detail,
+                 "this client has %llu of the computer's turns waiting, its most (--engine-turns-per-client %u); "
+                 "nothing was changed",
+                 (unsigned long long)b.owner_queued, c->engine_turns_per_client);
+        out->limit = c->engine_turns_per_client;
+        return GAME_SVC_ETOO_MANY_TURNS;
+    }
+    if (c->engine_turns_max && b.queued >= c->engine_turns_max) {
+        snprintf(out->detail, sizeof out->detail,
+                 "%llu of the computer's turns are waiting, the most this service queues "
+                 "(--engine-turns-max %u); nothing was changed",
+                 (unsigned long long)b.queued, c->engine_turns_max);
+        out->limit = c->engine_turns_max;
+        return GAME_SVC_EENGINE_BUSY;
+    }
+    return GAME_SVC_OK;
+}
+
+/* When the computer's turn in r must be played by, or its game is lost:
+ * the first-move grace's end, or its clock's flag at now_ms (0: never). */
+static int64_t engine_deadline(const game_record_t *r, int64_t now_ms)
+{
+    int64_t deadline = game_first_move_deadline(&r->game);
+    if (game_is_timed(&r->game)) {
+        int64_t flag = now_ms + game_clock_remaining(&r->game, (color_t)r->game.pos.side_to_move, now_ms);
+        if (!deadline || flag < deadline)
+            deadline = flag;
+    }
+    return deadline;
+}
+
 /* Who writes and what their answer is: the key its answer is kept under,
  * the request's answer settings, and for a creation the players' tokens
  * (the answer is then the Game, else the GameChange). */
@@ -416,8 +460,18 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         trouble = "no randomness for a write id";
     store_status_t written = STORE_OK;
     uint64_t current = 0;
-    /* The computer's turn: its intent before the write, its job after. */
+    /* The computer's turn: its bound first, its intent before the write, its job after. */
     bool engine_turn = c->engine_lease_ms && game_svc_engine_has_turn(r);
+    const char *owner = w->rq && w->rq->client && w->rq->client[0] ? w->rq->client : NULL;
+    game_svc_status_t refused = GAME_SVC_OK;
+    if (!trouble && engine_turn && (refused = turn_bound(c, owner, out)) != GAME_SVC_OK) {
+        free(kept);
+        free(message);
+        line_write_free(&lw);
+        free(body);
+        *status = refused;
+        return SAVE_FAILED;
+    }
     if (!trouble && engine_turn
         && (written = store_engine_due_set(c->store, r->id, r->version, now + (int64_t)c->engine_lease_ms)) != STORE_OK)
         trouble = "the computer's turn could not be recorded";
@@ -442,8 +496,10 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         return SAVE_FAILED;
     }
     if (written == STORE_OK) {
-        if (engine_turn) /* lost (no answer, a replica gone): the intent finds it again */
-            (void)store_engine_job_add(c->store, r->id, r->version);
+        if (engine_turn) { /* lost (no answer, a replica gone): the intent finds it again */
+            store_engine_turn_t turn = { owner, engine_deadline(r, now) };
+            (void)store_engine_turn_add(c->store, r->id, r->version, &turn, NULL);
+        }
         memcpy(r->write_id, write_id, sizeof r->write_id);
         free(out->body);
         out->body = body;

@@ -39,6 +39,8 @@ typedef struct game_svc_config {
     unsigned idempotency_ttl_seconds;   /* of a kept answer */
     unsigned game_cache_slots;          /* of the game cache (game_cache.h), on first use */
     unsigned engine_lease_ms;           /* how long the computer's turn may take before another replica takes it */
+    unsigned engine_turns_per_client;   /* the computer's turns one client may have waiting (0: no limit) */
+    unsigned engine_turns_max;          /* the computer's turns waiting from every client (0: no limit) */
 } game_svc_config_t;
 
 typedef enum {
@@ -62,6 +64,8 @@ typedef enum {
     GAME_SVC_EKEY_REUSED,            /* the Idempotency-Key came with another request */
     GAME_SVC_EPGN,                   /* the creation's PGN cannot be read or played (pgn) */
     GAME_SVC_EINTERNAL,              /* out of memory, no randomness... (detail) */
+    GAME_SVC_ETOO_MANY_TURNS,        /* the client has engine_turns_per_client of the computer's turns waiting */
+    GAME_SVC_EENGINE_BUSY,           /* engine_turns_max of the computer's turns wait: nothing was changed */
     GAME_SVC_STATUS_COUNT
 } game_svc_status_t;
 
@@ -71,6 +75,7 @@ enum { GAME_SVC_DETAIL_SIZE = 256 };
  * before the call, game_svc_result_free() after. */
 typedef struct {
     char detail[GAME_SVC_DETAIL_SIZE];
+    unsigned limit; /* GAME_SVC_ETOO_MANY_TURNS, GAME_SVC_EENGINE_BUSY: the bound reached */
     uint64_t current_version, expected_version; /* ECONFLICT; EPRECONDITION: current_version */
     game_status_t refusal;                      /* EREFUSED */
     game_takeback_t takeback;                   /* EREFUSED: the game's takeback policy */
@@ -121,13 +126,15 @@ void game_svc_keep(const game_svc_config_t *c, const game_svc_game_t *g);
 /* A write request: its Idempotency-Key (NULL: none) with the request's
  * fingerprint (idem_fingerprint), whether its answer lists legal moves,
  * and what a retry is answered with besides the body: answer_status, and a
- * creation's location (location_prefix followed by the new id; NULL: none). */
+ * creation's location (location_prefix followed by the new id; NULL: none);
+ * and the client, whose queue a computer's turn it makes waits in. */
 typedef struct {
     const char *key;
     const char *fingerprint;
     bool legal_moves;
     unsigned answer_status;
     const char *location_prefix;
+    const char *client; /* who asks: the owner of a computer's turn the change makes (NULL or "": none) */
 } game_svc_request_t;
 
 /* The version a change is made against: expected_version (given, and

@@ -230,6 +230,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .header = connection_header,
         .header_source = connection,
     };
+    httpd_client_text(connection, st->req.client, sizeof st->req.client);
     api_response_t res = { 0 };
     if (!h->app->route(h->app->ctx, st->raw_target, st->raw_target_length, st->target, &st->req, &res)) {
         st->route = st->req.route;
@@ -465,6 +466,8 @@ static void free_server(httpd_t *h)
     acceptor_free(h->probe_acceptor);
     if (httpd_the_server == h)
         httpd_the_server = NULL;
+    for (int i = 0; i < HTTPD_POOLS_MAX; i++)
+        pthread_mutex_destroy(&h->pool_addresses[i].lock);
     free(h);
 }
 
@@ -479,6 +482,8 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
     h->cfg = cfg;
     h->app = &cfg->app;
     h->live = cfg->app.live;
+    for (int i = 0; i < HTTPD_POOLS_MAX; i++)
+        pthread_mutex_init(&h->pool_addresses[i].lock, NULL);
     httpd_the_server = h;
     acceptor_config_t accept_cfg = { .max_open = cfg->max_connections, .per_address = cfg->per_address_connections,
                                      .log = on_accept_error };

@@ -34,6 +34,7 @@ typedef enum {
     HTTPD_REFUSE_POOL_FULL,     /* the route's pool queue is full (503; pool given) */
     HTTPD_REFUSE_POOL_LATE,     /* the job waited past its pool's give_up_ms and was not run (pool given) */
     HTTPD_REFUSE_CLIENT_LEFT,   /* the client left while its job waited (pool given) */
+    HTTPD_REFUSE_POOL_ADDRESS,  /* the client address has per_address_max jobs on the route's pool (429; pool given) */
     HTTPD_REFUSE_COUNT
 } httpd_refusal_t;
 
@@ -104,6 +105,7 @@ typedef struct {
     unsigned give_up_ms;
     unsigned extra_ms;
     bool skip_gone;      /* a job whose client left while it waited is not run */
+    unsigned per_address_max; /* jobs one client address may have running or waiting (0: no bound) */
 } httpd_pool_t;
 
 enum { HTTPD_POOLS_MAX = 4 };

@@ -193,6 +193,28 @@ bool httpd_client_address(struct MHD_Connection *connection, const void **bytes,
     return false;
 }
 
+void httpd_client_text(struct MHD_Connection *connection, char *out, size_t size)
+{
+    const void *bytes;
+    size_t length;
+    char text[INET6_ADDRSTRLEN] = "";
+    if (size)
+        out[0] = '\0';
+    if (!httpd_client_address(connection, &bytes, &length))
+        return;
+    if (length == 4) {
+        inet_ntop(AF_INET, bytes, out, (socklen_t)size); /* "" when it does not fit */
+        return;
+    }
+    struct in6_addr prefix = { 0 };
+    memcpy(prefix.s6_addr, bytes, length < 16 ? length : 16);
+    size_t n = inet_ntop(AF_INET6, &prefix, text, sizeof text) ? strlen(text) : 0;
+    if (n && n + sizeof "/64" <= size) {
+        memcpy(out, text, n);
+        memcpy(out + n, "/64", sizeof "/64");
+    }
+}
+
 /* The connection's socket, or -1. */
 int httpd_connection_fd(struct MHD_Connection *connection)
 {

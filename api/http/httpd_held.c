@@ -6,12 +6,69 @@
  * then the handler run again. */
 #include "httpd_private.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "sendq.h"
 #include "wire.h"
+
+/* Counts one more job of the client's on pool, unless it has
+ * per_address_max already (false). A client of unknown address, or one
+ * met when every slot is taken, is not bounded here. */
+static bool address_take(httpd_t *h, int pool, request_state_t *st)
+{
+    unsigned max = h->cfg->pools[pool].per_address_max;
+    const void *bytes;
+    size_t length;
+    if (!max || !httpd_client_address(st->connection, &bytes, &length) || length > 16)
+        return true;
+    pool_addresses_t *a = &h->pool_addresses[pool];
+    pthread_mutex_lock(&a->lock);
+    pool_address_t *mine = NULL, *free_slot = NULL;
+    for (unsigned i = 0; i < POOL_ADDRESSES && !mine; i++) {
+        pool_address_t *slot = &a->slots[i];
+        if (slot->count && slot->length == length && !memcmp(slot->bytes, bytes, length))
+            mine = slot;
+        else if (!slot->count && !free_slot)
+            free_slot = slot;
+    }
+    bool taken = true;
+    if (mine && mine->count >= max) {
+        taken = false;
+    } else if (mine || free_slot) {
+        if (!mine) {
+            mine = free_slot;
+            memcpy(mine->bytes, bytes, length);
+            mine->length = length;
+        }
+        mine->count++;
+        st->address_counted = true;
+    }
+    pthread_mutex_unlock(&a->lock);
+    return taken;
+}
+
+/* The job counted by address_take is over. */
+static void address_give(httpd_t *h, request_state_t *st)
+{
+    const void *bytes;
+    size_t length;
+    if (!st->address_counted || !httpd_client_address(st->connection, &bytes, &length))
+        return;
+    st->address_counted = false;
+    pool_addresses_t *a = &h->pool_addresses[st->pool];
+    pthread_mutex_lock(&a->lock);
+    for (unsigned i = 0; i < POOL_ADDRESSES; i++) {
+        pool_address_t *slot = &a->slots[i];
+        if (slot->count && slot->length == length && !memcmp(slot->bytes, bytes, length)) {
+            slot->count--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&a->lock);
+}
 
 /* Runs a request on its pool, unless its client has gone while it waited
  * (for a pool with skip_gone: the connection is suspended, so nothing else
@@ -37,6 +94,7 @@ static void run_pooled(void *arg)
         h->app->handle(h->app->ctx, &st->req, &st->res);
         h->app->pool_budget(h->app->ctx, st->pool, false, 0);
     }
+    address_give(h, st);
     atomic_store(&st->done, true);
     MHD_resume_connection(st->connection);
 }
@@ -48,8 +106,15 @@ static void run_pooled(void *arg)
 enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, int pool)
 {
     const httpd_pool_t *p = &h->cfg->pools[pool];
-    st->queued = true;
     st->pool = pool;
+    if (!address_take(h, pool, st)) {
+        api_response_t refused;
+        httpd_refusal(h, HTTPD_REFUSE_POOL_ADDRESS, pool, NULL, &refused);
+        if (!refused.retry_after)
+            refused.retry_after = 1;
+        return httpd_send_response(connection, st, &refused);
+    }
+    st->queued = true;
     st->give_up_us = p->give_up_ms ? clock_now_us() + (uint64_t)p->give_up_ms * 1000u : 0;
     st->res = (api_response_t){ 0 };
     atomic_store(&st->done, false);
@@ -58,6 +123,7 @@ enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, req
     if (workpool_submit(p->pool, run_pooled, st))
         return MHD_YES;
     httpd_pool_waiting(h, pool, -1);
+    address_give(h, st);
     httpd_refusal(h, HTTPD_REFUSE_POOL_FULL, pool, NULL, &st->res);
     if (!st->res.retry_after)
         st->res.retry_after = 1;

@@ -6,6 +6,7 @@
 #define CHESSD_API_HTTP_HTTPD_PRIVATE_H
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +48,7 @@ typedef struct {
     int pool;              /* the pool it runs on */
     bool stream_admitted;  /* a stream route holding its place under the stream bounds */
     bool rerun;            /* a long poll's second run, after its wait: not held again */
+    bool address_counted;  /* counted in its pool's pool_addresses */
     uint64_t give_up_us;   /* a pool job not started by then is refused unrun (0: never) */
     atomic_bool done;
     /* a long poll: held (suspended) until the application wakes it; res is
@@ -60,8 +62,23 @@ typedef struct {
     api_response_t res;
 } request_state_t;
 
+/* The jobs each client address has on a pool with per_address_max: a
+ * slot per address with any (count 0: a free slot). */
+enum { POOL_ADDRESSES = 256 };
+typedef struct {
+    unsigned char bytes[16];
+    size_t length;
+    unsigned count;
+} pool_address_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    pool_address_t slots[POOL_ADDRESSES];
+} pool_addresses_t;
+
 struct httpd {
     const httpd_config_t *cfg;
+    pool_addresses_t pool_addresses[HTTPD_POOLS_MAX];
     const httpd_app_t *app;
     const httpd_live_t *live; /* cfg->app.live */
     atomic_int in_flight;
@@ -84,6 +101,9 @@ int httpd_connection_fd(struct MHD_Connection *connection);
 /* The client's address as bytes for per-address budgets (an IPv4 address,
  * also one mapped into IPv6, or an IPv6 /64); false when unknown. */
 bool httpd_client_address(struct MHD_Connection *connection, const void **bytes, size_t *length);
+/* The client address as text (httpd_client_address: an IPv4 address, or an
+ * IPv6 /64 "<prefix>::/64"); "" when not known. */
+void httpd_client_text(struct MHD_Connection *connection, char *out, size_t size);
 /* The application's answer for a refusal into *res. */
 void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res);
 void httpd_pool_waiting(const httpd_t *h, int pool, int delta);

@@ -15,7 +15,7 @@
 
 #include "target.h"
 
-enum { API_PATH_PARAM_MAX = 64 };
+enum { API_PATH_PARAM_MAX = 64, API_CLIENT_SIZE = 48 };
 
 /* The value of request header `name` (case-insensitive), or NULL; source is
  * api_request_t.header_source. Valid for the request's lifetime. */
@@ -28,6 +28,9 @@ typedef struct {
     const char *body; /* NUL-terminated; body_length excludes the NUL */
     size_t body_length;
     const char *request_id;
+    /* The client as the per-address limits count it: an IPv4 address, or an
+     * IPv6 /64 ("2001:db8:1:2::/64"); "" when not known. */
+    char client[API_CLIENT_SIZE];
     const void *app;                   /* the application's context, opaque here (api/app.h) */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */

@@ -4,6 +4,7 @@
 // engine_busy with Retry-After at once; /healthz stays fast meanwhile; and
 // a client that leaves while its analysis waits frees its place and its
 // search is never run (chessd_engine_jobs_total counts only those run).
+// From one address here: --engine-analyses-per-client 0 lifts its bound.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -17,7 +18,7 @@ const QUEUE = 4;
 
 let server;
 before(async () => {
-  server = await startEngineServer(['--engine-workers', '1', '--engine-max-think-ms', String(THINK_MS)]);
+  server = await startEngineServer(['--engine-workers', '1', '--engine-max-think-ms', String(THINK_MS), '--engine-analyses-per-client', '0']);
   // nodeRequest's time includes the check against openapi.yaml, whose first use of a schema compiles it
   for (const path of ['/healthz', '/readyz']) await get(server, path);
 });

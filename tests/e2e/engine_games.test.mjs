@@ -23,6 +23,13 @@ const TOKEN_SECRET = 'e2e-engine-games-token-secret-0123456789';
 const ENV = { CHESSD_TOKEN_SECRET: TOKEN_SECRET };
 const JOBS_KEY = 'chessd:{engine}:jobs'; // store/store.h, the engine job protocol
 const DUE_KEY = 'chessd:{engine}:due';
+// The backlog (store/store.h): turns waiting, each owner's queue, the urgent ones, who owns each.
+const QUEUED_KEY = 'chessd:{engine}:queued';
+const OWNER_PREFIX = 'chessd:{engine}:owner:';
+const OWNER_OF_KEY = 'chessd:{engine}:owner-of';
+const URGENT_KEY = 'chessd:{engine}:urgent';
+const BACKLOG_KEYS = [QUEUED_KEY, OWNER_OF_KEY, URGENT_KEY, 'chessd:{engine}:owners', 'chessd:{engine}:in-flight',
+  'chessd:{engine}:round', 'chessd:{engine}:seq', 'chessd:{engine}:bell', `${OWNER_PREFIX}-`, `${OWNER_PREFIX}127.0.0.1`];
 const MAX_PLIES = 400; // a whole game longer than this is resigned
 // Level 8 thinks for its movetime (1000 ms, api/engine/levels.c) unless its
 // 400000 nodes come first: long enough for a request or two meanwhile.
@@ -51,7 +58,7 @@ async function setUp(t) {
   const redis = await gameRedis();
   const stops = [() => redis.stop()];
   t.after(async () => { for (const stop of stops.reverse()) await stop(); });
-  await redis.command('DEL', JOBS_KEY, DUE_KEY);
+  await redis.command('DEL', JOBS_KEY, DUE_KEY, ...BACKLOG_KEYS);
   const started = (server) => { stops.push(() => (server.killed ? undefined : server.stop())); return server; };
   return {
     redis,
@@ -153,12 +160,26 @@ async function intent(redis, id, version) {
   return score === null ? null : Number(score);
 }
 
-/** The jobs queued for game id: [[entry id, version], ...]. */
+/** The jobs of game id, waiting in the backlog ('queued') or claimed (their stream entry): [[entry id, version], ...]. */
 async function jobsOf(redis, id) {
+  const queued = await redis.command('ZRANGE', QUEUED_KEY, '0', '-1');
+  assert.ok(Array.isArray(queued), `ZRANGE ${QUEUED_KEY}: ${queued}`);
+  const waiting = queued.filter((m) => m.startsWith(`${id}:`)).map((m) => ['queued', Number(m.slice(id.length + 1))]);
   const entries = await redis.command('XRANGE', JOBS_KEY, '-', '+');
   assert.ok(Array.isArray(entries), `XRANGE ${JOBS_KEY}: ${entries}`);
-  return entries.map(([entry, fields]) => [entry, Object.fromEntries(fields.flatMap((f, i) => (i % 2 ? [] : [[f, fields[i + 1]]])))])
-    .filter(([, f]) => f.game === id).map(([entry, f]) => [entry, Number(f.version)]);
+  return [...waiting, ...entries.map(([entry, fields]) => [entry, Object.fromEntries(fields.flatMap((f, i) => (i % 2 ? [] : [[f, fields[i + 1]]])))])
+    .filter(([, f]) => f.game === id).map(([entry, f]) => [entry, Number(f.version)])];
+}
+
+/** Takes game id's turn at version out of the backlog, as if the replica that wrote the game died before queueing it. */
+async function loseQueued(redis, id, version) {
+  const member = `${id}:${version}`;
+  const owner = await redis.command('HGET', OWNER_OF_KEY, member);
+  assert.ok(owner, `the turn ${member} waits in the backlog`);
+  assert.equal(await redis.command('ZREM', QUEUED_KEY, member), 1);
+  assert.equal(await redis.command('ZREM', `${OWNER_PREFIX}${owner}`, member), 1);
+  await redis.command('HDEL', OWNER_OF_KEY, member);
+  await redis.command('ZREM', URGENT_KEY, member);
 }
 
 /**
@@ -446,13 +467,16 @@ test('a job lost between the game\'s write and the queue: the sweep finds its in
   // Intents written by this API replica are due 2.5 s after the write (the least lease: 500 ms of think and 2 s).
   const api = await s.api(['--engine-max-think-ms', '500', '--engine-job-lease-ms', '500']);
   const game = await create(api, { engine: { level: 1, color: 'white' } });
-  const due = await intent(s.redis, game.id, 1);
-  assert.ok(due, 'the intent is written with the game');
+  assert.ok(await intent(s.redis, game.id, 1), 'the intent is written with the game');
   const jobs = await jobsOf(s.redis, game.id);
   assert.equal(jobs.length, 1, 'one job queued');
-  assert.deepEqual(jobs.map(([, v]) => v), [1]);
-  // The job is lost (as if the replica died between the two writes); the intent stays.
-  assert.equal(await s.redis.command('XDEL', JOBS_KEY, jobs[0][0]), 1);
+  assert.deepEqual(jobs, [['queued', 1]]);
+  // The job is lost (as if the replica died between the two writes): the
+  // intent stays as the write left it, due 2.5 s on (queueing the turn would have pushed it on).
+  await loseQueued(s.redis, game.id, 1);
+  const [seconds, micros] = await s.redis.command('TIME');
+  const due = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + 2500;
+  await s.redis.command('ZADD', DUE_KEY, String(due), `${game.id}:1`);
   const worker = await s.worker([], 'engine');
   const [stream, head] = await follow(api, game.id);
   assert.equal(head.version, 1, 'no move without a job');

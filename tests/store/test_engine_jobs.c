@@ -5,9 +5,12 @@
  * went quiet claimed by another after its lease, not before, and touch
  * holding it; intents set, scanned and cleared per version; a blocking
  * claim's wait and its wake-up; the group made again; entries this code did
- * not write; Redis frozen (SIGSTOP). Then, on one node, the stream's bound
- * and a password, and on the cluster, the keys' slot moved to another
- * master. The suites fail (they do not skip) when Redis cannot be started. */
+ * not write; Redis frozen (SIGSTOP); the backlog (owners served in turn,
+ * urgent turns first, a turn queued once, intents pushed back while it
+ * waits), consumers removed, and the bell on its own connection. Then, on
+ * one node, the backlog against the stream and a password, and on the
+ * cluster, the keys' slot moved to another master. The suites fail (they do
+ * not skip) when Redis cannot be started. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -106,7 +109,17 @@ static long long pending_count(void)
 static long long stream_length(void) { return raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY); }
 
 /* Each test starts with no jobs, no group and no intents. */
-static void before_each(void) { CU_ASSERT(raw_integer("DEL %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_DUE_KEY) >= 0); }
+/* Every engine key is on the engine keys' node, and only they are. */
+static void before_each(void)
+{
+    redisReply *r = raw("FLUSHALL");
+    CU_ASSERT(r && r->type == REDIS_REPLY_STATUS);
+    if (r)
+        freeReplyObject(r);
+}
+
+/* Turns waiting in the backlog. */
+static long long queued_count(void) { return raw_integer("ZCARD %s", STORE_ENGINE_QUEUED_KEY); }
 
 static int single_init(void)
 {
@@ -178,13 +191,16 @@ static store_status_t claim_now(const char *consumer, store_engine_job_t *job)
 static void test_a_job_added_is_claimed_once_and_acked_away(void)
 {
     CU_ASSERT_EQUAL_FATAL(store_engine_job_add(store, "GameOne_-0123456", 5), STORE_OK);
-    CU_ASSERT_EQUAL(stream_length(), 1);
+    CU_ASSERT_EQUAL(queued_count(), 1); /* waiting: in the stream once claimed */
+    CU_ASSERT_EQUAL(stream_length(), 0);
     store_engine_job_t job, other;
     CU_ASSERT_EQUAL_FATAL(claim_now("worker-a", &job), STORE_OK);
     CU_ASSERT_STRING_EQUAL(job.id, "GameOne_-0123456");
     CU_ASSERT_EQUAL(job.version, 5);
     CU_ASSERT(strlen(job.entry_id) >= 3 && strchr(job.entry_id, '-'));
     CU_ASSERT_EQUAL(pending_count(), 1);
+    CU_ASSERT_EQUAL(queued_count(), 0);
+    CU_ASSERT_EQUAL(stream_length(), 1);
     /* Claimed: no other worker gets it, nor does the same one again. */
     CU_ASSERT_EQUAL(claim_now("worker-b", &other), STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(claim_now("worker-a", &other), STORE_ENOT_FOUND);
@@ -228,7 +244,15 @@ static void test_what_is_no_game_id_or_version_is_refused_unsent(void)
     CU_ASSERT_EQUAL(store_engine_job_add(store, "abcdefghijklmnopqrstuvw" /* 23 */, 1), STORE_OK);
     store_stats(store, &after);
     CU_ASSERT_EQUAL(after.errors, before.errors);
-    CU_ASSERT_EQUAL(stream_length(), 1);
+    CU_ASSERT_EQUAL(queued_count(), 1);
+    /* An owner that cannot be a key's name is refused too. */
+    static const char *const owners[] = { "a b", "\x01", "\x7f",
+                                          "oooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooo" /* 64 */ };
+    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++) {
+        store_engine_turn_t turn = { owners[i], 0 };
+        CU_ASSERT_EQUAL(store_engine_turn_add(store, "ok", 1, &turn, NULL), STORE_ENOT_FOUND);
+    }
+    CU_ASSERT_EQUAL(queued_count(), 1);
 }
 
 /* Two workers, each on its own thread (and so its own connection). */
@@ -404,13 +428,25 @@ static void test_the_group_is_made_again_when_the_stream_or_the_group_is_gone(vo
     store_engine_job_t job;
     CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ENOT_FOUND); /* makes the stream and the group */
     CU_ASSERT_EQUAL(stream_length(), 0);
-    /* The stream deleted, then a job added (XADD makes a stream without the
-     * group): the group made again reads it from its first entry. */
+    /* The stream deleted with turns waiting: they wait in the backlog, and the
+     * group made again takes them (XADD makes a stream without the group). */
     CU_ASSERT_EQUAL(store_engine_job_add(store, "before", 1), STORE_OK);
     CU_ASSERT_EQUAL(raw_integer("DEL %s", STORE_ENGINE_JOBS_KEY), 1);
     CU_ASSERT_EQUAL(store_engine_job_add(store, "after", 2), STORE_OK);
     CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "before");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
     CU_ASSERT_STRING_EQUAL(job.id, "after");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    /* An entry written to the stream itself (a replica of an older chessd)
+     * is taken too. */
+    redisReply *added = raw("XADD %s * game older version 5", STORE_ENGINE_JOBS_KEY);
+    CU_ASSERT_TRUE(added && added->type == REDIS_REPLY_STRING);
+    if (added)
+        freeReplyObject(added);
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, "older");
     CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
     /* The group destroyed with a job not done in the stream: it is had again. */
     CU_ASSERT_EQUAL(store_engine_job_add(store, "kept", 3), STORE_OK);
@@ -451,7 +487,7 @@ static void test_an_entry_this_code_did_not_write_is_refused_and_removed(void)
     CU_ASSERT_EQUAL(raw_integer("DEL %s", STORE_ENGINE_JOBS_KEY), 1);
     r = raw("SET %s x", STORE_ENGINE_JOBS_KEY);
     freeReplyObject(r);
-    CU_ASSERT_EQUAL(store_engine_job_add(store, "x", 1), STORE_ECORRUPT);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "x", 1), STORE_OK); /* waits in the backlog */
     CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ECORRUPT);
     CU_ASSERT_EQUAL(store_engine_job_ack(store, &(store_engine_job_t){ "x", 1, "1-1", 1 }), STORE_ECORRUPT);
 }
@@ -586,22 +622,24 @@ static void test_a_claim_ends_at_its_threads_deadline_with_no_job(void)
 
 /* --- one node --- */
 
-static void test_the_stream_is_bounded(void)
+/* Many turns of one owner waiting: the stream holds only those claimed. */
+static void test_the_stream_holds_only_the_turns_claimed(void)
 {
-    enum { ADDED = STORE_ENGINE_JOBS_MAX + 300 };
+    enum { ADDED = 300 };
     for (int i = 0; i < ADDED; i++) {
         if (store_engine_job_add(store, "bulk", (uint64_t)i + 1) != STORE_OK) {
             CU_FAIL("add");
             return;
         }
     }
-    long long length = stream_length();
-    /* Trimmed by whole nodes of the stream (MAXLEN ~): about the bound. */
-    CU_ASSERT(length >= STORE_ENGINE_JOBS_MAX && length < ADDED);
-    /* The oldest went first. */
+    CU_ASSERT_EQUAL(queued_count(), ADDED);
+    CU_ASSERT_EQUAL(stream_length(), 0);
+    /* The oldest first. */
     store_engine_job_t job;
     CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
-    CU_ASSERT(job.version > 1 && job.version == (uint64_t)(ADDED - length + 1));
+    CU_ASSERT_EQUAL(job.version, 1);
+    CU_ASSERT_EQUAL(stream_length(), 1);
+    CU_ASSERT_EQUAL(queued_count(), ADDED - 1);
 }
 
 static void test_jobs_and_intents_on_a_redis_with_a_password(void)
@@ -674,10 +712,13 @@ static int move_engine_slot(void)
                                                         slot, cluster.nodes[from].id)));
     CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from, "CLUSTER SETSLOT %u MIGRATING %s",
                                                         slot, cluster.nodes[to].id)));
-    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from,
-                                                        "MIGRATE 127.0.0.1 %d %s 0 5000 KEYS %s %s",
-                                                        cluster.nodes[to].server.port, "", STORE_ENGINE_JOBS_KEY,
-                                                        STORE_ENGINE_DUE_KEY)));
+    /* Every key of the slot (the stream, the intents, the backlog's). */
+    redisReply *keys = redis_cluster_command(&cluster, (unsigned)from, "CLUSTER GETKEYSINSLOT %u 1000", slot);
+    CU_ASSERT_TRUE_FATAL(keys && keys->type == REDIS_REPLY_ARRAY && keys->elements > 0);
+    for (size_t k = 0; k < keys->elements; k++)
+        CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from, "MIGRATE 127.0.0.1 %d %s 0 5000",
+                                                            cluster.nodes[to].server.port, keys->element[k]->str)));
+    freeReplyObject(keys);
     for (unsigned i = 0; i < cluster.node_count; i++)
         if (cluster.nodes[i].master && cluster.nodes[i].server.pid)
             CU_ASSERT_TRUE(ok_reply(redis_cluster_command(&cluster, i, "CLUSTER SETSLOT %u NODE %s", slot,
@@ -697,7 +738,7 @@ static void test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_i
     CU_ASSERT_EQUAL(store_engine_job_add(store, "moving", 1), STORE_OK);
     CU_ASSERT_EQUAL(store_engine_job_add(store, "moving", 2), STORE_OK);
     CU_ASSERT_EQUAL(store_engine_due_set(store, "moving", 2, 1000), STORE_OK);
-    CU_ASSERT_EQUAL(raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY), 2); /* on the slot's master */
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_QUEUED_KEY), 2); /* on the slot's master */
     store_engine_job_t claimed, job;
     CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "w", 500, 0, &claimed), STORE_OK);
     CU_ASSERT_EQUAL(claimed.version, 1);
@@ -712,7 +753,10 @@ static void test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_i
     CU_ASSERT_EQUAL(job.version, 2);
     store_engine_due_t due;
     unsigned count = 0;
-    CU_ASSERT_EQUAL(store_engine_due_scan(store, 2000, 1, &due, &count), STORE_OK);
+    int64_t now = 0;
+    CU_ASSERT_EQUAL(store_engine_now(store, &now), STORE_OK);
+    /* Claimed: its intent pushed STORE_ENGINE_RECHECK_MS on. */
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, now + STORE_ENGINE_RECHECK_MS + 1000, 1, &due, &count), STORE_OK);
     CU_ASSERT_EQUAL(count, 1);
     store_stats(store, &after);
     CU_ASSERT(after.redirects > before.redirects);
@@ -724,6 +768,200 @@ static void test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_i
     CU_ASSERT_EQUAL(store_engine_job_ack(store, &again), STORE_OK);
     CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
     CU_ASSERT_EQUAL(raw_integer("XLEN %s", STORE_ENGINE_JOBS_KEY), 0);
+}
+
+/* --- the backlog: owners in turn, urgent turns first, a turn once --- */
+
+/* Adds turn {id, version} for owner, due by deadline (0: none). */
+static store_status_t add_for(const char *owner, const char *id, uint64_t version, int64_t deadline, bool *added)
+{
+    store_engine_turn_t turn = { owner, deadline };
+    return store_engine_turn_add(store, id, version, &turn, added);
+}
+
+/* Claims and acks the next turn; its id into out. */
+static bool next_turn(char out[STORE_ENGINE_ID_SIZE])
+{
+    store_engine_job_t job;
+    if (claim_now("w", &job) != STORE_OK)
+        return false;
+    memcpy(out, job.id, STORE_ENGINE_ID_SIZE);
+    return store_engine_job_ack(store, &job) == STORE_OK;
+}
+
+static void test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a_round(void)
+{
+    /* "flood" queues 20 turns, then "calm" and "other" one each. */
+    for (int i = 0; i < 20; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "flood%02d", i);
+        CU_ASSERT_EQUAL(add_for("10.0.0.1", id, 1, 0, NULL), STORE_OK);
+    }
+    CU_ASSERT_EQUAL(add_for("10.0.0.2", "calm", 1, 0, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(add_for("2001:db8::/64", "other", 1, 0, NULL), STORE_OK);
+    store_engine_backlog_t b;
+    CU_ASSERT_EQUAL_FATAL(store_engine_backlog(store, "10.0.0.1", &b), STORE_OK);
+    CU_ASSERT_EQUAL(b.queued, 22);
+    CU_ASSERT_EQUAL(b.owner_queued, 20);
+    CU_ASSERT_EQUAL(b.owners, 3);
+    CU_ASSERT_EQUAL(b.in_flight, 0);
+    CU_ASSERT(b.oldest_queued_ms > 0 && b.oldest_queued_ms <= b.now_ms);
+    /* Within the first three turns served, the one of each owner. */
+    int calm_at = -1, other_at = -1, flood_next = 0;
+    for (int i = 0; i < 22; i++) {
+        char id[STORE_ENGINE_ID_SIZE];
+        CU_ASSERT_FATAL(next_turn(id));
+        if (!strcmp(id, "calm"))
+            calm_at = i;
+        else if (!strcmp(id, "other"))
+            other_at = i;
+        else { /* one owner's turns in the order queued */
+            char expected[16];
+            snprintf(expected, sizeof expected, "flood%02d", flood_next++);
+            CU_ASSERT_STRING_EQUAL(id, expected);
+        }
+    }
+    CU_ASSERT(calm_at >= 0 && calm_at < 3);
+    CU_ASSERT(other_at >= 0 && other_at < 3);
+    CU_ASSERT_EQUAL(flood_next, 20);
+    CU_ASSERT_EQUAL_FATAL(store_engine_backlog(store, "10.0.0.1", &b), STORE_OK);
+    CU_ASSERT_EQUAL(b.queued, 0);
+    CU_ASSERT_EQUAL(b.owners, 0);
+    CU_ASSERT_EQUAL(b.owner_queued, 0);
+    CU_ASSERT_EQUAL(b.oldest_queued_ms, 0);
+}
+
+static void test_a_turn_whose_game_would_be_lost_soon_is_served_first(void)
+{
+    int64_t now;
+    CU_ASSERT_EQUAL_FATAL(store_engine_now(store, &now), STORE_OK);
+    CU_ASSERT_EQUAL(add_for("a", "first", 1, 0, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(add_for("a", "late", 1, now + 3600000, NULL), STORE_OK); /* far: its turn in the round */
+    CU_ASSERT_EQUAL(add_for("b", "urgent", 1, now + STORE_ENGINE_URGENT_MS / 2, NULL), STORE_OK);
+    char id[STORE_ENGINE_ID_SIZE];
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "urgent");
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "first");
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "late");
+    CU_ASSERT_EQUAL(queued_count(), 0);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_URGENT_KEY), 0);
+}
+
+static void test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost(void)
+{
+    bool added = false;
+    CU_ASSERT_EQUAL(add_for("a", "once", 3, 0, &added), STORE_OK);
+    CU_ASSERT_TRUE(added);
+    /* Waiting: a second add (the sweep's, a retry) is dropped. */
+    CU_ASSERT_EQUAL(add_for("b", "once", 3, 0, &added), STORE_OK);
+    CU_ASSERT_FALSE(added);
+    CU_ASSERT_EQUAL(queued_count(), 1);
+    /* Being played: dropped too. */
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL_FATAL(claim_now("w", &job), STORE_OK);
+    CU_ASSERT_EQUAL(add_for("a", "once", 3, 0, &added), STORE_OK);
+    CU_ASSERT_FALSE(added);
+    CU_ASSERT_EQUAL(queued_count(), 0);
+    store_engine_job_t none;
+    CU_ASSERT_EQUAL(claim_now("v", &none), STORE_ENOT_FOUND);
+    /* Its entry lost (acked by hand, as a trimmed or evicted stream would):
+     * the add queues it again, and it is played once more. */
+    CU_ASSERT_EQUAL(raw_integer("XACK %s %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP, job.entry_id), 1);
+    CU_ASSERT_EQUAL(add_for("a", "once", 3, 0, &added), STORE_OK);
+    CU_ASSERT_TRUE(added);
+    store_engine_job_t again;
+    CU_ASSERT_EQUAL_FATAL(claim_now("v", &again), STORE_OK);
+    CU_ASSERT_STRING_EQUAL(again.id, "once");
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &again), STORE_OK);
+    /* Done: another version of the game, or the same one again, is new. */
+    CU_ASSERT_EQUAL(raw_integer("HLEN %s", STORE_ENGINE_INFLIGHT_KEY), 0);
+    CU_ASSERT_EQUAL(add_for("a", "once", 3, 0, &added), STORE_OK);
+    CU_ASSERT_TRUE(added);
+}
+
+static void test_a_queued_turn_pushes_its_intent_back_so_the_sweep_leaves_it(void)
+{
+    int64_t now;
+    CU_ASSERT_EQUAL_FATAL(store_engine_now(store, &now), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_due_set(store, "waits", 2, now + 1000), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "waits", 2), STORE_OK);
+    store_engine_due_t due[4];
+    unsigned count = 9;
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, now + 2000, 4, due, &count), STORE_OK);
+    CU_ASSERT_EQUAL(count, 0); /* not due while it waits, for STORE_ENGINE_RECHECK_MS */
+    CU_ASSERT_EQUAL(store_engine_due_scan(store, now + STORE_ENGINE_RECHECK_MS + 1000, 4, due, &count), STORE_OK);
+    CU_ASSERT_EQUAL(count, 1);
+}
+
+static void test_consumers_of_workers_gone_are_removed_and_a_clean_stop_removes_its_own(void)
+{
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_ENOT_FOUND); /* the group */
+    /* Two workers gone, whose consumers stay (a read that got nothing makes none). */
+    CU_ASSERT_EQUAL(raw_integer("XGROUP CREATECONSUMER %s %s idle-1", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP), 1);
+    CU_ASSERT_EQUAL(raw_integer("XGROUP CREATECONSUMER %s %s idle-2", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP), 1);
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "owned", 1), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(claim_now("owner", &job), STORE_OK);
+    sleep_ms(300);
+    /* Idle past 200 ms, owning nothing: idle-1 and idle-2, not owner. */
+    unsigned removed = 0;
+    CU_ASSERT_EQUAL(store_engine_consumers_prune(store, 200, 100, &removed), STORE_OK);
+    CU_ASSERT_EQUAL(removed, 2);
+    redisReply *r = raw("XINFO CONSUMERS %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP);
+    CU_ASSERT_TRUE_FATAL(r && r->type == REDIS_REPLY_ARRAY);
+    CU_ASSERT_EQUAL(r->elements, 1);
+    freeReplyObject(r);
+    /* A clean stop keeps a consumer that owns a turn, and removes it once done. */
+    CU_ASSERT_EQUAL(store_engine_consumer_remove(store, "owner"), STORE_OK);
+    CU_ASSERT_EQUAL(pending_count(), 1);
+    CU_ASSERT_EQUAL(store_engine_job_ack(store, &job), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_consumer_remove(store, "owner"), STORE_OK);
+    r = raw("XINFO CONSUMERS %s %s", STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP);
+    CU_ASSERT_TRUE_FATAL(r && r->type == REDIS_REPLY_ARRAY);
+    CU_ASSERT_EQUAL(r->elements, 0);
+    freeReplyObject(r);
+    /* No stream at all: nothing to remove, no error. */
+    CU_ASSERT_EQUAL(raw_integer("DEL %s", STORE_ENGINE_JOBS_KEY), 1);
+    CU_ASSERT_EQUAL(store_engine_consumer_remove(store, "owner"), STORE_OK);
+    CU_ASSERT_EQUAL(store_engine_consumers_prune(store, 200, 100, &removed), STORE_OK);
+    CU_ASSERT_EQUAL(removed, 0);
+}
+
+static void test_the_bell_wakes_a_wait_on_its_own_connection_and_a_late_reply_is_not_the_stores(void)
+{
+    enum { BLOCK_MS = 400 };
+    store_engine_bell_t *bell = store_engine_bell_new(store);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bell);
+    store_stats_t before, after;
+    store_stats(store, &before);
+    long start = tests_monotonic_ms();
+    CU_ASSERT_EQUAL(store_engine_bell_wait(bell, BLOCK_MS), STORE_ENOT_FOUND);
+    long waited = tests_monotonic_ms() - start;
+    CU_ASSERT(waited >= BLOCK_MS - 20 && waited < BLOCK_MS + SLACK_MS);
+    /* A turn queued rings it: the wait ends at once. */
+    CU_ASSERT_EQUAL(store_engine_job_add(store, "rung", 1), STORE_OK);
+    start = tests_monotonic_ms();
+    CU_ASSERT_EQUAL(store_engine_bell_wait(bell, 5000), STORE_OK);
+    CU_ASSERT(tests_monotonic_ms() - start < SLACK_MS);
+    /* Redis frozen: the wait fails after its block and a round trip, and the
+     * store's own calls are not held down for it. */
+    redis_server_t *node = engine_node();
+    CU_ASSERT_EQUAL_FATAL(kill(node->pid, SIGSTOP), 0);
+    start = tests_monotonic_ms();
+    store_status_t status = store_engine_bell_wait(bell, BLOCK_MS);
+    waited = tests_monotonic_ms() - start;
+    kill(node->pid, SIGCONT);
+    CU_ASSERT_EQUAL(status, STORE_EUNAVAILABLE);
+    CU_ASSERT(waited >= BLOCK_MS && waited < BLOCK_MS + TIMEOUT_MS + SLACK_MS + 300);
+    store_stats(store, &after);
+    CU_ASSERT_EQUAL(after.errors, before.errors);
+    store_engine_job_t job;
+    CU_ASSERT_EQUAL(claim_now("w", &job), STORE_OK); /* at once, no breaker to wait out */
+    CU_ASSERT_EQUAL(store_engine_bell_wait(bell, 10), STORE_ENOT_FOUND); /* connected again */
+    store_engine_bell_free(bell);
+    store_engine_bell_free(NULL);
 }
 
 /* The tests both suites run. */
@@ -743,6 +981,12 @@ static const struct {
     SHARED(test_intents_are_set_scanned_by_due_time_and_cleared_per_version),
     SHARED(test_a_claim_ends_at_its_threads_deadline_with_no_job),
     SHARED(test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline),
+    SHARED(test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a_round),
+    SHARED(test_a_turn_whose_game_would_be_lost_soon_is_served_first),
+    SHARED(test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost),
+    SHARED(test_a_queued_turn_pushes_its_intent_back_so_the_sweep_leaves_it),
+    SHARED(test_consumers_of_workers_gone_are_removed_and_a_clean_stop_removes_its_own),
+    SHARED(test_the_bell_wakes_a_wait_on_its_own_connection_and_a_late_reply_is_not_the_stores),
 #undef SHARED
 };
 
@@ -758,7 +1002,7 @@ static CU_pSuite add_suite(const char *name, CU_InitializeFunc init, CU_CleanupF
 int test_engine_jobs_register(void)
 {
     CU_pSuite single = add_suite("engine_jobs", single_init, single_cleanup);
-    if (!single || !CU_ADD_TEST(single, test_the_stream_is_bounded)
+    if (!single || !CU_ADD_TEST(single, test_the_stream_holds_only_the_turns_claimed)
         || !CU_ADD_TEST(single, test_jobs_and_intents_on_a_redis_with_a_password))
         return -1;
     CU_pSuite clustered = add_suite("engine_jobs_cluster", cluster_init, cluster_cleanup);

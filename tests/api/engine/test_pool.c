@@ -592,6 +592,85 @@ static void test_every_engine_busy_past_the_wait_deadline_is_ebusy(void)
     engine_pool_free(pool);
 }
 
+typedef struct {
+    engine_pool_t *pool;
+    engine_hold_t hold;
+    engine_status_t status;
+    atomic_bool done;
+    pthread_t thread;
+} holder_t;
+
+static void *hold_thread(void *arg)
+{
+    holder_t *h = arg;
+    h->status = engine_pool_hold(h->pool, clock_now_ms() + WAIT_MS, &h->hold);
+    atomic_store(&h->done, true);
+    return NULL;
+}
+
+static bool two_waiting(const engine_pool_stats_t *st) { return st->waiting == 2 && st->priority_waiting == 1; }
+
+static void test_a_hold_goes_ahead_of_the_jobs_waiting_and_keeps_its_engine_between_its_jobs(void)
+{
+    char path[128];
+    engine_pool_t *pool = new_pool(fake_engine("hold", path, sizeof path), 1, 20, 0);
+    gate_t gate;
+    gate_init(&gate);
+    job_t first = job_returning(ENGINE_OK, ENGINE_OK);
+    first.gate = &gate;
+    runner_t running;
+    run_in_thread(&running, pool, &first, WAIT_MS);
+    CU_ASSERT_TRUE_FATAL(wait_stats(pool, one_busy));
+    /* An analysis waits first, then the computer's turn asks for a hold. */
+    job_t analysis = job_returning(ENGINE_OK, ENGINE_OK);
+    runner_t waiting;
+    run_in_thread(&waiting, pool, &analysis, WAIT_MS);
+    CU_ASSERT_TRUE_FATAL(wait_stats(pool, one_waiting));
+    holder_t holder = { .pool = pool };
+    atomic_init(&holder.done, false);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&holder.thread, NULL, hold_thread, &holder), 0);
+    CU_ASSERT_TRUE_FATAL(wait_stats(pool, two_waiting));
+    gate_open(&gate);
+    pthread_join(running.thread, NULL);
+    pthread_join(holder.thread, NULL);
+    CU_ASSERT_EQUAL(holder.status, ENGINE_OK);
+    CU_ASSERT_PTR_NOT_NULL(holder.hold.slot);
+    /* Held: the analysis still waits, across two jobs on the held engine. */
+    engine_pool_stats_t st = stats_of(pool);
+    CU_ASSERT_EQUAL(st.held, 1);
+    CU_ASSERT_EQUAL(st.busy, 0);
+    CU_ASSERT_FALSE(engine_pool_has_idle(pool));
+    char err[256];
+    for (int i = 0; i < 2; i++) {
+        job_t turn = job_returning(ENGINE_OK, ENGINE_OK);
+        CU_ASSERT_EQUAL(engine_pool_run_held(pool, &holder.hold, "game", false, scripted_job, &turn,
+                                             clock_now_ms() + WAIT_MS, err, sizeof err), ENGINE_OK);
+        CU_ASSERT_EQUAL(turn.pids[0], first.pids[0]);
+        CU_ASSERT_PTR_NOT_NULL(holder.hold.slot);
+        usleep(20000);
+        CU_ASSERT_FALSE(atomic_load(&waiting.done));
+    }
+    /* Given back: the analysis runs. */
+    engine_pool_release(pool, &holder.hold);
+    CU_ASSERT_PTR_NULL(holder.hold.slot);
+    engine_pool_release(pool, &holder.hold); /* nothing held: nothing done */
+    pthread_join(waiting.thread, NULL);
+    CU_ASSERT_EQUAL(waiting.status, ENGINE_OK);
+    CU_ASSERT_EQUAL(atomic_load(&analysis.calls), 1);
+    CU_ASSERT_TRUE(engine_pool_has_idle(pool));
+    /* A held engine that dies in a job: the hold is empty, or holds the restarted one. */
+    CU_ASSERT_EQUAL(engine_pool_hold(pool, clock_now_ms() + WAIT_MS, &holder.hold), ENGINE_OK);
+    job_t crash = job_returning(ENGINE_ECRASHED, ENGINE_OK);
+    CU_ASSERT_EQUAL(engine_pool_run_held(pool, &holder.hold, NULL, false, scripted_job, &crash,
+                                         clock_now_ms() + WAIT_MS, err, sizeof err), ENGINE_OK);
+    CU_ASSERT_EQUAL(atomic_load(&crash.calls), 2);
+    CU_ASSERT_PTR_NOT_NULL(holder.hold.slot); /* the retry's engine, held */
+    engine_pool_release(pool, &holder.hold);
+    CU_ASSERT_EQUAL(engine_pool_hold(NULL, 0, &holder.hold), ENGINE_EDOWN);
+    gate_destroy(&gate);
+    engine_pool_free(pool);
+}
+
 static void test_a_pool_without_an_engine_answers_edown(void)
 {
     const char *paths[] = { NULL, "" };
@@ -732,6 +811,8 @@ int test_pool_register(void)
         {"the backoff grows while starts fail, up to its maximum",
          test_the_backoff_grows_while_starts_fail_up_to_its_maximum},
         {"every engine busy past the wait deadline is EBUSY", test_every_engine_busy_past_the_wait_deadline_is_ebusy},
+        {"a hold goes ahead of the jobs waiting and keeps its engine between its jobs",
+         test_a_hold_goes_ahead_of_the_jobs_waiting_and_keeps_its_engine_between_its_jobs},
         {"a pool without an engine answers EDOWN", test_a_pool_without_an_engine_answers_edown},
         {"no engine running is EDOWN without waiting", test_no_engine_running_is_edown_without_waiting},
         {"a job refused for its input keeps its engine", test_a_job_refused_for_its_input_keeps_its_engine},
