@@ -507,6 +507,50 @@ store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t ver
     return STORE_OK;
 }
 
+store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t version, const store_engine_turn_t *turn,
+                                     bool *added)
+{
+    (void)store, (void)id, (void)version, (void)turn;
+    if (added)
+        *added = true;
+    return STORE_OK;
+}
+
+/* An empty backlog: no bound is ever reached. */
+store_status_t store_engine_backlog(store_t *store, const char *owner, store_engine_backlog_t *out)
+{
+    (void)store, (void)owner;
+    *out = (store_engine_backlog_t){ 0 };
+    return STORE_OK;
+}
+
+store_status_t store_engine_consumer_remove(store_t *store, const char *consumer)
+{
+    (void)store, (void)consumer;
+    return STORE_OK;
+}
+
+store_status_t store_engine_consumers_prune(store_t *store, unsigned idle_ms, unsigned max, unsigned *removed)
+{
+    (void)store, (void)idle_ms, (void)max;
+    *removed = 0;
+    return STORE_OK;
+}
+
+store_engine_bell_t *store_engine_bell_new(store_t *store)
+{
+    (void)store;
+    return NULL;
+}
+
+store_status_t store_engine_bell_wait(store_engine_bell_t *bell, unsigned block_ms)
+{
+    (void)bell, (void)block_ms;
+    return STORE_ENOT_FOUND;
+}
+
+void store_engine_bell_free(store_engine_bell_t *bell) { (void)bell; }
+
 store_status_t store_engine_job_claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
                                       store_engine_job_t *job)
 {
