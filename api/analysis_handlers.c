@@ -1,7 +1,7 @@
 /* POST /v1/position/analysis, and what both analysis routes share
  * (analysis_http.h): reading the limits, answering, and turning an engine
  * status into a problem. Runs on the engine route pool's threads, the
- * connection suspended. */
+ * connection suspended; a game's HEAD, which never searches, on the store's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +173,23 @@ static void engine_problem(api_response_t *res, engine_status_t status, const ch
     }
 }
 
+/* A HEAD where GET would search: GET's head without the search (HEAD must
+ * not cost an engine), so of unknown length; only an engine that is off
+ * (GET's answer at once) is known without one. */
+static void respond_head(const api_request_t *req, api_response_t *res)
+{
+    engine_pool_stats_t st;
+    engine_pool_stats(app_of(req)->engines, &st);
+    if (!st.configured) {
+        engine_problem(res, ENGINE_EDOWN, "this server runs no engine", false);
+        return;
+    }
+    api_response_set(res, 200, "application/json", calloc(1, 1), 0);
+    res->head_unknown_length = true;
+}
+
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
-                      int move_count, const uint64_t *history, const analysis_request_t *rq)
+                      int move_count, const uint64_t *history, const analysis_request_t *rq, bool head)
 {
     position_t pos = *start;
     const opening_t *opening = opening_at(&pos);
@@ -194,6 +209,10 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
         jsonw_key(&w, "lines");
         jsonw_array_begin(&w);
         jsonw_array_end(&w);
+    } else if (head) {
+        jsonw_discard(&w);
+        respond_head(req, res);
+        return;
     } else {
         char err[256] = "";
         analysis_bounds_t bounds = bounds_of(req);
@@ -228,7 +247,7 @@ void handle_position_analysis(const api_request_t *req, api_response_t *res)
     if (read_body_limits(req, root, &rq, res) && input_position(root, &start, res)) {
         pos = start;
         if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
-            analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq);
+            analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq, false);
     }
     input_played_free(&played);
     cJSON_Delete(root);

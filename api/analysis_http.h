@@ -20,8 +20,10 @@ bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_r
 /* Answers the analysis of the position reached from start by moves
  * (history: the keys of the positions they were played in, for the
  * position's status): the position and its status, and, unless the game
- * is over there, the engine's lines. */
+ * is over there, the engine's lines. head: a HEAD, which never searches
+ * nor waits for an engine: where GET would search it answers GET's head
+ * (200, no Content-Length), or 503 when the server runs no engine. */
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
-                      int move_count, const uint64_t *history, const analysis_request_t *rq);
+                      int move_count, const uint64_t *history, const analysis_request_t *rq, bool head);
 
 #endif

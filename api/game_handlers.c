@@ -763,8 +763,9 @@ static bool analysis_allowed(const game_record_t *record)
 }
 
 /* GET /v1/games/{id}/analysis: the engine's view of the game's current
- * position, with the limits of POST /v1/position/analysis in the query. */
-void handle_game_analysis(const api_request_t *req, api_response_t *res)
+ * position, with the limits of POST /v1/position/analysis in the query.
+ * head: HEAD, every check of GET's but no search (analysis_respond). */
+static void game_analysis(const api_request_t *req, api_response_t *res, bool head)
 {
     analysis_request_t rq;
     if (!analysis_read_query(req, &rq, res))
@@ -787,12 +788,16 @@ void handle_game_analysis(const api_request_t *req, api_response_t *res)
         if (count < 0 || count != g.record.game.ply_count)
             api_problem_game(res, GAME_EBAD_RECORD);
         else
-            analysis_respond(req, res, &g.record.game.initial, moves, count, history, &rq);
+            analysis_respond(req, res, &g.record.game.initial, moves, count, history, &rq, head);
         free(moves);
         free(history);
     }
     game_svc_game_free(&g);
 }
+
+void handle_game_analysis(const api_request_t *req, api_response_t *res) { game_analysis(req, res, false); }
+
+void handle_game_analysis_head(const api_request_t *req, api_response_t *res) { game_analysis(req, res, true); }
 
 /* --- export by ids --- */
 

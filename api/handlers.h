@@ -17,6 +17,8 @@ void handle_position_moves(const api_request_t *req, api_response_t *res);
 void handle_perft(const api_request_t *req, api_response_t *res);
 void handle_position_analysis(const api_request_t *req, api_response_t *res);
 void handle_game_analysis(const api_request_t *req, api_response_t *res);
+/* HEAD /v1/games/{id}/analysis: GET's checks and head, never a search. */
+void handle_game_analysis_head(const api_request_t *req, api_response_t *res);
 
 /* pgn_handlers.c */
 void handle_pgn(const api_request_t *req, api_response_t *res);

@@ -57,6 +57,9 @@ static const router_route_t table[] = {
       STORE },
     { "GET /v1/games/{id}/analysis", "/v1/games/*/analysis", "GET", handle_game_analysis, analysis_params,
       ROUTE_GAME, ENGINE },
+    /* HEAD never searches: on the store's threads, it takes no place in the engines' queue */
+    { "HEAD /v1/games/{id}/analysis", "/v1/games/*/analysis", "HEAD", handle_game_analysis_head, analysis_params,
+      ROUTE_GAME, STORE },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, ROUTE_GAME | ROUTE_STREAM,
       STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },

@@ -130,6 +130,31 @@ enum MHD_Result httpd_send_body_stream(struct MHD_Connection *connection, reques
     return ok;
 }
 
+/* The content reader of a HEAD's unknown-length answer: never called
+ * (libmicrohttpd sends a HEAD's head alone), and empty if it were. */
+static ssize_t read_nothing(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)cls, (void)pos, (void)out, (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/* A HEAD answer whose GET body is not made (a stream's, a search's): GET's
+ * head, of unknown length (no Content-Length, which would say 0), but not
+ * chunked: libmicrohttpd 0.9.75 writes a chunked answer's last chunk
+ * ("0\r\n\r\n") even after a HEAD's head, bytes a client would read as the
+ * start of the next answer. Unchunked, the answer's end is the connection's
+ * (Connection: close). NULL when out of memory. */
+struct MHD_Response *httpd_head_of_unknown_length(void)
+{
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_nothing, NULL, NULL);
+    if (response && MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(response);
+        response = NULL;
+    }
+    return response;
+}
+
 /* Queues res (its body freed by libmicrohttpd). A response without a body is
  * one whose text could not be made (out of memory): a 500 problem goes
  * instead, never a 200 with a part of its text. */
@@ -137,6 +162,18 @@ enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_s
 {
     if (res->body_stream)
         return httpd_send_body_stream(connection, st, res);
+    if (res->head_unknown_length && !strcmp(st->method, "HEAD") && res->body) {
+        struct MHD_Response *head = httpd_head_of_unknown_length();
+        if (!head)
+            return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
+        free(res->body);
+        res->body = NULL;
+        httpd_add_headers(head, st, res);
+        st->status = res->status;
+        enum MHD_Result ok = MHD_queue_response(connection, res->status, head);
+        MHD_destroy_response(head);
+        return ok;
+    }
     if (!res->body) {
         api_response_t fallback;
         httpd_refusal(httpd_the_server, HTTPD_REFUSE_NO_MEMORY, -1, "out of memory", &fallback);

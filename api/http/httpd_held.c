@@ -182,31 +182,6 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
     return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
-/* The content reader of a stream's HEAD: never called (libmicrohttpd
- * sends a HEAD's head alone), and empty if it were. */
-static ssize_t read_nothing(void *cls, uint64_t pos, char *out, size_t max)
-{
-    (void)cls, (void)pos, (void)out, (void)max;
-    return MHD_CONTENT_READER_END_OF_STREAM;
-}
-
-/* A stream's HEAD answer: GET's head, of unknown length (no Content-Length,
- * which would say 0), but not chunked: libmicrohttpd 0.9.75 writes a
- * chunked answer's last chunk ("0\r\n\r\n") even after a HEAD's head, bytes
- * a client would read as the start of the next answer. Unchunked, the
- * answer's end is the connection's (Connection: close). NULL when out of
- * memory. */
-static struct MHD_Response *stream_head_response(void)
-{
-    struct MHD_Response *response =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_nothing, NULL, NULL);
-    if (response && MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
-        MHD_destroy_response(response);
-        response = NULL;
-    }
-    return response;
-}
-
 static void free_stream(void *cls)
 {
     stream_link_t *link = cls;
@@ -229,7 +204,7 @@ static enum MHD_Result queue_stream_head(struct MHD_Connection *connection, requ
 
 /* Answers with res->stream (taken from res): the head, then the stream's
  * bytes as the hub queues them. The stream's admitted place passes to it.
- * HEAD gets GET's head (stream_head_response) and holds nothing. */
+ * HEAD gets GET's head (httpd_head_of_unknown_length) and holds nothing. */
 static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
                                     api_response_t *res)
 {
@@ -246,7 +221,7 @@ static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connectio
         *link = (stream_link_t){ live, stream, connection };
         response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_stream, link, free_stream);
     } else if (head) {
-        response = stream_head_response();
+        response = httpd_head_of_unknown_length();
     }
     if (head || !response) {
         free(link);

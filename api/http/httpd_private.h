@@ -114,6 +114,9 @@ enum MHD_Result httpd_send_response(struct MHD_Connection *connection, request_s
 /* Queues res's body_stream (taken from res): the head, then the stream's
  * bytes as it makes them, the connection suspended while it has none. */
 enum MHD_Result httpd_send_body_stream(struct MHD_Connection *connection, request_state_t *st, api_response_t *res);
+/* GET's head for a HEAD whose body is not made: no Content-Length, not
+ * chunked, the connection closed after it; NULL when out of memory. */
+struct MHD_Response *httpd_head_of_unknown_length(void);
 /* Queues the application's answer for a refusal. */
 enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
                                    const char *detail);

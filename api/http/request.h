@@ -89,6 +89,9 @@ typedef struct {
     void *body_stream;           /* a body made while sent (no body), through body_ops; owned by the response */
     const api_body_ops_t *body_ops;
     const char *trailer;         /* the Trailer header (the trailers' names, static) when not NULL */
+    /* A HEAD's answer whose GET body was never made (an engine search): its
+     * length is unknown, so it goes without Content-Length (body ignored). */
+    bool head_unknown_length;
 } api_response_t;
 
 /* What a route's handler does: reads req, fills res. */

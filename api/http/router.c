@@ -1,5 +1,7 @@
 /* The router over a caller's table (router.h). Each path's Allow header is
- * built once, from the methods of every route at the same path pattern. */
+ * built once, from the methods of every route at the same path pattern; a
+ * path belongs to the most specific pattern that fits it (literal segments
+ * before '*'), whatever the method. */
 #include "router.h"
 
 #include <stdio.h>
@@ -129,27 +131,58 @@ static router_status_t query_fits(const router_t *r, const router_route_t *route
     return ROUTER_OK;
 }
 
+/* Whether pattern a is more specific than b, both matching one path: at
+ * the first place they differ, a literal segment beats '*'. */
+static bool more_specific(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *b == '*' && *a != '*';
+}
+
+/* The route at pattern for method (HEAD falls back to GET), or -1. */
+static int route_at(const router_t *r, const char *pattern, const char *method, unsigned flags)
+{
+    int get = -1;
+    for (int i = 0; i < r->count; i++) {
+        const router_route_t *route = &r->routes[i];
+        if ((route->flags & flags) != flags || strcmp(route->path, pattern))
+            continue;
+        if (!strcmp(route->method, method))
+            return i;
+        if (!strcmp(route->method, "GET"))
+            get = i;
+    }
+    return strcmp(method, "HEAD") ? -1 : get;
+}
+
 router_status_t router_find(const router_t *r, api_request_t *req, const char **allow, char *detail,
                             size_t detail_size)
 {
-    const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
+    char param[sizeof req->path_param];
+    int best = -1;
     *allow = NULL;
     req->route = -1;
+    /* The most specific pattern that fits the path owns it, for every
+     * method: /v1/games/export is never taken for /v1/games/{id}. */
     for (int i = 0; i < r->count; i++) {
         const router_route_t *route = &r->routes[i];
-        if ((route->flags & req->route_flags) != req->route_flags
-            || !path_matches(route->path, req->target->path, req->path_param, sizeof req->path_param))
-            continue;
-        if (!strcmp(route->method, method)) {
-            req->route = i;
-            return query_fits(r, route, req->target, detail, detail_size);
-        }
-        *allow = r->allow[i];
+        if ((route->flags & req->route_flags) == req->route_flags
+            && path_matches(route->path, req->target->path, param, sizeof param)
+            && (best < 0 || more_specific(route->path, r->routes[best].path)))
+            best = i;
     }
-    if (!*allow) {
+    if (best < 0) {
         snprintf(detail, detail_size, "no resource at this path");
         return ROUTER_ENOT_FOUND;
     }
-    snprintf(detail, detail_size, "this resource allows only the methods in the Allow header");
-    return ROUTER_EMETHOD;
+    req->route = route_at(r, r->routes[best].path, req->method, req->route_flags);
+    if (req->route < 0) {
+        *allow = r->allow[best];
+        snprintf(detail, detail_size, "this resource allows only the methods in the Allow header");
+        return ROUTER_EMETHOD;
+    }
+    req->path_param[0] = '\0';
+    path_matches(r->routes[best].path, req->target->path, req->path_param, sizeof req->path_param);
+    return query_fits(r, &r->routes[req->route], req->target, detail, detail_size);
 }

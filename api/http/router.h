@@ -1,7 +1,9 @@
 /* Routing over a caller's table: (path, method) to a route, with the query
  * parameters each route reads. A '*' segment in a path matches one path
- * segment (an id), handed over in path_param; HEAD is served wherever GET is.
- * The Allow header of each path is derived from the table. Outcomes are
+ * segment (an id), handed over in path_param; a literal segment wins over
+ * '*' for every method. HEAD is served wherever GET is, by the path's own
+ * HEAD route when it has one. The Allow header of each path is derived from
+ * the table. Outcomes are
  * statuses with a detail text: the caller turns them into answers. */
 #ifndef CHESSD_API_HTTP_ROUTER_H
 #define CHESSD_API_HTTP_ROUTER_H
@@ -15,7 +17,7 @@
 typedef struct {
     const char *name;          /* a stable label ("GET /v1/games/{id}"), for metrics */
     const char *path;          /* '*' matches one segment */
-    const char *method;        /* GET also serves HEAD */
+    const char *method;        /* GET also serves HEAD, unless the path has a HEAD route */
     api_handler_fn handler;
     const char *const *params; /* the query parameters the handler reads (NULL: none) */
     unsigned flags;            /* ROUTE_* (request.h), and the caller's own bits */
@@ -51,9 +53,10 @@ router_status_t router_parse_target(const char *raw, size_t length, target_t *ta
                                     size_t detail_size);
 
 /* Finds req's route (req->target set) among those with all of
- * req->route_flags: sets req->route and req->path_param. Otherwise
- * req->route is the matched path's route or -1, detail says what is wrong,
- * and for ROUTER_EMETHOD *allow is the path's Allow header (owned by r). */
+ * req->route_flags: the path's most specific pattern, then its method. Sets
+ * req->route and req->path_param. Otherwise req->route is the matched
+ * route (a query it refuses) or -1, detail says what is wrong, and for
+ * ROUTER_EMETHOD *allow is the pattern's Allow header (owned by r). */
 router_status_t router_find(const router_t *r, api_request_t *req, const char **allow, char *detail,
                             size_t detail_size);
 

@@ -2,7 +2,8 @@
  * routes for other methods answers 405 with the Allow header the table
  * implies (GET brings HEAD); '*' hands one segment to the handler; the query
  * must hold only the parameters the route reads, each once; a request that
- * asks for route flags finds only the routes that carry them. */
+ * asks for route flags finds only the routes that carry them; a literal
+ * segment wins over '*' for every method; a path's own HEAD route serves HEAD. */
 #include <string.h>
 
 #include "../../../api/http/router.h"
@@ -138,6 +139,90 @@ static void test_required_flags_hide_the_other_routes(void)
     router_free(r);
 }
 
+/* A literal path that is also a shape of '*', in either order in the table. */
+static const router_route_t games_literal_first[] = {
+    { "POST /games/export", "/games/export", "POST", handler_a, NULL, 0, -1 },
+    { "GET /games/{id}", "/games/*", "GET", handler_a, NULL, 0, -1 },
+    { "GET /games/{id}/analysis", "/games/*/analysis", "GET", handler_a, NULL, 0, 2 },
+    { "HEAD /games/{id}/analysis", "/games/*/analysis", "HEAD", handler_a, NULL, 0, 1 },
+};
+static const router_route_t games_literal_last[] = {
+    { "GET /games/{id}", "/games/*", "GET", handler_a, NULL, 0, -1 },
+    { "GET /games/{id}/analysis", "/games/*/analysis", "GET", handler_a, NULL, 0, 2 },
+    { "HEAD /games/{id}/analysis", "/games/*/analysis", "HEAD", handler_a, NULL, 0, 1 },
+    { "POST /games/export", "/games/export", "POST", handler_a, NULL, 0, -1 },
+};
+
+static void check_literal_wins(const router_route_t *routes, int literal, int by_id)
+{
+    static const char *const others[] = { "GET", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "BREW" };
+    router_t *r = router_new(routes, 4, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    api_request_t req;
+    target_t target;
+    const char *allow;
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        allow = NULL;
+        CU_ASSERT_EQUAL(find(r, others[i], "/games/export", 0, &req, &target, &allow), ROUTER_EMETHOD);
+        CU_ASSERT_EQUAL(req.route, -1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(allow);
+        CU_ASSERT_STRING_EQUAL(allow, "POST");
+    }
+    CU_ASSERT_EQUAL(find(r, "POST", "/games/export", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_EQUAL(req.route, literal);
+    CU_ASSERT_STRING_EQUAL(req.path_param, "");
+    /* a segment that only starts like the literal is an id */
+    CU_ASSERT_EQUAL(find(r, "GET", "/games/exports", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_EQUAL(req.route, by_id);
+    CU_ASSERT_STRING_EQUAL(req.path_param, "exports");
+    CU_ASSERT_EQUAL(find(r, "POST", "/games/exports", 0, &req, &target, &allow), ROUTER_EMETHOD);
+    CU_ASSERT_STRING_EQUAL(allow, "GET, HEAD");
+    /* a deeper path under the literal is an id's */
+    CU_ASSERT_EQUAL(find(r, "GET", "/games/export/analysis", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_STRING_EQUAL(req.path_param, "export");
+    router_free(r);
+}
+
+static void test_a_literal_segment_wins_over_a_parameter_for_every_method(void)
+{
+    check_literal_wins(games_literal_first, 0, 1);
+    check_literal_wins(games_literal_last, 3, 0);
+}
+
+static void test_a_paths_own_head_route_serves_head(void)
+{
+    router_t *r = router_new(games_literal_first, 4, NULL);
+    api_request_t req;
+    target_t target;
+    const char *allow = NULL;
+    CU_ASSERT_EQUAL(find(r, "HEAD", "/games/g1/analysis", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_EQUAL(req.route, 3);
+    CU_ASSERT_STRING_EQUAL(req.path_param, "g1");
+    CU_ASSERT_EQUAL(find(r, "GET", "/games/g1/analysis", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_EQUAL(req.route, 2);
+    /* HEAD is named once in Allow, however many rows bring it */
+    CU_ASSERT_EQUAL(find(r, "POST", "/games/g1/analysis", 0, &req, &target, &allow), ROUTER_EMETHOD);
+    CU_ASSERT_STRING_EQUAL(allow, "GET, HEAD");
+    /* a path without a HEAD route still serves HEAD by its GET */
+    CU_ASSERT_EQUAL(find(r, "HEAD", "/games/g1", 0, &req, &target, &allow), ROUTER_OK);
+    CU_ASSERT_EQUAL(req.route, 1);
+    router_free(r);
+}
+
+static void test_options_is_refused_with_the_paths_allow(void)
+{
+    router_t *r = router_new(table, 4, NULL);
+    api_request_t req;
+    target_t target;
+    const char *allow = NULL;
+    CU_ASSERT_EQUAL(find(r, "OPTIONS", "/things", 0, &req, &target, &allow), ROUTER_EMETHOD);
+    CU_ASSERT_STRING_EQUAL(allow, "GET, HEAD, POST");
+    CU_ASSERT_EQUAL(find(r, "OPTIONS", "/things/x/parts", 0, &req, &target, &allow), ROUTER_EMETHOD);
+    CU_ASSERT_STRING_EQUAL(allow, "DELETE");
+    CU_ASSERT_EQUAL(find(r, "OPTIONS", "/nothing", 0, &req, &target, &allow), ROUTER_ENOT_FOUND);
+    router_free(r);
+}
+
 static void test_a_target_that_cannot_be_routed_is_refused(void)
 {
     target_t target;
@@ -165,5 +250,8 @@ int test_router_register(void)
     CU_ADD_TEST(suite, test_the_callers_hint_is_added_to_an_unknown_parameter);
     CU_ADD_TEST(suite, test_required_flags_hide_the_other_routes);
     CU_ADD_TEST(suite, test_a_target_that_cannot_be_routed_is_refused);
+    CU_ADD_TEST(suite, test_a_literal_segment_wins_over_a_parameter_for_every_method);
+    CU_ADD_TEST(suite, test_a_paths_own_head_route_serves_head);
+    CU_ADD_TEST(suite, test_options_is_refused_with_the_paths_allow);
     return CU_get_error();
 }
