@@ -9,6 +9,7 @@
 // says so (200) until the background reading finds room again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 
 import { startRedis, startServer, redisCommands } from './server.mjs';
 import { get, post, expectProblem, sleep } from './http.mjs';
@@ -176,6 +177,21 @@ test('a game whose move list or history was evicted answers 410 game_damaged on 
   expectProblem(await get(uncached, `/v1/games/${game.id}`), 404, 'game_not_found');
 });
 
+/** SUBSCRIBEs to channel on redis; resolves to { received(), close() } once subscribed (received: the bytes after the channel's name in the reply). */
+function subscribe(redis, channel) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(redis.port, '127.0.0.1');
+    let text = '';
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(`*2\r\n$9\r\nSUBSCRIBE\r\n$${Buffer.byteLength(channel)}\r\n${channel}\r\n`));
+    socket.on('data', (d) => {
+      const before = text;
+      text += d.toString('utf8');
+      if (!before && text.includes(channel)) resolve({ received: () => text.slice(text.indexOf(channel) + channel.length), close: () => socket.destroy() });
+    });
+  });
+}
+
 /**
  * Fills redis (noeviction) with filler keys until it answers OOM, then sets
  * maxmemory a little below what it uses, so that every write is refused
@@ -205,10 +221,15 @@ test('a full Redis (noeviction at maxmemory): every write is 507 store_full, /re
   assert.equal((await get(server, '/readyz')).body.redis, 'up');
 
   await fill(redis);
+  const events = await subscribe(redis, `chessd:events:{${game.id}}`);
+  t.after(() => events.close());
   const move = await post(server, `/v1/games/${game.id}/moves`, { move: 'e7e5', expected_version: game.version },
     { headers: auth(game.tokens.black) });
   expectProblem(move, 507, 'store_full');
   assert.deepEqual(await gameKeys(redis, game.id), before, 'the refused move wrote nothing');
+  // Nor published it: a full Redis lets PUBLISH through, so the script's first write must come before it.
+  await sleep(300);
+  assert.doesNotMatch(events.received(), /message/, 'no event of the refused move');
   // The computer's turn is recorded before its game: refused as full, not "cannot be reached".
   expectProblem(await post(server, '/v1/games', { engine: { color: 'white', level: 1 } }), 507, 'store_full');
   expectProblem(await post(server, '/v1/games', {}), 507, 'store_full');
