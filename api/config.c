@@ -158,6 +158,14 @@ static const setting_t settings[] = {
     { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS", "false",
       "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
       FIELD(ready_requires_redis), 0, 1 },
+    /* Off by default for a developer's Redis; on in k8s/ (k8s/README.md, "Redis memory"). */
+    { "--require-noeviction", "CHESSD_REQUIRE_NOEVICTION", "false",
+      "/readyz answers 503 store_may_evict while Redis's maxmemory-policy is not noeviction (or cannot be read): "
+      "any other policy, volatile-* too, may evict the keys of games being played",
+      KIND_BOOL, FIELD(require_noeviction), 0, 1 },
+    { "--redis-memory-check", "CHESSD_REDIS_MEMORY_CHECK", "60",
+      "seconds between reads of Redis's maxmemory-policy, maxmemory and used memory (in the background)", KIND_UINT,
+      FIELD(redis_memory_check_seconds), 1, 3600 },
     { "--redis-connect-timeout-ms", "CHESSD_REDIS_CONNECT_TIMEOUT_MS", "1000", "Redis connect timeout", KIND_UINT,
       FIELD(redis_connect_timeout_ms), 10, 60000 },
     { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "1000", "Redis command timeout", KIND_UINT,

@@ -44,6 +44,8 @@ typedef struct config {
     char redis_tls_server_name[256]; /* "" : each host's own name */
     bool redis_tls_insecure_skip_verify;
     bool ready_requires_redis;   /* /readyz is 503 while Redis is down (else 200, saying so) */
+    bool require_noeviction;     /* /readyz is 503 while Redis may evict keys (maxmemory-policy not noeviction) */
+    unsigned redis_memory_check_seconds; /* between reads of Redis's maxmemory-policy and memory use */
     unsigned redis_connect_timeout_ms;
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */

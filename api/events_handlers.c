@@ -43,7 +43,10 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
     config_game_service(app_of(req)->config, app_of(req)->store, &games);
     game_svc_status_t status = game_svc_snapshot(&games, req->path_param, &snapshot, &meta);
     if (status != GAME_SVC_OK) {
-        api_problem_store(res, status == GAME_SVC_ENOT_FOUND ? STORE_ENOT_FOUND : STORE_EUNAVAILABLE, app_of(req)->store);
+        api_problem_store(res, status == GAME_SVC_ENOT_FOUND  ? STORE_ENOT_FOUND
+                               : status == GAME_SVC_EDAMAGED ? STORE_EDAMAGED
+                                                             : STORE_EUNAVAILABLE,
+                          app_of(req)->store);
     } else if (buf_failed(&snapshot)) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
     } else {

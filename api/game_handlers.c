@@ -107,6 +107,7 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EUNKNOWN: api_problem_store(res, STORE_EUNKNOWN, store); break;
     case GAME_SVC_ESTORE: api_problem_store(res, STORE_ECORRUPT, store); break;
     case GAME_SVC_EBAD_RECORD: api_problem_game(res, GAME_EBAD_RECORD); break;
+    case GAME_SVC_EDAMAGED: api_problem_store(res, STORE_EDAMAGED, store); break;
     case GAME_SVC_EBUSY: api_problem(res, API_EUNAVAILABLE, out->detail, NULL, NULL); break;
     case GAME_SVC_EUNAUTHORIZED:
         api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>", NULL, NULL);

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "problem.h"
 #include "readiness.h"
+#include "redis_memory.h"
 #include "version.h"
 
 /* openapi.yaml, linked in by spec.S. */
@@ -41,6 +42,7 @@ typedef struct {
     readiness_redis_t state;
     store_fault_t fault;
     const char *reason;
+    const redis_memory_t *memory; /* NULL: no Redis */
 } redis_report_t;
 
 static void write_redis(jsonw_t *w, const void *ctx)
@@ -53,6 +55,17 @@ static void write_redis(jsonw_t *w, const void *ctx)
         else
             jsonw_kv_string(w, "redis_fault", store_fault_name(r->fault));
         jsonw_kv_string(w, "redis_reason", r->reason);
+    }
+    if (r->state == READINESS_REDIS_FULL)
+        jsonw_kv_string(w, "redis_reason", r->reason);
+    if (r->memory) { /* the latest background reading (redis_memory.h) */
+        jsonw_key(w, "redis_memory");
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "policy", r->memory->policy);
+        jsonw_key(w, "maxmemory");
+        jsonw_uint(w, r->memory->maxmemory);
+        jsonw_kv_bool(w, "eviction_possible", r->memory->eviction_possible);
+        jsonw_object_end(w);
     }
 }
 
@@ -116,10 +129,26 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
         }
     }
     char reason[400] = "";
-    redis_report_t report = { READINESS_REDIS_OFF, STORE_FAULT_NONE, reason };
+    redis_memory_t memory;
+    redis_memory_get(&memory);
+    redis_report_t report = { READINESS_REDIS_OFF, STORE_FAULT_NONE, reason, app_of(req)->store ? &memory : NULL };
     report.state = readiness_check(app_of(req)->store, reason, sizeof reason, &report.fault);
-    if (report.state == READINESS_REDIS_DOWN && app_of(req)->config && app_of(req)->config->ready_requires_redis) {
+    const config_t *cfg = app_of(req)->config;
+    if (report.state == READINESS_REDIS_DOWN && cfg && cfg->ready_requires_redis) {
         api_problem(res, API_ESTORE_UNAVAILABLE, reason, write_redis, &report);
+        return;
+    }
+    /* Not ready while Redis may evict games, with --require-noeviction. A
+     * full Redis stays ready: every replica shares it, so taking them all
+     * out of rotation would only stop the reads that still work. */
+    if (app_of(req)->store && memory.eviction_possible && cfg && cfg->require_noeviction) {
+        char detail[200];
+        snprintf(detail, sizeof detail,
+                 memory.read ? "Redis's maxmemory-policy is %s, not noeviction: it may evict games "
+                               "(--require-noeviction)"
+                             : "Redis's maxmemory-policy has not been read yet (%s) (--require-noeviction)",
+                 memory.policy);
+        api_problem(res, API_ESTORE_MAY_EVICT, detail, write_redis, &report);
         return;
     }
     jsonw_t w;

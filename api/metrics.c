@@ -12,6 +12,7 @@
 #include "http/acceptor.h"
 #include "http/buf.h"
 #include "http/wire.h"
+#include "redis_memory.h"
 
 enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
 
@@ -122,6 +123,25 @@ static void write_counter(buf_t *b, const char *name, const char *help, unsigned
 static void write_gauge(buf_t *b, const char *name, const char *help, long long value)
 {
     buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, value);
+}
+
+/* Redis's memory policy as last read in the background (redis_memory.h),
+ * and whether it refuses writes now (store_is_full). */
+static void write_redis_memory(buf_t *b, struct store *store)
+{
+    redis_memory_t memory;
+    redis_memory_get(&memory);
+    write_gauge(b, "chessd_redis_eviction_possible",
+        "1 when Redis's maxmemory-policy may evict games (any but noeviction, volatile-* too, or one that cannot "
+        "be read), else 0.", memory.eviction_possible);
+    buf_printf(b, "# HELP chessd_redis_maxmemory_policy_info Redis's maxmemory-policy, as last read (unknown: not "
+                  "read).\n# TYPE chessd_redis_maxmemory_policy_info gauge\n"
+                  "chessd_redis_maxmemory_policy_info{policy=\"%s\"} 1\n", memory.policy);
+    write_gauge(b, "chessd_redis_maxmemory_bytes", "Redis's maxmemory, as last read (0: no limit).",
+        (long long)memory.maxmemory);
+    write_gauge(b, "chessd_redis_full",
+        "1 while Redis refuses writes for lack of memory (it answered OOM since the last write it took, and no "
+        "reading since found room), else 0.", store_is_full(store));
 }
 
 /* The accept threads' counts (acceptor.h), by listener. */
@@ -338,6 +358,7 @@ char *metrics_render(struct store *store, struct engine_pool *engines, size_t *l
         for (int f = STORE_FAULT_NONE + 1; f < STORE_FAULT_COUNT; f++)
             buf_printf(&b, "chessd_redis_fault{fault=\"%s\"} %d\n", store_fault_name((store_fault_t)f),
                        !health.up && health.fault == (store_fault_t)f);
+        write_redis_memory(&b, store);
     }
     return buf_finish(&b, length);
 }

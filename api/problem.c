@@ -58,6 +58,13 @@ static const struct {
     [API_EOUTCOME_UNKNOWN] = { "outcome_unknown", 503,
                                "The change was sent to the game store but no answer came; it may have been made" },
     [API_ESTORE_FULL] = { "store_full", 507, "The game store is out of memory and refuses new data" },
+    /* 410: the game as it was is gone for good (its store lost part of it)
+     * and no retry or other version brings it back; 500 would invite
+     * retries, 409 a fix by the client, and 404 would hide what happened. */
+    [API_EGAME_DAMAGED] = { "game_damaged", 410,
+                            "Part of this game was lost by the game store (evicted or lost in a failover)" },
+    [API_ESTORE_MAY_EVICT] = { "store_may_evict", 503,
+                               "The game store may evict games (its maxmemory-policy is not noeviction)" },
     [API_ETAKEBACK_NOT_ALLOWED] = { "takeback_not_allowed", 409, "The game's takeback policy does not allow this" },
     [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
@@ -348,6 +355,11 @@ void api_problem_store(api_response_t *res, store_status_t status, store_t *stor
     case STORE_EFULL:
         api_problem(res, API_ESTORE_FULL, "the game store is out of memory and refuses new data; nothing was changed",
                     NULL, NULL);
+        break;
+    case STORE_EDAMAGED:
+        api_problem(res, API_EGAME_DAMAGED,
+                    "the game store lost part of this game (its move list or history was evicted or lost while its "
+                    "state remained): it cannot be read or changed, and nothing was changed", NULL, NULL);
         break;
     case STORE_EUNKNOWN:
         api_problem(res, API_EOUTCOME_UNKNOWN,

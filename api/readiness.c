@@ -112,6 +112,12 @@ readiness_redis_t readiness_check(store_t *store, char *reason, size_t reason_si
     bool up = health.up && redis && secret;
     if (atomic_load(&watcher.probed))
         metrics_redis_up(up);
+    if (up && store_is_full(store)) {
+        if (reason && reason_size)
+            snprintf(reason, reason_size, "the game store is out of memory and refuses writes (Redis answered OOM): "
+                                          "games can be read, but not changed or created, until memory is freed");
+        return READINESS_REDIS_FULL;
+    }
     if (up)
         return READINESS_REDIS_UP;
     if (fault)
@@ -135,6 +141,7 @@ const char *readiness_redis_name(readiness_redis_t state)
         [READINESS_REDIS_OFF] = "off",
         [READINESS_REDIS_UP] = "up",
         [READINESS_REDIS_DOWN] = "down",
+        [READINESS_REDIS_FULL] = "full",
     };
     return (unsigned)state < READINESS_REDIS_COUNT ? names[state] : "down";
 }

@@ -20,6 +20,8 @@ typedef enum {
     READINESS_REDIS_OFF = 0, /* no Redis configured: games are off */
     READINESS_REDIS_UP,
     READINESS_REDIS_DOWN,    /* no answer in time, refused (a setting), or the token secret there cannot be used */
+    READINESS_REDIS_FULL,    /* up, but out of memory: it refused a write (OOM) since the last it took
+                              * (store_is_full): games are read, not changed */
     READINESS_REDIS_COUNT
 } readiness_redis_t;
 
@@ -31,12 +33,12 @@ bool readiness_start(store_t *store);
 void readiness_stop(void);
 
 /* Redis's state now, from the watcher's latest probe and the breaker; never
- * waits for Redis. When it is DOWN, reason (when not NULL) gets a sentence
+ * waits for Redis. When it is FULL, reason (when not NULL) says so. When it is DOWN, reason (when not NULL) gets a sentence
  * saying why (naming the node and what failed, never a secret) and *fault
  * (when not NULL) what kind of failure (STORE_FAULT_NONE: the token secret). */
 readiness_redis_t readiness_check(store_t *store, char *reason, size_t reason_size, store_fault_t *fault);
 
-/* "off", "up" or "down". */
+/* "off", "up", "down" or "full". */
 const char *readiness_redis_name(readiness_redis_t state);
 
 #endif

@@ -28,6 +28,7 @@
 #include "metrics.h"
 #include "problem.h"
 #include "readiness.h"
+#include "redis_memory.h"
 #include "routes.h"
 
 enum {
@@ -252,6 +253,7 @@ static void server_free(server_t *srv)
     metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
     readiness_stop();
+    redis_memory_stop();
     httpd_free(srv->httpd);
     store_close(srv->store);
     ratelimit_free(srv->by_address);
@@ -383,7 +385,7 @@ static int run(const config_t *cfg, bool engine_only)
         metrics_engine_turns(srv.turns);
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
-    bool watching = readiness_start(srv.store);
+    bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
     if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.first_moves || (engine_path && !srv.turns)))
         || !srv.pool
         || !srv.engines || !srv.engine_routes || !watching) {

@@ -32,6 +32,8 @@ typedef enum {
     STORE_EUNKNOWN,     /* write only: the command was sent but no answer came; it may have been made (or still be) */
     STORE_ELATE,        /* a timed write: Redis's clock is past the mover's flag, or far from the change's time;
                          * nothing was written: load again and redo the change */
+    STORE_EDAMAGED,     /* the game's keys disagree (Redis evicted or lost some of them): nothing was written,
+                         * and no write will be until the game is restored or deleted */
     STORE_STATUS_COUNT
 } store_status_t;
 
@@ -117,6 +119,35 @@ typedef struct {
 } store_health_t;
 
 void store_health(store_t *store, store_health_t *out);
+
+/* Whether Redis refused a command for lack of memory (an OOM reply: at
+ * maxmemory with noeviction, or nothing left to evict) since the last game
+ * write it took and the last store_memory_read that found room. Never
+ * waits: one atomic. */
+bool store_is_full(store_t *store);
+
+/* Redis's memory settings and use (store_memory.c), read from every node
+ * that holds games (each master of a Cluster): maxmemory-policy and
+ * maxmemory by CONFIG GET, or from INFO memory where CONFIG is refused or
+ * renamed (managed services), and used_memory from INFO memory. */
+enum { STORE_MEMORY_POLICY_SIZE = 32, STORE_MEMORY_NODE_SIZE = 280 };
+typedef struct {
+    /* The policy of the first node read whose policy is not noeviction
+     * (else the first node's): "noeviction", "allkeys-lru"... or
+     * "unknown" when that node answered neither CONFIG GET nor INFO. */
+    char policy[STORE_MEMORY_POLICY_SIZE];
+    uint64_t maxmemory;   /* that node's, in bytes (0: no limit) */
+    char node[STORE_MEMORY_NODE_SIZE]; /* "host:port" of that node */
+    unsigned nodes;       /* nodes read */
+    bool room;            /* every node read has no maxmemory or uses less than it */
+} store_memory_t;
+
+/* Reads *out (store_memory_t); on this thread's connections, under the
+ * breaker and the timeouts, so call it from a background thread. When every
+ * node read has room, a refusal for memory older than the read is
+ * forgotten (store_is_full). STORE_EUNAVAILABLE when a node did not answer
+ * (*out then holds what the others said, nodes counting them). */
+store_status_t store_memory_read(store_t *store, store_memory_t *out);
 
 /* fn(ctx) is called (on the thread that found it, with no lock held) each
  * time a node is marked down, so that a prober can look at once; NULL: none.

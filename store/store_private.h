@@ -9,6 +9,7 @@
 #define CHESSD_STORE_STORE_PRIVATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <hiredis/hiredis.h>
 
@@ -48,6 +49,11 @@ unsigned store_command_wait_ms(store_t *store);
 /* What an error reply means, for a command that did nothing: STORE_ECORRUPT
  * (WRONGTYPE), STORE_EFULL (OOM) or STORE_EUNAVAILABLE (anything else). */
 store_status_t store_error_status(const redisReply *r);
+
+/* Forgets that Redis refused a command for lack of memory (store_is_full),
+ * unless it refused one at or after checked_ms (sock_now_ms): a look at
+ * Redis's memory begun then found room. */
+void store_full_clear(store_t *store, int64_t checked_ms);
 
 /* A Lua script and its SHA-1, EVALSHA's name for it. */
 typedef struct {

@@ -26,6 +26,29 @@
 #include "sock.h"
 #include "tls.h"
 
+/* Whether a game's keys agree, for both scripts: the history holds one
+ * 16-digit entry per ply of the state, and the move list at least the
+ * shortest entries (a UCI move, a space between) for as many plies, and none
+ * when there are none. Redis evicts (or a failover loses) whole keys, and a
+ * missing key reads as empty, so a game that lost its move list or history
+ * fails this. A state without a plies line is left to the record's reader.
+ * `lingers`: a key that is not about to expire. A game's keys get one TTL
+ * in one script, so they expire together (a millisecond apart at most); a
+ * hash gone while its lists linger was evicted or lost, not expired. */
+#define GAME_KEYS_LUA \
+    "local function keys_disagree(state)\n" \
+    "  local plies = tonumber(string.match(state, '\\nplies (%d+)\\n') or '')\n" \
+    "  if not plies then return false end\n" \
+    "  local moves, history = redis.call('STRLEN', KEYS[2]), redis.call('STRLEN', KEYS[3])\n" \
+    "  if history ~= plies * 16 then return true end\n" \
+    "  if plies == 0 then return moves ~= 0 end\n" \
+    "  return moves < plies * 5 - 1\n" \
+    "end\n" \
+    "local function lingers(key)\n" \
+    "  local t = redis.call('PTTL', key)\n" \
+    "  return t == -1 or t > 1000\n" \
+    "end\n"
+
 /* Compare-and-set of a game, with its idempotency record.
  * KEYS[1] the game hash, KEYS[2] its move list, KEYS[3] its history, then as
  * the flags say: 'l' the record of the first format this write replaces, 'i'
@@ -72,8 +95,17 @@
  * not undo a script's earlier commands when a later one fails. For the same
  * reason the event is published before the first write (subscribers get it
  * only once the script has ended, so the order inside it does not show): a
- * Redis that lacks the command (SPUBLISH before 7.0) refuses the write whole. */
+ * Redis that lacks the command (SPUBLISH before 7.0) refuses the write whole.
+ * And for that reason a full Redis must refuse the write before the
+ * publishing: PUBLISH is let through when Redis is out of memory, and only
+ * the first write command of a script is checked against maxmemory, so an
+ * empty SETRANGE on the move list (which changes nothing) comes first. A
+ * game whose keys disagree (keys_disagree, or a hash gone while its lists
+ * linger) is 'damaged' and never written: a move appended to a move list
+ * that was evicted would make a game whose moves do not lead to its
+ * position. */
 static const char cas_script[] =
+    GAME_KEYS_LUA
     "local k = 4\n"
     "local legacy, idem, list\n"
     "if string.find(" ARG(CAS_FLAGS) ", 'l', 1, true) then legacy = KEYS[k]; k = k + 1 end\n"
@@ -84,11 +116,13 @@ static const char cas_script[] =
     "  if prior then return {'replay', prior} end\n"
     "end\n"
     "local current = redis.call('HGET', KEYS[1], 'version')\n"
+    "local own = current\n"
     "if not current and legacy then current = redis.call('HGET', legacy, 'version') end\n"
     "if not current and " ARG(CAS_LEGACY_VERSION) " ~= '' then current = " ARG(CAS_LEGACY_VERSION) " end\n"
     "if " ARG(CAS_EXPECTED) " == '0' then\n"
     "  if current then return {'exists', current} end\n"
     "elseif not current then\n"
+    "  if lingers(KEYS[2]) or lingers(KEYS[3]) then return {'damaged', ''} end\n"
     "  return {'missing', ''}\n"
     "elseif current ~= " ARG(CAS_EXPECTED) " then\n"
     "  return {'conflict', current}\n"
@@ -100,6 +134,7 @@ static const char cas_script[] =
     "end\n"
     "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
     "if wrong then return wrong end\n"
+    "if own and keys_disagree(redis.call('HGET', KEYS[1], 'state') or '') then return {'damaged', current} end\n"
     "if " ARG(CAS_TIME_FROM) " ~= '0' then\n"
     "  local t = redis.call('TIME')\n"
     "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
@@ -108,6 +143,7 @@ static const char cas_script[] =
     "    return {'late', current or '0'}\n"
     "  end\n"
     "end\n"
+    "redis.call('SETRANGE', KEYS[2], 0, '')\n"
     "if " ARG(CAS_CHANNEL) " ~= '' then redis.call(" ARG(CAS_PUBLISH) ", " ARG(CAS_CHANNEL) ", " ARG(CAS_EVENT) ") end\n"
     "redis.call('HSET', KEYS[1], 'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) ")\n"
     "local op = " ARG(CAS_LINE_OP) "\n"
@@ -144,10 +180,16 @@ static const char cas_script[] =
 /* Reads a game in one step. KEYS as cas_script's first three; ARGV[1]
  * 'change' (version, state, the last hlen history entries of ARGV[2] bytes
  * each, the write id and Redis's time in milliseconds) or 'full' (the same
- * and the move list). An empty array: no such game. */
+ * and the move list). An empty array: no such game; {'damaged'}: a game
+ * whose keys disagree (see GAME_KEYS_LUA). */
 static const char load_script[] =
+    GAME_KEYS_LUA
     "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid')\n"
-    "if not v[1] then return {} end\n"
+    "if not v[1] then\n"
+    "  if lingers(KEYS[2]) or lingers(KEYS[3]) then return {'damaged'} end\n"
+    "  return {}\n"
+    "end\n"
+    "if v[2] and keys_disagree(v[2]) then return {'damaged'} end\n"
     "local n = v[3] and string.match(v[3], '^%d+$') and tonumber(v[3])\n"
     "if not v[2] or not n or n > 1000 then return {v[1]} end\n"
     "local tail = ''\n"
@@ -241,6 +283,9 @@ struct store {
      * Cluster not serving every slot); STORE_FAULT_NONE when nothing. */
     store_fault_t probe_fault;
     char probe_reason[320];
+    /* When Redis last refused a command for lack of memory (an OOM reply;
+     * monotonic ms, 0: not since the last write it took). See store_is_full. */
+    atomic_llong full_since_ms;
 };
 
 /* Set on the thread running store_probe(): its commands pass the breaker. */
@@ -262,7 +307,7 @@ static unsigned within_deadline(unsigned timeout_ms)
 }
 
 static const char *const status_names[STORE_STATUS_COUNT] = {
-    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late",
+    "ok", "not_found", "conflict", "exists", "replay", "unavailable", "corrupt", "full", "unknown", "late", "damaged",
 };
 
 void store_game_channel(const char *id, char *out)
@@ -1043,6 +1088,8 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
             continue;
         }
         breaker_up(s, &target);
+        if (r->type == REDIS_REPLY_ERROR && store_error_status(r) == STORE_EFULL)
+            atomic_store(&s->full_since_ms, sock_now_ms() | 1); /* never 0 */
         if (!s->cluster || r->type != REDIS_REPLY_ERROR)
             return r;
         cluster_redirect_t redirect;
@@ -1077,6 +1124,16 @@ redisReply *store_command(store_t *store, unsigned slot, int argc, const char **
 }
 
 unsigned store_command_wait_ms(store_t *store) { return within_deadline(store->command_timeout_ms); }
+
+bool store_is_full(store_t *store) { return atomic_load(&store->full_since_ms) != 0; }
+
+void store_full_clear(store_t *store, int64_t checked_ms)
+{
+    long long since = atomic_load(&store->full_since_ms);
+    /* Only a refusal older than the look that found room is cleared. */
+    while (since && since < checked_ms && !atomic_compare_exchange_weak(&store->full_since_ms, &since, 0)) {
+    }
+}
 
 /* A key's slot: the one a cluster serves it from (unused on one node). */
 static int key_slot(const char *key) { return (int)cluster_key_slot(key, strlen(key)); }
@@ -1395,6 +1452,11 @@ static store_status_t game_load_once(store_t *store, const char *id, store_load_
         freeReplyObject(r);
         return legacy_fallback ? load_legacy(store, id, out) : STORE_ENOT_FOUND;
     }
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->type == REDIS_REPLY_STRING
+        && !strcmp(r->element[0]->str, "damaged")) {
+        freeReplyObject(r);
+        return STORE_EDAMAGED;
+    }
     bool full = what == STORE_LOAD_FULL;
     if (r->type == REDIS_REPLY_ARRAY && r->elements == (full ? 6u : 5u) && read_version(r->element[0], &out->version)
         && take_string(r->element[1], &out->state, &out->state_length)
@@ -1482,6 +1544,8 @@ static store_status_t script_result(redisReply *r, uint64_t *current_version, ch
         return STORE_ENOT_FOUND;
     if (!strcmp(outcome, "late"))
         return STORE_ELATE;
+    if (!strcmp(outcome, "damaged"))
+        return STORE_EDAMAGED;
     return STORE_ECORRUPT;
 }
 
@@ -1639,6 +1703,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         status = STORE_EUNKNOWN;
     if (current_version)
         *current_version = current;
+    if (status == STORE_OK) /* a write taken: Redis has room again */
+        atomic_store(&store->full_since_ms, 0);
     if (status == STORE_OK && legacy_apart) {
         /* The new keys are found first from now on; the old record goes
          * (a failure here leaves it unseen behind them). */

@@ -45,7 +45,7 @@ static void settle(first_moves_t *s, const store_engine_due_t *due)
         }
         /* pending and unmoved: its read could not record the abort yet (the
          * clocks disagree by a little); the next round tries again. */
-    } else if (status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD) {
+    } else if (status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD || status == GAME_SVC_EDAMAGED) {
         (void)store_first_move_due_clear(store, due->id, due->version);
     }
     game_svc_result_free(&out);

@@ -64,6 +64,7 @@ static game_svc_status_t from_store(store_status_t status)
     case STORE_EUNAVAILABLE: return GAME_SVC_EUNAVAILABLE;
     case STORE_EFULL: return GAME_SVC_EFULL;
     case STORE_EUNKNOWN: return GAME_SVC_EUNKNOWN;
+    case STORE_EDAMAGED: return GAME_SVC_EDAMAGED;
     default: return GAME_SVC_ESTORE;
     }
 }
@@ -492,7 +493,12 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     line_write_free(&lw);
     if (trouble) {
         free(body);
-        *status = fail(out, written == STORE_OK ? GAME_SVC_EINTERNAL : GAME_SVC_EUNAVAILABLE, trouble);
+        if (written == STORE_EFULL)
+            count(c, COUNT_STORE_FULL);
+        *status = fail(out, written == STORE_OK      ? GAME_SVC_EINTERNAL
+                            : written == STORE_EFULL ? GAME_SVC_EFULL
+                                                     : GAME_SVC_EUNAVAILABLE,
+                       trouble);
         return SAVE_FAILED;
     }
     if (written == STORE_OK) {
@@ -911,6 +917,8 @@ game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *i
     game_svc_game_free(&g);
     if (status == GAME_SVC_EREFUSED && out->refusal == GAME_EOVER)
         status = GAME_SVC_ECONFLICT; /* ended meanwhile */
+    if (status == GAME_SVC_EDAMAGED)
+        status = GAME_SVC_EBAD_RECORD; /* no turn can be played in it: its job is dropped as an unreadable game's */
     return status;
 }
 

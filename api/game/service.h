@@ -52,6 +52,8 @@ typedef enum {
     GAME_SVC_EUNKNOWN,               /* the write was sent, no answer came: it may have been made */
     GAME_SVC_ESTORE,                 /* the store answered something unexpected */
     GAME_SVC_EBAD_RECORD,            /* the stored game cannot be read */
+    GAME_SVC_EDAMAGED,               /* the game's keys in the store disagree (some were evicted or lost): it can
+                                      * be neither read nor changed (nothing was changed) */
     GAME_SVC_EBUSY,                  /* the game changed meanwhile too often: retry (detail) */
     GAME_SVC_EUNAUTHORIZED,          /* no player token */
     GAME_SVC_EFORBIDDEN,             /* the token is not a player's of this game */

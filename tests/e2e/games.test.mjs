@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Chess } from 'chess.js';
 import { startServer, startRedis, gameRedis } from './server.mjs';
-import { call, get, post, nodeRequest, expectProblem, sleep, waitForRedis, START_FEN } from './http.mjs';
+import { call, get, post, nodeRequest, expectProblem, sleep, waitForRedis, START_FEN, NOEVICTION } from './http.mjs';
 
 const TOKEN_SECRET = 'e2e-games-token-secret-0123456789';
 const TIMEOUT_MS = 300; // the Redis timeouts of the outage test's chessd
@@ -698,7 +698,7 @@ test('Redis stopped: 503 store_unavailable fast; restarted: play resumes with no
       assert.equal(res.status, 200, `request ${i} after the restart: ${res.text}`);
       assert.deepEqual(res.body, before, 'the game survived the restart as it was');
     }
-    assert.deepEqual((await get(srv, '/readyz')).body, { status: 'ready', redis: 'up', engine: { state: 'off' } });
+    assert.deepEqual((await get(srv, '/readyz')).body, { status: 'ready', redis: 'up', redis_memory: NOEVICTION, engine: { state: 'off' } });
     await move(g, 'Nc6');
     assert.equal(g.version, 5);
     await move(g, 'Bb5');

@@ -254,3 +254,6 @@ export async function waitForRedis(server, redis, ms = 5000) {
 
 /** nodeRequest with a 5 s deadline unless opts say otherwise, for tests that time answers. */
 export const nodeRequestFrom = (server, opts = {}) => nodeRequest(server, { timeoutMs: 5000, ...opts });
+
+/** /readyz's redis_memory for the suites' redis-servers: their defaults, noeviction and no maxmemory. */
+export const NOEVICTION = { policy: 'noeviction', maxmemory: 0, eviction_possible: false };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import YAML from 'yaml';
 import { startServer, freePort, CHESSD_BIN } from './server.mjs';
-import { get, call, nodeRequest, expectProblem } from './http.mjs';
+import { get, call, nodeRequest, expectProblem, NOEVICTION } from './http.mjs';
 import { spec, operations, validatorFor, resolvePointer } from './openapi.mjs';
 
 let server;
@@ -26,7 +26,7 @@ test('GET /readyz answers 200 {"status":"ready","redis":"up","engine":{"state":"
   const res = await get(server, '/readyz');
   assert.equal(res.status, 200);
   // the e2e servers run --engine none (server.mjs); the engine's states are analysis.test.mjs's
-  assert.deepEqual(res.body, { status: 'ready', redis: 'up', engine: { state: 'off' } });
+  assert.deepEqual(res.body, { status: 'ready', redis: 'up', redis_memory: NOEVICTION, engine: { state: 'off' } });
 });
 
 test('with Redis unreachable /readyz is 200 reporting redis "down" (503 store_unavailable with --ready-requires-redis), and liveness and the rules API answer', async () => {

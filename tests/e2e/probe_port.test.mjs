@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { freePort, startServer } from './server.mjs';
-import { nodeRequestFrom, sleep } from './http.mjs';
+import { nodeRequestFrom, sleep, NOEVICTION } from './http.mjs';
 import { checkProblemSchema, metricValue, waitFor } from './attacks_lib.mjs';
 
 
@@ -71,7 +71,7 @@ test('--probe-port: /healthz, /readyz and /metrics answer there while the main p
     assert.equal(health.status, 200);
     const ready = await request(probePort, 'GET', '/readyz');
     assert.equal(ready.status, 200, ready.text);
-    assert.deepEqual(JSON.parse(ready.text), { status: 'ready', redis: 'up', engine: { state: 'off' } });
+    assert.deepEqual(JSON.parse(ready.text), { status: 'ready', redis: 'up', redis_memory: NOEVICTION, engine: { state: 'off' } });
     assert.ok(ready.headers['x-request-id'], 'a probe answer carries X-Request-Id like any other');
     const metrics = await request(probePort, 'GET', '/metrics');
     assert.equal(metrics.status, 200);

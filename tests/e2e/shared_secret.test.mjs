@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startServer, startRedis, startNginx } from './server.mjs';
-import { get, post, expectProblem, sleep, waitForRedis } from './http.mjs';
+import { get, post, expectProblem, sleep, waitForRedis, NOEVICTION } from './http.mjs';
 
 const NO_SECRET = { env: { CHESSD_TOKEN_SECRET: undefined } };
 const SECRET_KEY = 'chessd:token-secret';
@@ -124,7 +124,10 @@ test('with Redis down at start, game requests answer 503 store_unavailable, neve
     // A burst on the replica's threads: one asks Redis, the others wait for its answer.
     const burst = await Promise.all(Array.from({ length: 8 }, () => post(server, '/v1/games', {})));
     assert.deepEqual(burst.map((r) => r.status), Array(8).fill(201), burst.map((r) => r.text).join('\n'));
-    assert.deepEqual((await get(server, '/readyz')).body, { status: 'ready', redis: 'up', engine: { state: 'off' } });
+    // Redis's memory policy is read again every second until Redis first answers.
+    let ready = await get(server, '/readyz');
+    for (let i = 0; i < 100 && ready.body.redis_memory?.policy === 'unknown'; i++) ready = await sleep(50).then(() => get(server, '/readyz'));
+    assert.deepEqual(ready.body, { status: 'ready', redis: 'up', redis_memory: NOEVICTION, engine: { state: 'off' } });
     assert.match(server.stderr(), /token secret: Redis cannot be reached[\s\S]*token secret: made one/);
   } finally {
     await server.stop();

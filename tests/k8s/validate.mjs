@@ -438,6 +438,8 @@ function checkTarget(target, objects) {
     config.CHESSD_PROBE_PORT);
   const redisUrl = config.CHESSD_REDIS_URL;
   check(D("CHESSD_REDIS_URL is a redis:// URL"), /^redis:\/\//.test(redisUrl ?? ""), redisUrl);
+  check(D("CHESSD_REQUIRE_NOEVICTION (unready while Redis may evict games)"),
+    truthy(setting(c, config, "CHESSD_REQUIRE_NOEVICTION")), setting(c, config, "CHESSD_REQUIRE_NOEVICTION"));
   if (want.redisUrlFromSecret) {
     const ref = (c.env ?? []).find((e) => e.name === "CHESSD_REDIS_URL")?.valueFrom?.secretKeyRef;
     check(D("CHESSD_REDIS_URL from a required Secret key"), ref && ref.key === "CHESSD_REDIS_URL" && ref.optional !== true);
@@ -632,6 +634,8 @@ function checkEngine(target, objects, want, api) {
     setting(c, config, "CHESSD_ENGINE"));
   check(E("CHESSD_READY_REQUIRES_REDIS (a worker without Redis takes no jobs, and says so)"),
     truthy(setting(c, config, "CHESSD_READY_REQUIRES_REDIS")), setting(c, config, "CHESSD_READY_REQUIRES_REDIS"));
+  check(E("CHESSD_REQUIRE_NOEVICTION (unready while Redis may evict games)"),
+    truthy(setting(c, config, "CHESSD_REQUIRE_NOEVICTION")), setting(c, config, "CHESSD_REQUIRE_NOEVICTION"));
 
   // Ports and probes: CHESSD_PORT alone, the probes on it.
   const port = Number(setting(c, config, "CHESSD_PORT") ?? CHESSD_PORT);

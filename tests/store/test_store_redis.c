@@ -884,6 +884,67 @@ static void test_write_over_a_move_list_or_history_the_store_did_not_write_is_co
     }
 }
 
+/* Makes id a game of two plies whose state says so ("plies 2"), as
+ * game_record.c writes it, with its move list and history. */
+static void create_two_plies(const char *id)
+{
+    char e[STORE_HISTORY_ENTRY_SIZE + 1];
+    store_game_change_t first = line_change("chessd-game 3\nplies 1\nstate active", 1, STORE_LINE_APPEND, "e2e4:e4",
+                                            entry(1, e));
+    CU_ASSERT_EQUAL(write_change(id, 0, &first, 0, NULL, NULL, NULL), STORE_OK);
+    store_game_change_t second = line_change("chessd-game 3\nplies 2\nstate active", 2, STORE_LINE_APPEND,
+                                             " e7e5:e5", entry(2, e));
+    CU_ASSERT_EQUAL(write_change(id, 1, &second, 0, NULL, NULL, NULL), STORE_OK);
+}
+
+/* What an eviction leaves: one of a game's keys gone. A load says so, and
+ * the write script refuses any change whatever its kind (a move appended to
+ * a lost move list would make a game whose moves do not lead to its state),
+ * so nothing is written; keys all gone stay "not found". */
+static void test_a_game_that_lost_a_key_is_damaged_on_load_and_write_and_changes_nothing(void)
+{
+    static const char *const kinds[] = { "moves", "history", "game" };
+    static const store_line_op_t ops[] = { STORE_LINE_APPEND, STORE_LINE_KEEP, STORE_LINE_TRUNCATE };
+    for (int k = 0; k < 3; k++) {
+        for (int o = 0; o < 3; o++) {
+            char id[32], key[96];
+            new_id(id, sizeof id);
+            create_two_plies(id);
+            game_key(kinds[k], id, key, sizeof key);
+            REDIS_RUN(REDIS_REPLY_INTEGER, "DEL", key);
+            CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_EDAMAGED);
+            CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_FULL), STORE_EDAMAGED);
+            char e[STORE_HISTORY_ENTRY_SIZE + 1];
+            store_game_change_t change = line_change("chessd-game 3\nplies 3\nstate active", 3, ops[o], " g1f3:Nf3",
+                                                     entry(3, e));
+            change.moves_keep = 7;
+            change.history_keep = 16;
+            CU_ASSERT_EQUAL(write_change(id, 2, &change, 0, NULL, NULL, NULL), STORE_EDAMAGED);
+            CU_ASSERT_EQUAL(key_exists(key), 0); /* nothing written back */
+            char game[96];
+            game_key("game", id, game, sizeof game);
+            char *version = NULL;
+            redisReply *r = redis_server_command(&server, NULL, "HGET %s version", game);
+            if (r && r->type == REDIS_REPLY_STRING)
+                version = strdup(r->str);
+            if (r)
+                freeReplyObject(r);
+            /* the hash gone: none written back; else still version 2 */
+            CU_ASSERT(k == 2 ? version == NULL : version && !strcmp(version, "2"));
+            free(version);
+        }
+    }
+    /* A game whose keys are all gone (expired, or evicted whole) is not found. */
+    char id[32], key[96];
+    new_id(id, sizeof id);
+    create_two_plies(id);
+    for (int k = 0; k < 3; k++) {
+        game_key(kinds[k], id, key, sizeof key);
+        REDIS_RUN(REDIS_REPLY_INTEGER, "DEL", key);
+    }
+    CU_ASSERT_EQUAL(load_game(id, STORE_LOAD_CHANGE), STORE_ENOT_FOUND);
+}
+
 static void test_write_whose_list_of_kept_answers_is_not_a_list_is_corrupt_and_changes_nothing(void)
 {
     char id[32], scope[64], list[128];
@@ -2185,6 +2246,7 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_flushed_script_cache_is_reloaded_by_the_next_write);
     CU_ADD_TEST(suite, test_write_over_a_value_the_store_did_not_write_is_corrupt_not_unavailable);
     CU_ADD_TEST(suite, test_write_over_a_move_list_or_history_the_store_did_not_write_is_corrupt_and_changes_nothing);
+    CU_ADD_TEST(suite, test_a_game_that_lost_a_key_is_damaged_on_load_and_write_and_changes_nothing);
     CU_ADD_TEST(suite, test_write_whose_list_of_kept_answers_is_not_a_list_is_corrupt_and_changes_nothing);
     CU_ADD_TEST(suite, test_load_of_a_game_hash_with_a_bad_hlen_or_version_or_without_state_is_corrupt);
     CU_ADD_TEST(suite, test_load_of_a_move_list_or_history_the_store_did_not_write_is_corrupt);
