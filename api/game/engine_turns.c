@@ -135,6 +135,7 @@ static void play_job(worker_t *w, const store_engine_job_t *job)
     case GAME_SVC_ETIMED_OUT:
     case GAME_SVC_EREFUSED:
     case GAME_SVC_EBAD_RECORD:
+    case GAME_SVC_EDAMAGED:
         atomic_fetch_add(&t->stale, 1);
         break;
     default: /* the engine or the store failed: the lease brings the job back */
@@ -167,7 +168,8 @@ static void sweep(engine_turns_t *t)
                     == STORE_OK
                 && store_engine_turn_add(store, due[i].id, due[i].version, NULL, &added) == STORE_OK)
                 atomic_fetch_add(added ? &t->recovered : &t->requeue_skipped, 1);
-        } else if (status == GAME_SVC_OK || status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD) {
+        } else if (status == GAME_SVC_OK || status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EBAD_RECORD
+                   || status == GAME_SVC_EDAMAGED) {
             (void)store_engine_due_clear(store, due[i].id, due[i].version);
         }
         game_svc_result_free(&out);
