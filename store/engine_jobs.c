@@ -152,6 +152,18 @@ static const char dispatch_script[] =
     "end\n"
     "return r\n";
 
+/* Intent: records the intent ARGV[1] due by ARGV[2] (ZADD, the due
+ * sorted set), unless owner ARGV[3] has ARGV[5] turns queued already (-1)
+ * or everyone ARGV[6] (-2); 0 for either bound: none. KEYS as
+ * backlog_keys; ARGV[4] the owners' key prefix. 1 when recorded. */
+static const char intent_script[] =
+    "if tonumber(ARGV[5]) > 0 and ARGV[3] ~= '' and redis.call('ZCARD', ARGV[4] .. ARGV[3]) >= tonumber(ARGV[5]) then\n"
+    "  return -1\n"
+    "end\n"
+    "if tonumber(ARGV[6]) > 0 and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then return -2 end\n"
+    "redis.call('ZADD', KEYS[9], ARGV[2], ARGV[1])\n"
+    "return 1\n";
+
 /* Backlog: [now, turns queued, the oldest one's queued time (0: none),
  * turns in flight, owners waiting, the owner ARGV[2]'s turns queued].
  * KEYS as backlog_keys; ARGV: the owners' key prefix, owner ("" none). */
@@ -485,6 +497,29 @@ store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t ve
     store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
     if (status == STORE_OK && added)
         *added = r->integer == 1;
+    freeReplyObject(r);
+    return status;
+}
+
+store_status_t store_engine_turn_intent(store_t *store, const char *id, uint64_t version, int64_t due_ms,
+                                        const char *owner, const store_engine_bounds_t *bounds,
+                                        store_engine_bound_t *reached)
+{
+    *reached = STORE_ENGINE_BOUND_NONE;
+    char member[DUE_MEMBER_SIZE];
+    if (!due_member(id, version, member) || (owner && owner[0] && !owner_ok(owner)))
+        return STORE_ENOT_FOUND;
+    char due[24], per_owner[16], total[16];
+    snprintf(due, sizeof due, "%lld", (long long)due_ms);
+    snprintf(per_owner, sizeof per_owner, "%u", bounds ? bounds->per_owner : 0);
+    snprintf(total, sizeof total, "%u", bounds ? bounds->total : 0);
+    const char *values[] = { member, due, owner ? owner : "", STORE_ENGINE_OWNER_PREFIX, per_owner, total };
+    redisReply *r = backlog_script_run(store, intent_script, 6, values);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (status == STORE_OK && r->integer < 0)
+        *reached = r->integer == -1 ? STORE_ENGINE_BOUND_OWNER : STORE_ENGINE_BOUND_TOTAL;
     freeReplyObject(r);
     return status;
 }

@@ -411,6 +411,22 @@ store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t ve
                                      bool *added);
 store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t version);
 
+/* The bounds on the backlog: turns one owner may have queued, and
+ * everyone (0: no bound). */
+typedef struct {
+    unsigned per_owner, total;
+} store_engine_bounds_t;
+
+typedef enum { STORE_ENGINE_BOUND_NONE = 0, STORE_ENGINE_BOUND_OWNER, STORE_ENGINE_BOUND_TOTAL } store_engine_bound_t;
+
+/* store_engine_due_set of the computer's turn at version, one step with a
+ * look at the bounds: when owner (NULL or "": none) has bounds->per_owner
+ * turns queued, or everyone bounds->total, nothing is recorded and
+ * *reached names the bound (STORE_OK all the same). */
+store_status_t store_engine_turn_intent(store_t *store, const char *id, uint64_t version, int64_t due_ms,
+                                        const char *owner, const store_engine_bounds_t *bounds,
+                                        store_engine_bound_t *reached);
+
 /* The backlog as it stands: Redis's clock, the turns queued and in
  * flight, when the oldest queued one was queued (Redis time; 0: none), the
  * owners waiting, and owner's queued turns (owner NULL or "": 0). */

@@ -4,9 +4,9 @@
  * claim turns and play each through game_svc_engine_turn on the engine
  * held, acking each and clearing its intent once it is done or gone, and
  * give the engine back when none is left. A turn that failed is left
- * claimed: its lease passes and a worker claims it again. Worker 0 also
- * sweeps the intents, reads the backlog for the metrics, and removes the
- * consumers of workers gone. */
+ * claimed: its lease passes and a worker claims it again. A thread of its
+ * own (never held up by a turn being played) sweeps the intents, reads the
+ * backlog for the metrics, and removes the consumers of workers gone. */
 #include "engine_turns.h"
 
 #include <inttypes.h>
@@ -50,6 +50,8 @@ struct engine_turns {
     engine_turns_config_t cfg;
     atomic_bool stopping;
     worker_t *workers;
+    pthread_t chores_thread;
+    bool chores_started;
     atomic_ullong played, stale, failed, recovered, requeue_skipped, consumers_removed;
     /* The backlog as worker 0 last read it (backlog_ok: it could). */
     atomic_bool backlog_ok;
@@ -192,8 +194,8 @@ static void read_backlog(engine_turns_t *t)
     atomic_store(&t->backlog_ok, ok);
 }
 
-/* Worker 0's chores: the sweep and the backlog every sweep_ms, the
- * consumers of workers gone every PRUNE_EVERY_MS. */
+/* The chores: the sweep and the backlog every sweep_ms, the consumers of
+ * workers gone every PRUNE_EVERY_MS. */
 static void chores(engine_turns_t *t, uint64_t *next_sweep, uint64_t *next_prune)
 {
     uint64_t now = clock_now_ms();
@@ -218,7 +220,8 @@ static bool play_turns(worker_t *w)
 {
     engine_turns_t *t = w->turns;
     store_t *store = t->cfg.games.store;
-    uint64_t wait_until = clock_now_ms() + (uint64_t)t->cfg.max_think_ms;
+    /* Long enough for the search running now to end (an analysis, a think). */
+    uint64_t wait_until = clock_now_ms() + 2 * (uint64_t)t->cfg.max_think_ms + 1000;
     if (engine_pool_hold(t->cfg.engines, wait_until, &w->hold) != ENGINE_OK)
         return true; /* no engine came: the turns wait for the next look */
     bool ok = true;
@@ -241,19 +244,27 @@ static void *work(void *arg)
 {
     worker_t *w = arg;
     engine_turns_t *t = w->turns;
-    uint64_t next_sweep = clock_now_ms(), next_prune = clock_now_ms();
     while (!atomic_load(&t->stopping)) {
-        if (w->index == 0)
-            chores(t, &next_sweep, &next_prune);
         if (!play_turns(w)) {
             pause_ms(TROUBLE_WAIT_MS);
             continue;
         }
-        unsigned block = w->index == 0 && (unsigned)t->cfg.sweep_ms < BELL_BLOCK_MS ? (unsigned)t->cfg.sweep_ms
-                                                                                    : BELL_BLOCK_MS;
-        store_status_t s = store_engine_bell_wait(w->bell, block);
+        store_status_t s = store_engine_bell_wait(w->bell, BELL_BLOCK_MS);
         if (s != STORE_OK && s != STORE_ENOT_FOUND)
             pause_ms(TROUBLE_WAIT_MS);
+    }
+    return NULL;
+}
+
+static void *do_chores(void *arg)
+{
+    engine_turns_t *t = arg;
+    uint64_t next_sweep = clock_now_ms(), next_prune = clock_now_ms();
+    while (!atomic_load(&t->stopping)) {
+        chores(t, &next_sweep, &next_prune);
+        uint64_t now = clock_now_ms(), next = next_sweep < next_prune ? next_sweep : next_prune;
+        long wait = next > now ? (long)(next - now) : 0;
+        pause_ms(wait < 50 ? wait : 50); /* 50 ms at a time, so that a stop is not kept waiting */
     }
     return NULL;
 }
@@ -293,6 +304,11 @@ engine_turns_t *engine_turns_start(const engine_turns_config_t *cfg)
         }
         w->started = true;
     }
+    if (pthread_create(&t->chores_thread, NULL, do_chores, t) != 0) {
+        engine_turns_stop(t);
+        return NULL;
+    }
+    t->chores_started = true;
     return t;
 }
 
@@ -301,6 +317,8 @@ void engine_turns_stop(engine_turns_t *t)
     if (!t)
         return;
     atomic_store(&t->stopping, true);
+    if (t->chores_started)
+        pthread_join(t->chores_thread, NULL);
     for (unsigned i = 0; i < t->cfg.workers; i++) {
         worker_t *w = &t->workers[i];
         if (w->started) {

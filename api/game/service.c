@@ -339,35 +339,34 @@ static char *event_message(const game_record_t *r, const change_t *change, int64
     return buf_finish(&message, length);
 }
 
-/* Whether owner may queue one more of the computer's turns: its own
- * queue under engine_turns_per_client, everyone's under engine_turns_max.
- * Read just before the write, so requests at once from one client may pass
- * the bound by as many as there are; a backlog that cannot be read lets
- * the turn through (the write then fails as the store does). */
-static game_svc_status_t turn_bound(const game_svc_config_t *c, const char *owner, game_svc_result_t *out)
+/* The intent of the computer's turn in r, recorded unless owner's queue
+ * has engine_turns_per_client turns or everyone's engine_turns_max
+ * (*reached then says which; nothing recorded). The bounds are read with
+ * the intent, just before the write, so requests at once from one client
+ * may pass its bound by as many as there are. */
+static store_status_t turn_intent(const game_svc_config_t *c, const game_record_t *r, int64_t now, const char *owner,
+                                  store_engine_bound_t *reached)
 {
-    if (!c->engine_turns_max && (!c->engine_turns_per_client || !owner))
-        return GAME_SVC_OK;
-    store_engine_backlog_t b;
-    if (store_engine_backlog(c->store, owner, &b) != STORE_OK)
-        return GAME_SVC_OK;
-    if (owner && c->engine_turns_per_client && b.owner_queued >= c->engine_turns_per_client) {
+    store_engine_bounds_t bounds = { owner ? c->engine_turns_per_client : 0, c->engine_turns_max };
+    return store_engine_turn_intent(c->store, r->id, r->version, now + (int64_t)c->engine_lease_ms, owner, &bounds,
+                                    reached);
+}
+
+/* The refusal of a turn past a bound, its detail and the bound in out. */
+static game_svc_status_t turn_refused(const game_svc_config_t *c, store_engine_bound_t reached, game_svc_result_t *out)
+{
+    if (reached == STORE_ENGINE_BOUND_OWNER) {
         snprintf(out->detail, sizeof out->detail,
-                 "this client has %llu of the computer's turns waiting, its most (--engine-turns-per-client %u); "
-                 "nothing was changed",
-                 (unsigned long long)b.owner_queued, c->engine_turns_per_client);
+                 "this client has as many of the computer's turns waiting as it may (--engine-turns-per-client %u); "
+                 "nothing was changed", c->engine_turns_per_client);
         out->limit = c->engine_turns_per_client;
         return GAME_SVC_ETOO_MANY_TURNS;
     }
-    if (c->engine_turns_max && b.queued >= c->engine_turns_max) {
-        snprintf(out->detail, sizeof out->detail,
-                 "%llu of the computer's turns are waiting, the most this service queues "
-                 "(--engine-turns-max %u); nothing was changed",
-                 (unsigned long long)b.queued, c->engine_turns_max);
-        out->limit = c->engine_turns_max;
-        return GAME_SVC_EENGINE_BUSY;
-    }
-    return GAME_SVC_OK;
+    snprintf(out->detail, sizeof out->detail,
+             "as many of the computer's turns are waiting as this service queues (--engine-turns-max %u); nothing "
+             "was changed", c->engine_turns_max);
+    out->limit = c->engine_turns_max;
+    return GAME_SVC_EENGINE_BUSY;
 }
 
 /* When the computer's turn in r must be played by, or its game is lost:
@@ -464,18 +463,18 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     /* The computer's turn: its bound first, its intent before the write, its job after. */
     bool engine_turn = c->engine_lease_ms && game_svc_engine_has_turn(r);
     const char *owner = w->rq && w->rq->client && w->rq->client[0] ? w->rq->client : NULL;
-    game_svc_status_t refused = GAME_SVC_OK;
-    if (!trouble && engine_turn && (refused = turn_bound(c, owner, out)) != GAME_SVC_OK) {
+    store_engine_bound_t reached = STORE_ENGINE_BOUND_NONE;
+    if (!trouble && engine_turn
+        && (written = turn_intent(c, r, now, owner, &reached)) != STORE_OK)
+        trouble = "the computer's turn could not be recorded";
+    if (reached != STORE_ENGINE_BOUND_NONE) {
         free(kept);
         free(message);
         line_write_free(&lw);
         free(body);
-        *status = refused;
+        *status = turn_refused(c, reached, out);
         return SAVE_FAILED;
     }
-    if (!trouble && engine_turn
-        && (written = store_engine_due_set(c->store, r->id, r->version, now + (int64_t)c->engine_lease_ms)) != STORE_OK)
-        trouble = "the computer's turn could not be recorded";
     /* A first-move grace running after the write: its deadline before it, so
      * that a replica's sweep aborts the game on time with nobody reading it. */
     int64_t grace_ends = game_first_move_deadline(&r->game);

@@ -516,6 +516,15 @@ store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t ve
     return STORE_OK;
 }
 
+store_status_t store_engine_turn_intent(store_t *store, const char *id, uint64_t version, int64_t due_ms,
+                                        const char *owner, const store_engine_bounds_t *bounds,
+                                        store_engine_bound_t *reached)
+{
+    (void)store, (void)id, (void)version, (void)due_ms, (void)owner, (void)bounds;
+    *reached = STORE_ENGINE_BOUND_NONE;
+    return STORE_OK;
+}
+
 /* An empty backlog: no bound is ever reached. */
 store_status_t store_engine_backlog(store_t *store, const char *owner, store_engine_backlog_t *out)
 {

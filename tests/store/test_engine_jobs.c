@@ -881,6 +881,37 @@ static void test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost(void)
     CU_ASSERT_TRUE(added);
 }
 
+static void test_an_intent_past_a_bound_is_not_recorded_and_names_the_bound(void)
+{
+    store_engine_bounds_t bounds = { .per_owner = 2, .total = 3 };
+    store_engine_bound_t reached;
+    for (int i = 0; i < 2; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "mine%d", i);
+        CU_ASSERT_EQUAL(store_engine_turn_intent(store, id, 1, 1000, "me", &bounds, &reached), STORE_OK);
+        CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_NONE);
+        CU_ASSERT_EQUAL(add_for("me", id, 1, 0, NULL), STORE_OK);
+    }
+    /* Mine are 2: my third is refused, unrecorded; another's passes. */
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "mine2", 1, 1000, "me", &bounds, &reached), STORE_OK);
+    CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_OWNER);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_DUE_KEY), 2);
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "yours", 1, 1000, "you", &bounds, &reached), STORE_OK);
+    CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_NONE);
+    CU_ASSERT_EQUAL(add_for("you", "yours", 1, 0, NULL), STORE_OK);
+    /* Everyone's are 3: a fourth is refused, whoever asks; no owner: only that bound. */
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "theirs", 1, 1000, "them", &bounds, &reached), STORE_OK);
+    CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_TOTAL);
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "nobody", 1, 1000, NULL, &bounds, &reached), STORE_OK);
+    CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_TOTAL);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_DUE_KEY), 3);
+    /* No bounds: recorded. */
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "free", 1, 1000, "me", NULL, &reached), STORE_OK);
+    CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_NONE);
+    CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_DUE_KEY), 4);
+    CU_ASSERT_EQUAL(store_engine_turn_intent(store, "x", 1, 1000, "a b", &bounds, &reached), STORE_ENOT_FOUND);
+}
+
 static void test_a_queued_turn_pushes_its_intent_back_so_the_sweep_leaves_it(void)
 {
     int64_t now;
@@ -984,6 +1015,7 @@ static const struct {
     SHARED(test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a_round),
     SHARED(test_a_turn_whose_game_would_be_lost_soon_is_served_first),
     SHARED(test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost),
+    SHARED(test_an_intent_past_a_bound_is_not_recorded_and_names_the_bound),
     SHARED(test_a_queued_turn_pushes_its_intent_back_so_the_sweep_leaves_it),
     SHARED(test_consumers_of_workers_gone_are_removed_and_a_clean_stop_removes_its_own),
     SHARED(test_the_bell_wakes_a_wait_on_its_own_connection_and_a_late_reply_is_not_the_stores),
