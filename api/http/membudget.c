@@ -115,15 +115,12 @@ unsigned membudget_shed(void)
     pthread_mutex_lock(&registry_lock);
     for (;;) {
         uint64_t now = clock_now_us();
-        size_t pending = 0;
         membudget_reader_t *worst = NULL;
         double worst_score = 0;
         for (membudget_reader_t *r = registry; r; r = r->next) {
             size_t bytes = atomic_load_explicit(&r->bytes, memory_order_relaxed);
-            if (r->shed) {
-                pending += bytes;
+            if (r->shed)
                 continue;
-            }
             uint64_t since = atomic_load_explicit(&r->since_us, memory_order_relaxed);
             if (!since || !bytes)
                 continue; /* its client takes all it is sent */
@@ -136,8 +133,9 @@ unsigned membudget_shed(void)
                 worst_score = score;
             }
         }
-        size_t used = membudget_used();
-        if (!worst || used <= pending || used - pending <= limit)
+        /* What readers closed but not yet released hold counts too: the
+         * budget holds however slowly their connections go. */
+        if (!worst || membudget_used() <= limit)
             break;
         worst->shed = true;
         worst->close(worst->arg);

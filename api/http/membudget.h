@@ -55,10 +55,10 @@ void membudget_on_over(void (*hook)(void *arg), void *arg);
 void membudget_register(membudget_reader_t *r, void (*close)(void *arg), void *arg);
 void membudget_unregister(membudget_reader_t *r);
 
-/* While the bytes held, less those of readers closed but not yet freed,
- * pass the limit: closes the reader with the most bytes times the time
- * bytes have waited for its client (those with none waiting never).
- * Returns how many were closed. */
+/* While the bytes held (those of readers closed but not yet released
+ * included) pass the limit: closes the reader with the most bytes times
+ * the time bytes have waited for its client (those with none waiting
+ * never). Returns how many were closed. */
 unsigned membudget_shed(void);
 
 /* Gives freed memory back to the system (glibc's malloc_trim) when at
