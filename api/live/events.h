@@ -83,7 +83,11 @@ typedef httpd_conn_t events_conn_t;
  * it (chessd's queue and the kernel's unacknowledged ones together) would
  * pass 256 KiB, or bytes wait and its side acknowledges none of them for
  * stall_seconds (heartbeats are more bytes waiting, not progress). Either
- * way its stream fails and conn.abort is called. */
+ * way its stream fails and conn.abort is called. Every stream's bytes (a
+ * mux's games' too) count against the process's buffer budget
+ * (http/membudget.h): past it, the stream whose bytes have waited the
+ * most the longest fails the same way, and none is admitted while it is
+ * spent (EVENTS_EBUDGET). */
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever
  * the connection is lost). NULL with the reason in err. */
