@@ -34,7 +34,6 @@ const GAUGE_SLACK = 4 * MiB;
 // (libmicrohttpd's 12 KiB, a mux's structures), the requests' parsed bodies,
 // and what the allocator keeps between trims. Measured about 14 MiB over
 // the baseline at the peak for these 200 readers; asserted with room.
-
 const RSS_MARGIN = 64 * MiB;
 const SOURCES = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
 
