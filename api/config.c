@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "game/service.h"
+#include "http/membudget.h"
 #include "metrics.h"
 
 typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
@@ -205,6 +206,15 @@ static const setting_t settings[] = {
       "seconds without a message after which a game with streams or long polls is read again (how long a lost "
       "Pub/Sub message can go unseen)",
       KIND_UINT, FIELD(resync_seconds), 1, 3600 },
+    /* Slow readers' buffers are most of what a replica's memory can grow
+     * by: a third of the container's limit leaves the rest to the process. */
+    { "--buffer-budget", "CHESSD_BUFFER_BUDGET", "0",
+      "bytes held at most for clients that read slowly (event streams, long polls, exports), in all; past it new "
+      "ones get 503 buffers_full and the reader holding the most the longest is closed (0: a third of the "
+      "cgroup's memory limit, 128 MiB without one)",
+      KIND_SIZE, FIELD(buffer_budget), 0, 1ull << 40 },
+    { "--max-exports", "CHESSD_MAX_EXPORTS", "16", "exports (POST /v1/games/export) at once; past it 503 too_many_exports",
+      KIND_UINT, FIELD(max_exports), 1, 10000 },
     { "--allow-untested-libmicrohttpd", "CHESSD_ALLOW_UNTESTED_LIBMICROHTTPD", "false",
       "start, with a warning, on a libmicrohttpd version chessd has not been tested with (its strict HTTP reader "
       "depends on how libmicrohttpd reads sockets); else chessd refuses to start on one",
@@ -344,6 +354,11 @@ const char *config_engine_path(const config_t *cfg)
     if (!cfg->engine_path[0] || !strcmp(cfg->engine_path, "none"))
         return NULL;
     return cfg->engine_path;
+}
+
+size_t config_buffer_budget(const config_t *cfg)
+{
+    return cfg->buffer_budget ? cfg->buffer_budget : membudget_default_limit(CONFIG_BUFFER_BUDGET_DEFAULT);
 }
 
 bool config_redis_enabled(const config_t *cfg)

@@ -62,6 +62,8 @@ typedef struct config {
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
+    size_t buffer_budget;             /* bytes held for slow readers, in all; 0: a third of the cgroup's limit */
+    unsigned max_exports;             /* exports at once */
     char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "none" or a path */
     unsigned engine_workers;          /* engine processes this replica runs */
     unsigned engine_hash_mb;          /* each engine's hash table */
@@ -95,6 +97,11 @@ struct game_svc_config;
 
 /* The game service's settings (api/game/service.h) from cfg, for store. */
 void config_game_service(const config_t *cfg, struct store *store, struct game_svc_config *out);
+
+/* The buffer budget in bytes: --buffer-budget, or with 0 a third of the
+ * cgroup's memory limit, CONFIG_BUFFER_BUDGET_DEFAULT without one. */
+enum { CONFIG_BUFFER_BUDGET_DEFAULT = 128 << 20 };
+size_t config_buffer_budget(const config_t *cfg);
 
 /* Prints the flags, their variables and defaults. */
 void config_usage(FILE *out);

@@ -27,7 +27,9 @@
 #include "game/tokens.h"
 #include "handlers.h"
 #include "input.h"
+#include "http/membudget.h"
 #include "http/utf8.h"
+#include "metrics.h"
 #include "problem.h"
 #include "board_svg_http.h"
 #include "render/game_json.h"
@@ -825,12 +827,24 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
         /* the problem is in res */
     } else if (!app->store_pool) {
         api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
+    } else if (membudget_full()) {
+        metrics_buffer_refused(METRICS_REFUSED_BUFFERS_FULL);
+        api_problem(res, API_EBUFFERS_FULL,
+                    "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly", NULL,
+                    NULL);
+        res->retry_after = EXPORT_RETRY_AFTER;
+    } else if (!game_export_reserve(app->config->max_exports)) {
+        metrics_buffer_refused(METRICS_REFUSED_TOO_MANY_EXPORTS);
+        api_problem(res, API_ETOO_MANY_EXPORTS, "this replica runs --max-exports exports already; retry shortly", NULL,
+                    NULL);
+        res->retry_after = EXPORT_RETRY_AFTER;
     } else {
         game_svc_config_t c;
         service_of(req, &c);
         bool pgn = wants_pgn(req);
         game_export_t *e = game_export_new(&c, app->store_pool, list, unique, pgn);
         if (!e) {
+            game_export_unreserve();
             api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         } else {
             res->status = 200;

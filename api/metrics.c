@@ -9,8 +9,10 @@
 #include "../store/store.h"
 #include "engine/pool.h"
 #include "game/engine_turns.h"
+#include "game/export.h"
 #include "http/acceptor.h"
 #include "http/buf.h"
+#include "http/membudget.h"
 #include "http/wire.h"
 #include "redis_memory.h"
 
@@ -33,6 +35,7 @@ static atomic_ullong analysis_refused;
 static atomic_ullong store_refused;
 static atomic_llong streams_open;
 static atomic_ullong stream_events, stream_resyncs, streams_stalled, pubsub_reconnects, flag_checks;
+static atomic_ullong streams_closed[EVENTS_CLOSE_COUNT], buffer_refused[METRICS_REFUSED_COUNT];
 static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
@@ -95,6 +98,16 @@ void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, 
 void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
 void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
 void metrics_stream_stalled(void) { atomic_fetch_add_explicit(&streams_stalled, 1, memory_order_relaxed); }
+void metrics_stream_closed(events_close_t why)
+{
+    if ((unsigned)why < EVENTS_CLOSE_COUNT)
+        atomic_fetch_add_explicit(&streams_closed[why], 1, memory_order_relaxed);
+}
+void metrics_buffer_refused(metrics_refused_t why)
+{
+    if ((unsigned)why < METRICS_REFUSED_COUNT)
+        atomic_fetch_add_explicit(&buffer_refused[why], 1, memory_order_relaxed);
+}
 void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
 void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
 
@@ -240,6 +253,36 @@ static void write_engine(buf_t *b, struct engine_pool *engines)
                (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_BUSY]));
 }
 
+/* The buffer budget (http/membudget.h) and why streams closed. */
+static void write_buffers(buf_t *b)
+{
+    buf_printf(b, "# HELP chessd_streams_closed_total Game event streams closed, by why (client: it went; stalled: no "
+                  "progress for --stream-stall-timeout; overflow: its bytes waiting passed their bound; idle: the "
+                  "--timeout idle timeout; budget: shed to keep within --buffer-budget; shutdown; ended: its game "
+                  "ended or is gone; error: out of memory).\n# TYPE chessd_streams_closed_total counter\n");
+    for (int i = 0; i < EVENTS_CLOSE_COUNT; i++)
+        buf_printf(b, "chessd_streams_closed_total{reason=\"%s\"} %llu\n", events_close_name((events_close_t)i),
+                   (unsigned long long)atomic_load_explicit(&streams_closed[i], memory_order_relaxed));
+    write_gauge(b, "chessd_buffered_bytes",
+        "Bytes held now for clients that read slowly: event streams' queues, exports' text, long polls' answers.",
+        (long long)membudget_used());
+    write_gauge(b, "chessd_buffer_budget_bytes", "The most chessd_buffered_bytes may reach (--buffer-budget).",
+        (long long)membudget_limit());
+    static const char *const refused[METRICS_REFUSED_COUNT] = { "buffers_full", "too_many_exports" };
+    buf_printf(b, "# HELP chessd_buffer_refusals_total New event streams, long polls and exports answered 503, by "
+                  "problem code: the buffer budget spent, or --max-exports running.\n"
+                  "# TYPE chessd_buffer_refusals_total counter\n");
+    for (int i = 0; i < METRICS_REFUSED_COUNT; i++)
+        buf_printf(b, "chessd_buffer_refusals_total{reason=\"%s\"} %llu\n", refused[i],
+                   (unsigned long long)atomic_load_explicit(&buffer_refused[i], memory_order_relaxed));
+    unsigned exports;
+    unsigned long long shed;
+    game_export_stats(&exports, &shed);
+    write_gauge(b, "chessd_exports_open", "Exports (POST /v1/games/export) being answered now (--max-exports).", exports);
+    write_counter(b, "chessd_exports_shed_total",
+        "Exports cut to keep within --buffer-budget: their client had kept the most bytes waiting the longest.", shed);
+}
+
 char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)
 {
     buf_t b;
@@ -304,9 +347,10 @@ char *metrics_render(struct store *store, struct engine_pool *engines, size_t *l
         "connection, a silent game that moved).",
         atomic_load_explicit(&stream_resyncs, memory_order_relaxed));
     write_counter(&b, "chessd_streams_stalled_total",
-        "Game event streams closed because their client took none of the bytes waiting for it for "
-        "--stream-stall-timeout seconds.",
+        "Game event streams closed because their client stopped reading: it took none of the bytes waiting for it "
+        "for --stream-stall-timeout seconds, or they passed their bound, or the --timeout idle timeout closed it.",
         atomic_load_explicit(&streams_stalled, memory_order_relaxed));
+    write_buffers(&b);
     write_counter(&b, "chessd_pubsub_reconnects_total", "Redis Pub/Sub connections made again after one was lost.",
         atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
     write_counter(&b, "chessd_flag_checks_total", "Games checked for a fallen flag when their clock's deadline came.",

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "live/events.h"
+
 struct store;
 struct engine_pool;
 struct engine_turns;
@@ -74,6 +76,12 @@ void metrics_streams_open(int delta);
 void metrics_stream_event(void);
 void metrics_stream_resync(void);
 void metrics_stream_stalled(void);
+/* A stream released, by why it closed (events.h). */
+void metrics_stream_closed(events_close_t why);
+/* New readers refused for the buffer budget (buffers_full) or the export
+ * cap (too_many_exports). */
+typedef enum { METRICS_REFUSED_BUFFERS_FULL = 0, METRICS_REFUSED_TOO_MANY_EXPORTS, METRICS_REFUSED_COUNT } metrics_refused_t;
+void metrics_buffer_refused(metrics_refused_t why);
 void metrics_pubsub_reconnect(void);
 void metrics_flag_check(void);
 

@@ -93,6 +93,10 @@ static const struct {
                              "The engine failed on this search, and again on a retry; retry after Retry-After" },
     [API_ESTREAM_NOT_FOUND] = { "stream_not_found", 404, "No such multi-game stream is open" },
     [API_ETOO_MANY_IDS] = { "too_many_ids", 422, "The stream would follow more games than its bound" },
+    [API_EBUFFERS_FULL] = { "buffers_full", 503,
+                            "This replica holds as much for slow readers as its memory allows; retry after Retry-After seconds" },
+    [API_ETOO_MANY_EXPORTS] = { "too_many_exports", 503,
+                                "This replica runs as many exports as it may; retry after Retry-After seconds" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 

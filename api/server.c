@@ -21,6 +21,7 @@
 #include "game/first_moves.h"
 #include "http/clock.h"
 #include "http/httpd.h"
+#include "http/membudget.h"
 #include "http/mhd_version.h"
 #include "http/ratelimit.h"
 #include "http/workpool.h"
@@ -101,6 +102,12 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         break;
     case HTTPD_REFUSE_RATE_LIMITED:
         api_problem(res, API_ERATE_LIMITED, detail, NULL, NULL);
+        break;
+    case HTTPD_REFUSE_BUFFERS_FULL:
+        metrics_buffer_refused(METRICS_REFUSED_BUFFERS_FULL);
+        api_problem(res, API_EBUFFERS_FULL,
+                    "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly",
+                    NULL, NULL);
         break;
     case HTTPD_REFUSE_TOO_MANY_STREAMS:
         api_problem(res, API_ETOO_MANY_STREAMS,
@@ -207,6 +214,8 @@ static httpd_live_status_t live_status(events_status_t status)
         return HTTPD_LIVE_ETOO_MANY;
     case EVENTS_EDRAINING:
         return HTTPD_LIVE_EDRAINING;
+    case EVENTS_EBUDGET:
+        return HTTPD_LIVE_EBUDGET;
     default:
         return HTTPD_LIVE_ENOMEM;
     }
@@ -232,13 +241,16 @@ static ssize_t live_read(void *stream, char *out, size_t max) { return events_st
 
 static void live_free(void *stream) { events_stream_release(stream); }
 
+static void live_idle(void *stream) { events_stream_idle(stream); }
+
 static httpd_live_status_t live_wait(void *ctx, const char *key, uint64_t version, unsigned seconds,
                                      const void *address, size_t length, const httpd_conn_t *conn)
 {
     return live_status(events_wait(((server_t *)ctx)->events, key, version, seconds, address, length, conn));
 }
 
-static const httpd_live_t live_callbacks = { live_admit, live_release, live_attach, live_read, live_free, live_wait };
+static const httpd_live_t live_callbacks = { live_admit, live_release, live_attach, live_read,
+                                             live_free,  live_idle,    live_wait };
 
 /* --- start and stop --- */
 
@@ -362,9 +374,11 @@ static int run(const config_t *cfg, bool engine_only)
     srv.engine_routes = workpool_new(cfg->engine_workers, cfg->engine_workers * ENGINE_QUEUE_PER_WORKER, 0);
     srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines, .engine_only = engine_only };
     metrics_init(routes_count(), routes_name);
+    membudget_set_limit(config_buffer_budget(cfg));
+    membudget_malloc_setup();
     static const events_counters_t hub_counters = { metrics_streams_open, metrics_stream_event, metrics_stream_resync,
-                                                    metrics_stream_stalled, metrics_pubsub_reconnect,
-                                                    metrics_flag_check };
+                                                    metrics_stream_stalled, metrics_stream_closed,
+                                                    metrics_pubsub_reconnect, metrics_flag_check };
     events_config_t events_cfg = { .store = srv.store, .counters = &hub_counters, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds,

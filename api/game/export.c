@@ -2,16 +2,19 @@
  * transport's read and a production job take it, the job drops it while it
  * reads and renders a batch. The export is held by the transport (until
  * its free) and by the production job while one is queued or running; the
- * last to let go frees it. At most one job at a time (producing). */
+ * last to let go frees it. At most one job at a time (producing). Its text
+ * is charged to the buffer budget (http/membudget.h), which may cut it. */
 #include "export.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../store/game_record.h"
 #include "../http/buf.h"
+#include "../http/membudget.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
 
@@ -33,12 +36,40 @@ struct game_export {
     int refs;
     unsigned exported, missing;
     char exported_text[16], missing_text[16];
+    membudget_reader_t reader; /* registered from attach to free */
+    size_t charged;            /* out.capacity as charged, under lock */
 };
+
+static atomic_uint running;      /* exports made and not yet freed */
+static atomic_ullong shed_count; /* exports cut for the budget */
+
+bool game_export_reserve(unsigned max)
+{
+    unsigned now = atomic_load(&running);
+    do {
+        if (now >= max)
+            return false;
+    } while (!atomic_compare_exchange_weak(&running, &now, now + 1));
+    return true;
+}
+
+void game_export_unreserve(void) { atomic_fetch_sub(&running, 1); }
+
+void game_export_stats(unsigned *open, unsigned long long *shed)
+{
+    *open = atomic_load(&running);
+    *shed = atomic_load(&shed_count);
+}
+
+/* Charges out's capacity to the budget, under e->lock. */
+static void charge(game_export_t *e) { membudget_track(&e->reader, &e->charged, e->out.capacity); }
 
 static void destroy(game_export_t *e)
 {
     pthread_mutex_destroy(&e->lock);
     buf_free(&e->out);
+    charge(e);
+    game_export_unreserve();
     free(e->ids);
     free(e);
 }
@@ -127,12 +158,15 @@ static void produce(void *arg)
     }
     failed = failed || buf_failed(&piece);
     pthread_mutex_lock(&e->lock);
-    if (!stop) {
+    if (!stop && !e->failed) { /* failed meanwhile: cut for the budget */
         if (failed) {
             e->failed = true;
         } else {
+            if (piece.length) /* its age counts from its first byte waiting */
+                membudget_waiting(&e->reader);
             if (piece.length) /* a batch of ids not found made nothing */
                 buf_append(&e->out, piece.data, piece.length);
+            charge(e);
             e->failed = buf_failed(&e->out);
             e->exported += found;
             e->missing += missing;
@@ -151,9 +185,29 @@ static void produce(void *arg)
     release_locked(e); /* this job's reference */
 }
 
+/* The budget's close (membudget.h): the text waiting is dropped and the
+ * connection closed; the client sees a cut answer, without trailers. */
+static void export_shed(void *arg)
+{
+    game_export_t *e = arg;
+    pthread_mutex_lock(&e->lock);
+    if (!e->failed && !e->gone) {
+        e->failed = true;
+        buf_free(&e->out);
+        e->taken = 0;
+        charge(e);
+        atomic_fetch_add(&shed_count, 1);
+        if (e->conn.abort)
+            e->conn.abort(e->conn.arg);
+        wake_locked(e);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
 static void export_attach(void *stream, const api_body_conn_t *conn)
 {
     game_export_t *e = stream;
+    membudget_register(&e->reader, export_shed, e); /* not under e->lock: shedding takes it */
     pthread_mutex_lock(&e->lock);
     e->conn = *conn;
     if (!start_job_locked(e))
@@ -171,9 +225,12 @@ static ssize_t export_read(void *stream, char *out, size_t max)
         size_t take = ready < max ? ready : max;
         memcpy(out, e->out.data + e->taken, take);
         e->taken += take;
-        if (e->taken == e->out.length)
-            e->out.length = e->taken = 0; /* all read: the buffer is reused from its start */
-        else if (e->taken > EXPORT_BUFFERED_MAX) {
+        if (e->taken == e->out.length) { /* all read: a reader that keeps up holds no buffer */
+            buf_free(&e->out);
+            e->taken = 0;
+            charge(e);
+            membudget_drained(&e->reader);
+        } else if (e->taken > EXPORT_BUFFERED_MAX) {
             memmove(e->out.data, e->out.data + e->taken, e->out.length - e->taken);
             e->out.length -= e->taken;
             e->taken = 0;
@@ -219,6 +276,7 @@ static size_t export_trailers(void *stream, const char **names, const char **val
 static void export_free(void *stream)
 {
     game_export_t *e = stream;
+    membudget_unregister(&e->reader); /* first: no shedding reaches it after */
     pthread_mutex_lock(&e->lock);
     e->gone = true;
     release_locked(e);

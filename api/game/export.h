@@ -19,14 +19,23 @@
 #include "../http/workpool.h"
 #include "service.h"
 
-enum { EXPORT_IDS_MAX = 300, EXPORT_BUFFERED_MAX = 256 * 1024 };
+enum { EXPORT_IDS_MAX = 300, EXPORT_BUFFERED_MAX = 256 * 1024, EXPORT_RETRY_AFTER = 5 /* seconds, refused */ };
 
 typedef struct game_export game_export_t;
 
+/* A place for one more export while fewer than max run; false else. The
+ * export made with it gives it back when freed; game_export_unreserve
+ * gives it back when none could be made. */
+bool game_export_reserve(unsigned max);
+void game_export_unreserve(void);
+/* Exports running now, and cut (in all) to keep within the buffer budget. */
+void game_export_stats(unsigned *open, unsigned long long *shed);
+
 /* An export of count ids (1..EXPORT_IDS_MAX game ids, checked by the
  * caller, duplicates already dropped), read through games on pool (which
- * must outlive it). NULL when out of memory. It becomes the answer's
- * body_stream with body_ops = &game_export_ops. */
+ * must outlive it), on a place reserved (game_export_reserve). NULL when
+ * out of memory. It becomes the answer's body_stream with body_ops =
+ * &game_export_ops. */
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
                                bool pgn);
 

@@ -290,6 +290,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     buf_free(&st->body);
     /* An answer made but never sent: a long poll or a pool request whose
      * connection closed before the handler ran again after its resumption. */
+    httpd_held_uncharge(st);
     free(st->res.body);
     if (st->res.body_stream)
         st->res.body_ops->free(st->res.body_stream);

@@ -31,6 +31,7 @@ typedef enum {
     HTTPD_REFUSE_DRAINING,      /* shutting down (503) */
     HTTPD_REFUSE_RATE_LIMITED,  /* a request budget is spent (429; retry_after set by the transport) */
     HTTPD_REFUSE_TOO_MANY_STREAMS, /* over the stream bounds (503) */
+    HTTPD_REFUSE_BUFFERS_FULL,  /* the buffer budget is spent (503; membudget.h) */
     HTTPD_REFUSE_POOL_FULL,     /* the route's pool queue is full (503; pool given) */
     HTTPD_REFUSE_POOL_LATE,     /* the job waited past its pool's give_up_ms and was not run (pool given) */
     HTTPD_REFUSE_CLIENT_LEFT,   /* the client left while its job waited (pool given) */
@@ -52,7 +53,13 @@ typedef struct {
     bool (*kernel)(void *arg, size_t *unsent, uint64_t *acked);
 } httpd_conn_t;
 
-typedef enum { HTTPD_LIVE_OK = 0, HTTPD_LIVE_ETOO_MANY, HTTPD_LIVE_EDRAINING, HTTPD_LIVE_ENOMEM } httpd_live_status_t;
+typedef enum {
+    HTTPD_LIVE_OK = 0,
+    HTTPD_LIVE_ETOO_MANY,
+    HTTPD_LIVE_EDRAINING,
+    HTTPD_LIVE_ENOMEM,
+    HTTPD_LIVE_EBUDGET /* the buffer budget is spent */
+} httpd_live_status_t;
 
 /* Event streams and long polls (a response with a stream, or with
  * wait_seconds): a place admitted per client address, then the stream
@@ -60,12 +67,16 @@ typedef enum { HTTPD_LIVE_OK = 0, HTTPD_LIVE_ETOO_MANY, HTTPD_LIVE_EDRAINING, HT
 typedef struct {
     httpd_live_status_t (*admit)(void *ctx, const void *address, size_t length);
     void (*release)(void *ctx, const void *address, size_t length);
-    /* Takes over the admitted place; on failure the stream stays the caller's. */
+    /* Takes over the admitted place; on failure the stream stays the caller's
+     * (HTTPD_LIVE_EBUDGET: the buffer budget is passed now). */
     httpd_live_status_t (*attach)(void *ctx, void *stream, const void *address, size_t length,
                                   const httpd_conn_t *conn);
     /* Up to max bytes; 0: none now (conn.suspend has been called); -1: the end; -2: failed. */
     ssize_t (*read)(void *stream, char *out, size_t max);
     void (*free)(void *stream);
+    /* Optional, just before free: the daemon closed the stream's connection
+     * by itself (its idle timeout) while its client was still connected. */
+    void (*idle)(void *stream);
     /* conn.resume once the wait on key past version is over; takes over the place. */
     httpd_live_status_t (*wait)(void *ctx, const char *key, uint64_t version, unsigned seconds, const void *address,
                                 size_t length, const httpd_conn_t *conn);

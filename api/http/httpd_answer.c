@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "sendq.h"
 #include "wire.h"
 
 httpd_t *httpd_the_server;
@@ -71,6 +72,18 @@ void httpd_add_headers(struct MHD_Response *response, const request_state_t *st,
 static void suspend_body(void *connection) { MHD_suspend_connection(connection); }
 static void resume_body(void *connection) { MHD_resume_connection(connection); }
 
+/* The body's maker gave up on its client (the buffer budget): the socket is
+ * shut and reset, and libmicrohttpd, whose next write or read fails, closes
+ * the connection and frees the body. */
+static void abort_body(void *connection)
+{
+    int fd = httpd_connection_fd(connection);
+    if (fd >= 0) {
+        sendq_reset_on_close(fd);
+        shutdown(fd, SHUT_RDWR);
+    }
+}
+
 typedef struct {
     const api_body_ops_t *ops;
     void *stream;
@@ -119,7 +132,12 @@ enum MHD_Result httpd_send_body_stream(struct MHD_Connection *connection, reques
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
     }
     *link = (body_link_t){ ops, stream, connection, response };
-    api_body_conn_t conn = { suspend_body, resume_body, connection };
+    api_body_conn_t conn = { suspend_body, resume_body, connection, abort_body };
+    /* As a stream's: a client that stops reading pins little of the
+     * kernel's memory; what waits for it is the body's, under the budget. */
+    int fd = httpd_connection_fd(connection);
+    if (fd >= 0)
+        sendq_cap(fd, STREAM_SEND_BUFFER);
     ops->attach(stream, &conn);
     httpd_add_headers(response, st, res);
     if (res->trailer)

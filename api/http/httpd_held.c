@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "membudget.h"
 #include "sendq.h"
 #include "wire.h"
 
@@ -140,6 +141,7 @@ typedef struct {
     const httpd_live_t *live;
     void *stream;
     struct MHD_Connection *connection;
+    bool reader_ended; /* read_stream saw its end (or its client gone), not the daemon */
 } stream_link_t;
 
 /* httpd_conn_t for a stream: the holder's calls on its connection. */
@@ -174,17 +176,31 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *out, size_t max)
     (void)pos;
     /* A client that left is found here, at the latest by the next
      * heartbeat: its stream ends (quietly, as if complete). */
-    if (wire_client_gone(httpd_connection_fd(link->connection)))
+    if (wire_client_gone(httpd_connection_fd(link->connection))) {
+        link->reader_ended = true;
         return MHD_CONTENT_READER_END_OF_STREAM;
+    }
     ssize_t n = link->live->read(link->stream, out, max);
     if (n >= 0)
         return n;
+    link->reader_ended = true;
     return n == -1 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
+/* The response is freed as its connection closes. Closed by the daemon, not
+ * by the stream's end, while its client is still connected: the idle
+ * timeout (the client took no byte for --timeout). The socket is open yet:
+ * the daemon closes it after freeing the response, resetting it (what the
+ * client never took is not kept by the kernel, as for a stall). */
 static void free_stream(void *cls)
 {
     stream_link_t *link = cls;
+    int fd = httpd_connection_fd(link->connection);
+    if (!link->reader_ended && fd >= 0 && !wire_client_gone(fd)) {
+        sendq_reset_on_close(fd);
+        if (link->live->idle)
+            link->live->idle(link->stream);
+    }
     link->live->free(link->stream);
     free(link);
 }
@@ -218,7 +234,7 @@ static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connectio
     stream_link_t *link = head ? NULL : malloc(sizeof *link);
     struct MHD_Response *response = NULL;
     if (link) {
-        *link = (stream_link_t){ live, stream, connection };
+        *link = (stream_link_t){ live, stream, connection, false };
         response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, read_stream, link, free_stream);
     } else if (head) {
         response = httpd_head_of_unknown_length();
@@ -235,8 +251,15 @@ static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connectio
                           connection_kernel };
     httpd_live_status_t status = live->attach(h->app->ctx, stream, address, length, &conn);
     if (status != HTTPD_LIVE_OK) {
+        link->reader_ended = true; /* never served: not an idle close */
         MHD_destroy_response(response); /* frees the link and the stream */
         st->closing = status == HTTPD_LIVE_EDRAINING;
+        if (status == HTTPD_LIVE_EBUDGET) {
+            api_response_t refused;
+            httpd_refusal(h, HTTPD_REFUSE_BUFFERS_FULL, -1, NULL, &refused);
+            refused.retry_after = STREAM_RETRY_AFTER;
+            return httpd_send_response(connection, st, &refused);
+        }
         return status == HTTPD_LIVE_EDRAINING
                    ? httpd_send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica")
                    : httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
@@ -264,6 +287,10 @@ enum MHD_Result httpd_run_stream_route(httpd_t *h, struct MHD_Connection *connec
         break;
     case HTTPD_LIVE_ETOO_MANY:
         httpd_refusal(h, HTTPD_REFUSE_TOO_MANY_STREAMS, -1, NULL, &res);
+        res.retry_after = STREAM_RETRY_AFTER;
+        return httpd_send_response(connection, st, &res);
+    case HTTPD_LIVE_EBUDGET:
+        httpd_refusal(h, HTTPD_REFUSE_BUFFERS_FULL, -1, NULL, &res);
         res.retry_after = STREAM_RETRY_AFTER;
         return httpd_send_response(connection, st, &res);
     case HTTPD_LIVE_EDRAINING:
@@ -317,15 +344,27 @@ static void wake_held(void *arg)
 }
 
 /* Holds a long poll that res asks for: a place under the stream bounds, the
- * connection suspended until the hub wakes it. False (nothing held) over the
- * bounds: res is then answered at once, without waiting. */
+ * connection suspended until the hub wakes it, its answer (held meanwhile)
+ * charged to the buffer budget. False (nothing held) over the bounds: res
+ * is then answered at once, without waiting; with the budget spent, res
+ * becomes 503 buffers_full. */
 static bool hold(httpd_t *h, struct MHD_Connection *connection, request_state_t *st, api_response_t *res)
 {
     const void *address;
     size_t length;
     httpd_address_of(connection, &address, &length);
-    if (h->live->admit(h->app->ctx, address, length) != HTTPD_LIVE_OK)
+    httpd_live_status_t admitted = h->live->admit(h->app->ctx, address, length);
+    if (admitted == HTTPD_LIVE_EBUDGET) {
+        free(res->body);
+        *res = (api_response_t){ 0 };
+        httpd_refusal(h, HTTPD_REFUSE_BUFFERS_FULL, -1, NULL, res);
+        res->retry_after = STREAM_RETRY_AFTER;
+    }
+    if (admitted != HTTPD_LIVE_OK)
         return false;
+    /* What it holds while it waits: its answer, and its parsed target (for the run after). */
+    st->held_bytes = res->body_length + (st->target ? sizeof *st->target : 0);
+    membudget_add(NULL, (ptrdiff_t)st->held_bytes);
     st->held = true;
     st->hold_refused = false;
     st->held_seconds = res->wait_seconds;
@@ -345,9 +384,16 @@ static bool hold(httpd_t *h, struct MHD_Connection *connection, request_state_t 
 /* A held long poll, woken: the handler runs again (on its route's pool)
  * knowing it waited (or, when the wait could not be registered, its first
  * answer goes). */
+void httpd_held_uncharge(request_state_t *st)
+{
+    membudget_add(NULL, -(ptrdiff_t)st->held_bytes);
+    st->held_bytes = 0;
+}
+
 enum MHD_Result httpd_answer_held(httpd_t *h, struct MHD_Connection *connection, request_state_t *st)
 {
     st->held = false;
+    httpd_held_uncharge(st);
     api_response_t res = st->res;
     st->res = (api_response_t){ 0 };
     if (st->hold_refused)

@@ -55,6 +55,7 @@ typedef struct {
      * the answer to send if it could not be held after all */
     bool held, hold_refused;
     unsigned held_seconds;
+    size_t held_bytes; /* its answer's, charged to the buffer budget while held */
     atomic_bool woken;
     struct MHD_Connection *connection;
     target_t *target; /* malloc'd (5 KiB) while the handler may run; an event stream frees it at its start */
@@ -129,6 +130,8 @@ enum MHD_Result httpd_run_stream_route(httpd_t *h, struct MHD_Connection *connec
 /* The answer of a request whose handler has run: a stream, a long poll held, or the answer sent. */
 enum MHD_Result httpd_finish_answer(httpd_t *h, struct MHD_Connection *connection, request_state_t *st,
                                     api_response_t *res);
+/* A long poll's held answer is no longer held: its bytes leave the budget. */
+void httpd_held_uncharge(request_state_t *st);
 /* A held long poll, woken: the handler runs again. */
 enum MHD_Result httpd_answer_held(httpd_t *h, struct MHD_Connection *connection, request_state_t *st);
 /* The client's address for the stream bounds (empty when unknown). */

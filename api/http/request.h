@@ -55,6 +55,7 @@ typedef struct {
     void (*suspend)(void *arg);
     void (*resume)(void *arg);
     void *arg;
+    void (*abort)(void *arg); /* closes the connection now (the body is dropped); any thread, never blocks */
 } api_body_conn_t;
 
 typedef struct {

@@ -42,6 +42,7 @@
 #include "../../store/subscriber.h"
 #include "../game/game_events.h"
 #include "../http/clock.h"
+#include "../http/membudget.h"
 #include "../game/service.h"
 #include "timers.h"
 
@@ -119,13 +120,18 @@ struct events_stream {
     size_t sent;
     bool suspended; /* conn.suspend was called and conn.resume not yet */
     bool ended;     /* the end is queued */
-    bool failed;    /* over PENDING_MAX: closed */
+    bool failed;    /* closed: over PENDING_MAX, stalled, or shed for the buffer budget */
+    events_close_t reason; /* why it closed, once known (EVENTS_CLOSE_CLIENT: not yet) */
     bool held;      /* its topic is not known to be live and current for it yet: nothing is read */
     uint64_t taken; /* bytes the connection has read, in all */
     /* set before the stream is shared */
     events_format_t format;
     char id[ID_SIZE];
     events_t *hub; /* NULL until attached */
+    /* Its bytes against the buffer budget: a stream's own queue, and a
+     * mux's children (their structures and held queues) charged to the mux. */
+    membudget_reader_t reader;
+    size_t charged; /* out.capacity as charged (under lock; a child's under the hub's) */
     bool counted_first; /* the snapshot it was made with is counted (or there was none) */
     events_conn_t conn;
     unsigned char address[EVENTS_ADDRESS_MAX];
@@ -258,6 +264,33 @@ static void wake_hub(events_t *h)
     (void)!write(h->wake_fd, &one, sizeof one);
 }
 
+/* The buffer budget's hook: the hub thread sheds readers past it. */
+static void wake_hub_over(void *arg) { wake_hub(arg); }
+
+/* Charges s's queue (its capacity, what malloc holds) to its reader: a
+ * child's to its mux. Under s's lock, or the hub's for a child. */
+static void stream_charge(events_stream_t *s)
+{
+    events_stream_t *owner = s->parent ? s->parent : s;
+    membudget_track(&owner->reader, &s->charged, s->out.capacity);
+}
+
+/* What a mux holds besides queues: a child's structure, charged while it lives. */
+static void child_charge(events_stream_t *c, int sign)
+{
+    membudget_add(&c->parent->reader, sign * (ptrdiff_t)sizeof *c);
+}
+
+const char *events_close_name(events_close_t why)
+{
+    static const char *const names[EVENTS_CLOSE_COUNT] = {
+        [EVENTS_CLOSE_CLIENT] = "client",     [EVENTS_CLOSE_STALLED] = "stalled", [EVENTS_CLOSE_OVERFLOW] = "overflow",
+        [EVENTS_CLOSE_IDLE] = "idle",         [EVENTS_CLOSE_BUDGET] = "budget",   [EVENTS_CLOSE_SHUTDOWN] = "shutdown",
+        [EVENTS_CLOSE_ENDED] = "ended",       [EVENTS_CLOSE_ERROR] = "error",
+    };
+    return (unsigned)why < EVENTS_CLOSE_COUNT ? names[why] : "client";
+}
+
 /* --- framing --- */
 
 void events_frame(buf_t *out, events_format_t format, const char *type, uint64_t version, const char *json,
@@ -348,6 +381,7 @@ events_stream_t *events_stream_new(events_format_t format, const char *id, uint6
     s->ended = s->finished = ended;
     if (json)
         events_frame(&s->out, s->format, "game", version, json, length);
+    stream_charge(s);
     if (buf_failed(&s->out)) {
         events_stream_release(s);
         return NULL;
@@ -370,6 +404,8 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
         if (s->sent == s->out.length) { /* an idle stream holds no buffer */
             buf_free(&s->out);
             s->sent = 0;
+            stream_charge(s);
+            membudget_drained(&s->reader);
         }
         n = (ssize_t)take;
     } else if (s->ended && !s->held) {
@@ -388,11 +424,14 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
 /* The client of s stopped reading (stream lock held): the stream fails, its
  * bytes are dropped and its connection closed. A suspended one is woken by
  * the caller and learns it from its next read. */
-static void stream_fail(events_stream_t *s)
+static void stream_fail(events_stream_t *s, events_close_t reason)
 {
     s->failed = true;
+    if (s->reason == EVENTS_CLOSE_CLIENT)
+        s->reason = reason;
     buf_free(&s->out);
     s->sent = 0;
+    stream_charge(s);
     s->finished = true;
     s->conn.abort(s->conn.arg);
 }
@@ -413,6 +452,11 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
     if (s->finished)
         return;
     pthread_mutex_lock(&s->lock);
+    if (s->failed) { /* shed for the budget by another thread: the hub learns it here */
+        s->finished = true;
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
     /* What waits is bounded, not one event: a long game's snapshot may be
      * larger than the bound by itself. The kernel is asked only when our
      * queue is not empty: a client that keeps up costs no system call. */
@@ -420,11 +464,18 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
     if (queued > 0 && s->conn.kernel && !s->conn.kernel(s->conn.arg, &unsent, NULL))
         unsent = 0;
     size_t max = s->mux ? MUX_PENDING_MAX : PENDING_MAX;
-    if (!bytes || (queued > 0 && queued + unsent + n > max) || !buf_reserve(&s->out, n)) {
-        stream_fail(s);
+    if (bytes && queued > 0 && queued + unsent + n > max) {
+        stream_fail(s, EVENTS_CLOSE_OVERFLOW);
+        COUNT(s->hub, stream_stalled);
+    } else if (!bytes || !buf_reserve(&s->out, n)) {
+        stream_fail(s, EVENTS_CLOSE_ERROR);
     } else {
+        membudget_waiting(&s->reader); /* its age counts from its first byte waiting */
         buf_append(&s->out, bytes, n);
+        stream_charge(s);
         if (end) {
+            if (s->reason == EVENTS_CLOSE_CLIENT)
+                s->reason = EVENTS_CLOSE_ENDED;
             s->ended = true;
             s->finished = true;
             s->held = false; /* an ending (the game's, a shutdown) is sent as soon as it is known */
@@ -435,6 +486,11 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
         s->conn.resume(s->conn.arg);
     }
     pthread_mutex_unlock(&s->lock);
+    /* Past the budget, readers are shed now, not after the round: one
+     * snapshot for hundreds of streams would pass it many times over. The
+     * hub's lock alone is held here, which shedding may be called under. */
+    if (membudget_over())
+        membudget_shed();
 }
 
 /* A child's bytes (hub lock held): to its mux's client, or kept while the
@@ -443,16 +499,17 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
 static void child_push(events_stream_t *c, const char *bytes, size_t n, bool end)
 {
     events_stream_t *m = c->parent;
-    if (c->finished)
+    if (c->finished || m->finished) /* a mux closed (shed, stalled) keeps nothing for its games */
         return;
     if (!bytes || (c->held && (c->out.length + n > PENDING_MAX || !buf_reserve(&c->out, n)))) {
         stream_push(m, NULL, 0, false); /* fails the mux */
         c->finished = true;
         return;
     }
-    if (c->held)
+    if (c->held) {
         buf_append(&c->out, bytes, n);
-    else if (n)
+        stream_charge(c);
+    } else if (n)
         stream_push(m, bytes, n, false);
     if (end) {
         c->finished = true;
@@ -461,6 +518,7 @@ static void child_push(events_stream_t *c, const char *bytes, size_t n, bool end
             if (c->out.length)
                 stream_push(m, c->out.data, c->out.length, false);
             buf_free(&c->out);
+            stream_charge(c);
         }
     }
 }
@@ -479,12 +537,14 @@ static void stream_unhold(events_stream_t *s, bool drop_first)
                 stream_push(s->parent, s->out.data, s->out.length, false);
             buf_free(&s->out);
         }
+        stream_charge(s);
         return;
     }
     pthread_mutex_lock(&s->lock);
     if (s->held && drop_first && s->sent == 0) {
         buf_free(&s->out);
         buf_init(&s->out);
+        stream_charge(s);
     }
     if (!drop_first) {
         s->held = false;
@@ -547,6 +607,8 @@ events_status_t events_admit(events_t *h, const void *address, size_t length)
     address_count_t **p = address_find(h, address, length);
     if (h->draining) {
         status = EVENTS_EDRAINING;
+    } else if (membudget_full()) {
+        status = EVENTS_EBUDGET;
     } else if (h->open >= h->cfg.max_streams
                || (h->cfg.max_per_address && *p && (*p)->count >= h->cfg.max_per_address)) {
         status = EVENTS_ETOO_MANY;
@@ -831,9 +893,12 @@ events_stream_t *events_mux_new(events_format_t format, const char *stream_id, c
         return NULL;
     m->mux = true;
     m->children = calloc(EVENTS_MUX_MAX, sizeof *m->children);
+    if (m->children)
+        membudget_add(&m->reader, EVENTS_MUX_MAX * (ptrdiff_t)sizeof *m->children);
     char opening[96];
     int n = snprintf(opening, sizeof opening, "{\"type\":\"stream\",\"stream\":\"%s\"}", m->id);
     events_frame(&m->out, m->format, "stream", 0, opening, (size_t)n);
+    stream_charge(m);
     if (!m->children || buf_failed(&m->out)) {
         events_stream_release(m);
         return NULL;
@@ -853,6 +918,7 @@ events_stream_t *events_mux_new(events_format_t format, const char *stream_id, c
         c->exact = c->last_version > 0;
         c->parent = m;
         c->counted_first = true;
+        child_charge(c, 1);
         m->children[m->child_count++] = c;
     }
     return m;
@@ -882,6 +948,8 @@ static bool child_attach(events_t *h, events_stream_t *c)
 static void child_free(events_stream_t *c)
 {
     buf_free(&c->out);
+    stream_charge(c);
+    child_charge(c, -1);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -904,6 +972,7 @@ static void mux_follow(events_t *h, events_stream_t *m, const char *id)
     snprintf(c->id, sizeof c->id, "%s", id);
     c->parent = m;
     c->counted_first = true;
+    child_charge(c, 1);
     if (!child_attach(h, c)) {
         child_free(c);
         return;
@@ -967,13 +1036,40 @@ static void mux_detach(events_t *h, events_stream_t *m)
 
 /* --- attaching and releasing streams --- */
 
+/* The buffer budget's close (membudget.h), from the hub thread under the
+ * hub's lock and the budget's: s's bytes are dropped and its connection
+ * closed, as a stalled stream's; the hub learns it at its next push. */
+static void stream_shed(void *arg)
+{
+    events_stream_t *s = arg;
+    pthread_mutex_lock(&s->lock);
+    if (!s->failed) {
+        s->failed = true;
+        s->reason = EVENTS_CLOSE_BUDGET;
+        buf_free(&s->out);
+        s->sent = 0;
+        stream_charge(s);
+        s->conn.abort(s->conn.arg);
+        if (s->suspended) {
+            s->suspended = false;
+            s->conn.resume(s->conn.arg);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void *address, size_t length,
                                      const events_conn_t *conn)
 {
     pthread_mutex_lock(&h->lock);
     topic_t *t = NULL;
-    if (h->draining || (s->mux ? !mux_attach(h, s) : !s->finished && !(t = topic_get(h, s->id, s->last_version)))) {
-        events_status_t status = h->draining ? EVENTS_EDRAINING : EVENTS_ENOMEM;
+    /* The budget again: admitted before its handler ran, a stream now holds
+     * its first bytes (a mux, its games' structures), and many admitted at
+     * once would pass the budget together before any is read. */
+    bool over = membudget_over();
+    if (h->draining || over
+        || (s->mux ? !mux_attach(h, s) : !s->finished && !(t = topic_get(h, s->id, s->last_version)))) {
+        events_status_t status = h->draining ? EVENTS_EDRAINING : over ? EVENTS_EBUDGET : EVENTS_ENOMEM;
         release_locked(h, address, length);
         pthread_mutex_unlock(&h->lock);
         return status;
@@ -987,6 +1083,9 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     s->progress_us = clock_now_us();
     s->address_length = address_length(length);
     memcpy(s->address, address, s->address_length);
+    if (s->out.length) /* its first event waits for its client */
+        membudget_waiting(&s->reader);
+    membudget_register(&s->reader, stream_shed, s);
     if (t) {
         s->topic = t;
         DLIST_PUSH(t->streams, s);
@@ -1002,10 +1101,22 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     return EVENTS_OK;
 }
 
+void events_stream_idle(events_stream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool idle = s->hub && !s->failed && !s->ended && s->reason == EVENTS_CLOSE_CLIENT;
+    if (idle)
+        s->reason = EVENTS_CLOSE_IDLE;
+    pthread_mutex_unlock(&s->lock);
+    if (idle)
+        COUNT(s->hub, stream_stalled);
+}
+
 void events_stream_release(events_stream_t *s)
 {
     if (!s)
         return;
+    membudget_unregister(&s->reader); /* first: no shedding reaches it any more */
     events_t *h = s->hub;
     if (h) {
         pthread_mutex_lock(&h->lock);
@@ -1017,13 +1128,20 @@ void events_stream_release(events_stream_t *s)
             t->members--;
             topic_maybe_remove(h, t);
         }
+        pthread_mutex_lock(&s->lock);
+        events_close_t reason = s->reason;
+        pthread_mutex_unlock(&s->lock);
+        COUNT(h, stream_closed, reason);
         release_locked(h, s->address, s->address_length);
         pthread_mutex_unlock(&h->lock);
     }
     for (unsigned i = 0; i < s->child_count; i++) /* never attached: no topic */
         child_free(s->children[i]);
+    if (s->children)
+        membudget_add(&s->reader, -EVENTS_MUX_MAX * (ptrdiff_t)sizeof *s->children);
     free(s->children);
     buf_free(&s->out);
+    stream_charge(s);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -1199,7 +1317,7 @@ static void check_stall(events_t *h, events_stream_t *s, uint64_t now)
         s->progress_us = now;
     } else if (now - s->progress_us >= (uint64_t)h->cfg.stall_seconds * 1000000u) {
         pthread_mutex_lock(&s->lock);
-        stream_fail(s);
+        stream_fail(s, EVENTS_CLOSE_STALLED);
         if (s->suspended) {
             s->suspended = false;
             s->conn.resume(s->conn.arg);
@@ -1226,6 +1344,15 @@ static uint64_t stall_look_us(const events_t *h)
     return us < STALL_LOOK_MIN_US ? STALL_LOOK_MIN_US : us > STALL_LOOK_MAX_US ? STALL_LOOK_MAX_US : us;
 }
 
+/* Why s will close, unless that is known already. */
+static void set_reason(events_stream_t *s, events_close_t reason)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->reason == EVENTS_CLOSE_CLIENT)
+        s->reason = reason;
+    pthread_mutex_unlock(&s->lock);
+}
+
 void events_drain(events_t *h)
 {
     static const char closing[] = "{\"type\":\"closing\",\"reason\":\"shutdown\"}";
@@ -1237,14 +1364,18 @@ void events_drain(events_t *h)
         for (topic_t *t = h->buckets[b], *next; t; t = next) {
             next = t->hash_next;
             for (events_stream_t *s = t->streams; s; s = s->next)
-                if (!s->finished && !s->parent)
+                if (!s->finished && !s->parent) {
+                    set_reason(s, EVENTS_CLOSE_SHUTDOWN);
                     stream_push_event(s, &event, true);
+                }
             wake_waiters(h, t, UINT64_MAX);
         }
     }
     for (events_stream_t *m = h->muxes; m; m = m->mux_next)
-        if (!m->finished)
+        if (!m->finished) {
+            set_reason(m, EVENTS_CLOSE_SHUTDOWN);
             stream_push_event(m, &event, true);
+        }
     pthread_mutex_unlock(&h->lock);
     framed_free(&event);
 }
@@ -1554,6 +1685,9 @@ static int poll_timeout_ms(events_t *h, uint64_t now)
         due = h->ping_due_us;
     if (!h->sub && h->reconnect_due_us < due)
         due = h->reconnect_due_us;
+    uint64_t trim_due = membudget_trim_due_us();
+    if (trim_due && trim_due < due)
+        due = trim_due;
     if (due <= now)
         return 0;
     uint64_t ms = (due - now + 999) / 1000;
@@ -1571,6 +1705,8 @@ static void *hub_main(void *arg)
         if (h->sub)
             send_commands(h, now);
         fire_timers(h, now);
+        if (membudget_over())
+            membudget_shed(); /* the readers that hold the most the longest, past the budget */
         run_flag_checks(h);
         run_resyncs(h);
         run_forgets(h);
@@ -1584,6 +1720,9 @@ static void *hub_main(void *arg)
         }
         int timeout = poll_timeout_ms(h, now);
         pthread_mutex_unlock(&h->lock);
+        /* Buffers of size freed (readers gone) go back to the system: glibc
+         * keeps them, free but fragmented among live allocations, else. */
+        membudget_trim();
         int ready = poll(fds, (nfds_t)nfds, timeout);
         pthread_mutex_lock(&h->lock);
         if (ready <= 0)
@@ -1646,6 +1785,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
         free(h);
         return NULL;
     }
+    membudget_on_over(wake_hub_over, h);
     return h;
 }
 
@@ -1664,6 +1804,7 @@ void events_stop(events_t *h)
     pthread_mutex_unlock(&h->lock);
     wake_hub(h);
     pthread_join(h->thread, NULL);
+    membudget_on_over(NULL, NULL);
     store_subscriber_close(h->sub);
     free_queue(&h->subscribes);
     free_queue(&h->resyncs);

@@ -31,16 +31,34 @@ typedef enum {
     EVENTS_OK = 0,
     EVENTS_ETOO_MANY, /* over --max-streams, or --max-streams-per-address for this address */
     EVENTS_EDRAINING, /* the replica is shutting down */
+    EVENTS_EBUDGET,   /* the buffer budget is spent (http/membudget.h) */
     EVENTS_ENOMEM,
     EVENTS_STATUS_COUNT
 } events_status_t;
+
+/* Why a stream closed. */
+typedef enum {
+    EVENTS_CLOSE_CLIENT = 0, /* its client went (or nothing else is known) */
+    EVENTS_CLOSE_STALLED,    /* its client took none of its bytes for stall_seconds */
+    EVENTS_CLOSE_OVERFLOW,   /* the bytes waiting for its client passed the bound */
+    EVENTS_CLOSE_IDLE,       /* the server's idle timeout: no byte sent for --timeout */
+    EVENTS_CLOSE_BUDGET,     /* shed: the buffer budget was passed and it held the most the longest */
+    EVENTS_CLOSE_SHUTDOWN,   /* the replica drained */
+    EVENTS_CLOSE_ENDED,      /* its game ended or is gone */
+    EVENTS_CLOSE_ERROR,      /* out of memory */
+    EVENTS_CLOSE_COUNT
+} events_close_t;
+
+/* The reason's name for metrics: "client", "stalled", ... */
+const char *events_close_name(events_close_t why);
 
 /* What the hub counts, for the caller's metrics (each may be NULL). */
 typedef struct {
     void (*streams_open)(int delta);
     void (*stream_event)(void);     /* an event queued on a stream */
     void (*stream_resync)(void);    /* a stream sent a fresh snapshot for a gap */
-    void (*stream_stalled)(void);   /* a stream closed: its client stopped reading */
+    void (*stream_stalled)(void);   /* a stream closed: its client stopped reading (stalled, overflow, idle) */
+    void (*stream_closed)(events_close_t why); /* a stream released, attached once */
     void (*pubsub_reconnect)(void); /* the Pub/Sub connection made again */
     void (*flag_check)(void);       /* a running clock's flag looked at */
 } events_counters_t;
@@ -65,7 +83,11 @@ typedef httpd_conn_t events_conn_t;
  * it (chessd's queue and the kernel's unacknowledged ones together) would
  * pass 256 KiB, or bytes wait and its side acknowledges none of them for
  * stall_seconds (heartbeats are more bytes waiting, not progress). Either
- * way its stream fails and conn.abort is called. */
+ * way its stream fails and conn.abort is called. Every stream's bytes (a
+ * mux's games' too) count against the process's buffer budget
+ * (http/membudget.h): past it, the stream whose bytes have waited the
+ * most the longest fails the same way, and none is admitted while it is
+ * spent (EVENTS_EBUDGET). */
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever
  * the connection is lost). NULL with the reason in err. */
@@ -92,8 +114,9 @@ void events_release(events_t *hub, const void *address, size_t length);
 events_stream_t *events_stream_new(events_format_t format, const char *id, uint64_t version, const char *json,
                                    size_t length, bool ended);
 /* Puts s under the hub with its connection, taking over a place admitted
- * for address. EVENTS_EDRAINING: refused (the place is given back; s is
- * still the caller's to release). */
+ * for address. EVENTS_EDRAINING, or EVENTS_EBUDGET (the buffer budget is
+ * passed, s's own first bytes counted): refused (the place is given back;
+ * s is still the caller's to release). */
 events_status_t events_stream_attach(events_t *hub, events_stream_t *s, const void *address, size_t length,
                                      const events_conn_t *conn);
 /* A multi-game stream (POST /v1/games/events), stream_id its id: first
@@ -121,6 +144,9 @@ ssize_t events_stream_read(events_stream_t *s, char *out, size_t max);
 /* The connection is gone: detaches s, gives its place back and frees it.
  * NULL is fine. */
 void events_stream_release(events_stream_t *s);
+/* Before its release: the server closed s's connection by its idle timeout
+ * (its client was there but took nothing), unless s had ended or failed. */
+void events_stream_idle(events_stream_t *s);
 
 /* A long poll on game id, whose client has version: conn.resume is called
  * once, when a later version is published or seen, after `seconds`, or on

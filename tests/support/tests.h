@@ -43,6 +43,7 @@ int test_board_svg_register(void);
 int test_chess960_register(void);
 int test_play_register(void);
 int test_sendq_register(void);
+int test_membudget_register(void);
 int test_timers_register(void);
 int test_http_client_register(void);
 int test_position_json_register(void);
