@@ -73,7 +73,7 @@ static const char ack_script[] =
 static const char *const backlog_keys[] = { STORE_ENGINE_JOBS_KEY,     STORE_ENGINE_QUEUED_KEY, STORE_ENGINE_OWNERS_KEY,
                                             STORE_ENGINE_URGENT_KEY,   STORE_ENGINE_OWNER_OF_KEY,
                                             STORE_ENGINE_INFLIGHT_KEY, STORE_ENGINE_ROUND_KEY,  STORE_ENGINE_BELL_KEY,
-                                            STORE_ENGINE_DUE_KEY,      STORE_ENGINE_SEQ_KEY };
+                                            STORE_ENGINE_DUE_KEY,      STORE_ENGINE_SEQ_KEY,    STORE_ENGINE_JUMPED_KEY };
 enum { BACKLOG_KEYS = sizeof backlog_keys / sizeof *backlog_keys };
 
 /* Redis's clock in ms, in a script (effects are replicated, so TIME may
@@ -110,16 +110,21 @@ static const char add_script[] =
 /* Dispatch: moves the next turn from the backlog to the stream, then reads
  * the stream's next new entry for the consumer (XREADGROUP, as a claim).
  * The next turn: the one whose deadline is nearest, when it is within the
- * horizon; else the first of the owner served longest ago, who then goes
- * to the back of the round. KEYS as backlog_keys; ARGV: group, consumer,
+ * horizon and the turn before did not jump the round so; else the first
+ * of the owner served longest ago, who then goes to the back of the round.
+ * (Every other turn is the round's: clients whose turns are all urgent,
+ * short clocks made on purpose, cannot keep the others waiting.) KEYS as
+ * backlog_keys; ARGV: group, consumer,
  * the owners' key prefix, horizon ms, the stream's MAXLEN, the intent's
  * recheck ms (a turn in flight: its lease brings it back if lost). The
  * XREADGROUP's reply, or an error. */
 static const char dispatch_script[] =
     SCRIPT_NOW
     "local member, owner\n"
+    "local jumped = redis.call('GET', KEYS[11])\n"
     "local u = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')\n"
-    "if #u == 2 and tonumber(u[2]) - now <= tonumber(ARGV[4]) then member = u[1] end\n"
+    "if not jumped and #u == 2 and tonumber(u[2]) - now <= tonumber(ARGV[4]) then member = u[1] end\n"
+    "local jump = member ~= nil\n"
     "while not member do\n"
     "  local o = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
     "  if #o == 0 then break end\n"
@@ -144,6 +149,7 @@ static const char dispatch_script[] =
     "  redis.call('ZREM', KEYS[2], member)\n"
     "  redis.call('ZREM', KEYS[4], member)\n"
     "  redis.call('HDEL', KEYS[5], member)\n"
+    "  if jump then redis.call('SET', KEYS[11], '1') else redis.call('DEL', KEYS[11]) end\n"
     "end\n"
     "local r = redis.pcall('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[1], '>')\n"
     "if type(r) == 'table' and r['err'] and string.sub(r['err'], 1, 7) == 'NOGROUP' then\n"

@@ -304,7 +304,8 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
  * of the record at v). A job added waits in the backlog: one queue per
  * owner (the client whose request made the turn), served in turn, one job
  * of each owner in a round, except that a turn whose game would be lost
- * within STORE_ENGINE_URGENT_MS (its deadline) goes first. A claim moves
+ * within STORE_ENGINE_URGENT_MS (its deadline) goes first, every other
+ * turn at most. A claim moves
  * the next one to a Redis Stream with one consumer group
  * (STORE_ENGINE_JOBS_KEY, STORE_ENGINE_GROUP), which holds the turns being
  * played and their leases. A turn is in the backlog or in the stream once
@@ -356,8 +357,9 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
  * round), each owner's queue (a sorted set under STORE_ENGINE_OWNER_PREFIX
  * and the owner's name, in the order queued), the urgent turns (sorted set
  * by deadline), each queued turn's owner (hash), the turns in flight (hash:
- * member, its entry id), the round's and the queues' counters, and the bell
- * (a list a worker waits on). */
+ * member, its entry id), the round's and the queues' counters, whether the
+ * last turn served jumped the round, and the bell (a list a worker waits
+ * on). */
 #define STORE_ENGINE_QUEUED_KEY "chessd:{engine}:queued"
 #define STORE_ENGINE_OWNERS_KEY "chessd:{engine}:owners"
 #define STORE_ENGINE_OWNER_PREFIX "chessd:{engine}:owner:"
@@ -366,6 +368,7 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
 #define STORE_ENGINE_INFLIGHT_KEY "chessd:{engine}:in-flight"
 #define STORE_ENGINE_ROUND_KEY "chessd:{engine}:round"
 #define STORE_ENGINE_SEQ_KEY "chessd:{engine}:seq"
+#define STORE_ENGINE_JUMPED_KEY "chessd:{engine}:jumped"
 #define STORE_ENGINE_BELL_KEY "chessd:{engine}:bell"
 /* The owner of turns added with none (the sweep's, store_engine_job_add's). */
 #define STORE_ENGINE_OWNER_NONE "-"

@@ -1238,7 +1238,7 @@ static void apply_settled(events_t *h)
     }
 }
 
-/* The game is gone (expired, or Redis lost it): its streams end, its waiters answer. */
+/* The game is gone (expired, or Redis lost it) or damaged: its streams end, its waiters answer. */
 static void end_topic(events_t *h, topic_t *t)
 {
     char json[64];
@@ -1628,8 +1628,8 @@ static void run_resyncs(events_t *h)
             if (status == GAME_SVC_OK && !buf_failed(&json)) {
                 settle_later(h, t, &meta, &json);
                 settling = true;
-            } else if (status == GAME_SVC_ENOT_FOUND) {
-                end_topic(h, t);
+            } else if (status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EDAMAGED) {
+                end_topic(h, t); /* gone, or damaged for good (410): no read will bring it back */
             } else {
                 t->check_due_us = clock_now_us() + RESYNC_RETRY_US;
                 topic_reschedule(h, t);
@@ -1660,7 +1660,8 @@ static void run_flag_checks(events_t *h)
         if (status == GAME_SVC_OK) {
             t->flag_version = 0; /* the check's answer is the game as of now */
             arm_flag(h, t, &meta, now);
-        } else if (status != GAME_SVC_ENOT_FOUND && !t->removed) { /* unavailable: try again */
+        } else if (status != GAME_SVC_ENOT_FOUND && status != GAME_SVC_EDAMAGED && !t->removed) {
+            /* unavailable: try again */
             t->flag_due_us = now + FLAG_RETRY_US;
             topic_reschedule(h, t);
         }

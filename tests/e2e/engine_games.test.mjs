@@ -29,7 +29,7 @@ const OWNER_PREFIX = 'chessd:{engine}:owner:';
 const OWNER_OF_KEY = 'chessd:{engine}:owner-of';
 const URGENT_KEY = 'chessd:{engine}:urgent';
 const BACKLOG_KEYS = [QUEUED_KEY, OWNER_OF_KEY, URGENT_KEY, 'chessd:{engine}:owners', 'chessd:{engine}:in-flight',
-  'chessd:{engine}:round', 'chessd:{engine}:seq', 'chessd:{engine}:bell', `${OWNER_PREFIX}-`, `${OWNER_PREFIX}127.0.0.1`];
+  'chessd:{engine}:round', 'chessd:{engine}:seq', 'chessd:{engine}:jumped', 'chessd:{engine}:bell', `${OWNER_PREFIX}-`, `${OWNER_PREFIX}127.0.0.1`];
 const MAX_PLIES = 400; // a whole game longer than this is resigned
 // Level 8 thinks for its movetime (1000 ms, api/engine/levels.c) unless its
 // 400000 nodes come first: long enough for a request or two meanwhile.

@@ -849,6 +849,32 @@ static void test_a_turn_whose_game_would_be_lost_soon_is_served_first(void)
     CU_ASSERT_EQUAL(raw_integer("ZCARD %s", STORE_ENGINE_URGENT_KEY), 0);
 }
 
+/* A client whose turns are all urgent (clocks made short on purpose) jumps
+ * the round every other turn at most: another's turn comes second. */
+static void test_urgent_turns_jump_the_round_every_other_turn_at_most(void)
+{
+    int64_t now;
+    CU_ASSERT_EQUAL_FATAL(store_engine_now(store, &now), STORE_OK);
+    for (int i = 0; i < 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "blitz%d", i);
+        CU_ASSERT_EQUAL(add_for("blitz", id, 1, now + 1000 + i, NULL), STORE_OK);
+    }
+    CU_ASSERT_EQUAL(add_for("calm", "calm", 1, 0, NULL), STORE_OK);
+    char id[STORE_ENGINE_ID_SIZE];
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "blitz0"); /* urgent: ahead of the round */
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "calm"); /* the round's turn, blitz served last */
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "blitz1");
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "blitz2");
+    CU_ASSERT_FATAL(next_turn(id));
+    CU_ASSERT_STRING_EQUAL(id, "blitz3");
+    CU_ASSERT_EQUAL(queued_count(), 0);
+}
+
 static void test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost(void)
 {
     bool added = false;
@@ -1014,6 +1040,7 @@ static const struct {
     SHARED(test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline),
     SHARED(test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a_round),
     SHARED(test_a_turn_whose_game_would_be_lost_soon_is_served_first),
+    SHARED(test_urgent_turns_jump_the_round_every_other_turn_at_most),
     SHARED(test_a_turn_is_queued_once_and_again_only_when_its_job_is_lost),
     SHARED(test_an_intent_past_a_bound_is_not_recorded_and_names_the_bound),
     SHARED(test_a_queued_turn_pushes_its_intent_back_so_the_sweep_leaves_it),
