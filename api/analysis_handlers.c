@@ -21,19 +21,6 @@ typedef struct {
     unsigned long long min, max;
 } limit_t;
 
-typedef struct {
-    const char *name;
-    unsigned long long max;
-} bound_t;
-
-static void write_bound(jsonw_t *w, const void *ctx)
-{
-    const bound_t *bound = ctx;
-    jsonw_kv_string(w, "limit", bound->name);
-    jsonw_key(w, "max");
-    jsonw_uint(w, bound->max);
-}
-
 static analysis_bounds_t bounds_of(const api_request_t *req)
 {
     const config_t *cfg = app_of(req)->config;
@@ -53,9 +40,8 @@ static bool check_limit(const limit_t *limit, double value, bool in_query, api_r
         return false;
     }
     if (value > (double)limit->max) {
-        bound_t bound = { limit->name, limit->max };
         snprintf(detail, sizeof detail, "'%s' is above this server's bound of %llu", limit->name, limit->max);
-        api_problem(res, API_EANALYSIS_LIMIT_TOO_LARGE, detail, write_bound, &bound);
+        api_problem_limit(res, API_EANALYSIS_LIMIT_TOO_LARGE, detail, limit->name, limit->max);
         return false;
     }
     return true;

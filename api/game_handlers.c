@@ -76,20 +76,6 @@ static void answer_refusal(api_response_t *res, const game_svc_result_t *out)
     }
 }
 
-/* The bound a refusal names: limit (the setting) and max. */
-typedef struct {
-    const char *name;
-    unsigned max;
-} turn_limit_t;
-
-static void write_turn_limit(jsonw_t *w, const void *ctx)
-{
-    const turn_limit_t *limit = ctx;
-    jsonw_kv_string(w, "limit", limit->name);
-    jsonw_key(w, "max");
-    jsonw_uint(w, limit->max);
-}
-
 /* Answers a call of the game service: its answer (a write made or
  * replayed), or the problem its status stands for. */
 static void answer(const api_request_t *req, api_response_t *res, game_svc_status_t status, game_svc_result_t *out)
@@ -130,14 +116,12 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
     case GAME_SVC_ETOO_MANY_TURNS:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_PER_CLIENT);
-        api_problem(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, write_turn_limit,
-                    &(turn_limit_t){ "engine-turns-per-client", out->limit });
+        api_problem_limit(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit);
         res->retry_after = 2;
         break;
     case GAME_SVC_EENGINE_BUSY:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_BACKLOG);
-        api_problem(res, API_EENGINE_BUSY, out->detail, write_turn_limit,
-                    &(turn_limit_t){ "engine-turns-max", out->limit });
+        api_problem_limit(res, API_EENGINE_BUSY, out->detail, "engine-turns-max", out->limit);
         res->retry_after = 5;
         break;
     default: api_problem(res, API_EINTERNAL, out->detail[0] ? out->detail : NULL, NULL, NULL); break;

@@ -281,6 +281,25 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
     api_problem(res, API_EPRECONDITION_FAILED, detail, write_current_version, &current);
 }
 
+typedef struct {
+    const char *name;
+    unsigned long long max;
+} limit_t;
+
+static void write_limit(jsonw_t *w, const void *ctx)
+{
+    const limit_t *limit = ctx;
+    jsonw_kv_string(w, "limit", limit->name);
+    jsonw_key(w, "max");
+    jsonw_uint(w, limit->max);
+}
+
+void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max)
+{
+    api_problem(res, status, detail, write_limit, &(limit_t){ limit, max });
+}
+
 void api_problem_game(api_response_t *res, game_status_t status)
 {
     static const struct {

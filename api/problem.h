@@ -126,5 +126,9 @@ void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expect
 /* 412 precondition_failed with the detail given and current_version (the
  * member api_problem_conflict's 409 has). */
 void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current);
+/* A problem about a bound passed, naming it: members `limit` (the bound's
+ * name: a field, or the setting) and `max`. */
+void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max);
 
 #endif

@@ -79,14 +79,6 @@ static void on_handle(void *ctx, const api_request_t *req, api_response_t *res)
 }
 
 /* The transport's own refusals, as problems. */
-/* The bound a too_many_analyses refusal names. */
-static void write_analysis_limit(jsonw_t *w, const void *ctx)
-{
-    jsonw_kv_string(w, "limit", "engine-analyses-per-client");
-    jsonw_key(w, "max");
-    jsonw_uint(w, *(const unsigned *)ctx);
-}
-
 static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
 {
     bool store = pool == ROUTES_POOL_STORE;
@@ -146,7 +138,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
                  "this client has %u analyses running or waiting on this replica, its most "
                  "(--engine-analyses-per-client)", max);
         metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_PER_CLIENT);
-        api_problem(res, API_ETOO_MANY_ANALYSES, text, write_analysis_limit, &max);
+        api_problem_limit(res, API_ETOO_MANY_ANALYSES, text, "engine-analyses-per-client", max);
         res->retry_after = 1;
         break;
     }
