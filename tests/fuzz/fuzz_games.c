@@ -492,6 +492,20 @@ void store_on_down(store_t *store, void (*fn)(void *ctx), void *ctx)
     (void)ctx;
 }
 
+/* Never full, and no memory settings to read (store_memory.c's). */
+bool store_is_full(store_t *store)
+{
+    (void)store;
+    return false;
+}
+
+store_status_t store_memory_read(store_t *store, store_memory_t *out)
+{
+    (void)store;
+    memset(out, 0, sizeof *out);
+    return STORE_EUNAVAILABLE;
+}
+
 /* No engine workers here: a game against the computer's intent and job go
  * nowhere and no job is ever claimed (the fuzzer drives the game service,
  * not the workers; the server's metrics still link the workers' code). */
