@@ -87,14 +87,18 @@ enum { BACKLOG_KEYS = sizeof backlog_keys / sizeof *backlog_keys };
  * is forgotten: its job was lost). KEYS as backlog_keys; ARGV: member,
  * owner, the owners' key prefix, deadline (0: none), the bell's length,
  * group, the intent's recheck ms. 1 when queued, 0 when it was there. A
- * turn queued is durable: its intent is pushed back by the recheck. */
+ * turn queued or in flight is durable: its intent is pushed back by the
+ * recheck. */
 static const char add_script[] =
     SCRIPT_NOW
-    "if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end\n"
+    "local function recheck()\n"
+    "  if redis.call('ZSCORE', KEYS[9], ARGV[1]) then redis.call('ZADD', KEYS[9], now + tonumber(ARGV[7]), ARGV[1]) end\n"
+    "end\n"
+    "if redis.call('ZSCORE', KEYS[2], ARGV[1]) then recheck() return 0 end\n"
     "local entry = redis.call('HGET', KEYS[6], ARGV[1])\n"
     "if entry then\n"
     "  local p = redis.pcall('XPENDING', KEYS[1], ARGV[6], entry, entry, 1)\n"
-    "  if type(p) == 'table' and not p['err'] and #p == 1 then return 0 end\n"
+    "  if type(p) == 'table' and not p['err'] and #p == 1 then recheck() return 0 end\n"
     "  redis.call('HDEL', KEYS[6], ARGV[1])\n"
     "end\n"
     "redis.call('ZADD', KEYS[2], now, ARGV[1])\n"
@@ -102,7 +106,7 @@ static const char add_script[] =
     "redis.call('ZADD', ARGV[3] .. ARGV[2], redis.call('INCR', KEYS[10]), ARGV[1])\n"
     "redis.call('ZADD', KEYS[3], 'NX', tonumber(redis.call('GET', KEYS[7]) or '0'), ARGV[2])\n"
     "if tonumber(ARGV[4]) > 0 then redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1]) end\n"
-    "if redis.call('ZSCORE', KEYS[9], ARGV[1]) then redis.call('ZADD', KEYS[9], now + tonumber(ARGV[7]), ARGV[1]) end\n"
+    "recheck()\n"
     "redis.call('RPUSH', KEYS[8], '1')\n"
     "redis.call('LTRIM', KEYS[8], -tonumber(ARGV[5]), -1)\n"
     "return 1\n";

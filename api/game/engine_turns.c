@@ -32,6 +32,7 @@ enum {
     PRUNE_EVERY_MS = 60000,          /* between removals of consumers gone */
     CONSUMER_IDLE_MS = 10 * 60000,   /* a consumer this quiet, owning nothing, is a worker gone */
     PRUNE_BATCH = 100,
+    CORRUPT_MAX = 16,       /* unreadable entries dropped in a row before a pause */
 };
 
 typedef struct worker {
@@ -225,13 +226,16 @@ static bool play_turns(worker_t *w)
     if (engine_pool_hold(t->cfg.engines, wait_until, &w->hold) != ENGINE_OK)
         return true; /* no engine came: the turns wait for the next look */
     bool ok = true;
+    unsigned corrupt = 0; /* claims in a row that met what this code did not write */
     while (!atomic_load(&t->stopping)) {
         store_engine_job_t job;
         store_set_deadline(0);
         store_status_t s = store_engine_job_claim(store, w->consumer, t->cfg.games.engine_lease_ms, 0, &job);
-        if (s == STORE_OK)
+        if (s == STORE_OK) {
+            corrupt = 0;
             play_job(w, &job);
-        else if (s != STORE_ECORRUPT) {
+        } else if (s != STORE_ECORRUPT || ++corrupt > CORRUPT_MAX) {
+            /* a key of the wrong type fails every claim: not a spin with the engine held */
             ok = s == STORE_ENOT_FOUND;
             break;
         }
