@@ -793,7 +793,7 @@ static void test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a
 {
     /* "flood" queues 20 turns, then "calm" and "other" one each. */
     for (int i = 0; i < 20; i++) {
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "flood%02d", i);
         CU_ASSERT_EQUAL(add_for("10.0.0.1", id, 1, 0, NULL), STORE_OK);
     }
@@ -816,7 +816,7 @@ static void test_one_owners_many_turns_do_not_delay_anothers_next_by_more_than_a
         else if (!strcmp(id, "other"))
             other_at = i;
         else { /* one owner's turns in the order queued */
-            char expected[16];
+            char expected[32];
             snprintf(expected, sizeof expected, "flood%02d", flood_next++);
             CU_ASSERT_STRING_EQUAL(id, expected);
         }
@@ -856,7 +856,7 @@ static void test_urgent_turns_jump_the_round_every_other_turn_at_most(void)
     int64_t now;
     CU_ASSERT_EQUAL_FATAL(store_engine_now(store, &now), STORE_OK);
     for (int i = 0; i < 4; i++) {
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "blitz%d", i);
         CU_ASSERT_EQUAL(add_for("blitz", id, 1, now + 1000 + i, NULL), STORE_OK);
     }
@@ -912,7 +912,7 @@ static void test_an_intent_past_a_bound_is_not_recorded_and_names_the_bound(void
     store_engine_bounds_t bounds = { .per_owner = 2, .total = 3 };
     store_engine_bound_t reached;
     for (int i = 0; i < 2; i++) {
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "mine%d", i);
         CU_ASSERT_EQUAL(store_engine_turn_intent(store, id, 1, 1000, "me", &bounds, &reached), STORE_OK);
         CU_ASSERT_EQUAL(reached, STORE_ENGINE_BOUND_NONE);
