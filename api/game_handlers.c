@@ -250,8 +250,10 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
         return;
     game_svc_config_t c;
     service_of(req, &c);
+    char client[API_CLIENT_SIZE];
+    api_request_client(req, client);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
-                              .answer_status = 200, .client = req->client };
+                              .answer_status = 200, .client = client };
     game_svc_version_t version;
     read_version(req, root, &version);
     game_svc_action_t action = { .kind = kind };
@@ -604,9 +606,10 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
         return;
     game_svc_config_t c;
     service_of(req, &c);
+    char client[API_CLIENT_SIZE];
+    api_request_client(req, client);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
-                              .answer_status = 201, .location_prefix = game_location_prefix,
-                              .client = req->client };
+                              .answer_status = 201, .location_prefix = game_location_prefix, .client = client };
     game_svc_result_t out = { 0 };
     game_svc_new_t *spec = calloc(1, sizeof *spec); /* two names of 257 bytes and a position: off the stack */
     game_svc_status_t status = spec ? game_svc_created_before(&c, &rq, &out) : GAME_SVC_EINTERNAL;

@@ -51,6 +51,12 @@ static const char *connection_header(const void *connection, const char *name)
     return MHD_lookup_connection_value((struct MHD_Connection *)connection, MHD_HEADER_KIND, name);
 }
 
+/* api_request_t.client: the connection's peer, read when asked. */
+static void connection_client(const void *connection, char *out, size_t size)
+{
+    httpd_client_text((struct MHD_Connection *)connection, out, size);
+}
+
 typedef struct {
     int content_lengths;
     const char *first_length;
@@ -228,9 +234,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         .draining = atomic_load(&h->draining),
         .route_flags = h->cfg->probes_only || on_probe_port(h, connection) ? ROUTE_PROBE : 0, /* elsewhere 404 there */
         .header = connection_header,
+        .client = connection_client,
         .header_source = connection,
     };
-    httpd_client_text(connection, st->req.client, sizeof st->req.client);
     api_response_t res = { 0 };
     if (!h->app->route(h->app->ctx, st->raw_target, st->raw_target_length, st->target, &st->req, &res)) {
         st->route = st->req.route;

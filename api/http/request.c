@@ -17,6 +17,13 @@ const char *api_request_header(const api_request_t *req, const char *name)
     return req->header ? req->header(req->header_source, name) : NULL;
 }
 
+void api_request_client(const api_request_t *req, char out[API_CLIENT_SIZE])
+{
+    out[0] = '\0';
+    if (req->client)
+        req->client(req->header_source, out, API_CLIENT_SIZE);
+}
+
 /* RFC 9110 tchar. */
 static bool is_token_char(char c)
 {

@@ -20,6 +20,8 @@ enum { API_PATH_PARAM_MAX = 64, API_CLIENT_SIZE = 48 };
 /* The value of request header `name` (case-insensitive), or NULL; source is
  * api_request_t.header_source. Valid for the request's lifetime. */
 typedef const char *(*api_header_fn)(const void *source, const char *name);
+/* The client's address as text into out (api_request_client); source as above. */
+typedef void (*api_client_fn)(const void *source, char *out, size_t size);
 
 typedef struct {
     const char *method;
@@ -28,9 +30,6 @@ typedef struct {
     const char *body; /* NUL-terminated; body_length excludes the NUL */
     size_t body_length;
     const char *request_id;
-    /* The client as the per-address limits count it: an IPv4 address, or an
-     * IPv6 /64 ("2001:db8:1:2::/64"); "" when not known. */
-    char client[API_CLIENT_SIZE];
     const void *app;                   /* the application's context, opaque here (api/app.h) */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */
     int route;                         /* set by the router: matched route or -1 */
@@ -38,6 +37,7 @@ typedef struct {
     bool draining;                     /* the server is shutting down (SIGTERM) */
     unsigned waited_seconds;           /* a long poll: the request was held this long at most (0: not held) */
     api_header_fn header;              /* set by the server; NULL: no headers */
+    api_client_fn client;              /* set by the server; NULL: no address known */
     const void *header_source;         /* header's first argument (the connection) */
 } api_request_t;
 
@@ -117,6 +117,10 @@ enum { API_WAIT_MAX_SECONDS = 60 };
 const char *api_request_query(const api_request_t *req, const char *name);
 /* A request header's value, or NULL (through req->header). */
 const char *api_request_header(const api_request_t *req, const char *name);
+/* The client as the per-address limits count it, into out (API_CLIENT_SIZE
+ * bytes): an IPv4 address, or an IPv6 /64 ("2001:db8:1:2::/64"); "" when
+ * not known. Read when asked, not on every request. */
+void api_request_client(const api_request_t *req, char out[API_CLIENT_SIZE]);
 /* The wait a Prefer header value asks for (RFC 7240: "wait=N" among
  * comma-separated preferences, names case-insensitive, parameters after ';'
  * and other preferences ignored, the first wait counted): N seconds, at most
