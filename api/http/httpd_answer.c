@@ -248,6 +248,22 @@ bool httpd_client_address(struct MHD_Connection *connection, const void **bytes,
     return false;
 }
 
+/* An IPv4 address in dotted decimal, written by hand: inet_ntop prints
+ * it with sprintf, and a move's path has no printf. */
+static void ipv4_text(const unsigned char *bytes, char out[INET_ADDRSTRLEN])
+{
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned v = bytes[i];
+        if (v >= 100)
+            out[n++] = (char)('0' + v / 100);
+        if (v >= 10)
+            out[n++] = (char)('0' + v / 10 % 10);
+        out[n++] = (char)('0' + v % 10);
+        out[n++] = i < 3 ? '.' : '\0';
+    }
+}
+
 void httpd_client_text(struct MHD_Connection *connection, char *out, size_t size)
 {
     const void *bytes;
@@ -258,7 +274,9 @@ void httpd_client_text(struct MHD_Connection *connection, char *out, size_t size
     if (!httpd_client_address(connection, &bytes, &length))
         return;
     if (length == 4) {
-        inet_ntop(AF_INET, bytes, out, (socklen_t)size); /* "" when it does not fit */
+        ipv4_text(bytes, text);
+        if (strlen(text) < size)
+            memcpy(out, text, strlen(text) + 1);
         return;
     }
     struct in6_addr prefix = { 0 };

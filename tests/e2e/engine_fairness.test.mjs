@@ -1,5 +1,5 @@
 // One client must not take the computer from everyone (the real Stockfish,
-// one engine): a flood of computer-first games from one address (127.0.0.2)
+// one engine): a flood of computer-first games from one address (127.10.0.2)
 // is bounded (429 too_many_engine_turns) and does not delay another
 // client's (127.0.0.3) reply by more than a round; the computer's turns go
 // ahead of queued analyses; one address's analyses are bounded (429
@@ -66,12 +66,15 @@ async function metricsUntil(server, pred, what, ms = WAIT_MS) {
 
 test('a flood of computer turns from one address is bounded, and another client\'s turn is served within a round', async (t) => {
   // Level 8, its think cut to 400 ms: each turn holds the one engine a while.
-  const server = await startEngineServer(['--engine-workers', '1', '--engine-max-think-ms', '400']);
+  const redis = await startRedis();
+  t.after(() => redis.stop());
+  const server = await startEngineServer(['--redis', redis.url, '--engine-workers', '1', '--engine-max-think-ms', '400']);
   t.after(() => server.stop());
+  const FLOODER = '127.10.0.2'; // loopback too; its text has octets of 3, 2 and 1 digits
   const FLOOD = 20, PER_CLIENT = 8;
   const answers = [];
   const playedBefore = played(await metrics(server));
-  for (let i = 0; i < FLOOD; i++) answers.push(await computerFirst(server, '127.0.0.2', 8));
+  for (let i = 0; i < FLOOD; i++) answers.push(await computerFirst(server, FLOODER, 8));
   const playedDuring = played(await metrics(server)) - playedBefore;
   const accepted = answers.filter((r) => r.status === 201), refused = answers.filter((r) => r.status !== 201);
   // Turns being played or played already no longer wait: as many more may pass while the flood is sent.
@@ -87,6 +90,9 @@ test('a flood of computer turns from one address is bounded, and another client\
   const during = await metricsUntil(server, (m) => metricValue(m, 'chessd_engine_turns_queued') >= 3, 'the backlog in /metrics');
   assert.ok(metricValue(during, 'chessd_engine_turns_clients') >= 1);
   assert.equal(labelled(during, 'chessd_engine_turns_refused_total', 'reason', 'per_client'), refused.length);
+  // The flood's turns wait in the queue named for its address.
+  const waiting = await redis.command('ZCARD', `chessd:{engine}:owner:${FLOODER}`);
+  assert.ok(waiting >= 1 && waiting <= PER_CLIENT, `${waiting} turns in ${FLOODER}'s queue`);
   const ready = await from(server, '127.0.0.1', 'GET', '/readyz');
   assert.equal(ready.status, 200);
   assert.ok(ready.body.engine.turns.queued >= 1, JSON.stringify(ready.body.engine));
