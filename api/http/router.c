@@ -1,7 +1,8 @@
 /* The router over a caller's table (router.h). Each path's Allow header is
  * built once, from the methods of every route at the same path pattern; a
  * path belongs to the most specific pattern that fits it (literal segments
- * before '*'), whatever the method. */
+ * before '*'), whatever the method. The routes are looked at in an order
+ * made once, the more specific patterns first, so the first fit wins. */
 #include "router.h"
 
 #include <stdio.h>
@@ -14,8 +15,22 @@ struct router {
     const router_route_t *routes;
     int count;
     char (*allow)[ALLOW_MAX]; /* allow[i]: the Allow header of routes[i]'s path */
+    int *order;               /* the routes' indices, more specific patterns first */
+    int *pattern;             /* pattern[i]: the first route with routes[i]'s path */
     router_hint_fn hint;
 };
+
+/* Whether pattern a goes before b: at the first place they differ, a
+ * literal character before '*' (so of two patterns that fit one path, the
+ * more specific), else in byte order; a prefix first. */
+static bool goes_before(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    if (*a == '*' || *b == '*')
+        return *b == '*' && *a != '*';
+    return (unsigned char)*a < (unsigned char)*b;
+}
 
 /* Adds method to an Allow list once ("GET" brings "HEAD" after it). */
 static void allow_add(char *allow, const char *method)
@@ -34,24 +49,44 @@ static void allow_add(char *allow, const char *method)
 router_t *router_new(const router_route_t *routes, int count, router_hint_fn hint)
 {
     router_t *r = calloc(1, sizeof *r);
-    if (!r || !(r->allow = calloc((size_t)(count > 0 ? count : 1), sizeof *r->allow))) {
-        free(r);
+    size_t n = (size_t)(count > 0 ? count : 1);
+    if (!r || !(r->allow = calloc(n, sizeof *r->allow)) || !(r->order = calloc(n, sizeof *r->order))
+        || !(r->pattern = calloc(n, sizeof *r->pattern))) {
+        router_free(r);
         return NULL;
     }
     r->routes = routes;
     r->count = count;
     r->hint = hint;
-    for (int i = 0; i < count; i++)
-        for (int j = 0; j < count; j++)
-            if (!strcmp(routes[i].path, routes[j].path))
-                allow_add(r->allow[i], routes[j].method);
+    for (int i = 0; i < count; i++) {
+        r->pattern[i] = -1;
+        for (int j = 0; j < count; j++) {
+            if (strcmp(routes[i].path, routes[j].path))
+                continue;
+            allow_add(r->allow[i], routes[j].method);
+            if (r->pattern[i] < 0)
+                r->pattern[i] = j;
+        }
+    }
+    /* Insertion sort, stable: the table's order within a pattern. */
+    for (int i = 0; i < count; i++) {
+        int k = i;
+        while (k > 0 && goes_before(routes[i].path, routes[r->order[k - 1]].path)) {
+            r->order[k] = r->order[k - 1];
+            k--;
+        }
+        r->order[k] = i;
+    }
     return r;
 }
 
 void router_free(router_t *r)
 {
-    if (r)
+    if (r) {
         free(r->allow);
+        free(r->order);
+        free(r->pattern);
+    }
     free(r);
 }
 
@@ -131,22 +166,13 @@ static router_status_t query_fits(const router_t *r, const router_route_t *route
     return ROUTER_OK;
 }
 
-/* Whether pattern a is more specific than b, both matching one path: at
- * the first place they differ, a literal segment beats '*'. */
-static bool more_specific(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *b == '*' && *a != '*';
-}
-
-/* The route at pattern for method (HEAD falls back to GET), or -1. */
-static int route_at(const router_t *r, const char *pattern, const char *method, unsigned flags)
+/* The route at routes[at]'s pattern for method (HEAD falls back to GET), or -1. */
+static int route_at(const router_t *r, int at, const char *method, unsigned flags)
 {
     int get = -1;
-    for (int i = 0; i < r->count; i++) {
+    for (int i = r->pattern[at]; i < r->count; i++) {
         const router_route_t *route = &r->routes[i];
-        if ((route->flags & flags) != flags || strcmp(route->path, pattern))
+        if (r->pattern[i] != r->pattern[at] || (route->flags & flags) != flags)
             continue;
         if (!strcmp(route->method, method))
             return i;
@@ -159,30 +185,31 @@ static int route_at(const router_t *r, const char *pattern, const char *method, 
 router_status_t router_find(const router_t *r, api_request_t *req, const char **allow, char *detail,
                             size_t detail_size)
 {
-    char param[sizeof req->path_param];
     int best = -1;
     *allow = NULL;
     req->route = -1;
+    req->path_param[0] = '\0';
     /* The most specific pattern that fits the path owns it, for every
      * method: /v1/games/export is never taken for /v1/games/{id}. */
-    for (int i = 0; i < r->count; i++) {
-        const router_route_t *route = &r->routes[i];
+    char param[sizeof req->path_param] = "";
+    for (int k = 0; k < r->count && best < 0; k++) {
+        const router_route_t *route = &r->routes[r->order[k]];
         if ((route->flags & req->route_flags) == req->route_flags
-            && path_matches(route->path, req->target->path, param, sizeof param)
-            && (best < 0 || more_specific(route->path, r->routes[best].path)))
-            best = i;
+            && path_matches(route->path, req->target->path, param, sizeof param)) {
+            best = r->order[k];
+            if (strchr(route->path, '*'))
+                memcpy(req->path_param, param, sizeof param);
+        }
     }
     if (best < 0) {
         snprintf(detail, detail_size, "no resource at this path");
         return ROUTER_ENOT_FOUND;
     }
-    req->route = route_at(r, r->routes[best].path, req->method, req->route_flags);
+    req->route = route_at(r, best, req->method, req->route_flags);
     if (req->route < 0) {
         *allow = r->allow[best];
         snprintf(detail, detail_size, "this resource allows only the methods in the Allow header");
         return ROUTER_EMETHOD;
     }
-    req->path_param[0] = '\0';
-    path_matches(r->routes[best].path, req->target->path, req->path_param, sizeof req->path_param);
     return query_fits(r, &r->routes[req->route], req->target, detail, detail_size);
 }
