@@ -460,7 +460,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         trouble = "no randomness for a write id";
     store_status_t written = STORE_OK;
     uint64_t current = 0;
-    /* The computer's turn: its bound first, its intent before the write, its job after. */
+    /* The computer's turn: its intent (and its bounds) before the write, its job after. */
     bool engine_turn = c->engine_lease_ms && game_svc_engine_has_turn(r);
     const char *owner = w->rq && w->rq->client && w->rq->client[0] ? w->rq->client : NULL;
     store_engine_bound_t reached = STORE_ENGINE_BOUND_NONE;
