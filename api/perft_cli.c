@@ -1,5 +1,6 @@
-/* The perft subcommand: reads a FEN (standard, or Chess960 when its castling
- * field needs it) and moves in UCI or SAN, then prints a perftree-style divide. */
+/* The perft subcommand: reads a variant (--variant, standard by default), a
+ * FEN (Chess960 when its castling field needs it) and moves in UCI or SAN,
+ * then prints a perftree-style divide. */
 #include "perft_cli.h"
 
 #include <stdlib.h>
@@ -7,12 +8,22 @@
 
 #include "../rules/rules.h"
 
-enum { CLI_MAX_PERFT_DEPTH = 12 };
+enum { CLI_MAX_PERFT_DEPTH = 16 };
 
 int cli_perft(int argc, char **argv, FILE *out, FILE *err)
 {
+    variant_t variant = VARIANT_STANDARD;
+    bool chess960 = false;
+    if (argc >= 2 && !strcmp(argv[0], "--variant")) {
+        if (!variant_from_name(argv[1], strlen(argv[1]), &variant, &chess960)) {
+            fprintf(err, "chessd perft: unknown variant '%s'\n", argv[1]);
+            return 2;
+        }
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 1) {
-        fprintf(err, "usage: chessd perft DEPTH [FEN [MOVES...]]\n");
+        fprintf(err, "usage: chessd perft [--variant V] DEPTH [FEN [MOVES...]]\n");
         return 2;
     }
     char *end;
@@ -21,12 +32,12 @@ int cli_perft(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "chessd perft: depth must be a number from 1 to %d\n", CLI_MAX_PERFT_DEPTH);
         return 2;
     }
-    const char *fen = argc >= 2 ? argv[1] : FEN_START;
+    const char *fen = argc >= 2 ? argv[1] : variant_rules(variant)->start_fen;
     position_t pos;
     char message[256];
     /* A test tool: positions with impossible checks are accepted, as perft suites use them. */
-    fen_error_t fe = fen_parse(fen, strlen(fen), FEN_ALLOW_IMPOSSIBLE_CHECK | FEN_DETECT_CHESS960, &pos, message,
-                               sizeof message);
+    unsigned flags = FEN_ALLOW_IMPOSSIBLE_CHECK | (chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960);
+    fen_error_t fe = fen_parse_variant(fen, strlen(fen), variant, flags, &pos, message, sizeof message);
     if (fe != FEN_OK) {
         fprintf(err, "chessd perft: invalid FEN (%s): %s\n", fen_error_code(fe), message);
         return 2;

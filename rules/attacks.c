@@ -171,6 +171,8 @@ bitboard_t attacks_of(piece_type_t type, int sq, bitboard_t occupied)
     case ROOK: return attacks_rook(sq, occupied);
     case QUEEN: return attacks_queen(sq, occupied);
     case KING: return attacks_king(sq);
+    case HAWK: return attacks_bishop(sq, occupied) | attacks_knight(sq);
+    case ELEPHANT: return attacks_rook(sq, occupied) | attacks_knight(sq);
     default: return 0;
     }
 }

@@ -9,6 +9,7 @@
 #include "decimal.h"
 #include "message.h"
 #include "movegen.h"
+#include "variant.h"
 
 typedef struct {
     const char *text;
@@ -39,6 +40,11 @@ static const char *const error_codes[FEN_ERROR_COUNT] = {
     [FEN_EOPPOSITE_CHECK] = "opposite_check",
     [FEN_ETOO_MANY_CHECKERS] = "too_many_checkers",
     [FEN_EIMPOSSIBLE_CHECK] = "impossible_check",
+    [FEN_EPOCKET] = "pocket",
+    [FEN_EKING_IN_POCKET] = "king_in_pocket",
+    [FEN_EPROMOTED_MARKER] = "promoted_marker",
+    [FEN_ECHECK_COUNT] = "check_count",
+    [FEN_EVARIANT_RULE] = "variant_rule",
 };
 
 const char *fen_error_code(fen_error_t error)
@@ -76,10 +82,70 @@ static int split_fields(const char *text, size_t length, span_t *fields, int max
 /* Quotes a span for messages, cut short if long. */
 static int quote_length(span_t s) { return s.length > 16 ? 16 : (int)s.length; }
 
-static fen_error_t parse_board(span_t field, position_t *pos, char *message, size_t message_size)
+static bool has_hand(variant_t variant)
+{
+    return variant_rules(variant)->flags & (VARIANT_HAS_POCKETS | VARIANT_HAS_RESERVES);
+}
+
+/* Reads a pocket's or a reserve's letters into pos->pocket. */
+static fen_error_t parse_pocket(span_t field, variant_t variant, position_t *pos, char *message, size_t message_size)
+{
+    if (!has_hand(variant))
+        return FAIL(FEN_EPOCKET, "the board has a pocket, but %s has none", variant_rules(variant)->key);
+    bool reserves = variant == VARIANT_SEIRAWAN;
+    for (size_t i = 0; i < field.length; i++) {
+        char c = field.text[i], lower = (char)(c | 0x20);
+        if (c == '-' && field.length == 1)
+            break;
+        const char *found = (c >= 'A' && c <= 'z') ? strchr(PIECE_LETTERS, lower) : NULL;
+        if (!found || lower == '\0')
+            return FAIL(FEN_EPOCKET, "'%c' in the pocket is not a piece letter", (c >= 32 && c < 127) ? c : '?');
+        piece_type_t type = (piece_type_t)(found - PIECE_LETTERS);
+        if (type == KING)
+            return FAIL(FEN_EKING_IN_POCKET, "a king cannot be in a pocket");
+        bool allowed = reserves ? (type == HAWK || type == ELEPHANT) : type <= QUEEN;
+        if (!allowed)
+            return FAIL(FEN_EPOCKET, "'%c' cannot be in %s's %s", c, variant_rules(variant)->key,
+                        reserves ? "reserve (only H and E)" : "pocket (only P, N, B, R, Q)");
+        color_t color = (c >= 'a') ? BLACK : WHITE;
+        int most = reserves ? 1 : 62;
+        if (pos->pocket[color][type] >= most)
+            return FAIL(FEN_EPOCKET, "the %s %s holds more '%c' than the game has", color_name(color),
+                        reserves ? "reserve" : "pocket", c);
+        pos->pocket[color][type]++;
+    }
+    return FEN_OK;
+}
+
+/* Splits a board field into the board and the pocket after it: "[...]"
+ * or, as scalachess writes it, a ninth rank. *pocket is empty with no text
+ * when there is none. */
+static void split_pocket(span_t *board, span_t *pocket, bool ninth_rank)
+{
+    pocket->text = NULL;
+    pocket->length = 0;
+    for (size_t i = 0; i < board->length; i++)
+        if (board->text[i] == '[') {
+            pocket->text = board->text + i + 1;
+            pocket->length = board->length - i - 1;
+            board->length = i;
+            return;
+        }
+    int slashes = 0;
+    for (size_t i = 0; i < board->length && ninth_rank; i++)
+        if (board->text[i] == '/' && ++slashes == 8) {
+            pocket->text = board->text + i + 1;
+            pocket->length = board->length - i - 1;
+            board->length = i;
+            return;
+        }
+}
+
+static fen_error_t parse_board(span_t field, variant_t variant, position_t *pos, char *message, size_t message_size)
 {
     int rank = 7, file = 0;
     bool last_was_digit = false;
+    int last_square = SQ_NONE;
     for (size_t i = 0; i < field.length; i++) {
         char c = field.text[i];
         if (c == '/') {
@@ -90,23 +156,38 @@ static fen_error_t parse_board(span_t field, position_t *pos, char *message, siz
             rank--;
             file = 0;
             last_was_digit = false;
+            last_square = SQ_NONE;
         } else if (c >= '1' && c <= '8') {
             if (last_was_digit)
                 return FAIL(FEN_ERANK_WIDTH, "rank %d has two digits in a row", rank + 1);
             file += c - '0';
             last_was_digit = true;
+            last_square = SQ_NONE;
             if (file > 8)
                 return FAIL(FEN_ERANK_WIDTH, "rank %d has more than 8 squares", rank + 1);
+        } else if (c == '~') {
+            if (variant != VARIANT_CRAZYHOUSE)
+                return FAIL(FEN_EPROMOTED_MARKER, "'~' marks a promoted piece, which only crazyhouse keeps");
+            if (last_square == SQ_NONE || piece_type(pos->board[last_square]) == PAWN
+                || piece_type(pos->board[last_square]) == KING)
+                return FAIL(FEN_EPROMOTED_MARKER, "'~' must follow a promoted piece (N, B, R or Q)");
+            pos->promoted |= bb_square(last_square);
+            last_square = SQ_NONE;
         } else {
             char lower = (char)(c | 0x20);
             const char *found = (c >= 'A' && c <= 'z') ? strchr(PIECE_LETTERS, lower) : NULL;
             if (!found || lower == '\0')
                 return FAIL(FEN_EPIECE_LETTER, "'%c' is not a piece letter (use PNBRQK and pnbrqk)",
                             (c >= 32 && c < 127) ? c : '?');
+            piece_type_t type = (piece_type_t)(found - PIECE_LETTERS);
+            if (type >= HAWK && variant != VARIANT_SEIRAWAN)
+                return FAIL(FEN_EPIECE_LETTER, "'%c' is S-chess's %s; set the variant seirawan", c,
+                            type == HAWK ? "Hawk" : "Elephant");
             if (file >= 8)
                 return FAIL(FEN_ERANK_WIDTH, "rank %d has more than 8 squares", rank + 1);
             color_t color = (c >= 'a') ? BLACK : WHITE;
-            position_put_piece(pos, piece_make(color, (piece_type_t)(found - PIECE_LETTERS)), square_make(file, rank));
+            last_square = square_make(file, rank);
+            position_put_piece(pos, piece_make(color, type), last_square);
             file++;
             last_was_digit = false;
         }
@@ -226,23 +307,99 @@ static fen_error_t parse_en_passant(span_t field, const position_t *pos, int *ep
     return FEN_OK;
 }
 
-static fen_error_t validate_material(const position_t *pos, char *message, size_t message_size)
+/* The most pieces and pawns a side may have in a variant, and whether it
+ * must have exactly one king. */
+typedef struct {
+    int pieces, pawns;
+} material_bound_t;
+
+static material_bound_t bound_of(variant_t variant, color_t c)
 {
-    for (int c = 0; c < COLOR_COUNT; c++) {
-        int kings = bb_count(position_pieces(pos, (color_t)c, KING));
-        if (kings != 1)
-            return FAIL(FEN_EKING_COUNT, "%s has %d kings, expected exactly 1", color_name((color_t)c), kings);
-        if (bb_count(pos->by_color[c]) > 16)
-            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces, at most 16 are possible", color_name((color_t)c),
-                        bb_count(pos->by_color[c]));
-        if (bb_count(position_pieces(pos, (color_t)c, PAWN)) > 8)
-            return FAIL(FEN_ETOO_MANY_PAWNS, "%s has %d pawns, at most 8 are possible", color_name((color_t)c),
-                        bb_count(position_pieces(pos, (color_t)c, PAWN)));
+    switch (variant) {
+    case VARIANT_HORDE:
+        return c == WHITE ? (material_bound_t){ 36, 36 } : (material_bound_t){ 16, 8 };
+    case VARIANT_CRAZYHOUSE: /* drops bring back what was taken */
+        return (material_bound_t){ 64, 16 };
+    case VARIANT_SEIRAWAN: /* two more from the reserve */
+        return (material_bound_t){ 18, 8 };
+    default:
+        return (material_bound_t){ 16, 8 };
     }
-    if (pos->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8))
+}
+
+static fen_error_t validate_kings(const position_t *pos, variant_t variant, char *message, size_t message_size)
+{
+    int kings[COLOR_COUNT];
+    for (int c = 0; c < COLOR_COUNT; c++)
+        kings[c] = bb_count(position_pieces(pos, (color_t)c, KING));
+    color_t us = (color_t)pos->side_to_move, them = (color_t)!us;
+    switch (variant) {
+    case VARIANT_ANTICHESS: /* kings are ordinary pieces: any number */
+        return FEN_OK;
+    case VARIANT_HORDE:
+        if (kings[WHITE])
+            return FAIL(FEN_EKING_COUNT, "white is the horde in horde and has no king");
+        if (kings[BLACK] != 1)
+            return FAIL(FEN_EKING_COUNT, "black has %d kings, expected exactly 1", kings[BLACK]);
+        return FEN_OK;
+    case VARIANT_ATOMIC: /* the side to move's king may have just exploded */
+        if (kings[them] != 1 || kings[us] > 1)
+            return FAIL(FEN_EKING_COUNT, "%s has %d kings, expected exactly 1", color_name(kings[them] != 1 ? them : us),
+                        kings[them] != 1 ? kings[them] : kings[us]);
+        return FEN_OK;
+    default:
+        for (int c = 0; c < COLOR_COUNT; c++)
+            if (kings[c] != 1)
+                return FAIL(FEN_EKING_COUNT, "%s has %d kings, expected exactly 1", color_name((color_t)c), kings[c]);
+        return FEN_OK;
+    }
+}
+
+static fen_error_t validate_material(const position_t *pos, variant_t variant, char *message, size_t message_size)
+{
+    fen_error_t err = validate_kings(pos, variant, message, message_size);
+    if (err != FEN_OK)
+        return err;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        material_bound_t most = bound_of(variant, (color_t)c);
+        if (bb_count(pos->by_color[c]) > most.pieces)
+            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces, at most %d are possible", color_name((color_t)c),
+                        bb_count(pos->by_color[c]), most.pieces);
+        if (bb_count(position_pieces(pos, (color_t)c, PAWN)) > most.pawns)
+            return FAIL(FEN_ETOO_MANY_PAWNS, "%s has %d pawns, at most %d are possible", color_name((color_t)c),
+                        bb_count(position_pieces(pos, (color_t)c, PAWN)), most.pawns);
+    }
+    /* Horde's white pawns may stand on rank 1: they start there. */
+    bitboard_t misplaced = pos->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8);
+    if (variant == VARIANT_HORDE)
+        misplaced &= ~(pos->by_color[WHITE] & BB_RANK_1);
+    if (misplaced)
         return FAIL(FEN_EPAWN_ON_BACK_RANK, "a pawn stands on %c%d; pawns cannot be on the first or last rank",
-                    'a' + square_file(bb_lsb(pos->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8))),
-                    square_rank(bb_lsb(pos->by_type[PAWN] & (BB_RANK_1 | BB_RANK_8))) + 1);
+                    'a' + square_file(bb_lsb(misplaced)), square_rank(bb_lsb(misplaced)) + 1);
+    if (variant == VARIANT_RACING_KINGS && pos->by_type[PAWN])
+        return FAIL(FEN_EVARIANT_RULE, "racing kings is played without pawns");
+    int in_hand = 0;
+    for (int c = 0; c < COLOR_COUNT; c++)
+        for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+            in_hand += pos->pocket[c][t];
+    if (bb_count(position_occupied(pos)) + in_hand > 64)
+        return FAIL(FEN_EPOCKET, "the board and the pockets hold %d pieces, more than 64",
+                    bb_count(position_occupied(pos)) + in_hand);
+    return FEN_OK;
+}
+
+/* A variant's check rule at setup: the side not to move may not be in
+ * check (in racing kings neither side may be). */
+static fen_error_t validate_variant_checks(position_t *pos, variant_t variant, char *message, size_t message_size)
+{
+    color_t us = (color_t)pos->side_to_move, them = (color_t)!us;
+    if (variant == VARIANT_RACING_KINGS && variant_checkers(pos))
+        return FAIL(FEN_EVARIANT_RULE, "%s is in check, which racing kings never allows", color_name(us));
+    pos->side_to_move = (uint8_t)them;
+    bool opposite = variant_checkers(pos) != 0;
+    pos->side_to_move = (uint8_t)us;
+    if (opposite)
+        return FAIL(FEN_EOPPOSITE_CHECK, "%s is in check but it is %s's move", color_name(them), color_name(us));
     return FEN_OK;
 }
 
@@ -287,57 +444,232 @@ static fen_error_t validate_checks(const position_t *pos, int ep_square, bool al
     return FEN_OK;
 }
 
+/* S-chess's castling field: KQkq as in chess (each also a gate on the
+ * king's and the rook's square), file letters for the other gates. */
+static fen_error_t parse_gating_castling(span_t field, bool chess960, position_t *pos, char *message,
+                                        size_t message_size)
+{
+    char rights[8];
+    size_t n = 0;
+    bitboard_t gates = 0;
+    if (!(field.length == 1 && field.text[0] == '-')) {
+        if (field.length > 20)
+            return FAIL(FEN_ECASTLING_LETTERS, "castling field '%.*s' is too long", quote_length(field), field.text);
+        for (size_t i = 0; i < field.length; i++) {
+            char c = field.text[i], lower = (char)(c | 0x20);
+            color_t color = (c >= 'a') ? BLACK : WHITE;
+            if (lower == 'k' || lower == 'q') {
+                if (n == sizeof rights)
+                    return FAIL(FEN_ECASTLING_LETTERS, "castling field '%.*s' gives a right twice",
+                                quote_length(field), field.text);
+                rights[n++] = c;
+            } else if (lower >= 'a' && lower <= 'h' && ((c >= 'A' && c <= 'H') || (c >= 'a' && c <= 'h'))) {
+                int sq = square_make(lower - 'a', color == WHITE ? 0 : 7);
+                if (!bb_has(pos->by_color[color], sq))
+                    return FAIL(FEN_ECASTLING_RIGHTS, "gate '%c' but no %s piece stands on %c%d", c,
+                                color_name(color), lower, color == WHITE ? 1 : 8);
+                gates |= bb_square(sq);
+            } else {
+                return FAIL(FEN_ECASTLING_LETTERS, "'%c' is not a castling or gating letter",
+                            (c >= 32 && c < 127) ? c : '?');
+            }
+        }
+    }
+    if (n) {
+        span_t castling = { rights, n };
+        fen_error_t err = parse_castling(castling, chess960, pos, message, message_size);
+        if (err != FEN_OK)
+            return err;
+    }
+    for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
+        if (pos->castle_rook[i] != SQ_NONE)
+            gates |= bb_square(pos->castle_rook[i]) | bb_square(pos->king_square[i / 2]);
+    /* Gates serve only a side with a reserve piece left to place. */
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (!pos->pocket[c][HAWK] && !pos->pocket[c][ELEPHANT])
+            gates &= ~bb_rank(c == WHITE ? 0 : 7);
+    pos->gates = gates;
+    return FEN_OK;
+}
+
+/* "W+B": three-check's counters, checks remaining (X-FEN) or, with a
+ * leading '+', checks given (Lichess). */
+static bool read_checks(span_t field, bool given, int out[COLOR_COUNT])
+{
+    size_t i = 0;
+    if (given && (field.length == 0 || field.text[i++] != '+'))
+        return false;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        if (c == 1 && (i >= field.length || field.text[i++] != '+'))
+            return false;
+        if (i >= field.length || field.text[i] < '0' || field.text[i] > '9')
+            return false;
+        out[c] = field.text[i++] - '0';
+    }
+    return i == field.length;
+}
+
+static bool looks_like_checks(span_t field)
+{
+    for (size_t i = 0; i < field.length; i++)
+        if (field.text[i] == '+')
+            return true;
+    return false;
+}
+
+/* Takes three-check counters out of the fields after the fourth, leaving
+ * the move counters (0 or 2 of them) in *counters. */
+static fen_error_t parse_checks(span_t *fields, int count, variant_t variant, position_t *pos, span_t *counters,
+                                int *counter_count, char *message, size_t message_size)
+{
+    int given[COLOR_COUNT] = { 0, 0 };
+    bool seen = false;
+    *counter_count = 0;
+    for (int i = 4; i < count; i++) {
+        if (!looks_like_checks(fields[i])) {
+            if (*counter_count == 2)
+                return FAIL(FEN_EFIELD_COUNT, "FEN has too many fields");
+            counters[(*counter_count)++] = fields[i];
+            continue;
+        }
+        if (variant != VARIANT_THREE_CHECK)
+            return FAIL(FEN_ECHECK_COUNT, "check counters '%.*s' belong to three-check only",
+                        quote_length(fields[i]), fields[i].text);
+        if (seen)
+            return FAIL(FEN_ECHECK_COUNT, "the FEN gives the check counters twice");
+        seen = true;
+        int values[COLOR_COUNT];
+        bool lichess = fields[i].text[0] == '+';
+        if (!read_checks(fields[i], lichess, values))
+            return FAIL(FEN_ECHECK_COUNT, "check counters '%.*s' must read 3+3 (checks remaining) or +0+0 "
+                        "(checks given)", quote_length(fields[i]), fields[i].text);
+        for (int c = 0; c < COLOR_COUNT; c++) {
+            if (values[c] > 3)
+                return FAIL(FEN_ECHECK_COUNT, "check counters '%.*s' go past 3", quote_length(fields[i]),
+                            fields[i].text);
+            given[c] = lichess ? values[c] : 3 - values[c];
+        }
+    }
+    if (*counter_count == 1)
+        return FAIL(FEN_EFIELD_COUNT, "FEN has one move counter, expected both (or neither)");
+    if (variant == VARIANT_THREE_CHECK) {
+        if (given[WHITE] == 3 && given[BLACK] == 3)
+            return FAIL(FEN_ECHECK_COUNT, "both sides cannot have given three checks");
+        pos->checks[WHITE] = (uint8_t)given[WHITE];
+        pos->checks[BLACK] = (uint8_t)given[BLACK];
+    }
+    return FEN_OK;
+}
+
 fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_t *pos, char *message,
                       size_t message_size)
 {
+    return fen_parse_variant(text, length, VARIANT_STANDARD, flags, pos, message, message_size);
+}
+
+fen_error_t fen_parse_variant(const char *text, size_t length, variant_t variant, unsigned flags, position_t *pos,
+                              char *message, size_t message_size)
+{
     bool chess960 = flags & FEN_CHESS960;
-    span_t fields[6];
+    span_t fields[8], counters[2];
+    int counter_count = 0;
     fen_error_t err;
     if (message && message_size)
         message[0] = '\0';
     position_clear(pos);
+    if ((unsigned)variant >= VARIANT_COUNT)
+        variant = VARIANT_STANDARD;
+    pos->variant = (uint8_t)variant;
     if (length > FEN_INPUT_MAX)
         return FAIL(FEN_ETOO_LONG, "FEN is %zu bytes long, at most %d are accepted", length, FEN_INPUT_MAX);
-    int count = split_fields(text, length, fields, 6);
-    if (count != 4 && count != 6)
+    int most = variant == VARIANT_STANDARD ? 6 : 7;
+    int count = split_fields(text, length, fields, most);
+    if (variant == VARIANT_STANDARD ? (count != 4 && count != 6) : (count < 4 || count > 7))
         return FAIL(FEN_EFIELD_COUNT, "FEN has %s%d fields, expected 6 (or 4 without the move counters)",
-                    count > 6 ? "more than " : "", count > 6 ? 6 : count);
+                    count > most ? "more than " : "", count > most ? most : count);
 
-    if ((err = parse_board(fields[0], pos, message, message_size)) != FEN_OK)
+    span_t board = fields[0], pocket;
+    split_pocket(&board, &pocket, has_hand(variant));
+    if (pocket.text && variant == VARIANT_STANDARD)
+        return FAIL(FEN_EPOCKET, "the board has a pocket, but standard chess has none");
+    if ((err = parse_board(board, variant, pos, message, message_size)) != FEN_OK)
         return err;
+    if (pocket.text) {
+        if (pocket.length && pocket.text[pocket.length - 1] == ']')
+            pocket.length--;
+        else if (pocket.text[-1] == '[')
+            return FAIL(FEN_EPOCKET, "the pocket after '[' has no ']'");
+        if ((err = parse_pocket(pocket, variant, pos, message, message_size)) != FEN_OK)
+            return err;
+    }
     if (fields[1].length != 1 || (fields[1].text[0] != 'w' && fields[1].text[0] != 'b'))
         return FAIL(FEN_ESIDE_TO_MOVE, "side to move '%.*s' must be 'w' or 'b'", quote_length(fields[1]),
                     fields[1].text);
     pos->side_to_move = fields[1].text[0] == 'w' ? WHITE : BLACK;
-    if ((err = validate_material(pos, message, message_size)) != FEN_OK)
+    if ((err = validate_material(pos, variant, message, message_size)) != FEN_OK)
         return err;
     pos->chess960 = chess960;
-    err = parse_castling(fields[2], chess960, pos, message, message_size);
+    if (variant_rules(variant)->flags & VARIANT_NO_CASTLING) {
+        if (!(fields[2].length == 1 && fields[2].text[0] == '-'))
+            return FAIL(FEN_ECASTLING_RIGHTS, "%s is played without castling: the castling field must be '-'",
+                        variant_rules(variant)->key);
+        err = FEN_OK;
+    } else if (variant == VARIANT_SEIRAWAN) {
+        err = parse_gating_castling(fields[2], chess960, pos, message, message_size);
+    } else {
+        err = parse_castling(fields[2], chess960, pos, message, message_size);
+    }
     if (err == FEN_ECASTLING_NEEDS_CHESS960 && (flags & FEN_DETECT_CHESS960))
-        return fen_parse(text, length, (flags | FEN_CHESS960) & ~(unsigned)FEN_DETECT_CHESS960, pos, message,
-                         message_size);
+        return fen_parse_variant(text, length, variant, (flags | FEN_CHESS960) & ~(unsigned)FEN_DETECT_CHESS960, pos,
+                                 message, message_size);
     if (err != FEN_OK)
         return err;
     int ep_square;
     if ((err = parse_en_passant(fields[3], pos, &ep_square, message, message_size)) != FEN_OK)
         return err;
 
+    if (variant == VARIANT_STANDARD) {
+        counter_count = count == 6 ? 2 : 0;
+        counters[0] = fields[4];
+        counters[1] = fields[5];
+    } else if ((err = parse_checks(fields, count, variant, pos, counters, &counter_count, message, message_size))
+               != FEN_OK) {
+        return err;
+    }
     int halfmove = 0, fullmove = 1;
-    if (count == 6) {
-        if (!parse_counter(fields[4], &halfmove))
+    if (counter_count == 2) {
+        if (!parse_counter(counters[0], &halfmove))
             return FAIL(FEN_EHALFMOVE_CLOCK, "halfmove clock '%.*s' must be a number from 0 to %d",
-                        quote_length(fields[4]), fields[4].text, FEN_COUNTER_MAX);
-        if (!parse_counter(fields[5], &fullmove) || fullmove < 1)
+                        quote_length(counters[0]), counters[0].text, FEN_COUNTER_MAX);
+        if (!parse_counter(counters[1], &fullmove) || fullmove < 1)
             return FAIL(FEN_EFULLMOVE_NUMBER, "fullmove number '%.*s' must be a number from 1 to %d",
-                        quote_length(fields[5]), fields[5].text, FEN_COUNTER_MAX);
+                        quote_length(counters[1]), counters[1].text, FEN_COUNTER_MAX);
     }
     pos->halfmove_clock = (uint16_t)halfmove;
     pos->fullmove_number = (uint16_t)fullmove;
 
-    if ((err = validate_checks(pos, ep_square, flags & FEN_ALLOW_IMPOSSIBLE_CHECK, message, message_size)) != FEN_OK)
-        return err;
-    if (ep_square != SQ_NONE && position_any_en_passant_legal(pos, ep_square))
-        pos->en_passant = (square_t)ep_square;
+    if (variant == VARIANT_STANDARD) {
+        if ((err = validate_checks(pos, ep_square, flags & FEN_ALLOW_IMPOSSIBLE_CHECK, message, message_size))
+            != FEN_OK)
+            return err;
+        if (ep_square != SQ_NONE && position_any_en_passant_legal(pos, ep_square))
+            pos->en_passant = (square_t)ep_square;
+    } else {
+        if ((err = validate_variant_checks(pos, variant, message, message_size)) != FEN_OK)
+            return err;
+        if (ep_square != SQ_NONE)
+            pos->en_passant = (square_t)ep_square;
+        if (ep_square != SQ_NONE) {
+            /* Kept only when a capture there is legal, as in standard chess. */
+            move_t moves[MOVE_LIST_MAX];
+            int n = variant_generate(pos, moves);
+            bool used = false;
+            for (int i = 0; i < n && !used; i++)
+                used = move_kind(moves[i]) == MOVE_EN_PASSANT;
+            if (!used)
+                pos->en_passant = SQ_NONE;
+        }
+    }
     pos->key = position_compute_key(pos);
     return FEN_OK;
 }
@@ -357,14 +689,45 @@ static char castling_letter(const position_t *pos, int index)
     return c == WHITE ? letter : (char)(letter | 0x20);
 }
 
+/* S-chess: the gates of colour c not already said by a castling right. */
+static size_t write_gates(const position_t *pos, color_t c, char *out)
+{
+    size_t n = 0;
+    int rank = c == WHITE ? 0 : 7;
+    bool castles = pos->castle_rook[c * 2] != SQ_NONE || pos->castle_rook[c * 2 + 1] != SQ_NONE;
+    for (int f = 0; f < FILE_COUNT; f++) {
+        int sq = square_make(f, rank);
+        if (!bb_has(pos->gates, sq) || (castles && sq == pos->king_square[c]) || pos->castle_rook[c * 2] == sq
+            || pos->castle_rook[c * 2 + 1] == sq)
+            continue;
+        out[n++] = (char)((c == WHITE ? 'A' : 'a') + f);
+    }
+    return n;
+}
+
+static size_t write_pocket(const position_t *pos, char *out)
+{
+    static const piece_type_t order[] = { QUEEN, ROOK, BISHOP, KNIGHT, PAWN, HAWK, ELEPHANT };
+    size_t n = 0;
+    out[n++] = '[';
+    for (int c = 0; c < COLOR_COUNT; c++)
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            for (int k = 0; k < pos->pocket[c][order[i]] && n < 72; k++)
+                out[n++] = piece_letter(piece_make((color_t)c, order[i]));
+    out[n++] = ']';
+    return n;
+}
+
 char *fen_format(const position_t *pos, char *buf, size_t buf_size)
 {
-    char out[FEN_BUFFER_SIZE];
+    char out[FEN_BUFFER_SIZE + 64];
     size_t n = 0;
+    variant_t variant = (variant_t)pos->variant;
     for (int rank = 7; rank >= 0; rank--) {
         int empty = 0;
         for (int file = 0; file < 8; file++) {
-            piece_t p = pos->board[square_make(file, rank)];
+            int sq = square_make(file, rank);
+            piece_t p = pos->board[sq];
             if (p == NO_PIECE) {
                 empty++;
                 continue;
@@ -373,19 +736,27 @@ char *fen_format(const position_t *pos, char *buf, size_t buf_size)
                 out[n++] = (char)('0' + empty);
             empty = 0;
             out[n++] = piece_letter(p);
+            if (bb_has(pos->promoted, sq))
+                out[n++] = '~';
         }
         if (empty)
             out[n++] = (char)('0' + empty);
         if (rank)
             out[n++] = '/';
     }
+    if (variant != VARIANT_STANDARD && has_hand(variant))
+        n += write_pocket(pos, out + n);
     out[n++] = ' ';
     out[n++] = pos->side_to_move == WHITE ? 'w' : 'b';
     out[n++] = ' ';
     size_t castling_start = n;
-    for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
-        if (pos->castle_rook[i] != SQ_NONE)
-            out[n++] = castling_letter(pos, i);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        for (int side = 0; side < CASTLE_SIDE_COUNT; side++)
+            if (pos->castle_rook[c * 2 + side] != SQ_NONE)
+                out[n++] = castling_letter(pos, c * 2 + side);
+        if (pos->gates)
+            n += write_gates(pos, (color_t)c, out + n);
+    }
     if (n == castling_start)
         out[n++] = '-';
     out[n++] = ' ';
@@ -394,6 +765,12 @@ char *fen_format(const position_t *pos, char *buf, size_t buf_size)
         out[n++] = (char)('1' + square_rank(pos->en_passant));
     } else {
         out[n++] = '-';
+    }
+    if (variant == VARIANT_THREE_CHECK) {
+        out[n++] = ' ';
+        out[n++] = (char)('0' + 3 - pos->checks[WHITE]);
+        out[n++] = '+';
+        out[n++] = (char)('0' + 3 - pos->checks[BLACK]);
     }
     out[n++] = ' ';
     n += decimal_write(pos->halfmove_clock, out + n);

@@ -11,7 +11,7 @@
 #include "position.h"
 
 #define FEN_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-enum { FEN_BUFFER_SIZE = 128, FEN_INPUT_MAX = 256, FEN_COUNTER_MAX = POSITION_COUNTER_MAX };
+enum { FEN_BUFFER_SIZE = 192, FEN_INPUT_MAX = 256, FEN_COUNTER_MAX = POSITION_COUNTER_MAX };
 
 typedef enum {
     FEN_OK = 0,
@@ -37,6 +37,11 @@ typedef enum {
     FEN_EOPPOSITE_CHECK,
     FEN_ETOO_MANY_CHECKERS,
     FEN_EIMPOSSIBLE_CHECK,
+    FEN_EPOCKET,          /* a pocket that is malformed, or in a variant without one */
+    FEN_EKING_IN_POCKET,
+    FEN_EPROMOTED_MARKER, /* '~' outside crazyhouse, or on a pawn or a king */
+    FEN_ECHECK_COUNT,     /* three-check's counters: malformed, over 3, or in another variant */
+    FEN_EVARIANT_RULE,    /* a position the variant's rules cannot reach (a pawn in racing kings ...) */
     FEN_ERROR_COUNT
 } fen_error_t;
 
@@ -53,13 +58,24 @@ enum { FEN_CHESS960 = 1, FEN_ALLOW_IMPOSSIBLE_CHECK = 2, FEN_DETECT_CHESS960 = 4
  * message_size). Thread-safe and allocation-free. */
 fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_t *pos,
                       char *message, size_t message_size);
+/* fen_parse for a variant's position. Reads every form in use: crazyhouse
+ * pockets as "[...]" or a ninth rank, '~' after a promoted piece, S-chess
+ * reserves and gating letters in the castling field, three-check counters
+ * as X-FEN's remaining checks ("3+3", fifth field) or Lichess's checks
+ * given ("+1+0", after the move number). */
+fen_error_t fen_parse_variant(const char *text, size_t length, variant_t variant, unsigned flags,
+                              position_t *pos, char *message, size_t message_size);
 
 /* Stable snake_case name of an error, e.g. "en_passant_no_pawn". */
 const char *fen_error_code(fen_error_t error);
 
 /* Writes the canonical FEN of pos into buf (FEN_BUFFER_SIZE bytes suffice).
  * Castling is KQkq in standard chess and X-FEN in Chess960; the en passant
- * square appears only when an en passant capture is legal. Returns buf. */
+ * square appears only when an en passant capture is legal. A variant adds
+ * its parts as Fairy-Stockfish and chessops write them: the pocket or the
+ * reserve in brackets after the board, '~' after a promoted piece, S-chess
+ * gates as file letters after the castling rights, and three-check's
+ * remaining checks as the fifth field ("3+3"). Returns buf. */
 char *fen_format(const position_t *pos, char *buf, size_t buf_size);
 
 #endif

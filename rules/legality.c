@@ -9,6 +9,8 @@
 
 #include "message.h"
 #include "movegen.h"
+#include "uci.h"
+#include "variant.h"
 
 static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_OK] = "ok",
@@ -28,9 +30,15 @@ static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_PROMOTION_INVALID] = "promotion_invalid",
     [LEGALITY_AMBIGUOUS] = "ambiguous",
     [LEGALITY_GAME_OVER] = "game_over",
+    [LEGALITY_DROP_INVALID] = "drop_invalid",
+    [LEGALITY_GATING_INVALID] = "gating_invalid",
+    [LEGALITY_MUST_CAPTURE] = "must_capture",
+    [LEGALITY_GIVES_CHECK] = "gives_check",
+    [LEGALITY_EXPLODES_OWN_KING] = "explodes_own_king",
 };
 
-static const char *const piece_names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook", "queen", "king" };
+static const char *const piece_names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
+                                                           "queen", "king", "hawk", "elephant" };
 
 const char *legality_reason_code(legality_reason_t reason)
 {
@@ -94,6 +102,22 @@ static bool castling_request(const position_t *pos, int from, int to, int *rook,
     return false;
 }
 
+/* The pieces a pawn may become: antichess adds the king, S-chess its two. */
+static bool promotion_allowed(const position_t *pos, piece_type_t t)
+{
+    if (t >= KNIGHT && t <= QUEEN)
+        return true;
+    return (t == KING && pos->variant == VARIANT_ANTICHESS)
+           || ((t == HAWK || t == ELEPHANT) && pos->variant == VARIANT_SEIRAWAN);
+}
+
+static const char *promotion_list(const position_t *pos)
+{
+    return pos->variant == VARIANT_ANTICHESS ? "queen, rook, bishop, knight or king"
+           : pos->variant == VARIANT_SEIRAWAN ? "queen, rook, bishop, knight, hawk or elephant"
+                                              : "queen, rook, bishop or knight";
+}
+
 /* Geometry and path of a pawn move; LEGALITY_OK when pseudo-legal. */
 static legality_reason_t explain_pawn(const position_t *pos, int from, int to, piece_type_t promotion,
                                       char *message, size_t message_size)
@@ -105,7 +129,8 @@ static legality_reason_t explain_pawn(const position_t *pos, int from, int to, p
         if (pos->board[to] != NO_PIECE)
             return SAY(LEGALITY_PATH_BLOCKED, "the pawn on %c%c is blocked by the piece on %c%c", SQ(from), SQ(to));
     } else if (to == from + 2 * forward) {
-        if (square_rank(from) != start_rank)
+        bool horde_first_rank = pos->variant == VARIANT_HORDE && square_rank(from) == (us == WHITE ? 0 : 7);
+        if (square_rank(from) != start_rank && !horde_first_rank)
             return SAY(LEGALITY_CANNOT_MOVE_SO, "a pawn moves two squares only from its starting rank");
         int blocker = pos->board[from + forward] != NO_PIECE ? from + forward : to;
         if (pos->board[from + forward] != NO_PIECE || pos->board[to] != NO_PIECE)
@@ -121,8 +146,8 @@ static legality_reason_t explain_pawn(const position_t *pos, int from, int to, p
     if (square_rank(to) == last_rank) {
         if (promotion == NO_PIECE_TYPE)
             return SAY(LEGALITY_PROMOTION_MISSING, "a pawn reaching %c%c must promote: add q, r, b or n", SQ(to));
-        if (promotion == PAWN || promotion == KING)
-            return SAY(LEGALITY_PROMOTION_INVALID, "a pawn promotes to a queen, rook, bishop or knight, not a %s",
+        if (!promotion_allowed(pos, promotion))
+            return SAY(LEGALITY_PROMOTION_INVALID, "a pawn promotes to a %s, not a %s", promotion_list(pos),
                        piece_names[promotion]);
     } else if (promotion != NO_PIECE_TYPE) {
         return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
@@ -160,6 +185,9 @@ static move_t request_move(const position_t *pos, int from, int to, piece_type_t
     return move_make(from, to, MOVE_NORMAL, PAWN);
 }
 
+static legality_reason_t explain_variant(const position_t *pos, int from, int to, piece_type_t promotion,
+                                         char *message, size_t message_size);
+
 legality_reason_t legality_explain(const position_t *pos, int from, int to, piece_type_t promotion,
                                    char *message, size_t message_size)
 {
@@ -174,6 +202,8 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
                    SQ(from), color_name((color_t)!us), color_name(us));
     if (from == to)
         return SAY(LEGALITY_CANNOT_MOVE_SO, "a move must leave its square");
+    if (pos->variant != VARIANT_STANDARD)
+        return explain_variant(pos, from, to, promotion, message, message_size);
     piece_type_t type = piece_type(piece);
 
     int rook;
@@ -202,4 +232,135 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
                    SQ(from), SQ(to));
     return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the %s on %c%c is pinned: moving it would expose the king to check",
                piece_names[type], SQ(from));
+}
+
+/* ---- Variants ---- */
+
+static legality_reason_t variant_over(const position_t *pos, char *message, size_t message_size)
+{
+    color_t winner;
+    variant_end_t end = variant_end(pos, &winner);
+    if (end == VARIANT_END_NONE)
+        return LEGALITY_OK;
+    return SAY(LEGALITY_GAME_OVER, "the game is over (%s): no move can be played", variant_end_name(end));
+}
+
+static bool any_capture(const position_t *pos)
+{
+    move_list_t legal;
+    movegen_legal(pos, &legal);
+    for (int i = 0; i < legal.count; i++)
+        if (move_kind(legal.moves[i]) == MOVE_EN_PASSANT
+            || (move_kind(legal.moves[i]) != MOVE_DROP && move_kind(legal.moves[i]) != MOVE_CASTLING
+                && pos->board[move_to(legal.moves[i])] != NO_PIECE))
+            return true;
+    return false;
+}
+
+/* Why a move that is geometrically fine is refused by the variant. */
+static legality_reason_t explain_variant_rule(const position_t *pos, move_t move, char *message, size_t message_size)
+{
+    color_t us = (color_t)pos->side_to_move;
+    int from = move_from(move), to = move_to(move);
+    piece_type_t type = piece_type(pos->board[from]);
+    bool capture = move_kind(move) == MOVE_EN_PASSANT || pos->board[to] != NO_PIECE;
+    if (pos->variant == VARIANT_ANTICHESS && !capture && any_capture(pos))
+        return SAY(LEGALITY_MUST_CAPTURE, "a capture is possible, and in antichess a capture must be made");
+    position_t after = *pos;
+    position_undo_t undo;
+    position_make(&after, move, &undo);
+    if (pos->variant == VARIANT_RACING_KINGS) {
+        int theirs = after.king_square[!us];
+        if (theirs != SQ_NONE && variant_attackers(&after, theirs, us, position_occupied(&after)))
+            return SAY(LEGALITY_GIVES_CHECK, "%c%c%c%c would give check, which racing kings forbids", SQ(from),
+                       SQ(to));
+    }
+    if (pos->variant == VARIANT_ATOMIC && !position_pieces(&after, us, KING))
+        return type == KING && capture
+                   ? SAY(LEGALITY_EXPLODES_OWN_KING, "in atomic a king cannot capture: it would explode")
+                   : SAY(LEGALITY_EXPLODES_OWN_KING, "the capture on %c%c would blow up the %s king", SQ(to),
+                         color_name(us));
+    if (position_in_check(pos))
+        return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "%s is in check and %c%c%c%c does not answer it", color_name(us),
+                   SQ(from), SQ(to));
+    if (type == KING)
+        return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the king would be in check on %c%c", SQ(to));
+    return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the %s on %c%c is pinned: moving it would expose the king to check",
+               piece_names[type], SQ(from));
+}
+
+static legality_reason_t explain_gate(const position_t *pos, move_t move, char *message, size_t message_size)
+{
+    color_t us = (color_t)pos->side_to_move;
+    piece_type_t gate = move_gate(move);
+    if (pos->variant != VARIANT_SEIRAWAN)
+        return SAY(LEGALITY_GATING_INVALID, "only S-chess gates a piece; %s has none to gate",
+                   variant_rules((variant_t)pos->variant)->key);
+    if (!pos->pocket[us][gate])
+        return SAY(LEGALITY_GATING_INVALID, "%s has no %s in reserve", color_name(us), piece_names[gate]);
+    int square = move_kind(move) == MOVE_CASTLING && move_gate_on_rook(move) ? move_to(move) : move_from(move);
+    if (!bb_has(pos->gates, square))
+        return SAY(LEGALITY_GATING_INVALID, "nothing can be gated on %c%c: the piece there has moved before",
+                   SQ(square));
+    return LEGALITY_OK;
+}
+
+static legality_reason_t explain_variant(const position_t *pos, int from, int to, piece_type_t promotion,
+                                         char *message, size_t message_size)
+{
+    color_t us = (color_t)pos->side_to_move;
+    piece_type_t type = piece_type(pos->board[from]);
+    uci_text_t text = { from, to, promotion, NO_PIECE_TYPE };
+    move_t move = uci_to_move(pos, &text);
+    if (movegen_is_legal(pos, move))
+        return LEGALITY_OK;
+    legality_reason_t r = variant_over(pos, message, message_size);
+    if (r != LEGALITY_OK)
+        return r;
+    if (move_gate(move) && (r = explain_gate(pos, move, message, message_size)) != LEGALITY_OK)
+        return r;
+    if (type != PAWN && promotion != NO_PIECE_TYPE && !move_gate(move))
+        return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
+    if (move_kind(move) == MOVE_CASTLING) {
+        if (variant_rules((variant_t)pos->variant)->flags & VARIANT_NO_CASTLING)
+            return SAY(LEGALITY_CASTLING_NO_RIGHT, "%s is played without castling",
+                       variant_rules((variant_t)pos->variant)->key);
+        castle_side_t side = square_file(move_to(move)) > square_file(move_from(move)) ? CASTLE_KING_SIDE
+                                                                                       : CASTLE_QUEEN_SIDE;
+        r = explain_castling(pos, move_from(move), move_to(move), side, message, message_size);
+        return r != LEGALITY_OK ? r : SAY(LEGALITY_LEAVES_KING_IN_CHECK, "castling would leave the king in check");
+    }
+    if (pos->board[to] != NO_PIECE && piece_color(pos->board[to]) == us)
+        return SAY(LEGALITY_OWN_PIECE_ON_TARGET, "%c%c holds a %s piece", SQ(to), color_name(us));
+    r = type == PAWN ? explain_pawn(pos, from, to, promotion, message, message_size)
+                     : explain_piece(pos, type, from, to, NO_PIECE_TYPE, message, message_size);
+    if (r != LEGALITY_OK)
+        return r;
+    return explain_variant_rule(pos, move, message, message_size);
+}
+
+legality_reason_t legality_explain_drop(const position_t *pos, piece_type_t type, int to, char *message,
+                                        size_t message_size)
+{
+    color_t us = (color_t)pos->side_to_move;
+    if (message && message_size)
+        message[0] = '\0';
+    if (!(variant_rules((variant_t)pos->variant)->flags & VARIANT_HAS_POCKETS))
+        return SAY(LEGALITY_DROP_INVALID, "only crazyhouse drops pieces; %s has no pocket",
+                   variant_rules((variant_t)pos->variant)->key);
+    legality_reason_t r = variant_over(pos, message, message_size);
+    if (r != LEGALITY_OK)
+        return r;
+    if (type > QUEEN)
+        return SAY(LEGALITY_DROP_INVALID, "a %s cannot be dropped", type < PIECE_TYPE_COUNT ? piece_names[type] : "piece");
+    if (!pos->pocket[us][type])
+        return SAY(LEGALITY_DROP_INVALID, "%s has no %s in the pocket", color_name(us), piece_names[type]);
+    if (pos->board[to] != NO_PIECE)
+        return SAY(LEGALITY_DROP_INVALID, "%c%c is occupied: a piece is dropped on an empty square", SQ(to));
+    if (type == PAWN && (square_rank(to) == 0 || square_rank(to) == 7))
+        return SAY(LEGALITY_DROP_INVALID, "a pawn cannot be dropped on the first or the last rank");
+    if (movegen_is_legal(pos, move_make_drop(type, to)))
+        return LEGALITY_OK;
+    return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "%s is in check and a drop on %c%c does not answer it", color_name(us),
+               SQ(to));
 }

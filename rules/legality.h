@@ -27,6 +27,11 @@ typedef enum {
     LEGALITY_PROMOTION_INVALID,
     LEGALITY_AMBIGUOUS,
     LEGALITY_GAME_OVER, /* the game already ended by itself (set by callers that know the history) */
+    LEGALITY_DROP_INVALID,     /* a drop outside crazyhouse, of a piece not in the pocket, or onto a bad square */
+    LEGALITY_GATING_INVALID,   /* a gate outside S-chess, with no such reserve piece, or from a square with none */
+    LEGALITY_MUST_CAPTURE,     /* antichess: a capture is possible, so a capture must be made */
+    LEGALITY_GIVES_CHECK,      /* racing kings: no move may give check */
+    LEGALITY_EXPLODES_OWN_KING, /* atomic: the capture would blow up the mover's own king */
     LEGALITY_REASON_COUNT
 } legality_reason_t;
 
@@ -38,5 +43,9 @@ const char *legality_reason_code(legality_reason_t reason);
  * sentence goes to message (always terminated). */
 legality_reason_t legality_explain(const position_t *pos, int from, int to, piece_type_t promotion,
                                    char *message, size_t message_size);
+
+/* The same for dropping a piece of `type` from the pocket on `to`. */
+legality_reason_t legality_explain_drop(const position_t *pos, piece_type_t type, int to, char *message,
+                                        size_t message_size);
 
 #endif

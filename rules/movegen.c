@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "variant.h"
+
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -212,12 +214,16 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
 
 RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
 {
+    if (pos->variant != VARIANT_STANDARD)
+        return list->count = variant_generate(pos, list->moves);
     list->count = pos->side_to_move == WHITE ? generate(pos, list->moves, WHITE) : generate(pos, list->moves, BLACK);
     return list->count;
 }
 
 RULES_HOT int movegen_count(const position_t *pos)
 {
+    if (pos->variant != VARIANT_STANDARD)
+        return variant_generate(pos, NULL);
     return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE) : generate(pos, NULL, BLACK);
 }
 

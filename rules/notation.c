@@ -15,7 +15,9 @@ legality_reason_t notation_parse_move(const position_t *pos, const char *text, s
     uci_text_t uci;
     if (!uci_read(text, length, &uci))
         return san_parse(pos, text, length, move, message, message_size);
-    legality_reason_t r = legality_explain(pos, uci.from, uci.to, uci.promotion, message, message_size);
+    legality_reason_t r = uci.drop != NO_PIECE_TYPE
+                              ? legality_explain_drop(pos, uci.drop, uci.to, message, message_size)
+                              : legality_explain(pos, uci.from, uci.to, uci.promotion, message, message_size);
     if (r != LEGALITY_OK)
         return r;
     *move = uci_to_move(pos, &uci);

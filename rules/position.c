@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "variant.h"
 #include "zobrist.h"
 
 void position_clear(position_t *pos)
@@ -51,17 +52,38 @@ uint64_t position_compute_key(const position_t *pos)
         key ^= zobrist_en_passant_file[square_file(pos->en_passant)];
     if (pos->side_to_move == BLACK)
         key ^= zobrist_black_to_move;
+    if (pos->variant != VARIANT_STANDARD)
+        key ^= position_variant_key(pos);
+    return key;
+}
+
+uint64_t position_variant_key(const position_t *pos)
+{
+    uint64_t key = zobrist_variant[pos->variant < VARIANT_COUNT ? pos->variant : 0];
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+            key ^= zobrist_pocket[c][t][pos->pocket[c][t] & (ZOBRIST_POCKET_MAX - 1)];
+        key ^= zobrist_checks[c][pos->checks[c] & 3];
+    }
+    for (bitboard_t b = pos->gates; b;)
+        key ^= zobrist_gate[bb_pop_lsb(&b)];
+    for (bitboard_t b = pos->promoted; b;)
+        key ^= zobrist_promoted[bb_pop_lsb(&b)];
     return key;
 }
 
 bitboard_t position_checkers(const position_t *pos)
 {
+    if (pos->variant != VARIANT_STANDARD)
+        return variant_checkers(pos);
     color_t us = (color_t)pos->side_to_move;
     return position_attackers_to(pos, pos->king_square[us], position_occupied(pos)) & pos->by_color[!us];
 }
 
 bool position_in_check(const position_t *pos)
 {
+    if (pos->variant != VARIANT_STANDARD)
+        return variant_checkers(pos) != 0;
     color_t us = (color_t)pos->side_to_move;
     return position_attacked_by(pos, pos->king_square[us], (color_t)!us, position_occupied(pos));
 }
@@ -159,6 +181,10 @@ static void make_castling(position_t *pos, color_t us, int king_from, int rook_f
 
 void position_make(position_t *pos, move_t move, position_undo_t *undo)
 {
+    if (pos->variant != VARIANT_STANDARD) {
+        variant_make(pos, move, undo);
+        return;
+    }
     color_t us = (color_t)pos->side_to_move, them = (color_t)!us;
     int from = move_from(move), to = move_to(move), kind = move_kind(move);
     piece_t piece = pos->board[from];
@@ -225,6 +251,10 @@ void position_make(position_t *pos, move_t move, position_undo_t *undo)
 
 void position_unmake(position_t *pos, move_t move, const position_undo_t *undo)
 {
+    if (pos->variant != VARIANT_STANDARD) {
+        *pos = undo->before;
+        return;
+    }
     color_t them = (color_t)pos->side_to_move, us = (color_t)!them;
     int from = move_from(move), to = move_to(move), kind = move_kind(move);
 
@@ -283,9 +313,18 @@ bool position_ok(const position_t *pos)
     if (all_types != seen || (pos->by_color[WHITE] | pos->by_color[BLACK]) != seen
         || (pos->by_color[WHITE] & pos->by_color[BLACK]))
         return false;
-    for (int c = 0; c < COLOR_COUNT; c++)
-        if (position_pieces(pos, (color_t)c, KING) != bb_square(pos->king_square[c] & 63)
-            || pos->king_square[c] >= SQ_COUNT)
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        bitboard_t kings = position_pieces(pos, (color_t)c, KING);
+        if (pos->variant != VARIANT_STANDARD) {
+            /* A variant's side may have no king (horde, atomic, antichess) or several (antichess). */
+            if (pos->king_square[c] != (kings ? bb_lsb(kings) : SQ_NONE))
+                return false;
+        } else if (kings != bb_square(pos->king_square[c] & 63) || pos->king_square[c] >= SQ_COUNT) {
             return false;
+        }
+    }
+    if (pos->variant == VARIANT_STANDARD
+        && (pos->promoted || pos->gates || pos->checks[WHITE] || pos->checks[BLACK]))
+        return false;
     return pos->key == position_compute_key(pos);
 }

@@ -13,6 +13,8 @@ typedef struct {
     bitboard_t by_type[PIECE_TYPE_COUNT];
     bitboard_t by_color[COLOR_COUNT];
     uint64_t key;
+    bitboard_t promoted;                      /* crazyhouse: pieces that were pawns (they go back as pawns) */
+    bitboard_t gates;                         /* S-chess: back-rank squares a reserve piece may still be gated on */
     piece_t board[SQ_COUNT];
     square_t castle_rook[CASTLE_RIGHT_COUNT]; /* [colour * 2 + side] */
     square_t king_square[COLOR_COUNT];
@@ -21,7 +23,9 @@ typedef struct {
     uint16_t halfmove_clock;
     uint16_t fullmove_number;
     uint8_t chess960;                         /* castling is written king-takes-rook */
-    uint8_t reserved[3];                      /* always zero; keeps the struct free of padding */
+    uint8_t variant;                          /* variant_t; every other variant field is 0 in standard chess */
+    uint8_t checks[COLOR_COUNT];              /* three-check: the checks each colour has given */
+    uint8_t pocket[COLOR_COUNT][PIECE_TYPE_COUNT]; /* crazyhouse pockets, S-chess reserves: counts by type */
 } position_t;
 
 /* What position_unmake() needs to undo a move; owned by the caller. */
@@ -32,6 +36,7 @@ typedef struct {
     square_t en_passant;
     uint16_t halfmove_clock;
     uint16_t fullmove_number;
+    position_t before; /* a variant's position before the move (standard chess leaves it unset) */
 } position_undo_t;
 
 /* The move counters stop at this value (a FEN may not name more), so every
@@ -45,14 +50,19 @@ void position_remove_piece(position_t *pos, int sq);
 
 /* Recomputes pos->key from scratch. */
 uint64_t position_compute_key(const position_t *pos);
+/* The part of the key a variant adds: its rule set, pockets, checks, gates
+ * and promoted pieces (0 in standard chess). */
+uint64_t position_variant_key(const position_t *pos);
 
 /* Plays a legal move (the caller guarantees legality). The counters stop at
- * POSITION_COUNTER_MAX. */
+ * POSITION_COUNTER_MAX. A variant's position goes to variant_make(). */
 void position_make(position_t *pos, move_t move, position_undo_t *undo);
 /* Takes back the move just made with the same undo record. */
 void position_unmake(position_t *pos, move_t move, const position_undo_t *undo);
 
-/* Enemy pieces giving check to the side to move. */
+/* Enemy pieces giving check to the side to move (by the variant's rules:
+ * none in antichess, none from a king-less side, and in atomic none while
+ * the kings touch). */
 bitboard_t position_checkers(const position_t *pos);
 bool position_in_check(const position_t *pos);
 

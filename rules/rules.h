@@ -14,6 +14,7 @@
 #include "notation.h"
 #include "opening.h"
 #include "uci.h"
+#include "variant.h"
 
 /* Builds the attack and hash tables. Idempotent; not thread-safe itself. */
 void rules_init(void);

@@ -134,7 +134,8 @@ static void test_reason_codes_are_stable(void)
         "ok", "unparseable", "no_piece", "not_your_piece", "cannot_move_so", "path_blocked",
         "own_piece_on_target", "leaves_king_in_check", "castling_no_right", "castling_blocked",
         "castling_out_of_check", "castling_through_check", "castling_into_check", "promotion_missing",
-        "promotion_invalid", "ambiguous", "game_over",
+        "promotion_invalid", "ambiguous", "game_over", "drop_invalid", "gating_invalid", "must_capture",
+        "gives_check", "explodes_own_king",
     };
     for (int r = 0; r < LEGALITY_REASON_COUNT; r++)
         CU_ASSERT_STRING_EQUAL(legality_reason_code((legality_reason_t)r), expected[r]);
@@ -193,7 +194,7 @@ static void check_explain_agrees_with_generator(const char *fen)
                 legality_reason_t r = legality_explain(&pos, from, to, p, message, sizeof message);
                 if (r == LEGALITY_OK) {
                     char text[6];
-                    uci_text_t uci = { from, to, p };
+                    uci_text_t uci = { from, to, p, NO_PIECE_TYPE };
                     move_t m = uci_to_move(&pos, &uci);
                     bool listed = false;
                     for (int i = 0; i < legal.count; i++)

@@ -328,7 +328,7 @@ static void test_zobrist_keys_are_reproducible_and_distinct(void)
     for (int i = 0; i < N; i++)
         CU_ASSERT_EQUAL(key_of(fens[i]), keys[i]);
 
-    enum { MAX = 12 * SQ_COUNT + SQ_COUNT + FILE_COUNT + 1 };
+    enum { MAX = COLOR_COUNT * PIECE_TYPE_COUNT * SQ_COUNT + SQ_COUNT + FILE_COUNT + 1 };
     uint64_t *all = malloc(MAX * sizeof *all);
     CU_ASSERT_PTR_NOT_NULL_FATAL(all);
     int n = 0;
