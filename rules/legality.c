@@ -205,6 +205,8 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
     if (pos->variant != VARIANT_STANDARD)
         return explain_variant(pos, from, to, promotion, message, message_size);
     piece_type_t type = piece_type(piece);
+    if (type != PAWN && (promotion == HAWK || promotion == ELEPHANT))
+        return SAY(LEGALITY_GATING_INVALID, "only S-chess gates a piece; standard chess has none to gate");
 
     int rook;
     castle_side_t side;
@@ -312,6 +314,8 @@ static legality_reason_t explain_variant(const position_t *pos, int from, int to
     piece_type_t type = piece_type(pos->board[from]);
     uci_text_t text = { from, to, promotion, NO_PIECE_TYPE };
     move_t move = uci_to_move(pos, &text);
+    if (type != PAWN && promotion != NO_PIECE_TYPE && !move_gate(move))
+        return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
     if (movegen_is_legal(pos, move))
         return LEGALITY_OK;
     legality_reason_t r = variant_over(pos, message, message_size);
@@ -319,8 +323,6 @@ static legality_reason_t explain_variant(const position_t *pos, int from, int to
         return r;
     if (move_gate(move) && (r = explain_gate(pos, move, message, message_size)) != LEGALITY_OK)
         return r;
-    if (type != PAWN && promotion != NO_PIECE_TYPE && !move_gate(move))
-        return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
     if (move_kind(move) == MOVE_CASTLING) {
         if (variant_rules((variant_t)pos->variant)->flags & VARIANT_NO_CASTLING)
             return SAY(LEGALITY_CASTLING_NO_RIGHT, "%s is played without castling",

@@ -9,6 +9,7 @@
 
 #include "attacks.h"
 #include "movegen.h"
+#include "variant.h"
 
 static int append_square(char *buf, int n, int sq)
 {
@@ -58,7 +59,7 @@ static int append_disambiguation(const position_t *pos, const move_list_t *legal
 static bool may_check(const position_t *pos, move_t move)
 {
     int kind = move_kind(move), from = move_from(move), to = move_to(move);
-    if (kind != MOVE_NORMAL)
+    if (kind != MOVE_NORMAL || pos->variant != VARIANT_STANDARD)
         return true;
     color_t us = (color_t)pos->side_to_move;
     int king = pos->king_square[!us];
@@ -70,15 +71,50 @@ static bool may_check(const position_t *pos, move_t move)
     return (reach & bb_square(king)) != 0;
 }
 
+/* S-chess's gate: "/H" after the move, and for castling the square too. */
+static int append_gate(const position_t *pos, move_t move, char *buf, int n)
+{
+    if (!move_gate(move))
+        return n;
+    buf[n++] = '/';
+    buf[n++] = piece_type_capital(move_gate(move));
+    if (move_kind(move) == MOVE_CASTLING)
+        n = append_square(buf, n, move_gate_on_rook(move) ? move_to(move) : move_from(move));
+    (void)pos;
+    return n;
+}
+
+/* The check mark: '#' for a mate (never for a variant's own end, such as
+ * three-check's third check, as chessops writes it), '+' for a check. */
+static int append_check(const position_t *pos, move_t move, char *buf, int n)
+{
+    if (!may_check(pos, move))
+        return n;
+    position_t after = *pos;
+    position_undo_t undo;
+    position_make(&after, move, &undo);
+    if (!position_in_check(&after))
+        return n;
+    color_t winner;
+    bool mate = movegen_count(&after) == 0
+                && (after.variant == VARIANT_STANDARD || variant_end(&after, &winner) == VARIANT_END_NONE);
+    buf[n++] = mate ? '#' : '+';
+    return n;
+}
+
 char *san_format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
 {
     int n = 0, from = move_from(move), to = move_to(move), kind = move_kind(move);
-    piece_type_t type = piece_type(pos->board[from]);
-    if (kind == MOVE_CASTLING) {
+    if (kind == MOVE_DROP) {
+        buf[n++] = piece_type_capital(move_dropped(move));
+        buf[n++] = '@';
+        n = append_square(buf, n, to);
+    } else if (kind == MOVE_CASTLING) {
         const char *text = square_file(to) > square_file(from) ? "O-O" : "O-O-O";
         n = (int)strlen(text);
         memcpy(buf, text, (size_t)n);
     } else {
+        piece_type_t type = piece_type(pos->board[from]);
         bool capture = pos->board[to] != NO_PIECE || kind == MOVE_EN_PASSANT;
         if (type == PAWN) {
             if (capture)
@@ -95,13 +131,8 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
             buf[n++] = piece_type_capital(move_promotion(move));
         }
     }
-    if (may_check(pos, move)) {
-        position_t after = *pos;
-        position_undo_t undo;
-        position_make(&after, move, &undo);
-        if (position_in_check(&after))
-            buf[n++] = movegen_count(&after) == 0 ? '#' : '+';
-    }
+    n = append_gate(pos, move, buf, n);
+    n = append_check(pos, move, buf, n);
     buf[n] = '\0';
     return buf;
 }
@@ -119,6 +150,9 @@ typedef struct {
     int from_file, from_rank, to;
     piece_type_t promotion; /* NO_PIECE_TYPE when not given */
     int castle_side;        /* CASTLE_KING_SIDE, CASTLE_QUEEN_SIDE, or -1 */
+    bool drop;              /* "N@f3", "P@e4", "@e4": type is the piece dropped */
+    piece_type_t gate;      /* S-chess's "/H": the piece gated, 0 when none */
+    int gate_square;        /* "/Hh1": where (castling), or -1 */
 } san_text_t;
 
 static int letter_type(char c)
@@ -132,15 +166,59 @@ static int letter_type(char c)
 static bool is_file(char c) { return c >= 'a' && c <= 'h'; }
 static bool is_rank(char c) { return c >= '1' && c <= '8'; }
 
+/* Takes a gate ("/H", "/Hh1") off the end of the text. */
+static bool read_gate(const char *text, size_t *length, san_text_t *out)
+{
+    const char *slash = memchr(text, '/', *length);
+    if (!slash)
+        return true;
+    size_t rest = *length - (size_t)(slash - text) - 1;
+    int t = rest >= 1 ? letter_type((char)(slash[1] & ~0x20)) : -1;
+    if (t != HAWK && t != ELEPHANT)
+        return false;
+    if (rest == 3 && is_file(slash[2]) && is_rank(slash[3]))
+        out->gate_square = square_make(slash[2] - 'a', slash[3] - '1');
+    else if (rest != 1)
+        return false;
+    out->gate = (piece_type_t)t;
+    *length = (size_t)(slash - text);
+    return true;
+}
+
+/* A drop: "N@f3", "P@e4" or "@e4" (a pawn). */
+static bool read_drop(const char *text, size_t length, san_text_t *out)
+{
+    size_t at = length >= 3 ? length - 3 : 0;
+    if (length < 3 || length > 4 || text[at] != '@' || !is_file(text[at + 1]) || !is_rank(text[at + 2]))
+        return false;
+    out->type = PAWN;
+    if (length == 4) {
+        int t = letter_type((char)(text[0] & ~0x20));
+        if (t < 0 && (text[0] | 0x20) == 'p')
+            t = PAWN;
+        if (t < 0)
+            return false;
+        out->type = (piece_type_t)t;
+    }
+    out->drop = true;
+    out->to = square_make(text[at + 1] - 'a', text[at + 2] - '1');
+    return true;
+}
+
 static bool read_san(const char *text, size_t length, san_text_t *out)
 {
     out->type = PAWN;
     out->from_file = out->from_rank = out->to = out->castle_side = -1;
     out->promotion = NO_PIECE_TYPE;
+    out->drop = false;
+    out->gate = (piece_type_t)0;
+    out->gate_square = -1;
     while (length > 0 && strchr("+#!?", text[length - 1]) && text[length - 1] != '\0')
         length--;
-    if (length == 0)
+    if (length == 0 || !read_gate(text, &length, out))
         return false;
+    if (memchr(text, '@', length))
+        return read_drop(text, length, out);
     char castle[8];
     if (length <= 5) {
         for (size_t i = 0; i < length; i++)
@@ -180,17 +258,35 @@ static bool read_san(const char *text, size_t length, san_text_t *out)
     return i == length;
 }
 
-static legality_reason_t find_castling(const position_t *pos, int side, move_t *move, char *message,
-                                       size_t message_size, const move_list_t *legal)
+/* Whether a move gates what the SAN says: nothing, or the piece (and the
+ * square, when given). */
+static bool gate_fits(const san_text_t *san, move_t m)
+{
+    if (move_gate(m) != san->gate)
+        return false;
+    if (!san->gate || san->gate_square < 0)
+        return true;
+    int square = move_kind(m) == MOVE_CASTLING && move_gate_on_rook(m) ? move_to(m) : move_from(m);
+    return square == san->gate_square;
+}
+
+static legality_reason_t find_castling(const position_t *pos, const san_text_t *san, int side, move_t *move,
+                                       char *message, size_t message_size, const move_list_t *legal)
 {
     color_t us = (color_t)pos->side_to_move;
     for (int i = 0; i < legal->count; i++) {
         move_t m = legal->moves[i];
         if (move_kind(m) == MOVE_CASTLING
-            && (square_file(move_to(m)) > square_file(move_from(m))) == (side == CASTLE_KING_SIDE)) {
+            && (square_file(move_to(m)) > square_file(move_from(m))) == (side == CASTLE_KING_SIDE)
+            && gate_fits(san, m)) {
             *move = m;
             return LEGALITY_OK;
         }
+    }
+    if (san->gate) {
+        snprintf(message, message_size, "no castling %s can gate that piece there",
+                 side == CASTLE_KING_SIDE ? "king side" : "queen side");
+        return LEGALITY_GATING_INVALID;
     }
     int king = pos->king_square[us];
     int rook = pos->castle_rook[us * 2 + side];
@@ -206,7 +302,10 @@ static legality_reason_t find_castling(const position_t *pos, int side, move_t *
 static bool matches(const position_t *pos, const san_text_t *san, move_t m)
 {
     int from = move_from(m);
-    if (move_kind(m) == MOVE_CASTLING || move_to(m) != san->to || piece_type(pos->board[from]) != san->type)
+    if (san->drop || move_kind(m) == MOVE_DROP)
+        return san->drop && move_kind(m) == MOVE_DROP && move_to(m) == san->to && move_dropped(m) == san->type;
+    if (move_kind(m) == MOVE_CASTLING || move_to(m) != san->to || piece_type(pos->board[from]) != san->type
+        || !gate_fits(san, m))
         return false;
     if (san->from_file >= 0 && square_file(from) != san->from_file)
         return false;
@@ -232,10 +331,17 @@ static int explanation_rank(legality_reason_t r)
     }
 }
 
+/* The fifth letter UCI would carry: the promotion, or the gate. */
+static piece_type_t letter_of(const san_text_t *san)
+{
+    return san->promotion != NO_PIECE_TYPE ? san->promotion : san->gate ? san->gate : NO_PIECE_TYPE;
+}
+
 static legality_reason_t explain_no_match(const position_t *pos, const san_text_t *san, char *message,
                                           size_t message_size)
 {
-    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook", "queen", "king" };
+    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
+                                                         "queen", "king", "hawk", "elephant" };
     color_t us = (color_t)pos->side_to_move;
     bitboard_t candidates = position_pieces(pos, us, san->type);
     if (san->from_file >= 0)
@@ -254,7 +360,7 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     char attempt[160];
     while (candidates) {
         int from = bb_pop_lsb(&candidates);
-        legality_reason_t r = legality_explain(pos, from, san->to, san->promotion, attempt, sizeof attempt);
+        legality_reason_t r = legality_explain(pos, from, san->to, letter_of(san), attempt, sizeof attempt);
         /* The only request legality_explain() can call legal here is the king
          * onto its castling square or rook: in SAN that is written O-O/O-O-O. */
         if (r == LEGALITY_OK) {
@@ -328,7 +434,7 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
     if (!as_written || (as_piece && !fitting(pos, &legal, &san, &found) && fitting(pos, &legal, &piece, &found)))
         san = piece;
     if (san.castle_side >= 0)
-        return find_castling(pos, san.castle_side, move, message, message_size, &legal);
+        return find_castling(pos, &san, san.castle_side, move, message, message_size, &legal);
 
     if (fitting(pos, &legal, &san, &found) == 1) {
         *move = found.moves[0];
@@ -343,6 +449,8 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
         }
         return LEGALITY_AMBIGUOUS;
     }
+    if (san.drop)
+        return legality_explain_drop(pos, san.type, san.to, message, message_size);
     /* Nothing fits: why, for the pieces that are there or the promotion the text names. */
     move_list_t any = { 0 };
     for (int i = 0; i < legal.count; i++)
@@ -350,5 +458,5 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
             any.moves[any.count++] = legal.moves[i];
     if (any.count == 0)
         return explain_no_match(pos, &san, message, message_size);
-    return legality_explain(pos, move_from(any.moves[0]), san.to, san.promotion, message, message_size);
+    return legality_explain(pos, move_from(any.moves[0]), san.to, letter_of(&san), message, message_size);
 }
