@@ -13,13 +13,16 @@
 
 #include "movegen.h"
 #include "notation.h"
+#include "variant.h"
 
-static const char *const state_names[GAME_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw",
-                                                            "resigned", "timeout",   "aborted" };
+static const char *const state_names[GAME_STATE_COUNT] = { "active",  "checkmate", "stalemate", "draw",
+                                                            "resigned", "timeout",   "aborted",   "variant_end" };
 static const char *const result_names[GAME_RESULT_COUNT] = { "*", "1-0", "0-1", "1/2-1/2" };
 static const char *const termination_names[GAME_TERMINATION_COUNT] = {
     "none", "checkmate", "stalemate", "insufficient_material", "fivefold_repetition", "seventyfive_moves",
     "threefold_repetition", "fifty_moves", "agreement", "resignation", "time_forfeit", "aborted",
+    "king_exploded", "no_pieces", "stalemate_win", "king_of_the_hill", "three_checks", "horde_captured",
+    "race_finished",
 };
 static const char *const offer_names[GAME_OFFER_COUNT] = { "none", "white", "black" };
 static const char *const status_names[GAME_STATUS_COUNT] = {
@@ -195,7 +198,7 @@ bool game_flag(game_t *g, int64_t now_ms)
     g->clock.remaining_ms[loser] = 0;
     g->clock.turn_started_ms = now_ms;
     /* FIDE 6.9: a side that cannot mate does not win on time. */
-    end_game(g, GAME_TIMEOUT, status_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
+    end_game(g, GAME_TIMEOUT, variant_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
              GAME_TERMINATION_TIME_FORFEIT);
     return true;
 }
@@ -208,6 +211,17 @@ static game_termination_t termination_for_draw(status_draw_reason_t reason)
     case STATUS_DRAW_SEVENTYFIVE_MOVES: return GAME_TERMINATION_SEVENTYFIVE_MOVES;
     default: return GAME_TERMINATION_NONE;
     }
+}
+
+/* A variant's own end as a game's termination and result. */
+static game_termination_t termination_for_end(int end)
+{
+    return (game_termination_t)(GAME_TERMINATION_ABORTED + end);
+}
+
+static game_result_t result_for_end(const status_t *st)
+{
+    return st->winner == COLOR_COUNT ? GAME_DRAWN : win_for((color_t)st->winner);
 }
 
 /* Evaluates the position and ends the game when it ended by itself. */
@@ -223,6 +237,9 @@ static void evaluate(game_t *g)
         break;
     case STATUS_DRAW:
         end_game(g, GAME_DRAW, GAME_DRAWN, termination_for_draw(g->status.draw_reason));
+        break;
+    case STATUS_VARIANT_END:
+        end_game(g, GAME_VARIANT_END, result_for_end(&g->status), termination_for_end(g->status.variant_end));
         break;
     default:
         break;
@@ -395,6 +412,9 @@ static bool consistent(const game_t *g)
     case GAME_ABORTED:
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_ABORTED
                && g->result == GAME_RESULT_NONE && g->ply_count < 2;
+    case GAME_VARIANT_END:
+        return st->state == STATUS_VARIANT_END && g->termination == termination_for_end(st->variant_end)
+               && g->result == result_for_end(st);
     default:
         return false;
     }

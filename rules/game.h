@@ -36,6 +36,7 @@ typedef enum {
     GAME_RESIGNED,
     GAME_TIMEOUT, /* a flag fell: lost on time, or drawn when the other side cannot mate */
     GAME_ABORTED, /* ended before both players had moved: no result */
+    GAME_VARIANT_END, /* the variant's own end (its termination says which), won or drawn */
     GAME_STATE_COUNT
 } game_state_t;
 
@@ -54,6 +55,14 @@ typedef enum {
     GAME_TERMINATION_RESIGNATION,
     GAME_TERMINATION_TIME_FORFEIT,
     GAME_TERMINATION_ABORTED,
+    /* The variants' own ends, in variant_end_t's order. */
+    GAME_TERMINATION_KING_EXPLODED,
+    GAME_TERMINATION_NO_PIECES,
+    GAME_TERMINATION_STALEMATE_WIN,
+    GAME_TERMINATION_KING_OF_THE_HILL,
+    GAME_TERMINATION_THREE_CHECKS,
+    GAME_TERMINATION_HORDE_CAPTURED,
+    GAME_TERMINATION_RACE_FINISHED,
     GAME_TERMINATION_COUNT
 } game_termination_t;
 

@@ -4,8 +4,10 @@
 #include "status.h"
 
 #include "movegen.h"
+#include "variant.h"
 
-static const char *const state_names[STATUS_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw" };
+static const char *const state_names[STATUS_STATE_COUNT] = { "active", "checkmate", "stalemate", "draw",
+                                                              "variant_end" };
 static const char *const draw_names[STATUS_DRAW_REASON_COUNT] = { "none", "insufficient_material",
                                                                   "seventyfive_moves", "fivefold_repetition" };
 
@@ -59,6 +61,24 @@ int status_repetitions(const position_t *pos, const uint64_t *history, size_t hi
     return count;
 }
 
+/* A variant's own end, or antichess's stalemate (a win): true when pos
+ * ends so, with out filled. */
+static bool variant_ended(const position_t *pos, status_t *out)
+{
+    color_t winner = COLOR_COUNT;
+    variant_end_t end = variant_end(pos, &winner);
+    if (end == VARIANT_END_NONE && pos->variant == VARIANT_ANTICHESS && out->legal_move_count == 0) {
+        end = VARIANT_END_STALEMATE_WIN;
+        winner = (color_t)pos->side_to_move;
+    }
+    if (end == VARIANT_END_NONE)
+        return false;
+    out->state = STATUS_VARIANT_END;
+    out->variant_end = end;
+    out->winner = winner;
+    return true;
+}
+
 void status_evaluate(const position_t *pos, const uint64_t *history, size_t history_count, status_t *out)
 {
     out->check = position_in_check(pos);
@@ -67,22 +87,31 @@ void status_evaluate(const position_t *pos, const uint64_t *history, size_t hist
     out->state = STATUS_ACTIVE;
     out->draw_reason = STATUS_DRAW_NONE;
     out->claimable = 0;
+    out->variant_end = VARIANT_END_NONE;
+    out->winner = COLOR_COUNT;
 
+    bool variant = pos->variant != VARIANT_STANDARD;
+    if (variant && variant_ended(pos, out))
+        return;
     if (out->legal_move_count == 0) {
         out->state = out->check ? STATUS_CHECKMATE : STATUS_STALEMATE;
         return;
     }
-    if (status_insufficient_material(pos))
+    bool fifty = !variant || !(variant_rules((variant_t)pos->variant)->flags & VARIANT_NO_FIFTY_MOVES);
+    bool insufficient = variant ? variant_insufficient_material_for(pos, WHITE)
+                                      && variant_insufficient_material_for(pos, BLACK)
+                                : status_insufficient_material(pos);
+    if (insufficient)
         out->draw_reason = STATUS_DRAW_INSUFFICIENT_MATERIAL;
     else if (out->repetitions >= 5)
         out->draw_reason = STATUS_DRAW_FIVEFOLD_REPETITION;
-    else if (pos->halfmove_clock >= 150)
+    else if (fifty && pos->halfmove_clock >= 150)
         out->draw_reason = STATUS_DRAW_SEVENTYFIVE_MOVES;
     if (out->draw_reason != STATUS_DRAW_NONE) {
         out->state = STATUS_DRAW;
         return;
     }
-    if (pos->halfmove_clock >= 100)
+    if (fifty && pos->halfmove_clock >= 100)
         out->claimable |= STATUS_CLAIM_FIFTY_MOVES;
     if (out->repetitions >= 3)
         out->claimable |= STATUS_CLAIM_THREEFOLD_REPETITION;

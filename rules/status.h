@@ -10,7 +10,10 @@
 
 #include "position.h"
 
-typedef enum { STATUS_ACTIVE = 0, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_DRAW, STATUS_STATE_COUNT } status_state_t;
+/* STATUS_VARIANT_END: the variant's own end (variant.h), with its winner. */
+typedef enum {
+    STATUS_ACTIVE = 0, STATUS_CHECKMATE, STATUS_STALEMATE, STATUS_DRAW, STATUS_VARIANT_END, STATUS_STATE_COUNT
+} status_state_t;
 
 typedef enum {
     STATUS_DRAW_NONE = 0,
@@ -30,9 +33,12 @@ typedef struct {
     unsigned claimable;               /* STATUS_CLAIM_* bits; 0 once the game is over */
     int repetitions;                  /* occurrences of this position, this one included */
     int legal_move_count;
+    int variant_end;                  /* variant_end_t, set when state is STATUS_VARIANT_END */
+    int winner;                       /* STATUS_VARIANT_END: WHITE, BLACK, or COLOR_COUNT for a draw */
 } status_t;
 
-/* Evaluates pos. history holds the keys of the game's earlier positions,
+/* Evaluates pos by its variant's rules (a variant's own end first, then
+ * mate and stalemate, then the draws it keeps). history holds the keys of the game's earlier positions,
  * oldest first, without pos itself (may be NULL when history_count is 0). */
 void status_evaluate(const position_t *pos, const uint64_t *history, size_t history_count, status_t *out);
 
