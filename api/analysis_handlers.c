@@ -222,7 +222,7 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
  * optional), and the search's limits. */
 void handle_position_analysis(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen",         "chess960", "chess960_position", "moves", "depth",
+    static const char *const allowed[] = { "fen",         "chess960", "chess960_position", "variant", "moves", "depth",
                                             "nodes",       "movetime_ms", "multipv",         "wdl",   NULL };
     position_t start, pos;
     input_played_t played = { 0 };
@@ -232,7 +232,9 @@ void handle_position_analysis(const api_request_t *req, api_response_t *res)
         return;
     if (read_body_limits(req, root, &rq, res) && input_position(root, &start, res)) {
         pos = start;
-        if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
+        if (start.variant != VARIANT_STANDARD) /* until the variant engine is wired */
+            api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "no engine for this variant yet", NULL, NULL);
+        else if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
             analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq, false);
     }
     input_played_free(&played);

@@ -72,11 +72,50 @@ bool input_chess960_position(const cJSON *root, int *number, api_response_t *res
     return true;
 }
 
-/* Reads optional "fen" (string) and "chess960" (bool) members of a body. */
-static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_response_t *res)
+bool input_variant(const char *name, variant_t *variant, bool *chess960, api_response_t *res)
+{
+    bool named_960 = false;
+    *variant = VARIANT_STANDARD;
+    if (name && !variant_from_name(name, strlen(name), variant, &named_960)) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "'%.32s' is not a variant; use one of standard, chess960, crazyhouse, "
+                 "atomic, antichess, kingOfTheHill, threeCheck, horde, racingKings, seirawan", name);
+        api_problem(res, API_EINVALID_VARIANT, detail, NULL, NULL);
+        return false;
+    }
+    if (*chess960 && *variant != VARIANT_STANDARD) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "chess960 goes with standard chess only, not with a variant",
+                    NULL, NULL);
+        return false;
+    }
+    *chess960 = *chess960 || named_960;
+    return true;
+}
+
+bool input_query_variant(const api_request_t *req, variant_t *variant, bool *chess960, api_response_t *res)
+{
+    const char *name = api_request_query(req, "variant");
+    bool said_960 = api_request_query(req, "chess960") != NULL;
+    if (!input_query_bool(req, "chess960", false, chess960, res))
+        return false;
+    if (said_960 && !*chess960 && name) {
+        bool named_960 = false;
+        variant_t v;
+        if (variant_from_name(name, strlen(name), &v, &named_960) && named_960) {
+            api_problem(res, API_ECONFLICTING_FIELDS, "variant chess960 with chess960=false", NULL, NULL);
+            return false;
+        }
+    }
+    return input_variant(name, variant, chess960, res);
+}
+
+/* Reads optional "fen" (string), "chess960" (bool) and "variant" (string)
+ * members of a body. */
+static bool body_fen(const cJSON *root, const char **fen, bool *chess960, variant_t *variant, api_response_t *res)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fen");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "variant");
     *fen = NULL;
     *chess960 = false;
     if (f && !cJSON_IsNull(f)) {
@@ -93,45 +132,61 @@ static bool body_fen(const cJSON *root, const char **fen, bool *chess960, api_re
         }
         *chess960 = cJSON_IsTrue(c);
     }
-    return true;
+    if (v && !cJSON_IsNull(v) && !cJSON_IsString(v)) {
+        api_problem(res, API_EINVALID_FIELD, "'variant' must be a string", NULL, NULL);
+        return false;
+    }
+    const char *name = v && cJSON_IsString(v) ? v->valuestring : NULL;
+    bool named_960 = false;
+    variant_t named;
+    if (cJSON_IsFalse(c) && name && variant_from_name(name, strlen(name), &named, &named_960) && named_960) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "'variant' chess960 with 'chess960': false", NULL, NULL);
+        return false;
+    }
+    return input_variant(name, variant, chess960, res);
 }
-
 
 bool input_position(const cJSON *root, position_t *pos, api_response_t *res)
 {
     const char *fen;
     bool chess960;
+    variant_t variant;
     int number;
-    if (!body_fen(root, &fen, &chess960, res) || !input_chess960_position(root, &number, res))
+    if (!body_fen(root, &fen, &chess960, &variant, res) || !input_chess960_position(root, &number, res))
         return false;
     if (number >= 0) {
+        if (variant != VARIANT_STANDARD) {
+            api_problem(res, API_ECONFLICTING_FIELDS, "'chess960_position' is a Chess960 start, not a variant's",
+                        NULL, NULL);
+            return false;
+        }
         (void)chess960_start(number, pos); /* in range: input_chess960_position() checked */
         return true;
     }
-    return input_fen(fen, chess960, pos, res);
+    return input_fen(fen, chess960, variant, pos, res);
 }
 
-/* The start position, parsed once: most requests without a FEN want it. */
-static position_t start_position;
-static void parse_start(void)
+/* Each variant's start, parsed once: most requests without a FEN want it. */
+static position_t start_positions[VARIANT_COUNT];
+static void parse_starts(void)
 {
-    char message[200];
-    fen_error_t err = fen_parse(FEN_START, strlen(FEN_START), 0, &start_position, message, sizeof message);
-    (void)err; /* FEN_START is well formed */
+    for (int v = 0; v < VARIANT_COUNT; v++)
+        variant_start((variant_t)v, &start_positions[v]);
 }
 
-bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res)
+bool input_fen(const char *fen, bool chess960, variant_t variant, position_t *pos, api_response_t *res)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     char message[200];
     if (!fen && !chess960) {
-        pthread_once(&once, parse_start);
-        *pos = start_position;
+        pthread_once(&once, parse_starts);
+        *pos = start_positions[(unsigned)variant < VARIANT_COUNT ? variant : 0];
         return true;
     }
     if (!fen)
         fen = FEN_START;
-    fen_error_t err = fen_parse(fen, strlen(fen), chess960 ? FEN_CHESS960 : 0, pos, message, sizeof message);
+    fen_error_t err = fen_parse_variant(fen, strlen(fen), variant, chess960 ? FEN_CHESS960 : 0, pos, message,
+                                        sizeof message);
     if (err == FEN_OK)
         return true;
     api_problem_fen(res, err, message);

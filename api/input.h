@@ -33,12 +33,21 @@ bool input_query_bool(const api_request_t *req, const char *name, bool fallback,
  * "fen" and "chess960" are the caller's to check. */
 bool input_chess960_position(const cJSON *root, int *number, api_response_t *res);
 
-/* Reads a body's optional "fen" (string), "chess960" (bool) and
- * "chess960_position" into *pos: the standard start when none is given.
- * False with res filled when they are wrong or the FEN is not valid. */
+/* Reads a variant's name (NULL: standard chess) into *variant, setting
+ * *chess960 for "chess960"; then checks it against a "chess960" flag the
+ * request also gave (*chess960 on entry): Chess960 goes with standard
+ * chess only. False with res filled: 400 invalid_variant for an unknown
+ * name, 400 conflicting_fields for a variant with chess960. */
+bool input_variant(const char *name, variant_t *variant, bool *chess960, api_response_t *res);
+/* input_variant for a query's "variant" and "chess960" parameters. */
+bool input_query_variant(const api_request_t *req, variant_t *variant, bool *chess960, api_response_t *res);
+/* Reads a body's optional "variant" (string), "fen" (string), "chess960"
+ * (bool) and "chess960_position" into *pos: the variant's start when no
+ * FEN is given. False with res filled when they are wrong or the FEN is
+ * not valid in the variant. */
 bool input_position(const cJSON *root, position_t *pos, api_response_t *res);
-/* Parses fen (NULL: the standard start) into *pos; false with res filled. */
-bool input_fen(const char *fen, bool chess960, position_t *pos, api_response_t *res);
+/* Parses fen (NULL: the variant's start) into *pos; false with res filled. */
+bool input_fen(const char *fen, bool chess960, variant_t variant, position_t *pos, api_response_t *res);
 
 /* Moves read and played: moves[i] was played in the position whose key is
  * history[i]; count of them. Both arrays malloc'd (input_played_free). */

@@ -18,17 +18,14 @@
 #include "render/position_json.h"
 #include "problem.h"
 
-/* Reads a boolean query parameter; absent gives fallback. */
-/* A FEN from the query string: '+' stands for a space (form encoding); FENs never contain '+'. */
+/* A FEN from the query string, as the transport decoded it: a bare '+' is
+ * a space (form encoding), %2B a '+' (three-check's counters). */
 static const char *query_fen(const api_request_t *req, char *buf, size_t size)
 {
     const char *fen = api_request_query(req, "fen");
     if (!fen)
         return NULL;
     snprintf(buf, size, "%s", fen);
-    for (char *p = buf; *p; p++)
-        if (*p == '+')
-            *p = ' ';
     return buf;
 }
 
@@ -159,10 +156,11 @@ static bool wants_svg(const api_request_t *req, bool *svg, api_response_t *res)
 
 void handle_position(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "chess960_position", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", NULL };
     char fen_buf[FEN_INPUT_MAX + 2];
     const char *fen = NULL;
     bool chess960 = false, with_moves, svg = false;
+    variant_t variant = VARIANT_STANDARD;
     board_svg_options_t picture;
     int number = -1; /* a Chess960 start by number */
     cJSON *root = NULL;
@@ -176,13 +174,13 @@ void handle_position(const api_request_t *req, api_response_t *res)
             goto done;
     } else {
         fen = query_fen(req, fen_buf, sizeof fen_buf);
-        if (!input_query_bool(req, "chess960", false, &chess960, res)
-            || !query_chess960_position(req, fen != NULL, &number, res) || !wants_svg(req, &svg, res)
-            || !board_svg_read_query(req, true, &picture, res))
+        if (!input_query_variant(req, &variant, &chess960, res)
+            || !query_chess960_position(req, fen != NULL || variant != VARIANT_STANDARD, &number, res)
+            || !wants_svg(req, &svg, res) || !board_svg_read_query(req, true, &picture, res))
             goto done;
         if (number >= 0)
             (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */
-        else if (!input_fen(fen, chess960, &pos, res))
+        else if (!input_fen(fen, chess960, variant, &pos, res))
             goto done;
     }
     if (svg) {
@@ -206,7 +204,7 @@ static void write_played(void *ctx, const position_t *before, move_t move)
 
 void handle_position_moves(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "moves", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "moves", NULL };
     bool with_moves;
     position_t pos;
     input_played_t played = { 0 };
@@ -257,8 +255,9 @@ void handle_perft(const api_request_t *req, api_response_t *res)
 {
     char fen_buf[FEN_INPUT_MAX + 2], detail[160];
     bool chess960;
+    variant_t variant;
     position_t pos;
-    if (!input_query_bool(req, "chess960", false, &chess960, res))
+    if (!input_query_variant(req, &variant, &chess960, res))
         return;
     const char *depth_text = api_request_query(req, "depth");
     size_t digits = depth_text ? strspn(depth_text, "0123456789") : 0;
@@ -279,7 +278,7 @@ void handle_perft(const api_request_t *req, api_response_t *res)
         api_problem(res, API_EPERFT_DEPTH_TOO_LARGE, detail, NULL, NULL);
         return;
     }
-    if (!input_fen(query_fen(req, fen_buf, sizeof fen_buf), chess960, &pos, res))
+    if (!input_fen(query_fen(req, fen_buf, sizeof fen_buf), chess960, variant, &pos, res))
         return;
     move_t moves[MOVE_LIST_MAX];
     uint64_t counts[MOVE_LIST_MAX], total = 0;

@@ -13,12 +13,12 @@
 #include "problem.h"
 #include "render/board_svg.h"
 
-static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "legal_moves",
+static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "variant", "legal_moves",
                                                     "format",      "orientation", "lastmove",      "check",
                                                     "coordinates", "size",        NULL };
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", "v", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
-static const char *const perft_params[] = { "depth", "fen", "chess960", NULL };
+static const char *const perft_params[] = { "depth", "fen", "chess960", "variant", NULL };
 static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };

@@ -322,7 +322,11 @@ static bool matches(const position_t *pos, const san_text_t *san, move_t m)
 static int explanation_rank(legality_reason_t r)
 {
     switch (r) {
-    case LEGALITY_LEAVES_KING_IN_CHECK: return 5;
+    case LEGALITY_LEAVES_KING_IN_CHECK:
+    case LEGALITY_GIVES_CHECK:
+    case LEGALITY_EXPLODES_OWN_KING:
+    case LEGALITY_MUST_CAPTURE:
+    case LEGALITY_GATING_INVALID: return 5;
     case LEGALITY_PROMOTION_MISSING:
     case LEGALITY_PROMOTION_INVALID: return 4;
     case LEGALITY_PATH_BLOCKED: return 3;

@@ -57,11 +57,11 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
 {
     char uci[UCI_BUFFER_SIZE], san[SAN_BUFFER_SIZE], squares[2][2];
     int kind = move_kind(move), from_sq = move_from(move), to_sq = move_to(move);
-    piece_t piece = pos->board[from_sq];
+    piece_t piece = kind == MOVE_DROP ? piece_make((color_t)pos->side_to_move, move_dropped(move)) : pos->board[from_sq];
     int captured = -1;
     if (kind == MOVE_EN_PASSANT)
         captured = PAWN;
-    else if (kind != MOVE_CASTLING && pos->board[to_sq] != NO_PIECE)
+    else if (kind != MOVE_CASTLING && kind != MOVE_DROP && pos->board[to_sq] != NO_PIECE)
         captured = piece_type(pos->board[to_sq]);
     uci_format(pos, move, uci);
     san_format_with(pos, legal, move, san);
@@ -76,9 +76,13 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
     add_n(&t, uci, uci[4] ? 5 : 4); /* a UCI move is 4 characters, or 5 with a promotion */
     ADD(&t, "\",\"san\":\"");
     add_n(&t, san, san_length);
-    ADD(&t, "\",\"from\":\"");
-    add_n(&t, squares[0], 2);
-    ADD(&t, "\",\"to\":\"");
+    if (kind == MOVE_DROP) {
+        ADD(&t, "\",\"from\":null,\"to\":\""); /* a drop comes from the pocket */
+    } else {
+        ADD(&t, "\",\"from\":\"");
+        add_n(&t, squares[0], 2);
+        ADD(&t, "\",\"to\":\"");
+    }
     add_n(&t, squares[1], 2);
     ADD(&t, "\",");
     ADD_LETTER(&t, "\"piece\":", piece_type(piece));
@@ -88,6 +92,10 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
     ADD_LETTER(&t, "\"captured\":", captured);
     ADD(&t, ",");
     ADD_LETTER(&t, "\"promotion\":", kind == MOVE_PROMOTION ? (int)move_promotion(move) : -1);
+    if (move_gate(move)) {
+        ADD(&t, ",");
+        ADD_LETTER(&t, "\"gate\":", (int)move_gate(move));
+    }
     ADD(&t, ",\"flags\":[");
     bool first = true;
     if (captured >= 0)
@@ -96,6 +104,8 @@ void position_json_move(jsonw_t *w, const position_t *pos, const move_list_t *le
         ADD_FLAG(&t, &first, "en_passant");
     if (kind == MOVE_CASTLING)
         ADD_FLAG(&t, &first, "castle");
+    if (kind == MOVE_DROP)
+        ADD_FLAG(&t, &first, "drop");
     if (kind == MOVE_PROMOTION)
         ADD_FLAG(&t, &first, "promotion");
     if (piece_type(piece) == PAWN && (from_sq ^ to_sq) == 16)
@@ -121,10 +131,62 @@ static const char *castling_field(const char *fen, char *buf)
 const char *position_json_result(const position_t *pos, const status_t *status)
 {
     switch (status->state) {
+    case STATUS_VARIANT_END:
+        return status->winner == WHITE ? "1-0" : status->winner == BLACK ? "0-1" : "1/2-1/2";
     case STATUS_CHECKMATE: return pos->side_to_move == WHITE ? "0-1" : "1-0";
     case STATUS_STALEMATE:
     case STATUS_DRAW: return "1/2-1/2";
     default: return "*";
+    }
+}
+
+/* {"white":{"pawn":0,...},"black":{...}}: pocket or reserve counts of types first..last. */
+static void write_hands(jsonw_t *w, const position_t *pos, piece_type_t first, piece_type_t last)
+{
+    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
+                                                         "queen", "king", "hawk", "elephant" };
+    jsonw_object_begin(w);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        jsonw_key(w, color_name((color_t)c));
+        jsonw_object_begin(w);
+        for (int t = first; t <= (int)last; t++)
+            jsonw_kv_int(w, names[t], pos->pocket[c][t]);
+        jsonw_object_end(w);
+    }
+    jsonw_object_end(w);
+}
+
+/* The variant's state beside the FEN, so no client has to parse it:
+ * crazyhouse's pockets, three-check's checks given, S-chess's reserves
+ * and the squares a reserve piece may still be gated on. */
+static void write_variant_state(jsonw_t *w, const position_t *pos)
+{
+    switch (pos->variant) {
+    case VARIANT_CRAZYHOUSE:
+        jsonw_key(w, "pockets");
+        write_hands(w, pos, PAWN, QUEEN);
+        break;
+    case VARIANT_THREE_CHECK:
+        jsonw_key(w, "checks_given");
+        jsonw_object_begin(w);
+        jsonw_kv_int(w, "white", pos->checks[WHITE]);
+        jsonw_kv_int(w, "black", pos->checks[BLACK]);
+        jsonw_object_end(w);
+        break;
+    case VARIANT_SEIRAWAN:
+        jsonw_key(w, "reserves");
+        write_hands(w, pos, HAWK, ELEPHANT);
+        jsonw_key(w, "gates");
+        jsonw_array_begin(w);
+        for (bitboard_t b = pos->gates; b;) {
+            char name[3];
+            square_name(bb_pop_lsb(&b), name);
+            jsonw_string(w, name);
+        }
+        jsonw_array_end(w);
+        break;
+    default:
+        break;
     }
 }
 
@@ -150,14 +212,17 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
                                const position_json_ending_t *ending, const opening_t *opening, bool with_moves,
                                size_t moves_span[2])
 {
-    char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
+    char fen[FEN_BUFFER_SIZE], castling[24], ep[3];
     jsonw_object_begin(w);
     fen_format(pos, fen, sizeof fen);
     jsonw_kv_string(w, "fen", fen);
     jsonw_kv_string(w, "turn", color_name(pos->side_to_move));
     jsonw_kv_bool(w, "check", status->check);
     const char *draw_reason = status->state == STATUS_DRAW ? status_draw_reason_name(status->draw_reason) : NULL;
-    jsonw_kv_string(w, "status", ending ? ending->status : status_state_name(status->state));
+    jsonw_kv_string(w, "variant", variant_rules((variant_t)pos->variant)->key);
+    jsonw_kv_string(w, "status", ending                                ? ending->status
+                                 : status->state == STATUS_VARIANT_END ? variant_end_name(status->variant_end)
+                                                                       : status_state_name(status->state));
     jsonw_kv_string(w, "result", ending ? ending->result : position_json_result(pos, status));
     if (ending)
         draw_reason = ending->draw_reason;
@@ -184,6 +249,7 @@ void position_json_write_ended(jsonw_t *w, const position_t *pos, const status_t
         jsonw_null(w);
     }
     jsonw_kv_bool(w, "chess960", pos->chess960);
+    write_variant_state(w, pos);
     jsonw_kv_int(w, "repetitions", status->repetitions);
     jsonw_key(w, "opening");
     position_json_opening(w, opening);
