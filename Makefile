@@ -68,7 +68,7 @@ TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx lib
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
-BENCH_PACKAGES = wrk redis-server redis-tools curl jq
+BENCH_PACKAGES = wrk redis-server redis-tools curl jq fairy-stockfish
 
 # Node packages of the test oracles, installed by `make deps-test` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
@@ -194,6 +194,7 @@ endef
 bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(call apt_install,$(BENCH_PACKAGES))
 	tests/bench/speed.sh $(BUILD)/chessd
+	tests/bench/variant_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd

@@ -227,6 +227,18 @@ RULES_HOT int movegen_count(const position_t *pos)
     return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE) : generate(pos, NULL, BLACK);
 }
 
+RULES_HOT int movegen_standard(const position_t *pos, move_t *out)
+{
+    return pos->side_to_move == WHITE ? generate(pos, out, WHITE) : generate(pos, out, BLACK);
+}
+
+int movegen_legal_board(const position_t *pos, move_list_t *list)
+{
+    if (pos->variant == VARIANT_CRAZYHOUSE) /* it has no end of its own: its board moves are chess's */
+        return list->count = movegen_standard(pos, list->moves);
+    return movegen_legal(pos, list);
+}
+
 bool movegen_is_legal(const position_t *pos, move_t move)
 {
     move_list_t list;

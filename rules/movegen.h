@@ -10,6 +10,13 @@
 int movegen_legal(const position_t *pos, move_list_t *list);
 /* Number of legal moves, without listing them (used by perft at the leaves). */
 int movegen_count(const position_t *pos);
+/* Standard chess's generator whatever pos->variant says (out NULL: counts):
+ * for the variants whose board moves are chess's (crazyhouse, king of the
+ * hill, three-check), which add to it or end sooner. */
+int movegen_standard(const position_t *pos, move_t *out);
+/* The legal moves that move a piece already on the board: all of them but
+ * crazyhouse's drops (SAN that names no drop is matched against these). */
+int movegen_legal_board(const position_t *pos, move_list_t *list);
 /* Whether move is among the legal moves of pos. */
 bool movegen_is_legal(const position_t *pos, move_t move);
 

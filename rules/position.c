@@ -42,9 +42,10 @@ void position_remove_piece(position_t *pos, int sq)
 uint64_t position_compute_key(const position_t *pos)
 {
     uint64_t key = 0;
-    for (int sq = 0; sq < SQ_COUNT; sq++)
-        if (pos->board[sq] != NO_PIECE)
-            key ^= zobrist_piece_square[pos->board[sq]][sq];
+    for (bitboard_t occupied = position_occupied(pos); occupied;) {
+        int sq = bb_pop_lsb(&occupied);
+        key ^= zobrist_piece_square[pos->board[sq]][sq];
+    }
     for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
         if (pos->castle_rook[i] != SQ_NONE)
             key ^= zobrist_castle_rook[pos->castle_rook[i]];

@@ -59,10 +59,19 @@ static int append_disambiguation(const position_t *pos, const move_list_t *legal
 static bool may_check(const position_t *pos, move_t move)
 {
     int kind = move_kind(move), from = move_from(move), to = move_to(move);
-    if (kind != MOVE_NORMAL || pos->variant != VARIANT_STANDARD)
+    /* Crazyhouse, king of the hill and three-check check as chess does. */
+    bool chess_checks = pos->variant == VARIANT_STANDARD || pos->variant == VARIANT_CRAZYHOUSE
+                        || pos->variant == VARIANT_KING_OF_THE_HILL || pos->variant == VARIANT_THREE_CHECK;
+    if (!chess_checks || (kind != MOVE_NORMAL && kind != MOVE_DROP))
         return true;
     color_t us = (color_t)pos->side_to_move;
     int king = pos->king_square[!us];
+    if (kind == MOVE_DROP) { /* a drop opens no line: it checks from where it lands or not at all */
+        piece_type_t dropped = move_dropped(move);
+        bitboard_t reach = dropped == PAWN ? attacks_pawn(us, to)
+                                           : attacks_of(dropped, to, position_occupied(pos) | bb_square(to));
+        return bb_has(reach, king);
+    }
     if (attacks_line(king, from))
         return true; /* on a line with the king: a discovered check is possible */
     piece_type_t type = piece_type(pos->board[from]);
@@ -434,7 +443,11 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
         return LEGALITY_UNPARSEABLE;
     }
     move_list_t legal, found;
-    movegen_legal(pos, &legal);
+    bool drop = (as_written && san.drop) || (as_piece && piece.drop);
+    if (drop)
+        movegen_legal(pos, &legal);
+    else
+        movegen_legal_board(pos, &legal);
     if (!as_written || (as_piece && !fitting(pos, &legal, &san, &found) && fitting(pos, &legal, &piece, &found)))
         san = piece;
     if (san.castle_side >= 0)

@@ -1,11 +1,13 @@
-/* A variant's moves and how they are played. Every piece moves by its
- * attack set (the Hawk and the Elephant by unions of the usual ones), then
- * drops and gating are added, and a move is kept when the position after
- * it is legal by the variant's rule. Standard chess never runs this code. */
+/* A variant's moves and how they are played. Where the board moves are
+ * chess's, movegen.c makes them and drops are added; elsewhere every piece
+ * moves by its attack set (the Hawk and the Elephant by unions of the usual
+ * ones), gating is added, and a move is kept when the position after it is
+ * legal by the variant's rule. Standard chess never runs this code. */
 #include "variant.h"
 
 #include <string.h>
 
+#include "movegen.h"
 #include "zobrist.h"
 
 static bool has(const position_t *pos, unsigned flag)
@@ -333,18 +335,6 @@ static void gen_castling(sink_t *s, const position_t *pos, color_t us)
     }
 }
 
-static void gen_drops(sink_t *s, const position_t *pos, color_t us)
-{
-    bitboard_t empty = ~position_occupied(pos);
-    for (piece_type_t t = PAWN; t <= QUEEN; t++) {
-        if (!pos->pocket[us][t])
-            continue;
-        bitboard_t targets = t == PAWN ? empty & ~(BB_RANK_1 | BB_RANK_8) : empty;
-        while (targets)
-            push(s, move_make_drop(t, bb_pop_lsb(&targets)));
-    }
-}
-
 static int pseudo_moves(const position_t *pos, move_t *list)
 {
     sink_t s = { list, 0 };
@@ -359,8 +349,6 @@ static int pseudo_moves(const position_t *pos, move_t *list)
     gen_pawns(&s, pos, us);
     if (!has(pos, VARIANT_NO_CASTLING))
         gen_castling(&s, pos, us);
-    if (has(pos, VARIANT_HAS_POCKETS))
-        gen_drops(&s, pos, us);
     return s.count;
 }
 
@@ -387,11 +375,45 @@ static bitboard_t pin_candidates(const position_t *pos, color_t us, int king)
     return blockers;
 }
 
+/* Crazyhouse's drops with standard chess's check rule: anywhere empty when
+ * not in check, only between the king and a lone checking slider when in
+ * check, never in double check. */
+static int legal_drops(const position_t *pos, move_t *out)
+{
+    color_t us = (color_t)pos->side_to_move;
+    int king = pos->king_square[us];
+    bitboard_t empty = ~position_occupied(pos);
+    bitboard_t checkers = variant_attackers(pos, king, (color_t)!us, position_occupied(pos));
+    if (checkers)
+        empty &= bb_more_than_one(checkers) ? 0 : attacks_between(king, bb_lsb(checkers));
+    int n = 0;
+    for (piece_type_t t = PAWN; t <= QUEEN; t++) {
+        if (!pos->pocket[us][t])
+            continue;
+        bitboard_t targets = t == PAWN ? empty & ~(BB_RANK_1 | BB_RANK_8) : empty;
+        if (!out) {
+            n += bb_count(targets);
+            continue;
+        }
+        while (targets)
+            out[n++] = move_make_drop(t, bb_pop_lsb(&targets));
+    }
+    return n;
+}
+
 int variant_generate(const position_t *pos, move_t *out)
 {
     color_t winner;
     if (variant_end(pos, &winner) != VARIANT_END_NONE)
         return 0;
+    /* Where the board moves are chess's, chess's generator makes them. */
+    if (pos->variant == VARIANT_CRAZYHOUSE || pos->variant == VARIANT_KING_OF_THE_HILL
+        || pos->variant == VARIANT_THREE_CHECK) {
+        int n = movegen_standard(pos, out);
+        if (pos->variant == VARIANT_CRAZYHOUSE)
+            n += legal_drops(pos, out ? out + n : NULL);
+        return n;
+    }
     move_t pseudo[MOVE_LIST_MAX];
     int count = pseudo_moves(pos, pseudo), n = 0;
     color_t us = (color_t)pos->side_to_move;
@@ -410,16 +432,28 @@ int variant_generate(const position_t *pos, move_t *out)
     /* Where the usual king safety is the whole rule, a move of a piece that
      * shields nothing, while not in check, needs no trial. */
     int king = lone_king(pos, us);
-    bool plain = pos->variant != VARIANT_ATOMIC && pos->variant != VARIANT_RACING_KINGS;
-    bool usual = plain && king != SQ_NONE;
+    bool racing = pos->variant == VARIANT_RACING_KINGS;
+    bool plain = pos->variant != VARIANT_ATOMIC && !racing;
+    bool usual = (plain || racing) && king != SQ_NONE;
     bool in_check = usual && variant_attackers(pos, king, (color_t)!us, position_occupied(pos));
     bitboard_t shields = usual ? pin_candidates(pos, us, king) : 0;
+    /* Racing kings: a move also may not check theirs, from its target or by
+     * uncovering a line (the pieces alone between their king and ours). */
+    int theirs = racing ? lone_king(pos, (color_t)!us) : SQ_NONE;
+    bitboard_t uncover = theirs != SQ_NONE ? pin_candidates(pos, (color_t)!us, theirs) : 0;
     for (int i = 0; i < count; i++) {
         move_t move = pseudo[i];
         int kind = move_kind(move), from = move_from(move);
         bool sure = kind == MOVE_CASTLING || (plain && king == SQ_NONE)
                     || (usual && !in_check && kind != MOVE_EN_PASSANT
                         && (kind == MOVE_DROP || (from != king && !bb_has(shields, from))));
+        if (sure && racing && kind != MOVE_CASTLING) {
+            int to = move_to(move);
+            bitboard_t after = (position_occupied(pos) ^ bb_square(from)) | bb_square(to);
+            sure = theirs == SQ_NONE
+                   || (!bb_has(uncover, from)
+                       && !bb_has(piece_attacks(piece_type(pos->board[from]), us, to, after), theirs));
+        }
         if (sure || legal(pos, move)) {
             if (out)
                 out[n] = move;
