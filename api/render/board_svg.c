@@ -42,6 +42,18 @@ static const struct {
                        "<path d=\"M46 6h8v8h8v8h-8v14h-8v-14h-8v-8h8Z\"/>"
                        "<path d=\"M28 80C22 58 28 36 50 34C72 36 78 58 72 80Z\"/>"
                        "<path d=\"M30 66C44 62 56 62 70 66\" fill=\"none\" stroke=\"currentColor\"/>" },
+    /* S-chess's: the Hawk a bishop's mitre with a knight's ear, the
+     * Elephant a rook's tower with a trunk. */
+    [HAWK] = { "hawk", "<rect x=\"26\" y=\"78\" width=\"48\" height=\"10\" rx=\"3\"/>"
+                       "<rect x=\"34\" y=\"67\" width=\"32\" height=\"11\" rx=\"3\"/>"
+                       "<path d=\"M60 30L72 12L68 36Z\"/>"
+                       "<path d=\"M50 17C68 30 70 52 62 69H38C30 52 32 30 50 17Z\"/>"
+                       "<path d=\"M42 30L58 52M58 30L42 52\" fill=\"none\" stroke=\"currentColor\"/>" },
+    [ELEPHANT] = { "elephant", "<rect x=\"24\" y=\"78\" width=\"52\" height=\"10\" rx=\"2\"/>"
+                               "<rect x=\"32\" y=\"34\" width=\"36\" height=\"46\"/>"
+                               "<path d=\"M26 12h10v8h8v-8h12v8h8v-8h10v24H26Z\"/>"
+                               "<path d=\"M44 44C40 56 44 66 54 66\" fill=\"none\" stroke=\"currentColor\"/>"
+                               "<circle cx=\"58\" cy=\"46\" r=\"3\" fill=\"currentColor\" stroke=\"none\"/>" },
 };
 
 /* The colours of each side's pieces; the side's colour name prefixes their
@@ -87,13 +99,15 @@ static int square_y(const board_svg_options_t *o, int sq)
 
 static bool square_is_light(int sq) { return (square_file(sq) + square_rank(sq)) % 2 == 1; }
 
-static void write_defs(buf_t *out)
+/* The shapes a position can show: S-chess's two only where they play. */
+static void write_defs(buf_t *out, const position_t *pos)
 {
+    int types = pos->variant == VARIANT_SEIRAWAN ? PIECE_TYPE_COUNT : KING + 1;
     buf_puts(out, "<defs>");
-    for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+    for (int t = 0; t < types; t++)
         buf_printf(out, "<g id=\"%s\">%s</g>", pieces[t].id, pieces[t].shape);
     for (int c = 0; c < COLOR_COUNT; c++)
-        for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+        for (int t = 0; t < types; t++)
             buf_printf(out,
                        "<g id=\"%s-%s\" fill=\"%s\" stroke=\"%s\" color=\"%s\" stroke-width=\"3\" "
                        "stroke-linejoin=\"round\" stroke-linecap=\"round\"><use xlink:href=\"#%s\"/></g>",
@@ -172,7 +186,7 @@ bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_
                options->size, options->size, extent, extent);
     /* A FEN holds no character XML would need escaped. */
     buf_printf(out, "<title>%s</title>", fen_format(pos, fen, sizeof fen));
-    write_defs(out);
+    write_defs(out, pos);
     if (options->coordinates)
         write_coordinates(out, options, extent);
     write_squares(out, options);
