@@ -177,6 +177,11 @@ static void respond_head(const api_request_t *req, api_response_t *res)
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
                       int move_count, const uint64_t *history, const analysis_request_t *rq, bool head)
 {
+    if (start->variant != VARIANT_STANDARD) { /* until the variant engine is wired */
+        api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "the computer does not play this variant here", NULL,
+                    NULL);
+        return;
+    }
     position_t pos = *start;
     const opening_t *opening = opening_at(&pos);
     for (int i = 0; i < move_count; i++) {
@@ -232,9 +237,7 @@ void handle_position_analysis(const api_request_t *req, api_response_t *res)
         return;
     if (read_body_limits(req, root, &rq, res) && input_position(root, &start, res)) {
         pos = start;
-        if (start.variant != VARIANT_STANDARD) /* until the variant engine is wired */
-            api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "no engine for this variant yet", NULL, NULL);
-        else if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
+        if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
             analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq, false);
     }
     input_played_free(&played);

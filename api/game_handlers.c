@@ -431,27 +431,56 @@ static bool read_chess960_start(const cJSON *root, int *number, api_response_t *
     return true;
 }
 
-/* The start position: a Chess960 start, "fen", or the standard start. */
-static bool read_start(const cJSON *root, position_t *pos, api_response_t *res)
+/* The game's variant ("variant", standard when absent); chess960 and a
+ * Chess960 start go with standard chess only. */
+static bool read_variant(const cJSON *root, variant_t *variant, bool *chess960, api_response_t *res)
 {
-    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
-    const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(root, "chess960");
-    const char *fen_text = cJSON_IsString(fen) ? fen->valuestring : FEN_START;
-    char message[200];
-    int number;
-    if (!read_chess960_start(root, &number, res))
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "variant");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "chess960");
+    const cJSON *number = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");
+    *chess960 = cJSON_IsTrue(c);
+    if (v && !cJSON_IsNull(v) && !cJSON_IsString(v)) {
+        api_problem(res, API_EINVALID_FIELD, "'variant' must be a string", NULL, NULL);
         return false;
-    fen_error_t fe = FEN_OK;
-    if (number >= 0)
-        (void)chess960_start(number, pos); /* in range: read_chess960_start() checked */
-    else
-        fe = fen_parse(fen_text, strlen(fen_text), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, pos, message,
-                       sizeof message);
-    if (fe != FEN_OK) {
-        api_problem_fen(res, fe, message);
+    }
+    bool named = v && cJSON_IsString(v);
+    if (!input_variant(named ? v->valuestring : NULL, variant, chess960, res))
+        return false;
+    if (*variant != VARIANT_STANDARD && number && !cJSON_IsNull(number)) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "'chess960_position' is a Chess960 start, not a variant's", NULL,
+                    NULL);
+        return false;
+    }
+    if (named && *chess960 && cJSON_IsFalse(c)) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "'variant' chess960 with 'chess960': false", NULL, NULL);
         return false;
     }
     return true;
+}
+
+/* The start position: a Chess960 start, "fen" (in the variant), or the
+ * variant's start. */
+static bool read_start(const cJSON *root, position_t *pos, api_response_t *res)
+{
+    const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
+    variant_t variant;
+    bool chess960;
+    int number;
+    if (!read_variant(root, &variant, &chess960, res) || !read_chess960_start(root, &number, res))
+        return false;
+    if (number < 0 && chess960 && !cJSON_IsString(fen)) { /* "variant": "chess960" alone: a random start */
+        uint32_t drawn;
+        if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+            api_problem(res, API_EINTERNAL, "no randomness for a Chess960 start", NULL, NULL);
+            return false;
+        }
+        number = (int)drawn;
+    }
+    if (number >= 0) {
+        (void)chess960_start(number, pos); /* in range: read_chess960_start() checked */
+        return true;
+    }
+    return input_fen(cJSON_IsString(fen) ? fen->valuestring : NULL, chess960, variant, pos, res);
 }
 
 /* A creation's "pgn" (one game; absent or null: none). It sets the start
@@ -465,7 +494,7 @@ static bool read_pgn(const cJSON *root, game_svc_new_t *spec, api_response_t *re
         api_problem(res, API_EINVALID_FIELD, "'pgn' must be a string holding one game", NULL, NULL);
         return false;
     }
-    static const char *const start_fields[] = { "fen", "chess960", "chess960_position" };
+    static const char *const start_fields[] = { "fen", "chess960", "chess960_position", "variant" };
     for (size_t i = 0; i < sizeof start_fields / sizeof start_fields[0]; i++) {
         const cJSON *field = cJSON_GetObjectItemCaseSensitive(root, start_fields[i]);
         if (field && !cJSON_IsNull(field)) {
@@ -479,6 +508,15 @@ static bool read_pgn(const cJSON *root, game_svc_new_t *spec, api_response_t *re
     spec->pgn = pgn->valuestring;
     spec->pgn_length = strlen(pgn->valuestring);
     return true;
+}
+
+/* The computer and hints in a variant wait for the variant engine. */
+static bool engine_plays_variant(const game_svc_new_t *spec, api_response_t *res)
+{
+    if (spec->start.variant == VARIANT_STANDARD || (!spec->engine.plays && !spec->analysis))
+        return true;
+    api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "the computer does not play this variant here", NULL, NULL);
+    return false;
 }
 
 /* The new game a creation request asks for; false with res filled when refused. */
@@ -590,13 +628,13 @@ static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_
     }
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
            && read_rules(root, spec, res) && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
-           && read_engine(root, spec, res);
+           && read_engine(root, spec, res) && engine_plays_variant(spec, res);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "white", "black", "clock",
-                                           "takeback", "pgn", "engine", "analysis", NULL };
+    static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "white", "black",
+                                           "clock", "takeback", "pgn", "engine", "analysis", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))

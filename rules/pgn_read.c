@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "variant.h"
+
 enum { TAGS_MAX = 64 };
 
 /* A spot in the text, for errors. */
@@ -150,7 +152,7 @@ static void skip_line(reader_t *r)
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_word(char c) { return is_alnum(c) || (c && strchr("_+#=:/!?-", c)); }
+static bool is_word(char c) { return is_alnum(c) || (c && strchr("_+#=:/!?-@", c)); }
 
 /* Records an error at spot and returns false, so callers can `return fail(...)`. */
 static bool fail(reader_t *r, pgn_read_status_t status, spot_t spot, const char *format, ...)
@@ -201,33 +203,6 @@ static bool begin_game(reader_t *r)
     return true;
 }
 
-static bool ascii_equal_fold(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = (char)(*a >= 'A' && *a <= 'Z' ? *a + 32 : *a), y = (char)(*b >= 'A' && *b <= 'Z' ? *b + 32 : *b);
-        if (x != y)
-            return false;
-    }
-    return *a == *b;
-}
-
-/* Whether the Variant tag names Chess960 (*chess960) or standard chess. */
-static bool read_variant(const char *name, bool *chess960)
-{
-    static const char *const c960[] = { "chess960", "chess 960", "fischerandom", "fischerrandom", "fischer random",
-                                        NULL };
-    static const char *const standard[] = { "standard", "chess", "normal", "classical", "from position", NULL };
-    for (int i = 0; c960[i]; i++)
-        if (ascii_equal_fold(name, c960[i]))
-            return *chess960 = true;
-    for (int i = 0; standard[i]; i++)
-        if (ascii_equal_fold(name, standard[i])) {
-            *chess960 = false;
-            return true;
-        }
-    return false;
-}
-
 /* The movetext begins: the start position from the tags. */
 static bool begin_movetext(reader_t *r)
 {
@@ -236,19 +211,21 @@ static bool begin_movetext(reader_t *r)
     if (r->in_movetext)
         return true;
     bool chess960 = false;
-    if (r->has_variant && !read_variant(r->variant, &chess960))
+    variant_t variant = VARIANT_STANDARD;
+    if (r->has_variant && !variant_from_name(r->variant, strlen(r->variant), &variant, &chess960))
         return fail(r, PGN_READ_EUNSUPPORTED_VARIANT, r->variant_spot,
-                    "variant '%.*s' is not supported: only standard chess and Chess960",
+                    "variant '%.*s' is not supported: standard chess, Chess960, Crazyhouse, Atomic, Antichess, "
+                    "King of the Hill, Three-check, Horde, Racing Kings and S-chess are",
                     quoted_length(r->variant, 60), r->variant);
     unsigned flags = chess960 ? FEN_CHESS960 : r->has_variant ? 0 : FEN_DETECT_CHESS960;
-    const char *fen = FEN_START;
+    const char *fen = variant_rules(variant)->start_fen;
     if (r->has_fen)
         fen = r->fen;
     else if (r->setup)
         return fail(r, PGN_READ_ESETUP_WITHOUT_FEN, r->setup_spot, "SetUp is \"1\" but there is no FEN tag");
     position_t start;
     char message[200];
-    fen_error_t fe = fen_parse(fen, strlen(fen), flags, &start, message, sizeof message);
+    fen_error_t fe = fen_parse_variant(fen, strlen(fen), variant, flags, &start, message, sizeof message);
     if (fe != FEN_OK) {
         r->error->fen_error = fe;
         return fail(r, PGN_READ_EBAD_FEN, r->fen_spot, "the FEN tag is not a valid position: %s", message);

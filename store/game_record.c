@@ -14,6 +14,9 @@
  * its start; a game imported from PGN before the field existed then has a
  * takeback of its imported moves cost the increments they never earned
  * (never below zero): the rule can only take time away, never mint it.
+ * A line "variant <name>" (the API's name) follows chess960 in a game of a
+ * variant, and only there, so a standard game's text is as before; a
+ * chessd older than it refuses such a text (see the README's upgrade note).
  * Two lines may follow the names, each only when it says something, so
  * that a game between two people has the same text as before they existed:
  * "engine <color> level <1-8>" or "engine <color> elo <rating>" (the
@@ -97,6 +100,8 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     put(&t, "\nupdated ", sizeof "\nupdated " - 1);
     put_i64(&t, r->updated_at_ms);
     put_line(&t, "chess960 ", g->initial.chess960 ? "1" : "0");
+    if (g->initial.variant != VARIANT_STANDARD)
+        put_line(&t, "variant ", variant_rules((variant_t)g->initial.variant)->key);
     put_line(&t, "initial ", initial);
     put_line(&t, "fen ", current);
     put(&t, "\nplies ", sizeof "\nplies " - 1);
@@ -316,11 +321,23 @@ static int read_name(lines_t *l, const char *name, int (*from_name)(const char *
     return next_line(l, name, &value, &length) ? from_name(value, length) : -1;
 }
 
-static bool read_fen(lines_t *l, const char *name, bool chess960, position_t *pos)
+static bool read_fen(lines_t *l, const char *name, bool chess960, variant_t variant, position_t *pos)
 {
     char fen[FEN_BUFFER_SIZE];
     return read_text(l, name, fen, sizeof fen)
-           && fen_parse(fen, strlen(fen), fen_flags(chess960), pos, NULL, 0) == FEN_OK;
+           && fen_parse_variant(fen, strlen(fen), variant, fen_flags(chess960), pos, NULL, 0) == FEN_OK;
+}
+
+/* The optional variant line: standard chess without it. */
+static bool read_variant(lines_t *l, variant_t *variant)
+{
+    char name[32];
+    bool chess960 = false;
+    *variant = VARIANT_STANDARD;
+    if (!line_is(l, "variant"))
+        return true;
+    return read_text(l, "variant", name, sizeof name) && variant_from_name(name, strlen(name), variant, &chess960)
+           && *variant != VARIANT_STANDARD && !strcmp(name, variant_rules(*variant)->key);
 }
 
 bool game_record_name_ok(const char *name)
@@ -382,6 +399,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     memset(r, 0, sizeof *r);
     lines_t l = { state, state + state_length, false };
     int64_t created, updated, chess960, plies;
+    variant_t variant = VARIANT_STANDARD;
     uint64_t opening_key = 0;
     const int64_t ms_max = INT64_C(9000000000000000);
     position_t initial, current;
@@ -391,7 +409,8 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         l = first;
     if ((!format_2 && !next_line(&l, format_line, NULL, NULL)) || !read_int(&l, "created", -ms_max, ms_max, &created)
         || !read_int(&l, "updated", -ms_max, ms_max, &updated) || !read_int(&l, "chess960", 0, 1, &chess960)
-        || !read_fen(&l, "initial", chess960, &initial) || !read_fen(&l, "fen", chess960, &current)
+        || (!format_2 && !read_variant(&l, &variant)) || (chess960 && variant != VARIANT_STANDARD)
+        || !read_fen(&l, "initial", chess960, variant, &initial) || !read_fen(&l, "fen", chess960, variant, &current)
         || !read_int(&l, "plies", 0, GAME_MAX_PLIES, &plies))
         return false;
     int state_value = read_name(&l, "state", game_state_from_name);

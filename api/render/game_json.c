@@ -181,6 +181,7 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     /* Hints (GET /analysis) while the game is played: against the computer, or when created so. */
     jsonw_kv_bool(&w, "analysis", r->analysis || r->engine.plays);
     jsonw_kv_bool(&w, "chess960", r->game.initial.chess960);
+    jsonw_kv_string(&w, "variant", variant_rules((variant_t)r->game.initial.variant)->key);
     write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, moves ? moves : "", moves ? moves_length : 0);

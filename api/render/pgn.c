@@ -53,9 +53,12 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     write_tag(&out, "White", game->white[0] ? game->white : "?");
     write_tag(&out, "Black", game->black[0] ? game->black : "?");
     write_tag(&out, "Result", game->result);
+    const variant_rules_t *variant = variant_rules((variant_t)game->initial->variant);
     if (game->initial->chess960)
         write_tag(&out, "Variant", "Chess960");
-    if (game->initial->chess960 || strcmp(fen, FEN_START)) {
+    else if (game->initial->variant != VARIANT_STANDARD)
+        write_tag(&out, "Variant", variant->title); /* Lichess's names */
+    if (game->initial->chess960 || strcmp(fen, variant->start_fen)) {
         write_tag(&out, "SetUp", "1");
         write_tag(&out, "FEN", fen);
     }

@@ -261,7 +261,7 @@ static void test_errors_name_game_line_and_column(void)
         { "[Result \"white wins\"]\n*", PGN_READ_EBAD_RESULT_TAG, 0, 1, 1 },
         { "[Event \"x\"]\n[FEN \"8/8/8 w - - 0 1\"]\n1. e4 *", PGN_READ_EBAD_FEN, 0, 2, 1 },
         { "[SetUp \"1\"]\n1. e4 *", PGN_READ_ESETUP_WITHOUT_FEN, 0, 1, 1 },
-        { "[Variant \"Crazyhouse\"]\n1. e4 *", PGN_READ_EUNSUPPORTED_VARIANT, 0, 1, 1 },
+        { "[Variant \"Bughouse\"]\n1. e4 *", PGN_READ_EUNSUPPORTED_VARIANT, 0, 1, 1 },
         { "1. e4 -- 2. d4 *", PGN_READ_ENULL_MOVE, 0, 1, 7 },
         { "1. e4 e5\n2. Ke3 *", PGN_READ_EILLEGAL_MOVE, 0, 2, 4 },
         { "1-0\n\n1. e4 e5\n2. Nf3 Ke6 *", PGN_READ_EILLEGAL_MOVE, 1, 4, 8 },
