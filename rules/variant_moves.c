@@ -226,10 +226,12 @@ static bool legal_after(const position_t *before, const position_t *after)
     }
 }
 
+/* A gated piece shields its king from nothing: Fairy-Stockfish judges a
+ * gating move by the same move without its gate, so chessd does too. */
 static bool legal(const position_t *pos, move_t move)
 {
     position_t after = *pos;
-    apply(&after, move);
+    apply(&after, move_make(move_from(move), move_to(move), move_kind(move), move_promotion(move)));
     return legal_after(pos, &after);
 }
 

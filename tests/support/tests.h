@@ -11,6 +11,7 @@
 #include "../../rules/rules.h"
 
 int test_perft_register(void);
+int test_variant_perft_register(void);
 int test_position_register(void);
 int test_fen_register(void);
 int test_san_register(void);
