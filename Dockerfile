@@ -27,6 +27,7 @@ ARG MHD_VERSION=0.9.75-6
 # it (tests/bench/engine_match), and another version plays at other
 # strengths for the same settings.
 ARG STOCKFISH_VERSION=15.1-4
+ARG FAIRY_STOCKFISH_VERSION=11.1-1+b1
 
 FROM ${BASE} AS build
 ARG MHD_VERSION
@@ -52,14 +53,16 @@ RUN make -j"$(nproc)" BUILD=build CC=gcc CFLAGS=-O3 build/chessd \
 
 # ca-certificates: the system CAs that verify a managed Redis's certificate
 # (rediss:// without --redis-ca-file). stockfish: /usr/games/stockfish, a
-# run-time dependency like the libraries (it adds about 47 MB).
+# run-time dependency like the libraries (it adds about 47 MB); fairy-stockfish:
+# /usr/games/fairy-stockfish, the variants' engine (--variant-engine).
 FROM ${RUNTIME_BASE}
 ARG MHD_VERSION
 ARG STOCKFISH_VERSION
+ARG FAIRY_STOCKFISH_VERSION
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libmicrohttpd12=${MHD_VERSION} libcjson1 libhiredis0.14 libssl3 ca-certificates \
-        stockfish=${STOCKFISH_VERSION} \
+        stockfish=${STOCKFISH_VERSION} fairy-stockfish=${FAIRY_STOCKFISH_VERSION} \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --gid 10001 chessd \

@@ -56,10 +56,11 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 # What `make run` needs (`make deps-run`): the build, the service's libraries,
 # the redis-server (with redis-cli) that tests/run-local.sh starts, and the
-# engine chessd runs by default (--engine, /usr/games/stockfish, which Debian's
-# stockfish installs; without it the engine routes answer 503).
+# engines chessd runs by default (--engine, /usr/games/stockfish, which Debian's
+# stockfish installs; without it the engine routes answer 503; --variant-engine,
+# /usr/games/fairy-stockfish, Debian's fairy-stockfish, for the variants).
 RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
-	redis-server redis-tools stockfish
+	redis-server redis-tools stockfish fairy-stockfish
 # What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
 # chromium drives the embeddable board's page in tests/e2e/embed.test.mjs (with npm's playwright-core);
 # npm, kubectl and the npm packages are installed after these (see $(TEST_DEPS_STAMP)).
@@ -70,7 +71,7 @@ TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx lib
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
-BENCH_PACKAGES = wrk redis-server redis-tools curl jq fairy-stockfish
+BENCH_PACKAGES = wrk redis-server redis-tools curl jq
 
 # Node packages of the test oracles, installed by `make deps-test` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))

@@ -162,10 +162,10 @@ static void engine_problem(api_response_t *res, engine_status_t status, const ch
 /* A HEAD where GET would search: GET's head without the search (HEAD must
  * not cost an engine), so of unknown length; only an engine that is off
  * (GET's answer at once) is known without one. */
-static void respond_head(const api_request_t *req, api_response_t *res)
+static void respond_head(engine_pool_t *pool, api_response_t *res)
 {
     engine_pool_stats_t st;
-    engine_pool_stats(app_of(req)->engines, &st);
+    engine_pool_stats(pool, &st);
     if (!st.configured) {
         engine_problem(res, ENGINE_EDOWN, "this server runs no engine", false);
         return;
@@ -174,14 +174,32 @@ static void respond_head(const api_request_t *req, api_response_t *res)
     res->head_unknown_length = true;
 }
 
+engine_pool_t *analysis_pool(const app_t *app, variant_t variant, api_response_t *res)
+{
+    if (variant == VARIANT_STANDARD)
+        return app->engines;
+    engine_pool_stats_t st;
+    engine_pool_stats(app->variant_engines, &st);
+    if (st.configured && !st.variants) { /* its engine has not started yet */
+        engine_problem(res, ENGINE_EDOWN, "the variant engine is not running yet", true);
+        return NULL;
+    }
+    if (!(st.variants & (1u << variant))) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "the computer does not play %s here%s", variant_rules(variant)->key,
+                 st.configured ? "" : " (no variant engine: --variant-engine)");
+        api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, detail, NULL, NULL);
+        return NULL;
+    }
+    return app->variant_engines;
+}
+
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
                       int move_count, const uint64_t *history, const analysis_request_t *rq, bool head)
 {
-    if (start->variant != VARIANT_STANDARD) { /* until the variant engine is wired */
-        api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "the computer does not play this variant here", NULL,
-                    NULL);
+    engine_pool_t *pool = analysis_pool(app_of(req), (variant_t)start->variant, res);
+    if (!pool)
         return;
-    }
     position_t pos = *start;
     const opening_t *opening = opening_at(&pos);
     for (int i = 0; i < move_count; i++) {
@@ -202,17 +220,16 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
         jsonw_array_end(&w);
     } else if (head) {
         jsonw_discard(&w);
-        respond_head(req, res);
+        respond_head(pool, res);
         return;
     } else {
         char err[256] = "";
         analysis_bounds_t bounds = bounds_of(req);
-        engine_status_t s = analysis_run(app_of(req)->engines, start, moves, move_count, rq, &bounds, &w, err,
-                                         sizeof err);
+        engine_status_t s = analysis_run(pool, start, moves, move_count, rq, &bounds, &w, err, sizeof err);
         if (s != ENGINE_OK) {
             jsonw_discard(&w);
             engine_pool_stats_t st;
-            engine_pool_stats(app_of(req)->engines, &st);
+            engine_pool_stats(pool, &st);
             engine_problem(res, s, err, st.configured);
             return;
         }

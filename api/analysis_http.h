@@ -10,12 +10,18 @@
 #include <stdbool.h>
 
 #include "../rules/rules.h"
+#include "app.h"
 #include "engine/analysis.h"
 #include "http/request.h"
 
 /* The limits of a GET's query (depth, nodes, movetime_ms, multipv, wdl);
  * false with res filled (400, or 422 analysis_limit_too_large) when one is bad. */
 bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_response_t *res);
+
+/* The engines that play variant: Stockfish's pool for standard chess,
+ * --variant-engine's for a variant it lists; NULL with res filled (422
+ * variant_not_supported_by_engine, or 503 while its engine starts) else. */
+engine_pool_t *analysis_pool(const app_t *app, variant_t variant, api_response_t *res);
 
 /* Answers the analysis of the position reached from start by moves
  * (history: the keys of the positions they were played in, for the

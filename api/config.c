@@ -91,6 +91,11 @@ static const setting_t settings[] = {
       "the UCI chess engine for analysis and games against the computer (auto: " CONFIG_ENGINE_DEFAULT_PATH
       " when it is there; none: no engine, its routes answer 503 engine_unavailable)",
       KIND_STRING, FIELD(engine_path), 0, 0 },
+    { "--variant-engine", "CHESSD_VARIANT_ENGINE", CONFIG_ENGINE_AUTO,
+      "the UCI engine for the variants (auto: " CONFIG_VARIANT_ENGINE_DEFAULT_PATH
+      " when it is there; none: the computer plays standard chess and Chess960 only); it plays the variants "
+      "its UCI_Variant option lists, the others answer 422 variant_not_supported_by_engine",
+      KIND_STRING, FIELD(variant_engine_path), 0, 0 },
     { "--engine-workers", "CHESSD_ENGINE_WORKERS", "1",
       "engine processes (each one search at a time, one thread; analysis queue: 4 per worker)", KIND_UINT,
       FIELD(engine_workers), 1, 64 },
@@ -354,6 +359,15 @@ const char *config_engine_path(const config_t *cfg)
     if (!cfg->engine_path[0] || !strcmp(cfg->engine_path, "none"))
         return NULL;
     return cfg->engine_path;
+}
+
+const char *config_variant_engine_path(const config_t *cfg)
+{
+    if (!strcmp(cfg->variant_engine_path, CONFIG_ENGINE_AUTO))
+        return access(CONFIG_VARIANT_ENGINE_DEFAULT_PATH, X_OK) == 0 ? CONFIG_VARIANT_ENGINE_DEFAULT_PATH : NULL;
+    if (!cfg->variant_engine_path[0] || !strcmp(cfg->variant_engine_path, "none"))
+        return NULL;
+    return cfg->variant_engine_path;
 }
 
 size_t config_buffer_budget(const config_t *cfg)

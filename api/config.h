@@ -12,6 +12,7 @@ enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 /* --engine auto (the default): /usr/games/stockfish when it is there, else none. */
 #define CONFIG_ENGINE_AUTO "auto"
 #define CONFIG_ENGINE_DEFAULT_PATH "/usr/games/stockfish"
+#define CONFIG_VARIANT_ENGINE_DEFAULT_PATH "/usr/games/fairy-stockfish"
 /* The deepest search an analysis may ask for (a depth is also bounded by
  * --engine-max-think-ms). */
 enum { CONFIG_ENGINE_MAX_DEPTH = 60 };
@@ -65,6 +66,7 @@ typedef struct config {
     size_t buffer_budget;             /* bytes held for slow readers, in all; 0: a third of the cgroup's limit */
     unsigned max_exports;             /* exports at once */
     char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "none" or a path */
+    char variant_engine_path[512];    /* the variants' engine: the same three kinds of value */
     unsigned engine_workers;          /* engine processes this replica runs */
     unsigned engine_hash_mb;          /* each engine's hash table */
     unsigned engine_max_think_ms;     /* the longest one search may take */
@@ -87,6 +89,9 @@ bool config_redis_enabled(const config_t *cfg);
 /* The engine to run: --engine's path, CONFIG_ENGINE_DEFAULT_PATH for auto
  * when it is an executable, else NULL (no engine). */
 const char *config_engine_path(const config_t *cfg);
+/* The variants' engine: --variant-engine's path, CONFIG_VARIANT_ENGINE_DEFAULT_PATH
+ * for auto when it is executable, NULL for none. */
+const char *config_variant_engine_path(const config_t *cfg);
 
 /* The lease of a computer's turn: --engine-job-lease-ms, at least the
  * longest think and 2 s more. */

@@ -510,15 +510,6 @@ static bool read_pgn(const cJSON *root, game_svc_new_t *spec, api_response_t *re
     return true;
 }
 
-/* The computer and hints in a variant wait for the variant engine. */
-static bool engine_plays_variant(const game_svc_new_t *spec, api_response_t *res)
-{
-    if (spec->start.variant == VARIANT_STANDARD || (!spec->engine.plays && !spec->analysis))
-        return true;
-    api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, "the computer does not play this variant here", NULL, NULL);
-    return false;
-}
-
 /* The new game a creation request asks for; false with res filled when refused. */
 /* A whole number in [min, max] under key in object (absent: *out stays 0);
  * false with res filled when it is not. */
@@ -628,7 +619,7 @@ static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_
     }
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
            && read_rules(root, spec, res) && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
-           && read_engine(root, spec, res) && engine_plays_variant(spec, res);
+           && read_engine(root, spec, res);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
@@ -653,7 +644,11 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     game_svc_status_t status = spec ? game_svc_created_before(&c, &rq, &out) : GAME_SVC_EINTERNAL;
     if (!spec)
         snprintf(out.detail, sizeof out.detail, "out of memory");
-    if (status != GAME_SVC_OK || read_new_game(root, spec, res)) {
+    /* The computer and hints in a variant need an engine that plays it. */
+    if (status != GAME_SVC_OK
+        || (read_new_game(root, spec, res)
+            && (spec->start.variant == VARIANT_STANDARD || (!spec->engine.plays && !spec->analysis)
+                || analysis_pool(app_of(req), (variant_t)spec->start.variant, res)))) {
         if (status == GAME_SVC_OK)
             status = game_svc_create(&c, &rq, spec, &out);
         answer(req, res, status, &out);

@@ -171,7 +171,7 @@ static position_t start_positions[VARIANT_COUNT];
 static void parse_starts(void)
 {
     for (int v = 0; v < VARIANT_COUNT; v++)
-        variant_start((variant_t)v, &start_positions[v]);
+        fen_start((variant_t)v, &start_positions[v]);
 }
 
 bool input_fen(const char *fen, bool chess960, variant_t variant, position_t *pos, api_response_t *res)

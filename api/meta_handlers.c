@@ -74,14 +74,49 @@ static void write_redis(jsonw_t *w, const void *ctx)
  * its outage a 503 too. Never waits for Redis (readiness.h). */
 /* /readyz's "engine" member: off (none configured), up (every worker
  * running), degraded (some) or down (none), with the pool's counts. */
-static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_turns *turns)
+static const char *pool_state(const engine_pool_stats_t *st)
+{
+    return !st->configured ? "off" : st->up == st->workers ? "up" : st->up ? "degraded" : "down";
+}
+
+/* What the computer plays, and the variants' engine. */
+static void write_variants(jsonw_t *w, const engine_pool_stats_t *standard, struct engine_pool *variant_engines)
+{
+    engine_pool_stats_t st;
+    engine_pool_stats(variant_engines, &st);
+    if (!standard->configured && !st.configured) /* no computer at all: nothing to list */
+        return;
+    jsonw_key(w, "variants");
+    jsonw_array_begin(w);
+    if (standard->configured) {
+        jsonw_string(w, "standard");
+        jsonw_string(w, "chess960");
+    }
+    for (int v = 1; v < VARIANT_COUNT; v++)
+        if (st.configured && (st.variants & (1u << v)))
+            jsonw_string(w, variant_rules((variant_t)v)->key);
+    jsonw_array_end(w);
+    jsonw_key(w, "variant_engine");
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "state", pool_state(&st));
+    if (st.configured) {
+        if (st.name[0])
+            jsonw_kv_string(w, "name", st.name);
+        jsonw_kv_int(w, "workers", st.workers);
+        jsonw_kv_int(w, "up", st.up);
+        jsonw_kv_int(w, "busy", st.busy);
+    }
+    jsonw_object_end(w);
+}
+
+static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_pool *variant_engines,
+                         struct engine_turns *turns)
 {
     engine_pool_stats_t st;
     engine_pool_stats(engines, &st);
     jsonw_key(w, "engine");
     jsonw_object_begin(w);
-    const char *state = !st.configured ? "off" : st.up == st.workers ? "up" : st.up ? "degraded" : "down";
-    jsonw_kv_string(w, "state", state);
+    jsonw_kv_string(w, "state", pool_state(&st));
     if (st.configured) {
         if (st.name[0])
             jsonw_kv_string(w, "name", st.name);
@@ -109,6 +144,7 @@ static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_
         jsonw_uint(w, t.oldest_age_ms);
         jsonw_object_end(w);
     }
+    write_variants(w, &st, variant_engines);
     jsonw_object_end(w);
 }
 
@@ -156,7 +192,7 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     jsonw_object_begin(&w);
     jsonw_kv_string(&w, "status", "ready");
     write_redis(&w, &report);
-    write_engine(&w, app_of(req)->engines, app_of(req)->turns);
+    write_engine(&w, app_of(req)->engines, app_of(req)->variant_engines, app_of(req)->turns);
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);

@@ -50,6 +50,7 @@ typedef struct server {
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
     engine_pool_t *engines;
+    engine_pool_t *variant_engines; /* --variant-engine's, for every variant but standard chess */
     engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
     first_moves_t *first_moves; /* the sweep of first-move deadlines: with a store */
     events_t *events; /* NULL with --redis none */
@@ -256,6 +257,7 @@ static void server_free(server_t *srv)
     first_moves_stop(srv->first_moves);
     metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
+    engine_pool_free(srv->variant_engines);
     readiness_stop();
     redis_memory_stop();
     httpd_free(srv->httpd);
@@ -363,8 +365,12 @@ static int run(const config_t *cfg, bool engine_only)
     engine_pool_config_t engine_cfg = { .engine = { .path = engine_path, .hash_mb = (int)cfg->engine_hash_mb },
                                         .workers = cfg->engine_workers };
     srv.engines = engine_pool_new(&engine_cfg);
+    engine_pool_config_t variant_cfg = engine_cfg;
+    variant_cfg.engine.path = config_variant_engine_path(cfg);
+    srv.variant_engines = engine_pool_new(&variant_cfg);
     srv.engine_routes = workpool_new(cfg->engine_workers, cfg->engine_workers * ENGINE_QUEUE_PER_WORKER, 0);
-    srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines, .engine_only = engine_only };
+    srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines,
+                       .variant_engines = srv.variant_engines, .engine_only = engine_only };
     metrics_init(routes_count(), routes_name);
     membudget_set_limit(config_buffer_budget(cfg));
     membudget_malloc_setup();
@@ -385,6 +391,7 @@ static int run(const config_t *cfg, bool engine_only)
     }
     if (srv.store && engine_path) {
         engine_turns_config_t turns_cfg = { .games = events_cfg.games, .engines = srv.engines,
+                                            .variant_engines = srv.variant_engines,
                                             .workers = cfg->engine_workers, .max_think_ms = (int)cfg->engine_max_think_ms };
         srv.turns = engine_turns_start(&turns_cfg);
         srv.app.turns = srv.turns;

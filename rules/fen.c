@@ -561,6 +561,12 @@ static fen_error_t parse_checks(span_t *fields, int count, variant_t variant, po
     return FEN_OK;
 }
 
+void fen_start(variant_t variant, position_t *pos)
+{
+    const char *fen = variant_rules(variant)->start_fen;
+    fen_parse_variant(fen, strlen(fen), variant, 0, pos, NULL, 0);
+}
+
 fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_t *pos, char *message,
                       size_t message_size)
 {

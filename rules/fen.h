@@ -66,6 +66,9 @@ fen_error_t fen_parse(const char *text, size_t length, unsigned flags, position_
 fen_error_t fen_parse_variant(const char *text, size_t length, variant_t variant, unsigned flags,
                               position_t *pos, char *message, size_t message_size);
 
+/* Sets *pos to the variant's start position (variant.h's start_fen). */
+void fen_start(variant_t variant, position_t *pos);
+
 /* Stable snake_case name of an error, e.g. "en_passant_no_pawn". */
 const char *fen_error_code(fen_error_t error);
 

@@ -198,7 +198,7 @@ bool game_flag(game_t *g, int64_t now_ms)
     g->clock.remaining_ms[loser] = 0;
     g->clock.turn_started_ms = now_ms;
     /* FIDE 6.9: a side that cannot mate does not win on time. */
-    end_game(g, GAME_TIMEOUT, variant_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
+    end_game(g, GAME_TIMEOUT, status_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
              GAME_TERMINATION_TIME_FORFEIT);
     return true;
 }

@@ -7,8 +7,6 @@
 
 #include <stddef.h>
 
-#include "variant.h"
-
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -215,7 +213,7 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
 RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
 {
     if (pos->variant != VARIANT_STANDARD)
-        return list->count = variant_generate(pos, list->moves);
+        return list->count = position_variant_hooks.generate(pos, list->moves);
     list->count = pos->side_to_move == WHITE ? generate(pos, list->moves, WHITE) : generate(pos, list->moves, BLACK);
     return list->count;
 }
@@ -223,7 +221,7 @@ RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
 RULES_HOT int movegen_count(const position_t *pos)
 {
     if (pos->variant != VARIANT_STANDARD)
-        return variant_generate(pos, NULL);
+        return position_variant_hooks.generate(pos, NULL);
     return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE) : generate(pos, NULL, BLACK);
 }
 

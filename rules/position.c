@@ -6,8 +6,9 @@
 
 #include <string.h>
 
-#include "variant.h"
 #include "zobrist.h"
+
+position_variant_hooks_t position_variant_hooks;
 
 void position_clear(position_t *pos)
 {
@@ -76,7 +77,7 @@ uint64_t position_variant_key(const position_t *pos)
 bitboard_t position_checkers(const position_t *pos)
 {
     if (pos->variant != VARIANT_STANDARD)
-        return variant_checkers(pos);
+        return position_variant_hooks.checkers(pos);
     color_t us = (color_t)pos->side_to_move;
     return position_attackers_to(pos, pos->king_square[us], position_occupied(pos)) & pos->by_color[!us];
 }
@@ -84,7 +85,7 @@ bitboard_t position_checkers(const position_t *pos)
 bool position_in_check(const position_t *pos)
 {
     if (pos->variant != VARIANT_STANDARD)
-        return variant_checkers(pos) != 0;
+        return position_variant_hooks.checkers(pos) != 0;
     color_t us = (color_t)pos->side_to_move;
     return position_attacked_by(pos, pos->king_square[us], (color_t)!us, position_occupied(pos));
 }
@@ -183,7 +184,7 @@ static void make_castling(position_t *pos, color_t us, int king_from, int rook_f
 void position_make(position_t *pos, move_t move, position_undo_t *undo)
 {
     if (pos->variant != VARIANT_STANDARD) {
-        variant_make(pos, move, undo);
+        position_variant_hooks.make(pos, move, undo);
         return;
     }
     color_t us = (color_t)pos->side_to_move, them = (color_t)!us;

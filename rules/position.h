@@ -43,6 +43,17 @@ typedef struct {
  * position reached by moves still has a FEN fen_parse() accepts. */
 enum { POSITION_COUNTER_MAX = 9999 };
 
+/* What a variant's position needs from the code above this module (the
+ * variants' moves, variant_moves.c), set once by rules_init(): position.c
+ * and movegen.c dispatch a variant position to them, so that the variant
+ * code links above them and never below. */
+typedef struct {
+    void (*make)(position_t *pos, move_t move, position_undo_t *undo);
+    bitboard_t (*checkers)(const position_t *pos);
+    int (*generate)(const position_t *pos, move_t *out);
+} position_variant_hooks_t;
+extern position_variant_hooks_t position_variant_hooks;
+
 /* Clears pos to an empty board (no kings: not a playable position). */
 void position_clear(position_t *pos);
 void position_put_piece(position_t *pos, piece_t piece, int sq);

@@ -1,4 +1,5 @@
-/* Start-up of the rules core: the only place its tables are written. */
+/* Start-up of the rules core: the only place its tables, and the variants'
+ * hooks below the variant code, are written. */
 #include "rules.h"
 
 #include "zobrist.h"
@@ -10,5 +11,6 @@ void rules_init(void)
         return;
     attacks_init();
     zobrist_init();
+    position_variant_hooks = (position_variant_hooks_t){ variant_make, variant_checkers, variant_generate };
     done = true;
 }

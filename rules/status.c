@@ -35,7 +35,8 @@ bool status_insufficient_material(const position_t *pos)
     return !(t[BISHOP] & BB_DARK_SQUARES) || !(t[BISHOP] & ~BB_DARK_SQUARES);
 }
 
-bool status_insufficient_material_for(const position_t *pos, color_t color)
+/* Standard chess's rule (see status.h). */
+static bool chess_insufficient_for(const position_t *pos, color_t color)
 {
     const bitboard_t *t = pos->by_type;
     bitboard_t own = pos->by_color[color], theirs = pos->by_color[(color_t)!color];
@@ -48,6 +49,18 @@ bool status_insufficient_material_for(const position_t *pos, color_t color)
         return one_square_colour && !(t[PAWN] | t[KNIGHT]);
     }
     return true; /* a bare king */
+}
+
+bool status_insufficient_material_for(const position_t *pos, color_t color)
+{
+    switch (pos->variant) {
+    case VARIANT_STANDARD:
+        return chess_insufficient_for(pos, color);
+    case VARIANT_SEIRAWAN: /* a Hawk or an Elephant, on the board or still to come, can mate */
+        return !(pos->by_type[HAWK] | pos->by_type[ELEPHANT] | pos->gates) && chess_insufficient_for(pos, color);
+    default:
+        return variant_insufficient_material_for(pos, color);
+    }
 }
 
 int status_repetitions(const position_t *pos, const uint64_t *history, size_t history_count)
@@ -98,8 +111,8 @@ void status_evaluate(const position_t *pos, const uint64_t *history, size_t hist
         return;
     }
     bool fifty = !variant || !(variant_rules((variant_t)pos->variant)->flags & VARIANT_NO_FIFTY_MOVES);
-    bool insufficient = variant ? variant_insufficient_material_for(pos, WHITE)
-                                      && variant_insufficient_material_for(pos, BLACK)
+    bool insufficient = variant ? status_insufficient_material_for(pos, WHITE)
+                                      && status_insufficient_material_for(pos, BLACK)
                                 : status_insufficient_material(pos);
     if (insufficient)
         out->draw_reason = STATUS_DRAW_INSUFFICIENT_MATERIAL;

@@ -64,7 +64,9 @@ bool status_insufficient_material(const position_t *pos);
  * mate": it may say "can mate" where no mate is possible (where the pieces
  * stand, blocked pawns and whose turn it is are not looked at), never the
  * reverse. When the other side's flag falls, the game is drawn if this is
- * true for `color`, and won by `color` otherwise. */
+ * true for `color`, and won by `color` otherwise. A variant's position is
+ * judged by the variant's rule (variant.h; S-chess: this one, unless a
+ * Hawk or an Elephant is on the board or still to gate). */
 bool status_insufficient_material_for(const position_t *pos, color_t color);
 
 /* Stable names: "active", "checkmate", ...; "insufficient_material", ... */

@@ -5,7 +5,6 @@
 #include "variant.h"
 
 #include "fen.h"
-#include "status.h"
 
 static const variant_rules_t table[VARIANT_COUNT] = {
     [VARIANT_STANDARD] = { "standard", "Standard", "chess", FEN_START, 0 },
@@ -82,13 +81,17 @@ bool variant_from_name(const char *name, size_t length, variant_t *variant, bool
     return false;
 }
 
-void variant_start(variant_t v, position_t *pos)
+
+bitboard_t variant_attackers(const position_t *pos, int sq, color_t by, bitboard_t occupied)
 {
-    const char *fen = variant_rules(v)->start_fen;
-    size_t length = 0;
-    while (fen[length])
-        length++;
-    fen_parse_variant(fen, length, v, 0, pos, NULL, 0);
+    const bitboard_t *t = pos->by_type;
+    bitboard_t leapers = t[KNIGHT] | t[HAWK] | t[ELEPHANT];
+    bitboard_t diagonal = t[BISHOP] | t[QUEEN] | t[HAWK];
+    bitboard_t straight = t[ROOK] | t[QUEEN] | t[ELEPHANT];
+    return ((attacks_pawn((color_t)!by, sq) & t[PAWN]) | (attacks_knight(sq) & leapers)
+            | (attacks_king(sq) & t[KING]) | (attacks_bishop(sq, occupied) & diagonal)
+            | (attacks_rook(sq, occupied) & straight))
+           & pos->by_color[by];
 }
 
 static const char *const end_names[VARIANT_END_COUNT] = {
@@ -309,8 +312,6 @@ static bool horde_insufficient(const position_t *pos, color_t color)
 bool variant_insufficient_material_for(const position_t *pos, color_t color)
 {
     switch (pos->variant) {
-    case VARIANT_STANDARD:
-        return status_insufficient_material_for(pos, color);
     case VARIANT_ATOMIC:
         return atomic_insufficient(pos, color);
     case VARIANT_ANTICHESS:
@@ -319,11 +320,6 @@ bool variant_insufficient_material_for(const position_t *pos, color_t color)
         return pos->by_color[color] == position_pieces(pos, color, KING);
     case VARIANT_HORDE:
         return horde_insufficient(pos, color);
-    case VARIANT_SEIRAWAN:
-        /* A Hawk or an Elephant, on the board or still to come, can mate. */
-        if (pos->by_type[HAWK] | pos->by_type[ELEPHANT] | pos->gates)
-            return false;
-        return status_insufficient_material_for(pos, color);
     default: /* crazyhouse, king of the hill, racing kings: never */
         return false;
     }

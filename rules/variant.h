@@ -49,9 +49,6 @@ const variant_rules_t *variant_rules(variant_t v);
  * False when the name is none of them. */
 bool variant_from_name(const char *name, size_t length, variant_t *variant, bool *chess960);
 
-/* Sets *pos to the variant's start position. */
-void variant_start(variant_t v, position_t *pos);
-
 /* The moves of a variant's position, as movegen_legal and movegen_count
  * (out NULL: counts them). A position its variant has ended has none. */
 int variant_generate(const position_t *pos, move_t *out);
@@ -70,8 +67,10 @@ bitboard_t variant_attackers(const position_t *pos, int sq, color_t by, bitboard
  * winner then (*winner: WHITE, BLACK, or COLOR_COUNT for a draw). */
 variant_end_t variant_end(const position_t *pos, color_t *winner);
 
-/* Whether `color` can never win in pos by the variant's material rule,
- * as scalachess and chessops judge it (standard chess: status.h's rule). */
+/* Whether `color` can never win in pos by the variant's own material rule,
+ * as scalachess and chessops judge it: atomic, antichess, three-check and
+ * horde have one, crazyhouse, king of the hill and racing kings none (always
+ * false). Standard chess and S-chess are status.h's. */
 bool variant_insufficient_material_for(const position_t *pos, color_t color);
 
 /* Stable snake_case name of an end: "king_exploded", "three_checks" ... */

@@ -30,18 +30,6 @@ static bitboard_t piece_attacks(piece_type_t type, color_t c, int sq, bitboard_t
     }
 }
 
-bitboard_t variant_attackers(const position_t *pos, int sq, color_t by, bitboard_t occupied)
-{
-    const bitboard_t *t = pos->by_type;
-    bitboard_t leapers = t[KNIGHT] | t[HAWK] | t[ELEPHANT];
-    bitboard_t diagonal = t[BISHOP] | t[QUEEN] | t[HAWK];
-    bitboard_t straight = t[ROOK] | t[QUEEN] | t[ELEPHANT];
-    return ((attacks_pawn((color_t)!by, sq) & t[PAWN]) | (attacks_knight(sq) & leapers)
-            | (attacks_king(sq) & t[KING]) | (attacks_bishop(sq, occupied) & diagonal)
-            | (attacks_rook(sq, occupied) & straight))
-           & pos->by_color[by];
-}
-
 /* What threatens a king on sq: nothing in antichess, where kings are
  * ordinary pieces; in atomic nothing from a side without a king, nor
  * where that side's king touches sq (it could not capture without

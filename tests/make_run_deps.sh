@@ -22,7 +22,7 @@ run_installs=$(installs run)
 test_installs=$(installs test)
 dry_run=$(make --no-print-directory -n run BUILD="$build/run" 2>/dev/null)
 status=0
-for p in redis-server stockfish; do
+for p in redis-server stockfish fairy-stockfish; do
     grep -qxF "$p" <<<"$(tr ' ' '\n' <<<"$run_pkgs")" || { echo "make run: $p is not in RUN_PACKAGES; chessd runs it" >&2; status=1; }
 done
 for p in $run_pkgs; do

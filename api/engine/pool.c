@@ -45,6 +45,7 @@ struct engine_pool {
     unsigned priority_waiting; /* of the waiting, those that go first (holds) */
     uint64_t jobs, jobs_failed, jobs_retried, restarts, start_failures, timeouts, crashes, garbage;
     char name[ENGINE_NAME_MAX];
+    unsigned variants; /* of the first engine started (engine_variants) */
 };
 
 static bool engine_dead_after(engine_status_t s)
@@ -105,8 +106,10 @@ static void *supervise(void *arg)
                 pool->restarts++;
             if (ok) {
                 due->state = SLOT_UP;
-                if (!pool->name[0])
+                if (!pool->name[0]) {
                     text_copy(pool->name, sizeof pool->name, engine_name(due->engine));
+                    pool->variants = engine_variants(due->engine);
+                }
             } else {
                 pool->start_failures++;
                 slot_failed(pool, due);
@@ -160,8 +163,10 @@ engine_pool_t *engine_pool_new(const engine_pool_config_t *cfg)
         slot_t *slot = &pool->slots[i];
         if (start_slot(pool, slot)) {
             slot->state = SLOT_UP;
-            if (!pool->name[0])
+            if (!pool->name[0]) {
                 text_copy(pool->name, sizeof pool->name, engine_name(slot->engine));
+                pool->variants = engine_variants(slot->engine);
+            }
         } else {
             pool->start_failures++;
             slot_failed(pool, slot);
@@ -443,5 +448,6 @@ void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out)
     out->crashes = pool->crashes;
     out->garbage = pool->garbage;
     text_copy(out->name, sizeof out->name, pool->name);
+    out->variants = pool->variants;
     pthread_mutex_unlock(&pool->lock);
 }

@@ -84,6 +84,7 @@ typedef struct {
     uint64_t restarts, start_failures;
     uint64_t timeouts, crashes, garbage; /* failures, by kind */
     char name[ENGINE_NAME_MAX];        /* the engine's "id name", "" before any started */
+    unsigned variants;                 /* engine_variants() of the first engine started, 0 before */
 } engine_pool_stats_t;
 
 void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out);

@@ -51,6 +51,8 @@ struct engine {
     int to_engine, from_engine;
     char name[ENGINE_NAME_MAX];
     bool has_wdl, has_chess960, has_multipv;
+    unsigned variants;        /* engine_variants(): the variants it plays, by the UCI_Variant it announced */
+    int variant;              /* the UCI_Variant set: -1 unknown, else a variant_t */
     int chess960;             /* the UCI_Chess960 value set: -1 unknown, 0, 1 */
     int multipv;              /* the MultiPV value set */
     strength_option_t skill, limit_strength, elo; /* Skill Level, UCI_LimitStrength, UCI_Elo */
@@ -416,9 +418,33 @@ static void note_strength_option(strength_option_t *o, const char *rest)
     *o = found;
 }
 
+/* The rest of "option name UCI_Variant type combo default chess var a var
+ * b ...": the chessd variants among the vars (an engine ignores a variant it
+ * does not know without a word, so only those it lists are ever asked). */
+static unsigned note_variants(const char *rest)
+{
+    unsigned found = 0;
+    const char *cursor = rest;
+    size_t length;
+    const char *t;
+    while ((t = next_token(&cursor, &length))) {
+        if (!token_is(t, length, "var") || !(t = next_token(&cursor, &length)))
+            continue;
+        for (int v = 0; v < VARIANT_COUNT; v++)
+            if (token_is(t, length, variant_rules((variant_t)v)->engine))
+                found |= 1u << v;
+    }
+    return found;
+}
+
 /* Reads "option name X type ..." lines and "id name"; stops at uciok. */
 static void note_handshake_line(engine_t *e, const char *line)
 {
+    static const char variant[] = "option name UCI_Variant ";
+    if (!strncmp(line, variant, sizeof variant - 1)) {
+        e->variants = note_variants(line + sizeof variant - 1);
+        return;
+    }
     static const char skill[] = "option name Skill Level ", limit[] = "option name UCI_LimitStrength ",
                       elo[] = "option name UCI_Elo ";
     if (!strncmp(line, skill, sizeof skill - 1)) {
@@ -443,6 +469,8 @@ static engine_status_t boot(engine_t *e, char *err, size_t err_size)
 {
     e->name[0] = '\0';
     e->has_wdl = e->has_chess960 = e->has_multipv = false;
+    e->variants = 0;
+    e->variant = -1;
     e->chess960 = -1;
     e->multipv = 1;
     e->skill = e->limit_strength = e->elo = (strength_option_t){.announced = false};
@@ -465,6 +493,8 @@ static engine_status_t boot(engine_t *e, char *err, size_t err_size)
             break;
         note_handshake_line(e, line);
     }
+    if (!e->variants) /* no UCI_Variant: chess alone */
+        e->variants = 1u << VARIANT_STANDARD;
     char value[32];
     snprintf(value, sizeof value, "%d", e->options.threads);
     if (s == ENGINE_OK)
@@ -897,6 +927,23 @@ static engine_status_t read_search(engine_t *e, const position_t *pos, int multi
     }
 }
 
+/* Asks for the variant (the engine's UCI_Variant; for standard chess, as
+ * its "chess", only when the engine has the option). */
+static engine_status_t set_variant(engine_t *e, variant_t v, uint64_t deadline, char *err, size_t err_size)
+{
+    engine_status_t s = ENGINE_OK;
+    if (e->variants != 1u << VARIANT_STANDARD)
+        s = set_option(e, "UCI_Variant", variant_rules(v)->engine, deadline, err, err_size);
+    if (s == ENGINE_OK)
+        e->variant = (int)v;
+    return s;
+}
+
+unsigned engine_variants(const engine_t *e)
+{
+    return e ? e->variants : 0;
+}
+
 engine_status_t engine_search(engine_t *e, const position_t *start, const move_t *moves, int move_count,
                               const engine_limits_t *limits, engine_result_t *out, char *err, size_t err_size)
 {
@@ -911,15 +958,20 @@ engine_status_t engine_search(engine_t *e, const position_t *start, const move_t
     uint64_t deadline = 0;
     if (s == ENGINE_OK)
         s = check_limits(limits, &pos, &multipv, &deadline, err, err_size);
+    /* A finished position never reaches the engine (one kills Fairy-Stockfish 11.1). */
     if (s == ENGINE_OK && movegen_count(&pos) == 0)
         s = fail(ENGINE_ENO_MOVES, err, err_size, "the position has no legal move");
+    if (s == ENGINE_OK && !(e->variants & (1u << pos.variant)))
+        s = fail(ENGINE_EINVALID, err, err_size, "the engine does not play %s", variant_rules((variant_t)pos.variant)->key);
     if (s == ENGINE_OK && !engine_alive(e))
         s = fail(ENGINE_ECRASHED, err, err_size, "the engine is not running");
     if (s != ENGINE_OK) {
         buf_free(&command);
         return s;
     }
-    if (e->chess960 != (int)pos.chess960) {
+    if (s == ENGINE_OK && e->variant != (int)pos.variant)
+        s = set_variant(e, (variant_t)pos.variant, deadline, err, err_size);
+    if (s == ENGINE_OK && e->chess960 != (int)pos.chess960) {
         s = set_option(e, "UCI_Chess960", pos.chess960 ? "true" : "false", deadline, err, err_size);
         if (s == ENGINE_OK)
             e->chess960 = pos.chess960;

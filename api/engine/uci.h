@@ -104,6 +104,9 @@ engine_status_t engine_restart(engine_t *e, char *err, size_t err_size);
 /* "quit", a short wait, then SIGKILL to the process group, reaped. NULL is fine. */
 void engine_free(engine_t *e);
 
+/* The variants the engine plays, a bit (1 << variant_t) each: those its
+ * UCI_Variant option lists, or standard chess alone without the option. */
+unsigned engine_variants(const engine_t *e);
 /* The engine's "id name", e.g. "Stockfish 15.1". Owned by e. */
 const char *engine_name(const engine_t *e);
 /* The child's pid (its process group id too), or -1 when it is not running. */

@@ -105,8 +105,15 @@ static bool choose(void *ctx, const game_record_t *r, const char *line, size_t l
     }
     char err[256];
     uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;
-    engine_status_t status = engine_pool_run_held(w->turns->cfg.engines, &w->hold, r->id, r->game.initial.chess960,
-                                                  run_level, &s, wait_until, err, sizeof err);
+    /* A variant's turn borrows a variant engine; the held engine waits. */
+    engine_status_t status =
+        r->game.initial.variant != VARIANT_STANDARD
+            ? (w->turns->cfg.variant_engines
+                   ? engine_pool_run(w->turns->cfg.variant_engines, r->id, false, run_level, &s, wait_until, err,
+                                     sizeof err)
+                   : ENGINE_EDOWN)
+            : engine_pool_run_held(w->turns->cfg.engines, &w->hold, r->id, r->game.initial.chess960, run_level, &s,
+                                   wait_until, err, sizeof err);
     if (status != ENGINE_OK)
         return false;
     position_t pos = r->game.initial;

@@ -17,6 +17,7 @@ typedef struct engine_turns engine_turns_t;
 typedef struct {
     game_svc_config_t games;  /* the service's settings (its engine_lease_ms is the jobs' lease) */
     engine_pool_t *engines;
+    engine_pool_t *variant_engines; /* a game in a variant is played on one of these (NULL: none) */
     unsigned workers;         /* threads taking jobs: one per engine worker */
     int max_think_ms;         /* the longest a turn's search may take */
     int sweep_ms;             /* between sweeps for lost turns (1000 by default) */

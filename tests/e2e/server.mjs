@@ -346,7 +346,8 @@ export async function startServer(extraArgs = [], { env = {}, defaultLimits = fa
   const redisArgs = namesRedis || !withRedis ? [] : ['--redis', await privateRedis()];
   const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
   const engineArgs = extraArgs.some((a) => a === '--engine' || a.startsWith('--engine=')) || 'CHESSD_ENGINE' in env ? [] : ['--engine', 'none'];
-  const proc = spawn(CHESSD_BIN, [command, '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...engineArgs, ...extraArgs], {
+  const variantEngineArgs = extraArgs.some((a) => a === '--variant-engine' || a.startsWith('--variant-engine=')) || 'CHESSD_VARIANT_ENGINE' in env ? [] : ['--variant-engine', 'none'];
+  const proc = spawn(CHESSD_BIN, [command, '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...engineArgs, ...variantEngineArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
   });

@@ -98,7 +98,7 @@ static void test_seirawan_matches_fairy_stockfish_counts(void)
 static void test_king_of_the_hill_start_counts_as_chess(void)
 {
     position_t koth, chess;
-    variant_start(VARIANT_KING_OF_THE_HILL, &koth);
+    fen_start(VARIANT_KING_OF_THE_HILL, &koth);
     CU_ASSERT_TRUE_FATAL(tests_parse_fen(FEN_START, &chess));
     for (int depth = 1; depth <= 4; depth++)
         CU_ASSERT_EQUAL(perft_count(&koth, depth), perft_count(&chess, depth));
@@ -110,7 +110,7 @@ static void test_divide_of_each_start_sums_to_the_count_and_reads_back(void)
 {
     for (int v = 1; v < VARIANT_COUNT; v++) {
         position_t pos;
-        variant_start((variant_t)v, &pos);
+        fen_start((variant_t)v, &pos);
         move_t moves[MOVE_LIST_MAX];
         uint64_t counts[MOVE_LIST_MAX], sum = 0;
         int n = perft_divide(&pos, 3, moves, counts);
