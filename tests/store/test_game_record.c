@@ -224,6 +224,46 @@ static void test_new_standard_game_round_trips(void)
     expect_round_trip(&r);
 }
 
+/* A variant's game keeps its variant in a line of its own, which a
+ * standard game's text never has; each variant's end round-trips. */
+static void test_variant_games_round_trip_with_their_variant_line(void)
+{
+    static const struct {
+        variant_t variant;
+        const char *fen, *moves, *line;
+    } games[] = {
+        { VARIANT_CRAZYHOUSE, NULL, "e4 d5 exd5 Qxd5 Nc3 Qa5 P@e6", "\nvariant crazyhouse\n" },
+        { VARIANT_THREE_CHECK, NULL, "e4 e5 Bc4 Nc6 Bxf7+ Kxf7 Qh5+ Ke6 Qf5+", "\nvariant threeCheck\n" },
+        { VARIANT_SEIRAWAN, NULL, "e4 e5 Nf3/H Nc6/E", "\nvariant seirawan\n" },
+        { VARIANT_ATOMIC, "rnbqkbnr/ppp1pppp/8/3p4/4P3/5Q2/PPPP1PPP/RNB1KBNR w KQkq - 0 2", "Qxf7",
+          "\nvariant atomic\n" },
+    };
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
+        game_record_t r;
+        start_record(&r, FEN_START, 0, "Anna", "Boris");
+        position_t start;
+        if (games[i].fen) {
+            CU_ASSERT_EQUAL_FATAL(fen_parse_variant(games[i].fen, strlen(games[i].fen), games[i].variant, 0, &start,
+                                                    NULL, 0), FEN_OK);
+        } else {
+            fen_start(games[i].variant, &start);
+        }
+        game_start(&r.game, &start);
+        play(&r, games[i].moves);
+        expect_round_trip(&r);
+        char state[GAME_RECORD_STATE_MAX];
+        size_t length = state_text(&r, state);
+        state[length < sizeof state ? length : sizeof state - 1] = '\0';
+        CU_ASSERT_PTR_NOT_NULL(strstr(state, games[i].line));
+    }
+    game_record_t plain;
+    start_record(&plain, FEN_START, 0, "Anna", "Boris");
+    char state[GAME_RECORD_STATE_MAX];
+    size_t length = state_text(&plain, state);
+    state[length < sizeof state ? length : sizeof state - 1] = '\0';
+    CU_ASSERT_PTR_NULL(strstr(state, "variant"));
+}
+
 static void test_standard_game_with_en_passant_promotion_castling_and_offers_round_trips(void)
 {
     game_record_t r;
@@ -375,7 +415,7 @@ static void test_finished_games_of_every_kind_round_trip(void)
         seen[e->termination] = true;
         expect_round_trip(&r);
     }
-    /* The variants' own ends need a record that keeps its variant. */
+    /* The variants' own ends: test_variant_games_round_trip_with_their_variant_line. */
     for (int t = 1; t <= GAME_TERMINATION_ABORTED; t++)
         CU_ASSERT(seen[t]);
 }
@@ -1660,6 +1700,7 @@ int test_game_record_register(void)
     if (!suite)
         return CU_get_error();
     CU_ADD_TEST(suite, test_state_text_is_one_named_line_a_field_in_a_fixed_order);
+    CU_ADD_TEST(suite, test_variant_games_round_trip_with_their_variant_line);
     CU_ADD_TEST(suite, test_new_standard_game_round_trips);
     CU_ADD_TEST(suite, test_standard_game_with_en_passant_promotion_castling_and_offers_round_trips);
     CU_ADD_TEST(suite, test_game_with_a_history_after_an_irreversible_move_round_trips);
