@@ -46,14 +46,14 @@ static const struct {
      * Elephant a rook's tower with a trunk. */
     [HAWK] = { "hawk", "<rect x=\"26\" y=\"78\" width=\"48\" height=\"10\" rx=\"3\"/>"
                        "<rect x=\"34\" y=\"67\" width=\"32\" height=\"11\" rx=\"3\"/>"
-                       "<path d=\"M60 30L72 12L68 36Z\"/>"
+                       "<path d=\"M58 34L74 10L72 40Z\"/>"
                        "<path d=\"M50 17C68 30 70 52 62 69H38C30 52 32 30 50 17Z\"/>"
                        "<path d=\"M42 30L58 52M58 30L42 52\" fill=\"none\" stroke=\"currentColor\"/>" },
     [ELEPHANT] = { "elephant", "<rect x=\"24\" y=\"78\" width=\"52\" height=\"10\" rx=\"2\"/>"
                                "<rect x=\"32\" y=\"34\" width=\"36\" height=\"46\"/>"
                                "<path d=\"M26 12h10v8h8v-8h12v8h8v-8h10v24H26Z\"/>"
                                "<path d=\"M44 44C40 56 44 66 54 66\" fill=\"none\" stroke=\"currentColor\"/>"
-                               "<circle cx=\"58\" cy=\"46\" r=\"3\" fill=\"currentColor\" stroke=\"none\"/>" },
+                               "<circle cx=\"58\" cy=\"46\" r=\"5\" fill=\"currentColor\" stroke=\"none\"/>" },
 };
 
 /* The colours of each side's pieces; the side's colour name prefixes their
@@ -174,24 +174,68 @@ static void write_pieces(buf_t *out, const position_t *pos, const board_svg_opti
     }
 }
 
+/* A crazyhouse pocket, an S-chess reserve or three-check's checks given:
+ * a strip above the board for the side at its top, one below for the other. */
+enum { STRIP_HEIGHT = 100, STRIP_PIECE = 80 };
+
+static bool has_strips(const position_t *pos)
+{
+    return pos->variant == VARIANT_CRAZYHOUSE || pos->variant == VARIANT_SEIRAWAN
+           || pos->variant == VARIANT_THREE_CHECK;
+}
+
+/* One side's strip at y: each piece it holds, its count beside it, or the
+ * checks it has given. */
+static void write_strip(buf_t *out, const position_t *pos, color_t side, int y, int width)
+{
+    buf_printf(out, "<rect y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", y, width, STRIP_HEIGHT,
+               BOARD_SVG_FRAME);
+    buf_printf(out, "<g font-family=\"sans-serif\" font-size=\"36\" font-weight=\"bold\" fill=\"%s\">",
+               BOARD_SVG_LABEL);
+    if (pos->variant == VARIANT_THREE_CHECK) {
+        buf_printf(out, "<text x=\"%d\" y=\"%d\">%s: %d of 3 checks</text>", BOARD_SVG_MARGIN, y + 62,
+                   color_title(side), pos->checks[side]);
+    } else {
+        int x = BOARD_SVG_MARGIN;
+        for (int t = 0; t < PIECE_TYPE_COUNT; t++) {
+            if (!pos->pocket[side][t])
+                continue;
+            buf_printf(out, "<use xlink:href=\"#%s-%s\" transform=\"translate(%d %d) scale(0.8)\"/>",
+                       color_name(side), pieces[t].id, x, y + (STRIP_HEIGHT - STRIP_PIECE) / 2);
+            buf_printf(out, "<text x=\"%d\" y=\"%d\">%d</text>", x + STRIP_PIECE, y + 62, pos->pocket[side][t]);
+            x += STRIP_PIECE + 50;
+        }
+    }
+    buf_puts(out, "</g>");
+}
+
 bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_t *options)
 {
     if (!options_fit(options))
         return false;
     const int extent = 8 * BOARD_SVG_SQUARE + 2 * margin(options);
     char fen[FEN_BUFFER_SIZE];
+    const bool strips = has_strips(pos);
+    const int height = extent + (strips ? 2 * STRIP_HEIGHT : 0);
     buf_printf(out,
                "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
                "version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
-               options->size, options->size, extent, extent);
+               options->size, (int)((long)options->size * height / extent), extent, height);
     /* A FEN holds no character XML would need escaped. */
     buf_printf(out, "<title>%s</title>", fen_format(pos, fen, sizeof fen));
     write_defs(out, pos);
+    if (strips) {
+        write_strip(out, pos, (color_t)!options->orientation, 0, extent);
+        write_strip(out, pos, options->orientation, extent + STRIP_HEIGHT, extent);
+        buf_printf(out, "<g transform=\"translate(0 %d)\">", STRIP_HEIGHT);
+    }
     if (options->coordinates)
         write_coordinates(out, options, extent);
     write_squares(out, options);
     write_marks(out, pos, options);
     write_pieces(out, pos, options);
+    if (strips)
+        buf_puts(out, "</g>");
     buf_puts(out, "</svg>\n");
     return true;
 }

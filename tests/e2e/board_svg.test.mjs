@@ -416,3 +416,49 @@ test('board.svg refuses bad parameters, lastmove (the game\'s own) and unknown g
   expectProblem(wrongMethod, 405, 'method_not_allowed');
   assert.equal(wrongMethod.headers.get('allow'), 'GET, HEAD');
 });
+
+// ---- the variants: S-chess's two pieces, and what is held beside the board
+
+/** GET /v1/position?variant=... as a picture (rendered), its pixels per unit and the strip above the board. */
+async function variantPicture(variant, fen) {
+  const size = 720;
+  const res = await get(server, `/v1/position?${new URLSearchParams({ variant, fen, format: 'svg', size })}`);
+  assert.equal(res.status, 200, res.text);
+  return { svg: res.text, png: render(res.text), scale: size / (8 * PICTURE.square + 2 * PICTURE.margin) };
+}
+
+/** The colour name at viewBox point (x, y) of a variant picture. */
+const at = (pic, x, y) => colorName(pixel(pic.png, Math.floor(x * pic.scale), Math.floor(y * pic.scale)));
+
+test('the Hawk and the Elephant are drawn, each unlike the bishop and the rook', async () => {
+  // White: Hawk d4, Bishop e4, Elephant d5, Rook e5 (kings out of the way); S-chess, reserves empty.
+  const pic = await variantPicture('seirawan', 'k7/8/8/3ER3/3HB3/8/8/K7[] w - - 0 1');
+  const strip = 100; // S-chess pictures carry a strip above and below the board
+  const square = (sq) => ({ x: PICTURE.margin + (sq.charCodeAt(0) - 97) * 100, y: strip + PICTURE.margin + (8 - Number(sq[1])) * 100 });
+  for (const sq of ['d4', 'e4', 'd5', 'e5']) {
+    const { x, y } = square(sq);
+    assert.equal(at(pic, x + 50, y + 50), 'whiteFill', `${sq}: a white piece covers its centre`);
+  }
+  // The Hawk's ear (a knight's) at the top right of its mitre; the bishop has none there.
+  const d4 = square('d4'), e4 = square('e4');
+  assert.equal(at(pic, d4.x + 68, d4.y + 28), 'whiteFill', 'the Hawk has its ear');
+  assert.equal(at(pic, e4.x + 68, e4.y + 28), isLight('e4') ? 'light' : 'dark', 'the bishop has none');
+  // The Elephant's eye, a dot of its line colour inside the tower a rook fills.
+  const d5 = square('d5'), e5 = square('e5');
+  assert.notEqual(at(pic, d5.x + 58, d5.y + 46), 'whiteFill', 'the Elephant has its eye');
+  assert.equal(at(pic, e5.x + 58, e5.y + 46), 'whiteFill', 'the rook has none');
+});
+
+test('a crazyhouse pocket is drawn beside the board, an S-chess reserve too, the standard picture is not taller', async () => {
+  const zh = await variantPicture('crazyhouse', 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Qp] w KQkq - 2 3');
+  assert.match(zh.svg, / viewBox="0 0 880 1080"/);
+  // Black's pocket (a pawn) in the strip above, White's (a queen) in the strip below: each piece's centre.
+  assert.equal(at(zh, PICTURE.margin + 40, 50), 'blackFill', 'black\'s pocketed pawn');
+  assert.equal(at(zh, PICTURE.margin + 40, 1080 - 50), 'whiteFill', 'white\'s pocketed queen');
+  assert.equal(at(zh, 700, 50), 'frame', 'nothing else in the strip');
+  const schess = await variantPicture('seirawan', 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1');
+  assert.equal(at(schess, PICTURE.margin + 40, 50), 'blackFill', 'black\'s Hawk in reserve');
+  assert.equal(at(schess, PICTURE.margin + 40 + 130, 1080 - 50), 'whiteFill', 'white\'s Elephant in reserve');
+  const plain = await variantPicture('standard', START_FEN);
+  assert.match(plain.svg, / viewBox="0 0 880 880"/);
+});
