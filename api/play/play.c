@@ -19,11 +19,13 @@
 #include "../render/pgn.h"
 #include "../problem.h"
 
-/* Standard piece values, indexed by piece_type_t (the king counts nothing). */
-static const int piece_values[PIECE_TYPE_COUNT] = { 1, 3, 3, 5, 9, 0 };
+/* Piece values, indexed by piece_type_t (the king counts nothing; S-chess's
+ * Hawk and Elephant as its players value them, 7 and 8). Unicode has no
+ * glyph for the two: they are their letters. */
+static const int piece_values[PIECE_TYPE_COUNT] = { 1, 3, 3, 5, 9, 0, 7, 8 };
 static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
-    { "\u2659", "\u2658", "\u2657", "\u2656", "\u2655", "\u2654" },
-    { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a" },
+    { "\u2659", "\u2658", "\u2657", "\u2656", "\u2655", "\u2654", "H", "E" },
+    { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a", "h", "e" },
 };
 
 /* ---- what both sessions print ---- */
@@ -47,6 +49,28 @@ bool play_locale_is_utf8(void)
     return false;
 }
 
+/* A variant's pockets or reserves, or its checks given, under the board. */
+static void print_held(FILE *out, const position_t *pos, const play_view_t *view)
+{
+    if (pos->variant == VARIANT_THREE_CHECK)
+        fprintf(out, "Checks given: white %d, black %d (three win)\n", pos->checks[WHITE], pos->checks[BLACK]);
+    if (pos->variant != VARIANT_CRAZYHOUSE && pos->variant != VARIANT_SEIRAWAN)
+        return;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        fprintf(out, "%s %s:", color_title((color_t)c), pos->variant == VARIANT_CRAZYHOUSE ? "pocket" : "reserve");
+        int shown = 0;
+        for (int t = 0; t < PIECE_TYPE_COUNT; t++)
+            for (int k = 0; k < pos->pocket[c][t]; k++, shown++) {
+                piece_t p = piece_make((color_t)c, (piece_type_t)t);
+                if (view->unicode)
+                    fprintf(out, " %s", piece_glyphs[c][t]);
+                else
+                    fprintf(out, " %c", piece_letter(p));
+            }
+        fputs(shown ? "\n" : " -\n", out);
+    }
+}
+
 void play_print_board(FILE *out, const position_t *pos, const play_view_t *view)
 {
     for (int row = 0; row < RANK_COUNT; row++) {
@@ -65,6 +89,7 @@ void play_print_board(FILE *out, const position_t *pos, const play_view_t *view)
         fputc('\n', out);
     }
     fputs(view->flip ? "  h g f e d c b a\n" : "  a b c d e f g h\n", out);
+    print_held(out, pos, view);
 }
 
 void play_print_material(FILE *out, const position_t *pos, const play_view_t *view)

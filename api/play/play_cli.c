@@ -20,7 +20,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: chessd play [--level N [--color C]] [--engine PATH] [--fen FEN | --chess960-position N |\n"
+            "usage: chessd play [--level N [--color C]] [--engine PATH] [--variant V] [--fen FEN | --chess960-position N |\n"
             "                   --chess960] [--ascii | --unicode] [--flip] [--max-plies N]\n"
             "       chessd play --server URL --game ID [--token TOKEN] [--ca-file PEM] [--ascii | --unicode]\n"
             "                   [--flip]\n"
@@ -39,6 +39,8 @@ static void usage(FILE *out)
             "                   black or random\n"
             "  --engine PATH    the UCI engine the computer and hints use without --server\n"
             "                   (default " CONFIG_ENGINE_DEFAULT_PATH ")\n"
+            "  --variant V      play a variant: crazyhouse, atomic, antichess, kingOfTheHill, threeCheck,\n"
+            "                   horde, racingKings or seirawan (against the computer: Fairy-Stockfish)\n"
             "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
             "  --chess960       read the FEN's castling as Chess960; without --fen, a random\n"
             "                   Chess960 start\n"
@@ -95,7 +97,8 @@ static const char *hide(char *arg, char *copy, size_t size)
 
 /* Everything the command line says. */
 typedef struct {
-    const char *fen, *server, *game_id, *token, *max_plies, *ca_file, *number, *level, *color, *engine;
+    const char *fen, *server, *game_id, *token, *max_plies, *ca_file, *number, *level, *color, *engine, *variant_name;
+    variant_t variant;
     bool chess960, ascii, unicode, flip;
     char token_copy[1024];
 } options_t;
@@ -135,6 +138,8 @@ static bool read_options(int argc, char **argv, options_t *o)
             o->color = v;
         else if ((v = option_value(argc, argv, &i, "--engine", &missing)))
             o->engine = v;
+        else if ((v = option_value(argc, argv, &i, "--variant", &missing)))
+            o->variant_name = v;
         else {
             if (missing)
                 fprintf(stderr, "chessd play: %s needs a value\n", a);
@@ -194,7 +199,7 @@ static int run_remote(options_t *o, const play_view_t *view)
             fprintf(stderr, "chessd play: --level creates a new game; --game and --token join a stored one\n");
             return 2;
         }
-        return play_remote_new(o->server, level, color, o->ca_file, view);
+        return play_remote_new(o->server, level, color, o->variant, o->ca_file, view);
     }
     if (!o->token)
         o->token = getenv("CHESSD_PLAY_TOKEN");
@@ -233,9 +238,13 @@ static int read_start(const options_t *o, position_t *start)
         printf("Chess960 start %ld\n", n);
         return 0;
     }
-    const char *text = o->fen ? o->fen : FEN_START;
-    fen_error_t fe = fen_parse(text, strlen(text), o->chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, start, err,
-                               sizeof err);
+    if (!o->fen) {
+        fen_start(o->variant, start);
+        return 0;
+    }
+    const char *text = o->fen;
+    fen_error_t fe = fen_parse_variant(text, strlen(text), o->variant,
+                                       o->chess960 ? FEN_CHESS960 : FEN_DETECT_CHESS960, start, err, sizeof err);
     if (fe != FEN_OK) {
         fprintf(stderr, "chessd play: invalid_fen (%s): %s\n", fen_error_code(fe), err);
         return 2;
@@ -248,7 +257,9 @@ static int read_start(const options_t *o, position_t *start)
  * engine started first; without one, exit 2). */
 static int run_local(const options_t *o, play_view_t *view)
 {
-    play_local_t local = { .engine_path = o->engine ? o->engine : CONFIG_ENGINE_DEFAULT_PATH };
+    play_local_t local = { .engine_path = o->engine                          ? o->engine
+                                          : o->variant != VARIANT_STANDARD ? CONFIG_VARIANT_ENGINE_DEFAULT_PATH
+                                                                           : CONFIG_ENGINE_DEFAULT_PATH };
     int color = WHITE;
     if (o->level) {
         int level = read_level(o->level);
@@ -304,6 +315,17 @@ int play_cli_main(int argc, char **argv)
         return 2;
     if (o.ascii && o.unicode) {
         fprintf(stderr, "chessd play: --ascii and --unicode exclude each other\n");
+        return 2;
+    }
+    bool named_960 = false;
+    if (o.variant_name && !variant_from_name(o.variant_name, strlen(o.variant_name), &o.variant, &named_960)) {
+        fprintf(stderr, "chessd play: unknown variant '%s' (crazyhouse, atomic, antichess, kingOfTheHill, "
+                        "threeCheck, horde, racingKings, seirawan)\n", o.variant_name);
+        return 2;
+    }
+    o.chess960 = o.chess960 || named_960;
+    if (o.variant != VARIANT_STANDARD && (o.chess960 || o.number)) {
+        fprintf(stderr, "chessd play: Chess960 goes with standard chess only, not with --variant\n");
         return 2;
     }
     config_t cfg;

@@ -158,12 +158,18 @@ static bool load_game(remote_t *r, const cJSON *doc)
 {
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(doc, "initial_fen");
     const cJSON *chess960 = cJSON_GetObjectItemCaseSensitive(doc, "chess960");
+    const cJSON *variant_name = cJSON_GetObjectItemCaseSensitive(doc, "variant");
     const cJSON *moves = cJSON_GetObjectItemCaseSensitive(doc, "moves");
     position_t initial;
     char message[200];
-    if (!cJSON_IsString(fen) || !cJSON_IsArray(moves)
-        || fen_parse(fen->valuestring, strlen(fen->valuestring), cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &initial,
-                     message, sizeof message) != FEN_OK) {
+    variant_t variant = VARIANT_STANDARD; /* a server older than variants sends none */
+    bool named_960;
+    if (cJSON_IsString(variant_name)
+        && !variant_from_name(variant_name->valuestring, strlen(variant_name->valuestring), &variant, &named_960))
+        variant = VARIANT_COUNT;
+    if (!cJSON_IsString(fen) || !cJSON_IsArray(moves) || variant == VARIANT_COUNT
+        || fen_parse_variant(fen->valuestring, strlen(fen->valuestring), variant,
+                             cJSON_IsTrue(chess960) ? FEN_CHESS960 : 0, &initial, message, sizeof message) != FEN_OK) {
         play_print_error(r->out, "bad_answer", "the server's game has no readable initial_fen or moves");
         return false;
     }
@@ -853,9 +859,11 @@ static bool read_created(remote_t *r, const http_client_response_t *res)
 
 /* POST /v1/games with "engine": the computer at level, playing the side
  * other than color (-1: the server draws it); false, printed, when refused. */
-static bool create_game(remote_t *r, int level, int color)
+static bool create_game(remote_t *r, int level, int color, variant_t variant)
 {
     cJSON *body = cJSON_CreateObject(), *engine = cJSON_AddObjectToObject(body, "engine");
+    if (variant != VARIANT_STANDARD)
+        cJSON_AddStringToObject(body, "variant", variant_rules(variant)->key);
     cJSON_AddNumberToObject(engine, "level", level);
     cJSON_AddStringToObject(engine, "color", color < 0 ? "random" : play_color_name(!color));
     char *text = cJSON_PrintUnformatted(body);
@@ -882,13 +890,14 @@ static bool create_game(remote_t *r, int level, int color)
     return ok;
 }
 
-int play_remote_new(const char *server, int level, int color, const char *ca_file, const play_view_t *view)
+int play_remote_new(const char *server, int level, int color, variant_t variant, const char *ca_file,
+                    const play_view_t *view)
 {
     remote_t *r = &the_remote;
     int status = remote_open(r, server, ca_file, view);
     if (status)
         return status;
-    if (!create_game(r, level, color)) {
+    if (!create_game(r, level, color, variant)) {
         remote_close(r);
         return 1;
     }

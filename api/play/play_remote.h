@@ -22,6 +22,7 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
  * color; color -1: the server draws the sides), prints its id, and plays it
  * as play_remote_run does with the token the answer carries (never printed).
  * The same exit statuses; 1 too when the server refuses the game. */
-int play_remote_new(const char *server, int level, int color, const char *ca_file, const play_view_t *view);
+int play_remote_new(const char *server, int level, int color, variant_t variant, const char *ca_file,
+                    const play_view_t *view);
 
 #endif

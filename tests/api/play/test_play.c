@@ -418,12 +418,44 @@ static void test_an_engine_that_dies_on_every_search_ends_the_session_with_statu
     rmdir(dir);
 }
 
+/* A variant's board shows what is held beside it: pockets, reserves, checks. */
+static void test_variant_boards_show_pockets_reserves_and_checks(void)
+{
+    static const struct {
+        variant_t variant;
+        const char *fen, *want;
+    } cases[] = {
+        { VARIANT_CRAZYHOUSE, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[QNp] w KQkq - 2 3",
+          "White pocket: N Q\nBlack pocket: p\n" },
+        { VARIANT_SEIRAWAN, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Ehe] w KQBCDFGkqbcdfg - 0 1",
+          "White reserve: E\nBlack reserve: h e\n" },
+        { VARIANT_THREE_CHECK, "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1", "Checks given: white 2, black 0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        position_t pos;
+        CU_ASSERT_EQUAL_FATAL(fen_parse_variant(cases[i].fen, strlen(cases[i].fen), cases[i].variant, 0, &pos, NULL, 0),
+                              FEN_OK);
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        play_print_board(out, &pos, &(play_view_t){ .unicode = false });
+        fclose(out);
+        if (!strstr(text, cases[i].want))
+            fprintf(stderr, "\n%s", text);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, cases[i].want));
+        free(text);
+    }
+}
+
 int test_play_register(void)
 {
     CU_pSuite suite = CU_add_suite("play", NULL, NULL);
     if (!suite)
         return -1;
     CU_add_test(suite, "fools_mate_ends_the_game_in_checkmate", test_fools_mate_ends_the_game_in_checkmate);
+    CU_add_test(suite, "variant_boards_show_pockets_reserves_and_checks",
+                test_variant_boards_show_pockets_reserves_and_checks);
     CU_add_test(suite, "start_board_in_letters_with_labels", test_start_board_in_letters_with_labels);
     CU_add_test(suite, "unicode_board_and_em_dash", test_unicode_board_and_em_dash);
     CU_add_test(suite, "flip_puts_black_at_the_bottom", test_flip_puts_black_at_the_bottom);
