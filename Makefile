@@ -211,8 +211,12 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 
 # The strength of the levels of play, the full run the README's table of
 # levels comes from (about 40 minutes on two cores; make bench runs --quick).
-bench-levels: $(BUILD)/engine_match | $(AUTO_DEPS)
+bench-levels: $(BUILD)/engine_match $(BUILD)/variant_levels | $(AUTO_DEPS)
 	$(BUILD)/engine_match --markdown
+	$(BUILD)/variant_levels
+
+$(BUILD)/variant_levels: $(BUILD)/tests/bench/variant_levels.o $(BUILD)/tests/support/match.o $(API_OBJ) $(BUILD)/librules.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS) -lm
 
 $(BUILD)/engine_match: $(BUILD)/tests/bench/engine_match.o $(BUILD)/tests/support/match.o $(API_OBJ) $(BUILD)/librules.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LIB_LIBS) -lm

@@ -10,7 +10,7 @@ static const char *const end_names[MATCH_END_COUNT] = {
     [MATCH_END_CHECKMATE] = "checkmate",     [MATCH_END_STALEMATE] = "stalemate",
     [MATCH_END_DRAWN] = "drawn",             [MATCH_END_FIFTY_MOVES] = "fifty_moves",
     [MATCH_END_REPETITION] = "repetition",   [MATCH_END_MATERIAL] = "material",
-    [MATCH_END_PLY_CAP] = "ply_cap",
+    [MATCH_END_PLY_CAP] = "ply_cap", [MATCH_END_VARIANT] = "variant_end",
 };
 
 const char *match_end_name(match_end_t end)
@@ -76,6 +76,10 @@ static bool rules_end(const game_t *g, match_result_t *out)
     case STATUS_DRAW:
         out->white_score = 0.5;
         out->end = MATCH_END_DRAWN;
+        return true;
+    case STATUS_VARIANT_END:
+        out->white_score = status.winner == WHITE ? 1.0 : status.winner == BLACK ? 0.0 : 0.5;
+        out->end = MATCH_END_VARIANT;
         return true;
     default:
         break;

@@ -31,6 +31,7 @@ typedef enum {
     MATCH_END_REPETITION,
     MATCH_END_MATERIAL,   /* resign_material for resign_plies */
     MATCH_END_PLY_CAP,
+    MATCH_END_VARIANT,    /* the variant's own end (variant.h) */
     MATCH_END_COUNT
 } match_end_t;
 
