@@ -176,7 +176,8 @@ void handle_position(const api_request_t *req, api_response_t *res)
         fen = query_fen(req, fen_buf, sizeof fen_buf);
         if (!input_query_variant(req, &variant, &chess960, res)
             || !query_chess960_position(req, fen != NULL || variant != VARIANT_STANDARD, &number, res)
-            || !wants_svg(req, &svg, res) || !board_svg_read_query(req, true, &picture, res))
+            || !wants_svg(req, &svg, res) || !board_svg_read_query(req, false, &picture, res)
+            || !board_svg_read_lastmove(req, variant, &picture, res))
             goto done;
         if (number >= 0)
             (void)chess960_start(number, &pos); /* in range: query_chess960_position() checked */

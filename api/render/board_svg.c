@@ -2,7 +2,8 @@
  * own: plain geometric outlines on a 100-unit square, drawn with the fill,
  * outline and inner-line colours of their side (inner lines use
  * currentColor, so one shape serves both sides). Everything is written in
- * integer units; the viewBox scales them to the asked size. */
+ * integer units; the viewBox scales them to the asked size. A variant's
+ * strips wrap the board, which is drawn exactly as it is alone, moved down. */
 #include "board_svg.h"
 
 
@@ -42,18 +43,25 @@ static const struct {
                        "<path d=\"M46 6h8v8h8v8h-8v14h-8v-14h-8v-8h8Z\"/>"
                        "<path d=\"M28 80C22 58 28 36 50 34C72 36 78 58 72 80Z\"/>"
                        "<path d=\"M30 66C44 62 56 62 70 66\" fill=\"none\" stroke=\"currentColor\"/>" },
-    /* S-chess's: the Hawk a bishop's mitre with a knight's ear, the
-     * Elephant a rook's tower with a trunk. */
+    /* S-chess's. The Hawk (bishop + knight): the bishop's base under a
+     * bird of prey's head on a slender neck, facing right (the knight
+     * faces left), its hooked beak to the right, a knight's ear up to the
+     * left. The Elephant (rook + knight): the rook's tower and battlements
+     * with an elephant's ears spread wide on both sides and two tusks below
+     * the core. */
     [HAWK] = { "hawk", "<rect x=\"26\" y=\"78\" width=\"48\" height=\"10\" rx=\"3\"/>"
                        "<rect x=\"34\" y=\"67\" width=\"32\" height=\"11\" rx=\"3\"/>"
-                       "<path d=\"M58 34L74 10L72 40Z\"/>"
-                       "<path d=\"M50 17C68 30 70 52 62 69H38C30 52 32 30 50 17Z\"/>"
-                       "<path d=\"M42 30L58 52M58 30L42 52\" fill=\"none\" stroke=\"currentColor\"/>" },
+                       "<path d=\"M62 69C70 58 70 48 67 42C74 42 80 44 85 49C87 36 81 26 70 21C64 15 54 13 46 15"
+                       "L36 12L36 21C28 32 28 52 38 69Z\"/>"
+                       "<circle cx=\"58\" cy=\"26\" r=\"3.5\" fill=\"currentColor\" stroke=\"none\"/>"
+                       "<path d=\"M37 26C33 36 33 48 36 58\" fill=\"none\" stroke=\"currentColor\"/>" },
     [ELEPHANT] = { "elephant", "<rect x=\"24\" y=\"78\" width=\"52\" height=\"10\" rx=\"2\"/>"
+                               "<path d=\"M32 40C18 32 11 46 14 60C17 68 26 68 32 64Z\"/>"
+                               "<path d=\"M68 40C82 32 89 46 86 60C83 68 74 68 68 64Z\"/>"
                                "<rect x=\"32\" y=\"34\" width=\"36\" height=\"46\"/>"
                                "<path d=\"M26 12h10v8h8v-8h12v8h8v-8h10v24H26Z\"/>"
-                               "<path d=\"M44 44C40 56 44 66 54 66\" fill=\"none\" stroke=\"currentColor\"/>"
-                               "<circle cx=\"58\" cy=\"46\" r=\"5\" fill=\"currentColor\" stroke=\"none\"/>" },
+                               "<path d=\"M40 62C40 70 36 72 32 72M60 62C60 70 64 72 68 72\" fill=\"none\" "
+                               "stroke=\"currentColor\"/>" },
 };
 
 /* The colours of each side's pieces; the side's colour name prefixes their
@@ -99,10 +107,17 @@ static int square_y(const board_svg_options_t *o, int sq)
 
 static bool square_is_light(int sq) { return (square_file(sq) + square_rank(sq)) % 2 == 1; }
 
+/* The variant's VARIANT_HAS_* flags (none for standard chess). */
+static unsigned variant_flags(const position_t *pos)
+{
+    const variant_rules_t *rules = variant_rules((variant_t)pos->variant);
+    return rules ? rules->flags : 0;
+}
+
 /* The shapes a position can show: S-chess's two only where they play. */
 static void write_defs(buf_t *out, const position_t *pos)
 {
-    int types = pos->variant == VARIANT_SEIRAWAN ? PIECE_TYPE_COUNT : KING + 1;
+    int types = variant_flags(pos) & VARIANT_HAS_RESERVES ? PIECE_TYPE_COUNT : KING + 1;
     buf_puts(out, "<defs>");
     for (int t = 0; t < types; t++)
         buf_printf(out, "<g id=\"%s\">%s</g>", pieces[t].id, pieces[t].shape);
@@ -151,12 +166,13 @@ static void write_square_fill(buf_t *out, const board_svg_options_t *o, int sq, 
                square_y(o, sq), BOARD_SVG_SQUARE, BOARD_SVG_SQUARE, color);
 }
 
-/* The last move's squares, then the checked king's square over them. */
+/* The last move's squares (a drop's one square once), then the checked
+ * king's square over them. */
 static void write_marks(buf_t *out, const position_t *pos, const board_svg_options_t *o)
 {
     const int lastmove[2] = { o->lastmove_from, o->lastmove_to };
     for (int i = 0; i < 2; i++)
-        if (lastmove[i] != SQ_NONE)
+        if (lastmove[i] != SQ_NONE && (i == 0 || lastmove[1] != lastmove[0]))
             write_square_fill(out, o, lastmove[i],
                               square_is_light(lastmove[i]) ? BOARD_SVG_LASTMOVE_LIGHT : BOARD_SVG_LASTMOVE_DARK);
     if (o->mark_check && position_in_check(pos))
@@ -174,39 +190,64 @@ static void write_pieces(buf_t *out, const position_t *pos, const board_svg_opti
     }
 }
 
-/* A crazyhouse pocket, an S-chess reserve or three-check's checks given:
- * a strip above the board for the side at its top, one below for the other. */
-enum { STRIP_HEIGHT = 100, STRIP_PIECE = 80 };
-
-static bool has_strips(const position_t *pos)
+/* The pocket's piece types (crazyhouse) or the reserve's (S-chess), in the
+ * order a strip shows them; NULL with *count 0 for a variant with neither. */
+static const piece_type_t *strip_types(const position_t *pos, int *count)
 {
-    return pos->variant == VARIANT_CRAZYHOUSE || pos->variant == VARIANT_SEIRAWAN
-           || pos->variant == VARIANT_THREE_CHECK;
+    static const piece_type_t pocket[] = { PAWN, KNIGHT, BISHOP, ROOK, QUEEN };
+    static const piece_type_t reserve[] = { HAWK, ELEPHANT };
+    unsigned flags = variant_flags(pos);
+    *count = flags & VARIANT_HAS_POCKETS ? 5 : flags & VARIANT_HAS_RESERVES ? 2 : 0;
+    return flags & VARIANT_HAS_POCKETS ? pocket : flags & VARIANT_HAS_RESERVES ? reserve : NULL;
 }
 
-/* One side's strip at y: each piece it holds, its count beside it, or the
- * checks it has given. */
-static void write_strip(buf_t *out, const position_t *pos, color_t side, int y, int width)
+/* Whether the picture has strips: the variant holds pockets, a reserve or
+ * checks given. */
+static bool has_strips(const position_t *pos)
 {
-    buf_printf(out, "<rect y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", y, width, STRIP_HEIGHT,
-               BOARD_SVG_FRAME);
-    buf_printf(out, "<g font-family=\"sans-serif\" font-size=\"36\" font-weight=\"bold\" fill=\"%s\">",
-               BOARD_SVG_LABEL);
-    if (pos->variant == VARIANT_THREE_CHECK) {
-        buf_printf(out, "<text x=\"%d\" y=\"%d\">%s: %d of 3 checks</text>", BOARD_SVG_MARGIN, y + 62,
-                   color_title(side), pos->checks[side]);
-    } else {
-        int x = BOARD_SVG_MARGIN;
-        for (int t = 0; t < PIECE_TYPE_COUNT; t++) {
-            if (!pos->pocket[side][t])
-                continue;
-            buf_printf(out, "<use xlink:href=\"#%s-%s\" transform=\"translate(%d %d) scale(0.8)\"/>",
-                       color_name(side), pieces[t].id, x, y + (STRIP_HEIGHT - STRIP_PIECE) / 2);
-            buf_printf(out, "<text x=\"%d\" y=\"%d\">%d</text>", x + STRIP_PIECE, y + 62, pos->pocket[side][t]);
-            x += STRIP_PIECE + 50;
-        }
+    return variant_flags(pos) & (VARIANT_HAS_POCKETS | VARIANT_HAS_RESERVES | VARIANT_HAS_CHECKS);
+}
+
+/* One side's strip, its top at y: each pocket or reserve piece the side
+ * holds with its count, then three-check's discs (see board_svg.h). */
+static void write_strip(buf_t *out, const position_t *pos, const board_svg_options_t *o, color_t side, int y,
+                        int width)
+{
+    const int half = BOARD_SVG_STRIP / 2;
+    int x = margin(o), count;
+    const piece_type_t *types = strip_types(pos, &count);
+    buf_printf(out, "<rect y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", y, width, BOARD_SVG_STRIP,
+               BOARD_SVG_STRIP_FILL);
+    buf_printf(out, "<g font-family=\"sans-serif\" font-size=\"44\" font-weight=\"bold\" fill=\"%s\">",
+               BOARD_SVG_STRIP_INK);
+    for (int i = 0; i < count; i++, x += BOARD_SVG_STRIP_CELL) {
+        int held = pos->pocket[side][types[i]];
+        if (held)
+            buf_printf(out, "<use xlink:href=\"#%s-%s\" x=\"%d\" y=\"%d\"/><text x=\"%d\" y=\"%d\">%d</text>",
+                       color_name(side), pieces[types[i]].id, x, y, x + BOARD_SVG_SQUARE + 4, y + half + 16, held);
     }
     buf_puts(out, "</g>");
+    if (!(variant_flags(pos) & VARIANT_HAS_CHECKS))
+        return;
+    for (int i = 0; i < 3; i++) {
+        int cx = x + BOARD_SVG_CHECK_STEP / 2 + i * BOARD_SVG_CHECK_STEP, cy = y + half, r = BOARD_SVG_CHECK_RADIUS;
+        bool given = i < pos->checks[side];
+        buf_printf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"%d\" fill=\"%s\" stroke=\"%s\" stroke-width=\"4\"/>", cx,
+                   cy, r, given ? BOARD_SVG_CHECK : "none", BOARD_SVG_STRIP_INK);
+        if (given) /* check's sign, in the strip's colour: the disc's quarters stay red */
+            buf_printf(out, "<path d=\"M%d %dh%dM%d %dv%d\" stroke=\"%s\" stroke-width=\"5\"/>", cx - r / 2, cy, r,
+                       cx, cy - r / 2, r, BOARD_SVG_STRIP_FILL);
+    }
+}
+
+/* The board as a picture without strips is: frame, squares, marks, pieces. */
+static void write_board(buf_t *out, const position_t *pos, const board_svg_options_t *options, int extent)
+{
+    if (options->coordinates)
+        write_coordinates(out, options, extent);
+    write_squares(out, options);
+    write_marks(out, pos, options);
+    write_pieces(out, pos, options);
 }
 
 bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_t *options)
@@ -214,28 +255,25 @@ bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_
     if (!options_fit(options))
         return false;
     const int extent = 8 * BOARD_SVG_SQUARE + 2 * margin(options);
+    const int strip = has_strips(pos) ? BOARD_SVG_STRIP : 0, height = extent + 2 * strip;
     char fen[FEN_BUFFER_SIZE];
-    const bool strips = has_strips(pos);
-    const int height = extent + (strips ? 2 * STRIP_HEIGHT : 0);
     buf_printf(out,
                "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
                "version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
-               options->size, (int)((long)options->size * height / extent), extent, height);
+               options->size, (options->size * height + extent / 2) / extent, extent, height);
     /* A FEN holds no character XML would need escaped. */
     buf_printf(out, "<title>%s</title>", fen_format(pos, fen, sizeof fen));
     write_defs(out, pos);
-    if (strips) {
-        write_strip(out, pos, (color_t)!options->orientation, 0, extent);
-        write_strip(out, pos, options->orientation, extent + STRIP_HEIGHT, extent);
-        buf_printf(out, "<g transform=\"translate(0 %d)\">", STRIP_HEIGHT);
-    }
-    if (options->coordinates)
-        write_coordinates(out, options, extent);
-    write_squares(out, options);
-    write_marks(out, pos, options);
-    write_pieces(out, pos, options);
-    if (strips)
+    if (!strip) {
+        write_board(out, pos, options, extent);
+    } else {
+        color_t top = options->orientation == WHITE ? BLACK : WHITE;
+        write_strip(out, pos, options, top, 0, extent);
+        buf_printf(out, "<g transform=\"translate(0 %d)\">", strip);
+        write_board(out, pos, options, extent);
         buf_puts(out, "</g>");
+        write_strip(out, pos, options, (color_t)!top, strip + extent, extent);
+    }
     buf_puts(out, "</svg>\n");
     return true;
 }

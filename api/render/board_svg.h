@@ -3,8 +3,10 @@
  * that sets them is read in api/board_svg_http.c). Each piece's shape is
  * defined once in <defs> and coloured for white and black from the one
  * palette below; squares and pieces are <use>d, so a picture is a few KiB.
- * The output is a function of its inputs alone (integer coordinates, a fixed
- * order): same input, same bytes. */
+ * A variant with pockets, reserves or checks given adds a strip above and
+ * below the board; every other picture is the board alone. The output is a
+ * function of its inputs alone (integer coordinates, a fixed order): same
+ * input, same bytes. */
 #ifndef CHESSD_API_RENDER_BOARD_SVG_H
 #define CHESSD_API_RENDER_BOARD_SVG_H
 
@@ -37,6 +39,8 @@
 #define BOARD_SVG_BLACK_DETAIL "#e8e8e8" /* inner lines of black pieces */
 #define BOARD_SVG_FRAME "#4a3b2e"        /* the border that holds the coordinates */
 #define BOARD_SVG_LABEL "#eedcb4"
+#define BOARD_SVG_STRIP_FILL "#c9c1b1" /* the strips of a variant's pockets, reserves and checks */
+#define BOARD_SVG_STRIP_INK "#1f3a5f"  /* their counts, and the outline of a check not given */
 
 /* The geometry, in viewBox units: a square is 100 units; with coordinates
  * the board has a frame of BOARD_SVG_MARGIN on every side (ranks written on
@@ -44,11 +48,26 @@
  * `size` pixels. Every piece covers the disc of radius BOARD_SVG_PIECE_CORE
  * about its square's centre with its fill colour (no line crosses it) and
  * keeps 10 units clear of its square's edges, so a square's centre shows
- * the piece's fill and its corners the square's colour. */
+ * the piece's fill and its corners the square's colour.
+ * A variant's strips are BOARD_SVG_STRIP high, one above the board (the
+ * side at the top's) and one below, as wide as the picture; the viewBox is
+ * that much taller and the height in pixels in proportion. In a strip, from
+ * the board's left edge: a cell of BOARD_SVG_STRIP_CELL units per piece type
+ * of the pocket (crazyhouse: P N B R Q) or reserve (S-chess: H E), the
+ * piece drawn in the cell's first 100 units (as on a square) and its count
+ * after it, both only when the count is not 0; then, in three-check, three
+ * discs of radius BOARD_SVG_CHECK_RADIUS centred BOARD_SVG_CHECK_STEP apart
+ * from half a step in, filled BOARD_SVG_CHECK for each check the side has
+ * given (with a '+' across its centre; its quarters stay that red) and
+ * only outlined for each not given. No variant has both. */
 enum {
     BOARD_SVG_SQUARE = 100,
     BOARD_SVG_MARGIN = 40,
     BOARD_SVG_PIECE_CORE = 8,
+    BOARD_SVG_STRIP = 100,
+    BOARD_SVG_STRIP_CELL = 160,
+    BOARD_SVG_CHECK_STEP = 60,
+    BOARD_SVG_CHECK_RADIUS = 22,
     BOARD_SVG_SIZE_MIN = 64,
     BOARD_SVG_SIZE_MAX = 2048,
     BOARD_SVG_SIZE_DEFAULT = 360,
@@ -59,7 +78,7 @@ typedef struct {
     int lastmove_from, lastmove_to; /* squares to highlight; SQ_NONE for none */
     bool mark_check;                /* fill the square of a king in check with BOARD_SVG_CHECK */
     bool coordinates;               /* the frame with rank and file labels */
-    int size;                       /* width and height in pixels, BOARD_SVG_SIZE_MIN..MAX */
+    int size;                       /* width in pixels (and height, but for a variant's strips), MIN..MAX */
 } board_svg_options_t;
 
 /* White at the bottom, no last move, check marked, coordinates shown,

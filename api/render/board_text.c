@@ -1,30 +1,43 @@
 /* The text/plain board diagram for terminals: the board from White's side,
- * then FEN, side to move, status and (on request) the legal moves in SAN.
- * Writes into a buf; the returned text is malloc'd. */
+ * then a variant's name, pockets or reserves and checks given (nothing for
+ * standard chess, whose text is as it always was), FEN, side to move,
+ * status and (on request) the legal moves in SAN. Writes into a buf; the
+ * returned text is malloc'd. */
 #include "board_text.h"
 
 #include "../http/buf.h"
 #include "position_json.h"
 
-/* A variant's name, and what it keeps beside the board: pockets or
- * reserves (each side's letters) and three-check's checks given. */
+/* "White's pocket: P x2, N" (FEN letters, a count after a piece held more
+ * than once) or "Black's reserve: empty". */
+static void write_pocket(buf_t *b, const position_t *pos, color_t side, const char *what)
+{
+    int shown = 0;
+    buf_printf(b, "%s's %s:", color_title(side), what);
+    for (int t = 0; t < PIECE_TYPE_COUNT; t++) {
+        int held = pos->pocket[side][t];
+        if (!held)
+            continue;
+        buf_printf(b, "%s %c", shown++ ? "," : "", piece_letter(piece_make(side, (piece_type_t)t)));
+        if (held > 1)
+            buf_printf(b, " x%d", held);
+    }
+    buf_puts(b, shown ? "\n" : " empty\n");
+}
+
+/* A variant's lines: its name and key, each side's pocket (crazyhouse) or
+ * reserve (S-chess), the checks each side has given (three-check). */
 static void write_variant(buf_t *b, const position_t *pos)
 {
-    if (pos->variant == VARIANT_STANDARD)
+    const variant_rules_t *rules = variant_rules((variant_t)pos->variant);
+    if (!rules || pos->variant == VARIANT_STANDARD)
         return;
-    buf_printf(b, "Variant: %s\n", variant_rules((variant_t)pos->variant)->key);
-    if (pos->variant == VARIANT_CRAZYHOUSE || pos->variant == VARIANT_SEIRAWAN) {
-        for (int c = 0; c < COLOR_COUNT; c++) {
-            buf_printf(b, "%s %s:", color_title((color_t)c), pos->variant == VARIANT_CRAZYHOUSE ? "pocket" : "reserve");
-            int shown = 0;
-            for (int t = 0; t < PIECE_TYPE_COUNT; t++)
-                for (int k = 0; k < pos->pocket[c][t]; k++, shown++)
-                    buf_printf(b, " %c", piece_letter(piece_make((color_t)c, (piece_type_t)t)));
-            buf_puts(b, shown ? "\n" : " -\n");
-        }
-    }
-    if (pos->variant == VARIANT_THREE_CHECK)
-        buf_printf(b, "Checks given: white %d, black %d\n", pos->checks[WHITE], pos->checks[BLACK]);
+    buf_printf(b, "Variant: %s (%s)\n", rules->title, rules->key);
+    if (rules->flags & (VARIANT_HAS_POCKETS | VARIANT_HAS_RESERVES))
+        for (int c = 0; c < COLOR_COUNT; c++)
+            write_pocket(b, pos, (color_t)c, rules->flags & VARIANT_HAS_POCKETS ? "pocket" : "reserve");
+    if (rules->flags & VARIANT_HAS_CHECKS)
+        buf_printf(b, "Checks given: White %d, Black %d (the third wins)\n", pos->checks[WHITE], pos->checks[BLACK]);
 }
 
 char *board_text_render(const position_t *pos, const status_t *status, bool with_moves, size_t *length)
@@ -46,8 +59,7 @@ char *board_text_render(const position_t *pos, const status_t *status, bool with
     char fen[FEN_BUFFER_SIZE];
     buf_printf(&b, "FEN: %s\n", fen_format(pos, fen, sizeof fen));
     buf_printf(&b, "%s to move%s\n", color_title(pos->side_to_move), status->check ? ", in check" : "");
-    buf_printf(&b, "Status: %s", status->state == STATUS_VARIANT_END ? variant_end_name(status->variant_end)
-                                                                       : status_state_name(status->state));
+    buf_printf(&b, "Status: %s", status_state_name(status->state));
     if (status->state == STATUS_DRAW)
         buf_printf(&b, " (%s)", status_draw_reason_name(status->draw_reason));
     buf_printf(&b, ", result %s\n", position_json_result(pos, status));

@@ -8,9 +8,9 @@
 
 #include "../../rules/rules.h"
 
-/* A board diagram with status and legal moves in SAN, for terminals. The
- * text is malloc'd (caller frees) and its length set in *length; NULL when
- * out of memory. */
+/* A board diagram with a variant's pockets, reserves and checks given,
+ * status and legal moves in SAN, for terminals. The text is malloc'd
+ * (caller frees) and its length set in *length; NULL when out of memory. */
 char *board_text_render(const position_t *pos, const status_t *status, bool with_moves, size_t *length);
 
 #endif

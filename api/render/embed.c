@@ -1,10 +1,11 @@
 /* The embeddable live board (embed.h): one page, its style and script
  * inline and allowed by their SHA-256 in the Content-Security-Policy, so the
  * page runs nothing else and loads nothing from anywhere but its own
- * server: the board picture (board.svg), the game (GET ../{id}) and its
- * event stream (events), all relative to the page's own address. The page
- * holds no game data: the script reads the game and writes every name and
- * move with textContent, never as markup. */
+ * server: the board picture (board.svg, 320 pixels wide and as tall as its
+ * own proportions: a variant's pockets add strips), the game (GET ../{id})
+ * and its event stream (events), all relative to the page's own address.
+ * The page holds no game data: the script reads the game and writes every
+ * name and move with textContent, never as markup. */
 #include "embed.h"
 
 #include <openssl/evp.h>
@@ -15,7 +16,7 @@
 static const char style[] =
     "body{margin:0;padding:8px;font:14px/1.35 system-ui,sans-serif;color:#222;background:#fff;display:flex;"
     "flex-wrap:wrap;gap:12px}"
-    "#board{display:block;width:320px;height:320px}"
+    "#board{display:block;width:320px;height:auto}"
     ".player{display:flex;justify-content:space-between;width:320px;padding:3px 0}"
     ".name{font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:220px}"
     ".clock{font-variant-numeric:tabular-nums;padding:0 6px;border-radius:3px;background:#eee}"

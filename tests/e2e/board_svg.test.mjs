@@ -7,12 +7,20 @@
 // none does; for both orientations, with and without coordinates. Also: the
 // Accept negotiation, bad parameters (400 problem+json, no picture), the
 // game picture's last move, check, ETag and 304, and 404 for an unknown game.
+// The variants: standard pictures keep the bytes of tests/data/board_svg;
+// S-chess's Hawk and Elephant are sampled where their shapes differ from the
+// bishop's, knight's and rook's; crazyhouse pockets, S-chess reserves and
+// three-check's checks given are read from the strips above and below the
+// board (pieces, counts compared as glyphs, discs), in a position and in a
+// game.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { PNG } from 'pngjs';
 import { Chess } from 'chess.js';
-import { startServer } from './server.mjs';
+import { startServer, REPO_ROOT } from './server.mjs';
 import { call, get, post, expectProblem, START_FEN, KIWIPETE } from './http.mjs';
 import { spec } from './openapi.mjs';
 
@@ -33,7 +41,14 @@ const PICTURE = {
     whiteFill: '#fbfbf7',
     blackFill: '#2b2b2b',
     frame: '#4a3b2e',
+    strip: '#c9c1b1',
+    stripInk: '#1f3a5f',
   },
+  // a variant's strips (crazyhouse, S-chess, three-check), above and below the board
+  strip: 100, // their height
+  stripCell: 160, // a pocket's cell per piece type, the piece in its first 100 units
+  checkStep: 60, // three-check's discs: centres this far apart, the first half a step in
+  checkRadius: 22,
 };
 // How far (per channel, 0-255) a sampled pixel may be from its palette colour.
 const TOLERANCE = 6;
@@ -75,15 +90,21 @@ function colorName(p) {
   return `#${p.slice(0, 3).map((c) => c.toString(16).padStart(2, '0')).join('')}/${p[3]}`;
 }
 
-/** Where a square is drawn, in pixels: its top-left corner and pixels per viewBox unit. */
-function squareBox(square, { orientation = 'white', coordinates = true, size = PICTURE.defaultSize } = {}) {
+/**
+ * Where a square is drawn, in pixels: its top-left corner and pixels per
+ * viewBox unit (strips: the picture has a variant's strips, the board one
+ * strip lower).
+ */
+function squareBox(square, options = {}) {
+  const { orientation = 'white', coordinates = true, size = PICTURE.defaultSize, strips = false } = options;
   const file = square.charCodeAt(0) - 97;
   const rank = Number(square[1]) - 1;
   const column = orientation === 'white' ? file : 7 - file;
   const row = orientation === 'white' ? 7 - rank : rank;
   const margin = coordinates ? PICTURE.margin : 0;
   const scale = size / (8 * PICTURE.square + 2 * margin);
-  return { x: (margin + column * PICTURE.square) * scale, y: (margin + row * PICTURE.square) * scale, scale };
+  const top = margin + (strips ? PICTURE.strip : 0);
+  return { x: (margin + column * PICTURE.square) * scale, y: (top + row * PICTURE.square) * scale, scale };
 }
 
 /** The colour names at points of a square given in viewBox units from its top-left corner. */
@@ -110,19 +131,41 @@ const isLight = (square) => (square.charCodeAt(0) - 97 + Number(square[1]) - 1) 
  * squares, else light or dark), and at its centre the fill of its piece or
  * the square's colour.
  */
-function expected(fen, { lastmove, check = true } = {}) {
-  const chess = new Chess(fen);
+function expected(fen, { lastmove, check = true, variant } = {}) {
+  const chess = variant ? null : new Chess(fen);
   let checked = null;
-  if (check && chess.inCheck())
+  if (chess && check && chess.inCheck())
     checked = SQUARES.find((s) => { const p = chess.get(s); return p && p.type === 'k' && p.color === chess.turn(); });
-  const marked = lastmove ? [lastmove.slice(0, 2), lastmove.slice(2, 4)] : [];
+  const drop = lastmove?.[1] === '@'; // P@e6: its one square
+  const marked = !lastmove ? [] : drop ? [lastmove.slice(2, 4)] : [lastmove.slice(0, 2), lastmove.slice(2, 4)];
+  const placed = variant ? placement(fen) : null;
   return SQUARES.map((square) => {
     let base = isLight(square) ? 'light' : 'dark';
     if (marked.includes(square)) base = isLight(square) ? 'lastmoveLight' : 'lastmoveDark';
     if (square === checked) base = 'check';
-    const piece = chess.get(square);
+    const piece = chess ? chess.get(square) : placed.get(square);
     return { square, corners: base, centre: piece ? (piece.color === 'w' ? 'whiteFill' : 'blackFill') : base };
   });
+}
+
+/**
+ * A variant FEN's pieces by square ({ type, color } as chess.js gives them),
+ * read from its placement alone (S-chess's h and e too; a crazyhouse pocket
+ * in brackets and promoted '~' marks skipped). Its positions are drawn
+ * without check marks.
+ */
+function placement(fen) {
+  const board = fen.split(' ')[0].replace(/\[.*\]$/, '').replace(/~/g, '');
+  const placed = new Map();
+  board.split('/').slice(0, 8).forEach((rank, row) => {
+    let file = 0;
+    for (const c of rank) {
+      if (/\d/.test(c)) { file += Number(c); continue; }
+      placed.set(`${'abcdefgh'[file]}${8 - row}`, { type: c.toLowerCase(), color: c === c.toLowerCase() ? 'b' : 'w' });
+      file++;
+    }
+  });
+  return placed;
 }
 
 /** Asserts that every square of png shows what expected() says (options: the picture's query options). */
@@ -158,13 +201,17 @@ test('rsvg-convert is installed (Debian librsvg2-bin, in the Makefile\'s DEB_PAC
 });
 
 test('the palette this file samples against is the one openapi.yaml documents', () => {
-  const described = spec().doc.components.schemas.BoardPicture.description;
+  const described = spec().doc.components.schemas.BoardPicture.description.replace(/\s+/g, ' '); // as prose
   for (const [name, hex] of Object.entries(PICTURE.colors))
     assert.ok(described.includes(`\`${hex}\``), `BoardPicture does not document ${name} ${hex}`);
   assert.match(described, /square is 100 units/);
   assert.match(described, /40-unit frame/);
   assert.match(described, /radius 8 units/);
   assert.match(described, /10 units clear/);
+  assert.match(described, new RegExp(`strip of ${PICTURE.strip} units`));
+  assert.match(described, new RegExp(`one cell of ${PICTURE.stripCell} units`));
+  assert.match(described, new RegExp(`radius ${PICTURE.checkRadius} units centred ${PICTURE.checkStep / 2}, `
+    + `${PICTURE.checkStep * 1.5} and ${PICTURE.checkStep * 2.5} units`));
 });
 
 test('the start position: every piece on its square in its side\'s colour, every other square empty', async () => {
@@ -417,48 +464,243 @@ test('board.svg refuses bad parameters, lastmove (the game\'s own) and unknown g
   assert.equal(wrongMethod.headers.get('allow'), 'GET, HEAD');
 });
 
-// ---- the variants: S-chess's two pieces, and what is held beside the board
+// --- the variants ---
 
-/** GET /v1/position?variant=... as a picture (rendered), its pixels per unit and the strip above the board. */
-async function variantPicture(variant, fen) {
-  const size = 720;
-  const res = await get(server, `/v1/position?${new URLSearchParams({ variant, fen, format: 'svg', size })}`);
+/** GET /v1/position?variant=...&format=svg: asserts 200 and the taller viewBox when strips; returns { svg, png }. */
+async function variantPicture(variant, fen, params = {}, { strips = true } = {}) {
+  const query = new URLSearchParams({ variant, ...(fen ? { fen } : {}), format: 'svg', ...params }).toString();
+  const res = await get(server, `/v1/position?${query}`);
   assert.equal(res.status, 200, res.text);
-  return { svg: res.text, png: render(res.text), scale: size / (8 * PICTURE.square + 2 * PICTURE.margin) };
+  assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+  assertVariantDocument(res.text, params, strips);
+  return { svg: res.text, png: render(res.text) };
 }
 
-/** The colour name at viewBox point (x, y) of a variant picture. */
-const at = (pic, x, y) => colorName(pixel(pic.png, Math.floor(x * pic.scale), Math.floor(y * pic.scale)));
+/** The document's size and viewBox: the board's, 200 units taller with strips, the height in proportion. */
+function assertVariantDocument(svg, params, strips) {
+  const size = Number(params.size ?? PICTURE.defaultSize);
+  const width = 8 * PICTURE.square + (params.coordinates === 'false' ? 0 : 2 * PICTURE.margin);
+  const height = width + (strips ? 2 * PICTURE.strip : 0);
+  const pixels = Math.round((size * height) / width);
+  assert.match(svg, new RegExp(`^<svg [^>]* width="${size}" height="${pixels}" viewBox="0 0 ${width} ${height}">`));
+  assert.ok(svg.length < 32 * 1024, `a picture of ${svg.length} bytes`);
+}
 
-test('the Hawk and the Elephant are drawn, each unlike the bishop and the rook', async () => {
-  // White: Hawk d4, Bishop e4, Elephant d5, Rook e5 (kings out of the way); S-chess, reserves empty.
-  const pic = await variantPicture('seirawan', 'k7/8/8/3ER3/3HB3/8/8/K7[] w - - 0 1');
-  const strip = 100; // S-chess pictures carry a strip above and below the board
-  const square = (sq) => ({ x: PICTURE.margin + (sq.charCodeAt(0) - 97) * 100, y: strip + PICTURE.margin + (8 - Number(sq[1])) * 100 });
-  for (const sq of ['d4', 'e4', 'd5', 'e5']) {
-    const { x, y } = square(sq);
-    assert.equal(at(pic, x + 50, y + 50), 'whiteFill', `${sq}: a white piece covers its centre`);
+/**
+ * Where a strip is drawn, in pixels: x of its first cell (the board's left
+ * edge), its top, and pixels per unit. top: the strip above the board.
+ */
+function stripBox({ top, coordinates = true, size = PICTURE.defaultSize }) {
+  const margin = coordinates ? PICTURE.margin : 0;
+  const extent = 8 * PICTURE.square + 2 * margin;
+  const scale = size / extent;
+  return { x: margin * scale, y: (top ? 0 : PICTURE.strip + extent) * scale, scale };
+}
+
+/** The colour names at points of a strip's cell (viewBox units from the cell's top-left corner). */
+function sampleCell(png, cell, options, points) {
+  const box = stripBox(options);
+  const x0 = box.x + cell * PICTURE.stripCell * box.scale;
+  return points.map(([u, v]) => colorName(pixel(png, Math.floor(x0 + u * box.scale), Math.floor(box.y + v * box.scale))));
+}
+
+/**
+ * The count written in a cell, as a mask: the pixels of the cell's last 60
+ * units that are not the strip's colour ('' when none), one line a row.
+ */
+function countGlyph(png, cell, options) {
+  const box = stripBox(options);
+  const x0 = Math.round(box.x + (cell * PICTURE.stripCell + PICTURE.square) * box.scale);
+  const width = Math.round((PICTURE.stripCell - PICTURE.square) * box.scale);
+  const [y0, height] = [Math.round(box.y), Math.round(PICTURE.strip * box.scale)];
+  const strip = rgb(PICTURE.colors.strip);
+  const rows = [];
+  let inked = 0;
+  for (let y = y0; y < y0 + height; y++) {
+    let row = '';
+    for (let x = x0; x < x0 + width; x++) {
+      const p = pixel(png, x, y);
+      const ink = p.slice(0, 3).some((c, k) => Math.abs(c - strip[k]) > 40);
+      inked += ink;
+      row += ink ? '#' : '.';
+    }
+    rows.push(row);
   }
-  // The Hawk's ear (a knight's) at the top right of its mitre; the bishop has none there.
-  const d4 = square('d4'), e4 = square('e4');
-  assert.equal(at(pic, d4.x + 68, d4.y + 28), 'whiteFill', 'the Hawk has its ear');
-  assert.equal(at(pic, e4.x + 68, e4.y + 28), isLight('e4') ? 'light' : 'dark', 'the bishop has none');
-  // The Elephant's eye, a dot of its line colour inside the tower a rook fills.
-  const d5 = square('d5'), e5 = square('e5');
-  assert.notEqual(at(pic, d5.x + 58, d5.y + 46), 'whiteFill', 'the Elephant has its eye');
-  assert.equal(at(pic, e5.x + 58, e5.y + 46), 'whiteFill', 'the rook has none');
+  return inked ? rows.join('\n') : '';
+}
+
+const S_CHESS_PIECES = 'rnbqkbnr/pppppppp/3he3/8/8/3HE3/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1';
+
+test('standard pictures keep their bytes (tests/data/board_svg, written before the variants drew anything)', async () => {
+  const kept = [
+    ['start.svg', { fen: START_FEN }],
+    ['kiwipete_black_bare_720_e1g1.svg',
+      { fen: KIWIPETE, orientation: 'black', coordinates: 'false', size: '720', lastmove: 'e1g1' }],
+    ['italian_mate_h5f7.svg', { fen: ITALIAN_MATE, lastmove: 'h5f7' }],
+  ];
+  for (const [file, params] of kept) {
+    const want = readFileSync(path.join(REPO_ROOT, 'tests/data/board_svg', file), 'utf8');
+    const res = await get(server, `/v1/position?${new URLSearchParams({ ...params, format: 'svg' })}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, want, `${file}: the standard picture changed`);
+  }
+  // variants with nothing beside the board draw standard chess's picture
+  const atomic = await get(server, '/v1/position?variant=atomic&format=svg');
+  assert.equal(atomic.text, readFileSync(path.join(REPO_ROOT, 'tests/data/board_svg/start.svg'), 'utf8'));
+  for (const variant of ['antichess', 'kingOfTheHill', 'horde', 'racingKings'])
+    await variantPicture(variant, null, {}, { strips: false });
 });
 
-test('a crazyhouse pocket is drawn beside the board, an S-chess reserve too, the standard picture is not taller', async () => {
-  const zh = await variantPicture('crazyhouse', 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Qp] w KQkq - 2 3');
-  assert.match(zh.svg, / viewBox="0 0 880 1080"/);
-  // Black's pocket (a pawn) in the strip above, White's (a queen) in the strip below: each piece's centre.
-  assert.equal(at(zh, PICTURE.margin + 40, 50), 'blackFill', 'black\'s pocketed pawn');
-  assert.equal(at(zh, PICTURE.margin + 40, 1080 - 50), 'whiteFill', 'white\'s pocketed queen');
-  assert.equal(at(zh, 700, 50), 'frame', 'nothing else in the strip');
-  const schess = await variantPicture('seirawan', 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1');
-  assert.equal(at(schess, PICTURE.margin + 40, 50), 'blackFill', 'black\'s Hawk in reserve');
-  assert.equal(at(schess, PICTURE.margin + 40 + 130, 1080 - 50), 'whiteFill', 'white\'s Elephant in reserve');
-  const plain = await variantPicture('standard', START_FEN);
-  assert.match(plain.svg, / viewBox="0 0 880 880"/);
+test('the Hawk and the Elephant: drawn by the contract, apart from the bishop, knight and rook where they differ', async () => {
+  const options = { coordinates: false, size: 800, strips: true, variant: 'seirawan', check: false };
+  const { png } = await variantPicture('seirawan', S_CHESS_PIECES, { coordinates: 'false', size: '800' });
+  assertBoard(png, S_CHESS_PIECES, options); // centres filled, corners clear, for H and E too
+  const where = { R: 'a1', N: 'b1', B: 'c1', Q: 'd1', K: 'e1', P: 'a2', H: 'd3', E: 'e3',
+    r: 'a8', n: 'b8', b: 'c8', h: 'd6', e: 'e6' };
+  const at = (piece, point) => sample(png, where[piece], options, [point])[0];
+  const fill = (piece) => (piece === piece.toUpperCase() ? 'whiteFill' : 'blackFill');
+  const ground = (piece) => (isLight(where[piece]) ? 'light' : 'dark');
+  // Points (viewBox units in a square) where one shape has its fill and the other none.
+  const differences = [
+    ['the Hawk\'s beak', [78, 37], 'H', ['B', 'N', 'R']],
+    ['the knight\'s muzzle', [25, 54], 'N', ['H']],
+    ['the rook\'s battlement', [31, 18], 'R', ['H']],
+    ['the Elephant\'s left ear', [20, 52], 'E', ['R', 'B']],
+    ['the Elephant\'s right ear', [81, 54], 'E', ['R', 'B', 'N']],
+  ];
+  for (const white of [true, false]) {
+    const side = (p) => (white ? p : p.toLowerCase());
+    for (const [name, point, has, lacks] of differences) {
+      if (!where[side(has)] || lacks.some((p) => !where[side(p)])) continue; // black's set here is r n b h e
+      assert.equal(at(side(has), point), fill(side(has)), `${name}: ${side(has)} fills ${point}`);
+      for (const other of lacks.map(side))
+        assert.equal(at(other, point), ground(other), `${name}: ${other} leaves ${point} to its square`);
+    }
+  }
+  // At a glance: the share of a square where two shapes differ (one drawn, the
+  // other bare) is at least that of the closest standard pair, bishop and pawn.
+  const drawn = (piece) => {
+    const box = squareBox(where[piece], options);
+    const bare = rgb(PICTURE.colors[ground(piece)]);
+    const mask = [];
+    for (let v = 0; v < 100; v++)
+      for (let u = 0; u < 100; u++) {
+        const p = pixel(png, Math.floor(box.x + u * box.scale), Math.floor(box.y + v * box.scale));
+        mask.push(p.slice(0, 3).some((c, k) => Math.abs(c - bare[k]) > TOLERANCE));
+      }
+    return mask;
+  };
+  const apart = (a, b) => {
+    const [x, y] = [drawn(a), drawn(b)];
+    return x.filter((d, i) => d !== y[i]).length / x.length;
+  };
+  const closest = apart('B', 'P');
+  for (const piece of ['H', 'E'])
+    for (const other of ['P', 'N', 'B', 'R', 'Q', 'K', piece === 'H' ? 'E' : 'H'])
+      assert.ok(apart(piece, other) >= closest, `${piece} and ${other} differ on ${(100 * apart(piece, other)).toFixed(1)}% `
+        + `of a square, less than bishop and pawn's ${(100 * closest).toFixed(1)}%`);
+});
+
+test('a crazyhouse pocket: each side\'s pieces in its strip, counts drawn, in both orientations', async () => {
+  // White holds P P N R R, Black b x12 and q
+  const fen = 'r1bqk2r/pppp1ppp/2n2n2/4p3/1bB1P3/2N2N2/PPPP1PPP/R1BQK2R[PPNRRqbbbbbbbbbbbb] w KQkq - 0 5';
+  const held = { white: [2, 1, 0, 2, 0], black: [0, 0, 12, 0, 1] }; // P N B R Q
+  for (const orientation of ['white', 'black'])
+    for (const coordinates of [true, false]) {
+      const params = { orientation, coordinates: String(coordinates), size: '880' };
+      const { png } = await variantPicture('crazyhouse', fen, params);
+      const options = { orientation, coordinates, size: 880, strips: true, variant: 'crazyhouse' };
+      assertBoard(png, fen, options);
+      const label = JSON.stringify(params);
+      for (const side of ['white', 'black']) {
+        const top = (side === 'black') === (orientation === 'white');
+        const glyphs = held[side].map((n, cell) => {
+          const centre = sampleCell(png, cell, { top, coordinates, size: 880 }, CENTRE);
+          const corners = sampleCell(png, cell, { top, coordinates, size: 880 }, CORNERS);
+          assert.deepEqual(centre, Array(5).fill(n ? `${side}Fill` : 'strip'), `${side}'s cell ${cell} ${label}`);
+          assert.deepEqual(corners, Array(4).fill('strip'), `${side}'s cell ${cell} corners ${label}`);
+          const glyph = countGlyph(png, cell, { top, coordinates, size: 880 });
+          assert.equal(glyph === '', n === 0, `${side}'s cell ${cell}: a count drawn only for pieces held ${label}`);
+          return glyph;
+        });
+        if (side === 'white') {
+          assert.equal(glyphs[0], glyphs[3], 'two pawns, two rooks: the same "2"');
+          assert.notEqual(glyphs[0], glyphs[1], '"2" is not "1"');
+        } else {
+          assert.notEqual(glyphs[2], glyphs[4], '"12" is not "1"');
+        }
+      }
+      // the "1" of White's knight is the "1" of Black's queen, in the other strip
+      const whiteTop = orientation === 'black';
+      assert.equal(countGlyph(png, 1, { top: whiteTop, coordinates, size: 880 }),
+        countGlyph(png, 4, { top: !whiteTop, coordinates, size: 880 }));
+      // the count is the strip's ink
+      const box = stripBox({ top: whiteTop, coordinates, size: 880 });
+      let ink = 0;
+      for (let y = Math.round(box.y); y < Math.round(box.y + 100 * box.scale); y++)
+        for (let x = Math.round(box.x + 100 * box.scale); x < Math.round(box.x + 160 * box.scale); x++)
+          ink += colorName(pixel(png, x, y)) === 'stripInk';
+      assert.ok(ink > 50, `white's "2" has ${ink} pixels of ink`);
+    }
+});
+
+test('S-chess reserves: the Hawk and the Elephant in each strip until gated', async () => {
+  const start = await variantPicture('seirawan', null, {});
+  for (const [side, top] of [['black', true], ['white', false]])
+    for (const [cell, want] of [[0, `${side}Fill`], [1, `${side}Fill`], [2, 'strip'], [3, 'strip']])
+      assert.deepEqual(sampleCell(start.png, cell, { top }, CENTRE), Array(5).fill(want), `${side}'s cell ${cell}`);
+  // White gates the Hawk on g1 as the knight leaves it: only the Elephant stays in reserve
+  const played = await post(server, '/v1/position/moves', { variant: 'seirawan', moves: ['e2e4', 'e7e5', 'g1f3h'] });
+  assert.equal(played.status, 200, played.text);
+  const fen = played.body.position.fen;
+  const { png } = await variantPicture('seirawan', fen, { lastmove: 'g1f3h' });
+  const options = { strips: true, variant: 'seirawan', lastmove: 'g1f3' };
+  assertBoard(png, fen, options);
+  assert.deepEqual(sampleCell(png, 0, { top: false }, CENTRE), Array(5).fill('strip'), 'the Hawk left the reserve');
+  assert.deepEqual(sampleCell(png, 1, { top: false }, CENTRE), Array(5).fill('whiteFill'), 'the Elephant is still there');
+  assert.deepEqual(sample(png, 'g1', options, [[78, 37]]), ['whiteFill'], 'the Hawk\'s beak on g1');
+});
+
+test('three-check: each side\'s checks given as filled discs in its strip', async () => {
+  // X-FEN's checks remaining, 1+2: White has given 2, Black 1
+  const fen = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 1+2 0 1';
+  for (const orientation of ['white', 'black']) {
+    const { png } = await variantPicture('threeCheck', fen, { orientation });
+    assertBoard(png, fen, { orientation, strips: true, variant: 'threeCheck' });
+    for (const [side, given] of [['white', 2], ['black', 1]]) {
+      const box = stripBox({ top: (side === 'black') === (orientation === 'white') });
+      for (let i = 0; i < 3; i++) {
+        const [cx, cy] = [PICTURE.checkStep / 2 + i * PICTURE.checkStep, PICTURE.strip / 2];
+        const quarter = PICTURE.checkRadius / 2; // inside the disc, off its '+'
+        const seen = colorName(pixel(png, Math.floor(box.x + (cx + quarter) * box.scale),
+          Math.floor(box.y + (cy + quarter) * box.scale)));
+        assert.equal(seen, i < given ? 'check' : 'strip', `${side}'s disc ${i} (${orientation} below)`);
+      }
+    }
+  }
+  const start = await variantPicture('threeCheck', null, { coordinates: 'false' });
+  const box = stripBox({ top: true, coordinates: false });
+  const inside = pixel(start.png, Math.floor(box.x + 41 * box.scale), Math.floor(box.y + 61 * box.scale));
+  assert.equal(colorName(inside), 'strip', 'a check not given: the disc empty');
+});
+
+test('a crazyhouse game\'s board.svg: the pockets as captures fill them, a drop\'s square highlighted', async () => {
+  const created = await post(server, '/v1/games', { variant: 'crazyhouse' });
+  assert.equal(created.status, 201, created.text);
+  const g = { id: created.body.id, tokens: created.body.tokens, version: created.body.version };
+  for (const [color, move] of [['white', 'e4'], ['black', 'd5'], ['white', 'exd5'], ['black', 'Qxd5'], ['white', 'P@e6']])
+    await change(g, color, 'moves', { move });
+  const game = await get(server, `/v1/games/${g.id}`);
+  const fen = game.body.position.fen;
+  assert.match(fen, /\[p\]/, 'black holds the pawn it took; white dropped its own');
+  const res = await get(server, `/v1/games/${g.id}/board.svg`);
+  assert.equal(res.status, 200, res.text);
+  assertVariantDocument(res.text, {}, true);
+  const png = render(res.text);
+  assertBoard(png, fen, { strips: true, variant: 'crazyhouse', lastmove: 'P@e6' });
+  assert.deepEqual(sampleCell(png, 0, { top: true }, CENTRE), Array(5).fill('blackFill'), 'black\'s pawn');
+  assert.deepEqual(sampleCell(png, 0, { top: false }, CENTRE), Array(5).fill('strip'), 'white\'s pawn was dropped');
+  // lastmove in a position picture: a drop's one square
+  const drop = await variantPicture('crazyhouse', fen, { lastmove: 'P@e6' });
+  assert.equal(drop.svg, res.text);
 });

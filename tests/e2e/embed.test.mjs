@@ -6,7 +6,9 @@
 // move made through the API on the page within a second; the clock of the
 // side to move counting down; the opening; the result once the game ends; a
 // player's name with markup staying text; no request to any other host; and
-// the frame-ancestors setting obeyed by the browser.
+// the frame-ancestors setting obeyed by the browser. A crazyhouse game's
+// page shows its picture at its own proportions, the pockets in strips above
+// and below the board, filled as captures fill them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -68,6 +70,31 @@ async function boardSeen(page) {
   return rows;
 }
 
+/**
+ * What a variant's picture shows (coordinates=false, strips of 100 units
+ * above and below an 800-unit board, pocket cells of 160 units): the board
+ * as boardSeen reads it, and the first `cells` cells of each strip ('W', 'B'
+ * or '.' at each cell's piece centre), the top strip first.
+ */
+async function variantSeen(page, cells) {
+  const png = PNG.sync.read(await page.locator('#board').screenshot());
+  const scale = png.width / 800;
+  const at = (x, y) => {
+    const i = (png.width * Math.floor(y) + Math.floor(x)) * 4;
+    const near = (hex) => [0, 2, 4]
+      .reduce((d, k, j) => d + Math.abs(png.data[i + j] - parseInt(hex.slice(k, k + 2), 16)), 0) < 40;
+    return near('fbfbf7') ? 'W' : near('2b2b2b') ? 'B' : '.';
+  };
+  const rows = [];
+  for (let row = 0; row < 8; row++) {
+    let line = '';
+    for (let col = 0; col < 8; col++) line += at((col * 100 + 50) * scale, (100 + row * 100 + 50) * scale);
+    rows.push(line);
+  }
+  const strip = (y) => Array.from({ length: cells }, (_, cell) => at((cell * 160 + 50) * scale, y)).join('');
+  return { board: rows, top: strip(50 * scale), bottom: strip(png.height - 50 * scale) };
+}
+
 /** The same from a FEN's placement. */
 function boardOf(fen) {
   return fen.split(' ')[0].split('/').map((rank) => rank.replace(/\d/g, (n) => '.'.repeat(Number(n)))
@@ -109,6 +136,8 @@ test('the page: its own policy, no token, the board, live moves, the clock, the 
   try {
     await page.goto(url);
     await shows(page, 1);
+    const box = await page.locator('#board').boundingBox();
+    assert.deepEqual([box.width, box.height], [320, 320], 'a standard game\'s board is square');
     assert.equal(await page.locator('#bottom .name').textContent(), NAME, 'the name, as text');
     assert.equal(await page.locator('#top .name').textContent(), 'Bob');
     assert.equal(await page.locator('#bottom .name b').count(), 0, 'no markup from a name');
@@ -147,6 +176,36 @@ test('the page: its own policy, no token, the board, live moves, the clock, the 
     const elsewhere = requests.filter((r) => new URL(r).origin !== origin);
     assert.deepEqual(elsewhere, [], 'no request leaves for another host');
     assert.ok(requests.some((r) => r.includes('/events')), 'the page follows the event stream');
+  } finally {
+    await page.close();
+  }
+});
+
+test('a crazyhouse game: the picture at its proportions, its pockets above and below the board, kept live', async () => {
+  const g = await newGame(server, { variant: 'crazyhouse', white: 'Ann', black: 'Bob' });
+  const page = await browser.newPage({ viewport: { width: 720, height: 600 }, deviceScaleFactor: 1 });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  try {
+    await page.goto(`${server.base}/v1/games/${g.id}/embed`);
+    await shows(page, 1);
+    const box = await page.locator('#board').boundingBox();
+    assert.deepEqual([box.width, box.height], [320, 400], 'the board 320 pixels wide, a strip of 40 above and below');
+    assert.deepEqual(await page.evaluate(() => [document.getElementById('board').naturalWidth,
+      document.getElementById('board').naturalHeight]), [320, 400]);
+    let seen = await variantSeen(page, 5);
+    assert.deepEqual(seen, { board: boardOf('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR'), top: '.....', bottom: '.....' });
+    for (const [color, move] of [['white', 'e4'], ['black', 'd5'], ['white', 'exd5']]) await act(g, color, 'moves', { move });
+    await shows(page, 4, 2000);
+    seen = await variantSeen(page, 5);
+    assert.deepEqual(seen, { board: boardOf('rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR'), top: '.....', bottom: 'W....' },
+      'white holds the pawn it took, in its strip below the board');
+    await act(g, 'black', 'moves', { move: 'Qxd5' });
+    await shows(page, 5, 1000);
+    seen = await variantSeen(page, 5);
+    assert.deepEqual(seen, { board: boardOf('rnb1kbnr/ppp1pppp/8/3q4/8/8/PPPP1PPP/RNBQKBNR'), top: 'B....', bottom: 'W....' });
+    assert.deepEqual(await page.locator('#moves li').allTextContents(), ['e4 d5', 'exd5 Qxd5']);
+    assert.deepEqual(problems, []);
   } finally {
     await page.close();
   }

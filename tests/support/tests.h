@@ -41,6 +41,7 @@ int test_config_register(void);
 int test_cluster_register(void);
 int test_store_redis_cluster_register(void);
 int test_board_svg_register(void);
+int test_board_text_register(void);
 int test_chess960_register(void);
 int test_play_register(void);
 int test_sendq_register(void);
