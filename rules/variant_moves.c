@@ -15,19 +15,10 @@ static bool has(const position_t *pos, unsigned flag)
     return variant_rules((variant_t)pos->variant)->flags & flag;
 }
 
+/* A piece's attacks: attacks_of's, the pawn's by its colour. */
 static bitboard_t piece_attacks(piece_type_t type, color_t c, int sq, bitboard_t occupied)
 {
-    switch (type) {
-    case PAWN: return attacks_pawn(c, sq);
-    case KNIGHT: return attacks_knight(sq);
-    case BISHOP: return attacks_bishop(sq, occupied);
-    case ROOK: return attacks_rook(sq, occupied);
-    case QUEEN: return attacks_queen(sq, occupied);
-    case KING: return attacks_king(sq);
-    case HAWK: return attacks_bishop(sq, occupied) | attacks_knight(sq);
-    case ELEPHANT: return attacks_rook(sq, occupied) | attacks_knight(sq);
-    default: return 0;
-    }
+    return type == PAWN ? attacks_pawn(c, sq) : attacks_of(type, sq, occupied);
 }
 
 /* What threatens a king on sq: nothing in antichess, where kings are
