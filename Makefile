@@ -176,6 +176,8 @@ endif
 	tests/make_run_deps.sh
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
 	tests/k8s/run.sh
+	@# The oracles' own node tests: the variant oracles against the published perft counts.
+	tests/oracle/run.sh
 	CHESSD_BIN=$(BUILD)/chessd tests/e2e/run.sh
 ifneq ($(SANITIZE),1)
 	@# A few seconds of each fuzz target on its seeds (the fuzz builds carry ASan and UBSan themselves).

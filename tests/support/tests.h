@@ -12,6 +12,7 @@
 
 int test_perft_register(void);
 int test_variant_perft_register(void);
+int test_variant_fen_register(void);
 int test_position_register(void);
 int test_fen_register(void);
 int test_san_register(void);
