@@ -1,5 +1,6 @@
 /* POST /v1/pgn: reads PGN (rules/pgn_read.h) and answers, for each game, its
- * tags, its mainline in UCI and SAN, its final position and its result.
+ * tags, its variant, its mainline in UCI and SAN, its final position and its
+ * result.
  * Stateless. The PGN comes as the body itself (application/x-chess-pgn,
  * text/plain, or no Content-Type) or as the "pgn" string of a JSON object.
  * The body is capped by the server's --max-body like every other; the reader
@@ -83,6 +84,7 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     a->in_moves = false;
     jsonw_kv_string(&a->w, "initial_fen", fen_format(&g->initial, fen, sizeof fen));
     jsonw_kv_bool(&a->w, "chess960", g->initial.chess960);
+    jsonw_kv_string(&a->w, "variant", variant_rules((variant_t)g->initial.variant)->key);
     jsonw_key(&a->w, "position");
     position_json_write(&a->w, &g->pos, &g->status, game_opening(g), a->with_moves);
     jsonw_kv_string(&a->w, "result", done->result);

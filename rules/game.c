@@ -489,7 +489,7 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
 {
     if (history_count < 0 || history_count > GAME_HISTORY_MAX || history_count > ply_count
         || history_count > current->halfmove_clock || ply_count < 0 || ply_count > GAME_MAX_PLIES
-        || initial->chess960 != current->chess960
+        || initial->chess960 != current->chess960 || initial->variant != current->variant
         || (initial->side_to_move ^ (ply_count & 1)) != current->side_to_move)
         return GAME_EBAD_RECORD;
     game_t t;

@@ -1,8 +1,11 @@
 // Games stored by chessd before the current format (one JSON record under
 // chessd:game:<id>, tests/data/legacy_game*.json, written by chessd c8df95b)
 // are read as they are and converted by their first change, over real HTTP
-// and a real redis-server. The fixtures' token HMACs are replaced with ones
-// made under this server's secret for tokens the test knows, so it can play.
+// and a real redis-server; games stored before records kept a variant
+// (tests/data/pre_variant_game*.json, written by chessd ff26ea8) read as
+// standard chess and play on with the same text. The fixtures' token HMACs
+// are replaced with ones made under this server's secret for tokens the test
+// knows, so it can play.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -81,4 +84,63 @@ test('a finished game of the first format reads as it was and refuses a move as 
   assert.equal(move.status, 409, move.text);
   assert.equal(move.body.code, 'game_over');
   assert.deepEqual(await Promise.all(keysOf(id).map((k) => redis.command('EXISTS', k))), [1, 0, 0, 0]);
+});
+
+/** Stores a game of tests/data/pre_variant_game*.json under its keys, token HMACs for TOKENS; resolves to the fixture. */
+async function storePreVariant(name) {
+  const fixture = JSON.parse(readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
+  const { game, moves, history } = fixture.keys;
+  const state = game.hash.state
+    .replace(/^white\.token [0-9a-f]{64}$/m, `white.token ${hmac(TOKENS.white)}`)
+    .replace(/^black\.token [0-9a-f]{64}$/m, `black.token ${hmac(TOKENS.black)}`);
+  assert.ok(!/^variant /m.test(state), 'a text from before the variant line');
+  await redis.command('HSET', game.key, 'version', game.hash.version, 'wid', game.hash.wid, 'hlen', game.hash.hlen, 'state', state);
+  await redis.command('SET', moves.key, moves.value);
+  await redis.command('SET', history.key, history.value);
+  return fixture;
+}
+
+test('a game stored before records kept a variant reads as standard chess, plays on, and its text gains no variant line', async () => {
+  const { id, expected, keys } = await storePreVariant('pre_variant_game.json');
+  const read = await get(server, `/v1/games/${id}`);
+  assert.equal(read.status, 200, read.text);
+  assert.equal(read.body.variant, 'standard');
+  assert.equal(read.body.position.variant, 'standard');
+  for (const field of ['version', 'chess960', 'initial_fen', 'moves', 'status', 'result', 'termination'])
+    assert.deepEqual(read.body[field], expected[field], field);
+  assert.equal(read.body.position.fen, expected.fen);
+  const pgn = await get(server, `/v1/games/${id}/pgn`);
+  assert.ok(!pgn.text.includes('[Variant ') && !pgn.text.includes('[FEN '), pgn.text);
+
+  const move = await post(server, `/v1/games/${id}/moves`, { move: 'Nc3', expected_version: expected.version },
+    { headers: { authorization: `Bearer ${TOKENS.white}` } });
+  assert.equal(move.status, 200, move.text);
+  const state = await redis.command('HGET', keys.game.key, 'state');
+  assert.ok(!/^variant /m.test(state), 'a standard game is written as before variants');
+  assert.deepEqual(state.split('\n').map((l) => l.split(' ')[0]), keys.game.hash.state.split('\n').map((l) => l.split(' ')[0]),
+    'the same lines in the same order');
+  const undo = await post(server, `/v1/games/${id}/undo`, { expected_version: expected.version + 1 },
+    { headers: { authorization: `Bearer ${TOKENS.white}` } });
+  assert.equal(undo.status, 200, undo.text);
+  assert.equal(undo.body.position.fen, expected.fen);
+});
+
+test('a Chess960 game stored before records kept a variant is standard chess with chess960 true', async () => {
+  const { id, expected } = await storePreVariant('pre_variant_game_chess960.json');
+  const read = await get(server, `/v1/games/${id}`);
+  assert.equal(read.status, 200, read.text);
+  assert.deepEqual([read.body.variant, read.body.chess960, read.body.initial_fen, read.body.position.fen],
+    ['standard', true, expected.initial_fen, expected.fen]);
+  const pgn = await get(server, `/v1/games/${id}/pgn`);
+  assert.ok(pgn.text.includes('[Variant "Chess960"]\n'), pgn.text);
+  const move = await post(server, `/v1/games/${id}/moves`, { move: 'Ng3', expected_version: expected.version },
+    { headers: { authorization: `Bearer ${TOKENS.white}` } });
+  assert.equal(move.status, 200, move.text);
+});
+
+test('the first format had no variants: its games answer standard', async () => {
+  const [id] = await storeFixture('legacy_game_chess960_resigned.json');
+  const read = await get(server, `/v1/games/${id}`);
+  assert.equal(read.status, 200, read.text);
+  assert.deepEqual([read.body.variant, read.body.chess960], ['standard', true]);
 });

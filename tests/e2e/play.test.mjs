@@ -5,7 +5,8 @@
 // the Unicode board and the prompt), and the remote mode against a real
 // chessd + redis-server (the opponent's move arrives on the event stream
 // while the process waits for input; a bad token's problem detail; the token
-// never printed).
+// never printed); --variant locally, in a joined crazyhouse game and for a
+// game against the computer.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -173,6 +174,56 @@ test('piped: --chess960-position N starts Chess960 start N as the API describes 
   assert.match(bad.stderr, /from 0 to 959/);
 });
 
+test('piped: --variant plays each variant as the API does (FEN after every move), shows pockets, checks and reserves', async () => {
+  const lines_ = {
+    crazyhouse: ['e4', 'd5', 'exd5', 'Qxd5', 'Nc3', 'Qa5', 'P@b4', 'Qxb4', 'd4', 'P@e6'],
+    threeCheck: ['e4', 'e5', 'Bc4', 'Nc6', 'Bxf7+', 'Kxf7', 'Qh5+', 'g6', 'Qxe5', 'Qe7', 'Qxe7+'],
+    seirawan: ['Nc3/H', 'e5', 'e4', 'Nf6/E', 'Ha3'],
+    atomic: ['e4', 'd5', 'exd5', 'Qxd5'],
+    antichess: ['e3', 'b5', 'Bxb5'],
+    kingOfTheHill: ['e4', 'e5', 'Ke2', 'Ke7', 'Ke3'],
+    horde: ['e5', 'd5', 'exd6'],
+    racingKings: ['Kh3', 'Ka3'],
+  };
+  for (const [variant, moves] of Object.entries(lines_)) {
+    const run = playLocal(['--variant', variant], `${moves.join('\nfen\n')}\nfen\n`);
+    assert.equal(run.code, 0, run.stderr);
+    const out = lines(run.stdout);
+    for (let i = 1; i <= moves.length; i++) {
+      const api = await post(server, '/v1/position/moves?legal_moves=false', { variant, moves: moves.slice(0, i) });
+      assert.equal(api.status, 200, `${variant} ${moves.slice(0, i)}: ${api.text}`);
+      assert.ok(out.includes(api.body.position.fen), `${variant}, ply ${i}: ${api.body.position.fen} in\n${run.stdout}`);
+      if (i === moves.length) {
+        const status = api.body.position.status === 'active' ? 'Status: active' : `Status: variant_end (${api.body.position.status}), result ${api.body.position.result}`;
+        assert.ok(out.includes(status), `${variant}: ${status}`);
+      }
+    }
+    assert.ok(!run.stdout.includes('error:'), `${variant}: ${run.stdout}`);
+  }
+  const zh = playLocal(['--variant', 'ZH'], `${lines_.crazyhouse.join('\n')}\npgn\n`);
+  assert.ok(zh.stdout.includes('White pocket: -\nBlack pocket: p p\n'));
+  assert.ok(zh.stdout.includes('White pocket: -\nBlack pocket: p\n'), 'a pawn left the pocket');
+  assert.ok(zh.stdout.includes('[Variant "Crazyhouse"]\n'));
+  assert.ok(!zh.stdout.includes('[FEN '), 'the variant\'s own start needs no FEN tag');
+  const three = playLocal(['--variant', '3check'], `${lines_.threeCheck.join('\n')}\n`);
+  assert.ok(three.stdout.includes('Checks given: white 3, black 0 (three win)\n'));
+  const schess = playLocal(['--variant', 's-chess'], `${lines_.seirawan.join('\n')}\n`);
+  assert.ok(schess.stdout.includes('White reserve: E\nBlack reserve: h\n'));
+  assert.ok(schess.stdout.includes('3 H . N . . . . .\n'));
+  // A FEN read in the variant; a name that is no variant's, or a variant with a Chess960 start: exit 2.
+  const fen = playLocal(['--variant', 'crazyhouse', '--fen', 'k7/8/1K6/8/8/8/8/8[Q] w - - 0 1'], 'Q@b7\n');
+  assert.ok(fen.stdout.includes('Status: checkmate, result 1-0\n'));
+  const bad = playLocal(['--variant', 'bughouse'], '');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown variant 'bughouse'/);
+  const c960 = playLocal(['--variant', 'atomic', '--chess960-position', '10'], '');
+  assert.equal(c960.code, 2);
+  assert.match(c960.stderr, /Chess960 goes with standard chess only/);
+  const chess960 = playLocal(['--variant', 'chess960'], 'fen\n');
+  assert.equal(chess960.code, 0);
+  assert.match(lines(chess960.stdout)[0], /^Chess960 start \d+$/);
+});
+
 /** Runs f with a private tmux server (its own socket), killed afterwards. */
 async function withTmux(f) {
   const socket = `chessd-play-test-${process.pid}`;
@@ -297,6 +348,43 @@ test('remote: black sees white\'s moves, undo is a takeback offer (agreement pol
   assert.equal(await p.exited, 0);
   assert.equal((await get(server, `/v1/games/${id}`)).body.status, 'resigned');
   assert.ok(!p.stdout.includes(tokens.black) && !p.stderr.includes(tokens.black));
+});
+
+test('remote: a crazyhouse game joined with --game: the opponent\'s drop arrives on the stream, the pockets follow', async () => {
+  const game = await post(server, '/v1/games', { variant: 'crazyhouse', takeback: 'free' });
+  assert.equal(game.status, 201);
+  const { id, tokens } = game.body;
+  const asBlack = (move, version) => post(server, `/v1/games/${id}/moves`, { move, expected_version: version },
+    { headers: { authorization: `Bearer ${tokens.black}` } });
+  const p = playRemote(['--game', id, '--token', tokens.white]);
+  await p.waitFor(`You play white in game ${id} (version 1).`);
+  assert.ok(p.stdout.includes('White pocket: -\nBlack pocket: -\n'));
+  p.proc.stdin.write('e4\n');
+  await p.waitFor('Moves: 1. e4\n');
+  assert.equal((await asBlack('d5', 2)).status, 200);
+  await p.waitFor('black played d5\n');
+  p.proc.stdin.write('exd5\n');
+  await p.waitFor('White pocket: P\nBlack pocket: -\n');
+  assert.equal((await asBlack('Qxd5', 4)).status, 200);
+  await p.waitFor('White pocket: P\nBlack pocket: p\n');
+  p.proc.stdin.write('P@e4\nfen\n');
+  await p.waitFor('Moves: 1. e4 d5 2. exd5 Qxd5 3. P@e4\n');
+  const stored = await get(server, `/v1/games/${id}`);
+  await p.waitFor(`${stored.body.position.fen}\n`);
+  assert.equal(stored.body.position.fen, 'rnb1kbnr/ppp1pppp/8/3q4/4P3/8/PPPP1PPP/RNBQKBNR[p] b KQkq - 0 3');
+  // A drop over HTTP: a move event one version ahead, played on the mirror in crazyhouse.
+  assert.equal((await asBlack('P@d4', 6)).status, 200);
+  await p.waitFor('black played P@d4\n');
+  await p.waitFor('White pocket: -\nBlack pocket: -\n', 10000, p.stdout.indexOf('black played P@d4'));
+  p.proc.stdin.end();
+  assert.equal(await p.exited, 0);
+  assert.ok(!p.stdout.includes('bad_answer'), p.stdout);
+});
+
+test('remote: --level with --variant asks the server for a game in that variant; no engine plays it here: its refusal, exit 1', async () => {
+  const p = playRemote(['--level', '2', '--variant', 'kingOfTheHill']);
+  assert.equal(await p.exited, 1);
+  assert.match(p.stdout, /error: variant_not_supported_by_engine: /);
 });
 
 /** A plain HTTP proxy to the test's chessd on a free port: { base, sockets, close }. With hold(req)

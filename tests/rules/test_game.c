@@ -1097,10 +1097,11 @@ static game_status_t restore_from_fen(game_t *r, const game_t *g)
     char initial_fen[FEN_BUFFER_SIZE], current_fen[FEN_BUFFER_SIZE];
     position_t initial, current;
     unsigned flags = g->initial.chess960 ? FEN_CHESS960 : 0;
+    variant_t variant = (variant_t)g->initial.variant; /* the store reads both FENs in the record's variant */
     fen_format(&g->initial, initial_fen, sizeof initial_fen);
     fen_format(&g->pos, current_fen, sizeof current_fen);
-    if (fen_parse(initial_fen, strlen(initial_fen), flags, &initial, NULL, 0) != FEN_OK
-        || fen_parse(current_fen, strlen(current_fen), flags, &current, NULL, 0) != FEN_OK)
+    if (fen_parse_variant(initial_fen, strlen(initial_fen), variant, flags, &initial, NULL, 0) != FEN_OK
+        || fen_parse_variant(current_fen, strlen(current_fen), variant, flags, &current, NULL, 0) != FEN_OK)
         return GAME_EBAD_RECORD;
     game_status_t status = game_restore(r, &initial, &current, g->history, g->history_count, g->ply_count, g->state,
                                         g->result, g->termination, g->draw_offer);
@@ -1221,6 +1222,17 @@ static void test_restore_refuses_parts_that_do_not_belong_together(void)
                        GAME_TERMINATION_NONE, GAME_OFFER_NONE);
     EXPECT_BAD_RESTORE(&a->initial, &chess960.pos, long_history, 0, 0, GAME_ACTIVE, GAME_RESULT_NONE,
                        GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    /* Nor the rule set: a crazyhouse start and the standard one, either way round. */
+    position_t crazyhouse;
+    fen_start(VARIANT_CRAZYHOUSE, &crazyhouse);
+    EXPECT_BAD_RESTORE(&crazyhouse, &before.initial, long_history, 0, 0, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    EXPECT_BAD_RESTORE(&before.initial, &crazyhouse, long_history, 0, 0, GAME_ACTIVE, GAME_RESULT_NONE,
+                       GAME_TERMINATION_NONE, GAME_OFFER_NONE);
+    CU_ASSERT_EQUAL(game_restore(&r, &crazyhouse, &crazyhouse, long_history, 0, 0, GAME_ACTIVE, GAME_RESULT_NONE,
+                                 GAME_TERMINATION_NONE, GAME_OFFER_NONE),
+                    GAME_OK);
+    r = before;
     /* The state must be the position's. */
     EXPECT_BAD_RESTORE(&mated.initial, &mated.pos, mated.history, mated.history_count, mated.ply_count, GAME_ACTIVE,
                        GAME_RESULT_NONE, GAME_TERMINATION_NONE, GAME_OFFER_NONE);
@@ -2706,6 +2718,7 @@ static void test_unknown_names_read_as_minus_one(void)
 /* ---- differential: random games against status_evaluate, replay, restore, undo and a clock model ---- */
 
 enum { RANDOM_GAMES = 300, RANDOM_PLY_MAX = 600, CHESS960_STARTS_MAX = 1024 };
+enum { RANDOM_VARIANT_GAMES = 160, RANDOM_VARIANT_PLY_MAX = 300 };
 
 static const random_game_preference_t decisive_preferences[] = {
     { RANDOM_GAME_PICK_MATE, 80 },      { RANDOM_GAME_PICK_PROMOTION, 70 }, { RANDOM_GAME_PICK_EN_PASSANT, 60 },
@@ -2720,9 +2733,14 @@ static const random_game_style_t styles[] = {
     { decisive_preferences, sizeof decisive_preferences / sizeof decisive_preferences[0], RANDOM_PLY_MAX },
     { drawish_preferences, sizeof drawish_preferences / sizeof drawish_preferences[0], RANDOM_PLY_MAX },
 };
+/* Variant games are shorter: a crazyhouse game of random moves rarely ends. */
+static const random_game_style_t variant_styles[] = {
+    { decisive_preferences, sizeof decisive_preferences / sizeof decisive_preferences[0], RANDOM_VARIANT_PLY_MAX },
+    { drawish_preferences, sizeof drawish_preferences / sizeof drawish_preferences[0], RANDOM_VARIANT_PLY_MAX },
+};
 
 typedef struct {
-    int games, plies, chess960_games, timed_games, replays, undos;
+    int games, plies, chess960_games, variant_games, timed_games, replays, undos;
     int claimable_threefold, claimable_fifty;
     int endings[GAME_TERMINATION_COUNT];
     int mismatches;
@@ -2737,6 +2755,7 @@ static game_termination_t expected_termination(const status_t *st)
         return st->draw_reason == STATUS_DRAW_INSUFFICIENT_MATERIAL ? GAME_TERMINATION_INSUFFICIENT_MATERIAL
                : st->draw_reason == STATUS_DRAW_FIVEFOLD_REPETITION ? GAME_TERMINATION_FIVEFOLD_REPETITION
                                                                      : GAME_TERMINATION_SEVENTYFIVE_MOVES;
+    case STATUS_VARIANT_END: return (game_termination_t)(GAME_TERMINATION_ABORTED + st->variant_end);
     default: return GAME_TERMINATION_NONE;
     }
 }
@@ -2763,11 +2782,15 @@ static void check_step(differential_t *d, int game, const game_t *g, const posit
     if (g->history_count != kept || g->history_count > GAME_HISTORY_MAX
         || memcmp(g->history, history + history_count - kept, sizeof history[0] * (size_t)kept) != 0)
         mismatch(d, game, g->ply_count, "history is not the full history's tail since the last irreversible move");
-    static const game_state_t states[STATUS_STATE_COUNT] = { GAME_ACTIVE, GAME_CHECKMATE, GAME_STALEMATE, GAME_DRAW };
-    game_result_t result = st.state == STATUS_ACTIVE      ? GAME_RESULT_NONE
-                           : st.state != STATUS_CHECKMATE ? GAME_DRAWN
-                           : pos->side_to_move == WHITE   ? GAME_BLACK_WINS
-                                                          : GAME_WHITE_WINS;
+    static const game_state_t states[STATUS_STATE_COUNT] = { GAME_ACTIVE, GAME_CHECKMATE, GAME_STALEMATE, GAME_DRAW,
+                                                             GAME_VARIANT_END };
+    color_t winner = st.state == STATUS_VARIANT_END ? (color_t)st.winner
+                     : st.state == STATUS_CHECKMATE ? (color_t)!pos->side_to_move
+                                                    : COLOR_COUNT;
+    game_result_t result = st.state == STATUS_ACTIVE ? GAME_RESULT_NONE
+                           : winner == WHITE         ? GAME_WHITE_WINS
+                           : winner == BLACK         ? GAME_BLACK_WINS
+                                                     : GAME_DRAWN;
     if (g->state != states[st.state] || g->result != result || g->termination != expected_termination(&st)
         || g->draw_offer != GAME_OFFER_NONE)
         mismatch(d, game, g->ply_count, "ending differs from the position's status");
@@ -2994,6 +3017,36 @@ static void test_game_matches_status_replay_restore_and_undo_on_random_games(voi
     CU_ASSERT(d.endings[GAME_TERMINATION_INSUFFICIENT_MATERIAL] > 0);
 }
 
+/* The same checks in every variant, from its start: replay and undo go
+ * through the move list in the variant (drops, gates, explosions), and
+ * restore through FEN text reads both positions in it. */
+static void test_game_matches_status_replay_restore_and_undo_in_every_variant(void)
+{
+    differential_t d = { 0 };
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    long started = tests_monotonic_ms();
+    for (int game = 0; game < RANDOM_VARIANT_GAMES; game++) {
+        position_t start_pos;
+        fen_start((variant_t)(1 + game % (VARIANT_COUNT - 1)), &start_pos);
+        play_random_game(&d, game, &start_pos, &variant_styles[game % 2], &rng, game % 3 == 0);
+        d.games++;
+        d.variant_games++;
+    }
+    fprintf(stderr, "\n  game random variant games: %d games (%d on a clock), %d plies, %d replays, %d undos; endings:",
+            d.games, d.timed_games, d.plies, d.replays, d.undos);
+    for (int t = 0; t < GAME_TERMINATION_COUNT; t++)
+        if (d.endings[t])
+            fprintf(stderr, " %s %d", game_termination_name((game_termination_t)t), d.endings[t]);
+    fprintf(stderr, "; %d mismatches, %ld ms\n", d.mismatches, tests_monotonic_ms() - started);
+    CU_ASSERT_EQUAL(d.mismatches, 0);
+    CU_ASSERT(d.undos > 0);
+    CU_ASSERT(d.endings[GAME_TERMINATION_TIME_FORFEIT] > 0);
+    int variant_ends = 0;
+    for (int t = GAME_TERMINATION_ABORTED + 1; t < GAME_TERMINATION_COUNT; t++)
+        variant_ends += d.endings[t];
+    CU_ASSERT(variant_ends > 0);
+}
+
 int test_game_register(void)
 {
     CU_pSuite suite = CU_add_suite("game", NULL, NULL);
@@ -3105,5 +3158,6 @@ int test_game_register(void)
     CU_ADD_TEST(suite, test_names_are_the_documented_ones);
     CU_ADD_TEST(suite, test_unknown_names_read_as_minus_one);
     CU_ADD_TEST(suite, test_game_matches_status_replay_restore_and_undo_on_random_games);
+    CU_ADD_TEST(suite, test_game_matches_status_replay_restore_and_undo_in_every_variant);
     return CUE_SUCCESS;
 }

@@ -19,12 +19,13 @@ enum { HISTORY_TEXT_MAX = (GAME_HISTORY_MAX + 1) * GAME_RECORD_HISTORY_ENTRY, LI
 static const char token_white[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 static const char token_black[] = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
 
-/* A new game at fen (fen_parse flags) with both players' names and tokens. */
 /* The start position at move 40: past the plies the opening names cover
  * (rules/opening.h), so a game from it has no opening line. */
 #define LATE_START "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 40"
 
-static void start_record(game_record_t *r, const char *fen, unsigned flags, const char *white, const char *black)
+/* A new game at fen read in variant (fen_parse_variant flags) with both players' names and tokens. */
+static void start_record_in(game_record_t *r, variant_t variant, const char *fen, unsigned flags, const char *white,
+                            const char *black)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->id, sizeof r->id, "AbCdEfGh_-123456");
@@ -36,11 +37,16 @@ static void start_record(game_record_t *r, const char *fen, unsigned flags, cons
     memcpy(r->players[BLACK].token_hash, token_black, sizeof token_black);
     position_t pos;
     char message[256];
-    fen_error_t err = fen_parse(fen, strlen(fen), flags, &pos, message, sizeof message);
+    fen_error_t err = fen_parse_variant(fen, strlen(fen), variant, flags, &pos, message, sizeof message);
     if (err != FEN_OK)
         fprintf(stderr, "\n%s: %s\n", fen, message);
     CU_ASSERT_EQUAL_FATAL(err, FEN_OK);
     game_start(&r->game, &pos);
+}
+
+static void start_record(game_record_t *r, const char *fen, unsigned flags, const char *white, const char *black)
+{
+    start_record_in(r, VARIANT_STANDARD, fen, flags, white, black);
 }
 
 /* Plays space-separated moves (UCI or SAN), each by the side to move. */
@@ -342,46 +348,68 @@ typedef struct {
     game_termination_t termination;
     bool flags;  /* played on a clock (ENDING_CLOCK_MS each, the moves at 0) whose flag then falls */
     bool aborts; /* the side to move aborts */
+    variant_t variant; /* the rule set fen is read and played in (0: standard chess) */
 } ending_t;
 
 enum { ENDING_CLOCK_MS = 60000, HOUR_MS = 3600000 };
 
 static const ending_t endings[] = {
     { "mate by white", FEN_START, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", -1, -1, -1, GAME_CHECKMATE, GAME_WHITE_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD },
     { "mate by black", FEN_START, "f3 e5 g4 Qh4#", -1, -1, -1, GAME_CHECKMATE, GAME_BLACK_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD },
     { "stalemate", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE, GAME_DRAWN,
-      GAME_TERMINATION_STALEMATE, false, false },
+      GAME_TERMINATION_STALEMATE, false, false, VARIANT_STANDARD },
     { "insufficient material", "k7/8/8/8/8/8/1q6/K7 w - - 0 1", "Kxb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false },
+      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false, VARIANT_STANDARD },
     { "fivefold repetition", FEN_START,
       "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false },
+      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false, VARIANT_STANDARD },
     { "seventy-five moves", "k7/8/8/8/8/8/8/KR6 w - - 149 80", "Rb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false },
+      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false, VARIANT_STANDARD },
     { "threefold repetition claimed", FEN_START, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, WHITE, GAME_DRAW,
-      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false },
+      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false, VARIANT_STANDARD },
     { "fifty moves claimed", "k7/8/8/8/8/8/8/KR6 w - - 99 80", "Rb2", -1, -1, BLACK, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIFTY_MOVES, false, false },
-    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false },
+      GAME_TERMINATION_FIFTY_MOVES, false, false, VARIANT_STANDARD },
+    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false, VARIANT_STANDARD },
     { "white resigned", FEN_START, "e4 e5 Nf3", WHITE, -1, -1, GAME_RESIGNED, GAME_BLACK_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD },
     { "black resigned at the start", FEN_START, "", BLACK, -1, -1, GAME_RESIGNED, GAME_WHITE_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD },
     { "white lost on time", FEN_START, "e4 e5", -1, -1, -1, GAME_TIMEOUT, GAME_BLACK_WINS,
-      GAME_TERMINATION_TIME_FORFEIT, true, false },
+      GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD },
     /* Black has a bare king: it cannot win on time. */
     { "white's flag fell against a bare king", "k7/8/8/8/8/8/8/2Q4K w - - 0 1", "Qc2 Kb8", -1, -1, -1, GAME_TIMEOUT,
-      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false },
+      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD },
     { "aborted after white's first move", FEN_START, "e4", -1, -1, -1, GAME_ABORTED, GAME_RESULT_NONE,
-      GAME_TERMINATION_ABORTED, false, true },
+      GAME_TERMINATION_ABORTED, false, true, VARIANT_STANDARD },
+    /* The variants' own ends, and a mate by a drop and by an Elephant. */
+    { "crazyhouse mate by a drop", "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", "Q@b7", -1, -1, -1, GAME_CHECKMATE,
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_CRAZYHOUSE },
+    { "atomic king exploded", "kn6/8/8/8/8/8/8/KR6 w - - 0 1", "Rxb8", -1, -1, -1, GAME_VARIANT_END,
+      GAME_WHITE_WINS, GAME_TERMINATION_KING_EXPLODED, false, false, VARIANT_ATOMIC },
+    { "antichess: white took black's last piece", "8/8/8/8/8/8/p7/R7 w - - 0 1", "Rxa2", -1, -1, -1,
+      GAME_VARIANT_END, GAME_BLACK_WINS, GAME_TERMINATION_NO_PIECES, false, false, VARIANT_ANTICHESS },
+    { "antichess: black cannot move", "8/8/8/8/p7/8/P7/8 w - - 0 1", "a3", -1, -1, -1, GAME_VARIANT_END,
+      GAME_BLACK_WINS, GAME_TERMINATION_STALEMATE_WIN, false, false, VARIANT_ANTICHESS },
+    { "king of the hill", "k7/8/8/8/8/3K4/8/8 w - - 0 1", "Kd4", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
+      GAME_TERMINATION_KING_OF_THE_HILL, false, false, VARIANT_KING_OF_THE_HILL },
+    { "three checks", "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1", "Qe2+", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
+      GAME_TERMINATION_THREE_CHECKS, false, false, VARIANT_THREE_CHECK },
+    { "horde captured", "k7/8/8/8/8/8/8/rP6 b - - 0 1", "Rxb1", -1, -1, -1, GAME_VARIANT_END, GAME_BLACK_WINS,
+      GAME_TERMINATION_HORDE_CAPTURED, false, false, VARIANT_HORDE },
+    { "race finished, black cannot follow", "8/1K6/8/8/8/8/k7/8 w - - 0 1", "Kb8", -1, -1, -1, GAME_VARIANT_END,
+      GAME_WHITE_WINS, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS },
+    { "race finished, black follows: a draw", "8/1K5k/8/8/8/8/8/8 w - - 0 1", "Kb8 Kh8", -1, -1, -1,
+      GAME_VARIANT_END, GAME_DRAWN, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS },
+    { "S-chess mate by an Elephant", "k7/8/1K6/8/8/8/8/7E[] w - - 0 1", "Eh8#", -1, -1, -1, GAME_CHECKMATE,
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_SEIRAWAN },
 };
 
 /* Plays ending e into r (a standing offer is accepted by the other player). */
 static void play_ending(game_record_t *r, const ending_t *e)
 {
-    start_record(r, e->fen, 0, "Anna", "Boris");
+    start_record_in(r, e->variant, e->fen, 0, "Anna", "Boris");
     if (e->flags)
         CU_ASSERT_FATAL(game_set_rules(&r->game, ENDING_CLOCK_MS, 0, GAME_TAKEBACK_AGREEMENT));
     play(r, e->moves);
@@ -415,8 +443,7 @@ static void test_finished_games_of_every_kind_round_trip(void)
         seen[e->termination] = true;
         expect_round_trip(&r);
     }
-    /* The variants' own ends: test_variant_games_round_trip_with_their_variant_line. */
-    for (int t = 1; t <= GAME_TERMINATION_ABORTED; t++)
+    for (int t = 1; t < GAME_TERMINATION_COUNT; t++)
         CU_ASSERT(seen[t]);
 }
 
@@ -1694,6 +1721,82 @@ static void test_from_legacy_refuses_moves_and_endings_that_do_not_agree(void)
     legacy_fixture_free(&f);
 }
 
+/* The state text of r as a string (GAME_RECORD_STATE_MAX + 1 bytes). */
+static const char *variant_text(const game_record_t *r, char *out)
+{
+    size_t length = game_record_state(r, out, GAME_RECORD_STATE_MAX);
+    CU_ASSERT_FATAL(length > 0 && length < GAME_RECORD_STATE_MAX);
+    out[length] = '\0';
+    return out;
+}
+
+/* A text written before variants existed has no variant line, and neither
+ * has a standard game's now: both read as standard chess. The line is what
+ * makes a variant's text readable: without it, the FENs are read as
+ * standard chess's and a crazyhouse pocket or a check counter is refused. */
+static void test_a_text_without_a_variant_line_reads_as_standard_chess(void)
+{
+    text_t t;
+    base_text(&t);
+    game_record_t back;
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    CU_ASSERT_EQUAL(back.game.initial.variant, VARIANT_STANDARD);
+    CU_ASSERT_EQUAL(back.game.pos.variant, VARIANT_STANDARD);
+    static const variant_t needing[] = { VARIANT_CRAZYHOUSE, VARIANT_THREE_CHECK, VARIANT_SEIRAWAN, VARIANT_HORDE };
+    for (size_t i = 0; i < sizeof needing / sizeof needing[0]; i++) {
+        const variant_rules_t *rules = variant_rules(needing[i]);
+        game_record_t r;
+        start_record_in(&r, needing[i], rules->start_fen, 0, "Anna", "Boris");
+        char text[GAME_RECORD_STATE_MAX + 1], edited[GAME_RECORD_STATE_MAX * 2], line[48];
+        const char *state = variant_text(&r, text);
+        int n = snprintf(line, sizeof line, "\nvariant %s", rules->key);
+        const char *at = strstr(state, line);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        size_t head = (size_t)(at - state), length = strlen(state);
+        memcpy(edited, state, head);
+        memcpy(edited + head, at + n, length - head - (size_t)n);
+        expect_refused(edited, length - (size_t)n, NULL, 0, "a variant's text without its line");
+    }
+}
+
+/* The variant line holds the API's name of a variant, only after chess960 0. */
+static void test_read_refuses_a_variant_line_this_code_never_writes(void)
+{
+    game_record_t r;
+    text_t t;
+    start_record_in(&r, VARIANT_CRAZYHOUSE, variant_rules(VARIANT_CRAZYHOUSE)->start_fen, 0, "Anna", "Boris");
+    play(&r, "e4 d5 exd5");
+    text_of(&r, &t);
+    expect_every_line_needed(&t, 19);
+    static const char *const names[] = { "", "standard", "chess960", "Crazyhouse", "zh", "crazyhouse ", " crazyhouse",
+                                         "bughouse", "atomic", "seirawan", "crazyhouse\t", "CRAZYHOUSE" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        expect_line_refused(&t, "variant", names[i]);
+    /* A variant in a Chess960 game (the text's flag, its FENs' castling aside). */
+    expect_line_refused(&t, "chess960", "1");
+    /* The other variants' names where the FENs are theirs: each reads only in its own. */
+    start_record_in(&r, VARIANT_KING_OF_THE_HILL, variant_rules(VARIANT_KING_OF_THE_HILL)->start_fen, 0, "A", "B");
+    play(&r, "e4 e5 Ke2");
+    text_of(&r, &t);
+    game_record_t back;
+    CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
+    CU_ASSERT_EQUAL(back.game.pos.variant, VARIANT_KING_OF_THE_HILL);
+    expect_line_refused(&t, "variant", "kingofthehill");
+    expect_line_refused(&t, "variant", "King of the Hill");
+    /* Format 2 had no variants. */
+    game_record_t same;
+    format_2_text(&t, &same);
+    char edited[GAME_RECORD_STATE_MAX * 2];
+    const char *initial = strstr(t.state, "\ninitial ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(initial);
+    size_t head = (size_t)(initial - t.state);
+    static const char line[] = "\nvariant kingOfTheHill";
+    memcpy(edited, t.state, head);
+    memcpy(edited + head, line, sizeof line - 1);
+    memcpy(edited + head + sizeof line - 1, t.state + head, t.length - head);
+    expect_refused(edited, t.length + sizeof line - 1, t.history, t.history_length, "a format 2 text with a variant");
+}
+
 int test_game_record_register(void)
 {
     CU_pSuite suite = CU_add_suite("game_record", NULL, NULL);
@@ -1707,6 +1810,8 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_chess960_game_round_trips_castling_as_king_takes_rook);
     CU_ADD_TEST(suite, test_game_from_a_custom_fen_with_black_to_move_round_trips);
     CU_ADD_TEST(suite, test_finished_games_of_every_kind_round_trip);
+    CU_ADD_TEST(suite, test_a_text_without_a_variant_line_reads_as_standard_chess);
+    CU_ADD_TEST(suite, test_read_refuses_a_variant_line_this_code_never_writes);
     CU_ADD_TEST(suite, test_names_in_utf8_empty_and_of_the_largest_size_round_trip);
     CU_ADD_TEST(suite, test_read_refuses_a_name_with_a_control_character);
     CU_ADD_TEST(suite, test_times_round_trip_at_their_bounds);

@@ -17,12 +17,12 @@
 /* Runs a session from fen (NULL: the start position) on input, with local
  * (NULL: two people, no engine); returns the output (caller frees) and the
  * session's result in *status. */
-static char *run_local(const char *fen, const char *input, bool unicode, bool flip, int max_plies,
-                       const play_local_t *local, int *status)
+static char *run_local_in(variant_t variant, const char *fen, const char *input, bool unicode, bool flip,
+                          int max_plies, const play_local_t *local, int *status)
 {
     position_t start;
-    const char *text = fen ? fen : FEN_START;
-    CU_ASSERT_EQUAL_FATAL(fen_parse(text, strlen(text), FEN_DETECT_CHESS960, &start, NULL, 0), FEN_OK);
+    const char *text = fen ? fen : variant_rules(variant)->start_fen;
+    CU_ASSERT_EQUAL_FATAL(fen_parse_variant(text, strlen(text), variant, FEN_DETECT_CHESS960, &start, NULL, 0), FEN_OK);
     FILE *in = fmemopen((void *)input, strlen(input), "r");
     char *output = NULL;
     size_t length = 0;
@@ -33,6 +33,21 @@ static char *run_local(const char *fen, const char *input, bool unicode, bool fl
     fclose(in);
     fclose(out);
     return output;
+}
+
+static char *run_local(const char *fen, const char *input, bool unicode, bool flip, int max_plies,
+                       const play_local_t *local, int *status)
+{
+    return run_local_in(VARIANT_STANDARD, fen, input, unicode, flip, max_plies, local, status);
+}
+
+/* A session of two people in variant, from fen (NULL: the variant's start). */
+static char *run_variant(variant_t variant, const char *fen, const char *input, bool unicode)
+{
+    int status;
+    char *out = run_local_in(variant, fen, input, unicode, false, 1000, NULL, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    return out;
 }
 
 static char *run_flags(const char *fen, const char *input, bool unicode, bool flip, int max_plies, int *status)
@@ -210,6 +225,87 @@ static void test_chess960_fen_castles_king_takes_rook(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1. O-O *\n"));
     CU_ASSERT_PTR_NULL(strstr(out, "error:")); /* UCI king-takes-rook castles too */
     free(out);
+}
+
+static void test_standard_chess_has_no_variant_lines(void)
+{
+    char *out = run(NULL, "e4\n");
+    CU_ASSERT_PTR_NULL(strstr(out, "pocket:"));
+    CU_ASSERT_PTR_NULL(strstr(out, "Checks given:"));
+    free(out);
+}
+
+static void test_crazyhouse_shows_the_pockets_drops_and_undo_gives_the_piece_back(void)
+{
+    char *out = run_variant(VARIANT_CRAZYHOUSE, NULL, "e4\nd5\nexd5\nQxd5\nNc3\nQa5\nP@b4\nQxb4\n", false);
+    const char *board = "8 r n b . k b n r\n7 p p p . p p p p\n6 . . . . . . . .\n5 . . . . . . . .\n"
+                        "4 . q . . . . . .\n3 . . N . . . . .\n2 P P P P . P P P\n1 R . B Q K B N R\n"
+                        "  a b c d e f g h\nWhite pocket: -\nBlack pocket: p p\nWhite to move\n"
+                        "Status: active\nMaterial - white 38, black 38\n"
+                        "Moves: 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@b4 Qxb4\n\n";
+    size_t length = strlen(out), tail = strlen(board);
+    CU_ASSERT(length >= tail && !strcmp(out + length - tail, board));
+    free(out);
+    /* Two undos: the queen gives the pawn back, then the drop goes back to the pocket. */
+    out = run_variant(VARIANT_CRAZYHOUSE, NULL, "e4\nd5\nexd5\nQxd5\nNc3\nQa5\nP@b4\nQxb4\nundo\nundo\nfen\n", true);
+    expect_last(out, "White pocket:", "White pocket: \u2659");
+    expect_last(out, "Black pocket:", "Black pocket: \u265f");
+    expect_last(out, "rnb1kbnr", "rnb1kbnr/ppp1pppp/8/q7/8/2N5/PPPP1PPP/R1BQKBNR[Pp] w KQkq - 2 4");
+    expect_last(out, "Moves:", "Moves: 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5");
+    free(out);
+    /* A mate by a drop; the PGN names the variant and the position it started from. */
+    out = run_variant(VARIANT_CRAZYHOUSE, "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", "Q@b7\npgn\n", false);
+    expect_last(out, "Status:", "Status: checkmate, result 1-0");
+    expect_last(out, "White pocket:", "White pocket: -");
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "[Variant \"Crazyhouse\"]\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "[FEN \"k7/8/1K6/8/8/8/8/8[Q] w - - 0 1\"]\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n1. Q@b7# 1-0\n"));
+    free(out);
+}
+
+static void test_three_check_counts_the_checks_and_the_third_ends_the_game(void)
+{
+    char *out = run_variant(VARIANT_THREE_CHECK, NULL, "e4\ne5\nBc4\nNc6\nBxf7+\nKxf7\nQh5+\ng6\nQxe5\nQe7\nQxe7+\n",
+                            false);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Checks given: white 2, black 0 (three win)\n"));
+    expect_last(out, "Checks given:", "Checks given: white 3, black 0 (three win)");
+    expect_last(out, "Status:", "Status: variant_end (three_checks), result 1-0");
+    free(out);
+}
+
+static void test_schess_shows_the_hawk_and_the_elephant_and_counts_the_reserves(void)
+{
+    char *out = run_variant(VARIANT_SEIRAWAN, NULL, "Nc3/H\ne5\n", false);
+    expect_last(out, "1 ", "1 R H B Q K B N R");
+    expect_last(out, "White reserve:", "White reserve: E");
+    expect_last(out, "Black reserve:", "Black reserve: h e");
+    expect_last(out, "Material", "Material - white 46, black 39"); /* the Hawk on b1 counts 7 */
+    free(out);
+    out = run_variant(VARIANT_SEIRAWAN, NULL, "Nc3/H\ne5\n", true);
+    expect_last(out, "1 ", "1 \u2656 H \u2657 \u2655 \u2654 \u2657 \u2658 \u2656"); /* letters: no glyph of their own */
+    expect_last(out, "White reserve:", "White reserve: E");
+    free(out);
+}
+
+static void test_variant_ends_show_their_termination(void)
+{
+    static const struct {
+        variant_t variant;
+        const char *fen, *moves, *status;
+    } ends[] = {
+        { VARIANT_ATOMIC, "kn6/8/8/8/8/8/8/KR6 w - - 0 1", "Rxb8\n", "Status: variant_end (king_exploded), result 1-0" },
+        { VARIANT_ANTICHESS, "8/8/8/8/8/8/p7/R7 w - - 0 1", "Rxa2\n", "Status: variant_end (no_pieces), result 0-1" },
+        { VARIANT_KING_OF_THE_HILL, "k7/8/8/8/8/3K4/8/8 w - - 0 1", "Kd4\n",
+          "Status: variant_end (king_of_the_hill), result 1-0" },
+        { VARIANT_HORDE, "k7/8/8/8/8/8/8/rP6 b - - 0 1", "Rxb1\n", "Status: variant_end (horde_captured), result 0-1" },
+        { VARIANT_RACING_KINGS, "8/1K5k/8/8/8/8/8/8 w - - 0 1", "Kb8\nKh8\n",
+          "Status: variant_end (race_finished), result 1/2-1/2" },
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        char *out = run_variant(ends[i].variant, ends[i].fen, ends[i].moves, false);
+        expect_last(out, "Status:", ends[i].status);
+        free(out);
+    }
 }
 
 static void test_long_line_is_refused_and_the_session_goes_on(void)
@@ -468,6 +564,14 @@ int test_play_register(void)
     CU_add_test(suite, "stalemate_and_automatic_draws", test_stalemate_and_automatic_draws);
     CU_add_test(suite, "pgn_of_the_session", test_pgn_of_the_session);
     CU_add_test(suite, "chess960_fen_castles_king_takes_rook", test_chess960_fen_castles_king_takes_rook);
+    CU_add_test(suite, "standard_chess_has_no_variant_lines", test_standard_chess_has_no_variant_lines);
+    CU_add_test(suite, "crazyhouse_shows_the_pockets_drops_and_undo_gives_the_piece_back",
+                test_crazyhouse_shows_the_pockets_drops_and_undo_gives_the_piece_back);
+    CU_add_test(suite, "three_check_counts_the_checks_and_the_third_ends_the_game",
+                test_three_check_counts_the_checks_and_the_third_ends_the_game);
+    CU_add_test(suite, "schess_shows_the_hawk_and_the_elephant_and_counts_the_reserves",
+                test_schess_shows_the_hawk_and_the_elephant_and_counts_the_reserves);
+    CU_add_test(suite, "variant_ends_show_their_termination", test_variant_ends_show_their_termination);
     CU_add_test(suite, "long_line_is_refused_and_the_session_goes_on", test_long_line_is_refused_and_the_session_goes_on);
     CU_add_test(suite, "control_characters_are_not_echoed", test_control_characters_are_not_echoed);
     CU_add_test(suite, "plies_are_capped", test_plies_are_capped);
