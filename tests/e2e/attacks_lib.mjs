@@ -95,9 +95,11 @@ export const json = { 'content-type': 'application/json' };
  * and its body) to a new connection to port before reading anything, as
  * Python's http.client and urllib do, and resolves to 'ok' for a 413
  * payload_too_large answer that openapi.yaml documents, else to what
- * happened instead (a reset, no answer within 10 s, another answer).
+ * happened instead (a reset, no answer within waitMs, another answer; a
+ * timeout says whether the connection had connected and how many bytes of
+ * the request the kernel had taken).
  */
-export function overCapPost(port, pieces) {
+export function overCapPost(port, pieces, waitMs = 10000) {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     const chunks = [];
@@ -109,9 +111,14 @@ export function overCapPost(port, pieces) {
       s.destroy();
       resolve(outcome);
     };
-    const timer = setTimeout(() => done(`no answer and no close within 10 s (${Buffer.concat(chunks).length} bytes)`), 10000);
+    let connectedMs = null;
+    const started = performance.now();
+    const timer = setTimeout(() => done(`no answer and no close within ${waitMs / 1000} s (${Buffer.concat(chunks).length} bytes; `
+      + `${connectedMs === null ? 'never connected' : `connected after ${connectedMs.toFixed(0)} ms`}, `
+      + `${s.bytesWritten} request bytes written)`), waitMs);
     s.pause(); // nothing is read until the whole request has been written
     s.on('connect', () => {
+      connectedMs = performance.now() - started;
       pieces.forEach((piece, i) => s.write(piece, i < pieces.length - 1 ? undefined : (err) => { if (!err) s.resume(); }));
     });
     s.on('data', (d) => chunks.push(d));
