@@ -1,7 +1,8 @@
 # chessd container image: a builder stage compiles build/chessd, the runtime
-# stage holds only the shared libraries it links against, the binary, and
+# stage holds only the shared libraries it links against, the binary,
 # Stockfish at /usr/games/stockfish (where --engine looks by default), the
-# engine of `chessd serve` and `chessd engine`.
+# engine of `chessd serve` and `chessd engine`, and Fairy-Stockfish at
+# /usr/games/fairy-stockfish (where --variant-engine looks), the variants'.
 #
 #   docker build -t chessd .                     # pulls debian:bookworm(-slim)
 #   make image                                   # buildah, local debootstrapped bases
@@ -27,6 +28,9 @@ ARG MHD_VERSION=0.9.75-6
 # it (tests/bench/engine_match), and another version plays at other
 # strengths for the same settings.
 ARG STOCKFISH_VERSION=15.1-4
+# Fairy-Stockfish likewise: the variants the computer plays are those its
+# UCI_Variant option lists (11.1 has no atomic), and the variants' levels are
+# checked on it (make bench-levels).
 ARG FAIRY_STOCKFISH_VERSION=11.1-1+b1
 
 FROM ${BASE} AS build

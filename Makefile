@@ -64,8 +64,9 @@ RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhire
 # What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
 # chromium drives the embeddable board's page in tests/e2e/embed.test.mjs (with npm's playwright-core);
 # npm, kubectl and the npm packages are installed after these (see $(TEST_DEPS_STAMP)).
-# The tests use Stockfish too (the UCI driver's suite, the differential
-# tests); it comes with RUN_PACKAGES, which `make test` installs first.
+# The tests use Stockfish and Fairy-Stockfish too (the UCI driver's suites, the
+# differential tests, the computer in variants); they come with RUN_PACKAGES,
+# which `make test` installs first.
 TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx librsvg2-bin chromium \
 	tmux $(FUZZ_PACKAGES)
 # Only `make bench` needs these (it installs them itself); its game bench
@@ -212,7 +213,9 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
 
 # The strength of the levels of play, the full run the README's table of
-# levels comes from (about 40 minutes on two cores; make bench runs --quick).
+# levels comes from (about 40 minutes on two cores; make bench runs --quick),
+# then the levels in every variant the variant engine plays, each against the
+# one below (a short match; no rating).
 bench-levels: $(BUILD)/engine_match $(BUILD)/variant_levels | $(AUTO_DEPS)
 	$(BUILD)/engine_match --markdown
 	$(BUILD)/variant_levels

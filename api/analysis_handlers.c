@@ -159,6 +159,36 @@ static void engine_problem(api_response_t *res, engine_status_t status, const ch
     }
 }
 
+static bool variant_engine_configured(const app_t *app)
+{
+    engine_pool_stats_t st;
+    engine_pool_stats(app->variant_engines, &st);
+    return st.configured;
+}
+
+engine_pool_t *analysis_pool(const app_t *app, variant_t variant, api_response_t *res)
+{
+    engine_pool_t *pool;
+    engine_status_t s = engine_pool_for_variant(app->engines, app->variant_engines, variant, &pool);
+    if (s == ENGINE_OK)
+        return pool;
+    if (variant == VARIANT_STANDARD) /* chess without an engine: the search's own answer */
+        return app->engines;
+    char detail[160];
+    const char *key = variant_rules(variant)->key;
+    if (s == ENGINE_EDOWN) {
+        snprintf(detail, sizeof detail, "the variant engine has not started yet (it is retried): %s waits for it",
+                 key);
+        engine_problem(res, ENGINE_EDOWN, detail, true);
+    } else {
+        snprintf(detail, sizeof detail, "the computer does not play %s here (%s)", key,
+                 variant_engine_configured(app) ? "its variant engine does not list it"
+                                                : "it runs no variant engine: --variant-engine");
+        api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, detail, NULL, NULL);
+    }
+    return NULL;
+}
+
 /* A HEAD where GET would search: GET's head without the search (HEAD must
  * not cost an engine), so of unknown length; only an engine that is off
  * (GET's answer at once) is known without one. */
@@ -174,32 +204,9 @@ static void respond_head(engine_pool_t *pool, api_response_t *res)
     res->head_unknown_length = true;
 }
 
-engine_pool_t *analysis_pool(const app_t *app, variant_t variant, api_response_t *res)
-{
-    if (variant == VARIANT_STANDARD)
-        return app->engines;
-    engine_pool_stats_t st;
-    engine_pool_stats(app->variant_engines, &st);
-    if (st.configured && !st.variants) { /* its engine has not started yet */
-        engine_problem(res, ENGINE_EDOWN, "the variant engine is not running yet", true);
-        return NULL;
-    }
-    if (!(st.variants & (1u << variant))) {
-        char detail[160];
-        snprintf(detail, sizeof detail, "the computer does not play %s here%s", variant_rules(variant)->key,
-                 st.configured ? "" : " (no variant engine: --variant-engine)");
-        api_problem(res, API_EVARIANT_NOT_SUPPORTED_BY_ENGINE, detail, NULL, NULL);
-        return NULL;
-    }
-    return app->variant_engines;
-}
-
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,
                       int move_count, const uint64_t *history, const analysis_request_t *rq, bool head)
 {
-    engine_pool_t *pool = analysis_pool(app_of(req), (variant_t)start->variant, res);
-    if (!pool)
-        return;
     position_t pos = *start;
     const opening_t *opening = opening_at(&pos);
     for (int i = 0; i < move_count; i++) {
@@ -214,10 +221,16 @@ void analysis_respond(const api_request_t *req, api_response_t *res, const posit
     jsonw_object_begin(&w);
     jsonw_key(&w, "position");
     position_json_write(&w, &pos, &status, opening, false);
+    /* A finished position is answered without an engine, in any variant:
+     * it never reaches one (a finished three-check kills Fairy-Stockfish 11.1). */
+    engine_pool_t *pool = status.state == STATUS_ACTIVE ? analysis_pool(app_of(req), (variant_t)pos.variant, res) : NULL;
     if (status.state != STATUS_ACTIVE) {
         jsonw_key(&w, "lines");
         jsonw_array_begin(&w);
         jsonw_array_end(&w);
+    } else if (!pool) {
+        jsonw_discard(&w);
+        return;
     } else if (head) {
         jsonw_discard(&w);
         respond_head(pool, res);

@@ -18,15 +18,18 @@
  * false with res filled (400, or 422 analysis_limit_too_large) when one is bad. */
 bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_response_t *res);
 
-/* The engines that play variant: Stockfish's pool for standard chess,
- * --variant-engine's for a variant it lists; NULL with res filled (422
- * variant_not_supported_by_engine, or 503 while its engine starts) else. */
+/* The engines that play variant (engine_pool_for_variant): Stockfish's
+ * pool for standard chess, whatever its state (a search then answers for
+ * it), --variant-engine's for a variant it lists; NULL with res filled
+ * else: 422 variant_not_supported_by_engine, or 503 engine_unavailable
+ * (Retry-After) while the variant engine has not started. */
 engine_pool_t *analysis_pool(const app_t *app, variant_t variant, api_response_t *res);
 
 /* Answers the analysis of the position reached from start by moves
  * (history: the keys of the positions they were played in, for the
  * position's status): the position and its status, and, unless the game
- * is over there, the engine's lines. head: a HEAD, which never searches
+ * is over there, the engine's lines (of the engine analysis_pool gives; its
+ * refusal otherwise). head: a HEAD, which never searches
  * nor waits for an engine: where GET would search it answers GET's head
  * (200, no Content-Length), or 503 when the server runs no engine. */
 void analysis_respond(const api_request_t *req, api_response_t *res, const position_t *start, const move_t *moves,

@@ -17,7 +17,7 @@ typedef struct app {
     const struct config *config;
     struct store *store; /* NULL with --redis none: no games */
     struct engine_pool *engines; /* never NULL in a server; a pool without an engine answers ENGINE_EDOWN */
-    struct engine_pool *variant_engines; /* the same, for the variants (--variant-engine) */
+    struct engine_pool *variant_engines; /* the variants' (engine_pool_for_variant); never NULL in a server */
     bool engine_only;            /* `chessd engine`: ready only while an engine runs */
     struct engine_turns *turns;  /* the computer's turns this replica plays (NULL: none) */
     struct workpool *store_pool; /* the game requests' pool (NULL without a store): exports read there too */

@@ -92,9 +92,9 @@ static const setting_t settings[] = {
       " when it is there; none: no engine, its routes answer 503 engine_unavailable)",
       KIND_STRING, FIELD(engine_path), 0, 0 },
     { "--variant-engine", "CHESSD_VARIANT_ENGINE", CONFIG_ENGINE_AUTO,
-      "the UCI engine for the variants (auto: " CONFIG_VARIANT_ENGINE_DEFAULT_PATH
-      " when it is there; none: the computer plays standard chess and Chess960 only); it plays the variants "
-      "its UCI_Variant option lists, the others answer 422 variant_not_supported_by_engine",
+      "the UCI engine for the variants (auto: " CONFIG_VARIANT_ENGINE_DEFAULT_PATH " when it is there; none: "
+      "the computer plays standard chess and Chess960 only); it plays the variants its UCI_Variant option "
+      "lists, the others answer 422 variant_not_supported_by_engine (runs --engine-workers processes too)",
       KIND_STRING, FIELD(variant_engine_path), 0, 0 },
     { "--engine-workers", "CHESSD_ENGINE_WORKERS", "1",
       "engine processes (each one search at a time, one thread; analysis queue: 4 per worker)", KIND_UINT,
@@ -352,22 +352,25 @@ unsigned config_engine_lease_ms(const config_t *cfg)
     return cfg->engine_job_lease_ms > least ? cfg->engine_job_lease_ms : least;
 }
 
+/* An engine setting's path: auto_path for auto when it is an executable,
+ * NULL for none (or empty). */
+static const char *engine_setting_path(const char *value, const char *auto_path)
+{
+    if (!strcmp(value, CONFIG_ENGINE_AUTO))
+        return access(auto_path, X_OK) == 0 ? auto_path : NULL;
+    if (!value[0] || !strcmp(value, "none"))
+        return NULL;
+    return value;
+}
+
 const char *config_engine_path(const config_t *cfg)
 {
-    if (!strcmp(cfg->engine_path, CONFIG_ENGINE_AUTO))
-        return access(CONFIG_ENGINE_DEFAULT_PATH, X_OK) == 0 ? CONFIG_ENGINE_DEFAULT_PATH : NULL;
-    if (!cfg->engine_path[0] || !strcmp(cfg->engine_path, "none"))
-        return NULL;
-    return cfg->engine_path;
+    return engine_setting_path(cfg->engine_path, CONFIG_ENGINE_DEFAULT_PATH);
 }
 
 const char *config_variant_engine_path(const config_t *cfg)
 {
-    if (!strcmp(cfg->variant_engine_path, CONFIG_ENGINE_AUTO))
-        return access(CONFIG_VARIANT_ENGINE_DEFAULT_PATH, X_OK) == 0 ? CONFIG_VARIANT_ENGINE_DEFAULT_PATH : NULL;
-    if (!cfg->variant_engine_path[0] || !strcmp(cfg->variant_engine_path, "none"))
-        return NULL;
-    return cfg->variant_engine_path;
+    return engine_setting_path(cfg->variant_engine_path, CONFIG_VARIANT_ENGINE_DEFAULT_PATH);
 }
 
 size_t config_buffer_budget(const config_t *cfg)

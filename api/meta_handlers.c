@@ -69,66 +69,53 @@ static void write_redis(jsonw_t *w, const void *ctx)
     }
 }
 
-/* Ready while the stateless API can be served: Redis only reported (up, down
- * with its fault and reason, or off), unless --ready-requires-redis makes
- * its outage a 503 too. Never waits for Redis (readiness.h). */
-/* /readyz's "engine" member: off (none configured), up (every worker
- * running), degraded (some) or down (none), with the pool's counts. */
-static const char *pool_state(const engine_pool_stats_t *st)
+/* A pool's state, off (none configured), up (every worker running),
+ * degraded (some) or down (none), and its counts. */
+static void write_pool(jsonw_t *w, const engine_pool_stats_t *st)
 {
-    return !st->configured ? "off" : st->up == st->workers ? "up" : st->up ? "degraded" : "down";
+    const char *state = !st->configured ? "off" : st->up == st->workers ? "up" : st->up ? "degraded" : "down";
+    jsonw_kv_string(w, "state", state);
+    if (!st->configured)
+        return;
+    if (st->name[0])
+        jsonw_kv_string(w, "name", st->name);
+    jsonw_kv_int(w, "workers", st->workers);
+    jsonw_kv_int(w, "up", st->up);
+    jsonw_kv_int(w, "busy", st->busy);
+    jsonw_kv_int(w, "queued", st->waiting);
+    jsonw_key(w, "restarts");
+    jsonw_uint(w, st->restarts);
+    jsonw_key(w, "timeouts");
+    jsonw_uint(w, st->timeouts);
 }
 
-/* What the computer plays, and the variants' engine. */
-static void write_variants(jsonw_t *w, const engine_pool_stats_t *standard, struct engine_pool *variant_engines)
+/* The variants the computer plays here: standard and chess960 with a chess
+ * engine, and those the variant engine lists (known once one started). */
+static void write_variants(jsonw_t *w, const engine_pool_stats_t *chess, const engine_pool_stats_t *variants)
 {
-    engine_pool_stats_t st;
-    engine_pool_stats(variant_engines, &st);
-    if (!standard->configured && !st.configured) /* no computer at all: nothing to list */
-        return;
     jsonw_key(w, "variants");
     jsonw_array_begin(w);
-    if (standard->configured) {
-        jsonw_string(w, "standard");
+    if (chess->configured) {
+        jsonw_string(w, variant_rules(VARIANT_STANDARD)->key);
         jsonw_string(w, "chess960");
     }
-    for (int v = 1; v < VARIANT_COUNT; v++)
-        if (st.configured && (st.variants & (1u << v)))
+    for (int v = VARIANT_STANDARD + 1; v < VARIANT_COUNT && variants->configured; v++)
+        if (variants->variants & 1u << v)
             jsonw_string(w, variant_rules((variant_t)v)->key);
     jsonw_array_end(w);
-    jsonw_key(w, "variant_engine");
-    jsonw_object_begin(w);
-    jsonw_kv_string(w, "state", pool_state(&st));
-    if (st.configured) {
-        if (st.name[0])
-            jsonw_kv_string(w, "name", st.name);
-        jsonw_kv_int(w, "workers", st.workers);
-        jsonw_kv_int(w, "up", st.up);
-        jsonw_kv_int(w, "busy", st.busy);
-    }
-    jsonw_object_end(w);
 }
 
-static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_pool *variant_engines,
-                         struct engine_turns *turns)
+/* /readyz's "engine" member: the chess engine's pool, the variants the
+ * computer plays, the variant engine's pool, and the computer's turns. */
+static void write_engine(jsonw_t *w, const app_t *app)
 {
-    engine_pool_stats_t st;
-    engine_pool_stats(engines, &st);
+    engine_pool_stats_t st, variant_st;
+    engine_pool_stats(app->engines, &st);
+    engine_pool_stats(app->variant_engines, &variant_st);
     jsonw_key(w, "engine");
     jsonw_object_begin(w);
-    jsonw_kv_string(w, "state", pool_state(&st));
-    if (st.configured) {
-        if (st.name[0])
-            jsonw_kv_string(w, "name", st.name);
-        jsonw_kv_int(w, "workers", st.workers);
-        jsonw_kv_int(w, "up", st.up);
-        jsonw_kv_int(w, "busy", st.busy);
-        jsonw_kv_int(w, "queued", st.waiting);
-        jsonw_key(w, "restarts");
-        jsonw_uint(w, st.restarts);
-        jsonw_key(w, "timeouts");
-        jsonw_uint(w, st.timeouts);
-    }
+    write_pool(w, &st);
+    struct engine_turns *turns = app->turns;
     engine_turns_stats_t t;
     engine_turns_stats(turns, &t);
     if (turns && t.backlog_known) { /* the computer's turns, from every replica, as last read */
@@ -144,10 +131,19 @@ static void write_engine(jsonw_t *w, struct engine_pool *engines, struct engine_
         jsonw_uint(w, t.oldest_age_ms);
         jsonw_object_end(w);
     }
-    write_variants(w, &st, variant_engines);
+    if (st.configured || variant_st.configured) { /* no computer at all: nothing to list */
+        write_variants(w, &st, &variant_st);
+        jsonw_key(w, "variant_engine");
+        jsonw_object_begin(w);
+        write_pool(w, &variant_st);
+        jsonw_object_end(w);
+    }
     jsonw_object_end(w);
 }
 
+/* Ready while the stateless API can be served: Redis only reported (up, down
+ * with its fault and reason, or off), unless --ready-requires-redis makes
+ * its outage a 503 too. Never waits for Redis (readiness.h). */
 void handle_readyz(const api_request_t *req, api_response_t *res)
 {
     if (req->draining) {
@@ -192,7 +188,7 @@ void handle_readyz(const api_request_t *req, api_response_t *res)
     jsonw_object_begin(&w);
     jsonw_kv_string(&w, "status", "ready");
     write_redis(&w, &report);
-    write_engine(&w, app_of(req)->engines, app_of(req)->variant_engines, app_of(req)->turns);
+    write_engine(&w, app_of(req));
     jsonw_object_end(&w);
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);

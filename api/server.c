@@ -316,6 +316,31 @@ static void drain(server_t *srv)
         pause_briefly();
 }
 
+/* Says on stderr which variants the variant engine plays, and which it
+ * does not (Fairy-Stockfish 11.1 has no atomic). */
+static void report_variant_engine(const config_t *cfg, const char *path, engine_pool_t *pool)
+{
+    if (!path) {
+        fprintf(stderr, "chessd: no variant engine (--variant-engine %s): the computer plays no variant\n",
+                cfg->variant_engine_path);
+        return;
+    }
+    engine_pool_stats_t st;
+    engine_pool_stats(pool, &st);
+    if (!st.variants) {
+        fprintf(stderr, "chessd: --variant-engine %s did not start; it is retried\n", path);
+        return;
+    }
+    char plays[256] = "", lacks[256] = "";
+    for (int v = VARIANT_STANDARD + 1; v < VARIANT_COUNT; v++) {
+        char *list = st.variants & 1u << v ? plays : lacks;
+        size_t used = strlen(list);
+        snprintf(list + used, 256 - used, "%s%s", used ? ", " : "", variant_rules((variant_t)v)->key);
+    }
+    fprintf(stderr, "chessd: --variant-engine %s (%s) plays %s%s%s\n", path, st.name, plays[0] ? plays : "no variant",
+            lacks[0] ? "; not " : "", lacks);
+}
+
 static int run(const config_t *cfg, bool engine_only)
 {
     char version_err[512];
@@ -337,7 +362,9 @@ static int run(const config_t *cfg, bool engine_only)
     pthread_sigmask(SIG_BLOCK, &signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads + cfg->engine_workers);
+    const char *engine_path = config_engine_path(cfg), *variant_path = config_variant_engine_path(cfg);
+    unsigned engine_processes = cfg->engine_workers * (variant_path ? 2 : 1);
+    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads + engine_processes);
     char err[256] = "";
     store_config_t store_cfg = { .password = cfg->redis_password,
                                  .password_file = cfg->redis_password_file,
@@ -361,14 +388,13 @@ static int run(const config_t *cfg, bool engine_only)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
-    const char *engine_path = config_engine_path(cfg);
     engine_pool_config_t engine_cfg = { .engine = { .path = engine_path, .hash_mb = (int)cfg->engine_hash_mb },
                                         .workers = cfg->engine_workers };
     srv.engines = engine_pool_new(&engine_cfg);
-    engine_pool_config_t variant_cfg = engine_cfg;
-    variant_cfg.engine.path = config_variant_engine_path(cfg);
-    srv.variant_engines = engine_pool_new(&variant_cfg);
-    srv.engine_routes = workpool_new(cfg->engine_workers, cfg->engine_workers * ENGINE_QUEUE_PER_WORKER, 0);
+    engine_cfg.engine.path = variant_path;
+    srv.variant_engines = engine_pool_new(&engine_cfg);
+    /* A thread for each engine process: an analysis in a variant never waits behind one in chess. */
+    srv.engine_routes = workpool_new(engine_processes, engine_processes * ENGINE_QUEUE_PER_WORKER, 0);
     srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines,
                        .variant_engines = srv.variant_engines, .engine_only = engine_only };
     metrics_init(routes_count(), routes_name);
@@ -389,19 +415,20 @@ static int run(const config_t *cfg, bool engine_only)
         srv.events = events_start(&events_cfg, err, sizeof err);
         srv.first_moves = first_moves_start(&events_cfg.games, 0);
     }
-    if (srv.store && engine_path) {
+    bool turns = srv.store && (engine_path || variant_path);
+    if (turns) {
         engine_turns_config_t turns_cfg = { .games = events_cfg.games, .engines = srv.engines,
-                                            .variant_engines = srv.variant_engines,
-                                            .workers = cfg->engine_workers, .max_think_ms = (int)cfg->engine_max_think_ms };
+                                            .variant_engines = srv.variant_engines, .workers = cfg->engine_workers,
+                                            .max_think_ms = (int)cfg->engine_max_think_ms };
         srv.turns = engine_turns_start(&turns_cfg);
         srv.app.turns = srv.turns;
         metrics_engine_turns(srv.turns);
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.first_moves || (engine_path && !srv.turns)))
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.first_moves || (turns && !srv.turns)))
         || !srv.pool
-        || !srv.engines || !srv.engine_routes || !watching) {
+        || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)
             fprintf(stderr, "chessd: --redis: %s\n", err);
         else
@@ -417,6 +444,7 @@ static int run(const config_t *cfg, bool engine_only)
     else if (engine_stats.up < engine_stats.workers)
         fprintf(stderr, "chessd: --engine %s: %u of %u engines started; the rest are retried\n", engine_path,
                 engine_stats.up, engine_stats.workers);
+    report_variant_engine(cfg, variant_path, srv.variant_engines);
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");

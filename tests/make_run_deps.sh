@@ -6,8 +6,10 @@
 # from the repository root; the same dry run of `make test` must install the
 # test packages, or this check could pass by finding no install at all.
 # RUN_PACKAGES must hold what chessd runs beside itself: the redis-server
-# that tests/run-local.sh starts and the engine (--engine defaults to
-# /usr/games/stockfish, Debian's stockfish), not only the build's packages.
+# that tests/run-local.sh starts and the engines (--engine defaults to
+# /usr/games/stockfish, Debian's stockfish; --variant-engine to
+# /usr/games/fairy-stockfish, Debian's fairy-stockfish), not only the build's
+# packages.
 set -euo pipefail
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT

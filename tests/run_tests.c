@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         test_text_register,
         test_mhd_version_register,
         test_engine_register,
+        test_engine_variants_register,
         test_levels_register,
         test_engine_jobs_register,
         test_pool_register,

@@ -38,6 +38,12 @@ typedef struct {
 
 /* The settings of level (1..8); false when out of range. */
 bool level_of(int level, level_t *out);
+/* The settings of level (1..8) in variant: level_of's in standard chess;
+ * in the other variants the variant engine's own Skill Level and node
+ * caps, on the same 1..8 scale but measured only against each other
+ * (tests/bench/variant_levels.c: each level beats the one below; no
+ * rating is claimed). false when out of range. */
+bool level_of_variant(int level, variant_t variant, level_t *out);
 /* The settings for a rating within [level_elo_min, level_elo_max]; false otherwise. */
 bool level_of_elo(int elo, level_t *out);
 /* "chessd level 3" or "chessd 1500": the engine player's name in PGN tags. */

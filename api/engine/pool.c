@@ -45,7 +45,7 @@ struct engine_pool {
     unsigned priority_waiting; /* of the waiting, those that go first (holds) */
     uint64_t jobs, jobs_failed, jobs_retried, restarts, start_failures, timeouts, crashes, garbage;
     char name[ENGINE_NAME_MAX];
-    unsigned variants; /* of the first engine started (engine_variants) */
+    unsigned variants; /* engine_variants() of the engine that started last (0: none yet) */
 };
 
 static bool engine_dead_after(engine_status_t s)
@@ -74,6 +74,16 @@ static bool start_slot(engine_pool_t *pool, slot_t *slot)
     else
         slot->engine = engine_start(&pool->cfg.engine, &s, err, sizeof err);
     return s == ENGINE_OK && slot->engine;
+}
+
+/* A slot's engine started: the pool's name and variants are its. Called
+ * with the lock held (or before the supervisor runs). */
+static void slot_started(engine_pool_t *pool, slot_t *slot)
+{
+    slot->state = SLOT_UP;
+    if (!pool->name[0])
+        text_copy(pool->name, sizeof pool->name, engine_name(slot->engine));
+    pool->variants = engine_variants(slot->engine);
 }
 
 /* The supervisor: starts every down slot whose backoff has passed, then
@@ -105,11 +115,7 @@ static void *supervise(void *arg)
             if (!first)
                 pool->restarts++;
             if (ok) {
-                due->state = SLOT_UP;
-                if (!pool->name[0]) {
-                    text_copy(pool->name, sizeof pool->name, engine_name(due->engine));
-                    pool->variants = engine_variants(due->engine);
-                }
+                slot_started(pool, due);
             } else {
                 pool->start_failures++;
                 slot_failed(pool, due);
@@ -162,11 +168,7 @@ engine_pool_t *engine_pool_new(const engine_pool_config_t *cfg)
     for (unsigned i = 0; i < pool->cfg.workers; i++) {
         slot_t *slot = &pool->slots[i];
         if (start_slot(pool, slot)) {
-            slot->state = SLOT_UP;
-            if (!pool->name[0]) {
-                text_copy(pool->name, sizeof pool->name, engine_name(slot->engine));
-                pool->variants = engine_variants(slot->engine);
-            }
+            slot_started(pool, slot);
         } else {
             pool->start_failures++;
             slot_failed(pool, slot);
@@ -450,4 +452,25 @@ void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out)
     text_copy(out->name, sizeof out->name, pool->name);
     out->variants = pool->variants;
     pthread_mutex_unlock(&pool->lock);
+}
+
+engine_status_t engine_pool_for_variant(engine_pool_t *chess, engine_pool_t *variants, variant_t variant,
+                                        engine_pool_t **out)
+{
+    *out = NULL;
+    if (variant == VARIANT_STANDARD) {
+        *out = chess;
+        return chess && chess->path ? ENGINE_OK : ENGINE_EDOWN;
+    }
+    if (!variants || !variants->path)
+        return ENGINE_EINVALID;
+    pthread_mutex_lock(&variants->lock);
+    unsigned plays = variants->variants;
+    pthread_mutex_unlock(&variants->lock);
+    if (!plays)
+        return ENGINE_EDOWN; /* none has started yet: what it plays is not known */
+    if (!(plays & 1u << variant))
+        return ENGINE_EINVALID;
+    *out = variants;
+    return ENGINE_OK;
 }

@@ -84,9 +84,19 @@ typedef struct {
     uint64_t restarts, start_failures;
     uint64_t timeouts, crashes, garbage; /* failures, by kind */
     char name[ENGINE_NAME_MAX];        /* the engine's "id name", "" before any started */
-    unsigned variants;                 /* engine_variants() of the first engine started, 0 before */
+    unsigned variants;                 /* what it plays (engine_variants), 0 before any started */
 } engine_pool_stats_t;
 
 void engine_pool_stats(engine_pool_t *pool, engine_pool_stats_t *out);
+
+/* Which pool plays variant: chess (the --engine pool) for standard chess
+ * and Chess960, variants (the --variant-engine pool) for the others it
+ * lists (engine_variants of the engine that started last). ENGINE_OK with
+ * *out set; for standard chess ENGINE_EDOWN when chess has no engine path;
+ * for a variant ENGINE_EDOWN while no variant engine has started yet (what
+ * it plays is not known), ENGINE_EINVALID when no engine here plays it.
+ * Either pool may be NULL. */
+engine_status_t engine_pool_for_variant(engine_pool_t *chess, engine_pool_t *variants, variant_t variant,
+                                        engine_pool_t **out);
 
 #endif

@@ -2,7 +2,8 @@
  * pipes, non-blocking reads split into bounded lines by us, every wait
  * store/sock.h's sock_wait() against a deadline (CLOCK_MONOTONIC ms, the
  * clock of api/http/clock.h too). Commands are checked byte by byte before they
- * are written (engine_command_ok). On a timeout, a crash or a protocol error
+ * are written (engine_command_ok), and moves read back by the rules that read
+ * a client's (notation_parse_move). On a timeout, a crash or a protocol error
  * the whole process group is killed and reaped, and the engine is dead until
  * engine_restart(). */
 #define _GNU_SOURCE /* pipe2 */
@@ -51,8 +52,9 @@ struct engine {
     int to_engine, from_engine;
     char name[ENGINE_NAME_MAX];
     bool has_wdl, has_chess960, has_multipv;
-    unsigned variants;        /* engine_variants(): the variants it plays, by the UCI_Variant it announced */
-    int variant;              /* the UCI_Variant set: -1 unknown, else a variant_t */
+    bool has_variant;         /* it announced UCI_Variant */
+    unsigned variants;        /* engine_variants() */
+    int variant;              /* the UCI_Variant set (a variant_t): -1 unknown */
     int chess960;             /* the UCI_Chess960 value set: -1 unknown, 0, 1 */
     int multipv;              /* the MultiPV value set */
     strength_option_t skill, limit_strength, elo; /* Skill Level, UCI_LimitStrength, UCI_Elo */
@@ -418,13 +420,13 @@ static void note_strength_option(strength_option_t *o, const char *rest)
     *o = found;
 }
 
-/* The rest of "option name UCI_Variant type combo default chess var a var
- * b ...": the chessd variants among the vars (an engine ignores a variant it
- * does not know without a word, so only those it lists are ever asked). */
-static unsigned note_variants(const char *rest)
+unsigned engine_variants_announced(const char *line)
 {
+    static const char option[] = "option name UCI_Variant ";
+    if (!line || strncmp(line, option, sizeof option - 1))
+        return 0;
     unsigned found = 0;
-    const char *cursor = rest;
+    const char *cursor = line + sizeof option - 1;
     size_t length;
     const char *t;
     while ((t = next_token(&cursor, &length))) {
@@ -437,14 +439,14 @@ static unsigned note_variants(const char *rest)
     return found;
 }
 
+unsigned engine_variants(const engine_t *e)
+{
+    return e ? e->variants : 0;
+}
+
 /* Reads "option name X type ..." lines and "id name"; stops at uciok. */
 static void note_handshake_line(engine_t *e, const char *line)
 {
-    static const char variant[] = "option name UCI_Variant ";
-    if (!strncmp(line, variant, sizeof variant - 1)) {
-        e->variants = note_variants(line + sizeof variant - 1);
-        return;
-    }
     static const char skill[] = "option name Skill Level ", limit[] = "option name UCI_LimitStrength ",
                       elo[] = "option name UCI_Elo ";
     if (!strncmp(line, skill, sizeof skill - 1)) {
@@ -461,6 +463,9 @@ static void note_handshake_line(engine_t *e, const char *line)
         e->has_chess960 = true;
     } else if (!strncmp(line, "option name MultiPV ", 20)) {
         e->has_multipv = true;
+    } else if (!strncmp(line, "option name UCI_Variant ", 24)) {
+        e->has_variant = true;
+        e->variants |= engine_variants_announced(line);
     }
 }
 
@@ -468,8 +473,8 @@ static void note_handshake_line(engine_t *e, const char *line)
 static engine_status_t boot(engine_t *e, char *err, size_t err_size)
 {
     e->name[0] = '\0';
-    e->has_wdl = e->has_chess960 = e->has_multipv = false;
-    e->variants = 0;
+    e->has_wdl = e->has_chess960 = e->has_multipv = e->has_variant = false;
+    e->variants = 1u << VARIANT_STANDARD; /* every UCI engine plays chess */
     e->variant = -1;
     e->chess960 = -1;
     e->multipv = 1;
@@ -493,8 +498,6 @@ static engine_status_t boot(engine_t *e, char *err, size_t err_size)
             break;
         note_handshake_line(e, line);
     }
-    if (!e->variants) /* no UCI_Variant: chess alone */
-        e->variants = 1u << VARIANT_STANDARD;
     char value[32];
     snprintf(value, sizeof value, "%d", e->options.threads);
     if (s == ENGINE_OK)
@@ -688,14 +691,19 @@ engine_status_t engine_format_position(const position_t *start, const move_t *mo
     return ENGINE_OK;
 }
 
-/* Reads one UCI move legal in pos; MOVE_NONE when it is not. */
+/* Reads one move the engine wrote: UCI text (the engine's notation; SAN is
+ * never taken from it) naming a legal move of pos, found by the rules that
+ * read a client's move. MOVE_NONE otherwise: an engine that plays a
+ * variant's rules differently from chessd never gets a move past here. */
 static move_t read_move(const position_t *pos, const char *text, size_t length)
 {
     uci_text_t uci;
-    if (!uci_read(text, length, &uci))
+    move_t move = MOVE_NONE;
+    char reason[128];
+    if (!uci_read(text, length, &uci)
+        || notation_parse_move(pos, text, length, &move, reason, sizeof reason) != LEGALITY_OK)
         return MOVE_NONE;
-    move_t move = uci_to_move(pos, &uci);
-    return move != MOVE_NONE && movegen_is_legal(pos, move) ? move : MOVE_NONE;
+    return move;
 }
 
 /* The next space-separated token of *cursor, or NULL at the end. */
@@ -896,6 +904,19 @@ static engine_status_t send_go(engine_t *e, const engine_limits_t *limits, uint6
     return s;
 }
 
+/* Sends "setoption name UCI_Variant value <its engine name>" when v is not
+ * the variant the engine holds (an engine without the option plays only
+ * chess, which engine_search has checked). */
+static engine_status_t set_variant(engine_t *e, variant_t v, uint64_t deadline, char *err, size_t err_size)
+{
+    if (!e->has_variant || e->variant == (int)v)
+        return ENGINE_OK;
+    engine_status_t s = set_option(e, "UCI_Variant", variant_rules(v)->engine, deadline, err, err_size);
+    if (s == ENGINE_OK)
+        e->variant = (int)v;
+    return s;
+}
+
 /* Reads info lines and the bestmove; on the deadline sends "stop" and waits
  * the grace. */
 static engine_status_t read_search(engine_t *e, const position_t *pos, int multipv, uint64_t deadline,
@@ -927,23 +948,6 @@ static engine_status_t read_search(engine_t *e, const position_t *pos, int multi
     }
 }
 
-/* Asks for the variant (the engine's UCI_Variant; for standard chess, as
- * its "chess", only when the engine has the option). */
-static engine_status_t set_variant(engine_t *e, variant_t v, uint64_t deadline, char *err, size_t err_size)
-{
-    engine_status_t s = ENGINE_OK;
-    if (e->variants != 1u << VARIANT_STANDARD)
-        s = set_option(e, "UCI_Variant", variant_rules(v)->engine, deadline, err, err_size);
-    if (s == ENGINE_OK)
-        e->variant = (int)v;
-    return s;
-}
-
-unsigned engine_variants(const engine_t *e)
-{
-    return e ? e->variants : 0;
-}
-
 engine_status_t engine_search(engine_t *e, const position_t *start, const move_t *moves, int move_count,
                               const engine_limits_t *limits, engine_result_t *out, char *err, size_t err_size)
 {
@@ -969,8 +973,7 @@ engine_status_t engine_search(engine_t *e, const position_t *start, const move_t
         buf_free(&command);
         return s;
     }
-    if (s == ENGINE_OK && e->variant != (int)pos.variant)
-        s = set_variant(e, (variant_t)pos.variant, deadline, err, err_size);
+    s = set_variant(e, (variant_t)pos.variant, deadline, err, err_size);
     if (s == ENGINE_OK && e->chess960 != (int)pos.chess960) {
         s = set_option(e, "UCI_Chess960", pos.chess960 ? "true" : "false", deadline, err, err_size);
         if (s == ENGINE_OK)

@@ -1,5 +1,6 @@
-/* The UCI driver: one chess engine child process (Stockfish) driven over
- * pipes, every read under a deadline. What is written to the engine is built
+/* The UCI driver: one chess engine child process (Stockfish, or
+ * Fairy-Stockfish for the variants) driven over pipes, every read under a
+ * deadline. What is written to the engine is built
  * only from chessd's own values (fen_format, uci_format, integers), and every
  * move read back is checked against the position with rules/. An engine_t is
  * used by one thread at a time; engines share nothing. The caller ignores
@@ -104,9 +105,18 @@ engine_status_t engine_restart(engine_t *e, char *err, size_t err_size);
 /* "quit", a short wait, then SIGKILL to the process group, reaped. NULL is fine. */
 void engine_free(engine_t *e);
 
-/* The variants the engine plays, a bit (1 << variant_t) each: those its
- * UCI_Variant option lists, or standard chess alone without the option. */
+/* The variants e plays, a bit (1u << variant_t) each: standard chess
+ * (Chess960 with it) always, and those its UCI_Variant option listed. An
+ * engine ignores a variant it does not know without a word and plays chess
+ * (Fairy-Stockfish 11.1 and atomic), so only a listed one is ever asked
+ * for. 0 for NULL. */
 unsigned engine_variants(const engine_t *e);
+/* The chessd variants an "option name UCI_Variant type combo default chess
+ * var A var B ..." line lists: each var whose name is a variant's engine
+ * name (variant.h; "3check", "kingofthehill" ...). 0 when line is not the
+ * UCI_Variant option. */
+unsigned engine_variants_announced(const char *line);
+
 /* The engine's "id name", e.g. "Stockfish 15.1". Owned by e. */
 const char *engine_name(const engine_t *e);
 /* The child's pid (its process group id too), or -1 when it is not running. */
@@ -141,8 +151,15 @@ engine_status_t engine_new_game(engine_t *e, bool chess960, char *err, size_t er
 
 /* Searches the position reached from start by moves (each legal in turn).
  * On ENGINE_OK, *out holds a legal bestmove and the latest line of each
- * multipv. Any status but OK, ENO_MOVES and EINVALID leaves the engine dead
- * (its process group killed and reaped): engine_restart() it. */
+ * multipv. A position with no legal move (mate, stalemate, a variant's own
+ * end: a finished three-check position kills Fairy-Stockfish 11.1) is
+ * ENGINE_ENO_MOVES and never sent; a variant the engine does not play
+ * (engine_variants) is ENGINE_EINVALID, nothing sent. "setoption name
+ * UCI_Variant" goes first when the position's variant is not the one the
+ * engine holds. Every move read back (bestmove, ponder, each pv) must be
+ * legal by chessd's rules: an illegal bestmove is ENGINE_EGARBAGE. Any
+ * status but OK, ENO_MOVES and EINVALID leaves the engine dead (its process
+ * group killed and reaped): engine_restart() it. */
 engine_status_t engine_search(engine_t *e, const position_t *start, const move_t *moves, int move_count,
                               const engine_limits_t *limits, engine_result_t *out, char *err, size_t err_size);
 

@@ -43,7 +43,8 @@ typedef struct worker {
     char consumer[STORE_ENGINE_CONSUMER_MAX];
     uint64_t rng;
     move_t *moves; /* GAME_MAX_PLIES: a game's moves for the engine */
-    engine_hold_t hold;        /* the engine kept between turns */
+    engine_hold_t hold;        /* the chess engine kept between turns */
+    engine_hold_t variant_hold; /* the variant engine, once a turn in a variant took one */
     store_engine_bell_t *bell; /* the wait for turns, on its own connection */
 } worker_t;
 
@@ -86,15 +87,22 @@ static engine_status_t run_level(engine_t *e, void *ctx, char *err, size_t err_s
 }
 
 /* game_svc_choose_fn: the move of r's level in r's position, the engine's
- * clock as it stands at now_ms. */
+ * clock as it stands at now_ms. A game in a variant is played on the
+ * variant engine, held as the chess engine is. */
 static bool choose(void *ctx, const game_record_t *r, const char *line, size_t length, int64_t now_ms,
                    char uci[UCI_BUFFER_SIZE])
 {
     worker_t *w = ctx;
+    variant_t variant = (variant_t)r->game.initial.variant;
     search_t s = { .start = &r->game.initial, .moves = w->moves, .rng = &w->rng };
     s.move_count = game_line_moves(&r->game.initial, line, length, w->moves, NULL, GAME_MAX_PLIES);
-    if (s.move_count < 0 || !(r->engine.level ? level_of(r->engine.level, &s.level) : level_of_elo(r->engine.elo, &s.level)))
+    if (s.move_count < 0
+        || !(r->engine.level ? level_of_variant(r->engine.level, variant, &s.level) : level_of_elo(r->engine.elo, &s.level)))
         return false;
+    engine_pool_t *pool;
+    if (engine_pool_for_variant(w->turns->cfg.engines, w->turns->cfg.variant_engines, variant, &pool) != ENGINE_OK)
+        return false; /* an engine not started yet, or a game made where the engine plays it: its lease brings it back */
+    engine_hold_t *hold = pool == w->turns->cfg.engines ? &w->hold : &w->variant_hold;
     if (s.level.movetime_ms <= 0 || s.level.movetime_ms > w->turns->cfg.max_think_ms)
         s.level.movetime_ms = w->turns->cfg.max_think_ms;
     if (game_is_timed(&r->game)) {
@@ -105,15 +113,8 @@ static bool choose(void *ctx, const game_record_t *r, const char *line, size_t l
     }
     char err[256];
     uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;
-    /* A variant's turn borrows a variant engine; the held engine waits. */
-    engine_status_t status =
-        r->game.initial.variant != VARIANT_STANDARD
-            ? (w->turns->cfg.variant_engines
-                   ? engine_pool_run(w->turns->cfg.variant_engines, r->id, false, run_level, &s, wait_until, err,
-                                     sizeof err)
-                   : ENGINE_EDOWN)
-            : engine_pool_run_held(w->turns->cfg.engines, &w->hold, r->id, r->game.initial.chess960, run_level, &s,
-                                   wait_until, err, sizeof err);
+    engine_status_t status = engine_pool_run_held(pool, hold, r->id, r->game.initial.chess960, run_level, &s,
+                                                  wait_until, err, sizeof err);
     if (status != ENGINE_OK)
         return false;
     position_t pos = r->game.initial;
@@ -222,6 +223,18 @@ static void chores(engine_turns_t *t, uint64_t *next_sweep, uint64_t *next_prune
     }
 }
 
+/* Holds the chess engine, or when this replica runs none (or none is up),
+ * the variant engine: whether one came by wait_until. The turns claimed
+ * after it take the other one when their variant needs it (choose). */
+static bool hold_an_engine(worker_t *w, uint64_t wait_until)
+{
+    engine_turns_t *t = w->turns;
+    engine_status_t s = engine_pool_hold(t->cfg.engines, wait_until, &w->hold);
+    if (s == ENGINE_EDOWN && t->cfg.variant_engines)
+        s = engine_pool_hold(t->cfg.variant_engines, wait_until, &w->variant_hold);
+    return s == ENGINE_OK;
+}
+
 /* Plays every turn there is to claim on one engine held, ahead of the
  * analyses; gives it back once none is left. False when the store failed. */
 static bool play_turns(worker_t *w)
@@ -230,7 +243,7 @@ static bool play_turns(worker_t *w)
     store_t *store = t->cfg.games.store;
     /* Long enough for the search running now to end (an analysis, a think). */
     uint64_t wait_until = clock_now_ms() + 2 * (uint64_t)t->cfg.max_think_ms + 1000;
-    if (engine_pool_hold(t->cfg.engines, wait_until, &w->hold) != ENGINE_OK)
+    if (!hold_an_engine(w, wait_until))
         return true; /* no engine came: the turns wait for the next look */
     bool ok = true;
     unsigned corrupt = 0; /* claims in a row that met what this code did not write */
@@ -248,6 +261,7 @@ static bool play_turns(worker_t *w)
         }
     }
     engine_pool_release(t->cfg.engines, &w->hold);
+    engine_pool_release(t->cfg.variant_engines, &w->variant_hold);
     return ok;
 }
 

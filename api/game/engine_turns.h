@@ -3,7 +3,8 @@
  * queue of its own, served in turn), play each on an engine held ahead of
  * analyses through the game service's compare-and-set, and a sweep that
  * finds the turns whose job was lost and queues them again. Any replica
- * with an engine and a store runs them; the turns themselves live in Redis. */
+ * with an engine (or a variant engine) and a store runs them; the turns
+ * themselves live in Redis. */
 #ifndef CHESSD_API_GAME_ENGINE_TURNS_H
 #define CHESSD_API_GAME_ENGINE_TURNS_H
 
@@ -16,8 +17,8 @@ typedef struct engine_turns engine_turns_t;
 
 typedef struct {
     game_svc_config_t games;  /* the service's settings (its engine_lease_ms is the jobs' lease) */
-    engine_pool_t *engines;
-    engine_pool_t *variant_engines; /* a game in a variant is played on one of these (NULL: none) */
+    engine_pool_t *engines;   /* standard chess and Chess960 */
+    engine_pool_t *variant_engines; /* the other variants (engine_pool_for_variant); NULL: none */
     unsigned workers;         /* threads taking jobs: one per engine worker */
     int max_think_ms;         /* the longest a turn's search may take */
     int sweep_ms;             /* between sweeps for lost turns (1000 by default) */

@@ -7,8 +7,9 @@
 #     legal moves, GET /readyz is 200 reporting redis "down" with an
 #     unreachable Redis (the rules API serves), the process runs as uid
 #     and gid 10001, and SIGTERM stops it cleanly
-#   - the engine: /usr/games/stockfish (chessd's --engine default), run in
-#     the container as its user, answers the UCI handshake
+#   - the engines: /usr/games/stockfish (chessd's --engine default) and
+#     /usr/games/fairy-stockfish (--variant-engine's), run in the container
+#     as its user, answer the UCI handshake
 #   - the image's files (buildah mount): no compiler, no /usr/include, no -dev
 #     packages, nothing in /var/lib/apt/lists or the apt caches
 # and prints the image size. Needs root, buildah, curl and jq.
@@ -145,6 +146,12 @@ sf_out=$(printf 'uci\nisready\nquit\n' |
 sf_id=$(grep -m1 '^id name ' <<<"$sf_out" | cut -c9- || true)
 what="/usr/games/stockfish answers uci with uciok and isready with readyok (${sf_id:-no id name})"
 if grep -qx uciok <<<"$sf_out" && grep -qx readyok <<<"$sf_out"; then ok "$what"; else bad "$what"; fi
+fsf_out=$(printf 'uci\nisready\nquit\n' |
+    timeout 30 buildah run --isolation "$BUILDAH_ISOLATION" "$ctr" -- /usr/games/fairy-stockfish 2>&1 || true)
+fsf_id=$(grep -m1 '^id name ' <<<"$fsf_out" | cut -c9- || true)
+what="/usr/games/fairy-stockfish answers uci (listing UCI_Variant crazyhouse) and isready (${fsf_id:-no id name})"
+if grep -qx uciok <<<"$fsf_out" && grep -qx readyok <<<"$fsf_out" && grep -q '^option name UCI_Variant .* var crazyhouse ' <<<"$fsf_out"
+then ok "$what"; else bad "$what"; fi
 
 # --- the image's files ----------------------------------------------------
 mnt=$(buildah mount "$ctr")
@@ -176,6 +183,10 @@ sf_version=$(awk '/^Package:/ { p = $2 } /^Version:/ && p == "stockfish" { print
 sf_pinned=$(sed -n 's/^ARG STOCKFISH_VERSION=//p' Dockerfile)
 check "the stockfish package is the Dockerfile's pinned version ($sf_version, pinned $sf_pinned)" \
     [ "${sf_version:-none}" = "$sf_pinned" ]
+fsf_version=$(awk '/^Package:/ { p = $2 } /^Version:/ && p == "fairy-stockfish" { print $2 }' "$mnt/var/lib/dpkg/status")
+fsf_pinned=$(sed -n 's/^ARG FAIRY_STOCKFISH_VERSION=//p' Dockerfile)
+check "the fairy-stockfish package is the Dockerfile's pinned version ($fsf_version, pinned $fsf_pinned)" \
+    [ "${fsf_version:-none}" = "$fsf_pinned" ]
 check "/etc/passwd has the user 10001" grep -q '^[^:]*:[^:]*:10001:10001:' "$mnt/etc/passwd"
 
 rootfs_size=$(du -sh --apparent-size "$mnt" | cut -f1)

@@ -1,106 +1,256 @@
-/* The levels of play in the variants (make bench-levels): in each variant the
- * variants' engine plays, a short match between every level and the one
- * below it on two Fairy-Stockfish processes, judged by chessd's rules
- * (tests/support/match.c, no material adjudication: in antichess less is
- * more), and a check that each level scores at least half against the one
- * below. No rating is claimed.
+/* The levels of play in the variants, checked against each other: in every
+ * variant the variant engine lists (Fairy-Stockfish, --engine PATH or
+ * $CHESSD_VARIANT_ENGINE), level N plays level N - 1 (api/engine/levels.c,
+ * level_of_variant) through a few short openings from both sides, judged
+ * by chessd's rules (tests/support/match.c: a variant's own end, mate, the
+ * draws; a draw after --plies plies). The check: each level scores more
+ * than half against the one below, in each variant. No rating is claimed.
  *
- *   build/variant_levels [--games N] [--engine PATH] [--variant V]
+ *   build/variant_levels [--openings N] [--jobs N] [--plies N] [--engine PATH] [--variant KEY]...
  *
- * N games a pairing (default 4: two openings of two random plies, each from
- * both sides); exit status 1 when a level scores less than half. */
+ * Each opening is two plies drawn at random among the legal moves from the
+ * variant's start (seeded by its number, so a run is repeatable), played
+ * once from each side. Games run in --jobs child processes, each with its
+ * own two engines. make bench-levels runs it after the chess levels; exit
+ * status 1 when a check fails, 2 on an error. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../../api/engine/levels.h"
 #include "../support/match.h"
 
-static int play_pairing(engine_t *engines[COLOR_COUNT], variant_t variant, int level, int games, double *score)
+enum { OPENING_PLIES = 2, PAIRINGS = LEVEL_MAX - LEVEL_MIN, JOBS_MAX = 64 };
+
+typedef struct {
+    int openings, jobs, plies;
+    const char *engine;
+    unsigned variants; /* a bit per variant_t to play */
+} options_t;
+
+/* The games of one variant: pairing p (0..PAIRINGS-1) is level p + 2
+ * against level p + 1, game g plays opening g / 2 with the higher level
+ * white when g is even. A game's index across the run orders the jobs. */
+static int games_per_variant(const options_t *o)
 {
-    level_t upper, lower;
-    (void)level_of(level, &upper);
-    (void)level_of(level - 1, &lower);
-    const match_rules_t rules = { .max_plies = 300, .resign_material = 0, .resign_plies = 0 };
-    position_t start;
-    fen_start(variant, &start);
-    *score = 0;
-    for (int g = 0; g < games; g++) {
-        /* Two random plies from the start, the same for both colours of a pair. */
-        uint64_t seed = 0x5eed0000u + (uint64_t)(g / 2) * 7919u + (uint64_t)level * 104729u;
-        move_t opening[2];
-        position_t pos = start;
-        int count = 0;
-        uint64_t r = seed;
-        for (; count < 2; count++) {
-            move_list_t legal;
-            if (movegen_legal(&pos, &legal) == 0)
-                break;
-            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-            opening[count] = legal.moves[r % (uint64_t)legal.count];
-            position_undo_t undo;
-            position_make(&pos, opening[count], &undo);
-        }
-        bool upper_white = g % 2 == 0;
-        const level_t *levels[COLOR_COUNT] = { upper_white ? &upper : &lower, upper_white ? &lower : &upper };
-        match_result_t result;
+    return PAIRINGS * 2 * o->openings;
+}
+
+/* The opening numbered n: OPENING_PLIES random legal plies from start. */
+static int random_opening(const position_t *start, int n, move_t out[MATCH_OPENING_MAX])
+{
+    uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(n + 1);
+    position_t pos = *start;
+    int count = 0;
+    for (int i = 0; i < OPENING_PLIES; i++) {
+        move_list_t legal;
+        movegen_legal(&pos, &legal);
+        if (legal.count == 0)
+            break;
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out[count] = legal.moves[state % (uint64_t)legal.count];
+        position_undo_t undo;
+        position_make(&pos, out[count++], &undo);
+    }
+    return count;
+}
+
+/* Child `job` of `jobs`: plays its share, one line per game on fd:
+ * "variant pairing higher_score end plies". */
+static int play_share(const options_t *o, int job, int fd)
+{
+    engine_t *engines[COLOR_COUNT];
+    for (int c = WHITE; c <= BLACK; c++) {
         char err[256];
-        engine_status_t s = match_play(engines, levels, &start, opening, count, seed, &rules, &result, err, sizeof err);
-        if (s != ENGINE_OK) {
-            fprintf(stderr, "variant_levels: %s level %d: %s (%s)\n", variant_rules(variant)->key, level,
-                    engine_status_name(s), err);
+        engine_status_t status;
+        engines[c] = engine_start(&(engine_options_t){.path = o->engine}, &status, err, sizeof err);
+        if (!engines[c]) {
+            fprintf(stderr, "variant_levels: cannot start %s: %s\n", o->engine, err);
             return 2;
         }
-        *score += upper_white ? result.white_score : 1.0 - result.white_score;
-        printf("  %s level %d (%s) v %d: %s after %d plies\n", variant_rules(variant)->key, level,
-               upper_white ? "white" : "black", level - 1, match_end_name(result.end), result.plies);
     }
+    const match_rules_t rules = {.max_plies = o->plies};
+    int index = 0;
+    for (int v = VARIANT_STANDARD + 1; v < VARIANT_COUNT; v++) {
+        if (!(o->variants & 1u << v))
+            continue;
+        position_t start;
+        fen_start((variant_t)v, &start);
+        for (int g = 0; g < games_per_variant(o); g++, index++) {
+            if (index % o->jobs != job)
+                continue;
+            int pairing = g / (2 * o->openings), opening_number = g / 2 % o->openings;
+            level_t higher, lower;
+            if (!level_of_variant(pairing + 2, (variant_t)v, &higher) || !level_of_variant(pairing + 1, (variant_t)v, &lower))
+                return 2;
+            bool higher_white = g % 2 == 0;
+            const level_t *sides[COLOR_COUNT] = {higher_white ? &higher : &lower, higher_white ? &lower : &higher};
+            move_t opening[MATCH_OPENING_MAX];
+            int count = random_opening(&start, opening_number, opening);
+            match_result_t result;
+            char err[256];
+            uint64_t seed = (uint64_t)time(NULL) * 1000003u + (uint64_t)index * 7919u + 1;
+            engine_status_t s = match_play(engines, sides, &start, opening, count, seed, &rules, &result, err,
+                                           sizeof err);
+            if (s != ENGINE_OK) {
+                fprintf(stderr, "variant_levels: %s, level %d against %d: %s: %s\n", variant_rules((variant_t)v)->key,
+                        pairing + 2, pairing + 1, engine_status_name(s), err);
+                return 2;
+            }
+            double score = higher_white ? result.white_score : 1.0 - result.white_score;
+            dprintf(fd, "%d %d %.1f %d %d\n", v, pairing, score, (int)result.end, result.plies);
+        }
+    }
+    for (int c = WHITE; c <= BLACK; c++)
+        engine_free(engines[c]);
     return 0;
+}
+
+typedef struct {
+    double score[VARIANT_COUNT][PAIRINGS];
+    int games[VARIANT_COUNT][PAIRINGS], plies[VARIANT_COUNT][PAIRINGS];
+    int ends[VARIANT_COUNT][PAIRINGS][MATCH_END_COUNT];
+} tally_t;
+
+/* Forks the jobs and reads their games into *t; false when one failed. */
+static bool run_jobs(const options_t *o, int total, tally_t *t)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    pid_t pids[JOBS_MAX];
+    for (int j = 0; j < o->jobs; j++) {
+        pids[j] = fork();
+        if (pids[j] < 0) {
+            fprintf(stderr, "variant_levels: fork: %s\n", strerror(errno));
+            return false;
+        }
+        if (pids[j] == 0) {
+            close(fds[0]);
+            _exit(play_share(o, j, fds[1]));
+        }
+    }
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "r");
+    int v, p, end, plies, read = 0;
+    double score;
+    time_t started = time(NULL);
+    while (in && fscanf(in, "%d %d %lf %d %d", &v, &p, &score, &end, &plies) == 5) {
+        if (v <= 0 || v >= VARIANT_COUNT || p < 0 || p >= PAIRINGS || end < 0 || end >= MATCH_END_COUNT)
+            return false;
+        t->score[v][p] += score;
+        t->games[v][p]++;
+        t->plies[v][p] += plies;
+        t->ends[v][p][end]++;
+        if (++read % 20 == 0)
+            fprintf(stderr, "variant_levels: %d of %d games, %ld s\n", read, total, (long)(time(NULL) - started));
+    }
+    bool ok = read == total;
+    for (int j = 0; j < o->jobs; j++) {
+        int status;
+        if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            ok = false;
+    }
+    if (in)
+        fclose(in);
+    return ok;
+}
+
+/* Prints every pairing and its check; the number of checks failed. */
+static int report(const options_t *o, const tally_t *t)
+{
+    int failed = 0;
+    printf("%-14s %-9s %5s %7s %6s  ends\n", "variant", "levels", "games", "score", "plies");
+    for (int v = VARIANT_STANDARD + 1; v < VARIANT_COUNT; v++) {
+        for (int p = 0; p < PAIRINGS && (o->variants & 1u << v); p++) {
+            int games = t->games[v][p];
+            bool ok = games > 0 && t->score[v][p] > games / 2.0;
+            failed += !ok;
+            printf("%-14s %d over %d %5d %6.1f%% %6.0f ", variant_rules((variant_t)v)->key, p + 2, p + 1, games,
+                   games ? 100.0 * t->score[v][p] / games : 0.0, games ? (double)t->plies[v][p] / games : 0.0);
+            for (int e = 0; e < MATCH_END_COUNT; e++)
+                if (t->ends[v][p][e])
+                    printf(" %s %d", match_end_name((match_end_t)e), t->ends[v][p][e]);
+            printf("%s\n", ok ? "" : "   <- NOT above the level below");
+        }
+    }
+    printf("\ncheck: each level above the one below in every variant: %s (%d of %d pairings failed)\n",
+           failed ? "NO" : "yes", failed, PAIRINGS * __builtin_popcount(o->variants));
+    return failed;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: variant_levels [--openings N] [--jobs N] [--plies N] [--engine PATH] [--variant KEY]...\n");
+    exit(2);
+}
+
+/* The variants to play: those named, or every one the engine lists. */
+static bool engine_variants_of(const char *path, unsigned *out)
+{
+    char err[256];
+    engine_status_t status;
+    engine_t *e = engine_start(&(engine_options_t){.path = path}, &status, err, sizeof err);
+    if (!e) {
+        fprintf(stderr, "variant_levels: cannot start %s: %s\n", path, err);
+        return false;
+    }
+    *out = engine_variants(e) & ~(1u << VARIANT_STANDARD);
+    engine_free(e);
+    return true;
 }
 
 int main(int argc, char **argv)
 {
-    const char *path = "/usr/games/fairy-stockfish", *only = NULL;
-    int games = 4;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--games") && i + 1 < argc)
-            games = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-            path = argv[++i];
-        else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
-            only = argv[++i];
-        else {
-            fprintf(stderr, "usage: variant_levels [--games N] [--engine PATH] [--variant V]\n");
-            return 2;
-        }
-    }
+    signal(SIGPIPE, SIG_IGN);
     rules_init();
-    engine_t *engines[COLOR_COUNT];
-    char err[256];
-    engine_status_t s;
-    for (int c = 0; c < COLOR_COUNT; c++)
-        if (!(engines[c] = engine_start(&(engine_options_t){ .path = path }, &s, err, sizeof err))) {
-            fprintf(stderr, "variant_levels: %s: %s\n", path, err);
-            return 2;
-        }
-    int status = 0;
-    for (int v = 1; v < VARIANT_COUNT && status != 2; v++) {
-        if ((only && strcmp(only, variant_rules((variant_t)v)->key)) || !(engine_variants(engines[0]) & (1u << v)))
-            continue;
-        for (int level = 2; level <= LEVEL_MAX && status != 2; level++) {
-            double score;
-            int played = play_pairing(engines, (variant_t)v, level, games, &score);
-            if (played) {
-                status = played;
-                break;
-            }
-            bool holds = score * 2 >= games;
-            printf("%s: level %d scores %.1f of %d against level %d%s\n", variant_rules((variant_t)v)->key, level,
-                   score, games, level - 1, holds ? "" : "  <- below half");
-            if (!holds)
-                status = 1;
-        }
+    options_t o = {.openings = 3, .jobs = 2, .plies = 300, .engine = getenv("CHESSD_VARIANT_ENGINE")};
+    if (!o.engine || !*o.engine)
+        o.engine = "/usr/games/fairy-stockfish";
+    unsigned named = 0;
+    for (int i = 1; i < argc; i++) {
+        variant_t v;
+        bool chess960;
+        if (!strcmp(argv[i], "--openings") && i + 1 < argc)
+            o.openings = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
+            o.jobs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--plies") && i + 1 < argc)
+            o.plies = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+            o.engine = argv[++i];
+        else if (!strcmp(argv[i], "--variant") && i + 1 < argc
+                 && variant_from_name(argv[i + 1], strlen(argv[i + 1]), &v, &chess960) && v != VARIANT_STANDARD) {
+            named |= 1u << v;
+            i++;
+        } else
+            usage();
     }
-    for (int c = 0; c < COLOR_COUNT; c++)
-        engine_free(engines[c]);
-    return status;
+    if (o.openings < 1 || o.openings > 100 || o.jobs < 1 || o.jobs > JOBS_MAX || o.plies < 1 || o.plies > MATCH_PLIES_MAX)
+        usage();
+    unsigned listed;
+    if (!engine_variants_of(o.engine, &listed))
+        return 2;
+    o.variants = named ? named & listed : listed;
+    for (int v = VARIANT_STANDARD + 1; v < VARIANT_COUNT; v++)
+        if (!(listed & 1u << v))
+            printf("variant_levels: %s does not list %s: not played\n", o.engine, variant_rules((variant_t)v)->key);
+    int total = games_per_variant(&o) * __builtin_popcount(o.variants);
+    printf("variant_levels: %d variants, %d games (%d openings from both sides per pairing), %d jobs, %s\n",
+           __builtin_popcount(o.variants), total, o.openings, o.jobs, o.engine);
+    fflush(stdout);
+    tally_t t;
+    memset(&t, 0, sizeof t);
+    if (!o.variants || !run_jobs(&o, total, &t)) {
+        fprintf(stderr, "variant_levels: %s\n", o.variants ? "a job failed" : "no variant to play");
+        return 2;
+    }
+    return report(&o, &t) ? 1 : 0;
 }

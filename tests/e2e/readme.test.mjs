@@ -84,7 +84,8 @@ let redis;
 
 before(async () => {
   redis = await gameRedis();
-  server = await startServer(['--redis', redis.url, '--engine', '/usr/games/stockfish'], { env: { CHESSD_TOKEN_SECRET: 'e2e-readme-token-secret-0123456789' } });
+  server = await startServer(['--redis', redis.url, '--engine', '/usr/games/stockfish',
+    '--variant-engine', '/usr/games/fairy-stockfish'], { env: { CHESSD_TOKEN_SECRET: 'e2e-readme-token-secret-0123456789' } });
 });
 after(async () => {
   await server?.stop();

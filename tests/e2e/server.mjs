@@ -335,7 +335,8 @@ export function freePort() {
  * (CHESSD_TOKEN_SECRET: undefined starts it without a token secret even when
  * the test run has one exported). Unless the flags name an --engine (or env
  * a CHESSD_ENGINE), it runs with --engine none: the suites start hundreds of
- * servers, and each would start a Stockfish (the analysis tests name theirs).
+ * servers, and each would start a Stockfish (the analysis tests name theirs);
+ * --variant-engine none likewise, unless the flags (or env) name one.
  * command 'engine' starts `chessd engine` (an engine worker: the probes only)
  * in place of `chessd serve`, with the same flags. Resolves to
  * { port, base, proc, stderr(), stdout(), logLines(), waitForLog(pred), stop() }.

@@ -64,6 +64,10 @@ const IMAGE_ENTRYPOINT = ["chessd", "serve"]; // the Dockerfile's ENTRYPOINT
 // about 75 MB with a 1 MB hash), and what one pod holds beside its workers
 // (about 50 MB of Stockfish's binary mapped, shared by the workers, and chessd).
 const ENGINE_WORKER_MIB = 80;
+// Each worker is two processes: the image holds Stockfish and Fairy-Stockfish
+// (--variant-engine's default, about 81 MB resident with a 16 MB hash), and
+// chessd runs --engine-workers of each.
+const ENGINES_PER_WORKER = 2;
 const ENGINE_POD_MIB = 80;
 const ENGINE_HASH_DEFAULT_MB = 16;
 const CHESSD_PROBE_PORT = 8081; // --probe-port: the probes' own port, named "probe"
@@ -573,11 +577,11 @@ function checkTarget(target, objects) {
   }
 }
 
-// The memory limit of a container running workers engines of hash MB each.
+// The memory limit of a container running workers engines (of each kind) of hash MB each.
 function checkEngineMemory(D, c, workers, hash) {
-  const need = (workers * (ENGINE_WORKER_MIB + hash) + ENGINE_POD_MIB) * 2 ** 20;
-  check(D(`memory limit ${c.resources?.limits?.memory} holds ${workers} engine(s) of ${hash} MB hash ` +
-    `(${workers} x (${ENGINE_WORKER_MIB} + ${hash}) + ${ENGINE_POD_MIB} MiB)`),
+  const need = (ENGINES_PER_WORKER * workers * (ENGINE_WORKER_MIB + hash) + ENGINE_POD_MIB) * 2 ** 20;
+  check(D(`memory limit ${c.resources?.limits?.memory} holds ${workers} worker(s) of ${ENGINES_PER_WORKER} engines of ${hash} MB hash ` +
+    `(${ENGINES_PER_WORKER} x ${workers} x (${ENGINE_WORKER_MIB} + ${hash}) + ${ENGINE_POD_MIB} MiB)`),
     Number.isInteger(hash) && hash >= 1 && quantity(c.resources?.limits?.memory) >= need);
 }
 

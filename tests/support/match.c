@@ -136,6 +136,7 @@ engine_status_t match_play(engine_t *engines[COLOR_COUNT], const level_t *levels
     }
     uint64_t rng = seed ? seed : 0x9e3779b97f4a7c15ull;
     int ahead_plies = 0, ahead_side = 0;
+    int resign_material = start->variant == VARIANT_STANDARD ? rules->resign_material : 0;
     for (out->plies = 0; out->plies < rules->max_plies; out->plies++) {
         if (rules_end(&g, out))
             return ENGINE_OK;
@@ -147,7 +148,7 @@ engine_status_t match_play(engine_t *engines[COLOR_COUNT], const level_t *levels
         game_push(&g, move);
         int diff = match_material(&g.pos, WHITE) - match_material(&g.pos, BLACK);
         int sign = diff > 0 ? 1 : diff < 0 ? -1 : 0;
-        bool far_ahead = rules->resign_material > 0 && diff * sign >= rules->resign_material;
+        bool far_ahead = resign_material > 0 && diff * sign >= resign_material;
         if (!far_ahead) {
             ahead_plies = ahead_side = 0;
         } else if (sign == ahead_side) {
@@ -167,7 +168,7 @@ engine_status_t match_play(engine_t *engines[COLOR_COUNT], const level_t *levels
     }
     if (rules_end(&g, out))
         return ENGINE_OK;
-    int diff = match_material(&g.pos, WHITE) - match_material(&g.pos, BLACK);
+    int diff = start->variant == VARIANT_STANDARD ? match_material(&g.pos, WHITE) - match_material(&g.pos, BLACK) : 0;
     out->white_score = diff >= 3 ? 1.0 : diff <= -3 ? 0.0 : 0.5;
     out->end = MATCH_END_PLY_CAP;
     return ENGINE_OK;

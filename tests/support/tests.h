@@ -66,6 +66,7 @@ int test_decimal_register(void);
 int test_text_register(void);
 int test_mhd_version_register(void);
 int test_engine_register(void);
+int test_engine_variants_register(void);
 int test_play_engine_register(void);
 int test_opening_register(void);
 int test_levels_register(void);
