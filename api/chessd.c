@@ -26,8 +26,9 @@ static const struct {
       "play the computer's turns in games stored in Redis, without the public API\n(only /healthz, /readyz and "
       "/metrics; the serve options below)",
       true },
-    { "perft", "perft DEPTH [FEN [MOVES...]]",
-      "count leaf nodes; one '<uci> <count>' line per root\nmove, a blank line, then the total (perftree format)",
+    { "perft", "perft [--variant V] DEPTH [FEN [MOVES...]]",
+      "count leaf nodes; one '<uci> <count>' line per root\nmove, a blank line, then the total (perftree format);\n"
+      "V is a variant's name (standard by default)",
       false },
     { "play", "play [options]",
       "play chess in a terminal: both sides, one against the computer\n(--level), or one side of a stored game (chessd play --help)",

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-/* `chessd perft DEPTH [FEN [MOVES...]]`; argv holds the arguments after
+/* `chessd perft [--variant V] DEPTH [FEN [MOVES...]]`; argv holds the arguments after
  * "perft". Returns the process exit status. */
 int cli_perft(int argc, char **argv, FILE *out, FILE *err);
 

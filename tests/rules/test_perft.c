@@ -437,6 +437,55 @@ static void test_cli_perft_prints_root_moves_blank_line_then_total(void)
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* The last line chessd perft printed for args (its total) and its exit status. */
+static int cli_perft_total(const char *args, unsigned long long *total)
+{
+    const char *bin = getenv("CHESSD_BIN");
+    if (!bin || !*bin)
+        bin = "build/chessd";
+    char command[600];
+    snprintf(command, sizeof command, "'%s' perft %s 2>/dev/null", bin, args);
+    FILE *out = popen(command, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    char line[256] = "";
+    *total = 0;
+    while (read_line(out, line, sizeof line))
+        if (line[0])
+            *total = strtoull(line, NULL, 10);
+    int status = pclose(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --variant takes any of a variant's names, reads the FEN in it and starts
+ * from its own start without one; the counts are the published ones
+ * (tests/data/perft/variants/); an unknown name is refused. */
+static void test_cli_perft_variant_counts_the_published_trees(void)
+{
+    static const struct {
+        const char *args;
+        unsigned long long total;
+    } cases[] = {
+        { "--variant racingkings 2", 421 },
+        { "--variant Horde 3", 1274 },
+        { "--variant seirawan 2", 784 },
+        { "--variant crazyhouse 2 '2k5/8/8/8/8/8/8/4K3[Qn] w - -'", 3083 },
+        { "--variant zh 1 '4k3/1Q~6/8/8/4b3/8/Kpp5/8/ b - - 0 1'", 20 },
+        { "--variant standard 3", 8902 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned long long total;
+        int status = cli_perft_total(cases[i].args, &total);
+        if (status != 0 || total != cases[i].total)
+            fprintf(stderr, "\nchessd perft %s: exit %d, total %llu, not %llu\n", cases[i].args, status, total,
+                    cases[i].total);
+        CU_ASSERT_EQUAL(status, 0);
+        CU_ASSERT_EQUAL(total, cases[i].total);
+    }
+    unsigned long long total;
+    CU_ASSERT_EQUAL(cli_perft_total("--variant bughouse 1", &total), 2);
+    CU_ASSERT_EQUAL(cli_perft_total("--variant atomic 1 '8/8/8/8/8/8/8/4K3[Q] w - - 0 1'", &total), 2);
+}
+
 int test_perft_register(void)
 {
     CU_pSuite suite = CU_add_suite("perft", NULL, NULL);
@@ -448,6 +497,7 @@ int test_perft_register(void)
     CU_ADD_TEST(suite, test_divide_lists_each_legal_move_and_sums_to_perft_count);
     CU_ADD_TEST(suite, test_perft_of_depth_zero_is_one_and_leaves_position_unchanged);
     CU_ADD_TEST(suite, test_cli_perft_prints_root_moves_blank_line_then_total);
+    CU_ADD_TEST(suite, test_cli_perft_variant_counts_the_published_trees);
     CU_ADD_TEST(suite, test_budget_of_exactly_the_tree_nodes_completes_and_one_less_stops);
     CU_ADD_TEST(suite, test_budget_counts_every_position_visited_not_only_leaves);
     CU_ADD_TEST(suite, test_budget_stops_each_limit_with_a_small_overshoot);
