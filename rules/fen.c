@@ -362,9 +362,11 @@ static fen_error_t validate_material(const position_t *pos, variant_t variant, c
         return err;
     for (int c = 0; c < COLOR_COUNT; c++) {
         material_bound_t most = bound_of(variant, (color_t)c);
-        if (bb_count(pos->by_color[c]) > most.pieces)
-            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces, at most %d are possible", color_name((color_t)c),
-                        bb_count(pos->by_color[c]), most.pieces);
+        /* S-chess's bound holds the reserve too: a gate moves a piece from it to the board. */
+        int reserve = variant == VARIANT_SEIRAWAN ? pos->pocket[c][HAWK] + pos->pocket[c][ELEPHANT] : 0;
+        if (bb_count(pos->by_color[c]) + reserve > most.pieces)
+            return FAIL(FEN_ETOO_MANY_PIECES, "%s has %d pieces%s, at most %d are possible", color_name((color_t)c),
+                        bb_count(pos->by_color[c]) + reserve, reserve ? " with its reserve" : "", most.pieces);
         if (bb_count(position_pieces(pos, (color_t)c, PAWN)) > most.pawns)
             return FAIL(FEN_ETOO_MANY_PAWNS, "%s has %d pawns, at most %d are possible", color_name((color_t)c),
                         bb_count(position_pieces(pos, (color_t)c, PAWN)), most.pawns);
@@ -586,6 +588,10 @@ fen_error_t fen_parse_variant(const char *text, size_t length, variant_t variant
     if ((unsigned)variant >= VARIANT_COUNT)
         variant = VARIANT_STANDARD;
     pos->variant = (uint8_t)variant;
+    /* No Chess960 castling in S-chess: its UCI could not tell a gate on the
+     * king's square from one on the rook's. */
+    if (chess960 && variant == VARIANT_SEIRAWAN)
+        return FAIL(FEN_EVARIANT_RULE, "S-chess has no Chess960 castling");
     if (length > FEN_INPUT_MAX)
         return FAIL(FEN_ETOO_LONG, "FEN is %zu bytes long, at most %d are accepted", length, FEN_INPUT_MAX);
     int most = variant == VARIANT_STANDARD ? 6 : 7;
@@ -625,7 +631,7 @@ fen_error_t fen_parse_variant(const char *text, size_t length, variant_t variant
     } else {
         err = parse_castling(fields[2], chess960, pos, message, message_size);
     }
-    if (err == FEN_ECASTLING_NEEDS_CHESS960 && (flags & FEN_DETECT_CHESS960))
+    if (err == FEN_ECASTLING_NEEDS_CHESS960 && (flags & FEN_DETECT_CHESS960) && variant != VARIANT_SEIRAWAN)
         return fen_parse_variant(text, length, variant, (flags | FEN_CHESS960) & ~(unsigned)FEN_DETECT_CHESS960, pos,
                                  message, message_size);
     if (err != FEN_OK)

@@ -314,7 +314,8 @@ static legality_reason_t explain_variant(const position_t *pos, int from, int to
     piece_type_t type = piece_type(pos->board[from]);
     uci_text_t text = { from, to, promotion, NO_PIECE_TYPE };
     move_t move = uci_to_move(pos, &text);
-    if (type != PAWN && promotion != NO_PIECE_TYPE && !move_gate(move))
+    /* A fifth letter must become a promotion or a gate: "e2e3q" is no e2e3. */
+    if (promotion != NO_PIECE_TYPE && move_kind(move) != MOVE_PROMOTION && !move_gate(move))
         return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
     if (movegen_is_legal(pos, move))
         return LEGALITY_OK;

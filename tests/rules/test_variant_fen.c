@@ -292,6 +292,38 @@ static void test_a_king_in_a_pocket_or_a_reserve_is_refused(void)
     expect_parse(VARIANT_SEIRAWAN, "4k3/8/8/8/8/8/8/4K3[Hk] w - - 0 1", FEN_EKING_IN_POCKET);
 }
 
+/* 16 pieces and a reserve of 2 make 18: a gate only moves one from the
+ * reserve to the board, so the bound counts both. */
+static void test_schess_counts_the_reserve_in_the_pieces_a_side_may_have(void)
+{
+    expect_parse(VARIANT_SEIRAWAN,
+                 "r1bqk1nr/pppp1ppp/2n5/2B1p3/2B1P3/5N2/PPPP1PPP/RNBQK1HR[Ehe] w KQBCDkqcdg - 4 4",
+                 FEN_ETOO_MANY_PIECES);
+    expect_parse(VARIANT_SEIRAWAN,
+                 "r1bqk1nr/pppp1ppp/2n5/2B1p3/2B1P3/5N2/PPPP1PPP/RNBQK1HR[he] w KQBCDkqcdg - 4 4", FEN_OK);
+    expect_parse(VARIANT_SEIRAWAN, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[HEhe] w KQBCDFGkqbcdfg - 0 1",
+                 FEN_OK);
+}
+
+/* S-chess has no Chess960 castling, however its FEN's castling is written
+ * (the Lichess variants keep it, as scalachess's atomic perft positions show). */
+static void test_chess960_castling_is_refused_in_schess(void)
+{
+    position_t pos;
+    char message[256] = "";
+    const char *fen = variant_rules(VARIANT_SEIRAWAN)->start_fen;
+    CU_ASSERT_EQUAL(fen_parse_variant(fen, strlen(fen), VARIANT_SEIRAWAN, FEN_CHESS960, &pos, message, sizeof message),
+                    FEN_EVARIANT_RULE);
+    CU_ASSERT_EQUAL(fen_parse_variant(fen, strlen(fen), VARIANT_SEIRAWAN, FEN_DETECT_CHESS960, &pos, message,
+                                      sizeof message),
+                    FEN_OK);
+    CU_ASSERT_FALSE(pos.chess960);
+    fen = "1r2k1r1/8/8/8/8/8/8/1R2K1R1[HEhe] w KQkq - 0 1";
+    CU_ASSERT_EQUAL(fen_parse_variant(fen, strlen(fen), VARIANT_SEIRAWAN, FEN_DETECT_CHESS960, &pos, message,
+                                      sizeof message),
+                    FEN_ECASTLING_NEEDS_CHESS960);
+}
+
 static void test_a_pawn_on_the_last_rank_is_refused_in_every_variant(void)
 {
     for (int v = 0; v < VARIANT_COUNT; v++) {
@@ -404,6 +436,21 @@ static void test_drops_read_in_either_case_and_are_written_with_a_capital(void)
     expect_move_refused(&standard, "N@f3", LEGALITY_DROP_INVALID);
 }
 
+/* A fifth letter or a promotion piece on a move that does not promote is
+ * refused in every variant, never read as the plain move (fuzz_variant). */
+static void test_a_promotion_letter_on_a_move_that_does_not_promote_is_refused(void)
+{
+    for (int v = VARIANT_STANDARD; v < VARIANT_COUNT; v++) {
+        if (v == VARIANT_HORDE || v == VARIANT_RACING_KINGS)
+            continue; /* no pawn on e2 */
+        position_t pos;
+        fen_start((variant_t)v, &pos);
+        const char *texts[] = { "e2e3q", "e2e3p", "e3P", "e3=Q", "e2e4n" };
+        for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+            expect_move_refused(&pos, texts[i], LEGALITY_PROMOTION_INVALID);
+    }
+}
+
 static void test_a_gate_is_the_fifth_letter_of_the_move_that_leaves_the_square(void)
 {
     position_t pos;
@@ -483,6 +530,8 @@ int test_variant_fen_register(void)
     CU_ADD_TEST(suite, test_unknown_letters_are_refused_where_they_stand);
     CU_ADD_TEST(suite, test_horde_refuses_a_white_king_and_a_black_pawn_on_rank_1);
     CU_ADD_TEST(suite, test_a_king_in_a_pocket_or_a_reserve_is_refused);
+    CU_ADD_TEST(suite, test_schess_counts_the_reserve_in_the_pieces_a_side_may_have);
+    CU_ADD_TEST(suite, test_chess960_castling_is_refused_in_schess);
     CU_ADD_TEST(suite, test_a_pawn_on_the_last_rank_is_refused_in_every_variant);
     CU_ADD_TEST(suite, test_check_counters_past_three_or_outside_three_check_are_refused);
     CU_ADD_TEST(suite, test_promoted_marker_is_refused_outside_crazyhouse_and_after_a_pawn_or_king);
@@ -490,6 +539,7 @@ int test_variant_fen_register(void)
     CU_ADD_TEST(suite, test_a_pocket_is_refused_in_a_variant_without_one);
     CU_ADD_TEST(suite, test_castling_rights_are_refused_where_there_is_no_castling);
     CU_ADD_TEST(suite, test_drops_read_in_either_case_and_are_written_with_a_capital);
+    CU_ADD_TEST(suite, test_a_promotion_letter_on_a_move_that_does_not_promote_is_refused);
     CU_ADD_TEST(suite, test_a_gate_is_the_fifth_letter_of_the_move_that_leaves_the_square);
     CU_ADD_TEST(suite, test_castling_gates_on_the_kings_square_or_the_rooks);
     CU_ADD_TEST(suite, test_an_antichess_pawn_promotes_to_a_king_which_chess_refuses);
