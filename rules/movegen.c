@@ -76,15 +76,11 @@ static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n,
         int rook = pos->castle_rook[us * 2 + side];
         if (rook == SQ_NONE)
             continue;
-        int king_to = square_make(side == CASTLE_KING_SIDE ? 6 : 2, square_rank(king));
-        int rook_to = square_make(side == CASTLE_KING_SIDE ? 5 : 3, square_rank(king));
-        bitboard_t movers = bb_square(king) | bb_square(rook);
-        bitboard_t must_be_empty = (attacks_between(king, king_to) | bb_square(king_to)
-                                    | attacks_between(rook, rook_to) | bb_square(rook_to)) & ~movers;
-        if (occupied & must_be_empty)
+        int king_to, rook_to;
+        if (occupied & position_castle_empty(king, rook, side, &king_to, &rook_to))
             continue;
         bitboard_t path = attacks_between(king, king_to) | bb_square(king_to);
-        bitboard_t after = occupied ^ movers;
+        bitboard_t after = occupied ^ bb_square(king) ^ bb_square(rook);
         bool safe = true;
         while (path && safe)
             safe = !position_attacked_by(pos, bb_pop_lsb(&path), (color_t)!us, after);

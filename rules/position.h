@@ -86,6 +86,17 @@ bool position_any_en_passant_legal(const position_t *pos, int ep_square);
 /* The king's and the rook's destination when castling with `rook_square`. */
 int position_castle_king_to(const position_t *pos, int rook_square);
 int position_castle_rook_to(const position_t *pos, int rook_square);
+/* Castling on side with the king on king and the rook on rook (one rank):
+ * the squares that must be empty (either piece may stand on the other's
+ * way), with the king's and the rook's destinations in *king_to, *rook_to. */
+static inline bitboard_t position_castle_empty(int king, int rook, int side, int *king_to, int *rook_to)
+{
+    *king_to = square_make(side == CASTLE_KING_SIDE ? 6 : 2, square_rank(king));
+    *rook_to = square_make(side == CASTLE_KING_SIDE ? 5 : 3, square_rank(king));
+    return (attacks_between(king, *king_to) | bb_square(*king_to) | attacks_between(rook, *rook_to)
+            | bb_square(*rook_to))
+           & ~(bb_square(king) | bb_square(rook));
+}
 /* Index (colour * 2 + side) of the castling right held by the rook on sq, or -1. */
 int position_castle_index(const position_t *pos, int sq);
 

@@ -293,13 +293,10 @@ static void gen_castling(sink_t *s, const position_t *pos, color_t us)
         int rook = pos->castle_rook[us * 2 + side];
         if (rook == SQ_NONE)
             continue;
-        int king_to = square_make(side == CASTLE_KING_SIDE ? 6 : 2, square_rank(king));
-        int rook_to = square_make(side == CASTLE_KING_SIDE ? 5 : 3, square_rank(king));
-        bitboard_t movers = bb_square(king) | bb_square(rook);
-        bitboard_t must_be_empty = (attacks_between(king, king_to) | bb_square(king_to)
-                                    | attacks_between(rook, rook_to) | bb_square(rook_to)) & ~movers;
-        if (occupied & must_be_empty)
+        int king_to, rook_to;
+        if (occupied & position_castle_empty(king, rook, side, &king_to, &rook_to))
             continue;
+        bitboard_t movers = bb_square(king) | bb_square(rook);
         /* The squares the king crosses with the rook still home, its
          * destination with the rook moved (as chessops: in atomic the rook
          * can shield a crossed square that a touching king makes safe). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "fen_checks.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -14,53 +15,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     rules_init();
     return 0;
-}
-
-/* Names the first field in which a and b differ, for the crash report. */
-static const char *first_difference(const position_t *a, const position_t *b)
-{
-    if (memcmp(a->board, b->board, sizeof a->board))
-        return "board";
-    if (memcmp(a->by_type, b->by_type, sizeof a->by_type) || memcmp(a->by_color, b->by_color, sizeof a->by_color))
-        return "bitboards";
-    if (memcmp(a->castle_rook, b->castle_rook, sizeof a->castle_rook))
-        return "castle_rook";
-    if (memcmp(a->king_square, b->king_square, sizeof a->king_square))
-        return "king_square";
-    if (a->side_to_move != b->side_to_move)
-        return "side_to_move";
-    if (a->en_passant != b->en_passant)
-        return "en_passant";
-    if (a->halfmove_clock != b->halfmove_clock || a->fullmove_number != b->fullmove_number)
-        return "counters";
-    if (a->chess960 != b->chess960)
-        return "chess960";
-    if (a->key != b->key)
-        return "key";
-    return "reserved bytes";
-}
-
-/* The flags a formatted FEN of pos is read back with: the caller's, with
- * FEN_DETECT_CHESS960 replaced by what it decided. */
-static unsigned resolved_flags(const position_t *pos, unsigned flags)
-{
-    return (flags & ~(unsigned)(FEN_DETECT_CHESS960 | FEN_CHESS960)) | (pos->chess960 ? FEN_CHESS960 : 0);
-}
-
-/* fen_format(pos) must parse back to pos exactly, and format the same again. */
-static void check_round_trip(const position_t *pos, unsigned flags, const char *origin)
-{
-    char fen[FEN_BUFFER_SIZE], again[FEN_BUFFER_SIZE], message[256];
-    position_t back;
-    fen_format(pos, fen, sizeof fen);
-    unsigned reparse = resolved_flags(pos, flags);
-    fen_error_t err = fen_parse(fen, strlen(fen), reparse, &back, message, sizeof message);
-    FUZZ_CHECK(err == FEN_OK, "%s: fen_format wrote \"%s\", which fen_parse (flags %u) refuses: %s (%s)", origin,
-               fen, reparse, fen_error_code(err), message);
-    FUZZ_CHECK(!memcmp(&back, pos, sizeof back), "%s: \"%s\" parses back to another position_t (%s differs)",
-               origin, fen, first_difference(pos, &back));
-    fen_format(&back, again, sizeof again);
-    FUZZ_CHECK(!strcmp(fen, again), "%s: fen_format is not stable: \"%s\" then \"%s\"", origin, fen, again);
 }
 
 /* Every legal move: position_ok after make, a FEN round trip one move on,
@@ -89,10 +43,10 @@ static void check_moves(const position_t *start, unsigned flags)
                    "%s in \"%s\" leaves the mover's king in check", uci, before);
         char origin[FEN_BUFFER_SIZE + 32];
         snprintf(origin, sizeof origin, "after %s in \"%s\"", uci, before);
-        check_round_trip(&pos, resolved_flags(start, flags), origin);
+        fen_checks_round_trip(&pos, fen_checks_flags(start, flags), origin);
         position_unmake(&pos, move, &undo);
         FUZZ_CHECK(!memcmp(&pos, start, sizeof pos), "unmake of %s in \"%s\" leaves another position (%s differs)",
-                   uci, before, first_difference(start, &pos));
+                   uci, before, fen_checks_difference(start, &pos));
     }
 }
 
@@ -119,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     FUZZ_CHECK(position_ok(&pos), "position_ok fails on an accepted FEN");
     FUZZ_CHECK(!(flags & FEN_CHESS960) || pos.chess960, "FEN_CHESS960 given but pos.chess960 is 0");
-    check_round_trip(&pos, flags, "accepted FEN");
+    fen_checks_round_trip(&pos, flags, "accepted FEN");
     check_moves(&pos, flags);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "fen_checks.h"
 #include "fuzz.h"
 
 enum { PLIES_MAX = 64 };
@@ -17,29 +18,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     rules_init();
     return 0;
-}
-
-/* The flags a formatted FEN of pos is read back with. */
-static unsigned resolved_flags(const position_t *pos, unsigned flags)
-{
-    return (flags & ~(unsigned)(FEN_DETECT_CHESS960 | FEN_CHESS960)) | (pos->chess960 ? FEN_CHESS960 : 0);
-}
-
-/* fen_format(pos) must read back in its variant to pos exactly, and format the same again. */
-static void check_round_trip(const position_t *pos, unsigned flags, const char *origin)
-{
-    char fen[FEN_BUFFER_SIZE], again[FEN_BUFFER_SIZE], message[256];
-    position_t back;
-    fen_format(pos, fen, sizeof fen);
-    unsigned reparse = resolved_flags(pos, flags);
-    fen_error_t err = fen_parse_variant(fen, strlen(fen), (variant_t)pos->variant, reparse, &back, message,
-                                        sizeof message);
-    FUZZ_CHECK(err == FEN_OK, "%s: fen_format wrote \"%s\" (%s), which fen_parse_variant refuses: %s (%s)", origin,
-               fen, variant_rules((variant_t)pos->variant)->key, fen_error_code(err), message);
-    FUZZ_CHECK(!memcmp(&back, pos, sizeof back), "%s: \"%s\" (%s) reads back to another position_t", origin, fen,
-               variant_rules((variant_t)pos->variant)->key);
-    fen_format(&back, again, sizeof again);
-    FUZZ_CHECK(!strcmp(fen, again), "%s: fen_format is not stable: \"%s\" then \"%s\"", origin, fen, again);
 }
 
 /* Every listed move is legal by movegen_is_legal, listed once, makes a
@@ -76,9 +54,10 @@ static void check_moves(const position_t *start, unsigned flags)
         FUZZ_CHECK(position_ok(&pos), "position_ok fails after %s in \"%s\"", uci, before);
         char origin[FEN_BUFFER_SIZE + 32];
         snprintf(origin, sizeof origin, "after %s in \"%s\"", uci, before);
-        check_round_trip(&pos, resolved_flags(start, flags), origin);
+        fen_checks_round_trip(&pos, fen_checks_flags(start, flags), origin);
         position_unmake(&pos, move, &undo);
-        FUZZ_CHECK(!memcmp(&pos, start, sizeof pos), "unmake of %s in \"%s\" leaves another position", uci, before);
+        FUZZ_CHECK(!memcmp(&pos, start, sizeof pos), "unmake of %s in \"%s\" leaves another position (%s differs)", uci,
+                   before, fen_checks_difference(start, &pos));
     }
 }
 
@@ -138,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    pos.variant);
     }
     FUZZ_CHECK(position_ok(&pos), "position_ok fails on an accepted FEN");
-    check_round_trip(&pos, flags, "accepted FEN");
+    fen_checks_round_trip(&pos, flags, "accepted FEN");
     for (int ply = 0; newline && ply < PLIES_MAX; ply++) {
         text = newline + 1;
         newline = memchr(text, '\n', (size_t)(end - text));

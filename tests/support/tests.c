@@ -3,6 +3,7 @@
  * buf allocation failures on demand, and the monotonic clock. */
 #include "tests.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,4 +79,24 @@ long tests_monotonic_ms(void)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+bool tests_temp_dir(char dir[64], const char *name)
+{
+    snprintf(dir, 64, "/tmp/chessd-%.32s-XXXXXX", name);
+    if (mkdtemp(dir))
+        return true;
+    fprintf(stderr, "\n%s: mkdtemp: %s\n", name, strerror(errno));
+    dir[0] = '\0';
+    return false;
+}
+
+void tests_remove_dir(const char *dir)
+{
+    if (!dir[0])
+        return;
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    if (system(command) != 0)
+        fprintf(stderr, "\ncould not remove %s\n", dir);
 }

@@ -98,4 +98,10 @@ size_t tests_last_allocation_size(void);
 /* Milliseconds on the monotonic clock, for timeouts and timings. */
 long tests_monotonic_ms(void);
 
+/* Makes a fresh directory /tmp/chessd-<name>-XXXXXX into dir (64 bytes);
+ * false, saying why on stderr, when it cannot. */
+bool tests_temp_dir(char dir[64], const char *name);
+/* Removes a tests_temp_dir and all in it (nothing when dir is empty). */
+void tests_remove_dir(const char *dir);
+
 #endif

@@ -46,24 +46,14 @@ static int suite_init(void)
         fprintf(stderr, "\nengine suite: cannot start %s: %s: %s\n", stockfish_path, engine_status_name(status), err);
         return 1;
     }
-    snprintf(fake_dir, sizeof fake_dir, "/tmp/chessd-engine-XXXXXX");
-    if (!mkdtemp(fake_dir)) {
-        fprintf(stderr, "\nengine suite: mkdtemp: %s\n", strerror(errno));
-        return 1;
-    }
-    return 0;
+    return tests_temp_dir(fake_dir, "engine") ? 0 : 1;
 }
 
 static int suite_cleanup(void)
 {
     engine_free(engine);
     engine = NULL;
-    if (fake_dir[0]) {
-        char command[128];
-        snprintf(command, sizeof command, "rm -rf '%s'", fake_dir);
-        if (system(command) != 0)
-            fprintf(stderr, "\nengine suite: could not remove %s\n", fake_dir);
-    }
+    tests_remove_dir(fake_dir);
     return 0;
 }
 

@@ -50,20 +50,14 @@ static int suite_init(void)
                 err);
         return 1;
     }
-    snprintf(fake_dir, sizeof fake_dir, "/tmp/chessd-engine-variants-XXXXXX");
-    return mkdtemp(fake_dir) ? 0 : 1;
+    return tests_temp_dir(fake_dir, "engine-variants") ? 0 : 1;
 }
 
 static int suite_cleanup(void)
 {
     engine_free(fairy);
     fairy = NULL;
-    if (fake_dir[0]) {
-        char command[128];
-        snprintf(command, sizeof command, "rm -rf '%s'", fake_dir);
-        if (system(command) != 0)
-            fprintf(stderr, "\nengine_variants suite: could not remove %s\n", fake_dir);
-    }
+    tests_remove_dir(fake_dir);
     return 0;
 }
 

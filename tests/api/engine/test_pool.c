@@ -41,22 +41,12 @@ static int suite_init(void)
                         "(make deps) or set CHESSD_STOCKFISH\n", stockfish_path, strerror(errno));
         return 1;
     }
-    snprintf(fake_dir, sizeof fake_dir, "/tmp/chessd-pool-XXXXXX");
-    if (!mkdtemp(fake_dir)) {
-        fprintf(stderr, "\npool suite: mkdtemp: %s\n", strerror(errno));
-        return 1;
-    }
-    return 0;
+    return tests_temp_dir(fake_dir, "pool") ? 0 : 1;
 }
 
 static int suite_cleanup(void)
 {
-    if (fake_dir[0]) {
-        char command[128];
-        snprintf(command, sizeof command, "rm -rf '%s'", fake_dir);
-        if (system(command) != 0)
-            fprintf(stderr, "\npool suite: could not remove %s\n", fake_dir);
-    }
+    tests_remove_dir(fake_dir);
     return 0;
 }
 
