@@ -37,8 +37,6 @@ static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_EXPLODES_OWN_KING] = "explodes_own_king",
 };
 
-static const char *const piece_names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
-                                                           "queen", "king", "hawk", "elephant" };
 
 const char *legality_reason_code(legality_reason_t reason)
 {
@@ -148,7 +146,7 @@ static legality_reason_t explain_pawn(const position_t *pos, int from, int to, p
             return SAY(LEGALITY_PROMOTION_MISSING, "a pawn reaching %c%c must promote: add q, r, b or n", SQ(to));
         if (!promotion_allowed(pos, promotion))
             return SAY(LEGALITY_PROMOTION_INVALID, "a pawn promotes to a %s, not a %s", promotion_list(pos),
-                       piece_names[promotion]);
+                       piece_type_name(promotion));
     } else if (promotion != NO_PIECE_TYPE) {
         return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
     }
@@ -164,11 +162,12 @@ static legality_reason_t explain_piece(const position_t *pos, piece_type_t type,
         if (type == KING && pos->chess960 && square_rank(from) == square_rank(to))
             return SAY(LEGALITY_CANNOT_MOVE_SO, "a king moves one square; in Chess960 castle by moving the king "
                        "onto its rook");
-        return SAY(LEGALITY_CANNOT_MOVE_SO, "a %s cannot move from %c%c to %c%c", piece_names[type], SQ(from), SQ(to));
+        return SAY(LEGALITY_CANNOT_MOVE_SO, "a %s cannot move from %c%c to %c%c", piece_type_name(type), SQ(from),
+                   SQ(to));
     }
     bitboard_t blockers = attacks_between(from, to) & position_occupied(pos);
     if (type != KNIGHT && type != KING && blockers)
-        return SAY(LEGALITY_PATH_BLOCKED, "the %s's path from %c%c to %c%c is blocked on %c%c", piece_names[type],
+        return SAY(LEGALITY_PATH_BLOCKED, "the %s's path from %c%c to %c%c is blocked on %c%c", piece_type_name(type),
                    SQ(from), SQ(to), SQ(bb_lsb(blockers)));
     return LEGALITY_OK;
 }
@@ -198,8 +197,8 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
     if (piece == NO_PIECE)
         return SAY(LEGALITY_NO_PIECE, "there is no piece on %c%c", SQ(from));
     if (piece_color(piece) != us)
-        return SAY(LEGALITY_NOT_YOUR_PIECE, "the %s on %c%c is %s's, and it is %s's move", piece_names[piece_type(piece)],
-                   SQ(from), color_name((color_t)!us), color_name(us));
+        return SAY(LEGALITY_NOT_YOUR_PIECE, "the %s on %c%c is %s's, and it is %s's move",
+                   piece_type_name(piece_type(piece)), SQ(from), color_name((color_t)!us), color_name(us));
     if (from == to)
         return SAY(LEGALITY_CANNOT_MOVE_SO, "a move must leave its square");
     if (pos->variant != VARIANT_STANDARD)
@@ -233,7 +232,7 @@ legality_reason_t legality_explain(const position_t *pos, int from, int to, piec
         return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "%s is in check and %c%c%c%c does not answer it", color_name(us),
                    SQ(from), SQ(to));
     return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the %s on %c%c is pinned: moving it would expose the king to check",
-               piece_names[type], SQ(from));
+               piece_type_name(type), SQ(from));
 }
 
 /* ---- Variants ---- */
@@ -288,7 +287,7 @@ static legality_reason_t explain_variant_rule(const position_t *pos, move_t move
     if (type == KING)
         return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the king would be in check on %c%c", SQ(to));
     return SAY(LEGALITY_LEAVES_KING_IN_CHECK, "the %s on %c%c is pinned: moving it would expose the king to check",
-               piece_names[type], SQ(from));
+               piece_type_name(type), SQ(from));
 }
 
 static legality_reason_t explain_gate(const position_t *pos, move_t move, char *message, size_t message_size)
@@ -299,7 +298,7 @@ static legality_reason_t explain_gate(const position_t *pos, move_t move, char *
         return SAY(LEGALITY_GATING_INVALID, "only S-chess gates a piece; %s has none to gate",
                    variant_rules((variant_t)pos->variant)->key);
     if (!pos->pocket[us][gate])
-        return SAY(LEGALITY_GATING_INVALID, "%s has no %s in reserve", color_name(us), piece_names[gate]);
+        return SAY(LEGALITY_GATING_INVALID, "%s has no %s in reserve", color_name(us), piece_type_name(gate));
     int square = move_kind(move) == MOVE_CASTLING && move_gate_on_rook(move) ? move_to(move) : move_from(move);
     if (!bb_has(pos->gates, square))
         return SAY(LEGALITY_GATING_INVALID, "nothing can be gated on %c%c: the piece there has moved before",
@@ -355,9 +354,9 @@ legality_reason_t legality_explain_drop(const position_t *pos, piece_type_t type
     if (r != LEGALITY_OK)
         return r;
     if (type > QUEEN)
-        return SAY(LEGALITY_DROP_INVALID, "a %s cannot be dropped", type < PIECE_TYPE_COUNT ? piece_names[type] : "piece");
+        return SAY(LEGALITY_DROP_INVALID, "a %s cannot be dropped", piece_type_name(type));
     if (!pos->pocket[us][type])
-        return SAY(LEGALITY_DROP_INVALID, "%s has no %s in the pocket", color_name(us), piece_names[type]);
+        return SAY(LEGALITY_DROP_INVALID, "%s has no %s in the pocket", color_name(us), piece_type_name(type));
     if (pos->board[to] != NO_PIECE)
         return SAY(LEGALITY_DROP_INVALID, "%c%c is occupied: a piece is dropped on an empty square", SQ(to));
     if (type == PAWN && (square_rank(to) == 0 || square_rank(to) == 7))

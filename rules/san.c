@@ -353,8 +353,6 @@ static piece_type_t letter_of(const san_text_t *san)
 static legality_reason_t explain_no_match(const position_t *pos, const san_text_t *san, char *message,
                                           size_t message_size)
 {
-    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
-                                                         "queen", "king", "hawk", "elephant" };
     color_t us = (color_t)pos->side_to_move;
     bitboard_t candidates = position_pieces(pos, us, san->type);
     if (san->from_file >= 0)
@@ -365,7 +363,7 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
         candidates &= bb_rank(san->from_rank);
     if (!candidates) {
         snprintf(message, message_size, "%s has no %s that could move to %c%c", color_name(us),
-                 names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
+                 piece_type_name(san->type), 'a' + square_file(san->to), '1' + square_rank(san->to));
         return LEGALITY_NO_PIECE;
     }
     legality_reason_t best = LEGALITY_OK;
@@ -389,7 +387,7 @@ static legality_reason_t explain_no_match(const position_t *pos, const san_text_
     /* Several pieces could not: say so for all of them; one piece keeps its own reason. */
     if (best == LEGALITY_CANNOT_MOVE_SO && bb_more_than_one(position_pieces(pos, us, san->type)))
         snprintf(message, message_size, "no %s %s can move to %c%c", color_name(us),
-                 names[san->type], 'a' + square_file(san->to), '1' + square_rank(san->to));
+                 piece_type_name(san->type), 'a' + square_file(san->to), '1' + square_rank(san->to));
     return best;
 }
 

@@ -62,6 +62,8 @@ static inline int square_make(int file, int rank) { return rank * 8 + file; }
  * values, the messages of fen, legality and san), and "White", "Black"
  * (sentences and the text board). Static strings; c must be WHITE or BLACK. */
 const char *color_name(color_t c);
+/* "pawn" ... "king", "hawk", "elephant": a piece type's name in answers and messages. */
+const char *piece_type_name(piece_type_t t);
 const char *color_title(color_t c);
 
 static inline piece_t piece_make(color_t c, piece_type_t t) { return (piece_t)(c * 8 + t); }

@@ -143,14 +143,12 @@ const char *position_json_result(const position_t *pos, const status_t *status)
 /* {"white":{"pawn":0,...},"black":{...}}: pocket or reserve counts of types first..last. */
 static void write_hands(jsonw_t *w, const position_t *pos, piece_type_t first, piece_type_t last)
 {
-    static const char *const names[PIECE_TYPE_COUNT] = { "pawn", "knight", "bishop", "rook",
-                                                         "queen", "king", "hawk", "elephant" };
     jsonw_object_begin(w);
     for (int c = 0; c < COLOR_COUNT; c++) {
         jsonw_key(w, color_name((color_t)c));
         jsonw_object_begin(w);
         for (int t = first; t <= (int)last; t++)
-            jsonw_kv_int(w, names[t], pos->pocket[c][t]);
+            jsonw_kv_int(w, piece_type_name(t), pos->pocket[c][t]);
         jsonw_object_end(w);
     }
     jsonw_object_end(w);
