@@ -314,8 +314,12 @@ static legality_reason_t explain_variant(const position_t *pos, int from, int to
     uci_text_t text = { from, to, promotion, NO_PIECE_TYPE };
     move_t move = uci_to_move(pos, &text);
     /* A fifth letter must become a promotion or a gate: "e2e3q" is no e2e3. */
-    if (promotion != NO_PIECE_TYPE && move_kind(move) != MOVE_PROMOTION && !move_gate(move))
-        return SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
+    bool promotes = type == PAWN && (bb_square(to) & (BB_RANK_1 | BB_RANK_8));
+    if (promotion != NO_PIECE_TYPE && !promotes && !move_gate(move))
+        return pos->variant == VARIANT_SEIRAWAN && (promotion == HAWK || promotion == ELEPHANT)
+                   ? SAY(LEGALITY_GATING_INVALID, "the %s can be gated only where a piece leaves the back rank, "
+                                                  "not from %c%c", piece_type_name(promotion), SQ(from))
+                   : SAY(LEGALITY_PROMOTION_INVALID, "only a pawn reaching the last rank promotes");
     if (movegen_is_legal(pos, move))
         return LEGALITY_OK;
     legality_reason_t r = variant_over(pos, message, message_size);

@@ -449,6 +449,10 @@ static void test_a_promotion_letter_on_a_move_that_does_not_promote_is_refused(v
         for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
             expect_move_refused(&pos, texts[i], LEGALITY_PROMOTION_INVALID);
     }
+    position_t schess;
+    fen_start(VARIANT_SEIRAWAN, &schess);
+    expect_move_refused(&schess, "e2e4h", LEGALITY_GATING_INVALID); /* a pawn leaves no gate */
+    expect_move_refused(&schess, "e2e4e", LEGALITY_GATING_INVALID);
 }
 
 static void test_a_gate_is_the_fifth_letter_of_the_move_that_leaves_the_square(void)
