@@ -37,7 +37,6 @@ static const char *const reason_codes[LEGALITY_REASON_COUNT] = {
     [LEGALITY_EXPLODES_OWN_KING] = "explodes_own_king",
 };
 
-
 const char *legality_reason_code(legality_reason_t reason)
 {
     return (unsigned)reason < LEGALITY_REASON_COUNT ? reason_codes[reason] : "unknown";

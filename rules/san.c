@@ -473,7 +473,8 @@ legality_reason_t san_parse(const position_t *pos, const char *text, size_t leng
             any.moves[any.count++] = legal.moves[i];
     if (any.count == 0)
         return explain_no_match(pos, &san, message, message_size);
-    legality_reason_t r = legality_explain(pos, move_from(any.moves[0]), san.to, letter_of(&san), message, message_size);
+    legality_reason_t r =
+        legality_explain(pos, move_from(any.moves[0]), san.to, letter_of(&san), message, message_size);
     if (r == LEGALITY_OK) { /* never OK without a move: the text fits none */
         snprintf(message, message_size, "'%.*s' fits no legal move", (int)length, text);
         return LEGALITY_UNPARSEABLE;
