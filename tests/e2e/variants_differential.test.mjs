@@ -3,7 +3,7 @@
 // rules) for S-chess. At every ply: the same legal moves (UCI), the same end
 // and result, and chessd's FEN read back by the oracle to the very position
 // the oracle reached; the oracles are tests/oracle/variant_oracles.mjs's
-// (npm ci --prefix tests/oracle). VARIANT_DIFF_PLIES plies per variant (default 1500 in
+// (npm ci --prefix tests/oracle). VARIANT_DIFF_PLIES plies per variant (default 3000 in
 // make test; make bench runs many more), VARIANT_DIFF_SEED to replay a run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { startServer } from './server.mjs';
 import { post } from './http.mjs';
 import { prng } from './prng.mjs';
 
-const PLIES = Number(process.env.VARIANT_DIFF_PLIES ?? 1500);
+const PLIES = Number(process.env.VARIANT_DIFF_PLIES ?? 3000);
 const SEED = Number(process.env.VARIANT_DIFF_SEED ?? 20261206);
 const GAME_MAX = 250; // plies before a game is left and a new one begun
 let server;
