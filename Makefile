@@ -201,7 +201,8 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(call apt_install,$(BENCH_PACKAGES))
 	tests/bench/speed.sh $(BUILD)/chessd
 	tests/bench/variant_bench.sh $(BUILD)/chessd
-	VARIANT_DIFF_PLIES=20000 CHESSD_BIN=$(BUILD)/chessd node --test tests/e2e/variants_differential.test.mjs
+	@# A new seed each run (make test replays a fixed one); a failure names it for VARIANT_DIFF_SEED.
+	VARIANT_DIFF_SEED=$$(date +%s) VARIANT_DIFF_PLIES=20000 CHESSD_BIN=$(BUILD)/chessd node --test tests/e2e/variants_differential.test.mjs
 	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
