@@ -128,8 +128,12 @@ bool level_of(int level, level_t *out)
  * Level (which picks among the engine's best lines at depth 1 + skill, the
  * weaker the lower) and a node cap; levels 1 and 2 add random and weaker
  * moves as in chess. The depth cap is the pick's depth: nothing is spent
- * after it. tests/bench/variant_levels.c checks each level against the one
- * below in every variant; change a setting, run it again. */
+ * after it. From level 5 up the node cap is what decides, about 2.7 times
+ * the one below; the time cap leaves room for Fairy-Stockfish's 300k nodes
+ * a second (at 400 ms and 500 ms for levels 6 and 7 it was the time that
+ * capped both, and 7 did not beat 6). tests/bench/variant_levels.c checks
+ * each level against the one below in every variant; change a setting,
+ * run it again. */
 static const level_t variant_levels[LEVEL_MAX] = {
     {.level = 1, .strength = SKILL(1), .depth = 1, .nodes = 2000, .movetime_ms = 50, .multipv = 4,
      .random_permille = 500, .weaker_permille = 300},
@@ -137,10 +141,10 @@ static const level_t variant_levels[LEVEL_MAX] = {
      .random_permille = 150, .weaker_permille = 200},
     {.level = 3, .strength = SKILL(4), .depth = 5, .nodes = 20000, .movetime_ms = 150, .multipv = 1},
     {.level = 4, .strength = SKILL(6), .depth = 7, .nodes = 40000, .movetime_ms = 200, .multipv = 1},
-    {.level = 5, .strength = SKILL(9), .depth = 10, .nodes = 80000, .movetime_ms = 300, .multipv = 1},
-    {.level = 6, .strength = SKILL(13), .depth = 14, .nodes = 150000, .movetime_ms = 400, .multipv = 1},
-    {.level = 7, .strength = SKILL(17), .depth = 18, .nodes = 250000, .movetime_ms = 500, .multipv = 1},
-    {.level = 8, .nodes = 400000, .movetime_ms = 1000, .multipv = 1},
+    {.level = 5, .strength = SKILL(9), .depth = 10, .nodes = 50000, .movetime_ms = 400, .multipv = 1},
+    {.level = 6, .strength = SKILL(13), .depth = 14, .nodes = 130000, .movetime_ms = 1000, .multipv = 1},
+    {.level = 7, .strength = SKILL(17), .depth = 18, .nodes = 350000, .movetime_ms = 2000, .multipv = 1},
+    {.level = 8, .nodes = 1000000, .movetime_ms = 3000, .multipv = 1},
 };
 
 bool level_of_variant(int level, variant_t variant, level_t *out)
