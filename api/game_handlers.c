@@ -116,8 +116,7 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
     case GAME_SVC_ETOO_MANY_TURNS:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_PER_CLIENT);
-        api_problem_limit(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit);
-        res->retry_after = 2;
+        api_problem_quota(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit, 2);
         break;
     case GAME_SVC_EENGINE_BUSY:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_BACKLOG);

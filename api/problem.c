@@ -287,6 +287,7 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
 typedef struct {
     const char *name;
     unsigned long long max;
+    unsigned retry_after; /* 0: none said */
 } limit_t;
 
 static void write_limit(jsonw_t *w, const void *ctx)
@@ -295,12 +296,27 @@ static void write_limit(jsonw_t *w, const void *ctx)
     jsonw_kv_string(w, "limit", limit->name);
     jsonw_key(w, "max");
     jsonw_uint(w, limit->max);
+    if (limit->retry_after) {
+        jsonw_key(w, "retry_after_s");
+        jsonw_uint(w, limit->retry_after);
+    }
 }
 
 void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max)
 {
-    api_problem(res, status, detail, write_limit, &(limit_t){ limit, max });
+    api_problem(res, status, detail, write_limit, &(limit_t){ limit, max, 0 });
+}
+
+void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max, unsigned retry_after)
+{
+    char sentence[320];
+    if (retry_after < 1)
+        retry_after = 1;
+    snprintf(sentence, sizeof sentence, "%s; retry after %u s", detail, retry_after);
+    api_problem(res, status, sentence, write_limit, &(limit_t){ limit, max, retry_after });
+    res->retry_after = retry_after;
 }
 
 void api_problem_game(api_response_t *res, game_status_t status)

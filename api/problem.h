@@ -132,5 +132,10 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
  * name: a field, or the setting) and `max`. */
 void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max);
+/* A problem about a quota spent, a 429: api_problem_limit's members and
+ * retry_after_s, the seconds to wait (at least 1), which the detail ends
+ * with and Retry-After carries. */
+void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max, unsigned retry_after);
 
 #endif

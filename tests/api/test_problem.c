@@ -2,8 +2,9 @@
  * outcome has a code (unique, and listed in openapi.yaml's Problem schema),
  * an error status and a title; api_problem writes the problem+json document
  * (type, title, status, detail, code, the extra members) and the headers that
- * go with it; refused moves, games and store calls map to their outcomes; and
- * a document that cannot be written is a 500 without a body. */
+ * go with it; refused moves, games and store calls map to their outcomes; a
+ * spent quota says its limit and when to retry; and a document that cannot
+ * be written is a 500 without a body. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -259,6 +260,33 @@ static void test_refused_game_operations_and_store_calls_map_to_their_outcome(vo
     free(res.body);
 }
 
+/* Every 429 names its quota (limit, max), says when to retry in its detail
+ * and in retry_after_s, and sends the same seconds as Retry-After. */
+static void test_a_spent_quota_names_its_limit_and_when_to_retry(void)
+{
+    api_response_t res = { 0 };
+    api_problem_quota(&res, API_ERATE_LIMITED, "more than 10 game creations a second from one client address",
+                      "rate-limit-create", 10, 3);
+    CU_ASSERT_EQUAL(res.status, 429);
+    CU_ASSERT_EQUAL(res.retry_after, 3);
+    cJSON *root = problem_body(&res);
+    CU_ASSERT_STRING_EQUAL(member_string(root, "detail"),
+                           "more than 10 game creations a second from one client address; retry after 3 s");
+    CU_ASSERT_STRING_EQUAL(member_string(root, "limit"), "rate-limit-create");
+    CU_ASSERT_EQUAL(member_number(root, "max"), 10);
+    CU_ASSERT_EQUAL(member_number(root, "retry_after_s"), 3);
+    cJSON_Delete(root);
+    free(res.body);
+    /* No wait given is a wait of one second: a 429 always says when. */
+    res = (api_response_t){ 0 };
+    api_problem_quota(&res, API_ETOO_MANY_ANALYSES, "two analyses", "engine-analyses-per-client", 2, 0);
+    CU_ASSERT_EQUAL(res.retry_after, 1);
+    root = problem_body(&res);
+    CU_ASSERT_EQUAL(member_number(root, "retry_after_s"), 1);
+    cJSON_Delete(root);
+    free(res.body);
+}
+
 static void test_a_problem_that_cannot_be_written_is_a_500_without_a_body(void)
 {
     for (long k = 0; k < 3; k++) {
@@ -291,6 +319,7 @@ int test_problem_register(void)
     CU_ADD_TEST(suite, test_a_problem_replaces_the_answer_with_its_detail_and_extra_members);
     CU_ADD_TEST(suite, test_refused_moves_map_to_their_outcome_and_name_the_move);
     CU_ADD_TEST(suite, test_refused_game_operations_and_store_calls_map_to_their_outcome);
+    CU_ADD_TEST(suite, test_a_spent_quota_names_its_limit_and_when_to_retry);
     CU_ADD_TEST(suite, test_a_problem_that_cannot_be_written_is_a_500_without_a_body);
     return CU_get_error();
 }

@@ -2,8 +2,9 @@
  * once and then one request per 1/rate seconds, refusals say to retry after
  * at least a second, idle time refills no further than the burst and a clock
  * that goes back refills nothing, a key is its bytes (as many as given),
- * other keys keep their own budget, and threads racing for one bucket take
- * exactly its burst. Time is passed in, never read. */
+ * other keys keep their own budget, threads racing for one bucket take
+ * exactly its burst, and a limit is described in words. Time is passed in,
+ * never read. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,26 @@ static void test_threads_racing_for_one_bucket_take_exactly_its_burst(void)
     ratelimit_free(l);
 }
 
+/* A refusal names the limit: its rate, what and whose it counts, the
+ * setting, and the burst when it is not the rate. */
+static void test_a_limit_is_described_by_its_rate_burst_and_setting(void)
+{
+    char text[160];
+    ratelimit_t *l = ratelimit_new(10, 50);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_EQUAL(ratelimit_rate(l), 10);
+    ratelimit_describe(l, "game creations", "from one client address", "rate-limit-create", text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "more than 10 game creations a second from one client address "
+                                 "(--rate-limit-create, in bursts of 50)");
+    ratelimit_free(l);
+    l = ratelimit_new(5, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    ratelimit_describe(l, "requests", "with one player token", "rate-limit-token", text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "more than 5 requests a second with one player token (--rate-limit-token)");
+    ratelimit_free(l);
+    CU_ASSERT_EQUAL(ratelimit_rate(NULL), 0);
+}
+
 int test_ratelimit_register(void)
 {
     CU_pSuite suite = CU_add_suite("ratelimit", NULL, NULL);
@@ -142,5 +163,6 @@ int test_ratelimit_register(void)
     CU_ADD_TEST(suite, test_a_clock_that_goes_back_refills_nothing);
     CU_ADD_TEST(suite, test_a_key_is_the_bytes_given_and_other_keys_keep_their_budget);
     CU_ADD_TEST(suite, test_threads_racing_for_one_bucket_take_exactly_its_burst);
+    CU_ADD_TEST(suite, test_a_limit_is_described_by_its_rate_burst_and_setting);
     return CU_get_error();
 }
