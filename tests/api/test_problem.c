@@ -251,11 +251,20 @@ static void test_refused_game_operations_and_store_calls_map_to_their_outcome(vo
         free(res.body);
     }
     api_response_t res = { 0 };
-    api_problem_conflict(&res, 12, 9);
+    api_problem_conflict(&res, "the game is at version 12, not 9", 12, 7);
     CU_ASSERT_EQUAL(res.status, 409);
     cJSON *root = problem_body(&res);
     CU_ASSERT_EQUAL(member_number(root, "current_version"), 12);
+    CU_ASSERT_EQUAL(member_number(root, "current_ply"), 7);
     CU_ASSERT_STRING_EQUAL(member_string(root, "detail"), "the game is at version 12, not 9");
+    cJSON_Delete(root);
+    free(res.body);
+    /* A conflict found by the store's compare-and-set alone knows no ply. */
+    res = (api_response_t){ 0 };
+    api_problem_conflict(&res, "the game is at version 3, not 2", 3, -1);
+    root = problem_body(&res);
+    CU_ASSERT_EQUAL(member_number(root, "current_version"), 3);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(root, "current_ply"));
     cJSON_Delete(root);
     free(res.body);
 }
