@@ -462,7 +462,7 @@ static void test_a_move_guarded_by_its_ply_passes_an_offer_and_conflicts_after_a
 typedef struct {
     const created_t *game;
     atomic_bool done;
-    unsigned writes;
+    atomic_uint writes;
 } offers_t;
 
 /* Black offers a draw and white declines it, over and over, until done:
@@ -477,7 +477,7 @@ static void *offer_and_decline(void *arg)
             game_svc_action_t a = { .kind = GAME_SVC_DRAW, .action = action };
             game_svc_result_t out = { 0 };
             if (game_svc_change(&service, o->game->id, o->game->tokens[who], &rq, &any, &a, &out) == GAME_SVC_OK)
-                o->writes++;
+                atomic_fetch_add(&o->writes, 1);
             game_svc_result_free(&out);
         }
     }
@@ -498,6 +498,8 @@ static void test_a_move_guarded_by_its_ply_survives_offers_racing_its_write(void
         offers_t offers = { .game = &game };
         pthread_t thread;
         CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, offer_and_decline, &offers), 0);
+        for (int waited = 0; atomic_load(&offers.writes) == 0 && waited < 2000; waited++)
+            usleep(1000); /* the offers under way before the first move */
         for (uint64_t ply = 0; ply < 12; ply++) {
             game_svc_status_t status;
             game_svc_result_t out;
@@ -510,7 +512,7 @@ static void test_a_move_guarded_by_its_ply_survives_offers_racing_its_write(void
         }
         atomic_store(&offers.done, true);
         pthread_join(thread, NULL);
-        offered += offers.writes;
+        offered += atomic_load(&offers.writes);
         game_svc_game_t g;
         if (read_game(game.id, &g))
             CU_ASSERT_EQUAL(g.record.game.ply_count, 12);
