@@ -133,7 +133,8 @@ typedef struct {
 enum { HTTPD_POOLS_MAX = 4 };
 
 /* A request budget and its refusal's words, which are the application's:
- * "more than <rate> <what> a second <whose> (--<name>...)" (ratelimit_describe). */
+ * "<what> <whose> are limited to <rate> a second (--<name>...)"
+ * (ratelimit_describe). */
 typedef struct {
     ratelimit_t *limiter; /* owned by the caller; NULL: no budget */
     const char *name;     /* the setting that sets it, without its dashes; the refusal's limit */

@@ -99,7 +99,7 @@ int ratelimit_describe(const ratelimit_t *l, const char *what, const char *whose
 {
     unsigned rate = ratelimit_rate(l), burst = l ? (unsigned)l->burst : 0;
     if (burst == rate)
-        return snprintf(out, size, "more than %u %s a second %s (--%s)", rate, what, whose, setting);
-    return snprintf(out, size, "more than %u %s a second %s (--%s, in bursts of %u)", rate, what, whose, setting,
-                    burst);
+        return snprintf(out, size, "%s %s are limited to %u a second (--%s)", what, whose, rate, setting);
+    return snprintf(out, size, "%s %s are limited to %u a second (--%s, in bursts of %u)", what, whose, rate,
+                    setting, burst);
 }

@@ -25,9 +25,9 @@ bool ratelimit_take(ratelimit_t *limiter, const void *key, size_t length, uint64
 unsigned ratelimit_rate(const ratelimit_t *limiter);
 
 /* The limit in words, for a refusal, into out (snprintf's contract):
- * "more than <rate> <what> a second <whose> (--<setting>, in bursts of
- * <burst>)", the bursts left out when they are the rate. what ("requests")
- * and whose ("from one client address") are the caller's words. */
+ * "<what> <whose> are limited to <rate> a second (--<setting>, in bursts
+ * of <burst>)", the bursts left out when they are the rate. what
+ * ("requests") and whose ("from one client address") are the caller's. */
 int ratelimit_describe(const ratelimit_t *limiter, const char *what, const char *whose, const char *setting,
                        char *out, size_t size);
 

@@ -274,13 +274,13 @@ static void test_refused_game_operations_and_store_calls_map_to_their_outcome(vo
 static void test_a_spent_quota_names_its_limit_and_when_to_retry(void)
 {
     api_response_t res = { 0 };
-    api_problem_quota(&res, API_ERATE_LIMITED, "more than 10 game creations a second from one client address",
+    api_problem_quota(&res, API_ERATE_LIMITED, "game creations from one client address are limited to 10 a second",
                       "rate-limit-create", 10, 3);
     CU_ASSERT_EQUAL(res.status, 429);
     CU_ASSERT_EQUAL(res.retry_after, 3);
     cJSON *root = problem_body(&res);
     CU_ASSERT_STRING_EQUAL(member_string(root, "detail"),
-                           "more than 10 game creations a second from one client address; retry after 3 s");
+                           "game creations from one client address are limited to 10 a second; retry after 3 s");
     CU_ASSERT_STRING_EQUAL(member_string(root, "limit"), "rate-limit-create");
     CU_ASSERT_EQUAL(member_number(root, "max"), 10);
     CU_ASSERT_EQUAL(member_number(root, "retry_after_s"), 3);

@@ -141,13 +141,13 @@ static void test_a_limit_is_described_by_its_rate_burst_and_setting(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
     CU_ASSERT_EQUAL(ratelimit_rate(l), 10);
     ratelimit_describe(l, "game creations", "from one client address", "rate-limit-create", text, sizeof text);
-    CU_ASSERT_STRING_EQUAL(text, "more than 10 game creations a second from one client address "
+    CU_ASSERT_STRING_EQUAL(text, "game creations from one client address are limited to 10 a second "
                                  "(--rate-limit-create, in bursts of 50)");
     ratelimit_free(l);
     l = ratelimit_new(5, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
     ratelimit_describe(l, "requests", "with one player token", "rate-limit-token", text, sizeof text);
-    CU_ASSERT_STRING_EQUAL(text, "more than 5 requests a second with one player token (--rate-limit-token)");
+    CU_ASSERT_STRING_EQUAL(text, "requests with one player token are limited to 5 a second (--rate-limit-token)");
     ratelimit_free(l);
     CU_ASSERT_EQUAL(ratelimit_rate(NULL), 0);
 }
