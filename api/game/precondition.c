@@ -1,4 +1,5 @@
-/* A change's guards judged against a game (precondition.h). */
+/* A change's guards judged against a game (precondition.h): what the request
+ * says of itself first, then the version or the ply against the game's. */
 #include "precondition.h"
 
 #include <inttypes.h>

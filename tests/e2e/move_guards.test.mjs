@@ -1,11 +1,9 @@
-// What guards a move, and what a refusal tells the client (issue 36, item 3).
-// A move sent with expected_ply (the plies played before it) passes offers
-// made and declined meanwhile, and conflicts only once a move was made, with
-// current_ply and current_version to catch up from; guards at odds are 400
-// conflicting_fields and change nothing; a retry with its Idempotency-Key
-// gets the first answer. Moves are trimmed as FENs are, in games and lines.
-// A malformed game or stream id's 404 says what an id looks like, on every
-// route that takes one. Every answer is also checked against openapi.yaml.
+// What guards a move, and what a refusal tells the client: expected_ply
+// passes offers and conflicts only after a move (with current_ply), guards
+// at odds are 400 conflicting_fields, a retry under its key is answered as
+// before; moves are trimmed as FENs are; a malformed id's 404 says what an
+// id looks like on every route that takes one. Every answer is also
+// checked against openapi.yaml.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './server.mjs';
