@@ -2,7 +2,7 @@
  * engine, the rating range of {"elo": N}, and level_move(), which searches
  * within a level's caps and picks the move the level plays. The strength of
  * every setting here is measured by tests/bench/engine_match.c (its full run
- * fills the README's table of levels); change a setting, run it again.
+ * fills api/engine/README.md's table of levels); change a setting, run it again.
  * Stockfish 15.1 plays a UCI_Elo by picking, at depth 1 + its skill, a move
  * among its four best (at random, weighted by their scores): a depth cap at
  * that depth keeps the pick and spends nothing after it. */
@@ -70,7 +70,7 @@ static const level_t levels[LEVEL_MAX] = {
 /* Below the UCI_Elo floor a rating is played as the floor with a share of
  * random and weaker moves, interpolated between these points by rating:
  * the measured ratings of levels 1 and 2 (tests/bench/engine_match.c; the
- * README's table of levels) and the floor itself. */
+ * table of levels in api/engine/README.md) and the floor itself. */
 typedef struct {
     int elo;
     int random_permille, weaker_permille;

@@ -4,7 +4,7 @@
  * levels sometimes play a worse move on purpose, from the engine's MultiPV
  * lines or among all legal moves). The strength each setting gives is
  * measured by the strength benchmark (tests/bench/engine_match), whose
- * figures fill the README's table of levels. */
+ * figures fill api/engine/README.md's table of levels. */
 #ifndef CHESSD_API_ENGINE_LEVELS_H
 #define CHESSD_API_ENGINE_LEVELS_H
 

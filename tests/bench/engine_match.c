@@ -20,7 +20,7 @@
  *
  * A full run (make bench-levels, about 40 minutes on two cores) plays each
  * pairing through the 16 openings from both sides, the cheap pairings more
- * than once (the schedule's rounds); the README's table of levels comes
+ * than once (the schedule's rounds); api/engine/README.md's table of levels comes
  * from it. --quick (make bench) plays 4 openings once per pairing;
  * --ratings only the pairings that rate the "elo" settings. It prints every
  * pairing's score and the ratings, and checks that strength rises with the
