@@ -21,7 +21,7 @@
 #include "position.h"
 #include "san.h"
 #include "status.h"
-#include "uci.h"
+#include "uci_move.h"
 
 /* An active game has made fewer than 150 halfmoves since its last irreversible
  * move (the 75-move rule ends it there), so that many keys are all the

@@ -7,7 +7,7 @@
 
 #include "movegen.h"
 #include "san.h"
-#include "uci.h"
+#include "uci_move.h"
 
 legality_reason_t notation_parse_move(const position_t *pos, const char *text, size_t length, move_t *move,
                                       char *message, size_t message_size)
