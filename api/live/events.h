@@ -8,8 +8,8 @@
  * flag timers of running clocks, and remakes the connection when Redis goes
  * away. It knows no HTTP library: the server hands it callbacks that suspend,
  * resume and close a connection. */
-#ifndef CHESSD_API_EVENTS_H
-#define CHESSD_API_EVENTS_H
+#ifndef CHESSD_API_LIVE_EVENTS_H
+#define CHESSD_API_LIVE_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * its owner (a topic, a waiter), which knows its place in the heap, so
  * arming, moving and disarming are O(log n) and nothing is left behind when
  * an owner goes. No locks: the owner of the heap serializes its use. */
-#ifndef CHESSD_API_TIMERS_H
-#define CHESSD_API_TIMERS_H
+#ifndef CHESSD_API_LIVE_TIMERS_H
+#define CHESSD_API_LIVE_TIMERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

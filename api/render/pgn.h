@@ -3,8 +3,8 @@
  * standard position, and the movetext from the stored SAN, in lines of at
  * most 80 characters. No replay: the move numbers come from the initial
  * position's counters. */
-#ifndef CHESSD_API_PGN_H
-#define CHESSD_API_PGN_H
+#ifndef CHESSD_API_RENDER_PGN_H
+#define CHESSD_API_RENDER_PGN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  * something else (antichess, horde, crazyhouse's pockets), max_plies is a
  * draw. Used by the levels suite's smoke test and the strength benchmarks
  * (tests/bench/engine_match.c, variant_levels.c); no CUnit here. */
-#ifndef CHESSD_TESTS_MATCH_H
-#define CHESSD_TESTS_MATCH_H
+#ifndef CHESSD_TESTS_SUPPORT_MATCH_H
+#define CHESSD_TESTS_SUPPORT_MATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * xorshift64 generator, so a fixed seed gives the same games everywhere, and
  * a move picker biased by a suite's own table towards the moves it must see
  * (promotions, en passant, castling, checks...). The caller owns the state. */
-#ifndef CHESSD_TESTS_RANDOM_GAME_H
-#define CHESSD_TESTS_RANDOM_GAME_H
+#ifndef CHESSD_TESTS_SUPPORT_RANDOM_GAME_H
+#define CHESSD_TESTS_SUPPORT_RANDOM_GAME_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * s->error. Extra arguments make other kinds of node (redis_cluster.c);
  * redis_server_run_program runs a tool such as redis-cli to its end with the
  * same care. */
-#ifndef CHESSD_TESTS_REDIS_SERVER_H
-#define CHESSD_TESTS_REDIS_SERVER_H
+#ifndef CHESSD_TESTS_SUPPORT_REDIS_SERVER_H
+#define CHESSD_TESTS_SUPPORT_REDIS_SERVER_H
 
 #include <stdarg.h>
 #include <stdbool.h>
