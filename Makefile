@@ -213,7 +213,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/engine_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
 
-# The strength of the levels of play, the full run the README's table of
+# The strength of the levels of play, the full run api/engine/README.md's table of
 # levels comes from (about 40 minutes on two cores; make bench runs --quick),
 # then the levels in every variant the variant engine plays, each against the
 # one below (a short match; no rating).

@@ -1,6 +1,6 @@
 /* Tool subcommands of the chessd binary that run without the server. */
-#ifndef CHESSD_API_CLI_H
-#define CHESSD_API_CLI_H
+#ifndef CHESSD_API_PERFT_CLI_H
+#define CHESSD_API_PERFT_CLI_H
 
 #include <stdio.h>
 

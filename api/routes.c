@@ -1,10 +1,8 @@
-/* The route table (routes.h). The router over it is made on first use and
- * lives as long as the process. */
+/* The route table (routes.h). The router over it is built at start-up by
+ * routes_init() and lives as long as the process. */
 #include "routes.h"
 
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -80,22 +78,14 @@ static const char *parameter_hint(const char *name)
     return NULL;
 }
 
+/* Built once by routes_init() at start-up, before any thread serves. */
 static router_t *router;
-static pthread_once_t router_once = PTHREAD_ONCE_INIT;
 
-static void make_router(void)
+bool routes_init(void)
 {
-    router = router_new(table, TABLE_SIZE, parameter_hint);
-    if (!router) { /* at start-up, before any request: nothing can be served */
-        fprintf(stderr, "chessd: out of memory making the route table\n");
-        exit(2);
-    }
-}
-
-static const router_t *the_router(void)
-{
-    pthread_once(&router_once, make_router);
-    return router;
+    if (!router)
+        router = router_new(table, TABLE_SIZE, parameter_hint);
+    return router != NULL;
 }
 
 int routes_count(void) { return TABLE_SIZE; }
@@ -132,7 +122,7 @@ bool routes_find(api_request_t *req, api_response_t *res)
 {
     char detail[192];
     const char *allow;
-    router_status_t status = router_find(the_router(), req, &allow, detail, sizeof detail);
+    router_status_t status = router_find(router, req, &allow, detail, sizeof detail);
     if (status == ROUTER_OK)
         return true;
     router_problem(status, detail, res);
@@ -158,7 +148,7 @@ static bool path_id_ok(const router_route_t *route, const api_request_t *req, ap
 
 void routes_handle(const api_request_t *req, api_response_t *res)
 {
-    const router_route_t *route = router_route(the_router(), req->route);
+    const router_route_t *route = router_route(router, req->route);
     store_t *store = app_of(req)->store;
     if ((route->flags & ROUTE_GAME) && !store) {
         api_problem(res, API_EGAMES_DISABLED,

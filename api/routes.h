@@ -23,6 +23,10 @@ enum {
  * starts them. */
 enum { ROUTES_POOL_PERFT = 0, ROUTES_POOL_STORE, ROUTES_POOL_ENGINE, ROUTES_POOL_COUNT };
 
+/* Builds the route table; call once at start-up, before any request is
+ * routed (routes_find). False when memory runs out. */
+bool routes_init(void);
+
 /* Parses the raw request target into *target (req->target should point at
  * it afterwards); false with res filled (400, 404) when it cannot be routed. */
 bool routes_parse_target(const char *raw, size_t length, target_t *target, api_response_t *res);

@@ -356,6 +356,10 @@ static int run(const config_t *cfg, bool engine_only)
         fprintf(stderr, "chessd: --bind '%s' is not an IPv4 or IPv6 address\n", cfg->bind);
         return 2;
     }
+    if (!routes_init()) {
+        fprintf(stderr, "chessd: out of memory building the route table\n");
+        return 2;
+    }
 
     /* Worker threads inherit this mask, so only sigwait below sees the signals. */
     sigset_t signals;

@@ -2,11 +2,8 @@
  * and changes g only when it succeeds. A move costs the same at any length:
  * it updates the position, the bounded repetition history, the status and
  * the clock; only undo, takeback and replay walk the move list. The clock is
- * charged by "settling" it: the running side's remaining time loses what has
- * elapsed since turn_started_ms, which moves to now (the flag's deadline,
- * turn_started_ms + remaining, stays where it was). Undo and takeback
- * settle it too, then take back the increments of the moves they remove:
- * only moves that stand hold an increment, and time spent stays spent. */
+ * charged by settling it (clock_settle); undo and takeback settle it, then
+ * take back the increments of the moves they remove: time spent stays spent. */
 #include "game.h"
 
 #include <string.h>
@@ -148,7 +145,9 @@ bool game_set_first_move(game_t *g, int64_t grace_ms, int64_t now_ms)
 }
 
 /* Charges the running side with the time since its turn started; the
- * clock then reads as of now_ms. A clock that is not running is left. */
+ * clock then reads as of now_ms. turn_started_ms moves to now_ms and the
+ * remaining time loses as much, so the flag's deadline (turn_started_ms +
+ * remaining) stays where it was. A clock that is not running is left. */
 static void clock_settle(game_t *g, int64_t now_ms)
 {
     if (!game_clock_running(g))

@@ -1,14 +1,9 @@
 /* A game under the Laws of Chess beyond the board: whose turn it is, the
- * endings (checkmate, stalemate, the automatic draws, resignation, draws by
- * agreement and by claim, loss on time, abort), draw and takeback offers,
- * taking back moves, and the chess clock (Fischer increment). Time is an
- * input: every operation that may touch the clock takes the instant it
- * happens at (now_ms, milliseconds on the caller's one clock). A game_t is a
- * fixed-size value with no pointers, like position_t: the start and current
- * positions, the repetition history since the last irreversible move, and the
- * state. The moves played are the caller's to keep (as move-list text, see
- * game_replay); only undo needs them back. Pure: no malloc, no I/O. Every
- * operation either succeeds (GAME_OK) or changes nothing. */
+ * endings, draw and takeback offers, taking moves back, the Fischer clock.
+ * Time is an input: an operation that may touch the clock takes now_ms, on
+ * the caller's one clock. A game_t is a fixed-size value with no pointers;
+ * the caller keeps the moves played (move-list text, see game_replay). Pure:
+ * no malloc, no I/O; every operation succeeds (GAME_OK) or changes nothing. */
 #ifndef CHESSD_RULES_GAME_H
 #define CHESSD_RULES_GAME_H
 
@@ -21,7 +16,7 @@
 #include "position.h"
 #include "san.h"
 #include "status.h"
-#include "uci.h"
+#include "uci_move.h"
 
 /* An active game has made fewer than 150 halfmoves since its last irreversible
  * move (the 75-move rule ends it there), so that many keys are all the
@@ -211,7 +206,8 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
 
 /* Takes back the last move; only its player may, before the reply, and only
  * under the free takeback policy. line is the game's move-list text (see
- * game_replay), all ply_count moves.
+ * game_replay), all ply_count moves: the game_t holds no moves, so the
+ * takebacks are the only operations that need them back.
  *
  * The clock after a takeback (here and in game_takeback): the time that
  * elapsed stays spent (the side to move is charged up to now_ms, and the

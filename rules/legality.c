@@ -9,7 +9,7 @@
 
 #include "message.h"
 #include "movegen.h"
-#include "uci.h"
+#include "uci_move.h"
 #include "variant.h"
 
 static const char *const reason_codes[LEGALITY_REASON_COUNT] = {

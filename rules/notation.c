@@ -8,7 +8,7 @@
 
 #include "movegen.h"
 #include "san.h"
-#include "uci.h"
+#include "uci_move.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

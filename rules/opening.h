@@ -1,14 +1,9 @@
 /* Opening names: the ECO code and name of every position the opening data
  * set names (rules/openings/, lichess-org/chess-openings, CC0), in a table
- * made at build time (rules/openings/openings_gen.c). Positions are compared
- * by key (placement, side to move, castling rights and an en passant square
- * only when a capture there is legal: the data set's EPD), so a position
- * reached by another move order has the same name. A game is in the opening
- * of the last named position along it, counting only standard-chess
- * positions at game plies up to OPENING_PLIES_MAX (the data set's longest
- * line; the ply is the position's own, from its fullmove number): a lookup
- * is one probe per position walked, never more than that many. Pure, the
- * table is constant. */
+ * made at build time by rules/openings/openings_gen.c. Positions compare by
+ * key, so another move order to a named position gets its name. A game is in
+ * the opening of the last named position along it (opening_follow), found
+ * with one probe a position. Pure; the table is constant. */
 #ifndef CHESSD_RULES_OPENING_H
 #define CHESSD_RULES_OPENING_H
 
@@ -26,7 +21,9 @@ typedef struct {
 /* The data set's longest line, in plies. */
 extern const int OPENING_PLIES_MAX;
 
-/* The named position with this key, or NULL. */
+/* The named position with this key, or NULL. A key stands for what the
+ * data set's EPD holds: placement, side to move, castling rights, and an en
+ * passant square only when a capture there is legal. */
 const opening_t *opening_find(uint64_t key);
 
 /* The name of pos itself, or NULL: none when pos is Chess960, or its game

@@ -1,17 +1,9 @@
 /* PGN reading: one or more games of PGN text (the import format, read
  * leniently where the standard allows and strictly where a mistake would
- * change the game), their tags, their mainline played through rules/game.h
- * (so a move is refused with the same reason the move API gives), and the
- * result. Comments ({...}, ';' to the end of the line), '%' escape lines,
- * NAGs ($n), move-suffix annotations (! ? !! ?? !? ?!), move numbers and
- * variations ((...), skipped, never played) are read and dropped.
- * Pure: no malloc, no I/O; the caller receives tags, moves and finished
- * games through callbacks, with pointers valid only during the call. Every
- * count and length is bounded by pgn_read_limits_t. Positions in errors
- * are 1-based lines and columns (a column counts UTF-8 characters, a tab as
- * one; a line ends at '\n', "\r\n" or a lone '\r'); games are numbered
- * from 0. The text must be UTF-8 (a byte order mark at its start is
- * skipped). */
+ * change the game), their tags, their mainline played through rules/game.h,
+ * and the result. A move is refused with the reason the move API gives.
+ * Pure: no malloc, no I/O; the caller gets tags, moves and games through
+ * callbacks, and every count and length is bounded by pgn_read_limits_t. */
 #ifndef CHESSD_RULES_PGN_READ_H
 #define CHESSD_RULES_PGN_READ_H
 
@@ -72,6 +64,8 @@ typedef enum {
 typedef struct {
     pgn_read_status_t status;
     int game;                 /* 0-based index of the game it stopped in */
+    /* A column counts UTF-8 characters, a tab as one; a line ends at '\n',
+     * "\r\n" or a lone '\r'. */
     int line, column;         /* 1-based, of the token at fault */
     /* PGN_READ_EILLEGAL_MOVE: the rules' reason, the move's index in the
      * game's mainline (0-based), its text, and the position it was tried in. */
@@ -104,7 +98,12 @@ void pgn_read_default_limits(pgn_read_limits_t *limits);
 /* Reads `length` bytes of PGN (no terminator needed), calling back for each
  * tag, mainline move and finished game, in order. Stops at the first error,
  * described in *error (also set, with status PGN_READ_OK, on success).
- * Returns the count of games read, or -1 on error. */
+ * Returns the count of games read, or -1 on error.
+ *
+ * The text must be UTF-8 (a byte order mark at its start is skipped).
+ * Comments ({...}, ';' to the end of the line), '%' escape lines, NAGs ($n),
+ * move-suffix annotations (! ? !! ?? !? ?!), move numbers and variations
+ * ((...), skipped, never played) are read and dropped. */
 int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, const pgn_read_callbacks_t *callbacks,
              void *ctx, pgn_read_error_t *error);
 

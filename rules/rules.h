@@ -13,7 +13,7 @@
 #include "position.h"
 #include "notation.h"
 #include "opening.h"
-#include "uci.h"
+#include "uci_move.h"
 #include "variant.h"
 
 /* Builds the attack and hash tables. Idempotent; not thread-safe itself. */

@@ -1,10 +1,8 @@
 /* Standard Algebraic Notation. san_format() writes canonical SAN with minimal
  * disambiguation (file, then rank, then both), "x", "=Q", "+"/"#" and
- * O-O/O-O-O. san_parse() is lenient but never wrong: it accepts missing or
- * extra check marks and annotations (!?), 0-0, a missing "x",
- * over-disambiguation (Ng1f3), "e8Q" and a lower-case piece letter (nf3,
- * qxh5; "bxc4" is the b-pawn's capture it says, and the bishop's only when no
- * b-pawn move fits), and rejects an ambiguous move, naming the candidates. */
+ * O-O/O-O-O. san_parse() is lenient but never wrong: it reads the usual
+ * slips of hand-written SAN, and rejects an ambiguous move, naming the
+ * candidates. */
 #ifndef CHESSD_RULES_SAN_H
 #define CHESSD_RULES_SAN_H
 
@@ -23,7 +21,11 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
 
 /* Finds the legal move that `length` bytes of SAN name in pos. On failure
  * returns the reason (LEGALITY_UNPARSEABLE when the text is not SAN) and
- * writes a sentence to message. */
+ * writes a sentence to message. Accepted beside canonical SAN: missing or
+ * extra check marks and annotations (!?), 0-0, a missing "x",
+ * over-disambiguation (Ng1f3), "e8Q", and a lower-case piece letter (nf3,
+ * qxh5). "bxc4" is the b-pawn's capture it says, and the bishop's only when
+ * no b-pawn move fits. */
 legality_reason_t san_parse(const position_t *pos, const char *text, size_t length, move_t *move,
                             char *message, size_t message_size);
 

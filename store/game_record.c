@@ -16,7 +16,7 @@
  * (never below zero): the rule can only take time away, never mint it.
  * A line "variant <name>" (the API's name) follows chess960 in a game of a
  * variant, and only there, so a standard game's text is as before; a
- * chessd older than it refuses such a text (see the README's upgrade note).
+ * chessd older than it refuses such a text (see k8s/README.md, "Games in Redis").
  * Two lines may follow the names, each only when it says something, so
  * that a game between two people has the same text as before they existed:
  * "engine <color> level <1-8>" or "engine <color> elo <rating>" (the
@@ -28,7 +28,7 @@
  * "opening <key>" (16 hex digits) when the
  * game is in a named opening (game_t.opening_key): a chessd older than these
  * two refuses such a text, so every replica runs this version before games
- * are written with them (see the README's upgrade note).
+ * are written with them (see k8s/README.md, "Games in Redis").
  * Texts of format 2 (no takeback and clock
  * lines) are read as untimed games with free takebacks, as they were made
  * (and refused when they end on time or by an abort, which format 2 had not).

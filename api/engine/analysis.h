@@ -1,8 +1,8 @@
 /* Analysis of one position on the engine pool, for the analysis routes:
  * the request's limits (each bounded by the server), the search, and the
- * answer's members in the names python-chess's InfoDict and Lichess's cloud
- * evaluation use (multipv, depth, seldepth, nodes, nps, time, cp or mate,
- * wdl, pv), every move in UCI and SAN. */
+ * answer. Its members take the names python-chess's InfoDict and Lichess's
+ * cloud evaluation use (multipv, depth, seldepth, nodes, nps, time, cp or
+ * mate, wdl, pv), every move in UCI and SAN. */
 #ifndef CHESSD_API_ENGINE_ANALYSIS_H
 #define CHESSD_API_ENGINE_ANALYSIS_H
 

@@ -1,11 +1,9 @@
 /* Levels of play (levels.h): one table of what levels 1..8 ask of the
  * engine, the rating range of {"elo": N}, and level_move(), which searches
  * within a level's caps and picks the move the level plays. The strength of
- * every setting here is measured by tests/bench/engine_match.c (its full run
- * fills the README's table of levels); change a setting, run it again.
- * Stockfish 15.1 plays a UCI_Elo by picking, at depth 1 + its skill, a move
- * among its four best (at random, weighted by their scores): a depth cap at
- * that depth keeps the pick and spends nothing after it. */
+ * every setting here is measured by tests/bench/engine_match.c, whose full
+ * run fills api/engine/README.md's table of levels: change a setting, run it
+ * again. */
 #include "levels.h"
 
 #include <stdio.h>
@@ -39,7 +37,10 @@ const int level_elo_min = 800, level_elo_max = 2850;
 static const int skill_thresholds[] = {1490, 1598, 1695, 1785, 1872, 1955, 2035, 2113, 2190, 2264,
                                        2338, 2410, 2481, 2550, 2619, 2687, 2754, 2820, 2886, 2951};
 
-/* The depth at which Stockfish 15.1 picks its move for a UCI_Elo. */
+/* The depth at which Stockfish 15.1 picks its move for a UCI_Elo. It plays
+ * a UCI_Elo by picking, at depth 1 + its skill, a move among its four best
+ * (at random, weighted by their scores): a depth cap at that depth keeps the
+ * pick and spends nothing after it. */
 static int elo_pick_depth(int elo)
 {
     int skill = 0;
@@ -70,7 +71,7 @@ static const level_t levels[LEVEL_MAX] = {
 /* Below the UCI_Elo floor a rating is played as the floor with a share of
  * random and weaker moves, interpolated between these points by rating:
  * the measured ratings of levels 1 and 2 (tests/bench/engine_match.c; the
- * README's table of levels) and the floor itself. */
+ * table of levels in api/engine/README.md) and the floor itself. */
 typedef struct {
     int elo;
     int random_permille, weaker_permille;

@@ -1,10 +1,9 @@
 /* Levels of play against the computer: what each level 1..8, and each
- * rating of the "elo" range, asks of the engine (strength options and search
- * caps), and how a move is chosen from the engine's answer (the weakest
- * levels sometimes play a worse move on purpose, from the engine's MultiPV
- * lines or among all legal moves). The strength each setting gives is
- * measured by the strength benchmark (tests/bench/engine_match), whose
- * figures fill the README's table of levels. */
+ * rating of the "elo" range, asks of the engine (strength options, search
+ * caps), and how a move is chosen from its answer. The weakest levels
+ * sometimes play a worse move on purpose, from the MultiPV lines or among
+ * all legal moves. tests/bench/engine_match measures the strength of each
+ * setting; its figures fill api/engine/README.md's table of levels. */
 #ifndef CHESSD_API_ENGINE_LEVELS_H
 #define CHESSD_API_ENGINE_LEVELS_H
 

@@ -1,11 +1,9 @@
 /* The UCI driver (uci.h): fork+exec of the engine with two close-on-exec
- * pipes, non-blocking reads split into bounded lines by us, every wait
- * store/sock.h's sock_wait() against a deadline (CLOCK_MONOTONIC ms, the
- * clock of api/http/clock.h too). Commands are checked byte by byte before they
- * are written (engine_command_ok), and moves read back by the rules that read
- * a client's (notation_parse_move). On a timeout, a crash or a protocol error
- * the whole process group is killed and reaped, and the engine is dead until
- * engine_restart(). */
+ * pipes, non-blocking reads split into bounded lines by us, every wait a
+ * sock_wait() (store/sock.h) against a clock_now_ms() deadline. Commands are
+ * checked byte by byte before they are written (engine_command_ok), and moves
+ * read back by the rules that read a client's (notation_parse_move). After a
+ * timeout, a crash or a protocol error the engine is dead until restarted. */
 #define _GNU_SOURCE /* pipe2 */
 #include "uci.h"
 

@@ -1,10 +1,9 @@
-/* The UCI driver: one chess engine child process (Stockfish, or
- * Fairy-Stockfish for the variants) driven over pipes, every read under a
- * deadline. What is written to the engine is built
- * only from chessd's own values (fen_format, uci_format, integers), and every
- * move read back is checked against the position with rules/. An engine_t is
- * used by one thread at a time; engines share nothing. The caller ignores
- * SIGPIPE (the server does): a write to a dead engine then fails with EPIPE. */
+/* The UCI driver: one engine child process (Stockfish, or Fairy-Stockfish
+ * for the variants) over pipes, every read under a deadline. What is written
+ * to the engine is built only from chessd's own values (fen_format,
+ * uci_format, integers); every move read back is checked by rules/. An
+ * engine_t is used by one thread at a time; engines share nothing. The caller
+ * ignores SIGPIPE (the server does), so writing to a dead engine is EPIPE. */
 #ifndef CHESSD_API_ENGINE_UCI_H
 #define CHESSD_API_ENGINE_UCI_H
 

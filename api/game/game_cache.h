@@ -7,8 +7,8 @@
  * and a change that fails on a copy is run again on the game as read from
  * the store. Fixed size: a slot per
  * hash of the id, a newer game replaces the one in its slot. Thread-safe. */
-#ifndef CHESSD_API_GAME_CACHE_H
-#define CHESSD_API_GAME_CACHE_H
+#ifndef CHESSD_API_GAME_GAME_CACHE_H
+#define CHESSD_API_GAME_GAME_CACHE_H
 
 #include <stdbool.h>
 

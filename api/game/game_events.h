@@ -7,8 +7,8 @@
  * the side to move then falls (0: no clock running). The stream side reads
  * messages with game_event_parse and asks the game service for whole games
  * (game_svc_snapshot) and for flag checks (game_svc_check_flag, service.h). */
-#ifndef CHESSD_API_GAME_EVENTS_H
-#define CHESSD_API_GAME_EVENTS_H
+#ifndef CHESSD_API_GAME_GAME_EVENTS_H
+#define CHESSD_API_GAME_GAME_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * A kept answer is "<fingerprint> <status> <version>\n<location>\n<body>",
  * sealed with tokens_seal() (a creation's answer holds the player tokens),
  * and answers a retry only when the retry's fingerprint is the same. */
-#ifndef CHESSD_API_IDEMPOTENCY_H
-#define CHESSD_API_IDEMPOTENCY_H
+#ifndef CHESSD_API_GAME_IDEMPOTENCY_H
+#define CHESSD_API_GAME_IDEMPOTENCY_H
 
 #include <stdbool.h>
 #include <stddef.h>

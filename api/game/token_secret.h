@@ -4,8 +4,8 @@
  * its game requests answer 503 store_unavailable and it is not ready; it asks
  * Redis again on the next one. It never falls back to a secret of its own,
  * and never logs the secret. */
-#ifndef CHESSD_API_TOKEN_SECRET_H
-#define CHESSD_API_TOKEN_SECRET_H
+#ifndef CHESSD_API_GAME_TOKEN_SECRET_H
+#define CHESSD_API_GAME_TOKEN_SECRET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * compared in constant time. The secret is set once (tokens_init), from any
  * thread; until then, and whenever OpenSSL fails, every function that needs
  * it says so by its result, never with a value that could pass for a good one. */
-#ifndef CHESSD_API_TOKENS_H
-#define CHESSD_API_TOKENS_H
+#ifndef CHESSD_API_GAME_TOKENS_H
+#define CHESSD_API_GAME_TOKENS_H
 
 #include <stdbool.h>
 #include <stddef.h>

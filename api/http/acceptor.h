@@ -19,8 +19,8 @@
  * of them to close (right after a burst from that address closed at once,
  * the server threads may not have seen every close yet); one still over
  * then, or while too many wait, is closed unserved. */
-#ifndef CHESSD_API_ACCEPTOR_H
-#define CHESSD_API_ACCEPTOR_H
+#ifndef CHESSD_API_HTTP_ACCEPTOR_H
+#define CHESSD_API_HTTP_ACCEPTOR_H
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -5,8 +5,8 @@
  * and buf_finish() returns NULL, so a producer writes without checking each
  * call and its caller checks once. While data is not NULL, data[length] is
  * '\0'. The buffer owns data until buf_finish() hands it to the caller. */
-#ifndef CHESSD_API_BUF_H
-#define CHESSD_API_BUF_H
+#ifndef CHESSD_API_HTTP_BUF_H
+#define CHESSD_API_HTTP_BUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

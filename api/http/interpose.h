@@ -3,8 +3,8 @@
  * hooks are installed they are the bare system calls; once installed, every
  * recv() and close() in the process, libmicrohttpd's included, goes through
  * them. The hooks read and close with interpose_system_recv/close. */
-#ifndef CHESSD_API_INTERPOSE_H
-#define CHESSD_API_INTERPOSE_H
+#ifndef CHESSD_API_HTTP_INTERPOSE_H
+#define CHESSD_API_HTTP_INTERPOSE_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -9,8 +9,8 @@
  * (api/render/position_json.c, jsonw_raw) 6.7 us against 78 us, 11x. Out of
  * memory is sticky: every later call is a no-op and jsonw_finish() returns NULL. The
  * finished text is malloc'd and owned by the caller. */
-#ifndef CHESSD_API_JSONW_H
-#define CHESSD_API_JSONW_H
+#ifndef CHESSD_API_HTTP_JSONW_H
+#define CHESSD_API_HTTP_JSONW_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -46,13 +46,13 @@ bool http_mhd_version_check(bool allow, char *err, size_t size)
     if (allow)
         snprintf(err, size,
                  "WARNING: --allow-untested-libmicrohttpd: running on libmicrohttpd %s, not a version chessd has "
-                 "been tested with (%s); its strict HTTP reader may be bypassed (see README, \"The transport\"; "
+                 "been tested with (%s); its strict HTTP reader may be bypassed (see api/http/README.md; "
                  "chessd_http_framing_backstop_total in /metrics counts what got past it)",
                  version ? version : "(unknown)", tested);
     else
         snprintf(err, size,
                  "libmicrohttpd %s is not a version chessd has been tested with (%s); its strict HTTP reader "
-                 "depends on how libmicrohttpd reads sockets (see README, \"The transport\"); start with "
+                 "depends on how libmicrohttpd reads sockets (see api/http/README.md); start with "
                  "--allow-untested-libmicrohttpd to run anyway",
                  version ? version : "(unknown)", tested);
     return allow;

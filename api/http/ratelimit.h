@@ -3,8 +3,8 @@
  * table (keys are 64-bit hashes; two keys sharing a slot share a bucket, which
  * only ever limits sooner), so memory stays bounded whatever clients send.
  * Limits are per replica. Thread-safe. */
-#ifndef CHESSD_API_RATELIMIT_H
-#define CHESSD_API_RATELIMIT_H
+#ifndef CHESSD_API_HTTP_RATELIMIT_H
+#define CHESSD_API_HTTP_RATELIMIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

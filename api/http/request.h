@@ -5,8 +5,8 @@
  * the application puts beside a request (its settings and store) is an
  * opaque pointer here, and an event stream an opaque object the
  * application reads and frees through the callbacks it gives httpd.h. */
-#ifndef CHESSD_API_HTTP_H
-#define CHESSD_API_HTTP_H
+#ifndef CHESSD_API_HTTP_REQUEST_H
+#define CHESSD_API_HTTP_REQUEST_H
 
 #include <stdbool.h>
 #include <stddef.h>

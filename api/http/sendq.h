@@ -5,8 +5,8 @@
  * TCP_INFO's tcpi_bytes_acked, from Linux 4.1). Each call is one system
  * call that never blocks; any thread may make it on a descriptor it knows
  * to be open. */
-#ifndef CHESSD_API_SENDQ_H
-#define CHESSD_API_SENDQ_H
+#ifndef CHESSD_API_HTTP_SENDQ_H
+#define CHESSD_API_HTTP_SENDQ_H
 
 #include <stdbool.h>
 #include <stddef.h>

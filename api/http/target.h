@@ -4,8 +4,8 @@
  * cannot change which route is taken: both are refused. The query becomes
  * decoded name/value pairs ('+' is a space), in order, case-sensitive, duplicates kept (the
  * router refuses them). No allocation: target_t is caller-owned. */
-#ifndef CHESSD_API_TARGET_H
-#define CHESSD_API_TARGET_H
+#ifndef CHESSD_API_HTTP_TARGET_H
+#define CHESSD_API_HTTP_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * 413 as soon as it passes the cap; and a head or body that takes longer than
  * its deadline gets its connection shut down. It knows bytes and time only:
  * the answer's bytes come from the server's callback. */
-#ifndef CHESSD_API_WIRE_H
-#define CHESSD_API_WIRE_H
+#ifndef CHESSD_API_HTTP_WIRE_H
+#define CHESSD_API_HTTP_WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>

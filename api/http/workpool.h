@@ -2,8 +2,8 @@
  * longer than a connection thread should be held (perft). A full queue is
  * refused at once, never waited for, so the pool bounds both the CPU it uses
  * and the requests it holds. */
-#ifndef CHESSD_API_WORKPOOL_H
-#define CHESSD_API_WORKPOOL_H
+#ifndef CHESSD_API_HTTP_WORKPOOL_H
+#define CHESSD_API_HTTP_WORKPOOL_H
 
 #include <stdbool.h>
 

@@ -1,31 +1,9 @@
-/* See events.h. Everything the hub shares is under hub->lock: the topics (one
- * per game with streams or waiters here, by channel), their queues, the
- * timers, the admission counts. A stream's queued bytes are under its own
- * lock, which the connection's thread takes to read them; the order is hub
- * lock, then stream lock, then whatever the connection callbacks take. The
- * hub thread drops the hub lock only to poll and to read or write a game in
- * Redis; the Pub/Sub socket is non-blocking and used under the lock.
- *
- * A topic knows the highest version it has seen; each stream the last
- * version its client has. A message one past a stream's version is sent as
- * it is; further past (a gap) the topic is re-read and the stream gets the
- * snapshot instead. Every SUBSCRIBE acknowledgement, a gap, a stream that
- * joins behind the topic, a topic silent for --resync-seconds and a reconnection
- * re-read the game, and every stream still behind the game as read gets it
- * once the Pub/Sub connection has caught up with the read: a re-read is
- * applied only after a PING round sent after it is answered, so every
- * message published before the read (a change the read saw, a fallen flag
- * the read itself recorded) has come first, as a change event, and the
- * snapshot goes only to a stream that really missed one. A new
- * stream is held (its client reads nothing) until its topic is subscribed
- * and has no news it lacks: then its first snapshot, if a later one came,
- * is replaced by that one, so a client never gets a snapshot for a change
- * made after its first event: every later change comes as a change event.
- *
- * One file of about 1,300 lines on purpose: the topics, their queues, the
- * streams' places, the waiters and the timers all live under the one hub
- * lock, and when the hub thread takes and drops it is this module's main
- * invariant; spread over files, that could no longer be read in one place. */
+/* See events.h. Everything the hub shares is under hub->lock (the topics,
+ * their queues, the timers, the admission counts); a stream's queued bytes
+ * are under its own lock. The order is hub lock, stream lock, then what the
+ * connection callbacks take. The hub thread drops the hub lock only to poll
+ * and to read or write a game in Redis. One long file on purpose: when the
+ * hub takes and drops its one lock is the main invariant, read in one place. */
 #include "events.h"
 
 #include <errno.h>
@@ -114,6 +92,8 @@ typedef struct {
 typedef enum { SUB_WANTED, SUB_SENT, SUB_LIVE } sub_state_t;
 
 struct events_stream {
+    /* Taken by the connection's thread to read the queued bytes, and by the
+     * hub after its own lock. */
     pthread_mutex_t lock;
     /* under lock */
     buf_t out;   /* queued bytes: out.data[sent, out.length) */
@@ -167,6 +147,7 @@ struct waiter {
     size_t address_length;
 };
 
+/* One per game with streams or waiters on this replica, found by channel. */
 struct topic {
     hub_timer_t timer; /* first */
     char id[ID_SIZE];
@@ -239,7 +220,8 @@ struct events {
     unsigned forget_count;
     uint64_t heartbeat_due_us;
     uint64_t stall_look_due_us;
-    /* the hub thread's alone */
+    /* the hub thread's alone (the Pub/Sub socket is non-blocking, and used
+     * under lock) */
     store_subscriber_t *sub;
     bool ever_connected;
     unsigned backoff_ms;
@@ -1147,6 +1129,25 @@ void events_stream_release(events_stream_t *s)
 }
 
 /* --- what the hub does to a topic's streams --- */
+
+/* A topic knows the highest version it has seen; each stream the last
+ * version its client has. A message one past a stream's version is sent as
+ * it is; further past (a gap) the topic is re-read and the stream gets the
+ * snapshot instead. The game is also re-read on every SUBSCRIBE
+ * acknowledgement, a stream that joins behind the topic, a topic silent for
+ * --resync-seconds, and a reconnection.
+ *
+ * A re-read is applied only once a PING round sent after it is answered
+ * (settle_later), so every message published before the read has come
+ * first, as a change event: a change the read saw, a fallen flag the read
+ * itself recorded. Then every stream still behind the game as read gets it,
+ * so the snapshot goes only to a stream that really missed one.
+ *
+ * A new stream is held (its client reads nothing) until its topic is
+ * subscribed and has no news it lacks. A later snapshot that comes while it
+ * is held replaces its first one (stream_unhold), so a client never gets a
+ * snapshot for a change made after its first event: every later change
+ * comes as a change event. */
 
 /* A published message (hub lock held). */
 static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)

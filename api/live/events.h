@@ -1,15 +1,11 @@
 /* Live game events for one replica: event streams (GET
  * /v1/games/{id}/events) and long polls (GET /v1/games/{id} with Prefer:
- * wait), held without a thread each. One hub thread holds one Redis Pub/Sub
- * connection, subscribed to the channel of every game that has a stream or
- * a waiter here, and turns each published message into bytes queued on the
- * streams of that game (or a fresh snapshot when a stream missed one), wakes
- * the waiters, sends heartbeats, re-reads games that fell silent, fires the
- * flag timers of running clocks, and remakes the connection when Redis goes
- * away. It knows no HTTP library: the server hands it callbacks that suspend,
- * resume and close a connection. */
-#ifndef CHESSD_API_EVENTS_H
-#define CHESSD_API_EVENTS_H
+ * wait), held without a thread each. One hub thread (events_start) holds one
+ * Redis Pub/Sub connection, subscribed to the channel of every game with a
+ * stream or a waiter here. It knows no HTTP library: the server hands it
+ * callbacks that suspend, resume and close a connection. */
+#ifndef CHESSD_API_LIVE_EVENTS_H
+#define CHESSD_API_LIVE_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -90,7 +86,11 @@ typedef httpd_conn_t events_conn_t;
  * spent (EVENTS_EBUDGET). */
 
 /* Starts the hub thread (it connects to Redis by itself, and again whenever
- * the connection is lost). NULL with the reason in err. */
+ * the connection is lost). NULL with the reason in err. The thread turns
+ * each published message into bytes queued on the streams of its game (or a
+ * fresh snapshot when a stream missed one) and wakes the waiters. It also
+ * sends heartbeats, re-reads games that fell silent, and fires the flag
+ * timers of running clocks. */
 events_t *events_start(const events_config_t *cfg, char *err, size_t err_size);
 /* Shutdown, first step: every stream gets the closing event and ends, every
  * waiter is released, and nothing new is admitted. */

@@ -1,9 +1,9 @@
 /* Timers as an indexed binary min-heap: each timer is an entry embedded in
- * its owner (a topic, a waiter), which knows its place in the heap, so
- * arming, moving and disarming are O(log n) and nothing is left behind when
- * an owner goes. No locks: the owner of the heap serializes its use. */
-#ifndef CHESSD_API_TIMERS_H
-#define CHESSD_API_TIMERS_H
+ * its owner (a topic, a waiter) and knows its place in the heap. Arming,
+ * moving and disarming are O(log n), and nothing is left behind when an
+ * owner goes. No locks: the owner of the heap serializes its use. */
+#ifndef CHESSD_API_LIVE_TIMERS_H
+#define CHESSD_API_LIVE_TIMERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

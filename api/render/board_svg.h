@@ -1,12 +1,9 @@
 /* Board pictures: an SVG of a position, written into a buf_t, drawn as its
- * options say (orientation, last move, check, coordinates, size; the query
- * that sets them is read in api/board_svg_http.c). Each piece's shape is
- * defined once in <defs> and coloured for white and black from the one
- * palette below; squares and pieces are <use>d, so a picture is a few KiB.
- * A variant with pockets, reserves or checks given adds a strip above and
- * below the board; every other picture is the board alone. The output is a
- * function of its inputs alone (integer coordinates, a fixed order): same
- * input, same bytes. */
+ * options say (the query that sets them is read in api/board_svg_http.c).
+ * Each piece's shape is defined once in <defs> and coloured for white and
+ * black from the one palette below; squares and pieces are <use>d, so a
+ * picture is a few KiB. The output is a function of its inputs alone
+ * (integer coordinates, a fixed order): same input, same bytes. */
 #ifndef CHESSD_API_RENDER_BOARD_SVG_H
 #define CHESSD_API_RENDER_BOARD_SVG_H
 
@@ -87,7 +84,9 @@ void board_svg_options_default(board_svg_options_t *options);
 
 /* Appends the SVG document of pos (a position fen_parse accepted) drawn as
  * options say to out. False, appending nothing, when an option is out of
- * its bounds; otherwise true (check buf_failed(out) for memory). */
+ * its bounds; otherwise true (check buf_failed(out) for memory). A variant
+ * with pockets, reserves or checks given adds a strip above and below the
+ * board; every other picture is the board alone. */
 bool board_svg_write(buf_t *out, const position_t *pos, const board_svg_options_t *options);
 
 #endif

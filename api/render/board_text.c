@@ -1,8 +1,8 @@
 /* The text/plain board diagram for terminals: the board from White's side,
- * then a variant's name, pockets or reserves and checks given (nothing for
- * standard chess, whose text is as it always was), FEN, side to move,
- * status and (on request) the legal moves in SAN. Writes into a buf; the
- * returned text is malloc'd. */
+ * then FEN, side to move, status and (on request) the legal moves in SAN.
+ * A variant's lines come between the board and the FEN; standard chess has
+ * none, so its text is as it always was. Writes into a buf; the returned
+ * text is malloc'd. */
 #include "board_text.h"
 
 #include "../http/buf.h"

@@ -1,9 +1,7 @@
 /* The embeddable live board (embed.h): one page, its style and script
- * inline and allowed by their SHA-256 in the Content-Security-Policy, so the
- * page runs nothing else and loads nothing from anywhere but its own
- * server: the board picture (board.svg, 320 pixels wide and as tall as its
- * own proportions: a variant's pockets add strips), the game (GET ../{id})
- * and its event stream (events), all relative to the page's own address.
+ * inline and allowed by their SHA-256 in the Content-Security-Policy. It
+ * runs nothing else and loads only the board picture (board.svg), the game
+ * (GET ../{id}) and its event stream (events), relative to its own address.
  * The page holds no game data: the script reads the game and writes every
  * name and move with textContent, never as markup. */
 #include "embed.h"
@@ -13,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The board picture is 320 pixels wide and as tall as its own proportions:
+ * a variant's pockets add strips. */
 static const char style[] =
     "body{margin:0;padding:8px;font:14px/1.35 system-ui,sans-serif;color:#222;background:#fff;display:flex;"
     "flex-wrap:wrap;gap:12px}"

@@ -1,10 +1,10 @@
-/* The PGN export of a stored game (the PGN standard's export format): the
+/* The PGN export of a stored game, in the PGN standard's export format: the
  * seven tag roster, the set-up tags for a game that did not start from the
- * standard position, and the movetext from the stored SAN, in lines of at
+ * standard position, and the movetext from the stored SAN. Lines are of at
  * most 80 characters. No replay: the move numbers come from the initial
  * position's counters. */
-#ifndef CHESSD_API_PGN_H
-#define CHESSD_API_PGN_H
+#ifndef CHESSD_API_RENDER_PGN_H
+#define CHESSD_API_RENDER_PGN_H
 
 #include <stdbool.h>
 #include <stddef.h>

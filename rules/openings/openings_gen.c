@@ -1,12 +1,8 @@
 /* Build tool, not part of the rules library: plays every line of the opening
  * data set (the TSV files named on the command line, see README.md) with the
- * rules core and writes the C table rules/opening.c includes: one entry per
- * named position (its key, ECO code, name and the plies of its shortest line)
- * and an open-addressing slot array over the keys. A position named by
- * several lines keeps the shortest line's name (the first in file order
- * among equals). Fails, writing nothing, on a line the rules reject, a line
- * with no move, or two different positions (as EPD) with one key.
- * Usage: openings_gen OUT.h a.tsv b.tsv ... */
+ * rules core and writes the C table rules/opening.c includes. Fails, writing
+ * nothing, on a line the rules reject, a line with no move, or two different
+ * positions (as EPD) with one key. Usage: openings_gen OUT.h a.tsv b.tsv ... */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +42,9 @@ static void epd_of(const position_t *pos, char *out)
         }
 }
 
+/* Plays one line from the start and records the position it ends in. A
+ * position named by several lines keeps the shortest line's name (the first
+ * in file order among equals). */
 static void add(const char *file, int number, const char *eco, const char *name, const char *pgn)
 {
     position_t pos;
@@ -147,6 +146,9 @@ static void write_literal(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* Writes the table: one entry per named position (its key, ECO code, name
+ * and the plies of its shortest line) and an open-addressing slot array over
+ * the keys, into OUT.h.tmp, renamed to OUT.h once whole. */
 int main(int argc, char **argv)
 {
     if (argc < 3) {

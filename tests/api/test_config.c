@@ -1,12 +1,9 @@
-/* Tests for api/config.c's boolean settings, the Redis default and password: a
- * boolean flag alone is true and never takes the next argument, --flag=V and
- * the variable take exactly 1, 0, true or false, anything else is an error
- * naming the setting, and flags win over the variable. With nothing
- * configured there is no Redis (games are off). The Redis password comes
- * from a setting or a file, not both, and no message shows it. The default
- * thread count follows the cores the process may run on. The probe port is
- * off unless set. A renamed variable's old name still works. The --help
- * table's columns line up. */
+/* Tests for api/config.c. A boolean flag alone is true and never takes the
+ * next argument; --flag=V and the variable take exactly 1, 0, true or false;
+ * anything else is an error naming the setting; flags win over the variable.
+ * With nothing configured there is no Redis; its password comes from a
+ * setting or a file, not both, and no message shows it. Also the default
+ * threads, the probe port, a renamed variable, the --help table's columns. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>

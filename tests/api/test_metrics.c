@@ -1,10 +1,9 @@
 /* Tests for api/metrics.c: the Prometheus text of /metrics. A request is
  * counted under its route's label and status (an unknown status as "other",
- * no route as "unmatched"); the latency histogram is cumulative, its +Inf
- * bucket the count; the counters of the game service and the backstop move
- * by one for each event; the engine series are there without an engine;
- * every sample line has HELP and TYPE. Values are
- * compared before and after, as other suites count into the same process. */
+ * no route as "unmatched"); the latency histogram is cumulative; event
+ * counters move by one; the engine series exist without an engine; every
+ * sample has HELP and TYPE. Values are compared before and after, as other
+ * suites count into the same process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,9 @@
-/* Tests for api/problem.c, the one map from outcome to HTTP answer: every
- * outcome has a code (unique, and listed in openapi.yaml's Problem schema),
- * an error status and a title; api_problem writes the problem+json document
- * (type, title, status, detail, code, the extra members) and the headers that
- * go with it; refused moves, games and store calls map to their outcomes; a
- * spent quota says its limit and when to retry; and a document that cannot
- * be written is a 500 without a body. */
+/* Tests for api/problem.c, the one map from outcome to HTTP answer. Every
+ * outcome has a unique code (in openapi.yaml's Problem schema), an error
+ * status and a title; a document carries them, its detail, extra members and
+ * headers. Refused moves, games and store calls map to their outcomes; a
+ * spent quota says its limit and when to retry; a document that cannot be
+ * written is a 500 without a body. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdio.h>

@@ -1,32 +1,9 @@
 /* The strength of the levels of play, measured: engine games between the
  * levels (api/engine/levels.c), ratings asked with {"elo": N}, a player of
- * random moves, and anchors (Stockfish 15.1 at UCI_LimitStrength with
- * UCI_Elo N, searched to the depth at which it picks its move, with room to
- * reach it), judged by chessd's rules (tests/support/match.c). Each pairing
- * plays every opening below from both sides; games run in --jobs child
- * processes, each with its own two engines.
- *
- * Ratings are on the anchors' scale, Stockfish's own calibration of UCI_Elo
- * (the rating lists' scale at a short time control): each player's rating is
- * the maximum-likelihood rating (logistic model, draws as half points, one
- * virtual draw per pairing so that a clean sweep stays finite) against
- * opponents already rated, in the order of the schedule; players below the
- * lowest anchor are chained through the levels above them. The error bar is
- * 95% (1.96 standard errors from the Fisher information, draws counted as
- * decisive, so it is wide rather than narrow), plus the opponents' own error
- * in proportion to what each contributed.
- *
- *   build/engine_match [--quick] [--ratings] [--jobs N] [--stockfish PATH] [--markdown]
- *
- * A full run (make bench-levels, about 40 minutes on two cores) plays each
- * pairing through the 16 openings from both sides, the cheap pairings more
- * than once (the schedule's rounds); the README's table of levels comes
- * from it. --quick (make bench) plays 4 openings once per pairing;
- * --ratings only the pairings that rate the "elo" settings. It prints every
- * pairing's score and the ratings, and checks that strength rises with the
- * level, that level 1 beats random moves, and that every rating asked is
- * honoured within its error bar; exit status 1 when a check fails, 2 on an
- * error. */
+ * random moves, and Stockfish 15.1 anchors, judged by chessd's rules
+ * (tests/support/match.c). Ratings are on the anchors' scale, Stockfish's
+ * own calibration of UCI_Elo (see rate). Its full run fills
+ * api/engine/README.md's table of levels; main says how to run it. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -145,7 +122,8 @@ static player_t *player_named(const char *name)
 }
 
 /* What a player asks of the engine. An anchor is the rating's own setting
- * (UCI_Elo, the depth of Stockfish's pick) with caps far enough to reach it. */
+ * (UCI_LimitStrength with UCI_Elo N, searched to the depth of Stockfish's
+ * pick) with caps far enough to reach it. */
 static bool player_level(const player_t *p, level_t *out)
 {
     switch (p->kind) {
@@ -246,7 +224,16 @@ static const player_t *opponent_rating(int i, const player_t *p, const tally_t *
 }
 
 /* Rates player p from every pairing that names it first, its opponents
- * rated: maximum likelihood by Newton's method on the logistic model. */
+ * rated: maximum likelihood by Newton's method on the logistic model.
+ *
+ * The scale is the anchors', Stockfish's own calibration of UCI_Elo (the
+ * rating lists' scale at a short time control). Draws count as half points,
+ * and one virtual draw per pairing keeps a clean sweep finite. Players are
+ * rated in the order of the schedule; those below the lowest anchor are
+ * chained through the levels above them. The error bar is 95%: 1.96
+ * standard errors from the Fisher information, draws counted as decisive
+ * (so it is wide rather than narrow). The opponents' own error is added in
+ * proportion to what each contributed. */
 static bool rate(player_t *p, const tally_t *t)
 {
     const double k = log(10.0) / 400.0;
@@ -298,6 +285,19 @@ static void usage(void)
     exit(2);
 }
 
+/*   build/engine_match [--quick] [--ratings] [--jobs N] [--stockfish PATH] [--markdown]
+ *
+ * Each pairing plays every opening above from both sides; games run in
+ * --jobs child processes, each with its own two engines. A full run (make
+ * bench-levels, about 40 minutes on two cores) plays the 16 openings, the
+ * cheap pairings more than once (the schedule's rounds). --quick (make
+ * bench) plays 4 openings once per pairing; --ratings only the pairings that
+ * rate the "elo" settings.
+ *
+ * It prints every pairing's score and the ratings. It checks that strength
+ * rises with the level, that level 1 beats random moves, and that every
+ * rating asked is honoured within its error bar. Exit status 1 when a check
+ * fails, 2 on an error. */
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);

@@ -1,16 +1,8 @@
 /* jsonw_bench: why chessd writes its JSON with jsonw rather than building
- * cJSON trees. Renders the full Position object of Kiwipete (48 legal moves)
- * both ways: position_json_write() into jsonw, and the same members as a cJSON
- * tree printed with cJSON_PrintUnformatted(). The two texts are checked to be
- * the same bytes, then each way is timed over ROUNDS rounds of RENDERS
- * renders (arguments; 15 and 2000 by default), interleaved, and the best round of each is kept (noise on a shared
- * machine only ever adds time). Both include the rules work (move
- * generation, SAN); the cJSON tree mirrors api/render/position_json.c by hand.
- * Then the texts a move writes besides (after a 40-ply line, at its 41st
- * move's position): the GameChange answer and its event, written apart
- * (game_json_change twice) and together (game_json_change_and_event, which
- * must give the same bytes), and the game's state text (game_record_state).
- *
+ * cJSON trees. It times the full Position object of Kiwipete (48 legal
+ * moves) written both ways, rules work included, once the two texts are
+ * checked to be the same bytes; then the texts a move writes besides (main).
+ * The best round of each is kept: noise on a shared machine only adds time.
  *   make bench, or: make build/jsonw_bench && build/jsonw_bench */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -92,7 +84,9 @@ static cJSON *move_tree(const position_t *pos, const move_list_t *legal, move_t 
     return m;
 }
 
-/* The Position object as position_json_write() writes it, through a cJSON tree. */
+/* The Position object as position_json_write() writes it, through a cJSON
+ * tree printed with cJSON_PrintUnformatted(): the members of
+ * api/render/position_json.c, mirrored by hand. */
 static char *render_cjson(const position_t *pos, const status_t *status)
 {
     char fen[FEN_BUFFER_SIZE], castling[8], ep[3];
@@ -188,6 +182,12 @@ static bool play_line(game_record_t *r, game_played_t *last)
 
 static double best_of(double a, double b) { return a < b ? a : b; }
 
+/* Times each way over ROUNDS rounds of RENDERS renders (the arguments; 15
+ * and 2000 by default), interleaved, keeping the best round of each. Then,
+ * after a 40-ply line at its 41st move's position: the GameChange answer and
+ * its event written apart (game_json_change twice) and together
+ * (game_json_change_and_event, which must give the same bytes), and the
+ * game's state text (game_record_state). */
 int main(int argc, char **argv)
 {
     if (argc > 1)

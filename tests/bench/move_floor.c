@@ -1,36 +1,9 @@
 /* move_floor: the CPU a move costs a server that does nothing but a move's
  * I/O, the floor under chessd's CPU per move in tests/bench/game_bench.sh.
- *
- *   usage: move_floor loop|threads|handoff LISTEN_PORT REDIS_PORT ANSWER_BYTES
- *   (LISTEN_PORT 0: one the kernel picks, printed as "listening on port N")
- *
- * It serves HTTP/1.1 keep-alive on 127.0.0.1:LISTEN_PORT: each request read
- * whole (headers, then Content-Length bytes of body) sends one command to
- * the redis-server on 127.0.0.1:REDIS_PORT (EVALSHA of a script that sets a
- * key and answers an integer, so Redis does a write per request as it does
- * for a move) and, once its reply is read, answers 200 with ANSWER_BYTES of
- * JSON-looking body. No parsing beyond finding the end of the request, no
- * log, no allocation per request. Two ways to wait, the two a server can
- * choose between:
- *
- *   loop     one thread, epoll over every client and Redis socket (level
- *            triggered), one Redis connection per client connection: what
- *            an event-driven server such as Redis itself or nginx does.
- *   threads  one thread per client connection, blocking reads and writes
- *            on the client and on its own Redis connection: each wait puts
- *            the thread to sleep and a readable socket wakes it, which is
- *            how chessd's store threads wait for Redis.
- *   handoff  chessd's own shape: 2 connection threads, each an epoll loop
- *            over its clients, hand each whole request to a pool of 8
- *            store threads (a queue under a mutex, a condition variable);
- *            a store thread does the Redis round trip blocking on a
- *            connection of its own and hands the request back through the
- *            connection thread's eventfd, which writes the answer.
- *
- * Its CPU per request (utime + stime from /proc, read by the script that
- * runs it) is what the I/O alone costs on this machine: loopback TCP both
- * ways (a send on loopback also runs the receiver's side of the stack on
- * the sender's CPU), the waits and the wake-ups. */
+ * It answers each HTTP request once one write to Redis is done, with no
+ * parsing, log or allocation besides, and waits in one of three ways (loop,
+ * threads, handoff: see their sections). Its CPU per request is what
+ * the I/O alone costs on this machine; main says how it is run. */
 #define _GNU_SOURCE
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -159,6 +132,11 @@ static int accept_client(int listener, int limit)
 
 /* ------------------------------------------------------------ threads */
 
+/* One thread per client connection, blocking reads and writes on the client
+ * and on its own Redis connection: each wait puts the thread to sleep and a
+ * readable socket wakes it, which is how chessd's store threads wait for
+ * Redis. */
+
 static void *serve_blocking(void *arg)
 {
     int client = (int)(intptr_t)arg, redis = connect_redis();
@@ -185,6 +163,10 @@ done:
 }
 
 /* --------------------------------------------------------------- loop */
+
+/* One thread, epoll over every client and Redis socket (level triggered),
+ * one Redis connection per client connection: what an event-driven server
+ * such as Redis itself or nginx does. */
 
 typedef struct {
     int client, redis;
@@ -281,6 +263,12 @@ static void serve_loop(int listener)
 }
 
 /* ------------------------------------------------------------ handoff */
+
+/* chessd's own shape: 2 connection threads, each an epoll loop over its
+ * clients, hand each whole request to a pool of 8 store threads (a queue
+ * under a mutex, a condition variable). A store thread does the Redis round
+ * trip blocking on a connection of its own, and hands the request back
+ * through the connection thread's eventfd, which writes the answer. */
 
 #define CONN_THREADS 2
 #define STORE_THREADS 8
@@ -437,6 +425,19 @@ static void serve_handoff(int listener)
     }
 }
 
+/*   usage: move_floor loop|threads|handoff LISTEN_PORT REDIS_PORT ANSWER_BYTES
+ *   (LISTEN_PORT 0: one the kernel picks, printed as "listening on port N")
+ *
+ * Serves HTTP/1.1 keep-alive on 127.0.0.1:LISTEN_PORT. Each request, read
+ * whole (headers, then Content-Length bytes of body), sends one command to
+ * the redis-server on 127.0.0.1:REDIS_PORT: EVALSHA of a script that sets a
+ * key and answers an integer, so Redis does a write per request as it does
+ * for a move. Once its reply is read, the request is answered 200 with
+ * ANSWER_BYTES of JSON-looking body.
+ *
+ * The script that runs it reads its CPU (utime + stime) from /proc. That is
+ * loopback TCP both ways (a send on loopback also runs the receiver's side
+ * of the stack on the sender's CPU), the waits and the wake-ups. */
 int main(int argc, char **argv)
 {
     if (argc != 5 || (strcmp(argv[1], "loop") && strcmp(argv[1], "threads") && strcmp(argv[1], "handoff"))) {

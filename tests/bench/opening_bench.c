@@ -1,13 +1,8 @@
 /* opening_bench: what naming the opening adds to POST /v1/position/moves of
- * a 40-ply line. The handler plays the line (one position_make a move) and,
- * for the opening, probes the start position and each position reached
- * (opening_follow: one hash probe each, positions past the data set's plies
- * skipped before the probe). Both are timed here over the same lines, the
- * play alone and the play with the probes, in interleaved rounds, best round
- * of each kept (noise on a shared machine only adds time); the difference
- * per line is the figure. The lines: LINES random legal 40-ply games from a
- * fixed seed, and the data set's longest lines, so hits and misses both count.
- *
+ * a 40-ply line: the play alone and the play with the probes (run), timed
+ * over the same lines in interleaved rounds, the best round of each kept.
+ * The lines are random games from a fixed seed and the data set's longest
+ * lines, so hits and misses both count.
  *   make bench, or: make build/opening_bench && build/opening_bench */
 #include <stdint.h>
 #include <stdio.h>
@@ -59,7 +54,10 @@ static int make_line(move_t *line, const char *san, uint64_t *seed)
 }
 
 /* Plays every line REPEATS times, with the opening probes when `name`; the
- * seconds it took. sink keeps the work from being optimised away. */
+ * seconds it took. sink keeps the work from being optimised away. As the
+ * handler does: one position_make a move and, for the opening, a probe of
+ * the start position and of each position reached (opening_follow: one hash
+ * probe each, positions past the data set's plies skipped before it). */
 static double run(int name, uint64_t *sink)
 {
     double t0 = now_seconds();
@@ -78,6 +76,8 @@ static double run(int name, uint64_t *sink)
     return now_seconds() - t0;
 }
 
+/* The figure is the difference per line, the best round of each kept: noise
+ * on a shared machine only adds time. */
 int main(void)
 {
     rules_init();

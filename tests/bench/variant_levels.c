@@ -1,18 +1,9 @@
-/* The levels of play in the variants, checked against each other: in every
- * variant the variant engine lists (Fairy-Stockfish, --engine PATH or
- * $CHESSD_VARIANT_ENGINE), level N plays level N - 1 (api/engine/levels.c,
- * level_of_variant) through a few short openings from both sides, judged
- * by chessd's rules (tests/support/match.c: a variant's own end, mate, the
- * draws; a draw after --plies plies). The check: each level scores more
- * than half against the one below, in each variant. No rating is claimed.
- *
- *   build/variant_levels [--openings N] [--jobs N] [--plies N] [--engine PATH] [--variant KEY]...
- *
- * Each opening is two plies drawn at random among the legal moves from the
- * variant's start (seeded by its number, so a run is repeatable), played
- * once from each side. Games run in --jobs child processes, each with its
- * own two engines. make bench-levels runs it after the chess levels; exit
- * status 1 when a check fails, 2 on an error. */
+/* The levels of play in the variants (api/engine/levels.c's
+ * level_of_variant), checked against each other on Fairy-Stockfish: in every
+ * variant the engine lists, level N plays level N - 1 from a few short
+ * openings, judged by chessd's rules (tests/support/match.c). Each level must
+ * score more than half against the one below, in each variant; no rating is
+ * claimed. main says how to run it; make bench-levels does. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,7 +32,8 @@ static int games_per_variant(const options_t *o)
     return PAIRINGS * 2 * o->openings;
 }
 
-/* The opening numbered n: OPENING_PLIES random legal plies from start. */
+/* The opening numbered n: OPENING_PLIES random legal plies from start,
+ * seeded by n, so a run is repeatable. Each is played once from each side. */
 static int random_opening(const position_t *start, int n, move_t out[MATCH_OPENING_MAX])
 {
     uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(n + 1);
@@ -207,6 +199,14 @@ static bool engine_variants_of(const char *path, unsigned *out)
     return true;
 }
 
+/*   build/variant_levels [--openings N] [--jobs N] [--plies N] [--engine PATH] [--variant KEY]...
+ *
+ * The engine: --engine PATH, else $CHESSD_VARIANT_ENGINE, else
+ * /usr/games/fairy-stockfish.
+ * Games end as tests/support/match.c judges them (a variant's own end, mate,
+ * the draws), or drawn after --plies plies. They run in --jobs child
+ * processes, each with its own two engines. make bench-levels runs it after
+ * the chess levels. Exit status 1 when a check fails, 2 on an error. */
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);

@@ -48,7 +48,7 @@ test('on an untested libmicrohttpd chessd serve refuses to start: exit 2, one li
   assert.equal(r.stdout, '');
   assert.equal(r.stderr,
     `chessd: libmicrohttpd ${UNTESTED} is not a version chessd has been tested with (0.9.75); its strict HTTP reader `
-    + 'depends on how libmicrohttpd reads sockets (see README, "The transport"); start with '
+    + 'depends on how libmicrohttpd reads sockets (see api/http/README.md); start with '
     + '--allow-untested-libmicrohttpd to run anyway\n');
 });
 

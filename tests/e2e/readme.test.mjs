@@ -1,19 +1,18 @@
-// The README cannot drift from what chessd does:
-// - every code block after an `<!-- tested -->` line is run, in order, in one
-//   bash session (so a block may use the variables of the one before), against
-//   a real chessd on a real redis-server: `$ ` starts a command, which goes on
-//   over the next lines, printed as they are pasted, while its shell text is
-//   incomplete (`bash -n` finds an unclosed quote, brace, parenthesis or
-//   pipe, or the line ends in `\`); the lines up to the next `$ ` are its
-//   output, compared line by line with what the command printed on stdout.
-//   `localhost:8080` becomes the test server's address and `build/chessd`
-//   runs CHESSD_BIN. Only what must vary is normalised, in both texts alike:
-//   a PGN's Date tag, ISO timestamps, and ids and tokens where they follow
-//   "id", "white" or "black" as JSON members;
-// - the table of problem codes after `<!-- problem-codes` (in k8s/README.md,
-//   the operator's guide) lists exactly the codes, HTTP statuses and titles
-//   of api/problem.c's table, and the code enum of openapi.yaml's Problem has
-//   exactly those codes;
+// The READMEs cannot drift from what chessd does:
+// - in README.md, rules/README.md and api/engine/README.md every ```sh block
+//   after an `<!-- tested -->` line is run as printed, in order, in one bash
+//   session per page (a block may use the variables of the one before),
+//   against a real chessd on a real redis-server; the fenced block right
+//   after it (text, json) is what it prints on stdout, and a block with none
+//   must print nothing. Every other ```sh block says why it is not run
+//   (`<!-- not run: ... -->`), and no block has `$ ` prompts, so each pastes
+//   into a shell. `localhost:8080` becomes the test server's address and
+//   `build/chessd` runs CHESSD_BIN. Only what must vary is normalised, in both
+//   texts alike: a PGN's Date tag, ISO timestamps, and ids and tokens where
+//   they follow "id", "white" or "black" as JSON members;
+// - the problem-codes table of api/problems.md lists exactly the codes,
+//   HTTP statuses and titles of api/problem.c's table, and the code enum of
+//   openapi.yaml's Problem has exactly those codes;
 // - the route table lists exactly the methods and paths of openapi.yaml, and
 //   k8s/README.md (the operator's guide) names every setting of `chessd serve
 //   --help`.
@@ -25,47 +24,57 @@ import path from 'node:path';
 import { startServer, gameRedis, tempDir, REPO_ROOT, CHESSD_BIN } from './server.mjs';
 import { spec } from './openapi.mjs';
 
-const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-/** The operator's guide, where the problem codes and the settings are listed. */
-const GUIDE = readFileSync(path.join(REPO_ROOT, 'k8s/README.md'), 'utf8');
-const MARK = '<!-- tested -->';
+const read = (name) => readFileSync(path.join(REPO_ROOT, name), 'utf8');
+const README = read('README.md');
+/** The pages whose tested blocks run, each in a bash session of its own. */
+const PAGES = ['README.md', 'rules/README.md', 'api/engine/README.md'];
+/** The operator's guide, which names the settings. */
+const GUIDE = read('k8s/README.md');
+/** The problem codes' page. */
+const PROBLEMS = read('api/problems.md');
+const TESTED = '<!-- tested -->';
+const NOT_RUN = /^<!-- not run: \S.* -->$/;
 
-/** Whether a command's shell text goes on over the next line: it ends in a
- *  backslash, or bash reads it to its end still waiting for something (a
- *  closing quote, brace or parenthesis, the command after a pipe or &&). */
-function incomplete(command) {
-  if (command.endsWith('\\')) return true;
-  const check = spawnSync('bash', ['--noprofile', '--norc', '-n', '-c', command], { encoding: 'utf8' });
-  return /unexpected end of file|unexpected EOF while looking for matching/.test(check.stderr);
-}
-
-/** The tested examples: [{ line, command, expected: [lines] }] in README order. */
+/** A page's ```sh blocks, tested or not: [{ line, tested, script, expected }].
+ *  `expected` is the lines of the fenced block right after a tested one
+ *  (blank lines between allowed), or [] when none follows. */
 function examples(text) {
   const lines = text.split('\n');
   const found = [];
+  const fenceEnd = (from) => {
+    let j = from;
+    while (j < lines.length && lines[j].trim() !== '```') j++;
+    assert.ok(j < lines.length, `line ${from}: unterminated code block`);
+    return j;
+  };
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== MARK) continue;
-    const indent = lines[i].indexOf(MARK);
-    assert.match(lines[i + 1] ?? '', /^\s*```sh\s*$/, `README line ${i + 2}: a tested example is a \`\`\`sh block`);
-    let j = i + 2;
-    let current = null;
-    for (; j < lines.length && lines[j].trim() !== '```'; j++) {
-      const line = lines[j].slice(indent);
-      if (line.startsWith('$ ')) {
-        current = { line: j + 1, command: line.slice(2), expected: [] };
-        found.push(current);
-        while (incomplete(current.command)) {
-          assert.ok(j + 1 < lines.length && lines[j + 1].trim() !== '```',
-            `README line ${current.line}: the command is still incomplete at the end of its block`);
-          current.command += '\n' + lines[++j].slice(indent);
-        }
+    const open = /^```(\S*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const end = fenceEnd(i + 1);
+    if (open[1] === 'sh') {
+      let k = i - 1;
+      while (k >= 0 && lines[k].trim() === '') k--;
+      const mark = k >= 0 ? lines[k].trim() : '';
+      const tested = mark === TESTED;
+      assert.ok(tested || NOT_RUN.test(mark), `line ${i + 1}: a sh block is marked ${TESTED} or <!-- not run: why -->`);
+      const body = lines.slice(i + 1, end);
+      const prompt = body.findIndex((l) => l.startsWith('$ '));
+      assert.equal(prompt, -1, `line ${i + 2 + prompt}: a sh block has no $ prompts, so it pastes as printed`);
+      const example = { line: i + 2, tested, script: body.join('\n'), expected: [] };
+      let next = end + 1;
+      while (next < lines.length && lines[next].trim() === '') next++;
+      const output = /^```(text|json)?\s*$/.exec(lines[next] ?? '');
+      if (tested && output) {
+        const outputEnd = fenceEnd(next + 1);
+        example.expected = lines.slice(next + 1, outputEnd);
+        i = outputEnd;
       } else {
-        assert.ok(current, `README line ${j + 1}: output before any $ command`);
-        current.expected.push(line);
+        i = end;
       }
+      found.push(example);
+    } else {
+      i = end;
     }
-    assert.ok(j < lines.length, `README line ${i + 1}: unterminated tested block`);
-    i = j;
   }
   return found;
 }
@@ -92,46 +101,58 @@ after(async () => {
   await redis?.stop();
 });
 
-test('every tested README example prints what the README shows', () => {
-  const list = examples(README);
-  assert.ok(list.length >= 15, `only ${list.length} tested examples found`);
+/** Runs a page's tested blocks in one bash session; the list of drifts. */
+function drifts(page) {
+  const list = examples(read(page)).filter((e) => e.tested);
   // `build/chessd` in a private directory is the binary under test.
   const dir = tempDir('chessd-readme-');
   mkdirSync(path.join(dir, 'build'));
   symlinkSync(CHESSD_BIN, path.join(dir, 'build', 'chessd'));
   const address = `127.0.0.1:${server.port}`;
   const marker = (i) => `@@@readme-example ${i}@@@`;
-  const script = list.map((e, i) => `printf '\\n%s\\n' '${marker(i)}'\n${e.command.replaceAll('localhost:8080', address)}\n`).join('');
+  const script = list.map((e, i) => `printf '\\n%s\\n' '${marker(i)}'\n${e.script.replaceAll('localhost:8080', address)}\n`).join('');
   const run = spawnSync('bash', ['--noprofile', '--norc', '-c', script], {
     cwd: dir, encoding: 'utf8', timeout: 120000, env: { PATH: process.env.PATH, HOME: dir, LC_ALL: 'C.UTF-8' },
   });
   assert.equal(run.error, undefined, String(run.error));
-  const outputs = [];
-  for (const [i] of list.entries()) {
-    const start = run.stdout.indexOf(`${marker(i)}\n`);
-    assert.ok(start >= 0, `example ${i} (README line ${list[i].line}) did not run; stderr: ${run.stderr}`);
-    const end = i + 1 < list.length ? run.stdout.indexOf(`\n${marker(i + 1)}\n`) : run.stdout.length;
-    outputs.push(run.stdout.slice(start + marker(i).length + 1, end));
-  }
   const drifted = [];
   for (const [i, e] of list.entries()) {
+    const start = run.stdout.indexOf(`${marker(i)}\n`);
+    assert.ok(start >= 0, `${page} line ${e.line}: the block did not run; stderr: ${run.stderr}`);
+    const end = i + 1 < list.length ? run.stdout.indexOf(`\n${marker(i + 1)}\n`) : run.stdout.length;
     const expected = normalise(e.expected.join('\n'));
-    const actual = normalise(outputs[i]);
-    if (expected !== actual) drifted.push(`README line ${e.line}: ${e.command}\n--- README\n${expected}\n--- chessd\n${actual}`);
+    const actual = normalise(run.stdout.slice(start + marker(i).length + 1, end));
+    if (expected !== actual) drifted.push(`${page} line ${e.line}:\n${e.script}\n--- the page\n${expected}\n--- chessd\n${actual}`);
   }
-  assert.deepEqual(drifted, [], `${drifted.length} README examples drifted (stderr: ${run.stderr})\n${drifted.join('\n\n')}`);
+  return { count: list.length, drifted, stderr: run.stderr };
+}
+
+for (const page of PAGES) {
+  test(`every tested block of ${page} prints what the page shows`, () => {
+    const { count, drifted, stderr } = drifts(page);
+    assert.ok(count >= (page === 'README.md' ? 15 : 1), `only ${count} tested blocks found in ${page}`);
+    assert.deepEqual(drifted, [], `${drifted.length} blocks of ${page} drifted (stderr: ${stderr})\n${drifted.join('\n\n')}`);
+  });
+}
+
+test('every sh block of the pages is run or says why not, and none has a prompt', () => {
+  for (const page of [...PAGES, 'k8s/README.md', 'tests/README.md', 'api/http/README.md', 'api/problems.md']) {
+    examples(read(page)); // throws on a block with a prompt or without its mark
+  }
 });
 
-test('a command goes on while its shell text is incomplete, and only then', () => {
-  const text = ['<!-- tested -->', '```sh', '$ f() {  # a helper', '    echo "$1" |', "      tr a b", '  }',
-    "$ echo 'one", "two'", 'one', 'two', '$ echo a \\', '    b', 'a b', '$ echo {', '{', '```'].join('\n');
-  assert.deepEqual(examples(text).map((e) => [e.command, e.expected]), [
-    ['f() {  # a helper\n    echo "$1" |\n      tr a b\n  }', []],
-    ["echo 'one\ntwo'", ['one', 'two']],
-    ['echo a \\\n    b', ['a b']],
-    ['echo {', ['{']],
+test('a tested block owns the output block right after it, and only that', () => {
+  const text = ['<!-- tested -->', '```sh', 'echo one', '```', '', '```text', 'one', '```',
+    '<!-- tested -->', '```sh', 'true', '```', 'prose', '```json', '{}', '```',
+    '<!-- not run: starts a server -->', '```sh', 'make run', '```', '```text', 'x', '```'].join('\n');
+  assert.deepEqual(examples(text).map((e) => [e.tested, e.script, e.expected]), [
+    [true, 'echo one', ['one']],
+    [true, 'true', []],
+    [false, 'make run', []],
   ]);
-  assert.throws(() => examples(['<!-- tested -->', '```sh', "$ echo 'open", '```'].join('\n')), /still incomplete/);
+  assert.throws(() => examples(['```sh', 'ls', '```'].join('\n')), /is marked/);
+  assert.throws(() => examples(['<!-- tested -->', '```sh', '$ ls', '```'].join('\n')), /no \$ prompts/);
+  assert.throws(() => examples(['<!-- tested -->', '```sh', 'ls'].join('\n')), /unterminated/);
 });
 
 test('the normalisation only touches what must vary', () => {
@@ -152,14 +173,14 @@ function problemTable() {
   return new Map(entries.filter((m) => m[1] !== 'API_OK').map((m) => [m[2], `${m[3]} ${title(m[4])}`]));
 }
 
-test('k8s/README.md lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
+test('api/problems.md lists every problem code with its HTTP status and title, as api/problem.c has them', () => {
   const codes = problemTable();
   assert.ok(codes.size >= 40, `only ${codes.size} codes read from api/problem.c`);
-  assert.ok(!README.includes('<!-- problem-codes'), 'the table lives once, in k8s/README.md');
-  const start = GUIDE.indexOf('<!-- problem-codes');
-  assert.ok(start >= 0, 'k8s/README.md has a <!-- problem-codes --> table');
-  assert.equal(GUIDE.indexOf('<!-- problem-codes', start + 1), -1, 'k8s/README.md has one problem-codes table');
-  const rows = GUIDE.slice(start).split('\n').slice(1);
+  for (const other of [README, GUIDE]) assert.ok(!other.includes('<!-- problem-codes'), 'the table lives once, in api/problems.md');
+  const start = PROBLEMS.indexOf('<!-- problem-codes');
+  assert.ok(start >= 0, 'api/problems.md has a <!-- problem-codes --> table');
+  assert.equal(PROBLEMS.indexOf('<!-- problem-codes', start + 1), -1, 'api/problems.md has one problem-codes table');
+  const rows = PROBLEMS.slice(start).split('\n').slice(1);
   const listed = new Map();
   for (const row of rows) {
     if (!row.startsWith('|')) break;

@@ -2,8 +2,8 @@
  * (declared here so -Wmissing-prototypes holds) and FUZZ_CHECK, which prints
  * what broke and aborts, the signal libFuzzer records as a crash. Test code
  * only: nothing in rules/, api/ or store/ includes this. */
-#ifndef CHESSD_TESTS_FUZZ_H
-#define CHESSD_TESTS_FUZZ_H
+#ifndef CHESSD_TESTS_FUZZ_FUZZ_H
+#define CHESSD_TESTS_FUZZ_FUZZ_H
 
 #include <stddef.h>
 #include <stdint.h>

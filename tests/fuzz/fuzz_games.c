@@ -1,21 +1,9 @@
 /* libFuzzer target for the game API with a store that answers: an in-memory
- * store.h (replacing store_redis.c, reset per input; loaded games are freed
- * by the production store_game_clear of store/store_game.c) holding seven games in
- * the new format (untimed and on clocks, under each takeback policy) and one
- * record of the first format, whose tokens the seeds know. The store keeps
- * Redis's clock, which the input moves: it starts at CLOCK_START_MS, and a
- * request preceded by a line "+<ms>" runs that many milliseconds later;
- * writes are refused as late by the rule of store_redis.c's script. Input: a
- * mode byte (bit 0: writes unavailable, bit 1: changes lose a version race,
- * bit 2: the clock moves on CLOCK_STEP_MS at each load and each write), then
- * up to 16 requests (http_harness.h framing) split by "\n---\n". Stored
- * games must read back, their move list must replay to the state and their
- * history hold the key before each move, and the event published with a
- * write must tell that write; nothing but the record of a flag's fall may
- * be written over a game whose flag has fallen on Redis's clock, and a
- * running clock is stored with time left and its flag after the change's
- * time; each changed seeded game must still answer GET and GET .../pgn
- * with 200. */
+ * store.h in place of store_redis.c, reset per input, holding seeded games
+ * whose tokens the seeds know, on a Redis clock the input moves. Whatever
+ * the requests, stored games must read back whole and consistent, and
+ * nothing but a flag's fall may be written over a game whose flag has
+ * fallen. The input and every check: LLVMFuzzerTestOneInput. */
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +109,9 @@ static seeded_parts_t seeded_parts[SEEDED_COUNT];
 static char *legacy_json;
 
 /* --- the in-memory store --- */
+
+/* Loaded games are freed by the production store_game_clear of
+ * store/store_game.c. */
 
 static char *copy_bytes(const char *text, size_t length)
 {
@@ -919,6 +910,26 @@ static const char *find_separator(const char *text, const char *end)
     return NULL;
 }
 
+/* The store holds seven games in the new format (untimed and on clocks,
+ * under each takeback policy) and one record of the first format. Its
+ * Redis clock starts at CLOCK_START_MS; a request preceded by a line
+ * "+<ms>" runs that many milliseconds later, and writes are refused as late
+ * by the rule of store_redis.c's script.
+ *
+ * Input: a mode byte (bit 0: writes unavailable, bit 1: changes lose a
+ * version race, bit 2: the clock moves on CLOCK_STEP_MS at each load and
+ * each write), then up to 16 requests (http_harness.h framing) split by
+ * "\n---\n".
+ *
+ * Checks:
+ *   - stored games read back, their move list replays to the state, and
+ *     their history holds the key before each move;
+ *   - the event published with a write tells that write;
+ *   - nothing but the record of a flag's fall is written over a game whose
+ *     flag has fallen on Redis's clock;
+ *   - a running clock is stored with time left, its flag after the
+ *     change's time;
+ *   - each changed seeded game still answers GET and GET .../pgn with 200. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

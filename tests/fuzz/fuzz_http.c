@@ -1,7 +1,7 @@
 /* libFuzzer target for the HTTP layer: one whole request (framed as
  * http_harness.h says) through routes_dispatch, the handler code the server
- * runs, with the store on a Redis URL where nothing listens, so game routes
- * get as far as the store (then 503) and everything else runs in full.
+ * runs. The store is on a Redis URL where nothing listens: game routes get
+ * as far as the store (then 503), everything else runs in full.
  * http_harness.c checks every answer; ASan/LSan catch leaks and bad memory. */
 #include <stdio.h>
 

@@ -1,10 +1,8 @@
 /* libFuzzer target for the PGN reader (rules/pgn_read.c). Input: PGN text,
  * read under small limits so that every bound is reached. Whatever the
  * text, the reader must stop with a status in range and a place inside the
- * text (line and column from 1, the line no further than the text has);
- * every move it reports must be legal in the position before it, its SAN
- * must read back to the same move, every tag value must fit its bound, and
- * the games must come numbered in order. */
+ * text. Every move it reports must be legal before it and its SAN read back
+ * to it; every tag value must fit its bound; games come numbered in order. */
 #include <string.h>
 
 #include "../../rules/pgn_read.h"
@@ -58,6 +56,8 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     return true;
 }
 
+/* The place reading stopped at: line and column from 1, the line no
+ * further than the text has. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pgn_read_limits_t limits;

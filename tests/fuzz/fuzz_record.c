@@ -1,11 +1,9 @@
 /* libFuzzer target for stored games (store/game_record.c). The input is a
  * state text, then a NUL and the history text (without a NUL it is all the
- * state text and the history is empty). Whatever game_record_read accepts
- * must round-trip: game_record_state of it reads back to an equal record,
- * and the text written is a fixed point. The whole input is also a record of
- * the first format for game_record_from_legacy: it must not crash, and what
- * it accepts must come with a move list and history that fit the game and
- * give a state text that reads back to an equal record. */
+ * state text). Whatever game_record_read accepts must round-trip, to a
+ * fixed point (fuzz_state). The whole input is also a record of the first
+ * format, which game_record_from_legacy must read without a crash, and
+ * convert whole when it accepts it (fuzz_legacy). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -91,6 +89,8 @@ static void expect_round_trip(const game_record_t *r, const char *what)
                again);
 }
 
+/* game_record_state of what game_record_read accepts reads back to an
+ * equal record, and the text written is a fixed point. */
 static void fuzz_state(const uint8_t *data, size_t size)
 {
     const uint8_t *nul = memchr(data, '\0', size);
@@ -109,6 +109,9 @@ static void fuzz_state(const uint8_t *data, size_t size)
     free(history);
 }
 
+/* What game_record_from_legacy accepts comes with a move list and history
+ * that fit the game, and gives a state text that reads back to an equal
+ * record. */
 static void fuzz_legacy(const uint8_t *data, size_t size)
 {
     char *text = copy(data, size);

@@ -1,12 +1,9 @@
-/* libFuzzer target for api/http/wire.c, the strict reading of HTTP bytes in front
- * of libmicrohttpd. Input: one byte that picks how the bytes are cut into
- * reads, then the bytes a client sends. Each input is sent twice over a real
- * socketpair, whole and in pieces, with this target in libmicrohttpd's place
- * (calling recv() and reporting answered requests). Whatever the cuts:
- *   - what wire.c hands on is exactly a prefix of what the client sent;
- *   - it refuses the same inputs, for the same reason, at the same byte;
- *   - a refusal always reaches the client as one answer, and after it the
- *     reader only ever sees the end of input. */
+/* libFuzzer target for api/http/wire.c, the strict reading of HTTP bytes in
+ * front of libmicrohttpd, whose place this target takes. Input: a byte that
+ * picks how the bytes are cut into reads, then what a client sends, sent
+ * whole and in pieces over a real socketpair. Whatever the cuts, wire.c hands
+ * on a prefix of what was sent and refuses the same inputs at the same byte
+ * for the same reason. A refusal is one answer; the reader then sees EOF. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -69,7 +66,8 @@ static void drain(int server, size_t cut, outcome_t *o)
     }
 }
 
-/* Sends data in pieces of `cut` bytes (0: whole), playing libmicrohttpd. */
+/* Sends data in pieces of `cut` bytes (0: whole), playing libmicrohttpd:
+ * calling recv() and reporting answered requests. */
 static void run(const uint8_t *data, size_t size, size_t cut, outcome_t *o)
 {
     memset(o, 0, sizeof *o);

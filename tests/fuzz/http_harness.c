@@ -46,6 +46,7 @@ void http_harness_init(config_t *cfg)
      * later get their real values; then limits that keep each input fast. */
     char err[256];
     FUZZ_CHECK(config_load(cfg, 0, NULL, err, sizeof err), "config_load: %s", err);
+    FUZZ_CHECK(routes_init(), "routes_init");
     metrics_init(routes_count(), routes_name);
     cfg->max_perft_depth = 2; /* perft within milliseconds; 3 and above take the 400 path */
     snprintf(cfg->redis_url, sizeof cfg->redis_url, "redis://127.0.0.1:1/0");

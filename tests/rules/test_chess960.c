@@ -1,7 +1,8 @@
-/* Tests for rules/chess960.c: the 960 starts by Scharnagl number against
- * kokopu's (npm, tests/oracle/chess960_table.mjs, run at test time: a
- * missing node or kokopu fails the suite), 518 as the standard position,
- * every number back from its start, and the positions that are no start. */
+/* Tests for rules/chess960.c: the 960 starts by Scharnagl number, 518 as
+ * the standard position, every number back from its start, and the
+ * positions that are no start. The oracle is kokopu (npm), through
+ * tests/oracle/chess960_table.mjs run at test time: a missing node or
+ * kokopu fails the suite. */
 #include <stdio.h>
 #include <string.h>
 

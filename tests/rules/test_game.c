@@ -1,12 +1,8 @@
-/* Tests for rules/game.c, the game state machine: starting, moving, the
- * endings that come by themselves, undo, resignation, draw offers and claims,
- * the clock (charges, increments, flag fall) at explicit instants, takeback
- * policies and offers, abort, replay of move-list text, restore from stored
- * parts and rules, and the name tables. No HTTP, no Redis, no real time.
- * Every refusal is checked to leave the game_t byte for byte as it was; a
- * seeded differential test plays random games through game_move and checks
- * each step against status_evaluate on a full history kept here, against
- * game_replay, game_restore and game_undo. */
+/* Tests for rules/game.c, the game state machine: every operation, the
+ * clock at explicit instants, replay and restore. No HTTP, no Redis, no real
+ * time. Every refusal must leave the game_t byte for byte as it was. The
+ * oracle of the random games is status_evaluate on a full history kept
+ * here, and game_replay, game_restore and game_undo must agree with it. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,8 @@
 /* Tests for rules/notation.c's move lists (notation_next_in_list, as `chessd
- * perft` and the suites' tests_play read them): words split at spaces, any
- * number of spaces before, between and after them, nothing from an empty or
- * blank text, and each word read back by notation_parse_move, which skips
- * blanks around a move and refuses them inside. The reasons a single move
- * is refused are tested in test_legality.c. */
+ * perft` and the suites' tests_play read them): words split at any number of
+ * spaces, nothing from an empty or blank text, each word read back by
+ * notation_parse_move. That skips blanks around a move, never inside. The
+ * reasons a single move is refused are tested in test_legality.c. */
 #include <string.h>
 
 #include "../support/tests.h"

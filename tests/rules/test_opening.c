@@ -1,9 +1,9 @@
-/* Tests for rules/opening.c against the data set it was built from
- * (the TSV files of rules/openings/, read here again line by line, not through the
- * generated table): every line, played with SAN, ends in a position whose
- * name is one of the names the data set gives that position; a transposition
- * is named alike; the walk back, its ply bound, Chess960, and the games'
- * opening through moves, takebacks and replays. */
+/* Tests for rules/opening.c against the data set it was built from: the
+ * TSV files of rules/openings/, read here again, not through the generated
+ * table. Every line, played with SAN, ends in a position named as the data
+ * set names it; transpositions are named alike. Also the walk back, its ply
+ * bound, Chess960, and a game's opening through moves, takebacks and
+ * replays. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,9 @@
 /* Differential test of SAN, canonical FEN and game status against chess.js
- * 1.4.0: positions from seeded random games and hand-picked edge cases are
- * written to a temp file and judged by `node tests/oracle/chessjs_check.mjs`
- * (format documented there). Likewise each side's insufficient material
- * against chessops 0.15.1 (tests/oracle/chessops_check.mjs). Also, in C
- * alone: SAN round trips, the lenient SAN forms and the ambiguity/promotion
- * errors. A missing node, chess.js or chessops fails the suite (CI installs
- * them: npm ci --prefix tests/oracle). */
+ * 1.4.0 (tests/oracle/chessjs_check.mjs), and of insufficient material
+ * against chessops 0.15.1 (chessops_check.mjs), on seeded random games and
+ * hand-picked edge cases; also SAN round trips and errors in C alone. A
+ * missing node, chess.js or chessops fails the suite (CI installs them: npm
+ * ci --prefix tests/oracle). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

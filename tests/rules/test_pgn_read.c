@@ -1,8 +1,8 @@
 /* Tests for rules/pgn_read.c: every construct of the import format (tags
  * and their escapes, move numbers, SAN suffixes, castling with O and 0,
- * comments, escape lines, NAGs, nested variations skipped, results, odd
- * whitespace, FEN/SetUp/Variant tags, several games) and every error, each
- * with the game, line and column it names. */
+ * comments, escape lines, NAGs, nested variations, results, odd whitespace,
+ * set-up tags, several games). Every error is checked with the game, line
+ * and column it names. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* Position suite: position_make()/position_unmake() are exact inverses and
- * keep every invariant (three plies deep from every perft data position),
- * and the Zobrist key means "same position": transpositions agree with
- * fen_parse, while side to move, castling rights and a legal en passant
- * capture (and only a legal one) change it. The attack tables agree with a
- * ray walk for every occupancy that matters. */
+ * keep every invariant, three plies deep from every perft data position.
+ * The Zobrist key means "same position": transpositions agree with
+ * fen_parse; side to move, castling rights and a legal en passant capture
+ * (only a legal one) change it. The oracle of the attack tables is a ray
+ * walk, for every occupancy that matters. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,11 +1,8 @@
-/* Tests for rules/san.c: formatting with minimal disambiguation (file, then
- * rank, then both; pinned pieces do not count), captures, promotions, en
- * passant, castling in both variants, the check and mate suffixes; parsing of
- * lower-case piece letters (a b-pawn before a bishop); and, on seeded
- * random games (standard and Chess960), the SAN of every legal move against
- * a plain writer that searches the whole list and plays every move out,
- * without san.c's shortcuts (no other piece of the kind reaches the target,
- * a move that cannot give check). */
+/* Tests for rules/san.c: formatting (minimal disambiguation, pinned pieces
+ * not counting; captures, promotions, castling, check and mate) and the
+ * parsing of lower-case piece letters. On seeded random games, standard and
+ * Chess960, the oracle is a plain writer that searches the whole list and
+ * plays every move out, without san.c's shortcuts. */
 #include <stdio.h>
 #include <string.h>
 
@@ -180,7 +177,9 @@ static void test_lower_case_piece_that_fits_two_pieces_is_ambiguous(void)
 }
 
 /* The plain writer: every other legal move compared for disambiguation,
- * every move made to see whether it checks or mates. */
+ * every move made to see whether it checks or mates. It has none of
+ * san.c's shortcuts (no other piece of the kind reaches the target, a move
+ * that cannot give check). */
 static void reference_san(const position_t *pos, const move_list_t *legal, move_t move, char *buf)
 {
     int n = 0, from = move_from(move), to = move_to(move), kind = move_kind(move);

@@ -3,8 +3,8 @@
  * parsed positions of a whole file. Also names the few data lines that
  * describe unreachable positions, which fen_parse() refuses unless given
  * FEN_ALLOW_IMPOSSIBLE_CHECK. Test-only; the reader owns its FILE. */
-#ifndef CHESSD_TESTS_EPD_H
-#define CHESSD_TESTS_EPD_H
+#ifndef CHESSD_TESTS_SUPPORT_EPD_H
+#define CHESSD_TESTS_SUPPORT_EPD_H
 
 #include <stdio.h>
 

@@ -3,8 +3,8 @@
  * private Redis; a fixture holds its key's HGETALL (version and data, byte
  * for byte) and what that chessd answered to GET /v1/games/{id}. The loaded
  * value owns its data text: free it with legacy_fixture_free(). */
-#ifndef CHESSD_TESTS_LEGACY_FIXTURE_H
-#define CHESSD_TESTS_LEGACY_FIXTURE_H
+#ifndef CHESSD_TESTS_SUPPORT_LEGACY_FIXTURE_H
+#define CHESSD_TESTS_SUPPORT_LEGACY_FIXTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>

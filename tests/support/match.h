@@ -1,16 +1,11 @@
 /* Engine games between two levels of play (api/engine/levels.h), judged by
- * chessd's own rules (rules/status.h): checkmate, stalemate, insufficient
- * material and the draws that end a game, a variant's own end, and the
- * 50-move rule and threefold repetition as soon as either may be claimed.
- * To keep games short, in standard chess material adjudicates too: a side
- * ahead by resign_material (pawn 1, knight and bishop 3, rook 5, queen 9)
- * after resign_plies plies in a row wins, and at max_plies the side ahead
- * by 3 or more wins, else it is a draw; in a variant, where material means
- * something else (antichess, horde, crazyhouse's pockets), max_plies is a
- * draw. Used by the levels suite's smoke test and the strength benchmarks
- * (tests/bench/engine_match.c, variant_levels.c); no CUnit here. */
-#ifndef CHESSD_TESTS_MATCH_H
-#define CHESSD_TESTS_MATCH_H
+ * chessd's own rules (rules/status.h): the game's own ends, and the 50-move
+ * rule and threefold repetition as soon as either may be claimed. Material
+ * may adjudicate, to keep games short (match_rules_t). Used by the levels
+ * suite's smoke test and the strength benchmarks (tests/bench/engine_match.c,
+ * variant_levels.c); no CUnit here. */
+#ifndef CHESSD_TESTS_SUPPORT_MATCH_H
+#define CHESSD_TESTS_SUPPORT_MATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +14,11 @@
 
 enum { MATCH_PLIES_MAX = 600, MATCH_OPENING_MAX = 40 };
 
+/* In standard chess material adjudicates: a side ahead by resign_material
+ * (pawn 1, knight and bishop 3, rook 5, queen 9) after resign_plies plies in
+ * a row wins, and at max_plies the side ahead by 3 or more wins, else it is
+ * a draw. In a variant, where material means something else (antichess,
+ * horde, crazyhouse's pockets), max_plies is a draw. */
 typedef struct {
     int max_plies;       /* plies after the opening, 1..MATCH_PLIES_MAX */
     int resign_material; /* 0: no adjudication before max_plies */

@@ -1,9 +1,9 @@
-/* Seeded random games for the differential suites (Stockfish, chess.js): an
- * xorshift64 generator, so a fixed seed gives the same games everywhere, and
- * a move picker biased by a suite's own table towards the moves it must see
+/* Seeded random games for the differential suites (Stockfish, chess.js). An
+ * xorshift64 generator gives the same games everywhere from a fixed seed; a
+ * move picker leans, by a suite's own table, towards the moves it must see
  * (promotions, en passant, castling, checks...). The caller owns the state. */
-#ifndef CHESSD_TESTS_RANDOM_GAME_H
-#define CHESSD_TESTS_RANDOM_GAME_H
+#ifndef CHESSD_TESTS_SUPPORT_RANDOM_GAME_H
+#define CHESSD_TESTS_SUPPORT_RANDOM_GAME_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * Nodes listen on 127.0.0.1 at free ports in 20000-45000 whose bus port
  * (+10000) is free too. The owner must call redis_cluster_stop, which kills
  * every node and removes the directory; on failure the reason is in c->error. */
-#ifndef CHESSD_TESTS_REDIS_CLUSTER_H
-#define CHESSD_TESTS_REDIS_CLUSTER_H
+#ifndef CHESSD_TESTS_SUPPORT_REDIS_CLUSTER_H
+#define CHESSD_TESTS_SUPPORT_REDIS_CLUSTER_H
 
 #include <stdbool.h>
 #include <stddef.h>

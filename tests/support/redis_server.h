@@ -1,13 +1,11 @@
 /* A private redis-server for test suites: a child process on a free loopback
  * port, without persistence, started by fork/exec (no shell), with a TLS
- * port beside it on request. It can be paused (SIGSTOP), resumed, stopped
- * and restarted on the same ports. The owner of a redis_server_t must stop
- * it; the child also dies with the test runner. On failure the reason is in
- * s->error. Extra arguments make other kinds of node (redis_cluster.c);
- * redis_server_run_program runs a tool such as redis-cli to its end with the
- * same care. */
-#ifndef CHESSD_TESTS_REDIS_SERVER_H
-#define CHESSD_TESTS_REDIS_SERVER_H
+ * port beside it on request; it can be paused, resumed, stopped and
+ * restarted on the same ports. The owner of a redis_server_t must stop it;
+ * the child also dies with the test runner. On failure the reason is in
+ * s->error. Extra arguments make other kinds of node (redis_cluster.c). */
+#ifndef CHESSD_TESTS_SUPPORT_REDIS_SERVER_H
+#define CHESSD_TESTS_SUPPORT_REDIS_SERVER_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -87,11 +85,11 @@ redisReply *redis_server_vcommand(const redis_server_t *s, const char *password,
  * `name` on PATH. False when there is none. */
 bool redis_server_find_program(const char *name, const char *override_env, char *path, size_t size);
 
-/* Runs the program at path with argv (argv[0] its name, NULL-terminated) to
- * its end, its stdout and stderr appended to output_path (NULL: discarded),
- * killing it after timeout_ms. True when it exited with status 0; else the
- * reason is in error. Same child hygiene as the server (no inherited
- * descriptors, dies with the runner). */
+/* Runs the program at path (a tool such as redis-cli) with argv (argv[0]
+ * its name, NULL-terminated) to its end, its stdout and stderr appended to
+ * output_path (NULL: discarded), killing it after timeout_ms. True when it
+ * exited with status 0; else the reason is in error. Same child hygiene as
+ * the server (no inherited descriptors, dies with the runner). */
 bool redis_server_run_program(const char *path, char *const argv[], const char *output_path, unsigned timeout_ms,
                               char *error, size_t error_size);
 

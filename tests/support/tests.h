@@ -3,8 +3,8 @@
  * registers its suite through one function listed here and in run_tests.c.
  * Tests run from the repository root; the perft data lives in tests/data/perft
  * (override with CHESSD_PERFT_DIR). */
-#ifndef CHESSD_TESTS_TESTS_H
-#define CHESSD_TESTS_TESTS_H
+#ifndef CHESSD_TESTS_SUPPORT_TESTS_H
+#define CHESSD_TESTS_SUPPORT_TESTS_H
 
 #include <CUnit/CUnit.h>
 

@@ -1,9 +1,9 @@
-/* Tests for api/engine/uci.c, the UCI driver, against the real Stockfish
+/* Tests for api/engine/uci.c, the UCI driver: the handshake, mates found,
+ * MultiPV, Chess960 castling both ways, the deadline's "stop", killed and
+ * stopped engines, the strength options. The oracles are the real Stockfish
  * (/usr/games/stockfish, or $CHESSD_STOCKFISH; the suite fails when it is
- * missing): handshake, mates found, MultiPV, Chess960 castling both ways,
- * the deadline's "stop", a killed and a stopped engine, the strength
- * options, and fake engines (shell scripts written here) that lie, overrun
- * a line, exit, or record what they are sent. */
+ * missing) and fake engines, shell scripts written here that lie, overrun a
+ * line, exit, or record what they are sent. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>

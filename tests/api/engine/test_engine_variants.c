@@ -1,12 +1,9 @@
 /* Tests for the variants in api/engine/uci.c: the UCI_Variant option read at
- * the handshake (engine_variants_announced, and what real engines list:
- * Debian's Fairy-Stockfish 11.1, /usr/games/fairy-stockfish or
- * $CHESSD_VARIANT_ENGINE, and Stockfish, which has no such option), the
- * setoption sent only when the variant changes (a fake engine that records
- * what it reads), a variant not listed refused with nothing sent, a finished
- * three-check position never sent, a move the engine answers that chessd's
- * rules refuse read as garbage, and a legal bestmove from Fairy-Stockfish in
- * every variant it lists. */
+ * the handshake, the setoption sent only when the variant changes, what is
+ * never sent, and an engine's move chessd's rules refuse read as garbage.
+ * The oracles are the real engines (Debian's Fairy-Stockfish 11.1, at
+ * /usr/games/fairy-stockfish or $CHESSD_VARIANT_ENGINE, and Stockfish, which
+ * has no such option) and a fake engine that records what it reads. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,10 +1,9 @@
-/* Tests for api/engine/levels.c, the levels of play: the settings rise in
- * strength with the level and the rating, out-of-range levels and ratings
- * are refused, level_move() always answers a legal move (random games,
- * Chess960, one legal move), its draws follow the rng state, the clock and
- * the deadline bound its think time; and a smoke match: level 6 (on short
- * node budgets) beats level 1 clearly over four games judged by chessd's
- * rules. Real Stockfish (/usr/games/stockfish, or $CHESSD_STOCKFISH). */
+/* Tests for api/engine/levels.c, the levels of play, on the real Stockfish
+ * (/usr/games/stockfish, or $CHESSD_STOCKFISH). Settings rise in strength
+ * with the level and the rating, and out-of-range ones are refused.
+ * level_move() always answers a legal move within the clock and the
+ * deadline, its draws following the rng state. A four-game smoke match by
+ * chessd's rules: level 6 (short node budgets) clearly beats level 1. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>

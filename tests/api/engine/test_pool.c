@@ -1,11 +1,9 @@
-/* Tests for api/engine/pool.c, the engine pool, with fake engines (shell
- * scripts written here that answer the handshake and log what they read)
- * and the real Stockfish (/usr/games/stockfish, or $CHESSD_STOCKFISH): jobs
- * run on every worker, "ucinewgame" only when the session changes, a failed
- * job retried once on another engine (or the same one restarted), the
- * backoff growing while starts fail, EBUSY and EDOWN, the counters, and
- * engine_pool_free while a job runs. Jobs are functions of this file that
- * return the status a test wants. */
+/* Tests for api/engine/pool.c, the engine pool: where jobs run, when
+ * "ucinewgame" is sent, a failed job's one retry, the backoff while starts
+ * fail, EBUSY and EDOWN, the counters, engine_pool_free while a job runs.
+ * The engines are fakes (shell scripts written here that answer the
+ * handshake and log what they read) and the real Stockfish
+ * (/usr/games/stockfish, or $CHESSD_STOCKFISH). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -140,6 +138,8 @@ static bool wait_all_up(engine_pool_t *pool)
 }
 
 /* --- jobs --- */
+
+/* Jobs are functions of this file that return the status a test wants. */
 
 /* A gate a job may be held at until the test opens it (or GATE_MAX_MS). */
 typedef struct {

@@ -1,13 +1,9 @@
-/* Tests for api/game/service.c through its own API (no HTTP), against a
- * real, private redis-server (see redis_server.h): a created game reads
- * back; a change names the version it was made against, and a stale one is
- * a conflict that writes nothing, while a move may name its ply instead,
- * which offers made since do not move; tokens decide who may change a game; a
- * retry with its Idempotency-Key gets the first answer; resignation and
- * abort end the game (abort only before both have moved); a flag that has
- * fallen by Redis's clock is recorded by the next read, refuses a change
- * made after it, and is found by the hub's flag check. The suite fails (it
- * does not skip) when redis-server cannot be started. */
+/* Tests for api/game/service.c through its own API, against a private
+ * redis-server (redis_server.h): a stale version is a conflict that writes
+ * nothing; a move's ply is not made stale by offers; tokens decide who may
+ * change a game; a retry under its Idempotency-Key gets the first answer;
+ * resignation, abort and a fallen flag end the game. The suite fails, never
+ * skips, without redis-server. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>

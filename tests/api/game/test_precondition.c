@@ -1,7 +1,6 @@
-/* Tests for api/game/precondition.c, what a change was made against: a
- * version (expected_version, If-Match) passes only on that version, a ply
- * (expected_ply) on any version with that many plies played, a guard that
- * is missing or invalid is said first, and guards at odds with each other
+/* Tests for api/game/precondition.c, what a change was made against. A
+ * version passes only on that version; a ply passes on any version with as
+ * many plies played. A missing or invalid guard is said first. Guards at odds
  * (a ply beside a version, two versions) are refused whatever the game. */
 #include <string.h>
 

@@ -274,6 +274,7 @@ static api_response_t answer(const char *target, bool text)
     static app_t app = { .config = &cfg };
     char err[256];
     CU_ASSERT_TRUE_FATAL(config_load(&cfg, 0, NULL, err, sizeof err));
+    CU_ASSERT_TRUE_FATAL(routes_init());
     target_t parsed;
     api_request_t req = { .method = "GET", .path = parsed.path, .target = &parsed, .body = "",
                           .request_id = "test", .app = &app, .header = text ? accept_text : NULL };

@@ -1,10 +1,9 @@
-/* Tests for api/http/ratelimit.c, the token buckets: a key gets its burst at
- * once and then one request per 1/rate seconds, refusals say to retry after
- * at least a second, idle time refills no further than the burst and a clock
- * that goes back refills nothing, a key is its bytes (as many as given),
- * other keys keep their own budget, threads racing for one bucket take
- * exactly its burst, and a limit is described in words. Time is passed in,
- * never read. */
+/* Tests for api/http/ratelimit.c, the token buckets, with time passed in.
+ * A key gets its burst at once, then one request per 1/rate seconds; a
+ * refusal says to retry after a second at least. Idle time refills up to the
+ * burst, a clock going back refills nothing; a key is its bytes, and other
+ * keys keep their budget. Racing threads take exactly the burst; a limit is
+ * described in words. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

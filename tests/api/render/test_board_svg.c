@@ -1,12 +1,8 @@
 /* Tests for api/render/board_svg.c and its HTTP side, api/board_svg_http.c:
- * the picture's size is bounded and written as width/height; orientation
- * decides which square is at the top left; the last move's squares and a
- * checked king's square are filled only when asked; each piece shape is
- * defined once; the output is well-formed XML, small, and the same bytes
- * every time (standard pictures the bytes kept in tests/data/board_svg);
- * a variant's pockets, reserves and checks given are drawn in strips, and
- * a variant without them is the board alone; the query parameters are
- * read strictly; and a failed allocation answers 500, never half a picture. */
+ * every option, each piece shape defined once, a variant's strips, the query
+ * read strictly, and a failed allocation answered 500, never half a picture.
+ * The oracles are an XML well-formedness check written here and the bytes
+ * kept in tests/data/board_svg, which standard pictures must repeat. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,8 @@
-/* Tests for api/render/game_json.c's game_json_change_and_event: the
- * answer and the event it writes together are byte for byte what
- * game_json_change writes for each alone (the answer with the request's
- * flags, the event with GAME_JSON_EVENT), along seeded random games, timed
- * and untimed, standard and Chess960, with draw offers, to their ends
- * (mate, stalemate, draws, resignation), each event name and both flag
- * settings; and its instants (game_json_iso_time) against gmtime_r and
- * strftime, at random and on the days a calendar gets wrong. */
+/* Tests for api/render/game_json.c. The answer and the event that
+ * game_json_change_and_event writes together are byte for byte what
+ * game_json_change writes for each alone, along seeded random games to their
+ * ends. Its instants (game_json_iso_time) agree with gmtime_r and strftime,
+ * at random and on the days a calendar gets wrong. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +48,10 @@ static void compare(const game_record_t *r, const game_played_t *played, int64_t
     }
 }
 
+/* The answer with the request's flags, the event with GAME_JSON_EVENT:
+ * games timed and untimed, standard and Chess960, with draw offers, to
+ * mate, stalemate, draws and resignation, each event name and both flag
+ * settings. */
 static void test_answer_and_event_together_are_each_as_written_alone(void)
 {
     uint64_t rng = 0xc4e55d0;

@@ -1,10 +1,9 @@
-/* Tests for api/render/pgn.c (pgn_write): the tag section (the seven tag roster in
- * order, SetUp/FEN for a game that did not start from the standard position,
- * Variant for Chess960, Termination, escaping), the movetext (move numbers
- * from the initial position's counters, the result token, lines of at most
- * 80 characters broken only between tokens), a differential check that the
- * movetext replays to the position its line leads to, and that an allocation
- * failure anywhere gives NULL, never part of the text. */
+/* Tests for api/render/pgn.c (pgn_write): the tag section (the roster in
+ * order, SetUp/FEN, Variant, Termination, escaping) and the movetext (move
+ * numbers, the result, lines of at most 80 characters broken between
+ * tokens). The oracle is chessd's SAN reader: the movetext replays to the
+ * position its line leads to. An allocation failure gives NULL, never part
+ * of the text. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * ("N@f3", upper case written, either case read), antichess's king
  * promotion ("e7e8k") and S-chess's gating ("b1c3h"; castling with a gate
  * on the rook's square is written rook to king, "h1e1h"). */
-#ifndef CHESSD_RULES_UCI_H
-#define CHESSD_RULES_UCI_H
+#ifndef CHESSD_RULES_UCI_MOVE_H
+#define CHESSD_RULES_UCI_MOVE_H
 
 #include <stddef.h>
 

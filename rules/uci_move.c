@@ -1,5 +1,5 @@
 /* UCI move notation, reading and writing. */
-#include "uci.h"
+#include "uci_move.h"
 
 static void write_square(char *buf, int sq)
 {
