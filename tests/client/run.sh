@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
-# The spec generates a working client: types generated from openapi.yaml
-# with openapi-typescript, the client (client.mts) checked for type
-# assertions (no_casts.mjs) and compiled against them with tsc --strict
-# (tsconfig.json), then run against a real chessd and redis-server
-# (client.test.mjs: it plays a game). A spec that does not compile into
-# what the client needs, or that the server's answers belie, fails here.
-# Usage: tests/client/run.sh OUT (a folder for what is generated and
-# compiled; make test gives $(BUILD)/client). CHESSD_BIN names the server
-# (default build/chessd). Installs nothing: the packages come from
-# `npm ci --prefix tests/client` (make deps).
+# Whether openapi.yaml generates a working client: openapi-typescript writes
+# its types, no_casts.mjs and tsc --strict check client.mts against them, and
+# client.test.mjs plays a game with it on a real chessd and redis-server.
+# Usage: tests/client/run.sh OUT (where generated and compiled files go;
+# make test gives $(BUILD)/client). CHESSD_BIN names the server. Installs
+# nothing: npm ci --prefix tests/client (make deps) does.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: tests/client/run.sh OUT}
