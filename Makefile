@@ -74,7 +74,8 @@ TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx lib
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
 BENCH_PACKAGES = wrk redis-server redis-tools curl jq
 
-# Node packages of the test oracles, installed by `make deps-test` from their lock files.
+# Node packages of the tests (the oracles, the e2e suite, the spec's lint and
+# generated client), installed by `make deps-test` from their lock files.
 NPM_DIRS = $(patsubst %/package-lock.json,%,$(wildcard tests/*/package-lock.json))
 
 .PHONY: all test bench bench-levels deps deps-run deps-test run clean soak check-build-deps check-test-deps FORCE
@@ -176,6 +177,8 @@ endif
 	tests/api/http/interpose_guards.sh $(BUILD)
 	tests/make_run_deps.sh
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
+	@# A TypeScript client generated from openapi.yaml, compiled with tsc --strict, plays a game on chessd.
+	CHESSD_BIN=$(BUILD)/chessd tests/client/run.sh $(BUILD)/client
 	tests/k8s/run.sh
 	@# The oracles' own node tests: the variant oracles against the published perft counts.
 	tests/oracle/run.sh

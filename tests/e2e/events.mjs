@@ -35,9 +35,31 @@ async function sharded(port) {
   return CLUSTER_MODE && (await gameRedis()).cluster.nodes.some((n) => n.port === port);
 }
 
-/** PUBLISHes (SPUBLISHes, on a cluster) a game event message; resolves to the number of subscribers that got it. */
+/**
+ * A change event with every field a game's write publishes (openapi.yaml's
+ * ChangeEvent, which the streams' checks hold every event to): 1.e4 in an
+ * untimed standard game, at `version`. filler (a string) stands as the
+ * opening's name, for a test that needs big events.
+ */
+export function changeEvent(id, version, { filler } = {}) {
+  return {
+    type: 'change', event: 'move', id, version,
+    move: { uci: 'e2e4', san: 'e4' },
+    move_count: 1,
+    position: {
+      fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', turn: 'black', check: false, variant: 'standard',
+      status: 'active', result: '*', draw_reason: null, claimable_draws: [], halfmove_clock: 0, fullmove_number: 1,
+      castling_rights: 'KQkq', en_passant: null, chess960: false, repetitions: 1,
+      opening: { eco: 'B00', name: filler ?? "King's Pawn Game" },
+    },
+    status: 'active', result: '*', termination: null, draw_offer: null, takeback: 'agreement', takeback_offer: null,
+    clock: null, updated_at: new Date().toISOString(),
+  };
+}
+
+/** PUBLISHes (SPUBLISHes, on a cluster) a game event message (by default changeEvent's); resolves to the number of subscribers that got it. */
 export async function publishEvent(port, id, { version, ended = false, atMs = 0, deadlineMs = 0, type = 'change', json } = {}) {
-  const body = json ?? JSON.stringify({ type: 'change', event: 'move', id, version });
+  const body = json ?? JSON.stringify(changeEvent(id, version));
   const message = `${version} ${ended ? 1 : 0} ${atMs} ${deadlineMs} ${type}\n${body}`;
   return redisCommandFor(port, channelOf(id), [(await sharded(port)) ? 'SPUBLISH' : 'PUBLISH', channelOf(id), message]);
 }

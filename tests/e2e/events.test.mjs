@@ -23,7 +23,7 @@ import { startServer, startRedis, privateRedis, redisCommands } from './server.m
 import { nodeRequest, expectProblem, sleep, rawExchange, parseRawResponse, head as requestHead } from './http.mjs';
 import {
   openEvents, publishEvent, subscribed, unsubscribed, redisPort, redisCommandFor, streamsOpen, streamsOpenBecomes, metric,
-  quietFlagFall, expectTimeoutChange,
+  quietFlagFall, expectTimeoutChange, changeEvent,
 } from './events.mjs';
 
 let server; // --heartbeat 1
@@ -343,7 +343,7 @@ test('a client that stops reading is cut off once 256 KiB wait for it', async ()
   assert.equal(await streamsOpen(server), before + 1);
   const filler = 'x'.repeat(60000);
   for (let version = 2; version < 600; version++) {
-    await publishEvent(port, game.id, { version, json: JSON.stringify({ type: 'change', event: 'move', id: game.id, version, filler }) });
+    await publishEvent(port, game.id, { version, json: JSON.stringify(changeEvent(game.id, version, { filler })) });
     if (version % 50 === 0 && (await streamsOpen(server)) === before) break;
   }
   await streamsOpenBecomes(server, before, 5000);

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { startServer, gameRedis } from './server.mjs';
 import { post, expectProblem, sleep } from './http.mjs';
 import net from 'node:net';
-import { openMultiEvents, streamsOpenBecomes, streamsOpen, publishEvent, subscribed, redisPort } from './events.mjs';
+import { openMultiEvents, streamsOpenBecomes, streamsOpen, publishEvent, changeEvent, subscribed, redisPort } from './events.mjs';
 
 let redis;
 let a; // where games are made and changed
@@ -222,7 +222,7 @@ test('a client that stops reading is cut off once 1 MiB waits for it; the other 
   const filler = 'x'.repeat(60000);
   let version = 2;
   for (; version < 600; version++) {
-    await publishEvent(port, g.id, { version, json: JSON.stringify({ type: 'change', event: 'move', id: g.id, version, filler }) });
+    await publishEvent(port, g.id, { version, json: JSON.stringify(changeEvent(g.id, version, { filler })) });
     if (version % 25 === 0 && (await streamsOpen(b)) === 1) break;
   }
   await streamsOpenBecomes(b, 1, 5000);
