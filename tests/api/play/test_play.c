@@ -29,7 +29,10 @@ static char *run_local_in(variant_t variant, const char *fen, const char *input,
     FILE *out = open_memstream(&output, &length);
     CU_ASSERT_FATAL(in && out);
     play_view_t view = { .unicode = unicode, .flip = flip, .prompt = false, .max_plies = max_plies };
-    *status = play_session(in, out, &start, &view, local ? local : &(play_local_t){ 0 });
+    play_input_t *lines = play_input_open(in, out, false, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lines);
+    *status = play_session(lines, out, &start, &view, local ? local : &(play_local_t){ 0 });
+    play_input_free(lines);
     fclose(in);
     fclose(out);
     return output;
@@ -131,7 +134,9 @@ static void test_flip_puts_black_at_the_bottom(void)
     char *out = run_flags(NULL, "e4\n", false, true, 1000, &status);
     CU_ASSERT_EQUAL(strncmp(out, "1 R N B K Q B N R\n2 P P P P P P P P\n", 36), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "8 r n b k q b n r\n  h g f e d c b a\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 . . . P . . . .\n")); /* e4 is the fourth file from the right */
+    /* e4 is the fourth file from the right; e2 and e4, the last move's squares, in brackets */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 . . .[P]. . . .\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 P P P[.]P P P P\n"));
     free(out);
 }
 
@@ -238,8 +243,8 @@ static void test_standard_chess_has_no_variant_lines(void)
 static void test_crazyhouse_shows_the_pockets_drops_and_undo_gives_the_piece_back(void)
 {
     char *out = run_variant(VARIANT_CRAZYHOUSE, NULL, "e4\nd5\nexd5\nQxd5\nNc3\nQa5\nP@b4\nQxb4\n", false);
-    const char *board = "8 r n b . k b n r\n7 p p p . p p p p\n6 . . . . . . . .\n5 . . . . . . . .\n"
-                        "4 . q . . . . . .\n3 . . N . . . . .\n2 P P P P . P P P\n1 R . B Q K B N R\n"
+    const char *board = "8 r n b . k b n r\n7 p p p . p p p p\n6 . . . . . . . .\n5[.]. . . . . . .\n"
+                        "4 .[q]. . . . . .\n3 . . N . . . . .\n2 P P P P . P P P\n1 R . B Q K B N R\n"
                         "  a b c d e f g h\nWhite pocket: -\nBlack pocket: p p\nWhite to move\n"
                         "Status: active\nMaterial - white 38, black 38\n"
                         "Moves: 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@b4 Qxb4\n\n";
@@ -344,31 +349,6 @@ static void test_quit_stops_reading_and_eof_ends_cleanly(void)
     out = run(NULL, "e4\ne5"); /* the last line without its newline still counts */
     expect_last(out, "Moves:", "Moves: 1. e4 e5");
     free(out);
-}
-
-static void test_locale_decides_utf8(void)
-{
-    char *saved[3];
-    const char *names[3] = { "LC_ALL", "LC_CTYPE", "LANG" };
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        saved[i] = v ? strdup(v) : NULL;
-        unsetenv(names[i]);
-    }
-    CU_ASSERT_FALSE(play_locale_is_utf8());
-    setenv("LANG", "en_US.UTF-8", 1);
-    CU_ASSERT_TRUE(play_locale_is_utf8());
-    setenv("LC_CTYPE", "C", 1); /* LC_CTYPE before LANG */
-    CU_ASSERT_FALSE(play_locale_is_utf8());
-    setenv("LC_ALL", "C.utf8", 1); /* LC_ALL first */
-    CU_ASSERT_TRUE(play_locale_is_utf8());
-    for (int i = 0; i < 3; i++) {
-        if (saved[i])
-            setenv(names[i], saved[i], 1);
-        else
-            unsetenv(names[i]);
-        free(saved[i]);
-    }
 }
 
 /* ---- hints and the computer ---- */
@@ -535,7 +515,7 @@ static void test_variant_boards_show_pockets_reserves_and_checks(void)
         size_t length = 0;
         FILE *out = open_memstream(&text, &length);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        play_print_board(out, &pos, &(play_view_t){ .unicode = false });
+        play_print_board(out, &pos, 0, &(play_view_t){ .unicode = false });
         fclose(out);
         if (!strstr(text, cases[i].want))
             fprintf(stderr, "\n%s", text);
@@ -576,7 +556,6 @@ int test_play_register(void)
     CU_add_test(suite, "control_characters_are_not_echoed", test_control_characters_are_not_echoed);
     CU_add_test(suite, "plies_are_capped", test_plies_are_capped);
     CU_add_test(suite, "quit_stops_reading_and_eof_ends_cleanly", test_quit_stops_reading_and_eof_ends_cleanly);
-    CU_add_test(suite, "locale_decides_utf8", test_locale_decides_utf8);
     CU_add_test(suite, "hint_line_formats_pawns_and_mates", test_hint_line_formats_pawns_and_mates);
     CU_add_test(suite, "hint_without_an_engine_is_an_error_and_the_session_goes_on",
                 test_hint_without_an_engine_is_an_error_and_the_session_goes_on);
