@@ -138,7 +138,8 @@ static const char *square_text(piece_t p, const play_view_t *view, char letter[2
 }
 
 /* One rank. In colour a square is three columns on its own background;
- * else two, a marked square's brackets taking the blanks beside it. */
+ * else two, a marked square's brackets taking the blanks beside it (two
+ * marked side by side share a pair: "[K R]"). */
 static void print_rank(FILE *out, const position_t *pos, int rank, bitboard_t marked, const play_view_t *view)
 {
     fprintf(out, "%d%s", rank + 1, view->color ? " " : "");
@@ -155,7 +156,7 @@ static void print_rank(FILE *out, const position_t *pos, int rank, bitboard_t ma
             int foreground = piece_colors[p == NO_PIECE ? WHITE : piece_color(p)];
             fprintf(out, "\033[48;5;%d;38;5;%dm %s ", background, foreground, text);
         } else {
-            fputc(mark ? '[' : bracket_open ? ']' : ' ', out);
+            fputc(mark == bracket_open ? ' ' : mark ? '[' : ']', out);
             fputs(text, out);
             bracket_open = mark;
         }
