@@ -34,6 +34,11 @@ static void usage(FILE *out)
             "moves as they arrive on the game's event stream; with --server and --level, it\n"
             "creates a game against the computer on the server and plays it.\n"
             "\n"
+            "At a terminal the line is edited as in a shell (arrow keys, Ctrl-A, Ctrl-E; Up and\n"
+            "Down for the session's lines; libedit, with ~/.editrc), and the board is drawn in\n"
+            "colour with the last move's squares tinted. Piped, under NO_COLOR or with --ascii,\n"
+            "no colour: the last move's squares are in brackets, \"[P]\".\n"
+            "\n"
             "  --level N        play against the computer at level N (1, the weakest, to 8, the\n"
             "                   strongest; the levels of POST /v1/games \"engine\")\n"
             "  --color C        the side you play against the computer: white (the default),\n"
@@ -47,18 +52,20 @@ static void usage(FILE *out)
             "                   Chess960 start\n"
             "  --chess960-position N  Chess960 start N (0-959, Scharnagl numbering; 518 is the\n"
             "                   standard position)\n"
-            "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
-            "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
+            "  --ascii          plain letters, no colour and no Unicode (Unicode is the default when\n"
+            "                   stdout is a terminal and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
             "  --unicode        Unicode pieces even when the output is not a terminal\n"
             "  --flip           the board the other way up: Black at the bottom (White when you play\n"
             "                   black, whose side is at the bottom without it)\n"
-            "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
+            "  --max-plies N    the most plies the game may have (default: CHESSD_MAX_GAME_PLIES,\n"
+            "                   else %d, as the server's --max-game-plies)\n"
             "  --server URL     a chessd server, http://host[:port][/path] or https://...\n"
             "  --ca-file PEM    the CAs to trust for https (default: the system's)\n"
             "  --game ID        the stored game's id\n"
             "  --token TOKEN    the player's token (or CHESSD_PLAY_TOKEN); never printed\n"
             "\n"
-            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n");
+            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n",
+            PLAY_SETTINGS_MAX_PLIES_DEFAULT);
     play_print_help(out, true);
 }
 

@@ -1,17 +1,9 @@
 /* The remote mode of `chessd play` (see play_remote.h). The server is the
- * truth; the session keeps a mirror of the game (a game_t replayed from the
- * game's moves, and its version) to draw the board and list the legal moves.
- * Moves and the other changes are POSTed with expected_version; the
- * opponent's arrive on the game's SSE stream, read in the same poll() loop
- * as standard input (each connection starts with the whole game, which is
- * read only when its version is not the mirror's). A move event one version ahead is played on the mirror
- * (and checked against the event's FEN); any other change, a gap in the
- * versions or a disagreement reloads the whole game. Which side the token
- * plays is asked of the server with a move that can never be legal ("-"):
- * the answer is not_your_turn for the side not to move and invalid_move_text
- * for the other, and the game is not changed either way. A game against the
- * computer is created here too (POST /v1/games with "engine"): its moves
- * arrive on the stream as anyone's do. A hint is GET /analysis. */
+ * truth; the session keeps a mirror of the game (a game_t replayed from its
+ * moves, and its version) to draw the board and list the legal moves.
+ * Changes are POSTed with expected_version; the opponent's arrive on the
+ * game's SSE stream, which the input's wait hook (play_input.h) reads while
+ * a line is typed. A game against the computer is created here too. */
 #include "play_remote.h"
 
 #include <errno.h>
@@ -281,7 +273,9 @@ static bool apply_change_move(remote_t *r, const cJSON *change)
     return !buf_failed(&r->line);
 }
 
-/* Brings the mirror up to a change (an answer or an event); true when it moved on. */
+/* Brings the mirror up to a change (an answer or an event): a move one
+ * version ahead is played on it, anything else (another change, a gap in
+ * the versions, a disagreement) reloads the game. True when it moved on. */
 static bool follow_change(remote_t *r, const cJSON *change)
 {
     const cJSON *move = cJSON_GetObjectItemCaseSensitive(change, "move");
@@ -473,7 +467,10 @@ static bool remote_command(remote_t *r, const char *text, size_t length)
 
 /* ---- which side the token plays ---- */
 
-/* Sets r->side by a move that cannot be legal; false when the token is refused. */
+/* Sets r->side by a move that can never be legal ("-"): the answer is
+ * not_your_turn for the side not to move and invalid_move_text for the
+ * other, and the game is not changed either way. False when the token is
+ * refused. */
 static bool find_side(remote_t *r)
 {
     r->side = -1;
