@@ -282,6 +282,13 @@ void play_print_error(FILE *out, const char *code, const char *detail)
     fputc('\n', out);
 }
 
+void play_print_line_too_long(FILE *out)
+{
+    char detail[64];
+    snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
+    play_print_error(out, "line_too_long", detail);
+}
+
 void play_print_problem(FILE *out, const api_response_t *res)
 {
     cJSON *doc = res->body ? cJSON_ParseWithLengthOpts(res->body, res->body_length, NULL, 0) : NULL;
@@ -587,9 +594,7 @@ int play_session(play_input_t *input, FILE *out, const position_t *start, const 
             break;
         }
         if (read == PLAY_INPUT_TOO_LONG) {
-            char detail[64];
-            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
-            play_print_error(out, "line_too_long", detail);
+            play_print_line_too_long(out);
             continue;
         }
         const char *text = play_trim(raw, &length);

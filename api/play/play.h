@@ -110,6 +110,9 @@ void play_print_hint(FILE *out, const char *san, bool is_mate, int value);
 /* "error: <code>: <detail>", control characters in detail shown as '?'. */
 void play_print_error(FILE *out, const char *code, const char *detail);
 
+/* "error: line_too_long: ..." for a line over PLAY_LINE_MAX bytes. */
+void play_print_line_too_long(FILE *out);
+
 /* Prints the problem+json document in res (built by api/problem.c, exactly
  * as the HTTP API answers) as an error line. */
 void play_print_problem(FILE *out, const api_response_t *res);

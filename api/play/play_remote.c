@@ -777,9 +777,7 @@ static int session(remote_t *r)
         if (read == PLAY_INPUT_END)
             break;
         if (read == PLAY_INPUT_TOO_LONG) {
-            char detail[64];
-            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
-            play_print_error(r->out, "line_too_long", detail);
+            play_print_line_too_long(r->out);
             continue;
         }
         const char *text = play_trim(line, &length);
