@@ -39,7 +39,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         gcc libc6-dev make binutils pkg-config \
         libmicrohttpd-dev=${MHD_VERSION} libmicrohttpd12=${MHD_VERSION} \
-        libcjson-dev libhiredis-dev libssl-dev \
+        libcjson-dev libhiredis-dev libssl-dev libedit-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile openapi.yaml ./
@@ -55,6 +55,7 @@ RUN make -j"$(nproc)" BUILD=build CC=gcc CFLAGS=-O3 build/chessd \
  && strip --strip-unneeded build/chessd \
  && ./build/chessd --version
 
+# libedit2: the line editing of `chessd play`, linked into the one binary.
 # ca-certificates: the system CAs that verify a managed Redis's certificate
 # (rediss:// without --redis-ca-file). stockfish: /usr/games/stockfish, a
 # run-time dependency like the libraries (it adds about 47 MB); fairy-stockfish:
@@ -65,7 +66,7 @@ ARG STOCKFISH_VERSION
 ARG FAIRY_STOCKFISH_VERSION
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmicrohttpd12=${MHD_VERSION} libcjson1 libhiredis0.14 libssl3 ca-certificates \
+        libmicrohttpd12=${MHD_VERSION} libcjson1 libhiredis0.14 libssl3 libedit2 ca-certificates \
         stockfish=${STOCKFISH_VERSION} fairy-stockfish=${FAIRY_STOCKFISH_VERSION} \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \

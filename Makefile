@@ -26,9 +26,12 @@ endif
 BUILD ?= build
 
 # The libraries, by their pkg-config names, with the Debian package that
-# ships each .pc file: chessd's own, then the test runner's.
+# ships each .pc file: chessd's own, then the test runner's. libedit (BSD
+# licence) is linked into the one chessd binary, but only `chessd play`
+# calls it (api/play/play_input.c, the line editing of a person's moves).
 PKG_CONFIG ?= pkg-config
-LIB_PKGS = libmicrohttpd:libmicrohttpd-dev libcjson:libcjson-dev hiredis:libhiredis-dev libssl:libssl-dev libcrypto:libssl-dev
+LIB_PKGS = libmicrohttpd:libmicrohttpd-dev libcjson:libcjson-dev hiredis:libhiredis-dev libssl:libssl-dev libcrypto:libssl-dev \
+	libedit:libedit-dev
 TEST_PKGS = cunit:libcunit1-dev
 pc_names = $(foreach p,$(1),$(firstword $(subst :, ,$(p))))
 # pkg-config is asked once, when a recipe first needs the flags (so after
@@ -59,7 +62,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # engines chessd runs by default (--engine, /usr/games/stockfish, which Debian's
 # stockfish installs; without it the engine routes answer 503; --variant-engine,
 # /usr/games/fairy-stockfish, Debian's fairy-stockfish, for the variants).
-RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev \
+RUN_PACKAGES = build-essential pkg-config libmicrohttpd-dev libcjson-dev libhiredis-dev libssl-dev libedit-dev \
 	redis-server redis-tools stockfish fairy-stockfish
 # What only the tests need (`make deps-test`), the fuzz targets' too (FUZZ_PACKAGES, tests/fuzz/fuzz.mk);
 # chromium drives the embeddable board's page in tests/e2e/embed.test.mjs (with npm's playwright-core);
@@ -174,6 +177,7 @@ ifneq ($(SANITIZE),1)
 	tests/fresh_clone.sh
 endif
 	tests/layering.sh $(BUILD)
+	tests/header_guards.sh
 	tests/api/http/interpose_guards.sh $(BUILD)
 	tests/make_run_deps.sh
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/uci.h"
 #include "game/service.h"
 #include "http/membudget.h"
 #include "metrics.h"
@@ -88,11 +89,11 @@ static const setting_t settings[] = {
     { "--perft-threads", "CHESSD_PERFT_THREADS", "1", "threads that run perft (queue: 16 per thread)", KIND_UINT,
       FIELD(perft_threads), 1, 64 },
     { "--engine", "CHESSD_ENGINE", CONFIG_ENGINE_AUTO,
-      "the UCI chess engine for analysis and games against the computer (auto: " CONFIG_ENGINE_DEFAULT_PATH
+      "the UCI chess engine for analysis and games against the computer (auto: " ENGINE_DEFAULT_PATH
       " when it is there; none: no engine, its routes answer 503 engine_unavailable)",
       KIND_STRING, FIELD(engine_path), 0, 0 },
     { "--variant-engine", "CHESSD_VARIANT_ENGINE", CONFIG_ENGINE_AUTO,
-      "the UCI engine for the variants (auto: " CONFIG_VARIANT_ENGINE_DEFAULT_PATH " when it is there; none: "
+      "the UCI engine for the variants (auto: " ENGINE_VARIANT_DEFAULT_PATH " when it is there; none: "
       "the computer plays standard chess and Chess960 only); it plays the variants its UCI_Variant option "
       "lists, the others answer 422 variant_not_supported_by_engine (runs --engine-workers processes too)",
       KIND_STRING, FIELD(variant_engine_path), 0, 0 },
@@ -365,12 +366,12 @@ static const char *engine_setting_path(const char *value, const char *auto_path)
 
 const char *config_engine_path(const config_t *cfg)
 {
-    return engine_setting_path(cfg->engine_path, CONFIG_ENGINE_DEFAULT_PATH);
+    return engine_setting_path(cfg->engine_path, ENGINE_DEFAULT_PATH);
 }
 
 const char *config_variant_engine_path(const config_t *cfg)
 {
-    return engine_setting_path(cfg->variant_engine_path, CONFIG_VARIANT_ENGINE_DEFAULT_PATH);
+    return engine_setting_path(cfg->variant_engine_path, ENGINE_VARIANT_DEFAULT_PATH);
 }
 
 size_t config_buffer_budget(const config_t *cfg)

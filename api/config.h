@@ -9,10 +9,8 @@
 
 enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 
-/* --engine auto (the default): /usr/games/stockfish when it is there, else none. */
+/* --engine auto (the default): ENGINE_DEFAULT_PATH (engine/uci.h) when it is there, else none. */
 #define CONFIG_ENGINE_AUTO "auto"
-#define CONFIG_ENGINE_DEFAULT_PATH "/usr/games/stockfish"
-#define CONFIG_VARIANT_ENGINE_DEFAULT_PATH "/usr/games/fairy-stockfish"
 /* The deepest search an analysis may ask for (a depth is also bounded by
  * --engine-max-think-ms). */
 enum { CONFIG_ENGINE_MAX_DEPTH = 60 };
@@ -86,10 +84,10 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
 /* Whether games are on: a Redis is configured (--redis is not "none"). */
 bool config_redis_enabled(const config_t *cfg);
 
-/* The engine to run: --engine's path, CONFIG_ENGINE_DEFAULT_PATH for auto
+/* The engine to run: --engine's path, ENGINE_DEFAULT_PATH for auto
  * when it is an executable, else NULL (no engine). */
 const char *config_engine_path(const config_t *cfg);
-/* The variants' engine: --variant-engine's path, CONFIG_VARIANT_ENGINE_DEFAULT_PATH
+/* The variants' engine: --variant-engine's path, ENGINE_VARIANT_DEFAULT_PATH
  * for auto when it is executable, NULL for none. */
 const char *config_variant_engine_path(const config_t *cfg);
 

@@ -12,6 +12,8 @@
 #   - a file outside api/http/ includes <microhttpd.h>;
 #   - a server file (anything in api/ but api/play/ and api/chessd.c, main's
 #     subcommand table) includes or uses api/play/, the terminal client;
+#   - the terminal client includes or uses the game service (api/game/, its
+#     tokens' randomness) or the server's settings (api/config.*): it has its own;
 #   - a room of api/ uses one above it: api/http/ (the transport) is below
 #     api/render/ (output formats), below api/engine/ (the UCI driver), below
 #     api/game/ (the game service), below api/live/ (the event hub), below the
@@ -87,8 +89,9 @@ check_layers() {
 }
 
 # Reads "from to why" lines; prints each edge out of the transport (api/http/
-# to anything outside it) and each edge from a server file into the terminal
-# client (api/play/), and exits 1 if any.
+# to anything outside it), each edge between a server file and the terminal
+# client (api/play/) but the client's use of the rooms below the game
+# service, and exits 1 if any.
 check_api_rooms() {
     awk -v kind="$1" '
     function in_http(path) { return index(path, "api/http/") == 1 }
@@ -101,6 +104,11 @@ check_api_rooms() {
     }
     in_play($2) && !in_play($1) && !is_main($1) {
         printf "%s into the terminal client: %s uses %s (%s); no server file knows api/play/\n", kind, $1, $2, $3
+        bad = 1
+    }
+    in_play($1) && (index($2, "api/game/") == 1 || $2 ~ /^api\/config\.[cho]$/) {
+        printf "%s from the terminal client into the server: %s uses %s (%s); api/play/ has its own settings and randomness\n",
+            kind, $1, $2, $3
         bad = 1
     }
     # The rooms of api/, lowest first; 0 outside api/.
@@ -211,8 +219,8 @@ check_tree() {
 # rules/ file that includes api/, a transport file that includes and uses
 # api/ and rules/, a <microhttpd.h> outside the transport, a server file
 # that includes and uses the terminal client, and output formats (api/render/)
-# that include and use the game service and the UCI driver: each must be
-# reported.
+# that include and use the game service and the UCI driver, and a client
+# file that includes and uses the game service: each must be reported.
 self_test() (
     script=$(realpath "$0")
     dir=$(mktemp -d)
@@ -239,7 +247,8 @@ self_test() (
     printf '#pragma once\nint u_f(void);\n' >"$dir/api/engine/u.h"
     printf '#include "u.h"\nint u_f(void) { return 5; }\n' >"$dir/api/engine/u.c"
     printf '#include "../engine/u.h"\nint w_f(void);\nint w_f(void) { return u_f(); }\n' >"$dir/api/render/w.c"
-    for f in api/a api/b rules/r api/http/t api/play/p api/game/g api/render/v api/engine/u api/render/w; do
+    printf '#include "../game/g.h"\nint q_f(void);\nint q_f(void) { return g_f(); }\n' >"$dir/api/play/q.c"
+    for f in api/a api/b rules/r api/http/t api/play/p api/play/q api/game/g api/render/v api/engine/u api/render/w; do
         "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
     done
     # s.c as written needs libmicrohttpd's header; its object is what the
@@ -262,7 +271,9 @@ self_test() (
         "include against the rooms: api/render/v.c uses api/game/g.h" \
         "link against the rooms: api/render/v.o uses api/game/g.o" \
         "include against the rooms: api/render/w.c uses api/engine/u.h" \
-        "link against the rooms: api/render/w.o uses api/engine/u.o"; do
+        "link against the rooms: api/render/w.o uses api/engine/u.o" \
+        "include from the terminal client into the server: api/play/q.c uses api/game/g.h" \
+        "link from the terminal client into the server: api/play/q.o uses api/game/g.o"; do
         if ! grep -qF "$expect" <<<"$output"; then
             printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
             exit 1
@@ -278,7 +289,8 @@ build=${1:?usage: tests/layering.sh [--check-only] BUILD}
 self_test
 if check_tree "$build"; then
     echo "layering: no include or link cycle; rules/ and store/ use nothing above them; api/http/ uses nothing" \
-        "outside it and alone includes <microhttpd.h>; no room of api/ uses one above it; no server file uses api/play/"
+        "outside it and alone includes <microhttpd.h>; no room of api/ uses one above it; no server file uses api/play/," \
+        "nor api/play/ the game service or the server's settings"
 else
     exit 1
 fi

@@ -63,6 +63,9 @@ int main(int argc, char **argv)
         test_engine_jobs_register,
         test_pool_register,
         test_play_engine_register,
+        test_play_input_register,
+        test_play_settings_register,
+        test_play_random_register,
         test_opening_register,
     };
     rules_init();

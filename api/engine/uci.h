@@ -15,6 +15,11 @@
 #include "../../rules/rules.h"
 #include "../http/buf.h"
 
+/* Where Debian's packages put the engines: Stockfish (`serve --engine auto`,
+ * `chessd play`) and Fairy-Stockfish, the variants'. */
+#define ENGINE_DEFAULT_PATH "/usr/games/stockfish"
+#define ENGINE_VARIANT_DEFAULT_PATH "/usr/games/fairy-stockfish"
+
 enum {
     ENGINE_LINE_MAX = 4096,  /* bytes of one line from the engine, its newline included */
     ENGINE_MULTIPV_MAX = 5,

@@ -6,8 +6,8 @@
  * the certificate verified against the system's CAs or a CA file, and the
  * host's name checked). Errors are sentences written into the caller's
  * buffer; nothing here prints. */
-#ifndef CHESSD_API_HTTP_CLIENT_H
-#define CHESSD_API_HTTP_CLIENT_H
+#ifndef CHESSD_API_PLAY_HTTP_CLIENT_H
+#define CHESSD_API_PLAY_HTTP_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,10 +1,9 @@
 /* `chessd play` (see play.h): what the local and remote sessions print,
- * and the local session itself. The game is a game_t of the
- * rules core and the moves played are kept as move-list text, exactly as a
- * stored game keeps them, so a move, a claim, the PGN and a refusal go
- * through the same code as the HTTP API's. Against the computer, its move
- * is chosen as soon as it is its turn (play_engine.h) and played on the
- * game as a typed move is, so the input is read only on the person's turn. */
+ * their table of commands, and the local session itself. The moves played
+ * are kept as move-list text, as a stored game keeps them, so a move, a
+ * claim, the PGN and a refusal go through the HTTP API's code. Against the
+ * computer, its move is chosen as soon as it is its turn (play_engine.h),
+ * so the input is read only on the person's turn. */
 #include "play.h"
 
 #include <ctype.h>
@@ -28,25 +27,78 @@ static const char *const piece_glyphs[COLOR_COUNT][PIECE_TYPE_COUNT] = {
     { "\u265f", "\u265e", "\u265d", "\u265c", "\u265b", "\u265a", "h", "e" },
 };
 
+/* The board in colour: xterm 256-colour numbers from the 6x6x6 cube, which
+ * terminal themes leave alone (unlike the first 16). Every square's
+ * luminance lies between 0.1 and 0.3, where a white and a black piece both
+ * keep a contrast of 3:1 or more, on a dark terminal as on a light one.
+ * Squares by [marked][light]: brown, and blue for the last move's. */
+static const int square_colors[2][2] = { { 94, 137 }, { 31, 67 } };
+static const int piece_colors[COLOR_COUNT] = { 231, 16 }; /* #ffffff, #000000 */
+
+/* The commands: their words, and their help (an alias has none). The
+ * remote_help lines say what --server changes. */
+static const struct {
+    const char *word;
+    play_command_t command;
+    bool remote_only;
+    const char *help;
+    const char *remote_help;
+} commands[] = {
+    { "moves", PLAY_COMMAND_MOVES, false, "every legal move, in SAN", NULL },
+    { "hint", PLAY_COMMAND_HINT, false,
+      "the engine's best move for the side to move, and its score from that\n"
+      "           side's view in pawns, or the moves to mate",
+      "(with --server: GET /analysis, open in a game against the computer\n"
+      "           and once a game is over)" },
+    { "undo", PLAY_COMMAND_UNDO, false, "take back the last move; against the computer, yours and its reply",
+      "(with --server: your own, by POST /undo when the game's takeback\n"
+      "           policy is free, else by a takeback offer the opponent accepts)" },
+    { "fen", PLAY_COMMAND_FEN, false, "the position as FEN", NULL },
+    { "pgn", PLAY_COMMAND_PGN, false, "the game as PGN", NULL },
+    { "claim", PLAY_COMMAND_CLAIM, false, "claim a draw (fifty-move rule or threefold repetition)", NULL },
+    { "board", PLAY_COMMAND_BOARD, false, "show the board again", NULL },
+    { "help", PLAY_COMMAND_HELP, false, "this list", NULL },
+    { "quit", PLAY_COMMAND_QUIT, false, "leave (the end of input too)", NULL },
+    { "exit", PLAY_COMMAND_QUIT, false, NULL, NULL },
+    { "draw", PLAY_COMMAND_DRAW, true, "offer a draw", NULL },
+    { "accept", PLAY_COMMAND_ACCEPT, true, "accept the opponent's draw or takeback offer", NULL },
+    { "decline", PLAY_COMMAND_DECLINE, true, "decline it", NULL },
+    { "resign", PLAY_COMMAND_RESIGN, true, "resign the game", NULL },
+};
+enum { COMMAND_ROWS = sizeof commands / sizeof commands[0] };
+
 /* ---- what both sessions print ---- */
 
 const char *play_color_name(int color) { return color_name(color == BLACK ? BLACK : WHITE); }
 
-bool play_locale_is_utf8(void)
+int play_color_from_name(const char *text, size_t length)
 {
-    static const char *const names[] = { "LC_ALL", "LC_CTYPE", "LANG" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *value = getenv(names[i]);
-        if (value && *value) {
-            char lower[64];
-            size_t n = 0;
-            for (; value[n] && n + 1 < sizeof lower; n++)
-                lower[n] = (char)tolower((unsigned char)value[n]);
-            lower[n] = '\0';
-            return strstr(lower, "utf-8") || strstr(lower, "utf8");
-        }
+    for (int c = 0; c < COLOR_COUNT; c++)
+        if (strlen(color_name((color_t)c)) == length && !memcmp(color_name((color_t)c), text, length))
+            return c;
+    return -1;
+}
+
+play_command_t play_command_find(const char *text, size_t length, bool remote)
+{
+    for (size_t i = 0; i < COMMAND_ROWS; i++)
+        if (strlen(commands[i].word) == length && !memcmp(commands[i].word, text, length)
+            && (remote || !commands[i].remote_only))
+            return commands[i].command;
+    return PLAY_COMMAND_MOVE;
+}
+
+const char *play_trim(const char *text, size_t *length)
+{
+    size_t n = *length;
+    while (n > 0 && isspace((unsigned char)*text)) {
+        text++;
+        n--;
     }
-    return false;
+    while (n > 0 && isspace((unsigned char)text[n - 1]))
+        n--;
+    *length = n;
+    return text;
 }
 
 /* A variant's pockets or reserves, or its checks given, under the board. */
@@ -71,25 +123,74 @@ static void print_held(FILE *out, const position_t *pos, const play_view_t *view
     }
 }
 
-void play_print_board(FILE *out, const position_t *pos, const play_view_t *view)
+/* What a square shows: its piece as a glyph or a letter, else an empty
+ * square's sign. In colour a piece's colour says its side, so both sides
+ * take the solid glyphs, which read best on any background. */
+static const char *square_text(piece_t p, const play_view_t *view, char letter[2])
 {
-    for (int row = 0; row < RANK_COUNT; row++) {
-        int rank = view->flip ? row : RANK_COUNT - 1 - row;
-        fprintf(out, "%d", rank + 1);
-        for (int column = 0; column < FILE_COUNT; column++) {
-            int file = view->flip ? FILE_COUNT - 1 - column : column;
-            piece_t p = pos->board[square_make(file, rank)];
-            if (p == NO_PIECE)
-                fputs(view->unicode ? " \u00b7" : " .", out);
-            else if (view->unicode)
-                fprintf(out, " %s", piece_glyphs[piece_color(p)][piece_type(p)]);
-            else
-                fprintf(out, " %c", piece_letter(p));
+    if (p == NO_PIECE)
+        return view->color ? " " : view->unicode ? "\u00b7" : ".";
+    if (view->unicode)
+        return piece_glyphs[view->color && piece_type(p) < HAWK ? BLACK : piece_color(p)][piece_type(p)];
+    letter[0] = piece_letter(p);
+    letter[1] = '\0';
+    return letter;
+}
+
+/* One rank. In colour a square is three columns on its own background;
+ * else two, a marked square's brackets taking the blanks beside it (two
+ * marked side by side share a pair: "[K R]"). */
+static void print_rank(FILE *out, const position_t *pos, int rank, bitboard_t marked, const play_view_t *view)
+{
+    fprintf(out, "%d%s", rank + 1, view->color ? " " : "");
+    bool bracket_open = false;
+    for (int column = 0; column < FILE_COUNT; column++) {
+        int file = view->flip ? FILE_COUNT - 1 - column : column;
+        int square = square_make(file, rank);
+        piece_t p = pos->board[square];
+        bool mark = bb_has(marked, square);
+        char letter[2];
+        const char *text = square_text(p, view, letter);
+        if (view->color) {
+            int background = square_colors[mark][(file + rank) % 2];
+            int foreground = piece_colors[p == NO_PIECE ? WHITE : piece_color(p)];
+            fprintf(out, "\033[48;5;%d;38;5;%dm %s ", background, foreground, text);
+        } else {
+            fputc(mark == bracket_open ? ' ' : mark ? '[' : ']', out);
+            fputs(text, out);
+            bracket_open = mark;
         }
-        fputc('\n', out);
     }
-    fputs(view->flip ? "  h g f e d c b a\n" : "  a b c d e f g h\n", out);
+    fputs(view->color ? "\033[0m\n" : bracket_open ? "]\n" : "\n", out);
+}
+
+void play_print_board(FILE *out, const position_t *pos, bitboard_t marked, const play_view_t *view)
+{
+    for (int row = 0; row < RANK_COUNT; row++)
+        print_rank(out, pos, view->flip ? row : RANK_COUNT - 1 - row, marked, view);
+    fputs(view->color ? "  " : " ", out);
+    for (int column = 0; column < FILE_COUNT; column++) {
+        fprintf(out, " %c", 'a' + (view->flip ? FILE_COUNT - 1 - column : column));
+        if (view->color && column + 1 < FILE_COUNT)
+            fputc(' ', out);
+    }
+    fputc('\n', out);
     print_held(out, pos, view);
+}
+
+bitboard_t play_last_move(const char *line, size_t length)
+{
+    if (!line || !length)
+        return 0;
+    const char *entry = line, *end = line + length;
+    for (const char *p = line; p < end; p++)
+        if (*p == ' ')
+            entry = p + 1;
+    const char *colon = memchr(entry, ':', (size_t)(end - entry));
+    uci_text_t uci;
+    if (!uci_read(entry, (size_t)((colon ? colon : end) - entry), &uci))
+        return 0;
+    return bb_square(uci.from) | bb_square(uci.to);
 }
 
 void play_print_material(FILE *out, const position_t *pos, const play_view_t *view)
@@ -130,7 +231,7 @@ void play_print_moves(FILE *out, const position_t *initial, const char *line, si
 
 void play_print_game(FILE *out, const game_t *g, const char *line, size_t length, const play_view_t *view)
 {
-    play_print_board(out, &g->pos, view);
+    play_print_board(out, &g->pos, play_last_move(line, length), view);
     fprintf(out, "%s to move%s\n", color_title(g->pos.side_to_move), g->status.check ? ", in check" : "");
     if (g->state == GAME_ACTIVE) {
         fputs("Status: active\n", out);
@@ -151,33 +252,18 @@ void play_print_game(FILE *out, const game_t *g, const char *line, size_t length
 
 void play_print_help(FILE *out, bool remote)
 {
-    fputs("  moves    every legal move, in SAN\n"
-          "  hint     the engine's best move for the side to move, and its score from that\n"
-          "           side's view in pawns, or the moves to mate\n",
-          out);
-    if (remote)
-        fputs("           (with --server: GET /analysis, open in a game against the computer\n"
-              "           and once a game is over)\n",
-              out);
-    fputs("  undo     take back the last move; against the computer, yours and its reply\n", out);
-    if (remote)
-        fputs("           (with --server: your own, by POST /undo when the game's takeback\n"
-              "           policy is free, else by a takeback offer the opponent accepts)\n",
-              out);
-    fputs("  fen      the position as FEN\n"
-          "  pgn      the game as PGN\n"
-          "  claim    claim a draw (fifty-move rule or threefold repetition)\n"
-          "  board    show the board again\n"
-          "  help     this list\n"
-          "  quit     leave (the end of input too)\n",
-          out);
-    if (remote)
-        fputs("with --server only:\n"
-              "  draw     offer a draw\n"
-              "  accept   accept the opponent's draw or takeback offer\n"
-              "  decline  decline it\n"
-              "  resign   resign the game\n",
-              out);
+    bool remote_shown = false;
+    for (size_t i = 0; i < COMMAND_ROWS; i++) {
+        if (!commands[i].help || (commands[i].remote_only && !remote))
+            continue;
+        if (commands[i].remote_only && !remote_shown) {
+            fputs("with --server only:\n", out);
+            remote_shown = true;
+        }
+        fprintf(out, "  %-8s %s\n", commands[i].word, commands[i].help);
+        if (remote && commands[i].remote_help)
+            fprintf(out, "           %s\n", commands[i].remote_help);
+    }
 }
 
 void play_print_hint(FILE *out, const char *san, bool is_mate, int value)
@@ -194,6 +280,13 @@ void play_print_error(FILE *out, const char *code, const char *detail)
     for (const unsigned char *p = (const unsigned char *)detail; *p; p++)
         fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
     fputc('\n', out);
+}
+
+void play_print_line_too_long(FILE *out)
+{
+    char detail[64];
+    snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
+    play_print_error(out, "line_too_long", detail);
 }
 
 void play_print_problem(FILE *out, const api_response_t *res)
@@ -242,15 +335,19 @@ static void print_game_refusal(FILE *out, game_status_t status)
     free(res.body);
 }
 
-/* Appends a played move to the line and shows the game. */
-static void session_played(session_t *s, const game_played_t *played)
+/* Appends a played move to the line. */
+static void session_append(session_t *s, const game_played_t *played)
 {
     char entry[GAME_LINE_ENTRY_SIZE];
     size_t n = game_line_entry(played, entry);
     if (s->line.length)
         buf_putc(&s->line, ' ');
     buf_append(&s->line, entry, n);
-    play_print_game(s->out, &s->game, s->line.data, s->line.length, s->view);
+}
+
+static void session_show(session_t *s)
+{
+    play_print_game(s->out, &s->game, s->line.data ? s->line.data : "", s->line.length, s->view);
 }
 
 static bool computer_to_move(const session_t *s)
@@ -259,7 +356,8 @@ static bool computer_to_move(const session_t *s)
 }
 
 /* The computer's move, announced as the remote mode announces the
- * opponent's ("black played e5") and played as a typed one. */
+ * opponent's ("black played e5") and played as a typed one; then the game
+ * is shown, with the move before it when the computer cannot move. */
 static void computer_move(session_t *s)
 {
     game_t *g = &s->game;
@@ -268,6 +366,7 @@ static void computer_move(session_t *s)
     engine_status_t status = play_engine_move(s->engine, &s->local->level, g, s->line.data, s->line.length, &move,
                                               err, sizeof err);
     if (status != ENGINE_OK) {
+        session_show(s);
         play_print_error(s->out, "engine_failed", err);
         s->engine_failed = true;
         return;
@@ -277,13 +376,17 @@ static void computer_move(session_t *s)
     int mover = g->pos.side_to_move;
     game_status_t refused = game_move(g, (color_t)mover, uci, strlen(uci), s->view->max_plies, 0, &played);
     if (refused != GAME_OK) { /* a game as long as it may be: the person's move is refused the same way */
+        session_show(s);
         print_game_refusal(s->out, refused);
         return;
     }
     fprintf(s->out, "%s played %s\n", play_color_name(mover), played.san);
-    session_played(s, &played);
+    session_append(s, &played);
+    session_show(s);
 }
 
+/* A typed move. Against the computer the board waits for its reply, so
+ * that a turn shows one board, with the reply marked. */
 static void session_move(session_t *s, const char *text, size_t length)
 {
     game_played_t played;
@@ -304,9 +407,13 @@ static void session_move(session_t *s, const char *text, size_t length)
         print_game_refusal(s->out, status);
         return;
     }
-    session_played(s, &played);
-    if (computer_to_move(s))
+    session_append(s, &played);
+    if (computer_to_move(s)) {
+        fflush(s->out); /* what was printed before, while the computer thinks */
         computer_move(s);
+    } else {
+        session_show(s);
+    }
 }
 
 /* Takes back the last ply (and a claim that ended the game after it) by
@@ -332,7 +439,7 @@ static void session_undo(session_t *s)
     s->line.length = keep;
     if (s->line.data)
         s->line.data[keep] = '\0';
-    play_print_game(s->out, g, s->line.data, s->line.length, s->view);
+    session_show(s);
 }
 
 static void session_claim(session_t *s)
@@ -342,7 +449,7 @@ static void session_claim(session_t *s)
         print_game_refusal(s->out, status);
         return;
     }
-    play_print_game(s->out, &s->game, s->line.data, s->line.length, s->view);
+    session_show(s);
 }
 
 /* The engine hints come from: the computer's, or one started at the first hint. */
@@ -416,45 +523,47 @@ static void session_pgn(session_t *s)
     free(text);
 }
 
-/* Reads one line into buf (size bytes, PLAY_LINE_MAX + 1 at least), without
- * its newline or a CR before it. Returns its length, -1 at the end of input,
- * or -2 when it was longer than buf holds (the rest of it is skipped). */
-static int read_line(FILE *in, char *buf, size_t size)
+/* Runs one command; false to end the session. */
+static bool session_command(session_t *s, const char *text, size_t length)
 {
-    size_t n = 0;
-    bool too_long = false;
-    int c;
-    while ((c = getc(in)) != EOF && c != '\n') {
-        if (n + 1 < size)
-            buf[n++] = (char)c;
-        else
-            too_long = true;
+    switch (play_command_find(text, length, false)) {
+    case PLAY_COMMAND_QUIT:
+        return false;
+    case PLAY_COMMAND_HELP:
+        play_print_help(s->out, false);
+        break;
+    case PLAY_COMMAND_MOVES:
+        play_print_legal_moves(s->out, &s->game);
+        break;
+    case PLAY_COMMAND_HINT:
+        session_hint(s);
+        break;
+    case PLAY_COMMAND_FEN: {
+        char fen[FEN_BUFFER_SIZE];
+        fprintf(s->out, "%s\n", fen_format(&s->game.pos, fen, sizeof fen));
+        break;
     }
-    if (c == EOF && n == 0 && !too_long)
-        return -1;
-    if (too_long)
-        return -2;
-    if (n > 0 && buf[n - 1] == '\r')
-        n--;
-    buf[n] = '\0';
-    return (int)n;
+    case PLAY_COMMAND_BOARD:
+        session_show(s);
+        break;
+    case PLAY_COMMAND_UNDO:
+        session_undo(s);
+        break;
+    case PLAY_COMMAND_CLAIM:
+        session_claim(s);
+        break;
+    case PLAY_COMMAND_PGN:
+        session_pgn(s);
+        break;
+    default: /* a move (the remote mode's commands are none here) */
+        session_move(s, text, length);
+        break;
+    }
+    return true;
 }
 
-/* The word of a line: leading and trailing blanks cut; *length is its size. */
-static const char *trim(const char *text, size_t *length)
-{
-    size_t n = *length;
-    while (n > 0 && isspace((unsigned char)*text)) {
-        text++;
-        n--;
-    }
-    while (n > 0 && isspace((unsigned char)text[n - 1]))
-        n--;
-    *length = n;
-    return text;
-}
-
-int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t *view, const play_local_t *local)
+int play_session(play_input_t *input, FILE *out, const position_t *start, const play_view_t *view,
+                 const play_local_t *local)
 {
     session_t s = { .view = view, .local = local, .engine = local->engine, .out = out };
     game_start(&s.game, start);
@@ -467,55 +576,32 @@ int play_session(FILE *in, FILE *out, const position_t *start, const play_view_t
     }
     if (view->prompt)
         fputs("chessd play: type a move (e4, Nf3, e7e8q) or help.\n\n", out);
-    play_print_game(out, &s.game, "", 0, view);
     if (computer_to_move(&s))
         computer_move(&s);
+    else
+        session_show(&s);
     char raw[PLAY_LINE_MAX + 1];
+    /* the side whose move is read: against the computer, always the person's */
+    char prompt[16];
     while (!s.engine_failed) {
-        if (view->prompt) /* the side whose move is read: against the computer, always the person's */
-            fprintf(out, "%s> ", play_color_name(local->computer ? !local->computer_color : s.game.pos.side_to_move));
-        fflush(out);
-        int n = read_line(in, raw, sizeof raw);
-        if (n == -1) {
+        snprintf(prompt, sizeof prompt, "%s> ",
+                 play_color_name(local->computer ? !local->computer_color : s.game.pos.side_to_move));
+        size_t length = 0;
+        play_input_status_t read = play_input_read(input, prompt, raw, sizeof raw, &length);
+        if (read == PLAY_INPUT_END) {
             if (view->prompt)
                 fputc('\n', out);
             break;
         }
-        if (n == -2) {
-            char detail[64];
-            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
-            play_print_error(out, "line_too_long", detail);
+        if (read == PLAY_INPUT_TOO_LONG) {
+            play_print_line_too_long(out);
             continue;
         }
-        size_t length = (size_t)n;
-        const char *text = trim(raw, &length);
+        const char *text = play_trim(raw, &length);
         if (length == 0)
             continue;
-        char word[16];
-        snprintf(word, sizeof word, "%.*s", (int)(length < sizeof word ? length : sizeof word - 1), text);
-        if (length >= sizeof word)
-            word[0] = '\0';
-        if (!strcmp(word, "quit") || !strcmp(word, "exit"))
+        if (!session_command(&s, text, length))
             break;
-        else if (!strcmp(word, "help"))
-            play_print_help(out, false);
-        else if (!strcmp(word, "moves"))
-            play_print_legal_moves(out, &s.game);
-        else if (!strcmp(word, "hint"))
-            session_hint(&s);
-        else if (!strcmp(word, "fen")) {
-            char fen[FEN_BUFFER_SIZE];
-            fprintf(out, "%s\n", fen_format(&s.game.pos, fen, sizeof fen));
-        } else if (!strcmp(word, "board"))
-            play_print_game(out, &s.game, s.line.data ? s.line.data : "", s.line.length, view);
-        else if (!strcmp(word, "undo"))
-            session_undo(&s);
-        else if (!strcmp(word, "claim"))
-            session_claim(&s);
-        else if (!strcmp(word, "pgn"))
-            session_pgn(&s);
-        else
-            session_move(&s, text, length);
         if (buf_failed(&s.line)) {
             play_print_error(out, "internal_error", "out of memory");
             break;

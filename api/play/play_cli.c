@@ -1,8 +1,8 @@
 /* The command line of `chessd play` (see play_cli.h): its options, its
- * usage, and the choice between the local session (play.h: two people, or
- * one against the computer with the engine it starts here) and the remote
- * one (play_remote.h: a stored game joined, or one against the computer
- * created). */
+ * usage, how the session shows and reads (play_settings.h, the terminal),
+ * and the choice between the local session (play.h: two people, or one
+ * against the computer it starts here) and the remote one (play_remote.h:
+ * a stored game joined, or one against the computer created). */
 #include "play_cli.h"
 
 #include <signal.h>
@@ -12,10 +12,11 @@
 
 #include "../../rules/chess960.h"
 #include "../../rules/rules.h"
-#include "../config.h"
+#include "../engine/uci.h"
 #include "play.h"
+#include "play_random.h"
 #include "play_remote.h"
-#include "../game/tokens.h"
+#include "play_settings.h"
 
 static void usage(FILE *out)
 {
@@ -33,12 +34,17 @@ static void usage(FILE *out)
             "moves as they arrive on the game's event stream; with --server and --level, it\n"
             "creates a game against the computer on the server and plays it.\n"
             "\n"
+            "At a terminal the line is edited as in a shell (arrow keys, Ctrl-A, Ctrl-E; Up and\n"
+            "Down for the session's lines; libedit, with ~/.editrc), and the board is drawn in\n"
+            "colour with the last move's squares tinted. Piped, under NO_COLOR or with --ascii,\n"
+            "no colour: the last move's squares are in brackets, \"[P]\".\n"
+            "\n"
             "  --level N        play against the computer at level N (1, the weakest, to 8, the\n"
             "                   strongest; the levels of POST /v1/games \"engine\")\n"
             "  --color C        the side you play against the computer: white (the default),\n"
             "                   black or random\n"
             "  --engine PATH    the UCI engine the computer and hints use without --server\n"
-            "                   (default " CONFIG_ENGINE_DEFAULT_PATH ")\n"
+            "                   (default " ENGINE_DEFAULT_PATH ")\n"
             "  --variant V      play a variant: crazyhouse, atomic, antichess, kingOfTheHill, threeCheck,\n"
             "                   horde, racingKings or seirawan (against the computer: Fairy-Stockfish)\n"
             "  --fen FEN        start from this position (a Chess960 castling field is recognised)\n"
@@ -46,18 +52,20 @@ static void usage(FILE *out)
             "                   Chess960 start\n"
             "  --chess960-position N  Chess960 start N (0-959, Scharnagl numbering; 518 is the\n"
             "                   standard position)\n"
-            "  --ascii          letters for the pieces (the default unless stdout is a terminal\n"
-            "                   and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
+            "  --ascii          plain letters, no colour and no Unicode (Unicode is the default when\n"
+            "                   stdout is a terminal and LC_ALL, LC_CTYPE or LANG names UTF-8)\n"
             "  --unicode        Unicode pieces even when the output is not a terminal\n"
             "  --flip           the board the other way up: Black at the bottom (White when you play\n"
             "                   black, whose side is at the bottom without it)\n"
-            "  --max-plies N    the most plies the game may have (default: as --max-game-plies)\n"
+            "  --max-plies N    the most plies the game may have (default: CHESSD_MAX_GAME_PLIES,\n"
+            "                   else %d, as the server's --max-game-plies)\n"
             "  --server URL     a chessd server, http://host[:port][/path] or https://...\n"
             "  --ca-file PEM    the CAs to trust for https (default: the system's)\n"
             "  --game ID        the stored game's id\n"
             "  --token TOKEN    the player's token (or CHESSD_PLAY_TOKEN); never printed\n"
             "\n"
-            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n");
+            "Type a move in SAN or UCI (e4, Nf3, e7e8q, O-O), or a command:\n",
+            PLAY_SETTINGS_MAX_PLIES_DEFAULT);
     play_print_help(out, true);
 }
 
@@ -181,7 +189,7 @@ static int read_level(const char *text)
 }
 
 /* --server: a stored game joined, or (--level) one against the computer created. */
-static int run_remote(options_t *o, const play_view_t *view)
+static int run_remote(options_t *o, const play_settings_t *settings, const play_view_t *view, play_input_t *input)
 {
     if (o->fen || o->chess960 || o->number || o->max_plies) {
         fprintf(stderr, "chessd play: the start and --max-plies are the stored game's with --server\n");
@@ -199,15 +207,15 @@ static int run_remote(options_t *o, const play_view_t *view)
             fprintf(stderr, "chessd play: --level creates a new game; --game and --token join a stored one\n");
             return 2;
         }
-        return play_remote_new(o->server, level, color, o->variant, o->ca_file, view);
+        return play_remote_new(o->server, level, color, o->variant, o->ca_file, view, input);
     }
     if (!o->token)
-        o->token = getenv("CHESSD_PLAY_TOKEN");
+        o->token = settings->token;
     if (!o->server || !o->game_id || !o->token || !*o->token) {
         fprintf(stderr, "chessd play: the remote mode needs --server, --game and --token (or CHESSD_PLAY_TOKEN)\n");
         return 2;
     }
-    return play_remote_run(o->server, o->game_id, o->token, o->ca_file, view);
+    return play_remote_run(o->server, o->game_id, o->token, o->ca_file, view, input);
 }
 
 /* The start position from --fen, --chess960-position or --chess960 (the
@@ -228,7 +236,7 @@ static int read_start(const options_t *o, position_t *start)
             return 2;
         }
         if (!o->number) { /* --chess960 alone: a random start, as a game created with "chess960": true */
-            if (!tokens_random_below(CHESS960_COUNT, &drawn)) {
+            if (!play_random_below(CHESS960_COUNT, &drawn)) {
                 fprintf(stderr, "chessd play: no randomness for a Chess960 start\n");
                 return 1;
             }
@@ -255,11 +263,11 @@ static int read_start(const options_t *o, position_t *start)
 /* The local session: two people (hints from the engine at --engine's path,
  * started at the first hint), or one against the computer (--level: the
  * engine started first; without one, exit 2). */
-static int run_local(const options_t *o, play_view_t *view)
+static int run_local(const options_t *o, const play_settings_t *settings, play_view_t *view, play_input_t *input)
 {
     play_local_t local = { .engine_path = o->engine                          ? o->engine
-                                          : o->variant != VARIANT_STANDARD ? CONFIG_VARIANT_ENGINE_DEFAULT_PATH
-                                                                           : CONFIG_ENGINE_DEFAULT_PATH };
+                                          : o->variant != VARIANT_STANDARD ? settings->variant_engine_path
+                                                                           : settings->engine_path };
     int color = WHITE;
     if (o->level) {
         int level = read_level(o->level);
@@ -275,10 +283,10 @@ static int run_local(const options_t *o, play_view_t *view)
     if (status)
         return status;
     if (!o->level)
-        return play_session(stdin, stdout, &start, view, &local);
+        return play_session(input, stdout, &start, view, &local);
     if (color < 0) {
         uint32_t drawn;
-        if (!tokens_random_below(COLOR_COUNT, &drawn)) {
+        if (!play_random_below(COLOR_COUNT, &drawn)) {
             fprintf(stderr, "chessd play: no randomness to draw your color\n");
             return 1;
         }
@@ -295,7 +303,7 @@ static int run_local(const options_t *o, play_view_t *view)
     local.computer = true;
     local.computer_color = !color;
     view->flip = view->flip != (color == BLACK); /* the person's side at the bottom, as in the remote mode */
-    status = play_session(stdin, stdout, &start, view, &local);
+    status = play_session(input, stdout, &start, view, &local);
     play_engine_free(local.engine);
     return status;
 }
@@ -328,17 +336,21 @@ int play_cli_main(int argc, char **argv)
         fprintf(stderr, "chessd play: Chess960 goes with standard chess only, not with --variant\n");
         return 2;
     }
-    config_t cfg;
+    play_settings_t settings;
     char err[256];
-    if (!config_load(&cfg, 0, NULL, err, sizeof err)) {
+    if (!play_settings_load(&settings, err, sizeof err)) {
         fprintf(stderr, "chessd play: %s\n", err);
         return 2;
     }
+    /* Colours and glyphs for a terminal only; line editing when a person
+     * types at one and it shows what is typed (play_input.h). */
+    bool terminal = isatty(STDOUT_FILENO);
     play_view_t view = {
-        .unicode = o.unicode || (!o.ascii && isatty(STDOUT_FILENO) && play_locale_is_utf8()),
+        .unicode = o.unicode || (!o.ascii && terminal && settings.utf8),
+        .color = !o.ascii && terminal && settings.color,
         .flip = o.flip,
         .prompt = isatty(STDIN_FILENO),
-        .max_plies = (int)cfg.max_game_plies,
+        .max_plies = settings.max_plies,
     };
     if (o.max_plies) {
         char *end;
@@ -352,10 +364,18 @@ int play_cli_main(int argc, char **argv)
     /* A write to an engine that died, or to a server that closed, is an
      * error to handle (EPIPE), not the end of the process. */
     signal(SIGPIPE, SIG_IGN);
-    if (o.server || o.game_id || o.token || o.ca_file) {
-        int status = run_remote(&o, &view);
-        memset(o.token_copy, 0, sizeof o.token_copy);
-        return status;
+    play_input_t *input = play_input_open(stdin, stdout, view.prompt && terminal, view.prompt);
+    if (!input) {
+        fprintf(stderr, "chessd play: out of memory\n");
+        return 1;
     }
-    return run_local(&o, &view);
+    int status;
+    if (o.server || o.game_id || o.token || o.ca_file) {
+        status = run_remote(&o, &settings, &view, input);
+        memset(o.token_copy, 0, sizeof o.token_copy);
+    } else {
+        status = run_local(&o, &settings, &view, input);
+    }
+    play_input_free(input);
+    return status;
 }

@@ -1,7 +1,7 @@
 /* `chessd play`: the subcommand's entry point (options, usage, and the
  * local or the remote session). */
-#ifndef CHESSD_API_PLAY_CLI_H
-#define CHESSD_API_PLAY_CLI_H
+#ifndef CHESSD_API_PLAY_PLAY_CLI_H
+#define CHESSD_API_PLAY_PLAY_CLI_H
 
 /* `chessd play [options]`: argv holds the arguments after "play". Returns the
  * process exit status (0 after quit or the end of input, 1 when the server

@@ -1,7 +1,7 @@
 /* The computer of the local session (play_engine.h): the engine process,
  * the game's moves handed to it as move_t values replayed from the
  * session's move-list text (so the engine sees the repetitions), and the
- * random state level_move draws from, seeded from RAND_bytes. */
+ * random state level_move draws from, seeded from the kernel (play_random.h). */
 #include "play_engine.h"
 
 #include <stdint.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../game/tokens.h"
 #include "../http/clock.h"
+#include "play_random.h"
 
 struct play_engine {
     engine_t *engine;
@@ -19,13 +19,12 @@ struct play_engine {
     move_t *moves; /* GAME_MAX_PLIES: the game's moves for a search */
 };
 
-/* A starting state for the level's random draws: RAND_bytes, else the clock and pid. */
+/* A starting state for the level's random draws: the kernel's, else the clock and pid. */
 static uint64_t seed(void)
 {
-    uint32_t high, low;
-    uint64_t s = tokens_random_below(UINT32_MAX, &high) && tokens_random_below(UINT32_MAX, &low)
-                     ? (uint64_t)high << 32 | low
-                     : clock_now_us() ^ (uint64_t)getpid() << 40;
+    uint64_t s;
+    if (!play_random_u64(&s))
+        s = clock_now_us() ^ (uint64_t)getpid() << 40;
     return s ? s : 0x9e3779b97f4a7c15ull;
 }
 

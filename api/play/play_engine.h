@@ -4,8 +4,8 @@
  * score at full strength, within PLAY_HINT_NODES). A search that leaves
  * the engine dead restarts it and is tried once more. The caller ignores
  * SIGPIPE (uci.h). */
-#ifndef CHESSD_API_PLAY_ENGINE_H
-#define CHESSD_API_PLAY_ENGINE_H
+#ifndef CHESSD_API_PLAY_PLAY_ENGINE_H
+#define CHESSD_API_PLAY_PLAY_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

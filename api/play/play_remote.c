@@ -1,18 +1,9 @@
 /* The remote mode of `chessd play` (see play_remote.h). The server is the
- * truth; the session keeps a mirror of the game (a game_t replayed from the
- * game's moves, and its version) to draw the board and list the legal moves.
- * Moves are POSTed with expected_ply (so an offer made meanwhile does not
- * refuse them), the other changes with expected_version; the
- * opponent's arrive on the game's SSE stream, read in the same poll() loop
- * as standard input (each connection starts with the whole game, which is
- * read only when its version is not the mirror's). A move event one version ahead is played on the mirror
- * (and checked against the event's FEN); any other change, a gap in the
- * versions or a disagreement reloads the whole game. Which side the token
- * plays is asked of the server with a move that can never be legal ("-"):
- * the answer is not_your_turn for the side not to move and invalid_move_text
- * for the other, and the game is not changed either way. A game against the
- * computer is created here too (POST /v1/games with "engine"): its moves
- * arrive on the stream as anyone's do. A hint is GET /analysis. */
+ * truth; the session mirrors the game (a game_t replayed from its moves, and
+ * its version) to draw the board and list the legal moves. Moves are POSTed
+ * with expected_ply, which an offer does not make stale, other changes with
+ * expected_version; the opponent's arrive on the SSE stream, read by the
+ * input's wait hook (play_input.h). A game against the computer is made here. */
 #include "play_remote.h"
 
 #include <errno.h>
@@ -54,10 +45,11 @@ typedef struct {
     uint64_t version;
     int side; /* color_t, or -1 when not known (a finished game) */
     bool created; /* the mirror and side come from the creation's answer */
-    char takeback[16], draw_offer[8], takeback_offer[8];
+    game_takeback_t takeback;
+    game_offer_t draw_offer, takeback_offer;
     bool timed;
     int64_t clock_ms[COLOR_COUNT];
-    char running[8];
+    int running; /* color_t whose clock runs, or -1 */
     /* the event stream */
     http_client_stream_t *stream;
     buf_t stream_bytes;  /* decoded, not yet split into lines */
@@ -67,10 +59,8 @@ typedef struct {
     int64_t reconnect_at, last_byte_at;
     int backoff_ms;
     /* standard input */
-    char input[PLAY_LINE_MAX + 1];
-    size_t input_length;
-    bool input_too_long;
-    bool need_prompt; /* something was printed since the last prompt */
+    play_input_t *input;
+    bool poll_failed; /* the session ends with status 1 */
 } remote_t;
 
 
@@ -119,22 +109,33 @@ static bool request(remote_t *r, const char *method, const char *path, const cha
 
 /* ---- the mirror ---- */
 
-static void copy_string(char *dst, size_t size, const cJSON *item)
+static int name_of(int (*from_name)(const char *, size_t), const cJSON *item, int fallback)
 {
-    snprintf(dst, size, "%s", cJSON_IsString(item) ? item->valuestring : "");
+    if (!cJSON_IsString(item))
+        return fallback;
+    int value = from_name(item->valuestring, strlen(item->valuestring));
+    return value < 0 ? fallback : value;
 }
 
-/* The fields every Game, GameChange and ChangeEvent carries beside the position. */
+/* The colour a JSON string names ("white", "black"), else -1. */
+static int color_of(const cJSON *item)
+{
+    return cJSON_IsString(item) ? play_color_from_name(item->valuestring, strlen(item->valuestring)) : -1;
+}
+
+/* The fields every Game, GameChange and ChangeEvent carries beside the
+ * position; an offer or a clock's side that is absent is none. */
 static void read_fields(remote_t *r, const cJSON *doc)
 {
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
     if (cJSON_IsNumber(version) && version->valuedouble >= 1)
         r->version = (uint64_t)version->valuedouble;
-    copy_string(r->draw_offer, sizeof r->draw_offer, cJSON_GetObjectItemCaseSensitive(doc, "draw_offer"));
-    copy_string(r->takeback_offer, sizeof r->takeback_offer, cJSON_GetObjectItemCaseSensitive(doc, "takeback_offer"));
-    const cJSON *takeback = cJSON_GetObjectItemCaseSensitive(doc, "takeback");
-    if (cJSON_IsString(takeback))
-        copy_string(r->takeback, sizeof r->takeback, takeback);
+    r->draw_offer = (game_offer_t)name_of(game_offer_from_name, cJSON_GetObjectItemCaseSensitive(doc, "draw_offer"),
+                                          GAME_OFFER_NONE);
+    r->takeback_offer = (game_offer_t)name_of(game_offer_from_name,
+                                              cJSON_GetObjectItemCaseSensitive(doc, "takeback_offer"), GAME_OFFER_NONE);
+    r->takeback = (game_takeback_t)name_of(game_takeback_from_name, cJSON_GetObjectItemCaseSensitive(doc, "takeback"),
+                                           (int)r->takeback);
     const cJSON *clock = cJSON_GetObjectItemCaseSensitive(doc, "clock");
     r->timed = cJSON_IsObject(clock);
     if (r->timed) {
@@ -142,16 +143,8 @@ static void read_fields(remote_t *r, const cJSON *doc)
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(clock, "black_ms");
         r->clock_ms[WHITE] = cJSON_IsNumber(w) ? (int64_t)w->valuedouble : 0;
         r->clock_ms[BLACK] = cJSON_IsNumber(b) ? (int64_t)b->valuedouble : 0;
-        copy_string(r->running, sizeof r->running, cJSON_GetObjectItemCaseSensitive(clock, "running"));
+        r->running = color_of(cJSON_GetObjectItemCaseSensitive(clock, "running"));
     }
-}
-
-static int name_of(int (*from_name)(const char *, size_t), const cJSON *item, int fallback)
-{
-    if (!cJSON_IsString(item))
-        return fallback;
-    int value = from_name(item->valuestring, strlen(item->valuestring));
-    return value < 0 ? fallback : value;
 }
 
 /* Rebuilds the mirror from a whole game (GET /v1/games/{id}, or a `game` event). */
@@ -230,15 +223,16 @@ static void print_game(remote_t *r)
 {
     play_print_game(r->out, &r->game, r->line.data ? r->line.data : "", r->line.length, &r->view);
     /* play_print_game ended with an empty line: the remote lines go before the next block */
-    if (r->draw_offer[0] || r->takeback_offer[0] || r->timed) {
-        if (r->draw_offer[0])
-            fprintf(r->out, "Draw offered by %s\n", r->draw_offer);
-        if (r->takeback_offer[0])
-            fprintf(r->out, "Takeback offered by %s\n", r->takeback_offer);
+    if (r->draw_offer != GAME_OFFER_NONE || r->takeback_offer != GAME_OFFER_NONE || r->timed) {
+        if (r->draw_offer != GAME_OFFER_NONE)
+            fprintf(r->out, "Draw offered by %s\n", game_offer_name(r->draw_offer));
+        if (r->takeback_offer != GAME_OFFER_NONE)
+            fprintf(r->out, "Takeback offered by %s\n", game_offer_name(r->takeback_offer));
         if (r->timed)
             fprintf(r->out, "Clock: white %" PRId64 ".%01" PRId64 " s, black %" PRId64 ".%01" PRId64 " s%s%s\n",
                     r->clock_ms[WHITE] / 1000, r->clock_ms[WHITE] % 1000 / 100, r->clock_ms[BLACK] / 1000,
-                    r->clock_ms[BLACK] % 1000 / 100, r->running[0] ? ", running: " : "", r->running);
+                    r->clock_ms[BLACK] % 1000 / 100, r->running >= 0 ? ", running: " : "",
+                    r->running >= 0 ? play_color_name(r->running) : "");
         fputc('\n', r->out);
     }
     if (game_is_over(&r->game))
@@ -267,8 +261,7 @@ static bool apply_change_move(remote_t *r, const cJSON *change)
         return false;
     /* The server ends a game by itself exactly as the rules core does; a
      * status that says otherwise (a flag fell with the move) reloads. */
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(change, "status");
-    if (!cJSON_IsString(status) || strcmp(status->valuestring, game_state_name(g.state)))
+    if (name_of(game_state_from_name, cJSON_GetObjectItemCaseSensitive(change, "status"), -1) != (int)g.state)
         return false;
     char entry[GAME_LINE_ENTRY_SIZE];
     size_t n = game_line_entry(&played, entry);
@@ -280,7 +273,9 @@ static bool apply_change_move(remote_t *r, const cJSON *change)
     return !buf_failed(&r->line);
 }
 
-/* Brings the mirror up to a change (an answer or an event); true when it moved on. */
+/* Brings the mirror up to a change (an answer or an event): a move one
+ * version ahead is played on it, anything else (another change, a gap in
+ * the versions, a disagreement) reloads the game. True when it moved on. */
 static bool follow_change(remote_t *r, const cJSON *change)
 {
     const cJSON *move = cJSON_GetObjectItemCaseSensitive(change, "move");
@@ -380,64 +375,105 @@ static void remote_hint(remote_t *r)
     http_client_response_free(&res);
 }
 
-/* Whether the opponent has an offer standing (kind: the mirror's field). */
-static bool opponent_offers(const remote_t *r, const char *offer)
+/* Whether the opponent has an offer standing (offer: the mirror's draw or takeback offer). */
+static bool opponent_offers(const remote_t *r, game_offer_t offer)
 {
-    return offer[0] && (r->side < 0 || strcmp(offer, play_color_name(r->side)));
+    game_offer_t mine = r->side == WHITE ? GAME_OFFER_WHITE : GAME_OFFER_BLACK;
+    return offer != GAME_OFFER_NONE && (r->side < 0 || offer != mine);
 }
 
-static void remote_command(remote_t *r, const char *text, size_t length)
+static void remote_pgn(remote_t *r)
 {
-    char word[16];
-    snprintf(word, sizeof word, "%.*s", (int)(length < sizeof word ? length : 0), text);
-    if (!strcmp(word, "help"))
+    http_client_response_t res;
+    if (!request(r, "GET", "/pgn", NULL, &res))
+        return;
+    if (res.status == 200) {
+        fwrite(res.body, 1, res.body_length, r->out);
+        fputc('\n', r->out);
+    } else {
+        print_refusal(r, &res);
+    }
+    http_client_response_free(&res);
+}
+
+/* Accepts or declines the opponent's takeback offer when it is the only
+ * one standing, else its draw offer. */
+static void remote_answer_offer(remote_t *r, const char *action)
+{
+    bool takeback = opponent_offers(r, r->takeback_offer) && !opponent_offers(r, r->draw_offer);
+    post_change(r, takeback ? "/takeback" : "/draw", action_body(action));
+}
+
+static void remote_move(remote_t *r, const char *text, size_t length)
+{
+    cJSON *body = cJSON_CreateObject();
+    char move[PLAY_LINE_MAX + 1];
+    snprintf(move, sizeof move, "%.*s", (int)length, text);
+    cJSON_AddStringToObject(body, "move", move);
+    post_change(r, "/moves", body);
+}
+
+/* Runs one command (text: length bytes, blanks cut); false to end the session. */
+static bool remote_command(remote_t *r, const char *text, size_t length)
+{
+    switch (play_command_find(text, length, true)) {
+    case PLAY_COMMAND_QUIT:
+        return false;
+    case PLAY_COMMAND_HELP:
         play_print_help(r->out, true);
-    else if (!strcmp(word, "moves"))
+        break;
+    case PLAY_COMMAND_MOVES:
         play_print_legal_moves(r->out, &r->game);
-    else if (!strcmp(word, "hint"))
+        break;
+    case PLAY_COMMAND_HINT:
         remote_hint(r);
-    else if (!strcmp(word, "fen")) {
+        break;
+    case PLAY_COMMAND_FEN: {
         char fen[FEN_BUFFER_SIZE];
         fprintf(r->out, "%s\n", fen_format(&r->game.pos, fen, sizeof fen));
-    } else if (!strcmp(word, "board"))
+        break;
+    }
+    case PLAY_COMMAND_BOARD:
         print_game(r);
-    else if (!strcmp(word, "pgn")) {
-        http_client_response_t res;
-        if (request(r, "GET", "/pgn", NULL, &res)) {
-            if (res.status == 200) {
-                fwrite(res.body, 1, res.body_length, r->out);
-                fputc('\n', r->out);
-            } else {
-                print_refusal(r, &res);
-            }
-            http_client_response_free(&res);
-        }
-    } else if (!strcmp(word, "undo")) {
-        if (!strcmp(r->takeback, "free"))
+        break;
+    case PLAY_COMMAND_PGN:
+        remote_pgn(r);
+        break;
+    case PLAY_COMMAND_UNDO:
+        if (r->takeback == GAME_TAKEBACK_FREE)
             post_change(r, "/undo", action_body(NULL));
         else
             post_change(r, "/takeback", action_body("offer"));
-    } else if (!strcmp(word, "claim"))
+        break;
+    case PLAY_COMMAND_CLAIM:
         post_change(r, "/draw", action_body("claim"));
-    else if (!strcmp(word, "draw"))
+        break;
+    case PLAY_COMMAND_DRAW:
         post_change(r, "/draw", action_body("offer"));
-    else if (!strcmp(word, "resign"))
+        break;
+    case PLAY_COMMAND_RESIGN:
         post_change_at(r, "/resign", action_body(NULL), true);
-    else if (!strcmp(word, "accept") || !strcmp(word, "decline")) {
-        bool takeback = opponent_offers(r, r->takeback_offer) && !opponent_offers(r, r->draw_offer);
-        post_change(r, takeback ? "/takeback" : "/draw", action_body(word));
-    } else {
-        cJSON *body = cJSON_CreateObject();
-        char move[PLAY_LINE_MAX + 1];
-        snprintf(move, sizeof move, "%.*s", (int)length, text);
-        cJSON_AddStringToObject(body, "move", move);
-        post_change(r, "/moves", body);
+        break;
+    case PLAY_COMMAND_ACCEPT:
+        remote_answer_offer(r, "accept");
+        break;
+    case PLAY_COMMAND_DECLINE:
+        remote_answer_offer(r, "decline");
+        break;
+    case PLAY_COMMAND_MOVE:
+    case PLAY_COMMAND_COUNT:
+        remote_move(r, text, length);
+        break;
     }
+    return true;
 }
 
 /* ---- which side the token plays ---- */
 
-/* Sets r->side by a move that cannot be legal; false when the token is refused. */
+/* Sets r->side by a move that can never be legal ("-"): the answer is
+ * not_your_turn for the side not to move and invalid_move_text for the
+ * other, and the game is not changed either way. False when the token is
+ * refused. */
 static bool find_side(remote_t *r)
 {
     r->side = -1;
@@ -472,6 +508,13 @@ static bool find_side(remote_t *r)
 
 /* ---- the event stream ---- */
 
+/* The next attempt to open the stream, after a wait that doubles each time (to RECONNECT_MAX_MS). */
+static void schedule_reconnect(remote_t *r)
+{
+    r->reconnect_at = sock_now_ms() + r->backoff_ms;
+    r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
+}
+
 static void stream_drop(remote_t *r, const char *why)
 {
     http_client_stream_close(r->stream);
@@ -482,11 +525,10 @@ static void stream_drop(remote_t *r, const char *why)
     if (game_is_over(&r->game))
         return;
     if (why) {
+        play_input_hide(r->input);
         fprintf(r->out, "notice: the event stream ended (%s); reconnecting\n", why);
-        r->need_prompt = true;
     }
-    r->reconnect_at = sock_now_ms() + r->backoff_ms;
-    r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
+    schedule_reconnect(r);
 }
 
 static void stream_open(remote_t *r)
@@ -506,15 +548,14 @@ static void stream_open(remote_t *r)
         r->backoff_ms = RECONNECT_FIRST_MS;
         return;
     }
+    play_input_hide(r->input);
     if (res.status >= 400 && res.status < 500 && res.status != 429) {
         print_refusal(r, &res);
         fputs("notice: the opponent's moves will not be shown (type board to reload the game)\n", r->out);
         r->stream_refused = true;
     } else {
         play_print_error(r->out, "stream_unavailable", err);
-        r->need_prompt = true;
-        r->reconnect_at = sock_now_ms() + r->backoff_ms;
-        r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
+        schedule_reconnect(r);
     }
     http_client_response_free(&res);
 }
@@ -533,44 +574,66 @@ static void announce_new_move(remote_t *r, const cJSON *doc)
         fprintf(r->out, "%s played %s\n", play_color_name(r->game.pos.side_to_move), san->valuestring);
 }
 
-/* One whole SSE event: its type and its data (JSON). */
+/* The events of a game's stream the session reads, by their "type". */
+typedef enum { STREAM_EVENT_GAME = 0, STREAM_EVENT_CHANGE, STREAM_EVENT_CLOSING, STREAM_EVENT_COUNT } stream_event_t;
+static const char *const stream_event_names[STREAM_EVENT_COUNT] = { "game", "change", "closing" };
+
+static stream_event_t stream_event_type(const cJSON *doc)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "type");
+    for (int t = 0; cJSON_IsString(type) && t < STREAM_EVENT_COUNT; t++)
+        if (!strcmp(type->valuestring, stream_event_names[t]))
+            return (stream_event_t)t;
+    return STREAM_EVENT_COUNT;
+}
+
+/* The whole game, which starts each connection: read when it is not the mirror's version. */
+static void stream_game(remote_t *r, const cJSON *doc)
+{
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+    if (cJSON_IsNumber(version) && (uint64_t)version->valuedouble == r->version)
+        return;
+    play_input_hide(r->input);
+    announce_new_move(r, doc);
+    if (load_game(r, doc))
+        print_game(r);
+}
+
+/* A change newer than the mirror: announced ("black played e5", or its event's name) and followed. */
+static void stream_change(remote_t *r, const cJSON *doc)
+{
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+    if (!cJSON_IsNumber(version) || (uint64_t)version->valuedouble <= r->version)
+        return;
+    const cJSON *event = cJSON_GetObjectItemCaseSensitive(doc, "event");
+    const cJSON *san = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "move"), "san");
+    const cJSON *turn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "position"), "turn");
+    int mover = color_of(turn) == WHITE ? BLACK : WHITE; /* the side not to move after the move */
+    play_input_hide(r->input);
+    if (cJSON_IsString(event) && !strcmp(event->valuestring, "move") && cJSON_IsString(san))
+        fprintf(r->out, "%s played %s\n", play_color_name(mover), san->valuestring);
+    else
+        fprintf(r->out, "event: %s\n", cJSON_IsString(event) ? event->valuestring : "change");
+    if (follow_change(r, doc))
+        print_game(r);
+}
+
+/* One whole SSE event: its data (JSON), whose type says what it is. */
 static void stream_event(remote_t *r)
 {
     cJSON *doc = cJSON_ParseWithLengthOpts(r->event_data.data, r->event_data.length, NULL, 0);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "type");
-    if (!cJSON_IsString(type)) {
-        cJSON_Delete(doc);
-        return;
-    }
-    if (!strcmp(type->valuestring, "game")) {
-        const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
-        if (!cJSON_IsNumber(version) || (uint64_t)version->valuedouble != r->version) {
-            r->need_prompt = true;
-            announce_new_move(r, doc);
-            if (load_game(r, doc))
-                print_game(r);
-        }
-    } else if (!strcmp(type->valuestring, "change")) {
-        const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
-        const cJSON *event = cJSON_GetObjectItemCaseSensitive(doc, "event");
-        const cJSON *san = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "move"), "san");
-        const cJSON *turn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "position"), "turn");
-        if (cJSON_IsNumber(version) && (uint64_t)version->valuedouble > r->version) {
-            /* the mover is the side not to move after the move */
-            int mover = cJSON_IsString(turn) && !strcmp(turn->valuestring, "white") ? BLACK : WHITE;
-            r->need_prompt = true;
-            bool is_move = cJSON_IsString(event) && !strcmp(event->valuestring, "move") && cJSON_IsString(san);
-            if (is_move)
-                fprintf(r->out, "%s played %s\n", play_color_name(mover), san->valuestring);
-            else
-                fprintf(r->out, "event: %s\n", cJSON_IsString(event) ? event->valuestring : "change");
-            if (follow_change(r, doc))
-                print_game(r);
-        }
-    } else if (!strcmp(type->valuestring, "closing")) {
-        cJSON_Delete(doc);
+    switch (stream_event_type(doc)) {
+    case STREAM_EVENT_GAME:
+        stream_game(r, doc);
+        break;
+    case STREAM_EVENT_CHANGE:
+        stream_change(r, doc);
+        break;
+    case STREAM_EVENT_CLOSING:
         stream_drop(r, "the server is shutting down");
-        return;
+        break;
+    case STREAM_EVENT_COUNT:
+        break;
     }
     cJSON_Delete(doc);
 }
@@ -627,62 +690,6 @@ static void stream_readable(remote_t *r)
         stream_drop(r, rc < 0 ? err : "closed by the server");
 }
 
-/* ---- standard input ---- */
-
-/* Handles one input line; false to end the session. */
-static bool input_line(remote_t *r, char *text, size_t length)
-{
-    while (length > 0 && (text[length - 1] == '\r' || text[length - 1] == ' ' || text[length - 1] == '\t'))
-        length--;
-    while (length > 0 && (*text == ' ' || *text == '\t')) {
-        text++;
-        length--;
-    }
-    if (length == 0)
-        return true;
-    if ((length == 4 && !memcmp(text, "quit", 4)) || (length == 4 && !memcmp(text, "exit", 4)))
-        return false;
-    remote_command(r, text, length);
-    return true;
-}
-
-/* Reads what standard input has; false at its end or on quit. */
-static bool input_readable(remote_t *r)
-{
-    char chunk[4096];
-    ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
-    if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
-    if (n == 0) { /* the end of input: a last line without its newline counts */
-        if (r->input_length && !r->input_too_long)
-            input_line(r, r->input, r->input_length);
-        return false;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-        if (chunk[i] != '\n') {
-            if (r->input_length < PLAY_LINE_MAX)
-                r->input[r->input_length++] = chunk[i];
-            else
-                r->input_too_long = true;
-            continue;
-        }
-        bool go_on = true;
-        if (r->input_too_long) {
-            char detail[64];
-            snprintf(detail, sizeof detail, "a line may hold at most %d bytes", PLAY_LINE_MAX);
-            play_print_error(r->out, "line_too_long", detail);
-        } else {
-            r->input[r->input_length] = '\0';
-            go_on = input_line(r, r->input, r->input_length);
-        }
-        r->input_length = 0;
-        r->input_too_long = false;
-        if (!go_on)
-            return false;
-    }
-    return true;
-}
-
 /* ---- the session ---- */
 
 static bool valid_text(const char *text, size_t max, const char *allowed)
@@ -698,31 +705,13 @@ static bool valid_text(const char *text, size_t max, const char *allowed)
     return true;
 }
 
-static void prompt(remote_t *r)
+/* The wait hook of the input (play_input.h), run before each byte is read:
+ * it reads the event stream, and reopens it after a loss, until standard
+ * input can be read. What it prints goes above the line being typed.
+ * False when poll fails or standard input is closed. */
+static bool remote_wait(void *ctx)
 {
-    if (r->view.prompt && r->need_prompt)
-        fprintf(r->out, "%s> ", r->side < 0 ? "game" : play_color_name(r->side));
-    r->need_prompt = false;
-    fflush(r->out);
-}
-
-static int session(remote_t *r)
-{
-    if (!r->created && (!fetch_game(r) || !find_side(r)))
-        return 1;
-    if (r->side >= 0) {
-        r->view.flip = r->view.flip != (r->side == BLACK);
-        fprintf(r->out, "You play %s in game %s (version %" PRIu64 ").\n\n", play_color_name(r->side), r->game_id,
-                r->version);
-    } else {
-        fprintf(r->out, "Game %s is over (version %" PRIu64 ").\n\n", r->game_id, r->version);
-    }
-    print_game(r);
-    r->backoff_ms = RECONNECT_FIRST_MS;
-    r->need_prompt = true;
-    fflush(r->out);
-    if (!game_is_over(&r->game))
-        stream_open(r);
+    remote_t *r = ctx;
     for (;;) {
         while (r->stream && http_client_stream_pending(r->stream))
             stream_readable(r);
@@ -741,38 +730,77 @@ static int session(remote_t *r)
             timeout = (int)(r->reconnect_at - now);
         else if (r->stream)
             timeout = (int)(r->last_byte_at + STREAM_IDLE_MS - now) + 1;
-        prompt(r); /* and flush what was printed, before waiting */
+        play_input_show(r->input); /* and flush what was printed, before waiting */
+        fflush(r->out);
         struct pollfd fds[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
                                  { .fd = r->stream ? http_client_stream_fd(r->stream) : -1,
                                    .events = r->stream ? http_client_stream_events(r->stream) : POLLIN } };
         int ready = poll(fds, 2, timeout < 0 ? -1 : timeout);
         if (ready < 0 && errno != EINTR) {
+            play_input_hide(r->input);
             play_print_error(r->out, "internal_error", "poll failed");
-            return 1;
+            r->poll_failed = true;
+            return false;
         }
         if (ready <= 0)
             continue;
         if (r->stream && (fds[1].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
             stream_readable(r);
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            r->need_prompt = true;
-            if (!input_readable(r))
-                break;
-        } else if (fds[0].revents & POLLNVAL) {
-            break;
+            play_input_show(r->input);
+            return true;
         }
+        if (fds[0].revents & POLLNVAL)
+            return false;
+    }
+}
+
+static int session(remote_t *r)
+{
+    if (!r->created && (!fetch_game(r) || !find_side(r)))
+        return 1;
+    if (r->side >= 0) {
+        r->view.flip = r->view.flip != (r->side == BLACK);
+        fprintf(r->out, "You play %s in game %s (version %" PRIu64 ").\n\n", play_color_name(r->side), r->game_id,
+                r->version);
+    } else {
+        fprintf(r->out, "Game %s is over (version %" PRIu64 ").\n\n", r->game_id, r->version);
+    }
+    print_game(r);
+    r->backoff_ms = RECONNECT_FIRST_MS;
+    fflush(r->out);
+    if (!game_is_over(&r->game))
+        stream_open(r);
+    play_input_set_wait(r->input, remote_wait, r);
+    char prompt[16], line[PLAY_LINE_MAX + 1];
+    for (;;) {
+        snprintf(prompt, sizeof prompt, "%s> ", r->side < 0 ? "game" : play_color_name(r->side));
+        size_t length = 0;
+        play_input_status_t read = play_input_read(r->input, prompt, line, sizeof line, &length);
+        if (read == PLAY_INPUT_END)
+            break;
+        if (read == PLAY_INPUT_TOO_LONG) {
+            play_print_line_too_long(r->out);
+            continue;
+        }
+        const char *text = play_trim(line, &length);
+        if (length > 0 && !remote_command(r, text, length))
+            break;
     }
     if (r->view.prompt)
         fputc('\n', r->out);
-    return 0;
+    return r->poll_failed ? 1 : 0;
 }
 
 static const char GAME_ID_CHARS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 
 /* Sets the session up for server (and ca_file); an exit status, 0 when it is ready. */
-static int remote_open(remote_t *r, const char *server, const char *ca_file, const play_view_t *view)
+static int remote_open(remote_t *r, const char *server, const char *ca_file, const play_view_t *view,
+                       play_input_t *input)
 {
     memset(r, 0, sizeof *r);
+    r->running = -1;
+    r->input = input;
     char err[256];
     if (!http_client_parse_url(server, &r->url, err, sizeof err)) {
         fprintf(stderr, "chessd play: %s\n", err);
@@ -818,7 +846,7 @@ static int remote_play(remote_t *r)
 static remote_t the_remote; /* large (the mirror, the input line): one per process */
 
 int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
-                    const play_view_t *view)
+                    const play_view_t *view, play_input_t *input)
 {
     if (!valid_text(game_id, GAME_ID_MAX, GAME_ID_CHARS)) {
         fprintf(stderr, "chessd play: a game id is 1 to %d letters, digits, '-' or '_'\n", GAME_ID_MAX);
@@ -829,7 +857,7 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
         return 2;
     }
     remote_t *r = &the_remote;
-    int status = remote_open(r, server, ca_file, view);
+    int status = remote_open(r, server, ca_file, view, input);
     if (status)
         return status;
     snprintf(r->game_id, sizeof r->game_id, "%s", game_id);
@@ -852,7 +880,7 @@ static bool read_created(remote_t *r, const http_client_response_t *res)
         snprintf(r->auth, sizeof r->auth, "Authorization: Bearer %s\r\n", token->valuestring);
         /* the game as created: the computer's first move, when it opens,
          * then arrives on the stream and is announced like any other */
-        r->side = !strcmp(token->string, "white") ? WHITE : !strcmp(token->string, "black") ? BLACK : -1;
+        r->side = play_color_from_name(token->string, strlen(token->string));
         r->created = r->side >= 0 && load_game(r, doc);
     } else {
         play_print_error(r->out, "bad_answer", "the created game has no id or not one player token");
@@ -895,10 +923,10 @@ static bool create_game(remote_t *r, int level, int color, variant_t variant)
 }
 
 int play_remote_new(const char *server, int level, int color, variant_t variant, const char *ca_file,
-                    const play_view_t *view)
+                    const play_view_t *view, play_input_t *input)
 {
     remote_t *r = &the_remote;
-    int status = remote_open(r, server, ca_file, view);
+    int status = remote_open(r, server, ca_file, view, input);
     if (status)
         return status;
     if (!create_game(r, level, color, variant)) {

@@ -4,18 +4,19 @@
  * expected_version, the opponent's moves from GET /v1/games/{id}/events,
  * read while standard input is read, with poll()), over http:// or https://.
  * The token is sent in the Authorization header and never printed. */
-#ifndef CHESSD_API_PLAY_REMOTE_H
-#define CHESSD_API_PLAY_REMOTE_H
+#ifndef CHESSD_API_PLAY_PLAY_REMOTE_H
+#define CHESSD_API_PLAY_PLAY_REMOTE_H
 
 #include "play.h"
 
-/* Runs the session on standard input and output; ca_file (PEM, may be NULL:
- * the system's CAs) is trusted for an https server. Returns the exit status:
+/* Runs the session on input (standard input's, play_input.h) and standard
+ * output; ca_file (PEM, may be NULL: the system's CAs) is trusted for an
+ * https server. Returns the exit status:
  * 0 after quit or the end of input; 1 when the server cannot be used
  * (unreachable, the game or the token refused); 2 for a bad URL, id, token or
  * CA file. */
 int play_remote_run(const char *server, const char *game_id, const char *token, const char *ca_file,
-                    const play_view_t *view);
+                    const play_view_t *view, play_input_t *input);
 
 /* `chessd play --server URL --level N [--color C]`: creates a game against
  * the computer (POST /v1/games with "engine": level, and the side other than
@@ -23,6 +24,6 @@ int play_remote_run(const char *server, const char *game_id, const char *token, 
  * as play_remote_run does with the token the answer carries (never printed).
  * The same exit statuses; 1 too when the server refuses the game. */
 int play_remote_new(const char *server, int level, int color, variant_t variant, const char *ca_file,
-                    const play_view_t *view);
+                    const play_view_t *view, play_input_t *input);
 
 #endif

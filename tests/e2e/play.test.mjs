@@ -1,12 +1,12 @@
 // `chessd play`, the terminal mode, run as a process: with piped standard
 // input (the local session compared with a real chessd's HTTP answers for the
 // same moves: FEN, legal moves, refusals' code and detail, status, claimable
-// draws, PGN movetext), in a real pseudo-terminal (tmux on a private socket:
-// the Unicode board and the prompt), and the remote mode against a real
+// draws, PGN movetext), and the remote mode against a real
 // chessd + redis-server (the opponent's move arrives on the event stream
 // while the process waits for input; a bad token's problem detail; the token
 // never printed); --variant locally, in a joined crazyhouse game and for a
-// game against the computer.
+// game against the computer. play_terminal.test.mjs runs it in a real
+// terminal (tmux).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -209,7 +209,7 @@ test('piped: --variant plays each variant as the API does (FEN after every move)
   assert.ok(three.stdout.includes('Checks given: white 3, black 0 (three win)\n'));
   const schess = playLocal(['--variant', 's-chess'], `${lines_.seirawan.join('\n')}\n`);
   assert.ok(schess.stdout.includes('White reserve: E\nBlack reserve: h\n'));
-  assert.ok(schess.stdout.includes('3 H . N . . . . .\n'));
+  assert.ok(schess.stdout.includes('3[H]. N . . . . .\n'), 'the hawk gated on b1 moved to a3: the last move');
   // A FEN read in the variant; a name that is no variant's, or a variant with a Chess960 start: exit 2.
   const fen = playLocal(['--variant', 'crazyhouse', '--fen', 'k7/8/1K6/8/8/8/8/8[Q] w - - 0 1'], 'Q@b7\n');
   assert.ok(fen.stdout.includes('Status: checkmate, result 1-0\n'));
@@ -222,45 +222,6 @@ test('piped: --variant plays each variant as the API does (FEN after every move)
   const chess960 = playLocal(['--variant', 'chess960'], 'fen\n');
   assert.equal(chess960.code, 0);
   assert.match(lines(chess960.stdout)[0], /^Chess960 start \d+$/);
-});
-
-/** Runs f with a private tmux server (its own socket), killed afterwards. */
-async function withTmux(f) {
-  const socket = `chessd-play-test-${process.pid}`;
-  const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TMUX: '' } });
-  try {
-    await f(tmux);
-  } finally {
-    try { tmux('kill-server'); } catch { /* already gone */ }
-  }
-}
-
-async function waitForPane(tmux, pred, what) {
-  const deadline = Date.now() + 10000;
-  let pane = '';
-  while (Date.now() < deadline) {
-    pane = tmux('capture-pane', '-p', '-J', '-t', 'play');
-    if (pred(pane)) return pane;
-    await sleep(50);
-  }
-  assert.fail(`${what} not seen in the pane:\n${pane}`);
-}
-
-test('in a real terminal (tmux): a Unicode board and a prompt, moves typed with send-keys', async () => {
-  await withTmux(async (tmux) => {
-    tmux('-u', 'new-session', '-d', '-s', 'play', '-x', '100', '-y', '60',
-      `env LANG=C.UTF-8 LC_ALL=C.UTF-8 ${CHESSD_BIN} play; echo "exit status $?"; sleep 30`);
-    let pane = await waitForPane(tmux, (p) => p.includes('white> '), 'the first prompt');
-    assert.ok(pane.includes('8 \u265c \u265e \u265d \u265b \u265a \u265d \u265e \u265c'), pane);
-    assert.ok(pane.includes('Material \u2014 white 39, black 39'), pane);
-    tmux('send-keys', '-t', 'play', 'e4', 'Enter');
-    pane = await waitForPane(tmux, (p) => p.includes('black> '), 'the prompt for black');
-    assert.ok(pane.includes('4 \u00b7 \u00b7 \u00b7 \u00b7 \u2659 \u00b7 \u00b7 \u00b7'), pane);
-    tmux('send-keys', '-t', 'play', 'Ke7', 'Enter');
-    pane = await waitForPane(tmux, (p) => p.includes('error: illegal_move'), 'the refusal');
-    tmux('send-keys', '-t', 'play', 'quit', 'Enter');
-    await waitForPane(tmux, (p) => p.includes('exit status 0'), 'a clean exit');
-  });
 });
 
 /** Spawns the remote mode (against base, the test's chessd by default); output collected as it comes. */

@@ -127,7 +127,10 @@ test('local --color black: the computer opens as White before any input, the boa
   const opening = await p.waitFor(/^white played (\S+)$/m);
   const chess = new Chess();
   chess.move(opening[1]);
-  assert.match(p.stdout, /^1 R N B K Q B N R$/m, 'rank 1 on top: black at the bottom');
+  // One board, after the computer's move (marked in brackets): rank 1 on top.
+  await p.waitFor(/^Moves: 1\. \S+$/m);
+  const ranks = p.stdout.split('\n').filter((l) => /^[1-8][ [][^ ]/.test(l)).map((l) => l[0]);
+  assert.deepEqual(ranks, ['1', '2', '3', '4', '5', '6', '7', '8'], 'rank 1 on top: black at the bottom');
   assert.match(p.stdout, /^ {2}h g f e d c b a$/m);
   assert.equal(await p.fen(), chess.fen());
   const mark = p.stdout.length;

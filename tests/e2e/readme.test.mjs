@@ -1,5 +1,5 @@
 // The READMEs cannot drift from what chessd does:
-// - in README.md, rules/README.md and api/engine/README.md every ```sh block
+// - in README.md, rules/, api/engine/ and api/play/README.md every ```sh block
 //   after an `<!-- tested -->` line is run as printed, in order, in one bash
 //   session per page (a block may use the variables of the one before),
 //   against a real chessd on a real redis-server; the fenced block right
@@ -27,7 +27,7 @@ import { spec } from './openapi.mjs';
 const read = (name) => readFileSync(path.join(REPO_ROOT, name), 'utf8');
 const README = read('README.md');
 /** The pages whose tested blocks run, each in a bash session of its own. */
-const PAGES = ['README.md', 'rules/README.md', 'api/engine/README.md'];
+const PAGES = ['README.md', 'rules/README.md', 'api/engine/README.md', 'api/play/README.md'];
 /** The operator's guide, which names the settings. */
 const GUIDE = read('k8s/README.md');
 /** The problem codes' page. */
@@ -136,7 +136,7 @@ for (const page of PAGES) {
 }
 
 test('every sh block of the pages is run or says why not, and none has a prompt', () => {
-  for (const page of [...PAGES, 'k8s/README.md', 'tests/README.md', 'api/http/README.md', 'api/problems.md']) {
+  for (const page of [...PAGES, 'k8s/README.md', 'tests/README.md', 'api/README.md', 'api/http/README.md', 'api/problems.md']) {
     examples(read(page)); // throws on a block with a prompt or without its mark
   }
 });

@@ -1,9 +1,9 @@
 /* Tests for api/play/play.c: the local `chessd play` session, driven through
  * play_session with in-memory input and output, two people or one against
- * the computer (real Stockfish: /usr/games/stockfish or $CHESSD_STOCKFISH),
- * and hints. The HTTP API's own answers for the same moves are compared in
- * tests/e2e/play.test.mjs; the client of the remote mode is tested in
- * test_http_client.c, the computer itself in test_play_engine.c. */
+ * the computer (real Stockfish: /usr/games/stockfish or $CHESSD_STOCKFISH);
+ * hints, the last move's marks, the colour board and the table of commands.
+ * tests/e2e/play.test.mjs compares the HTTP API's answers for the same
+ * moves; test_http_client.c tests the remote mode's client. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,10 @@ static char *run_local_in(variant_t variant, const char *fen, const char *input,
     FILE *out = open_memstream(&output, &length);
     CU_ASSERT_FATAL(in && out);
     play_view_t view = { .unicode = unicode, .flip = flip, .prompt = false, .max_plies = max_plies };
-    *status = play_session(in, out, &start, &view, local ? local : &(play_local_t){ 0 });
+    play_input_t *lines = play_input_open(in, out, false, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lines);
+    *status = play_session(lines, out, &start, &view, local ? local : &(play_local_t){ 0 });
+    play_input_free(lines);
     fclose(in);
     fclose(out);
     return output;
@@ -131,7 +134,9 @@ static void test_flip_puts_black_at_the_bottom(void)
     char *out = run_flags(NULL, "e4\n", false, true, 1000, &status);
     CU_ASSERT_EQUAL(strncmp(out, "1 R N B K Q B N R\n2 P P P P P P P P\n", 36), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "8 r n b k q b n r\n  h g f e d c b a\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 . . . P . . . .\n")); /* e4 is the fourth file from the right */
+    /* e4 is the fourth file from the right; e2 and e4, the last move's squares, in brackets */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "4 . . .[P]. . . .\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 P P P[.]P P P P\n"));
     free(out);
 }
 
@@ -238,8 +243,8 @@ static void test_standard_chess_has_no_variant_lines(void)
 static void test_crazyhouse_shows_the_pockets_drops_and_undo_gives_the_piece_back(void)
 {
     char *out = run_variant(VARIANT_CRAZYHOUSE, NULL, "e4\nd5\nexd5\nQxd5\nNc3\nQa5\nP@b4\nQxb4\n", false);
-    const char *board = "8 r n b . k b n r\n7 p p p . p p p p\n6 . . . . . . . .\n5 . . . . . . . .\n"
-                        "4 . q . . . . . .\n3 . . N . . . . .\n2 P P P P . P P P\n1 R . B Q K B N R\n"
+    const char *board = "8 r n b . k b n r\n7 p p p . p p p p\n6 . . . . . . . .\n5[.]. . . . . . .\n"
+                        "4 .[q]. . . . . .\n3 . . N . . . . .\n2 P P P P . P P P\n1 R . B Q K B N R\n"
                         "  a b c d e f g h\nWhite pocket: -\nBlack pocket: p p\nWhite to move\n"
                         "Status: active\nMaterial - white 38, black 38\n"
                         "Moves: 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@b4 Qxb4\n\n";
@@ -344,31 +349,6 @@ static void test_quit_stops_reading_and_eof_ends_cleanly(void)
     out = run(NULL, "e4\ne5"); /* the last line without its newline still counts */
     expect_last(out, "Moves:", "Moves: 1. e4 e5");
     free(out);
-}
-
-static void test_locale_decides_utf8(void)
-{
-    char *saved[3];
-    const char *names[3] = { "LC_ALL", "LC_CTYPE", "LANG" };
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(names[i]);
-        saved[i] = v ? strdup(v) : NULL;
-        unsetenv(names[i]);
-    }
-    CU_ASSERT_FALSE(play_locale_is_utf8());
-    setenv("LANG", "en_US.UTF-8", 1);
-    CU_ASSERT_TRUE(play_locale_is_utf8());
-    setenv("LC_CTYPE", "C", 1); /* LC_CTYPE before LANG */
-    CU_ASSERT_FALSE(play_locale_is_utf8());
-    setenv("LC_ALL", "C.utf8", 1); /* LC_ALL first */
-    CU_ASSERT_TRUE(play_locale_is_utf8());
-    for (int i = 0; i < 3; i++) {
-        if (saved[i])
-            setenv(names[i], saved[i], 1);
-        else
-            unsetenv(names[i]);
-        free(saved[i]);
-    }
 }
 
 /* ---- hints and the computer ---- */
@@ -535,13 +515,142 @@ static void test_variant_boards_show_pockets_reserves_and_checks(void)
         size_t length = 0;
         FILE *out = open_memstream(&text, &length);
         CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-        play_print_board(out, &pos, &(play_view_t){ .unicode = false });
+        play_print_board(out, &pos, 0, &(play_view_t){ .unicode = false });
         fclose(out);
         if (!strstr(text, cases[i].want))
             fprintf(stderr, "\n%s", text);
         CU_ASSERT_PTR_NOT_NULL(strstr(text, cases[i].want));
         free(text);
     }
+}
+
+/* ---- the last move, colours, the commands ---- */
+
+static bitboard_t squares(const char *a, const char *b)
+{
+    bitboard_t set = bb_square(square_make(a[0] - 'a', a[1] - '1'));
+    return b ? set | bb_square(square_make(b[0] - 'a', b[1] - '1')) : set;
+}
+
+static void test_last_move_is_the_last_entrys_squares(void)
+{
+    CU_ASSERT_EQUAL(play_last_move("", 0), 0);
+    CU_ASSERT_EQUAL(play_last_move(NULL, 0), 0);
+    const char *line = "e2e4:e4 e7e5:e5 e1g1:O-O";
+    CU_ASSERT_EQUAL(play_last_move(line, strlen(line)), squares("e1", "g1")); /* the king's two squares */
+    CU_ASSERT_EQUAL(play_last_move(line, 7), squares("e2", "e4"));            /* "e2e4:e4" alone */
+    const char *drop = "e2e4:e4 d7d5:d5 e4d5:exd5 d8d5:Qxd5 P@e6:P@e6";
+    CU_ASSERT_EQUAL(play_last_move(drop, strlen(drop)), squares("e6", NULL)); /* a drop has one square */
+    CU_ASSERT_EQUAL(play_last_move("e7e8q", 5), squares("e7", "e8"));         /* no SAN: the UCI alone */
+    CU_ASSERT_EQUAL(play_last_move("junk", 4), 0);
+}
+
+static void test_last_move_in_brackets_side_by_side_sharing_a_pair(void)
+{
+    char *out = run("4k3/8/8/8/8/8/8/4K2R w K - 0 1", "O-O\n");
+    expect_last(out, "1 ", "1 . . . .[.]R[K]."); /* e1 and g1: the king's move */
+    free(out);
+    out = run("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "Kd1\n");
+    expect_last(out, "1 ", "1 R . .[K .]. . .");
+    free(out);
+}
+
+/* The backgrounds of the eight squares of a rank drawn in colour (the SGR before each). */
+static void rank_backgrounds(const char *board, int rank, int backgrounds[8])
+{
+    char prefix[4];
+    snprintf(prefix, sizeof prefix, "\n%d ", rank);
+    const char *p = strstr(board, prefix);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    for (int file = 0; file < 8; file++) {
+        p = strstr(p, "\033[48;5;");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        p += strlen("\033[48;5;");
+        backgrounds[file] = atoi(p);
+    }
+}
+
+static void test_colour_board_tints_the_last_move_and_resets_each_line(void)
+{
+    position_t pos;
+    const char *fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    CU_ASSERT_EQUAL_FATAL(fen_parse_variant(fen, strlen(fen), VARIANT_STANDARD, 0, &pos, NULL, 0), FEN_OK);
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    fputc('\n', out);
+    play_print_board(out, &pos, squares("e2", "e4"), &(play_view_t){ .unicode = true, .color = true });
+    fclose(out);
+    int rank4[8], rank2[8];
+    rank_backgrounds(text, 4, rank4);
+    rank_backgrounds(text, 2, rank2);
+    CU_ASSERT_NOT_EQUAL(rank4[4], rank4[2]); /* e4 and c4, both light: e4 tinted */
+    CU_ASSERT_NOT_EQUAL(rank2[4], rank2[2]); /* e2 and c2 likewise */
+    CU_ASSERT_EQUAL(rank4[3], rank4[5]);     /* d4 and f4, both dark, alike */
+    CU_ASSERT_NOT_EQUAL(rank4[2], rank4[3]); /* light and dark differ */
+    CU_ASSERT_PTR_NULL(strstr(text, "\u2659")); /* in colour both sides take the solid glyphs */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ";38;5;231m \u265f ")); /* a white pawn, white on its square */
+    int resets = 0;
+    for (const char *p = text; (p = strstr(p, "\033[0m\n")); p++)
+        resets++;
+    CU_ASSERT_EQUAL(resets, 8); /* each rank ends its colours before the line does */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n   a  b  c  d  e  f  g  h\n"));
+    free(text);
+}
+
+static void test_commands_come_from_one_table_for_both_sessions(void)
+{
+    CU_ASSERT_EQUAL(play_command_find("hint", 4, false), PLAY_COMMAND_HINT);
+    CU_ASSERT_EQUAL(play_command_find("exit", 4, false), PLAY_COMMAND_QUIT);
+    CU_ASSERT_EQUAL(play_command_find("hin", 3, false), PLAY_COMMAND_MOVE);
+    CU_ASSERT_EQUAL(play_command_find("hints", 5, false), PLAY_COMMAND_MOVE);
+    CU_ASSERT_EQUAL(play_command_find("e4", 2, true), PLAY_COMMAND_MOVE);
+    CU_ASSERT_EQUAL(play_command_find("draw", 4, false), PLAY_COMMAND_MOVE); /* the remote mode's only */
+    CU_ASSERT_EQUAL(play_command_find("draw", 4, true), PLAY_COMMAND_DRAW);
+    CU_ASSERT_EQUAL(play_command_find("resign", 6, true), PLAY_COMMAND_RESIGN);
+    char *local = NULL, *remote = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&local, &length);
+    play_print_help(out, false);
+    fclose(out);
+    out = open_memstream(&remote, &length);
+    play_print_help(out, true);
+    fclose(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(local, "\n  quit     leave (the end of input too)\n"));
+    CU_ASSERT_PTR_NULL(strstr(local, "resign"));
+    CU_ASSERT_PTR_NULL(strstr(local, "exit")); /* an alias, not listed */
+    CU_ASSERT_PTR_NOT_NULL(strstr(remote, "with --server only:\n  draw     offer a draw\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(remote, "           (with --server: GET /analysis"));
+    free(local);
+    free(remote);
+}
+
+/* How many boards text shows (one "Moves:" line each). */
+static int boards(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "\nMoves:")); p++)
+        n++;
+    return n;
+}
+
+static void test_against_the_computer_a_turn_shows_one_board_with_its_reply_marked(void)
+{
+    int status;
+    char *out = run_computer(NULL, "e4\n", 1, BLACK, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CU_ASSERT_EQUAL(boards(out), 2); /* the start, then one after e4 and the reply */
+    const char *reply = strstr(out, "\nblack played ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reply);
+    CU_ASSERT_EQUAL(boards(reply), 1);
+    CU_ASSERT_PTR_NULL(strstr(out, "\n4 . . . .[P]")); /* e4 is not the last move on the board shown */
+    free(out);
+    out = run_computer(NULL, "", 1, WHITE, &status); /* the computer opens: its move and one board */
+    CU_ASSERT_EQUAL(boards(out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nwhite played "));
+    CU_ASSERT_PTR_NOT_NULL(strchr(out, '['));
+    free(out);
 }
 
 int test_play_register(void)
@@ -576,7 +685,6 @@ int test_play_register(void)
     CU_add_test(suite, "control_characters_are_not_echoed", test_control_characters_are_not_echoed);
     CU_add_test(suite, "plies_are_capped", test_plies_are_capped);
     CU_add_test(suite, "quit_stops_reading_and_eof_ends_cleanly", test_quit_stops_reading_and_eof_ends_cleanly);
-    CU_add_test(suite, "locale_decides_utf8", test_locale_decides_utf8);
     CU_add_test(suite, "hint_line_formats_pawns_and_mates", test_hint_line_formats_pawns_and_mates);
     CU_add_test(suite, "hint_without_an_engine_is_an_error_and_the_session_goes_on",
                 test_hint_without_an_engine_is_an_error_and_the_session_goes_on);
@@ -590,5 +698,14 @@ int test_play_register(void)
                 test_undo_against_the_computer_takes_back_its_reply_too);
     CU_add_test(suite, "an_engine_that_dies_on_every_search_ends_the_session_with_status_1",
                 test_an_engine_that_dies_on_every_search_ends_the_session_with_status_1);
+    CU_add_test(suite, "last_move_is_the_last_entrys_squares", test_last_move_is_the_last_entrys_squares);
+    CU_add_test(suite, "last_move_in_brackets_side_by_side_sharing_a_pair",
+                test_last_move_in_brackets_side_by_side_sharing_a_pair);
+    CU_add_test(suite, "colour_board_tints_the_last_move_and_resets_each_line",
+                test_colour_board_tints_the_last_move_and_resets_each_line);
+    CU_add_test(suite, "commands_come_from_one_table_for_both_sessions",
+                test_commands_come_from_one_table_for_both_sessions);
+    CU_add_test(suite, "against_the_computer_a_turn_shows_one_board_with_its_reply_marked",
+                test_against_the_computer_a_turn_shows_one_board_with_its_reply_marked);
     return 0;
 }
