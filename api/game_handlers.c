@@ -104,10 +104,13 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
         api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
         break;
     case GAME_SVC_EPRECONDITION_REQUIRED:
-        api_problem(res, API_EPRECONDITION_REQUIRED, "send expected_version (or If-Match) with every change", NULL,
-                    NULL);
+        api_problem(res, API_EPRECONDITION_REQUIRED,
+                    "send expected_version (or If-Match) with every change, or expected_ply with a move", NULL, NULL);
         break;
-    case GAME_SVC_ECONFLICT: api_problem_conflict(res, out->current_version, out->expected_version); break;
+    case GAME_SVC_ECONFLICT:
+        api_problem_conflict(res, out->detail, out->current_version, out->ply_known ? (int64_t)out->current_ply : -1);
+        break;
+    case GAME_SVC_ECONFLICTING: api_problem(res, API_ECONFLICTING_FIELDS, out->detail, NULL, NULL); break;
     case GAME_SVC_EPRECONDITION: api_problem_precondition(res, out->detail, out->current_version); break;
     case GAME_SVC_ETIMED_OUT: api_problem(res, API_EGAME_OVER, out->detail, NULL, NULL); break;
     case GAME_SVC_EREFUSED: answer_refusal(res, out); break;
@@ -116,8 +119,7 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
     case GAME_SVC_ETOO_MANY_TURNS:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_PER_CLIENT);
-        api_problem_limit(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit);
-        res->retry_after = 2;
+        api_problem_quota(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit, 2);
         break;
     case GAME_SVC_EENGINE_BUSY:
         metrics_engine_turn_refused(METRICS_TURN_REFUSED_BACKLOG);
@@ -172,20 +174,32 @@ static bool read_idempotency(const api_request_t *req, bool creation, idem_reque
     return true;
 }
 
-/* The version a change names: body expected_version and/or If-Match. */
-static void read_version(const api_request_t *req, const cJSON *root, game_svc_version_t *v)
+/* A whole number of at least min under key in root into *out (*given:
+ * the key is there); else the sentence refusing it, into *invalid. */
+static void read_count(const cJSON *root, const char *key, double min, const char *refusal, bool *given,
+                       uint64_t *out, const char **invalid)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "expected_version");
-    memset(v, 0, sizeof *v);
-    v->if_match = api_request_header(req, "If-Match");
-    v->given = item != NULL;
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    *given = item != NULL;
     if (!item)
         return;
-    if (!cJSON_IsNumber(item) || item->valuedouble < 1 || item->valuedouble > 9007199254740991.0
+    if (!cJSON_IsNumber(item) || item->valuedouble < min || item->valuedouble > 9007199254740991.0
         || item->valuedouble != (double)(uint64_t)item->valuedouble)
-        v->invalid = "'expected_version' must be a whole number from 1";
+        *invalid = refusal;
     else
-        v->expected = (uint64_t)item->valuedouble;
+        *out = (uint64_t)item->valuedouble;
+}
+
+/* What a change was made against: body expected_version and/or If-Match,
+ * or (a move's) expected_ply. */
+static void read_version(const api_request_t *req, const cJSON *root, game_svc_version_t *v)
+{
+    memset(v, 0, sizeof *v);
+    v->if_match = api_request_header(req, "If-Match");
+    read_count(root, "expected_version", 1, "'expected_version' must be a whole number from 1", &v->given,
+               &v->expected, &v->invalid);
+    read_count(root, "expected_ply", 0, "'expected_ply' must be a whole number from 0", &v->ply_given, &v->ply,
+               &v->invalid);
 }
 
 /* The bearer token of Authorization, or NULL when there is none. */
@@ -267,7 +281,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
 
 void handle_game_move(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "move", "offer_draw", "expected_version", NULL };
+    static const char *const allowed[] = { "move", "offer_draw", "expected_version", "expected_ply", NULL };
     game_change(req, res, allowed, GAME_SVC_MOVE, read_move);
 }
 

@@ -276,7 +276,7 @@ bool input_game_ids(const cJSON *root, int max, const char **list, int *count, a
     int index = 0;
     for (const cJSON *item = detail[0] ? NULL : ids->child; item; item = item->next, index++) {
         if (!cJSON_IsString(item) || !tokens_is_id(item->valuestring)) {
-            snprintf(detail, sizeof detail, "ids[%d] is not a game id", index);
+            snprintf(detail, sizeof detail, "ids[%d] is not a game id: an id is " TOKENS_ID_FORM, index);
             break;
         }
         bool seen = false;

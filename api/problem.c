@@ -36,14 +36,15 @@ static const struct {
     [API_ENOT_YOUR_TURN] = { "not_your_turn", 403, "Only the side to move may do this" },
     [API_EGAME_NOT_FOUND] = { "game_not_found", 404, "No such game" },
     [API_EGAMES_DISABLED] = { "games_disabled", 404, "This server keeps no games" },
-    [API_EVERSION_CONFLICT] = { "version_conflict", 409, "The game has changed since the version given" },
+    [API_EVERSION_CONFLICT] = { "version_conflict", 409, "The game has changed since the version or ply given" },
     [API_EGAME_OVER] = { "game_over", 409, "The game is over" },
     [API_ENOTHING_TO_UNDO] = { "nothing_to_undo", 409, "There is no move of yours to take back" },
     [API_ENO_DRAW_OFFER] = { "no_draw_offer", 409, "There is no draw offer to answer" },
     [API_EDRAW_NOT_CLAIMABLE] = { "draw_not_claimable", 409, "No draw may be claimed in this position" },
     [API_EPRECONDITION_FAILED] = { "precondition_failed", 412, "If-Match does not match the game's version" },
     [API_EPRECONDITION_REQUIRED] = { "precondition_required", 428,
-                                     "Send expected_version or If-Match with every change" },
+                                     "Send expected_version or If-Match with every change, or expected_ply "
+                                     "with a move" },
     [API_EIDEMPOTENCY_KEY_REUSED] = { "idempotency_key_reused", 422,
                                       "The Idempotency-Key was used for a different request" },
     [API_EWEAK_IDEMPOTENCY_KEY] = { "weak_idempotency_key", 400,
@@ -271,12 +272,22 @@ static void write_current_version(jsonw_t *w, const void *ctx)
     jsonw_uint(w, *(const uint64_t *)ctx);
 }
 
-void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected)
+typedef struct {
+    uint64_t version;
+    int64_t ply;
+} conflict_t;
+
+static void write_conflict(jsonw_t *w, const void *ctx)
 {
-    char detail[96];
-    snprintf(detail, sizeof detail, "the game is at version %llu, not %llu", (unsigned long long)current,
-             (unsigned long long)expected);
-    api_problem(res, API_EVERSION_CONFLICT, detail, write_current_version, &current);
+    const conflict_t *c = ctx;
+    write_current_version(w, &c->version);
+    if (c->ply >= 0)
+        jsonw_kv_int(w, "current_ply", c->ply);
+}
+
+void api_problem_conflict(api_response_t *res, const char *detail, uint64_t current_version, int64_t current_ply)
+{
+    api_problem(res, API_EVERSION_CONFLICT, detail, write_conflict, &(conflict_t){ current_version, current_ply });
 }
 
 void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current)
@@ -287,6 +298,7 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
 typedef struct {
     const char *name;
     unsigned long long max;
+    unsigned retry_after; /* 0: none said */
 } limit_t;
 
 static void write_limit(jsonw_t *w, const void *ctx)
@@ -295,12 +307,27 @@ static void write_limit(jsonw_t *w, const void *ctx)
     jsonw_kv_string(w, "limit", limit->name);
     jsonw_key(w, "max");
     jsonw_uint(w, limit->max);
+    if (limit->retry_after) {
+        jsonw_key(w, "retry_after_s");
+        jsonw_uint(w, limit->retry_after);
+    }
 }
 
 void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max)
 {
-    api_problem(res, status, detail, write_limit, &(limit_t){ limit, max });
+    api_problem(res, status, detail, write_limit, &(limit_t){ limit, max, 0 });
+}
+
+void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max, unsigned retry_after)
+{
+    char sentence[320];
+    if (retry_after < 1)
+        retry_after = 1;
+    snprintf(sentence, sizeof sentence, "%s; retry after %u s", detail, retry_after);
+    api_problem(res, status, sentence, write_limit, &(limit_t){ limit, max, retry_after });
+    res->retry_after = retry_after;
 }
 
 void api_problem_game(api_response_t *res, game_status_t status)

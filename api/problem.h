@@ -123,8 +123,9 @@ void api_problem_game(api_response_t *res, game_status_t status);
  * `store_fault` member, without the node or any secret. */
 void api_problem_store(api_response_t *res, store_status_t status, store_t *store);
 
-/* A version_conflict problem carrying current_version. */
-void api_problem_conflict(api_response_t *res, uint64_t current, uint64_t expected);
+/* A version_conflict problem with detail, carrying current_version and,
+ * when known (not negative), current_ply: the game's plies played. */
+void api_problem_conflict(api_response_t *res, const char *detail, uint64_t current_version, int64_t current_ply);
 /* 412 precondition_failed with the detail given and current_version (the
  * member api_problem_conflict's 409 has). */
 void api_problem_precondition(api_response_t *res, const char *detail, uint64_t current);
@@ -132,5 +133,10 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
  * name: a field, or the setting) and `max`. */
 void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max);
+/* A problem about a quota spent, a 429: api_problem_limit's members and
+ * retry_after_s, the seconds to wait (at least 1), which the detail ends
+ * with and Retry-After carries. */
+void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,
+                       unsigned long long max, unsigned retry_after);
 
 #endif

@@ -2,10 +2,12 @@
  * routes_init() and lives as long as the process. */
 #include "routes.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "app.h"
 #include "game/token_secret.h"
+#include "game/tokens.h"
 #include "handlers.h"
 #include "problem.h"
 #include "render/board_svg.h"
@@ -19,6 +21,9 @@ static const char *const perft_params[] = { "depth", "fen", "chess960", "variant
 static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
+
+/* The flags of a route whose path names a game, or a multi-game stream, by its id. */
+enum { GAME = ROUTE_GAME | ROUTE_GAME_ID, STREAM_IDS = ROUTE_GAME | ROUTE_STREAM_ID };
 
 static const router_route_t table[] = {
     { "GET /healthz", "/healthz", "GET", handle_healthz, NULL, ROUTE_PROBE, INLINE },
@@ -36,28 +41,28 @@ static const router_route_t table[] = {
     { "POST /v1/games/events", "/v1/games/events", "POST", handle_games_events, NULL, ROUTE_GAME | ROUTE_STREAM,
       STORE },
     { "POST /v1/games/events/{stream}/ids", "/v1/games/events/*/ids", "POST", handle_games_events_add, NULL,
-      ROUTE_GAME, STORE },
-    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, legal_moves_param, ROUTE_GAME, STORE },
-    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, legal_moves_param, ROUTE_GAME,
+      STREAM_IDS, STORE },
+    { "GET /v1/games/{id}", "/v1/games/*", "GET", handle_game_get, legal_moves_param, GAME, STORE },
+    { "POST /v1/games/{id}/moves", "/v1/games/*/moves", "POST", handle_game_move, legal_moves_param, GAME,
       STORE },
-    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, legal_moves_param, ROUTE_GAME, STORE },
-    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, legal_moves_param, ROUTE_GAME,
+    { "POST /v1/games/{id}/undo", "/v1/games/*/undo", "POST", handle_game_undo, legal_moves_param, GAME, STORE },
+    { "POST /v1/games/{id}/resign", "/v1/games/*/resign", "POST", handle_game_resign, legal_moves_param, GAME,
       STORE },
-    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, legal_moves_param, ROUTE_GAME, STORE },
+    { "POST /v1/games/{id}/draw", "/v1/games/*/draw", "POST", handle_game_draw, legal_moves_param, GAME, STORE },
     { "POST /v1/games/{id}/takeback", "/v1/games/*/takeback", "POST", handle_game_takeback, legal_moves_param,
-      ROUTE_GAME, STORE },
-    { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, legal_moves_param, ROUTE_GAME,
+      GAME, STORE },
+    { "POST /v1/games/{id}/abort", "/v1/games/*/abort", "POST", handle_game_abort, legal_moves_param, GAME,
       STORE },
-    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, ROUTE_GAME, STORE },
-    { "GET /v1/games/{id}/embed", "/v1/games/*/embed", "GET", handle_game_embed, NULL, ROUTE_GAME, STORE },
-    { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, ROUTE_GAME,
+    { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, GAME, STORE },
+    { "GET /v1/games/{id}/embed", "/v1/games/*/embed", "GET", handle_game_embed, NULL, GAME, STORE },
+    { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, GAME,
       STORE },
     { "GET /v1/games/{id}/analysis", "/v1/games/*/analysis", "GET", handle_game_analysis, analysis_params,
-      ROUTE_GAME, ENGINE },
+      GAME, ENGINE },
     /* HEAD never searches: on the store's threads, it takes no place in the engines' queue */
     { "HEAD /v1/games/{id}/analysis", "/v1/games/*/analysis", "HEAD", handle_game_analysis_head, analysis_params,
-      ROUTE_GAME, STORE },
-    { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, ROUTE_GAME | ROUTE_STREAM,
+      GAME, STORE },
+    { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, GAME | ROUTE_STREAM,
       STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },
 };
@@ -126,6 +131,21 @@ bool routes_find(api_request_t *req, api_response_t *res)
     return false;
 }
 
+/* Whether req's path holds an id that could be one, as its route's flags
+ * say it should; false with res filled (404, saying what an id is). */
+static bool path_id_ok(const router_route_t *route, const api_request_t *req, api_response_t *res)
+{
+    bool game = route->flags & ROUTE_GAME_ID, stream = route->flags & ROUTE_STREAM_ID;
+    if ((!game && !stream) || tokens_is_id(req->path_param))
+        return true;
+    char detail[200];
+    snprintf(detail, sizeof detail, "%s: an id is " TOKENS_ID_FORM ", as %s", game ? "no game has this id" :
+             "no multi-game stream has this id", game ? "POST /v1/games answers it" :
+             "the stream's first event (type stream) names it");
+    api_problem(res, game ? API_EGAME_NOT_FOUND : API_ESTREAM_NOT_FOUND, detail, NULL, NULL);
+    return false;
+}
+
 void routes_handle(const api_request_t *req, api_response_t *res)
 {
     const router_route_t *route = router_route(router, req->route);
@@ -137,6 +157,8 @@ void routes_handle(const api_request_t *req, api_response_t *res)
                     NULL, NULL);
         return;
     }
+    if (!path_id_ok(route, req, res))
+        return;
     if ((route->flags & ROUTE_GAME) && !token_secret_ready(store)) {
         store_health_t health;
         store_health(store, &health);

@@ -12,9 +12,11 @@
 #include "http/router.h"
 #include "http/target.h"
 
-/* chessd's own route flag, beside the transport's (request.h). */
+/* chessd's own route flags, beside the transport's (request.h). */
 enum {
     ROUTE_GAME = ROUTE_APP_FIRST << 0, /* a stored game: 404 without a store, 503 while the token secret is not known */
+    ROUTE_GAME_ID = ROUTE_APP_FIRST << 1,   /* the path's '*' is a game id: one that is none is 404 at once */
+    ROUTE_STREAM_ID = ROUTE_APP_FIRST << 2, /* the path's '*' is a multi-game stream's id: likewise */
 };
 
 /* The work pools a route runs on (router_route_t.pool), as the server
@@ -36,8 +38,10 @@ bool routes_parse_target(const char *raw, size_t length, target_t *target, api_r
 bool routes_find(api_request_t *req, api_response_t *res);
 
 /* Runs the handler of req->route (set by routes_find); for a ROUTE_GAME
- * route only with a store (without: 404 games_disabled) and once the token
- * secret is known (see game/token_secret.h), else 503 store_unavailable. */
+ * route only with a store (without: 404 games_disabled), with an id in its
+ * path that could be one (else 404, saying what an id looks like), and once
+ * the token secret is known (see game/token_secret.h), else 503
+ * store_unavailable. */
 void routes_handle(const api_request_t *req, api_response_t *res);
 
 /* routes_find, then routes_handle when a route was found. */

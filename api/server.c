@@ -80,7 +80,8 @@ static void on_handle(void *ctx, const api_request_t *req, api_response_t *res)
 }
 
 /* The transport's own refusals, as problems. */
-static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
+static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *detail, const httpd_limit_t *limit,
+                      api_response_t *res)
 {
     bool store = pool == ROUTES_POOL_STORE;
     switch (why) {
@@ -94,7 +95,10 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         api_problem(res, API_EUNAVAILABLE, detail, NULL, NULL);
         break;
     case HTTPD_REFUSE_RATE_LIMITED:
-        api_problem(res, API_ERATE_LIMITED, detail, NULL, NULL);
+        if (limit)
+            api_problem_quota(res, API_ERATE_LIMITED, detail, limit->name, limit->max, limit->retry_after);
+        else
+            api_problem(res, API_ERATE_LIMITED, detail, NULL, NULL);
         break;
     case HTTPD_REFUSE_BUFFERS_FULL:
         metrics_buffer_refused(METRICS_REFUSED_BUFFERS_FULL);
@@ -139,8 +143,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
                  "this client has %u analyses running or waiting on this replica, its most "
                  "(--engine-analyses-per-client)", max);
         metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_PER_CLIENT);
-        api_problem_limit(res, API_ETOO_MANY_ANALYSES, text, "engine-analyses-per-client", max);
-        res->retry_after = 1;
+        api_problem_quota(res, API_ETOO_MANY_ANALYSES, text, "engine-analyses-per-client", max, 1);
         break;
     }
     case HTTPD_REFUSE_NO_MEMORY:
@@ -465,9 +468,10 @@ static int run(const config_t *cfg, bool engine_only)
         .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
         .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
         .max_body = cfg->max_body,
-        .by_address = srv.by_address,
-        .by_token = srv.by_token,
-        .creations = srv.creations,
+        /* Each budget named as its setting is, in the words a client reads in its 429. */
+        .by_address = { srv.by_address, "rate-limit-ip", "requests", "from one client address" },
+        .by_token = { srv.by_token, "rate-limit-token", "requests", "with one player token" },
+        .creations = { srv.creations, "rate-limit-create", "game creations", "from one client address" },
         .pools = {
             /* perft: a job whose client left while it waited is not run */
             [ROUTES_POOL_PERFT] = { .pool = srv.pool, .skip_gone = true },

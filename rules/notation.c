@@ -1,5 +1,6 @@
 /* Move text to legal move: four or five characters of square-square(+piece)
- * are UCI, anything else is read as SAN. */
+ * are UCI, anything else is read as SAN; blanks around the text are not
+ * part of it, as around a FEN's fields. */
 #include "notation.h"
 
 #include <stdio.h>
@@ -9,9 +10,17 @@
 #include "san.h"
 #include "uci_move.h"
 
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 legality_reason_t notation_parse_move(const position_t *pos, const char *text, size_t length, move_t *move,
                                       char *message, size_t message_size)
 {
+    while (length > 0 && is_blank(*text)) {
+        text++;
+        length--;
+    }
+    while (length > 0 && is_blank(text[length - 1]))
+        length--;
     uci_text_t uci;
     if (!uci_read(text, length, &uci))
         return san_parse(pos, text, length, move, message, message_size);

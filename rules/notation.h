@@ -10,8 +10,10 @@
 #include "legality.h"
 
 /* Reads `length` bytes of UCI or SAN and finds the legal move they name in
- * pos. On success *move is set and LEGALITY_OK returned; otherwise the reason
- * is returned and a sentence written to message (always terminated). */
+ * pos; blanks (space, tab, CR, LF) before and after are skipped, as a FEN's
+ * are, and any inside refuse it. On success *move is set and LEGALITY_OK
+ * returned; otherwise the reason is returned and a sentence written to
+ * message (always terminated). */
 legality_reason_t notation_parse_move(const position_t *pos, const char *text, size_t length, move_t *move,
                                       char *message, size_t message_size);
 

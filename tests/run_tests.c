@@ -46,7 +46,7 @@ int main(int argc, char **argv)
         test_request_register, test_store_subscriber_register, test_tls_register, test_config_register,
         test_cluster_register, test_store_redis_cluster_register, test_board_svg_register,
         test_board_text_register,
-        test_game_service_register,
+        test_game_service_register, test_precondition_register,
         test_chess960_register, test_pgn_read_register, test_play_register, test_sendq_register, test_membudget_register,
         test_timers_register, test_http_client_register, test_position_json_register, test_game_json_register,
         test_notation_register,

@@ -1,14 +1,14 @@
 /* The game service (service.h). A change loads the game (its state and the
  * tail of its history, not its moves), checks the caller's token and the
- * version, calls one operation of rules/game.h and writes the outcome with
- * one compare-and-set (game_save) that also keeps the answer for the
- * caller's Idempotency-Key, publishes the change's event and settles a
- * write whose outcome the store could not report. A move's load, write and
- * answer cost the same at any length of the game; only reads of the whole
- * game, undo and takeback read the move list. Time is Redis's: a load brings
- * its clock (TIME), every clock figure and flag is computed from it, and a
- * timed write is refused by the store if Redis's clock has passed the
- * mover's flag meanwhile. Any read that finds a flag fallen records the
+ * version (or a move's ply), calls one operation of rules/game.h and writes
+ * the outcome with one compare-and-set (game_save) that also keeps the
+ * answer for the caller's Idempotency-Key, publishes the change's event and
+ * settles a write whose outcome the store could not report. A move's load,
+ * write and answer cost the same at any length of the game; only reads of
+ * the whole game, undo and takeback read the move list. Time is Redis's: a
+ * load brings its clock (TIME), every clock figure and flag is computed from
+ * it, and a timed write is refused by the store if Redis's clock has passed
+ * the mover's flag meanwhile. Any read that finds a flag fallen records the
  * ending first (a compare-and-set like any change: it happens once). */
 #include "service.h"
 
@@ -30,7 +30,8 @@
 enum {
     IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
     SCOPE_SIZE = GAME_ID_SIZE + TOKENS_HASH_SIZE + 4,
-    CHANGE_ATTEMPTS = 4, /* loads for one change or read: a copy, then the store again after a flag or a late write */
+    CHANGE_ATTEMPTS = 4, /* loads for one change or read: a copy, then the store again after a flag, a late
+                          * write, or a lost race of a move guarded by its ply */
 };
 
 static const char creation_scope[] = "new";
@@ -526,10 +527,11 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         *status = open_kept(idem->fingerprint, replay, out);
         free(replay);
         return SAVE_FAILED;
-    case STORE_ECONFLICT:
-        count(c, COUNT_VERSION_CONFLICT);
+    case STORE_ECONFLICT: /* counted by the caller, if it is the answer */
         out->current_version = current;
         out->expected_version = expected;
+        snprintf(out->detail, sizeof out->detail, "the game is at version %" PRIu64 ", not %" PRIu64, current,
+                 expected);
         *status = GAME_SVC_ECONFLICT;
         return SAVE_STALE;
     case STORE_EFULL: count(c, COUNT_STORE_FULL); break;
@@ -600,30 +602,25 @@ void game_svc_keep(const game_svc_config_t *c, const game_svc_game_t *g)
 
 /* --- the version a change is made against --- */
 
-/* The version a change was made against (*expected): every one given must fit. */
-static game_svc_status_t check_version(const game_svc_config_t *c, const game_svc_version_t *v, uint64_t current,
-                                       uint64_t *expected, game_svc_result_t *out)
+/* The version a change is made against (*expected, the game's as loaded),
+ * when the guards it was sent with pass on the game in g. */
+static game_svc_status_t check_version(const game_svc_version_t *v, const game_record_t *r, uint64_t *expected,
+                                       game_svc_result_t *out)
 {
-    if (!v->given && !v->if_match)
-        return GAME_SVC_EPRECONDITION_REQUIRED;
-    if (v->given) {
-        if (v->invalid)
-            return fail(out, GAME_SVC_EINVALID, v->invalid);
-        if (v->expected != current) {
-            count(c, COUNT_VERSION_CONFLICT);
-            out->current_version = current;
-            out->expected_version = v->expected;
-            return GAME_SVC_ECONFLICT;
-        }
+    uint64_t plies = (uint64_t)r->game.ply_count;
+    switch (precondition_judge(v, r->version, plies, out->detail, sizeof out->detail)) {
+    case PRECONDITION_OK: *expected = r->version; return GAME_SVC_OK;
+    case PRECONDITION_REQUIRED: return GAME_SVC_EPRECONDITION_REQUIRED;
+    case PRECONDITION_INVALID: return GAME_SVC_EINVALID;
+    case PRECONDITION_CONFLICTING: return GAME_SVC_ECONFLICTING;
+    case PRECONDITION_STALE:
+        out->current_version = r->version;
+        out->expected_version = v->expected;
+        out->ply_known = true;
+        out->current_ply = plies;
+        return GAME_SVC_ECONFLICT;
+    default: out->current_version = r->version; return GAME_SVC_EPRECONDITION;
     }
-    if_match_t judged = v->if_match ? if_match_judge(v->if_match, current) : IF_MATCH_FITS;
-    if (judged != IF_MATCH_FITS) {
-        if_match_refusal(v->if_match, judged, current, out->detail, sizeof out->detail);
-        out->current_version = current;
-        return GAME_SVC_EPRECONDITION;
-    }
-    *expected = current;
-    return GAME_SVC_OK;
 }
 
 /* --- the changes --- */
@@ -764,7 +761,7 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
                       g->record.game.state == GAME_ABORTED
                           ? "the first-move grace passed before this request: the game was aborted"
                           : "the flag fell before this request: the game is over on time");
-    } else if ((answer = check_version(c, version, g->record.version, &expected, out)) != GAME_SVC_OK) {
+    } else if ((answer = check_version(version, &g->record, &expected, out)) != GAME_SVC_OK) {
         outcome = CHANGE_REFUSED;
     } else if (game_is_over(&g->record.game)) {
         answer = refused(out, &g->record.game, GAME_EOVER);
@@ -779,6 +776,11 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
             if (saved == SAVE_MADE && change.played)
                 count(c, COUNT_MOVE_APPLIED);
             outcome = saved == SAVE_STALE ? CHANGE_REFUSED : saved == SAVE_LATE ? CHANGE_AGAIN : CHANGE_FINAL;
+            /* Guarded by its ply, a move the game's version moved under is
+             * judged again on the game as it is now: only a move in between
+             * refuses it. */
+            if (saved == SAVE_STALE && version->ply_given)
+                outcome = CHANGE_AGAIN;
         }
     }
     /* A retry racing its own first attempt can see the version that attempt
@@ -795,6 +797,8 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
             game_svc_result_free(&kept);
         }
     }
+    if (outcome == CHANGE_AGAIN && answer == GAME_SVC_ECONFLICT) /* the answer if no attempt is left */
+        answer = fail(out, GAME_SVC_EBUSY, "the game kept changing while this move was written; retry");
     *status = answer;
     return outcome;
 }
@@ -860,6 +864,8 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
         use_copy = false;
     }
     game_svc_game_free(&g);
+    if (status == GAME_SVC_ECONFLICT)
+        count(c, COUNT_VERSION_CONFLICT);
     return status;
 }
 

@@ -20,6 +20,7 @@
 #include "../http/buf.h"
 #include "game_events.h"
 #include "idempotency.h"
+#include "precondition.h"
 
 /* What the service counts, for the caller's metrics (each may be NULL). */
 typedef struct {
@@ -57,9 +58,11 @@ typedef enum {
     GAME_SVC_EBUSY,                  /* the game changed meanwhile too often: retry (detail) */
     GAME_SVC_EUNAUTHORIZED,          /* no player token */
     GAME_SVC_EFORBIDDEN,             /* the token is not a player's of this game */
-    GAME_SVC_EPRECONDITION_REQUIRED, /* a change names no version */
-    GAME_SVC_ECONFLICT,              /* the game is not at the version named (current_version, expected_version) */
+    GAME_SVC_EPRECONDITION_REQUIRED, /* a change names no version (nor a move its ply) */
+    GAME_SVC_ECONFLICT,              /* the game is not at the version or ply named (detail, current_version,
+                                      * current_ply when ply_known, expected_version) */
     GAME_SVC_EPRECONDITION,          /* If-Match names other versions (detail, current_version) */
+    GAME_SVC_ECONFLICTING,           /* the change's guards contradict each other (detail) */
     GAME_SVC_ETIMED_OUT,             /* the flag fell before the change: the game is over on time (detail) */
     GAME_SVC_EREFUSED,               /* rules/ refuses the change (refusal; an illegal move: move_*) */
     GAME_SVC_EINVALID,               /* a value of the change is invalid (detail: the caller's sentence) */
@@ -79,6 +82,8 @@ typedef struct {
     char detail[GAME_SVC_DETAIL_SIZE];
     unsigned limit; /* GAME_SVC_ETOO_MANY_TURNS, GAME_SVC_EENGINE_BUSY: the bound reached */
     uint64_t current_version, expected_version; /* ECONFLICT; EPRECONDITION: current_version */
+    bool ply_known;                             /* ECONFLICT: current_ply is the game's */
+    uint64_t current_ply;
     game_status_t refusal;                      /* EREFUSED */
     game_takeback_t takeback;                   /* EREFUSED: the game's takeback policy */
     /* EREFUSED with GAME_EILLEGAL_MOVE: the rules' reason and explanation,
@@ -139,16 +144,10 @@ typedef struct {
     const char *client; /* who asks: the owner of a computer's turn the change makes (NULL or "": none) */
 } game_svc_request_t;
 
-/* The version a change is made against: expected_version (given, and
- * invalid: the sentence refusing it) and/or If-Match (RFC 9110: "*" or a
- * list of entity tags, compared strongly; NULL: none). Every one given must
- * name the current version. */
-typedef struct {
-    bool given;
-    uint64_t expected;
-    const char *invalid;
-    const char *if_match;
-} game_svc_version_t;
+/* What a change is made against (precondition.h): expected_version
+ * and/or If-Match, every one given naming the current version, or for a
+ * move expected_ply, the plies played before it. */
+typedef precondition_t game_svc_version_t;
 
 typedef enum {
     GAME_SVC_MOVE = 0,
@@ -177,8 +176,11 @@ typedef struct {
 } game_svc_action_t;
 
 /* Makes a change to game id for the holder of token (NULL: none given), as
- * one compare-and-set; on a copy from the cache first, judged again on the
- * stored game when refused or redone. The answer (GameChange) is in out. */
+ * one compare-and-set on the version loaded; on a copy from the cache
+ * first, judged again on the stored game when refused or redone. A move
+ * guarded by its ply whose write found the version moved (an offer, say)
+ * is judged again on a fresh load, a few times at most (then
+ * GAME_SVC_EBUSY). The answer (GameChange) is in out. */
 game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, const char *token,
                                   const game_svc_request_t *rq, const game_svc_version_t *version,
                                   const game_svc_action_t *action, game_svc_result_t *out);

@@ -65,5 +65,7 @@ bool tokens_random_below(uint32_t bound, uint32_t *out);
 
 /* Whether text could be an id we made (16 base64url characters). */
 bool tokens_is_id(const char *text);
+/* What such an id looks like, in words, for a refusal. */
+#define TOKENS_ID_FORM "16 characters of A-Z, a-z, 0-9, '-' and '_'"
 
 #endif

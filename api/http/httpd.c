@@ -98,28 +98,26 @@ static const char *framing_problem(struct MHD_Connection *connection)
 }
 
 /* Per-address and per-token request budgets (when configured), and the
- * per-address creation budget for ROUTE_CREATES. The token itself is only
- * hashed into a bucket index, never kept. */
-static bool allowed_by_limits(httpd_t *h, struct MHD_Connection *connection, unsigned flags,
-                              unsigned *retry_after)
+ * per-address creation budget for ROUTE_CREATES: the one spent, or NULL.
+ * The token itself is only hashed into a bucket index, never kept. */
+static const httpd_budget_t *spent_budget(httpd_t *h, struct MHD_Connection *connection, unsigned flags,
+                                          unsigned *retry_after)
 {
     const httpd_config_t *cfg = h->cfg;
     uint64_t now = clock_now_us();
     const void *address;
     size_t address_length;
     bool has_address = httpd_client_address(connection, &address, &address_length);
-    if (cfg->by_address && has_address && !ratelimit_take(cfg->by_address, address, address_length, now, retry_after))
-        return false;
-    if (cfg->creations && (flags & ROUTE_CREATES) && has_address
-        && !ratelimit_take(cfg->creations, address, address_length, now, retry_after))
-        return false;
-    if (cfg->by_token) {
-        const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
-        if (auth && !strncasecmp(auth, "Bearer ", 7) && !ratelimit_take(cfg->by_token, auth + 7, strlen(auth + 7), now,
-                                                                        retry_after))
-            return false;
-    }
-    return true;
+    if (has_address && !ratelimit_take(cfg->by_address.limiter, address, address_length, now, retry_after))
+        return &cfg->by_address;
+    if ((flags & ROUTE_CREATES) && has_address
+        && !ratelimit_take(cfg->creations.limiter, address, address_length, now, retry_after))
+        return &cfg->creations;
+    const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
+    if (auth && !strncasecmp(auth, "Bearer ", 7)
+        && !ratelimit_take(cfg->by_token.limiter, auth + 7, strlen(auth + 7), now, retry_after))
+        return &cfg->by_token;
+    return NULL;
 }
 
 /* Called by libmicrohttpd when a request line has arrived: the request's
@@ -259,9 +257,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica");
     }
     unsigned retry_after = 0;
-    if (!probe && !allowed_by_limits(h, connection, flags, &retry_after)) {
-        httpd_refusal(h, HTTPD_REFUSE_RATE_LIMITED, -1, "slow down", &res);
-        res.retry_after = retry_after;
+    const httpd_budget_t *spent = probe ? NULL : spent_budget(h, connection, flags, &retry_after);
+    if (spent) {
+        char detail[256];
+        ratelimit_describe(spent->limiter, spent->what, spent->whose, spent->name, detail, sizeof detail);
+        httpd_limit_t limit = { spent->name, ratelimit_rate(spent->limiter), retry_after };
+        res = (api_response_t){ 0 };
+        h->app->refuse(h->app->ctx, HTTPD_REFUSE_RATE_LIMITED, -1, detail, &limit, &res);
         return httpd_send_response(connection, st, &res);
     }
     st->closing = st->req.draining; /* while draining answers close their connection */

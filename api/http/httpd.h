@@ -29,7 +29,7 @@ typedef enum {
     HTTPD_REFUSE_TOO_LARGE,     /* the body is over the limit (413) */
     HTTPD_REFUSE_NO_MEMORY,     /* 500 */
     HTTPD_REFUSE_DRAINING,      /* shutting down (503) */
-    HTTPD_REFUSE_RATE_LIMITED,  /* a request budget is spent (429; retry_after set by the transport) */
+    HTTPD_REFUSE_RATE_LIMITED,  /* a request budget is spent (429; the limit given) */
     HTTPD_REFUSE_TOO_MANY_STREAMS, /* over the stream bounds (503) */
     HTTPD_REFUSE_BUFFERS_FULL,  /* the buffer budget is spent (503; membudget.h) */
     HTTPD_REFUSE_POOL_FULL,     /* the route's pool queue is full (503; pool given) */
@@ -38,6 +38,15 @@ typedef enum {
     HTTPD_REFUSE_POOL_ADDRESS,  /* the client address has per_address_max jobs on the route's pool (429; pool given) */
     HTTPD_REFUSE_COUNT
 } httpd_refusal_t;
+
+/* The bound a refusal names (HTTPD_REFUSE_RATE_LIMITED): the budget's
+ * name (httpd_budget_t.name), its rate a second, and the seconds until a
+ * request would pass. */
+typedef struct {
+    const char *name;
+    unsigned max;
+    unsigned retry_after;
+} httpd_limit_t;
 
 /* How a holder of a suspended connection (an event stream, a long poll) acts
  * on it. Each is called with the holder's lock held: none blocks or calls
@@ -92,8 +101,10 @@ typedef struct {
     /* Route i's ROUTE_* flags and pool index (-1: run on the connection's thread). */
     void (*route_info)(void *ctx, int route, unsigned *flags, int *pool);
     void (*handle)(void *ctx, const api_request_t *req, api_response_t *res);
-    /* Writes the answer for a refusal (pool: the route's pool, else -1). */
-    void (*refuse)(void *ctx, httpd_refusal_t why, int pool, const char *detail, api_response_t *res);
+    /* Writes the answer for a refusal (pool: the route's pool, else -1;
+     * limit: the bound a rate-limited request passed, else NULL). */
+    void (*refuse)(void *ctx, httpd_refusal_t why, int pool, const char *detail, const httpd_limit_t *limit,
+                   api_response_t *res);
     /* Optional (NULL: not called). */
     void (*completed)(void *ctx, int route, unsigned status, uint64_t micros); /* every answer, route -1 unmatched */
     void (*connection)(void *ctx, int delta);                                  /* connections open */
@@ -121,6 +132,16 @@ typedef struct {
 
 enum { HTTPD_POOLS_MAX = 4 };
 
+/* A request budget and its refusal's words, which are the application's:
+ * "<what> <whose> are limited to <rate> a second (--<name>...)"
+ * (ratelimit_describe). */
+typedef struct {
+    ratelimit_t *limiter; /* owned by the caller; NULL: no budget */
+    const char *name;     /* the setting that sets it, without its dashes; the refusal's limit */
+    const char *what;     /* what it counts, plural: "requests" */
+    const char *whose;    /* whose budget: "from one client address" */
+} httpd_budget_t;
+
 typedef struct {
     const char *bind;    /* an IPv4 or IPv6 address */
     unsigned port;       /* 0: any free port */
@@ -131,9 +152,9 @@ typedef struct {
     unsigned idle_timeout_seconds;
     uint64_t header_timeout_us, body_timeout_us;
     uint64_t max_body;
-    /* Request budgets (owned by the caller; NULL: none): per client address,
-     * per bearer token, and per address for ROUTE_CREATES routes. */
-    ratelimit_t *by_address, *by_token, *creations;
+    /* Request budgets: per client address, per bearer token, and per
+     * address for ROUTE_CREATES routes. */
+    httpd_budget_t by_address, by_token, creations;
     httpd_pool_t pools[HTTPD_POOLS_MAX];
     int pool_count;
     httpd_app_t app;

@@ -22,7 +22,7 @@ httpd_t *httpd_the_server;
 void httpd_refusal(const httpd_t *h, httpd_refusal_t why, int pool, const char *detail, api_response_t *res)
 {
     *res = (api_response_t){ 0 };
-    h->app->refuse(h->app->ctx, why, pool, detail, res);
+    h->app->refuse(h->app->ctx, why, pool, detail, NULL, res);
 }
 
 void httpd_pool_waiting(const httpd_t *h, int pool, int delta)

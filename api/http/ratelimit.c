@@ -6,6 +6,7 @@
 #include "ratelimit.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
 
@@ -89,4 +90,16 @@ bool ratelimit_take(ratelimit_t *l, const void *key, size_t length, uint64_t now
     }
     pthread_mutex_unlock(lock);
     return allowed;
+}
+
+unsigned ratelimit_rate(const ratelimit_t *l) { return l ? (unsigned)l->rate : 0; }
+
+int ratelimit_describe(const ratelimit_t *l, const char *what, const char *whose, const char *setting, char *out,
+                       size_t size)
+{
+    unsigned rate = ratelimit_rate(l), burst = l ? (unsigned)l->burst : 0;
+    if (burst == rate)
+        return snprintf(out, size, "%s %s are limited to %u a second (--%s)", what, whose, rate, setting);
+    return snprintf(out, size, "%s %s are limited to %u a second (--%s, in bursts of %u)", what, whose, rate,
+                    setting, burst);
 }

@@ -21,4 +21,14 @@ void ratelimit_free(ratelimit_t *limiter);
 bool ratelimit_take(ratelimit_t *limiter, const void *key, size_t length, uint64_t now_us,
                     unsigned *retry_after_seconds);
 
+/* The limiter's rate a second (0 for NULL). */
+unsigned ratelimit_rate(const ratelimit_t *limiter);
+
+/* The limit in words, for a refusal, into out (snprintf's contract):
+ * "<what> <whose> are limited to <rate> a second (--<setting>, in bursts
+ * of <burst>)", the bursts left out when they are the rate. what
+ * ("requests") and whose ("from one client address") are the caller's. */
+int ratelimit_describe(const ratelimit_t *limiter, const char *what, const char *whose, const char *setting,
+                       char *out, size_t size);
+
 #endif

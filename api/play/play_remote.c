@@ -1,9 +1,9 @@
 /* The remote mode of `chessd play` (see play_remote.h). The server is the
- * truth; the session keeps a mirror of the game (a game_t replayed from its
- * moves, and its version) to draw the board and list the legal moves.
- * Changes are POSTed with expected_version; the opponent's arrive on the
- * game's SSE stream, which the input's wait hook (play_input.h) reads while
- * a line is typed. A game against the computer is created here too. */
+ * truth; the session mirrors the game (a game_t replayed from its moves, and
+ * its version) to draw the board and list the legal moves. Moves are POSTed
+ * with expected_ply, which an offer does not make stale, other changes with
+ * expected_version; the opponent's arrive on the SSE stream, read by the
+ * input's wait hook (play_input.h). A game against the computer is made here. */
 #include "play_remote.h"
 
 #include <errno.h>
@@ -286,16 +286,19 @@ static bool follow_change(remote_t *r, const cJSON *change)
 
 /* ---- changes ---- */
 
-/* POSTs a change (body: JSON with expected_version added) and follows its
- * answer. A change that means the same whatever has been played since
- * (any_version: resigning) is sent once more, at the game's new version,
- * when the game moved on under it (the computer's reply landed before its
- * event was read) and is still being played. */
+/* POSTs a change (body: JSON with the mirror's expected_version added, or
+ * for a move its expected_ply) and follows its answer. A change that means
+ * the same whatever has been played since (any_version: resigning) is sent
+ * once more, at the game's new version, when the game moved on under it
+ * (the computer's reply landed before its event was read) and is still
+ * being played. */
 static void post_change_at(remote_t *r, const char *path, cJSON *body, bool any_version)
 {
+    bool move = !strcmp(path, "/moves");
+    const char *guard = move ? "expected_ply" : "expected_version";
     for (int attempt = 0; attempt < 2; attempt++) {
-        cJSON_DeleteItemFromObjectCaseSensitive(body, "expected_version");
-        cJSON_AddNumberToObject(body, "expected_version", (double)r->version);
+        cJSON_DeleteItemFromObjectCaseSensitive(body, guard);
+        cJSON_AddNumberToObject(body, guard, move ? (double)r->game.ply_count : (double)r->version);
         char *text = cJSON_PrintUnformatted(body);
         if (!text) {
             play_print_error(r->out, "internal_error", "out of memory");

@@ -1,9 +1,9 @@
-/* Tests for api/problem.c, the one map from outcome to HTTP answer: every
- * outcome has a code (unique, and listed in openapi.yaml's Problem schema),
- * an error status and a title; api_problem writes the problem+json document
- * (type, title, status, detail, code, the extra members) and the headers that
- * go with it; refused moves, games and store calls map to their outcomes; and
- * a document that cannot be written is a 500 without a body. */
+/* Tests for api/problem.c, the one map from outcome to HTTP answer. Every
+ * outcome has a unique code (in openapi.yaml's Problem schema), an error
+ * status and a title; a document carries them, its detail, extra members and
+ * headers. Refused moves, games and store calls map to their outcomes; a
+ * spent quota says its limit and when to retry; a document that cannot be
+ * written is a 500 without a body. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -250,11 +250,47 @@ static void test_refused_game_operations_and_store_calls_map_to_their_outcome(vo
         free(res.body);
     }
     api_response_t res = { 0 };
-    api_problem_conflict(&res, 12, 9);
+    api_problem_conflict(&res, "the game is at version 12, not 9", 12, 7);
     CU_ASSERT_EQUAL(res.status, 409);
     cJSON *root = problem_body(&res);
     CU_ASSERT_EQUAL(member_number(root, "current_version"), 12);
+    CU_ASSERT_EQUAL(member_number(root, "current_ply"), 7);
     CU_ASSERT_STRING_EQUAL(member_string(root, "detail"), "the game is at version 12, not 9");
+    cJSON_Delete(root);
+    free(res.body);
+    /* A conflict found by the store's compare-and-set alone knows no ply. */
+    res = (api_response_t){ 0 };
+    api_problem_conflict(&res, "the game is at version 3, not 2", 3, -1);
+    root = problem_body(&res);
+    CU_ASSERT_EQUAL(member_number(root, "current_version"), 3);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(root, "current_ply"));
+    cJSON_Delete(root);
+    free(res.body);
+}
+
+/* Every 429 names its quota (limit, max), says when to retry in its detail
+ * and in retry_after_s, and sends the same seconds as Retry-After. */
+static void test_a_spent_quota_names_its_limit_and_when_to_retry(void)
+{
+    api_response_t res = { 0 };
+    api_problem_quota(&res, API_ERATE_LIMITED, "game creations from one client address are limited to 10 a second",
+                      "rate-limit-create", 10, 3);
+    CU_ASSERT_EQUAL(res.status, 429);
+    CU_ASSERT_EQUAL(res.retry_after, 3);
+    cJSON *root = problem_body(&res);
+    CU_ASSERT_STRING_EQUAL(member_string(root, "detail"),
+                           "game creations from one client address are limited to 10 a second; retry after 3 s");
+    CU_ASSERT_STRING_EQUAL(member_string(root, "limit"), "rate-limit-create");
+    CU_ASSERT_EQUAL(member_number(root, "max"), 10);
+    CU_ASSERT_EQUAL(member_number(root, "retry_after_s"), 3);
+    cJSON_Delete(root);
+    free(res.body);
+    /* No wait given is a wait of one second: a 429 always says when. */
+    res = (api_response_t){ 0 };
+    api_problem_quota(&res, API_ETOO_MANY_ANALYSES, "two analyses", "engine-analyses-per-client", 2, 0);
+    CU_ASSERT_EQUAL(res.retry_after, 1);
+    root = problem_body(&res);
+    CU_ASSERT_EQUAL(member_number(root, "retry_after_s"), 1);
     cJSON_Delete(root);
     free(res.body);
 }
@@ -291,6 +327,7 @@ int test_problem_register(void)
     CU_ADD_TEST(suite, test_a_problem_replaces_the_answer_with_its_detail_and_extra_members);
     CU_ADD_TEST(suite, test_refused_moves_map_to_their_outcome_and_name_the_move);
     CU_ADD_TEST(suite, test_refused_game_operations_and_store_calls_map_to_their_outcome);
+    CU_ADD_TEST(suite, test_a_spent_quota_names_its_limit_and_when_to_retry);
     CU_ADD_TEST(suite, test_a_problem_that_cannot_be_written_is_a_500_without_a_body);
     return CU_get_error();
 }

@@ -115,7 +115,7 @@ function parseGiven(cell) {
   const spans = codeSpans(cell, 'given');
   const steps = spans.join(' ').split(/\s+/).filter(Boolean);
   for (const step of steps)
-    if (step !== 'resign' && !/^[^@\s]+(@[^@\s]+)?$/.test(step)) throw new Error(`given: cannot read step ${JSON.stringify(step)}`);
+    if (step !== 'resign' && step !== 'offer' && !/^[^@\s]+(@[^@\s]+)?$/.test(step)) throw new Error(`given: cannot read step ${JSON.stringify(step)}`);
   return steps;
 }
 
@@ -253,6 +253,8 @@ async function prepare(row) {
       let res;
       if (step === 'resign') {
         res = await call(server, 'POST', `/v1/games/${game.id}/resign`, { headers, json: { expected_version: game.version } });
+      } else if (step === 'offer') {
+        res = await call(server, 'POST', `/v1/games/${game.id}/draw`, { headers, json: { action: 'offer', expected_version: game.version } });
       } else {
         const [move, key] = step.split('@');
         if (key) headers['idempotency-key'] = key;

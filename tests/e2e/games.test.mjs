@@ -977,9 +977,9 @@ test('If-Match compares strongly (RFC 9110): a weak tag never fits, "*" and a li
     assert.equal(p.current_version, 1);
     assert.equal(p.detail, `If-Match must be a quoted ETag such as "1" (the game's version), not ${unquoted}`);
   }
-  // Both given: each must fit.
+  // Both given, they must name the same version: two that differ are the request's fault, whatever the game's.
   expectProblem(await change(g, 'white', 'moves', { move: 'e4', expected_version: 1 }, { 'if-match': '"2"' }),
-    412, 'precondition_failed');
+    400, 'conflicting_fields');
   await changeOk(g, 'white', 'moves', { move: 'e4' }, { 'if-match': '*' });
   await changeOk(g, 'black', 'moves', { move: 'e5' }, { 'if-match': '"1", "2"' });
   await changeOk(g, 'white', 'moves', { move: 'Nf3', expected_version: 3 }, { 'if-match': '"3"' });

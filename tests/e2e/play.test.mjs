@@ -403,6 +403,35 @@ test('remote: resign when the opponent has just moved and its event is not read 
   }
 });
 
+test('remote: a move typed after the opponent offered a draw whose event is not read yet is made: moves are sent with expected_ply', async () => {
+  // What the event stream sends is held (the session's mirror stays a version behind).
+  const proxy = await startProxy((req) => /\/events(\?|$)/.test(req.url));
+  let p;
+  try {
+    const game = await post(server, '/v1/games', {});
+    const { id, tokens } = game.body;
+    const white = (path, body) => post(server, `/v1/games/${id}/${path}`, body, { headers: { authorization: `Bearer ${tokens.white}` } });
+    assert.equal((await white('moves', { move: 'e4', expected_version: 1 })).status, 200);
+    p = playRemote(['--game', id, '--token', tokens.black], {}, proxy.base);
+    await p.waitFor(`You play black in game ${id} (version 2).`);
+    assert.equal((await white('draw', { action: 'offer', expected_version: 2 })).status, 200);
+    await sleep(300); // the offer's event reached the proxy, which holds it
+    assert.ok(!p.stdout.includes('Draw offered by white'), 'the event is held');
+    p.proc.stdin.write('e5\n');
+    await p.waitFor('Moves: 1. e4 e5\n');
+    assert.ok(!p.stdout.includes('version_conflict'), p.stdout);
+    const stored = await get(server, `/v1/games/${id}`);
+    assert.deepEqual(stored.body.moves.map((m) => m.san), ['e4', 'e5']);
+    assert.equal(stored.body.version, 4);
+    proxy.release();
+    p.proc.stdin.end();
+    assert.equal(await p.exited, 0);
+  } finally {
+    p?.proc.kill();
+    await proxy.close();
+  }
+});
+
 test('remote: a bad token gets the problem detail and exit 1; https:// is refused; the token is never printed', async () => {
   const game = await post(server, '/v1/games', {});
   const secret = 'not-a-token-of-this-game-0123456789';

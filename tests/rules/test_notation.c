@@ -1,8 +1,8 @@
 /* Tests for rules/notation.c's move lists (notation_next_in_list, as `chessd
  * perft` and the suites' tests_play read them): words split at any number of
  * spaces, nothing from an empty or blank text, each word read back by
- * notation_parse_move. The reasons a single move is refused are tested in
- * test_legality.c. */
+ * notation_parse_move. That skips blanks around a move, never inside. The
+ * reasons a single move is refused are tested in test_legality.c. */
 #include <string.h>
 
 #include "../support/tests.h"
@@ -99,6 +99,26 @@ static void test_a_list_played_word_by_word_reaches_its_position(void)
     CU_ASSERT_STRING_EQUAL(fen_format(&pos, got, sizeof got), fen_format(&expected, want, sizeof want));
 }
 
+/* Blanks around a move are not part of it, as around a FEN's fields, in
+ * UCI and in SAN alike; blanks or anything else inside still refuse it. */
+static void test_blanks_around_a_move_are_skipped_and_inside_refused(void)
+{
+    position_t pos;
+    tests_parse_fen(FEN_START, &pos);
+    static const char *const fine[] = { "e2e4 ", " e2e4", "\te4\r\n", "  Nf3  ", "g1f3\n" };
+    static const char *const refused[] = { "e2 e4", "N f3", "e4\te5", " ", "\t\n" };
+    move_t move;
+    char message[256];
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        CU_ASSERT_EQUAL(notation_parse_move(&pos, fine[i], strlen(fine[i]), &move, message, sizeof message),
+                        LEGALITY_OK);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        CU_ASSERT_EQUAL(notation_parse_move(&pos, refused[i], strlen(refused[i]), &move, message, sizeof message),
+                        LEGALITY_UNPARSEABLE);
+    /* The length given bounds the text: a blank past it is not read. */
+    CU_ASSERT_EQUAL(notation_parse_move(&pos, "e4 x", 3, &move, message, sizeof message), LEGALITY_OK);
+}
+
 int test_notation_register(void)
 {
     CU_pSuite suite = CU_add_suite("notation", NULL, NULL);
@@ -109,5 +129,6 @@ int test_notation_register(void)
     CU_ADD_TEST(suite, test_an_empty_or_blank_list_has_no_move);
     CU_ADD_TEST(suite, test_only_spaces_separate_moves);
     CU_ADD_TEST(suite, test_a_list_played_word_by_word_reaches_its_position);
+    CU_ADD_TEST(suite, test_blanks_around_a_move_are_skipped_and_inside_refused);
     return CU_get_error();
 }

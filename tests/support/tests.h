@@ -56,6 +56,7 @@ int test_position_json_register(void);
 int test_game_json_register(void);
 int test_notation_register(void);
 int test_problem_register(void);
+int test_precondition_register(void);
 int test_ratelimit_register(void);
 int test_workpool_register(void);
 int test_acceptor_register(void);

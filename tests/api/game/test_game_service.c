@@ -1,13 +1,12 @@
-/* Tests for api/game/service.c through its own API (no HTTP), against a
- * real, private redis-server (see redis_server.h): a created game reads
- * back; a change names the version it was made against, and a stale one is
- * a conflict that writes nothing; tokens decide who may change a game; a
- * retry with its Idempotency-Key gets the first answer; resignation and
- * abort end the game (abort only before both have moved); a flag that has
- * fallen by Redis's clock is recorded by the next read, refuses a change
- * made after it, and is found by the hub's flag check. The suite fails (it
- * does not skip) when redis-server cannot be started. */
+/* Tests for api/game/service.c through its own API, against a private
+ * redis-server (redis_server.h): a stale version is a conflict that writes
+ * nothing; a move's ply is not made stale by offers; tokens decide who may
+ * change a game; a retry under its Idempotency-Key gets the first answer;
+ * resignation, abort and a fallen flag end the game. The suite fails, never
+ * skips, without redis-server. */
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +409,115 @@ static void test_undo_takes_back_the_callers_last_move_from_the_move_list(void)
     game_svc_game_free(&g);
 }
 
+/* A change guarded by expected_ply and, when expected > 0, by
+ * expected_version too; out is the caller's to free. */
+static game_svc_status_t change_at_ply(const created_t *game, color_t who, uint64_t ply, uint64_t expected,
+                                       game_svc_action_kind_t kind, const char *move, game_svc_result_t *out)
+{
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t version = { .ply_given = true, .ply = ply, .given = expected > 0, .expected = expected };
+    game_svc_action_t action = { .kind = kind, .move = move };
+    memset(out, 0, sizeof *out);
+    return game_svc_change(&service, game->id, game->tokens[who], &rq, &version, &action, out);
+}
+
+/* A move depends on the position, not on offers: guarded by its ply it
+ * passes a draw offer made since, and conflicts once a move was made,
+ * saying the game's ply and version. */
+static void test_a_move_guarded_by_its_ply_passes_an_offer_and_conflicts_after_a_move(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_EQUAL(change_status(&game, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    game_svc_result_t out;
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t at_2 = { .given = true, .expected = 2 };
+    game_svc_action_t offer = { .kind = GAME_SVC_DRAW, .action = GAME_DRAW_OFFER };
+    memset(&out, 0, sizeof out);
+    CU_ASSERT_EQUAL(game_svc_change(&service, game.id, game.tokens[WHITE], &rq, &at_2, &offer, &out), GAME_SVC_OK);
+    game_svc_result_free(&out);
+    /* Black saw the game at version 2, one ply played: the offer moved the version, not the position. */
+    CU_ASSERT_EQUAL(change_at_ply(&game, BLACK, 1, 0, GAME_SVC_MOVE, "e5", &out), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(out.version, 4);
+    game_svc_result_free(&out);
+    /* White, still at one ply played, is a move behind. */
+    CU_ASSERT_EQUAL(change_at_ply(&game, WHITE, 1, 0, GAME_SVC_MOVE, "Nf3", &out), GAME_SVC_ECONFLICT);
+    CU_ASSERT_EQUAL(out.current_version, 4);
+    CU_ASSERT_TRUE(out.ply_known);
+    CU_ASSERT_EQUAL(out.current_ply, 2);
+    CU_ASSERT_STRING_EQUAL(out.detail, "the game has 2 plies played, not 1 (it is at version 4)");
+    game_svc_result_free(&out);
+    /* A ply beside a version is refused whatever they say: one guard a move. */
+    CU_ASSERT_EQUAL(change_at_ply(&game, WHITE, 2, 4, GAME_SVC_MOVE, "Nf3", &out), GAME_SVC_ECONFLICTING);
+    game_svc_result_free(&out);
+    CU_ASSERT_EQUAL(change_at_ply(&game, WHITE, 2, 0, GAME_SVC_MOVE, "Nf3", &out), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(out.version, 5);
+    game_svc_result_free(&out);
+}
+
+typedef struct {
+    const created_t *game;
+    atomic_bool done;
+    atomic_uint writes;
+} offers_t;
+
+/* Black offers a draw and white declines it, over and over, until done:
+ * every one a new version of the game, none a move. */
+static void *offer_and_decline(void *arg)
+{
+    offers_t *o = arg;
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t any = { .if_match = "*" };
+    while (!atomic_load(&o->done)) {
+        for (int who = BLACK, action = GAME_DRAW_OFFER; who >= WHITE; who--, action = GAME_DRAW_DECLINE) {
+            game_svc_action_t a = { .kind = GAME_SVC_DRAW, .action = action };
+            game_svc_result_t out = { 0 };
+            if (game_svc_change(&service, o->game->id, o->game->tokens[who], &rq, &any, &a, &out) == GAME_SVC_OK)
+                atomic_fetch_add(&o->writes, 1);
+            game_svc_result_free(&out);
+        }
+    }
+    return NULL;
+}
+
+/* Guarded by its ply, a move whose write finds the version moved by an
+ * offer since its load is judged again on a fresh load and made: never a
+ * conflict. A timed game is loaded from the store every time, so the race
+ * is the store's compare-and-set, not a stale cached copy. */
+static void test_a_move_guarded_by_its_ply_survives_offers_racing_its_write(void)
+{
+    static const char *const line[] = { "Nf3", "Nf6", "Ng1", "Ng8" };
+    unsigned conflicts = 0, offered = 0;
+    for (int round = 0; round < 3; round++) { /* the race is not hit every time: three games of 12 plies */
+        created_t game;
+        CU_ASSERT_TRUE_FATAL(create(600000, &game));
+        offers_t offers = { .game = &game };
+        pthread_t thread;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, offer_and_decline, &offers), 0);
+        for (int waited = 0; atomic_load(&offers.writes) == 0 && waited < 2000; waited++)
+            usleep(1000); /* the offers under way before the first move */
+        for (uint64_t ply = 0; ply < 12; ply++) {
+            game_svc_status_t status;
+            game_svc_result_t out;
+            while ((status = change_at_ply(&game, (color_t)(ply % 2), ply, 0, GAME_SVC_MOVE, line[ply % 4], &out))
+                   == GAME_SVC_EBUSY) /* lost the race every time it was judged: retried as a client would */
+                game_svc_result_free(&out);
+            conflicts += status == GAME_SVC_ECONFLICT;
+            CU_ASSERT_EQUAL(status, GAME_SVC_OK);
+            game_svc_result_free(&out);
+        }
+        atomic_store(&offers.done, true);
+        pthread_join(thread, NULL);
+        offered += atomic_load(&offers.writes);
+        game_svc_game_t g;
+        if (read_game(game.id, &g))
+            CU_ASSERT_EQUAL(g.record.game.ply_count, 12);
+        game_svc_game_free(&g);
+    }
+    CU_ASSERT_EQUAL(conflicts, 0);
+    CU_ASSERT_TRUE(offered > 0);
+}
+
 int test_game_service_register(void)
 {
     CU_pSuite suite = CU_add_suite("game_service", suite_init, suite_cleanup);
@@ -429,5 +537,7 @@ int test_game_service_register(void)
     CU_ADD_TEST(suite, test_a_change_after_the_flag_fell_is_refused_as_over_on_time);
     CU_ADD_TEST(suite, test_the_hubs_flag_check_and_snapshot_need_no_request);
     CU_ADD_TEST(suite, test_undo_takes_back_the_callers_last_move_from_the_move_list);
+    CU_ADD_TEST(suite, test_a_move_guarded_by_its_ply_passes_an_offer_and_conflicts_after_a_move);
+    CU_ADD_TEST(suite, test_a_move_guarded_by_its_ply_survives_offers_racing_its_write);
     return CUE_SUCCESS;
 }

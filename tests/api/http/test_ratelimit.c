@@ -1,9 +1,9 @@
-/* Tests for api/http/ratelimit.c, the token buckets: a key gets its burst at
- * once and then one request per 1/rate seconds, refusals say to retry after
- * at least a second, idle time refills no further than the burst and a clock
- * that goes back refills nothing, a key is its bytes (as many as given),
- * other keys keep their own budget, and threads racing for one bucket take
- * exactly its burst. Time is passed in, never read. */
+/* Tests for api/http/ratelimit.c, the token buckets, with time passed in.
+ * A key gets its burst at once, then one request per 1/rate seconds; a
+ * refusal says to retry after a second at least. Idle time refills up to the
+ * burst, a clock going back refills nothing; a key is its bytes, and other
+ * keys keep their budget. Racing threads take exactly the burst; a limit is
+ * described in words. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +131,26 @@ static void test_threads_racing_for_one_bucket_take_exactly_its_burst(void)
     ratelimit_free(l);
 }
 
+/* A refusal names the limit: its rate, what and whose it counts, the
+ * setting, and the burst when it is not the rate. */
+static void test_a_limit_is_described_by_its_rate_burst_and_setting(void)
+{
+    char text[160];
+    ratelimit_t *l = ratelimit_new(10, 50);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_EQUAL(ratelimit_rate(l), 10);
+    ratelimit_describe(l, "game creations", "from one client address", "rate-limit-create", text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "game creations from one client address are limited to 10 a second "
+                                 "(--rate-limit-create, in bursts of 50)");
+    ratelimit_free(l);
+    l = ratelimit_new(5, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    ratelimit_describe(l, "requests", "with one player token", "rate-limit-token", text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "requests with one player token are limited to 5 a second (--rate-limit-token)");
+    ratelimit_free(l);
+    CU_ASSERT_EQUAL(ratelimit_rate(NULL), 0);
+}
+
 int test_ratelimit_register(void)
 {
     CU_pSuite suite = CU_add_suite("ratelimit", NULL, NULL);
@@ -142,5 +162,6 @@ int test_ratelimit_register(void)
     CU_ADD_TEST(suite, test_a_clock_that_goes_back_refills_nothing);
     CU_ADD_TEST(suite, test_a_key_is_the_bytes_given_and_other_keys_keep_their_budget);
     CU_ADD_TEST(suite, test_threads_racing_for_one_bucket_take_exactly_its_burst);
+    CU_ADD_TEST(suite, test_a_limit_is_described_by_its_rate_burst_and_setting);
     return CU_get_error();
 }
