@@ -8,7 +8,7 @@
 #include "app.h"
 #include "game/token_secret.h"
 #include "game/tokens.h"
-#include "handlers.h"
+#include "handlers/handlers.h"
 #include "problem.h"
 #include "render/board_svg.h"
 

@@ -1,5 +1,5 @@
 /* Board pictures: an SVG of a position, written into a buf_t, drawn as its
- * options say (the query that sets them is read in api/board_svg_http.c).
+ * options say (the query that sets them is read in api/handlers/board_svg_http.c).
  * Each piece's shape is defined once in <defs> and coloured for white and
  * black from the one palette below; squares and pieces are <use>d, so a
  * picture is a few KiB. The output is a function of its inputs alone

@@ -1,4 +1,4 @@
-/* Tests for api/render/board_svg.c and its HTTP side, api/board_svg_http.c:
+/* Tests for api/render/board_svg.c and its HTTP side, api/handlers/board_svg_http.c:
  * every option, each piece shape defined once, a variant's strips, the query
  * read strictly, and a failed allocation answered 500, never half a picture.
  * The oracles are an XML well-formedness check written here and the bytes
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../api/board_svg_http.h"
+#include "../../../api/handlers/board_svg_http.h"
 #include "../../../api/render/board_svg.h"
 #include "../../../api/http/request.h"
 #include "../../../api/http/target.h"

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "engine/pool.h"
-#include "game/engine_turns.h"
-#include "config.h"
+#include "../app.h"
+#include "../engine/pool.h"
+#include "../game/engine_turns.h"
+#include "../config.h"
 #include "handlers.h"
-#include "http/jsonw.h"
-#include "metrics.h"
-#include "problem.h"
-#include "readiness.h"
-#include "redis_memory.h"
-#include "version.h"
+#include "../http/jsonw.h"
+#include "../metrics.h"
+#include "../problem.h"
+#include "../readiness.h"
+#include "../redis_memory.h"
+#include "../version.h"
 
 /* openapi.yaml, linked in by spec.S. */
 extern const char chessd_openapi_start[];

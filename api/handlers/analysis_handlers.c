@@ -7,13 +7,13 @@
 #include <stdlib.h>
 
 #include "analysis_http.h"
-#include "app.h"
-#include "config.h"
+#include "../app.h"
+#include "../config.h"
 #include "handlers.h"
-#include "input.h"
-#include "metrics.h"
-#include "problem.h"
-#include "render/position_json.h"
+#include "../input.h"
+#include "../metrics.h"
+#include "../problem.h"
+#include "../render/position_json.h"
 
 /* One limit a client may set: its name, and the server's bound on it. */
 typedef struct {

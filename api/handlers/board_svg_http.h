@@ -1,14 +1,14 @@
 /* The HTTP side of the board pictures: their options read from a request's
  * query, and the answer carrying the picture. The drawing itself is
  * api/render/board_svg.h, which knows nothing of requests. */
-#ifndef CHESSD_API_BOARD_SVG_HTTP_H
-#define CHESSD_API_BOARD_SVG_HTTP_H
+#ifndef CHESSD_API_HANDLERS_BOARD_SVG_HTTP_H
+#define CHESSD_API_HANDLERS_BOARD_SVG_HTTP_H
 
 #include <stdbool.h>
 
-#include "../rules/rules.h"
-#include "http/request.h"
-#include "render/board_svg.h"
+#include "../../rules/rules.h"
+#include "../http/request.h"
+#include "../render/board_svg.h"
 
 /* Reads orientation (white|black), check, coordinates (true|false, 1|0),
  * size (BOARD_SVG_SIZE_MIN..MAX) and, when with_lastmove, lastmove as

@@ -8,15 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include "app.h"
-#include "../rules/rules.h"
+#include "../app.h"
+#include "../../rules/rules.h"
 #include "board_svg_http.h"
-#include "input.h"
-#include "config.h"
+#include "../input.h"
+#include "../config.h"
 #include "handlers.h"
-#include "render/board_text.h"
-#include "render/position_json.h"
-#include "problem.h"
+#include "../render/board_text.h"
+#include "../render/position_json.h"
+#include "../problem.h"
 
 /* A FEN from the query string, as the transport decoded it: a bare '+' is
  * a space (form encoding), %2B a '+' (three-check's counters). */

@@ -3,16 +3,16 @@
  * answer for a position, and the one place an engine status becomes a
  * problem. Both analysis routes use it: POST /v1/position/analysis here
  * and GET /v1/games/{id}/analysis (game_handlers.c). */
-#ifndef CHESSD_API_ANALYSIS_HTTP_H
-#define CHESSD_API_ANALYSIS_HTTP_H
+#ifndef CHESSD_API_HANDLERS_ANALYSIS_HTTP_H
+#define CHESSD_API_HANDLERS_ANALYSIS_HTTP_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
-#include "../rules/rules.h"
-#include "app.h"
-#include "engine/analysis.h"
-#include "http/request.h"
+#include "../../rules/rules.h"
+#include "../app.h"
+#include "../engine/analysis.h"
+#include "../http/request.h"
 
 /* The limits of a GET's query (depth, nodes, movetime_ms, multipv, wdl);
  * false with res filled (400, or 422 analysis_limit_too_large) when one is bad. */

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "input.h"
-#include "problem.h"
+#include "../input.h"
+#include "../problem.h"
 
 static bool bad_parameter(api_response_t *res, const char *detail)
 {

@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../rules/pgn_read.h"
-#include "../rules/rules.h"
-#include "http/body.h"
-#include "input.h"
+#include "../../rules/pgn_read.h"
+#include "../../rules/rules.h"
+#include "../http/body.h"
+#include "../input.h"
 #include "handlers.h"
-#include "render/position_json.h"
-#include "problem.h"
+#include "../render/position_json.h"
+#include "../problem.h"
 
 /* The answer, written as the reader calls back. */
 typedef struct {

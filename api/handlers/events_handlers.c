@@ -10,17 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "../store/store.h"
-#include "live/events.h"
-#include "config.h"
-#include "game/game_events.h"
-#include "game/service.h"
-#include "game/tokens.h"
+#include "../app.h"
+#include "../../store/store.h"
+#include "../live/events.h"
+#include "../config.h"
+#include "../game/game_events.h"
+#include "../game/service.h"
+#include "../game/tokens.h"
 #include "handlers.h"
-#include "http/jsonw.h"
-#include "input.h"
-#include "problem.h"
+#include "../http/jsonw.h"
+#include "../input.h"
+#include "../problem.h"
 
 static const char *const media_types[EVENTS_FORMAT_COUNT] = {
     [EVENTS_NDJSON] = "application/x-ndjson",

@@ -1,8 +1,8 @@
 /* Every HTTP handler, grouped by the file that implements it. */
-#ifndef CHESSD_API_HANDLERS_H
-#define CHESSD_API_HANDLERS_H
+#ifndef CHESSD_API_HANDLERS_HANDLERS_H
+#define CHESSD_API_HANDLERS_HANDLERS_H
 
-#include "http/request.h"
+#include "../http/request.h"
 
 /* meta_handlers.c */
 void handle_healthz(const api_request_t *req, api_response_t *res);
