@@ -1,12 +1,9 @@
 /* What /readyz says about Redis, without ever waiting for it: a watcher
- * thread probes Redis in the background (store_probe: a PING past the
- * breaker, and a PING to each node held down), then checks that the
- * player-token secret is still usable (see token_secret.h), every
- * READINESS_UP_MS while all is well and every READINESS_DOWN_MS while it is
- * not; readiness_check reads the latest outcome and the store's breaker
- * (store_health), which game requests trip the moment Redis fails them.
- * Each check (and each probe) sets /metrics' chessd_redis_up gauge. Without
- * a store (--redis none) Redis is "off" and nothing is asked. */
+ * thread probes Redis in the background and checks that the player-token
+ * secret is still usable (token_secret.h). readiness_check reads the latest
+ * outcome and the store's breaker (store_health), which game requests trip
+ * the moment Redis fails them. Without a store (--redis none) Redis is "off"
+ * and nothing is asked. */
 #ifndef CHESSD_API_READINESS_H
 #define CHESSD_API_READINESS_H
 
@@ -14,6 +11,9 @@
 
 #include "../store/store.h"
 
+/* The watcher's probe (store_probe: a PING past the breaker, and a PING to
+ * each node held down), then the secret's check, every READINESS_UP_MS while
+ * all is well and every READINESS_DOWN_MS while it is not. */
 enum { READINESS_UP_MS = 1000, READINESS_DOWN_MS = 100 };
 
 typedef enum {
@@ -33,9 +33,11 @@ bool readiness_start(store_t *store);
 void readiness_stop(void);
 
 /* Redis's state now, from the watcher's latest probe and the breaker; never
- * waits for Redis. When it is FULL, reason (when not NULL) says so. When it is DOWN, reason (when not NULL) gets a sentence
- * saying why (naming the node and what failed, never a secret) and *fault
- * (when not NULL) what kind of failure (STORE_FAULT_NONE: the token secret). */
+ * waits for Redis. Each check, like each probe, sets /metrics'
+ * chessd_redis_up gauge. When it is FULL, reason (when not NULL) says so.
+ * When it is DOWN, reason (when not NULL) gets a sentence saying why (naming
+ * the node and what failed, never a secret) and *fault (when not NULL) what
+ * kind of failure (STORE_FAULT_NONE: the token secret). */
 readiness_redis_t readiness_check(store_t *store, char *reason, size_t reason_size, store_fault_t *fault);
 
 /* "off", "up", "down" or "full". */

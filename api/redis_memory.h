@@ -1,9 +1,9 @@
 /* Redis's memory policy, watched off the request path: a thread reads it
- * (store_memory_read) at start and every --redis-memory-check seconds, logs
- * loudly when Redis may evict games (at start and on each change), and keeps
- * the latest reading for /readyz and /metrics, which never wait for Redis.
- * Any policy but noeviction may evict games: volatile-* ones too, since
- * every game's keys carry a TTL (the active-game TTL). */
+ * (store_memory_read) at start and every --redis-memory-check seconds, and
+ * logs loudly when Redis may evict games (at start and on each change).
+ * /readyz and /metrics take the latest reading and never wait for Redis. Any
+ * policy but noeviction may evict games: volatile-* ones too, since every
+ * game's keys carry a TTL (the active-game TTL). */
 #ifndef CHESSD_API_REDIS_MEMORY_H
 #define CHESSD_API_REDIS_MEMORY_H
 

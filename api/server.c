@@ -1,6 +1,6 @@
 /* Start-up wiring and the drain: the game store, the event hub, the
- * readiness watcher, the work pools and the request budgets made from the
- * settings, and handed to the transport (http/httpd.h) as its callbacks:
+ * readiness watcher, the work pools and the request budgets, made from the
+ * settings. The transport (http/httpd.h) gets them through its callbacks:
  * routes (routes.h), refusals as problems (problem.h), metrics, and event
  * streams and long polls (live/events.h). Signals are taken synchronously
  * with sigwait in the main thread; SIGTERM drains in two phases. */

@@ -1,12 +1,7 @@
-/* The computer's turns (engine_turns.h). Each worker thread owns one Redis
- * consumer name ("<host>:<pid>:<n>") and loops: wait for the bell (a turn
- * queued) on a connection of its own, hold an engine ahead of analyses,
- * claim turns and play each through game_svc_engine_turn on the engine
- * held, acking each and clearing its intent once it is done or gone, and
- * give the engine back when none is left. A turn that failed is left
- * claimed: its lease passes and a worker claims it again. A thread of its
- * own (never held up by a turn being played) sweeps the intents, reads the
- * backlog for the metrics, and removes the consumers of workers gone. */
+/* The computer's turns (engine_turns.h): worker threads, each with a Redis
+ * consumer name ("<host>:<pid>:<n>") and a bell connection of its own, and
+ * one chores thread that a turn being played never holds up. A turn that
+ * failed is left claimed: its lease passes and a worker claims it again. */
 #include "engine_turns.h"
 
 #include <inttypes.h>
@@ -55,7 +50,7 @@ struct engine_turns {
     pthread_t chores_thread;
     bool chores_started;
     atomic_ullong played, stale, failed, recovered, requeue_skipped, consumers_removed;
-    /* The backlog as worker 0 last read it (backlog_ok: it could). */
+    /* The backlog as the chores last read it (backlog_ok: they could). */
     atomic_bool backlog_ok;
     atomic_ullong queued, in_flight, owners;
     atomic_llong oldest_age_ms;
@@ -265,6 +260,8 @@ static bool play_turns(worker_t *w)
     return ok;
 }
 
+/* A worker's loop: play every turn there is to claim (play_turns), then
+ * wait for the bell (a turn queued) and look again. */
 static void *work(void *arg)
 {
     worker_t *w = arg;
@@ -281,6 +278,8 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* The chores' thread: the sweep of intents, the backlog for the metrics,
+ * and the removal of the consumers of workers gone (chores). */
 static void *do_chores(void *arg)
 {
     engine_turns_t *t = arg;

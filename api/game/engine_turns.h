@@ -1,10 +1,9 @@
-/* The computer's turns in stored games: worker threads that take engine
- * jobs from Redis (store.h's engine job protocol: each client's turns in a
- * queue of its own, served in turn), play each on an engine held ahead of
- * analyses through the game service's compare-and-set, and a sweep that
- * finds the turns whose job was lost and queues them again. Any replica
- * with an engine (or a variant engine) and a store runs them; the turns
- * themselves live in Redis. */
+/* The computer's turns in stored games: worker threads take engine jobs
+ * from Redis (store.h's engine job protocol: each client's turns in a queue
+ * of its own, served in turn). Each turn is played on an engine held ahead
+ * of analyses, through the game service's compare-and-set; a sweep queues
+ * again the turns whose job was lost. Any replica with an engine (or a
+ * variant engine) and a store runs them; the turns themselves live in Redis. */
 #ifndef CHESSD_API_GAME_ENGINE_TURNS_H
 #define CHESSD_API_GAME_ENGINE_TURNS_H
 

@@ -1,15 +1,9 @@
 /* Export of stored games by id (POST /v1/games/export): an answer body made
- * while it is sent (api_body_ops_t), one game after another in the order
- * asked, as NDJSON (each game's JSON as GET /v1/games/{id}?legal_moves=false
- * answers it, one a line) or PGN (each as GET /v1/games/{id}/pgn writes it,
- * a blank line between). Games are read in batches by jobs on the game
- * requests' pool, never on a connection's thread, and only while the
- * client takes what was made: the bytes waiting for it stay under
- * EXPORT_BUFFERED_MAX (a game's own text may pass it), so an export of any
- * size holds little memory. Ids not found are skipped and counted in the
- * trailers (X-Games-Exported, X-Games-Missing); a read that fails for
- * another reason (Redis down) cuts the answer, so a client never takes a
- * partial export for a whole one. */
+ * while it is sent (api_body_ops_t): the games in the order asked, as NDJSON
+ * (GET /v1/games/{id}?legal_moves=false's JSON) or PGN (GET .../{id}/pgn's).
+ * Games are read in batches on the game requests' pool, never on a
+ * connection's thread, and only while the client takes what was made, so an
+ * export of any size holds little memory. */
 #ifndef CHESSD_API_GAME_EXPORT_H
 #define CHESSD_API_GAME_EXPORT_H
 
@@ -19,6 +13,8 @@
 #include "../http/workpool.h"
 #include "service.h"
 
+/* The bytes made and not yet taken by the client stay under
+ * EXPORT_BUFFERED_MAX (a game's own text may pass it). */
 enum { EXPORT_IDS_MAX = 300, EXPORT_BUFFERED_MAX = 256 * 1024, EXPORT_RETRY_AFTER = 5 /* seconds, refused */ };
 
 typedef struct game_export game_export_t;
@@ -35,13 +31,17 @@ void game_export_stats(unsigned *open, unsigned long long *shed);
  * caller, duplicates already dropped), read through games on pool (which
  * must outlive it), on a place reserved (game_export_reserve). NULL when
  * out of memory. It becomes the answer's body_stream with body_ops =
- * &game_export_ops. */
+ * &game_export_ops. pgn: PGN, a blank line between games; else NDJSON, a
+ * game's JSON a line. */
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
                                bool pgn);
 
 extern const api_body_ops_t game_export_ops;
 
-/* The trailers an export's answer ends with (its Trailer header). */
+/* The trailers an export's answer ends with (its Trailer header): the games
+ * exported, and the ids not found, which are skipped. A read that fails for
+ * another reason (Redis down) cuts the answer before them, so a client never
+ * takes a partial export for a whole one. */
 #define GAME_EXPORT_TRAILERS "X-Games-Exported, X-Games-Missing"
 
 #endif

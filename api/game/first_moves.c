@@ -26,7 +26,8 @@ static void nap(unsigned ms)
 }
 
 /* One due deadline: the game read (which aborts it once its grace passed),
- * then its deadline dropped, or recorded again where it moved to. */
+ * then its deadline dropped, or recorded again where it moved to (a
+ * takeback restarted the turn). */
 static void settle(first_moves_t *s, const store_engine_due_t *due)
 {
     store_t *store = s->games.store;

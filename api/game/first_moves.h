@@ -1,11 +1,9 @@
 /* The sweep of first-move deadlines: a thread on every replica with a store
- * that finds the timed games whose first-move grace has passed (the sorted
- * set store.h's store_first_move_due_* keep) and reads each through the game
- * service, which aborts it and announces the abort on its stream, whether or
- * not anyone follows or reads the game. A deadline that moved (a takeback
- * restarted the turn) is recorded again; one no longer pending is dropped.
- * Replicas sweep side by side: the compare-and-set makes a second abort a
- * no-op. */
+ * finds the timed games whose first-move grace has passed (the sorted set of
+ * store.h's store_first_move_due_*) and reads each through the game service.
+ * The read aborts the game and announces it on its stream, whether or not
+ * anyone follows or reads it. Replicas sweep side by side: the
+ * compare-and-set makes a second abort a no-op. */
 #ifndef CHESSD_API_GAME_FIRST_MOVES_H
 #define CHESSD_API_GAME_FIRST_MOVES_H
 

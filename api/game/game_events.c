@@ -1,7 +1,7 @@
 /* The message format of game_events.h: parsing a published message (the
  * wire format shared with the write script) and naming a game's channel
  * (the store's name for it). The snapshot and the flag check are the game
- * side's, in game_handlers.c. */
+ * service's (service.c). */
 #include "game_events.h"
 
 #include <cJSON.h>

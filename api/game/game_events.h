@@ -1,12 +1,9 @@
 /* A game's events as they travel between replicas. Every change written to
- * a game is published, in the same atomic step as the write, on the game's
- * Pub/Sub channel as one message: a header line
- *   "<version> <ended 0|1> <at_ms> <deadline_ms> <type>"
- * then one JSON object (the event, {"type": "change", "event": ...}). at_ms
- * is Redis's clock when the change was made, deadline_ms when the flag of
- * the side to move then falls (0: no clock running). The stream side reads
- * messages with game_event_parse and asks the game service for whole games
- * (game_svc_snapshot) and for flag checks (game_svc_check_flag, service.h). */
+ * a game is published on the game's Pub/Sub channel, in the same atomic
+ * step as the write, as one message (game_event_meta_t). The stream side
+ * reads messages with game_event_parse and asks the game service for whole
+ * games (game_svc_snapshot) and for flag checks (game_svc_check_flag,
+ * service.h). */
 #ifndef CHESSD_API_GAME_GAME_EVENTS_H
 #define CHESSD_API_GAME_GAME_EVENTS_H
 
@@ -14,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A message is a header line, "<version> <ended 0|1> <at_ms> <deadline_ms>
+ * <type>", then one JSON object (the event, {"type": "change", "event": ...}). */
 typedef struct {
     uint64_t version;
     bool ended;          /* the game is over after this event */

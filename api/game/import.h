@@ -1,8 +1,8 @@
-/* A new game's record from one PGN game: the start from its FEN and
- * Variant tags, its mainline played as moves are (the move list and history
- * texts as the store keeps them), the players' names from its White and
- * Black tags, and the ending its result says. Part of the game service
- * (service.c); knows rules/ and the record. */
+/* A new game's record from one PGN game: the start from its FEN and Variant
+ * tags, its mainline played as moves are (the move list and history texts as
+ * the store keeps them). The players' names come from its White and Black
+ * tags, the ending from its result. Part of the game service (service.c);
+ * knows rules/ and the record. */
 #ifndef CHESSD_API_GAME_IMPORT_H
 #define CHESSD_API_GAME_IMPORT_H
 

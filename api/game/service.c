@@ -1,15 +1,9 @@
-/* The game service (service.h). A change loads the game (its state and the
- * tail of its history, not its moves), checks the caller's token and the
- * version (or a move's ply), calls one operation of rules/game.h and writes
- * the outcome with one compare-and-set (game_save) that also keeps the
- * answer for the caller's Idempotency-Key, publishes the change's event and
- * settles a write whose outcome the store could not report. A move's load,
- * write and answer cost the same at any length of the game; only reads of
- * the whole game, undo and takeback read the move list. Time is Redis's: a
- * load brings its clock (TIME), every clock figure and flag is computed from
- * it, and a timed write is refused by the store if Redis's clock has passed
- * the mover's flag meanwhile. Any read that finds a flag fallen records the
- * ending first (a compare-and-set like any change: it happens once). */
+/* The game service (service.h). A change loads the game's state and the tail
+ * of its history, not its moves, checks the caller's token and version, and
+ * writes what one call of rules/game.h made of it with one compare-and-set
+ * (game_save). A move costs the same at any length of the game; only
+ * whole-game reads, undo and takeback read the move list. Time is Redis's:
+ * every load brings its clock (TIME), and each clock figure and flag uses it. */
 #include "service.h"
 
 #include <inttypes.h>
@@ -401,7 +395,9 @@ static store_status_t store_write(const game_svc_config_t *c, const game_svc_gam
     const game_record_t *r = &g->record;
     lw->store.expected_write_id = r->write_id;
     lw->store.write_id = write_id;
-    if (game_is_timed(&r->game) && g->stored.now_ms) { /* the time came from Redis: Redis checks it */
+    /* The time came from Redis, so Redis checks it: the write is refused if
+     * its clock has passed the mover's flag since the load. */
+    if (game_is_timed(&r->game) && g->stored.now_ms) {
         lw->store.time_from_ms = g->now_ms;
         lw->store.deadline_ms = change->deadline_ms;
     }
@@ -572,6 +568,8 @@ static save_t record_flag(const game_svc_config_t *c, game_svc_game_t *g, bool *
 
 /* --- reads --- */
 
+/* Any read that finds a flag fallen records the ending first (record_flag):
+ * a compare-and-set like any change, so it happens once. */
 game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g,
                                 game_svc_result_t *out)
 {

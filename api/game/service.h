@@ -1,11 +1,9 @@
-/* The game service: a game's load (the cache's copy when it can serve),
- * every change as one compare-and-set write that keeps the answer for the
- * caller's Idempotency-Key and publishes the change's event, the settling of
- * a write whose outcome the store could not report, the record of a fallen
- * flag on any read (Redis's clock decides), a new game (from values or a
- * PGN), and the reads the event hub makes. It knows rules/, store/ and its
- * api/game/ siblings; it never writes an HTTP answer: each call returns a
- * game_svc_status_t, with the details in a caller's game_svc_result_t. */
+/* The game service: a game's load; every change as one compare-and-set
+ * write that keeps the answer for the caller's Idempotency-Key, publishes
+ * the change's event and settles an outcome the store could not report; a
+ * new game (from values or a PGN); the event hub's reads. Any read records a
+ * fallen flag first (Redis's clock decides). It knows rules/, store/ and
+ * api/game/, and never writes an HTTP answer: a call returns a status. */
 #ifndef CHESSD_API_GAME_SERVICE_H
 #define CHESSD_API_GAME_SERVICE_H
 

@@ -1,11 +1,8 @@
-/* GET /v1/games/{id}/events: the game as it is (a snapshot event), then its
- * changes as they are published, as Server-Sent Events (Accept:
- * text/event-stream) or newline-delimited JSON. The handler reads the game
- * and hands the server a stream holding the first event; the hub
- * (events.c) queues the rest. POST /v1/games/events: the same for many
- * games on one stream (the hub reads them), and POST
- * /v1/games/events/{stream}/ids adds games to an open one, from any
- * replica. */
+/* The event streams, as Server-Sent Events (Accept: text/event-stream) or
+ * newline-delimited JSON. GET /v1/games/{id}/events: the game as it is (a
+ * snapshot event), then its changes as they are published. POST
+ * /v1/games/events: the same for many games on one stream, and POST
+ * /v1/games/events/{stream}/ids adds games to an open one, from any replica. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +30,8 @@ static events_format_t format_of(const api_request_t *req)
     return accept && strstr(accept, "text/event-stream") ? EVENTS_SSE : EVENTS_NDJSON;
 }
 
+/* Reads the game and hands the server a stream holding the first event;
+ * the hub (events.c) queues the rest. */
 void handle_game_events(const api_request_t *req, api_response_t *res)
 {
     events_format_t format = format_of(req);
@@ -104,6 +103,8 @@ static bool read_since(const cJSON *root, const char *const *list, int count, ui
     return true;
 }
 
+/* The stream's ids are stored under a new stream id, so that any replica
+ * can add to them; the hub reads the games. */
 void handle_games_events(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "ids", "since", NULL };

@@ -1,8 +1,8 @@
-/* The game API's handlers: each reads its request (the query, the body,
- * the player token, If-Match and Idempotency-Key), calls the game service
- * (api/game/service.h), turns the service's status into the answer in one
- * place (answer()) and renders what a read returns (api/render/). The
- * rules, the store, the compare-and-set and the clock are the service's. */
+/* The game API's handlers: each reads its request (the query, the body, the
+ * player token, If-Match and Idempotency-Key) and calls the game service
+ * (api/game/service.h). The service's status becomes the answer in one place
+ * (answer()), and api/render/ renders what a read returns. The rules, the
+ * store, the compare-and-set and the clock are the service's. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* Every HTTP handler, grouped by the file that implements it. */
+/* Every HTTP handler, grouped by the file that implements it. Each is an
+ * api_handler_fn; its row in routes.c says whether a work pool runs it. */
 #ifndef CHESSD_API_HANDLERS_HANDLERS_H
 #define CHESSD_API_HANDLERS_HANDLERS_H
 

@@ -1,10 +1,8 @@
 /* POST /v1/pgn: reads PGN (rules/pgn_read.h) and answers, for each game, its
  * tags, its variant, its mainline in UCI and SAN, its final position and its
- * result.
- * Stateless. The PGN comes as the body itself (application/x-chess-pgn,
- * text/plain, or no Content-Type) or as the "pgn" string of a JSON object.
- * The body is capped by the server's --max-body like every other; the reader
- * bounds games, plies, tags, lengths and nesting (api_pgn_limits). */
+ * result. Stateless. The body is capped by the server's --max-body like every
+ * other; the reader bounds games, plies, tags, lengths and nesting
+ * (pgn_read_default_limits). */
 #include <stdio.h>
 #include <string.h>
 
@@ -93,8 +91,10 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     return true;
 }
 
-/* The PGN text of the request (in the body, or in *root's "pgn"); false with
- * res filled when there is none. *root, when set, is the caller's to delete. */
+/* The PGN text of the request: the body itself (application/x-chess-pgn,
+ * text/plain, or no Content-Type) or the "pgn" string of a JSON object in
+ * *root. False with res filled when there is none. *root, when set, is the
+ * caller's to delete. */
 static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, size_t *length, api_response_t *res)
 {
     static const char *const allowed[] = { "pgn", NULL };

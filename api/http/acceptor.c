@@ -1,11 +1,8 @@
-/* See acceptor.h. One thread: poll() on the listening socket, on a pipe that
- * says stop, and on the connections waiting for their address's turn;
- * accept4() a burst of connections at a time. The counts (the total, and one
- * per client address in an open-addressing table with linear probing, twice
- * as many slots as connections may be open, so never full) are taken by
- * this thread and given back by whichever thread really closes the
- * descriptor (wire.h's close watch), under one mutex. The waiting list is
- * this thread's alone. */
+/* See acceptor.h. One thread polls the listening socket, a pipe that says
+ * stop, and the connections waiting for their address's turn, and accepts a
+ * burst of connections at a time. The counts are taken by this thread and
+ * given back by whichever thread really closes the descriptor (wire.h's close
+ * watch), under one mutex; the waiting list is this thread's alone. */
 #define _GNU_SOURCE /* accept4, pipe2, POLLRDHUP */
 #include "acceptor.h"
 
@@ -110,6 +107,9 @@ int acceptor_listen(const struct sockaddr *addr, socklen_t addr_len, unsigned *p
 }
 
 /* --- the per-address counts (under a->lock) --- */
+
+/* An open-addressing table with linear probing, twice as many slots as
+ * connections may be open, so never full. */
 
 static uint64_t address_key(const struct sockaddr_storage *peer)
 {

@@ -1,24 +1,8 @@
 /* A listening socket owned by chessd: a thread of its own accepts each
  * connection, admits it under chessd's limits, and hands it to libmicrohttpd
- * (MHD_add_connection), whose server threads then serve it. Stopping is
- * closing this socket after the thread has ended, so shutdown needs no
- * MHD_quiesce_daemon(), which races with the server threads of an epoll
- * daemon in libmicrohttpd 0.9.75 (both take the socket out of a thread's
- * epoll set; the loser aborts the process).
- *
- * The limits are this thread's alone: a connection counts, in all and for
- * its client address, from its accept until its descriptor is really closed
- * (wire.h's close watch), whoever closes it. libmicrohttpd counts a
- * connection for less long than that (and 0.9.75 even closes a connection it
- * queued, without reporting it, when its memory cannot be had:
- * new_connection_process_ in daemon.c), so it is given no per-address limit
- * and a total it cannot reach: nothing it counts can refuse a connection
- * admitted here. While the total is reached, nothing is accepted, so new
- * clients wait in the kernel's backlog. A connection from an address that
- * holds its share already waits a moment (ACCEPTOR_ADDRESS_WAIT_MS) for one
- * of them to close (right after a burst from that address closed at once,
- * the server threads may not have seen every close yet); one still over
- * then, or while too many wait, is closed unserved. */
+ * (MHD_add_connection), whose server threads then serve it. The limits are
+ * this thread's alone: libmicrohttpd is given none it can reach, since it
+ * counts a connection for less long (acceptor_start says why). */
 #ifndef CHESSD_API_HTTP_ACCEPTOR_H
 #define CHESSD_API_HTTP_ACCEPTOR_H
 
@@ -30,6 +14,14 @@
 struct MHD_Daemon;
 typedef struct acceptor acceptor_t;
 
+/* The limits. A connection counts, in all and for its client address, from
+ * its accept until its descriptor is really closed (wire.h's close watch),
+ * whoever closes it. While the total is reached, nothing is accepted, so new
+ * clients wait in the kernel's backlog. A connection from an address that
+ * holds its share already waits a moment for one of them to close: right
+ * after a burst from that address closed at once, the server threads may not
+ * have seen every close yet. One still over then, or while too many wait, is
+ * closed unserved. */
 enum {
     ACCEPTOR_ADDRESS_WAIT_MS = 500, /* how long a connection over its address's share waits for a place */
     ACCEPTOR_WAITING_MAX = 64,      /* connections waiting so at once; more are closed at once */
@@ -64,19 +56,28 @@ acceptor_t *acceptor_new(const acceptor_config_t *cfg);
 /* Starts the accepting thread on listen_fd (which it then owns) for daemon,
  * a daemon started with MHD_USE_NO_LISTEN_SOCKET and MHD_USE_ITC, no
  * per-address limit, and a connection limit that leaves each of its server
- * threads room for max_open + 2 (libmicrohttpd counts a connection closed
- * only after closing its descriptor, so each thread may briefly hold one
- * more than is counted here; and 0.9.75 leaves a server thread's mutex
- * locked, freezing the thread, when a connection handed over finds that
- * thread at its share of the limit). False when out of threads (listen_fd is
- * then closed). */
+ * threads room for max_open + 2. False when out of threads (listen_fd is
+ * then closed).
+ *
+ * Why libmicrohttpd gets no limit it can reach: it counts a connection for
+ * less long than the counts here do (and 0.9.75 even closes a connection it
+ * queued, without reporting it, when its memory cannot be had:
+ * new_connection_process_ in daemon.c), so nothing it counts may refuse a
+ * connection admitted here. The + 2: it counts a connection closed only
+ * after closing its descriptor, so each thread may briefly hold one more
+ * than is counted here; and 0.9.75 leaves a server thread's mutex locked,
+ * freezing the thread, when a connection handed over finds that thread at
+ * its share of the limit. */
 bool acceptor_start(acceptor_t *a, int listen_fd, struct MHD_Daemon *daemon);
 
 /* Stops accepting: the thread ends, the connections still waiting are
  * closed, and the listening socket is closed, so new connections are
  * refused by the kernel. Connections already handed over stay with the
  * daemon (and in the counts). Returns once the socket is closed. NULL or
- * never started: nothing. */
+ * never started: nothing. So shutdown needs no MHD_quiesce_daemon(), which
+ * races with the server threads of an epoll daemon in libmicrohttpd 0.9.75
+ * (both take the socket out of a thread's epoll set; the loser aborts the
+ * process). */
 void acceptor_stop(acceptor_t *a);
 
 /* Frees the counts: only once no descriptor it counted can still be closed

@@ -1,10 +1,8 @@
 /* The one growable byte buffer (after Redis's sds): every text of unknown
- * length that chessd builds goes through it (JSON answers, metrics, the text
- * board, request bodies, the request log, PGN). Failure sticks: once an
- * allocation fails or a size would overflow, every later append is a no-op
- * and buf_finish() returns NULL, so a producer writes without checking each
- * call and its caller checks once. While data is not NULL, data[length] is
- * '\0'. The buffer owns data until buf_finish() hands it to the caller. */
+ * length chessd builds goes through it. It owns its data until buf_finish()
+ * hands it to the caller. Failure sticks: once an allocation fails or a size
+ * would overflow, appends are no-ops and buf_finish() returns NULL, so a
+ * producer appends unchecked and its caller checks once. */
 #ifndef CHESSD_API_HTTP_BUF_H
 #define CHESSD_API_HTTP_BUF_H
 
@@ -13,7 +11,7 @@
 #include <string.h>
 
 typedef struct {
-    char *data;      /* NULL until the first append, and after a failure */
+    char *data;      /* NULL until the first append, and after a failure; else data[length] is '\0' */
     size_t length;   /* bytes written, the terminating NUL not counted */
     size_t capacity; /* bytes allocated, the NUL's included */
     bool failed;

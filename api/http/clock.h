@@ -1,10 +1,9 @@
-/* The monotonic clock of all of api/: CLOCK_MONOTONIC in microseconds and
- * milliseconds, and a CLOCK_MONOTONIC deadline for pthread_cond_timedwait on
- * a condition variable whose clock was set to CLOCK_MONOTONIC. Header-only.
- * It lives in the transport, the lowest layer of api/, so that every part
- * of api/ can use it. store/ keeps its own (sock_now_ms in store/sock.h):
- * store/ may not reach up into api/, the transport may not reach down into
- * store/, and rules/, below both, is pure and reads no clock. */
+/* The monotonic clock of all of api/ (header-only): CLOCK_MONOTONIC in
+ * microseconds and milliseconds, and deadlines for pthread_cond_timedwait on a
+ * condition variable set to CLOCK_MONOTONIC. It lives in the transport, the
+ * lowest layer of api/, so that every part of api/ can use it. store/ keeps
+ * its own (sock_now_ms in store/sock.h): neither layer may reach into the
+ * other, and rules/, below both, is pure and reads no clock. */
 #ifndef CHESSD_API_HTTP_CLOCK_H
 #define CHESSD_API_HTTP_CLOCK_H
 

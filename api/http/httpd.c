@@ -1,23 +1,8 @@
-/* libmicrohttpd glue (httpd.h): the daemons and each request's life; the
- * answers that leave a connection's thread are in httpd_held.c, the answer
- * helpers in httpd_answer.c, the log in access_log.c. Per request: a state allocated when the
- * request line arrives (the raw target, start time), the body collected up to
- * the cap (413 as soon as Content-Length says too much), the application's
- * route and handler run on the final callback (or on one of its work pools,
- * with the connection suspended), and the state freed and the log line
- * written in the completion callback. The bytes themselves pass wire.c's
- * checks and deadlines first. Handlers see the request's headers through a
- * callback put in the request and the drain in req.draining.
- * Two kinds of answer are held without a thread: an event stream (a
- * response whose content reader takes bytes from the application's stream,
- * suspending the connection while there are none), and a long poll (the
- * connection suspended until the application wakes it, then the handler run
- * again). A suspended connection has no idle timeout, so only a client that
- * stops reading a stream is timed out. Connections are accepted by
- * acceptor.c's thread on chessd's own listening socket, under its limits,
- * and handed to libmicrohttpd. With a probe port a second listening socket,
- * accept thread and one-thread daemon serve the ROUTE_PROBE routes alone, so
- * probes never queue behind busy server threads or a full address. */
+/* libmicrohttpd glue (httpd.h): the daemons and each request's life, from
+ * its request line to the completion callback. The answers that leave a
+ * connection's thread are in httpd_held.c, the answer helpers in
+ * httpd_answer.c, the log in access_log.c. The bytes themselves pass
+ * wire.c's checks and deadlines before libmicrohttpd parses them. */
 #include "httpd.h"
 
 #include <arpa/inet.h>
@@ -179,6 +164,12 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
     return MHD_YES;
 }
 
+/* The access callback. The first call has the headers (start_request: 413
+ * as soon as Content-Length says too much), the next ones collect the body
+ * up to the cap, and the final one routes the request and runs its handler:
+ * here, or on one of the application's work pools with the connection
+ * suspended. Handlers see the request's headers through a callback put in
+ * the request, and the drain in req.draining. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -278,6 +269,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 }
 
 
+/* The completion callback, however the request ended: the log line is
+ * written and the request's state freed. */
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -415,6 +408,8 @@ static struct MHD_Daemon *start_daemon(httpd_t *h, unsigned threads, unsigned ma
         flags, 0, NULL, NULL, on_request, h,
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, h,
         MHD_OPTION_ARRAY, pool,
+        /* A suspended connection has no idle timeout, so of the held answers
+         * only a stream whose client stops reading is timed out. */
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg->idle_timeout_seconds,
         /* The limit is the accept thread's (acceptor.h): libmicrohttpd splits
          * its own between the server threads, and a connection handed to a
@@ -528,6 +523,9 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
             return 1;
         }
     }
+    /* With a probe port, a listening socket, accept thread and one-thread
+     * daemon of its own serve the ROUTE_PROBE routes alone, so probes never
+     * queue behind busy server threads or a full address. */
     h->daemon = start_daemon(h, cfg->threads, cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
     h->probe_daemon = h->daemon && probe_listener >= 0 ? start_daemon(h, 1, PROBE_CONNECTIONS, 0) : NULL;
     bool started = h->daemon && (probe_listener < 0 || h->probe_daemon);

@@ -1,12 +1,9 @@
 /* The HTTP server: chessd's listening sockets and accept threads
  * (acceptor.h), the strict reader in front of libmicrohttpd (wire.h), and
  * libmicrohttpd's daemons, which parse what the reader let through and call
- * back here. This is the only module that knows libmicrohttpd's API. It
- * knows requests, bytes, limits and threads; what a request means is the
- * application's: a table of callbacks finds a request's route, runs its
- * handler (here, or on one of the application's work pools with the
- * connection suspended), writes the answers the transport refuses with, and
- * holds event streams and long polls through the live callbacks. */
+ * back here. The only module that knows libmicrohttpd's API, it knows
+ * requests, bytes, limits and threads; what a request means is the
+ * application's, told through its callbacks (httpd_app_t). */
 #ifndef CHESSD_API_HTTP_HTTPD_H
 #define CHESSD_API_HTTP_HTTPD_H
 
@@ -91,6 +88,10 @@ typedef struct {
                                 size_t length, const httpd_conn_t *conn);
 } httpd_live_t;
 
+/* What a request means, which is the application's: its callbacks find a
+ * request's route, run its handler (here, or on one of the application's
+ * work pools with the connection suspended), write the answers the transport
+ * refuses with, and hold event streams and long polls (live). */
 typedef struct {
     void *ctx;               /* every callback's first argument */
     const void *request_app; /* put in every request (api_request_t.app) */

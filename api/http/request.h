@@ -1,10 +1,9 @@
 /* The request and response as handlers see them, independent of the HTTP
  * library: handlers read an api_request_t and fill an api_response_t. What
  * only the transport can answer (a header's value) it supplies through a
- * callback in the request, so nothing here links against the server. What
- * the application puts beside a request (its settings and store) is an
- * opaque pointer here, and an event stream an opaque object the
- * application reads and frees through the callbacks it gives httpd.h. */
+ * callback in the request, so nothing here links against the server. The
+ * application's context and its event streams are opaque here: the
+ * application reads and frees them through the callbacks it gives httpd.h. */
 #ifndef CHESSD_API_HTTP_REQUEST_H
 #define CHESSD_API_HTTP_REQUEST_H
 

@@ -2,9 +2,8 @@
  * parameters each route reads. A '*' segment in a path matches one path
  * segment (an id), handed over in path_param; a literal segment wins over
  * '*' for every method. HEAD is served wherever GET is, by the path's own
- * HEAD route when it has one. The Allow header of each path is derived from
- * the table. Outcomes are
- * statuses with a detail text: the caller turns them into answers. */
+ * HEAD route when it has one. Each path's Allow header comes from the table.
+ * Outcomes are statuses with a detail text, which the caller answers. */
 #ifndef CHESSD_API_HTTP_ROUTER_H
 #define CHESSD_API_HTTP_ROUTER_H
 

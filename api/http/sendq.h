@@ -1,10 +1,8 @@
-/* The send side of a connected TCP socket as the kernel holds it: a cap on
- * its send buffer, the bytes written and not yet acknowledged by the peer,
- * the bytes it has acknowledged in all, and a close that resets instead of
- * waiting for the peer to take what is queued. Linux only (SIOCOUTQ,
- * TCP_INFO's tcpi_bytes_acked, from Linux 4.1). Each call is one system
- * call that never blocks; any thread may make it on a descriptor it knows
- * to be open. */
+/* The send side of a connected TCP socket as the kernel holds it: its
+ * buffer's cap, the bytes acknowledged and not, and a close that resets.
+ * Linux only (SIOCOUTQ, TCP_INFO's tcpi_bytes_acked from Linux 4.1). Each
+ * call is one system call that never blocks; any thread may make it on a
+ * descriptor it knows to be open. */
 #ifndef CHESSD_API_HTTP_SENDQ_H
 #define CHESSD_API_HTTP_SENDQ_H
 

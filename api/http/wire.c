@@ -1,15 +1,8 @@
-/* See wire.h. One entry per file descriptor; the parser state of an entry is
- * touched only by the thread that serves the connection (inside recv), the
- * deadline and counters also by the deadline thread, under the entry's
- * stripe lock for anything that acts on the descriptor (so a descriptor
- * closed and reused is never shut down by mistake: libmicrohttpd reports the
- * close, which takes the same lock, before it closes the descriptor). Parts:
- * the head and body parser (feed, scan), on_recv and the refusals, the
- * connection's life, on_close and lingering, the deadline thread. on_recv
- * and on_close are the process's recv() and close() while checking runs
- * (interpose.c installs them; wire_start, wire_stop). A watched
- * descriptor's watcher is set by the thread that accepted it before anyone
- * else knows the number, and run once by the thread that releases it. */
+/* See wire.h. One entry per file descriptor, each with its own rules of
+ * access (entry_t). Parts: the head and body parser (feed, scan), on_recv
+ * and the refusals, the connection's life, on_close and lingering, the
+ * deadline thread. on_recv and on_close are the process's recv() and close()
+ * while checking runs (interpose.c installs them; wire_start, wire_stop). */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "wire.h"
 #include "interpose.h"
@@ -65,6 +58,14 @@ typedef enum {
 
 typedef enum { FIELD_OTHER, FIELD_HOST, FIELD_CONTENT_LENGTH, FIELD_TRANSFER_ENCODING } field_t;
 
+/* A descriptor's entry. Its parser state is touched only by the thread that
+ * serves the connection (inside recv). The deadline and counters are also
+ * touched by the deadline thread, under the entry's stripe lock for anything
+ * that acts on the descriptor. So a descriptor closed and reused is never
+ * shut down by mistake: libmicrohttpd reports the close, which takes the same
+ * lock, before it closes the descriptor. A watched descriptor's watcher
+ * (closed) is set by the thread that accepted it before anyone else knows
+ * the number, and run once by the thread that releases it. */
 typedef struct {
     bool active;
     bool http; /* registered since the descriptor was opened: close() may linger */

@@ -1,15 +1,9 @@
 /* The bytes of each HTTP connection as they arrive, checked before
- * libmicrohttpd parses them. libmicrohttpd 0.9.75 accepts obs-fold lines,
- * whitespace before a colon, bare LF and NULs in header values, which lets a
- * lenient proxy in front read a request another way (request smuggling); it
- * also has only an idle timeout, which each byte resets. This module reads
- * every byte first (inside the recv() libmicrohttpd calls: interpose.c makes
- * this module's hooks the process's recv() and close()): a request
- * head that is not strict HTTP/1.1 (RFC 9112) is answered with 400 and the
- * connection closed before any of it is run; a chunked body is cut off with
- * 413 as soon as it passes the cap; and a head or body that takes longer than
- * its deadline gets its connection shut down. It knows bytes and time only:
- * the answer's bytes come from the server's callback. */
+ * libmicrohttpd 0.9.75 parses them: its parser is lenient (request
+ * smuggling) and its only timeout is an idle one, which each byte resets
+ * (README.md). This module reads every byte first, inside the recv()
+ * libmicrohttpd calls (interpose.c). It knows bytes and time only: the
+ * answer's bytes come from the server's callback. */
 #ifndef CHESSD_API_HTTP_WIRE_H
 #define CHESSD_API_HTTP_WIRE_H
 
@@ -17,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What is refused. A request head that is not strict HTTP/1.1 (RFC 9112) is
+ * answered with 400 and the connection closed before any of it is run. A
+ * chunked body is cut off with 413 as soon as it passes the cap. A head or
+ * body that takes longer than its deadline gets its connection shut down. */
 typedef enum { WIRE_REFUSE_MALFORMED, WIRE_REFUSE_TOO_LARGE, WIRE_REFUSE_COUNT } wire_refusal_t;
 
 /* Writes the whole HTTP answer for a refused connection into out (at most

@@ -1,11 +1,9 @@
 /* A small HTTP/1.1 client over TCP sockets, for `chessd play --server`: one
- * request a connection (Connection: close), every wait bounded by a
- * deadline, every response bounded in size, chunked transfer decoded; and a
- * streaming GET whose body is read piece by piece while the caller polls its
- * descriptor (an event stream). https:// goes through store/tls.h (OpenSSL:
- * the certificate verified against the system's CAs or a CA file, and the
- * host's name checked). Errors are sentences written into the caller's
- * buffer; nothing here prints. */
+ * request a connection (Connection: close), chunked transfer decoded, every
+ * wait bounded by a deadline and every response in size. A streaming GET (an
+ * event stream) is read piece by piece while the caller polls its socket.
+ * https:// goes through store/tls.h (OpenSSL, the host's name checked).
+ * Errors are sentences written into the caller's buffer; nothing here prints. */
 #ifndef CHESSD_API_PLAY_HTTP_CLIENT_H
 #define CHESSD_API_PLAY_HTTP_CLIENT_H
 

@@ -1,8 +1,7 @@
 /* The command line of `chessd play` (see play_cli.h): its options, its
  * usage, how the session shows and reads (play_settings.h, the terminal),
- * and the choice between the local session (play.h: two people, or one
- * against the computer it starts here) and the remote one (play_remote.h:
- * a stored game joined, or one against the computer created). */
+ * and the choice between the local session (play.h, run_local) and the
+ * remote one (play_remote.h, run_remote). */
 #include "play_cli.h"
 
 #include <signal.h>

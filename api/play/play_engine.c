@@ -1,7 +1,7 @@
-/* The computer of the local session (play_engine.h): the engine process,
- * the game's moves handed to it as move_t values replayed from the
- * session's move-list text (so the engine sees the repetitions), and the
- * random state level_move draws from, seeded from the kernel (play_random.h). */
+/* The computer of the local session (play_engine.h): the engine process, and
+ * the random state level_move draws from, seeded from the kernel
+ * (play_random.h). The game's moves reach the engine as move_t values
+ * replayed from the session's move-list text, so it sees the repetitions. */
 #include "play_engine.h"
 
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* `chessd play --server URL --game ID --token T`: one side of a stored game
- * (or of a game against the computer it creates, --level),
- * played through the HTTP API (moves by POST /v1/games/{id}/moves with
- * expected_version, the opponent's moves from GET /v1/games/{id}/events,
- * read while standard input is read, with poll()), over http:// or https://.
+ * (or of a game against the computer it creates, --level), played through
+ * the HTTP API over http:// or https://. Moves go by POST
+ * /v1/games/{id}/moves with expected_version; the opponent's come from GET
+ * /v1/games/{id}/events, read while standard input is read, with poll().
  * The token is sent in the Authorization header and never printed. */
 #ifndef CHESSD_API_PLAY_PLAY_REMOTE_H
 #define CHESSD_API_PLAY_PLAY_REMOTE_H

@@ -1,11 +1,7 @@
-/* Tests for api/game/idempotency.c: which Idempotency-Keys are accepted (game keys
- * 1 to 255 characters of any kind, creation keys 22 to 255 base64url
- * characters) and why one is refused; the request fingerprint (the same
- * request gives the same one, any one part changed gives another); and the
- * kept answer, sealed and opened again whole, refused for another request,
- * when altered, and when what it holds is not a kept answer. Sealing needs a
- * token secret: the suite sets one unless an earlier suite has, and nothing
- * here depends on which. */
+/* Tests for api/game/idempotency.c, against idempotency.h's protocol: which
+ * Idempotency-Keys are accepted and why one is refused, and the request
+ * fingerprint, which any one part of a request changes. A kept answer opens
+ * whole for the same request only, and never once altered. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +12,8 @@
 #include "../../../api/game/tokens.h"
 #include "../../support/tests.h"
 
+/* Sealing needs a token secret: one is set unless an earlier suite has, and
+ * nothing here depends on which. */
 static int suite_init(void)
 {
     if (!tokens_ready())

@@ -1,10 +1,8 @@
-/* Tests for api/game/tokens.c and api/game/token_secret.c: no secret means no hash and
- * no seal; failed randomness at start and failed digests are failures, never
+/* Tests for api/game/tokens.c and api/game/token_secret.c: no secret means no
+ * hash and no seal; failed randomness and failed digests are failures, never
  * zeros that pass; replicas without CHESSD_TOKEN_SECRET share one made in a
- * real, private redis-server (store_token_secret). OpenSSL's RAND_bytes and
- * HMAC are wrapped at link time (-Wl,--wrap, see the Makefile) so a test can
- * make them fail. The secret can be set once per process, so the tests run
- * in order: the ones without a secret first. */
+ * real, private redis-server (store_token_secret). The secret can be set once
+ * per process, so the tests run in order: the ones without a secret first. */
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdbool.h>
@@ -19,6 +17,9 @@
 #include "../../support/tests.h"
 
 /* --- OpenSSL, failing on demand --- */
+
+/* RAND_bytes, HMAC and EVP_MD_CTX_copy_ex are wrapped at link time
+ * (-Wl,--wrap, see the Makefile's TEST_LDFLAGS), so a test can make them fail. */
 
 static bool fail_random, fail_hmac;
 

@@ -1,11 +1,7 @@
 /* Tests for api/http/acceptor.c's listening sockets and counts, on real
- * loopback sockets: a socket bound to port 0 says the port it took and takes
- * connections; a second server on a bound port is an error (no SO_REUSEPORT);
- * a restart binds at once over a connection in TIME_WAIT (SO_REUSEADDR); an
- * IPv6 socket takes IPv6 only; new counts start at zero, and stopping or
- * freeing what never started (or NULL) is nothing. The admission limits
- * themselves, which need libmicrohttpd serving, are tested over HTTP
- * (tests/e2e/attacks_*.test.mjs). */
+ * loopback sockets: the socket options and promises acceptor.h makes, each
+ * a test's name. The admission limits themselves, which need libmicrohttpd
+ * serving, are tested over HTTP (tests/e2e/attacks_*.test.mjs). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>

@@ -1,7 +1,9 @@
-/* Tests for api/http/jsonw.c: commas and nesting come out right without the
- * caller's help, strings are escaped per RFC 8259 and always valid UTF-8
- * (a bad byte becomes U+FFFD), integers keep every digit at their extremes,
- * and nesting too deep or an allocation failure makes jsonw_finish NULL. */
+/* Tests for api/http/jsonw.c, against the exact text expected (and cJSON
+ * reading back what any byte makes). Commas and nesting come out right
+ * without the caller's help, and strings are escaped per RFC 8259 and always
+ * valid UTF-8 (a bad byte becomes U+FFFD). Integers keep every digit at
+ * their extremes; nesting too deep or an allocation failure makes
+ * jsonw_finish NULL. */
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Tests for api/http/membudget.c: the process-wide count, the limit a new
- * reader is refused at, and shedding: past the limit the reader with the
- * most bytes times the time they have waited is closed first, one with
- * nothing waiting never, and only as many as bring the total within it.
- * The budget is the process's: each test leaves it as it found it. */
+ * reader is refused at, and shedding, as membudget_shed promises it. The
+ * reader with the most bytes times time waited goes first, only as many go
+ * as bring the total within the limit, and one with nothing waiting never
+ * does. The budget is the process's: each test leaves it as it found it. */
 #include <string.h>
 #include <time.h>
 

@@ -1,8 +1,7 @@
 /* Tests for api/http/mhd_version.c: only a version in the tested list is
- * supported, exactly as libmicrohttpd spells it (no prefix, suffix or
- * neighbouring release passes), and the libmicrohttpd this runner is linked
- * against is a tested one: this test fails when the machine's library
- * changes, as chessd would then refuse to start. */
+ * supported, exactly as libmicrohttpd spells it, and the libmicrohttpd this
+ * runner is linked against is a tested one. So this test fails when the
+ * machine's library changes, as chessd would then refuse to start. */
 #include <string.h>
 
 #include <microhttpd.h>

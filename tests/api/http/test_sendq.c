@@ -1,9 +1,7 @@
-/* Tests for api/http/sendq.c on a real loopback TCP connection whose client end
- * has a 4 KiB receive buffer and reads only when a test says so: the cap
- * keeps what the kernel takes from a writer that is never read to tens of
- * KiB, the unacknowledged and acknowledged counts move only when the client
- * reads, and a reset-on-close drops what is queued and resets the client.
- * These are the kernel's behaviours the event streams' bounds rely on. */
+/* Tests for api/http/sendq.c on a real loopback TCP connection whose client
+ * end has a 4 KiB receive buffer and reads only when a test says so: the
+ * kernel is the oracle. These are its behaviours the event streams' bounds
+ * rely on: the cap, the acknowledged counts and the reset-on-close. */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include <errno.h>
 #include <fcntl.h>

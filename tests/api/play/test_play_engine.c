@@ -1,10 +1,9 @@
 /* Tests for api/play/play_engine.c, the computer of `chessd play`'s local
- * session: an engine that cannot start is a sentence, every level answers a
- * legal move through a game (standard and Chess960) with the session's
- * move-list text, a hint finds a mate in one and scores from the side to
- * move's point of view (being mated is negative), and an engine killed
- * between moves is restarted for the next one. Real Stockfish
- * (/usr/games/stockfish, or $CHESSD_STOCKFISH). */
+ * session, on real Stockfish (/usr/games/stockfish, or $CHESSD_STOCKFISH),
+ * with rules/ judging each move's legality. A failed start is a sentence;
+ * every level answers legal moves (standard and Chess960) from the session's
+ * move-list text; hints find a mate in one and score from the side to move;
+ * an engine killed between moves is restarted for the next one. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

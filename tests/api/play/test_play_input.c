@@ -1,8 +1,8 @@
-/* Tests for api/play/play_input.c: plain lines (a CR cut, a last line
- * without its newline, an overlong line dropped whole, the prompt), the
- * wait hook (called before the reads, and ending them when it says stop),
- * and libedit's editing through a pseudo-terminal: an arrow key moves the
- * cursor back into the line, Up brings back the last line, Ctrl-D ends. */
+/* Tests for api/play/play_input.c: plain lines read from memory (a CR cut,
+ * a last line without its newline, an overlong line dropped whole, the
+ * prompt), and the wait hook. libedit's editing is driven through a
+ * pseudo-terminal: an arrow key moves the cursor back into the line, Up
+ * brings back the last line, Ctrl-D ends. */
 #include <fcntl.h>
 #include <pty.h>
 #include <stdlib.h>
