@@ -1,11 +1,12 @@
 /* The UCI driver (uci.h): fork+exec of the engine with two close-on-exec
  * pipes, non-blocking reads split into bounded lines by us, every wait a
  * sock_wait() (store/sock.h) against a clock_now_ms() deadline. Commands are
- * checked byte by byte before they are written (engine_command_ok), and moves
- * read back by the rules that read a client's (notation_parse_move). After a
- * timeout, a crash or a protocol error the engine is dead until restarted. */
+ * checked byte by byte before they are written (engine_command_ok), and what
+ * the engine writes is read by uci_lines.c. After a timeout, a crash or a
+ * protocol error the engine is dead until restarted. */
 #define _GNU_SOURCE /* pipe2 */
 #include "uci.h"
+#include "uci_lines.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,15 +35,6 @@ enum {
     ENGINE_NICENESS = 10, /* steps below the caller's priority */
 };
 
-/* A strength option as the engine announced it ("type spin default 20 min 0
- * max 20", or "type check default false": 0 and 1), and the value it holds
- * now: its default after the handshake, then what was last set. */
-typedef struct {
-    bool announced;
-    bool check; /* sent as true/false */
-    int min, max, value;
-} strength_option_t;
-
 struct engine {
     engine_options_t options; /* options.path points at path */
     char *path;
@@ -62,11 +54,6 @@ struct engine {
 };
 
 typedef enum { READ_LINE, READ_TIMEOUT, READ_EOF, READ_TOO_LONG } read_result_t;
-
-static const char *next_token(const char **cursor, size_t *length);
-static bool token_is(const char *token, size_t length, const char *word);
-static bool token_number(const char **cursor, long long *value);
-static int clamp_int(long long v);
 
 static const char *const status_names[ENGINE_STATUS_COUNT] = {
     [ENGINE_OK] = "ok",           [ENGINE_ESTART] = "start",         [ENGINE_ETIMEOUT] = "timeout",
@@ -380,63 +367,6 @@ static engine_status_t spawn(engine_t *e, char *err, size_t err_size)
     return ENGINE_OK;
 }
 
-/* Reads the rest of a strength option's line, "type spin default D min A max
- * B" or "type check default true|false", into *o; any other type, or a spin
- * whose range does not hold its default, leaves it unannounced. */
-static void note_strength_option(strength_option_t *o, const char *rest)
-{
-    strength_option_t found = {.min = 0, .max = 1};
-    bool spin = false, has_default = false, has_min = false, has_max = false;
-    const char *cursor = rest;
-    size_t length;
-    const char *t;
-    long long v;
-    while ((t = next_token(&cursor, &length))) {
-        if (token_is(t, length, "type")) {
-            t = next_token(&cursor, &length);
-            if (!t || !(token_is(t, length, "spin") || token_is(t, length, "check")))
-                return;
-            spin = token_is(t, length, "spin");
-        } else if (token_is(t, length, "default") && spin && token_number(&cursor, &v)) {
-            found.value = clamp_int(v);
-            has_default = true;
-        } else if (token_is(t, length, "default") && !spin && (t = next_token(&cursor, &length))) {
-            found.value = token_is(t, length, "true");
-            has_default = token_is(t, length, "true") || token_is(t, length, "false");
-        } else if (token_is(t, length, "min") && token_number(&cursor, &v)) {
-            found.min = clamp_int(v);
-            has_min = true;
-        } else if (token_is(t, length, "max") && token_number(&cursor, &v)) {
-            found.max = clamp_int(v);
-            has_max = true;
-        }
-    }
-    if (!has_default || (spin && (!has_min || !has_max)) || found.min > found.value || found.value > found.max)
-        return;
-    found.announced = true;
-    found.check = !spin;
-    *o = found;
-}
-
-unsigned engine_variants_announced(const char *line)
-{
-    static const char option[] = "option name UCI_Variant ";
-    if (!line || strncmp(line, option, sizeof option - 1))
-        return 0;
-    unsigned found = 0;
-    const char *cursor = line + sizeof option - 1;
-    size_t length;
-    const char *t;
-    while ((t = next_token(&cursor, &length))) {
-        if (!token_is(t, length, "var") || !(t = next_token(&cursor, &length)))
-            continue;
-        for (int v = 0; v < VARIANT_COUNT; v++)
-            if (token_is(t, length, variant_rules((variant_t)v)->engine))
-                found |= 1u << v;
-    }
-    return found;
-}
-
 unsigned engine_variants(const engine_t *e)
 {
     return e ? e->variants : 0;
@@ -448,11 +378,11 @@ static void note_handshake_line(engine_t *e, const char *line)
     static const char skill[] = "option name Skill Level ", limit[] = "option name UCI_LimitStrength ",
                       elo[] = "option name UCI_Elo ";
     if (!strncmp(line, skill, sizeof skill - 1)) {
-        note_strength_option(&e->skill, line + sizeof skill - 1);
+        uci_lines_strength_option(&e->skill, line + sizeof skill - 1);
     } else if (!strncmp(line, limit, sizeof limit - 1)) {
-        note_strength_option(&e->limit_strength, line + sizeof limit - 1);
+        uci_lines_strength_option(&e->limit_strength, line + sizeof limit - 1);
     } else if (!strncmp(line, elo, sizeof elo - 1)) {
-        note_strength_option(&e->elo, line + sizeof elo - 1);
+        uci_lines_strength_option(&e->elo, line + sizeof elo - 1);
     } else if (starts_with_word(line, "id") && !strncmp(line, "id name ", 8)) {
         snprintf(e->name, sizeof e->name, "%s", line + 8);
     } else if (!strncmp(line, "option name UCI_ShowWDL ", 24)) {
@@ -689,170 +619,6 @@ engine_status_t engine_format_position(const position_t *start, const move_t *mo
     return ENGINE_OK;
 }
 
-/* Reads one move the engine wrote: UCI text (the engine's notation; SAN is
- * never taken from it) naming a legal move of pos, found by the rules that
- * read a client's move. MOVE_NONE otherwise: an engine that plays a
- * variant's rules differently from chessd never gets a move past here. */
-static move_t read_move(const position_t *pos, const char *text, size_t length)
-{
-    uci_text_t uci;
-    move_t move = MOVE_NONE;
-    char reason[128];
-    if (!uci_read(text, length, &uci)
-        || notation_parse_move(pos, text, length, &move, reason, sizeof reason) != LEGALITY_OK)
-        return MOVE_NONE;
-    return move;
-}
-
-/* The next space-separated token of *cursor, or NULL at the end. */
-static const char *next_token(const char **cursor, size_t *length)
-{
-    const char *p = *cursor;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (!*p)
-        return NULL;
-    const char *end = p;
-    while (*end && *end != ' ' && *end != '\t')
-        end++;
-    *length = (size_t)(end - p);
-    *cursor = end;
-    return p;
-}
-
-static bool token_is(const char *token, size_t length, const char *word)
-{
-    return length == strlen(word) && !memcmp(token, word, length);
-}
-
-/* A decimal integer token (optionally negative) into *value. */
-static bool token_number(const char **cursor, long long *value)
-{
-    size_t length;
-    const char *t = next_token(cursor, &length);
-    if (!t || length > 20)
-        return false;
-    char text[24];
-    memcpy(text, t, length);
-    text[length] = '\0';
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end != text + length || end == text)
-        return false;
-    *value = v;
-    return true;
-}
-
-static int clamp_int(long long v)
-{
-    return v > 1000000000 ? 1000000000 : v < -1000000000 ? -1000000000 : (int)v;
-}
-
-/* Parses an "info" line searched from pos; keeps it when it has a score and
- * a pv and its multipv is within what was asked. */
-static void note_info(const position_t *pos, const char *line, int multipv_asked, engine_result_t *out)
-{
-    engine_line_t l;
-    memset(&l, 0, sizeof l);
-    l.multipv = 1;
-    bool has_score = false, has_pv = false;
-    const char *cursor = line + 4;
-    size_t length;
-    const char *t;
-    long long v;
-    while ((t = next_token(&cursor, &length))) {
-        if (token_is(t, length, "string"))
-            return;
-        if (token_is(t, length, "depth") && token_number(&cursor, &v))
-            l.depth = clamp_int(v);
-        else if (token_is(t, length, "seldepth") && token_number(&cursor, &v))
-            l.seldepth = clamp_int(v);
-        else if (token_is(t, length, "multipv") && token_number(&cursor, &v))
-            l.multipv = clamp_int(v);
-        else if (token_is(t, length, "nodes") && token_number(&cursor, &v))
-            l.nodes = v < 0 ? 0 : (uint64_t)v;
-        else if (token_is(t, length, "nps") && token_number(&cursor, &v))
-            l.nps = v < 0 ? 0 : (uint64_t)v;
-        else if (token_is(t, length, "time") && token_number(&cursor, &v))
-            l.time_ms = v < 0 ? 0 : (long)clamp_int(v);
-        else if (token_is(t, length, "lowerbound"))
-            l.bound = ENGINE_BOUND_LOWER;
-        else if (token_is(t, length, "upperbound"))
-            l.bound = ENGINE_BOUND_UPPER;
-        else if (token_is(t, length, "score")) {
-            const char *kind = next_token(&cursor, &length);
-            if (!kind || !token_number(&cursor, &v))
-                return;
-            if (token_is(kind, length, "cp"))
-                l.is_mate = false;
-            else if (token_is(kind, length, "mate"))
-                l.is_mate = true;
-            else
-                return;
-            l.value = clamp_int(v);
-            has_score = true;
-        } else if (token_is(t, length, "wdl")) {
-            long long w, d, lo;
-            if (!token_number(&cursor, &w) || !token_number(&cursor, &d) || !token_number(&cursor, &lo))
-                return;
-            l.wdl[0] = clamp_int(w);
-            l.wdl[1] = clamp_int(d);
-            l.wdl[2] = clamp_int(lo);
-            l.has_wdl = true;
-        } else if (token_is(t, length, "pv")) {
-            has_pv = true;
-            position_t p = *pos;
-            while ((t = next_token(&cursor, &length))) {
-                move_t move = read_move(&p, t, length);
-                if (move == MOVE_NONE) {
-                    out->illegal_pv_moves++;
-                    break;
-                }
-                if (l.pv_count < ENGINE_PV_MAX) {
-                    l.pv[l.pv_count++] = move;
-                    position_undo_t undo;
-                    position_make(&p, move, &undo);
-                }
-            }
-            break; /* pv is the last field */
-        }
-    }
-    if (!has_score || !has_pv || l.pv_count == 0 || l.multipv < 1 || l.multipv > multipv_asked)
-        return;
-    out->lines[l.multipv - 1] = l;
-    if (out->line_count < l.multipv)
-        out->line_count = l.multipv;
-}
-
-/* Parses "bestmove M [ponder P]" into out; EGARBAGE when M is not legal. */
-static engine_status_t note_bestmove(const position_t *pos, const char *line, engine_result_t *out, char *err,
-                                     size_t err_size)
-{
-    const char *cursor = line + 8;
-    size_t length;
-    const char *t = next_token(&cursor, &length);
-    move_t best = t ? read_move(pos, t, length) : MOVE_NONE;
-    if (best == MOVE_NONE) {
-        int shown = t ? (int)(length > 16 ? 16 : length) : 0;
-        return fail(ENGINE_EGARBAGE, err, err_size, "the engine's bestmove '%.*s' is not legal", shown, t ? t : "");
-    }
-    out->bestmove = best;
-    uci_format(pos, best, out->bestmove_uci);
-    t = next_token(&cursor, &length);
-    if (t && token_is(t, length, "ponder") && (t = next_token(&cursor, &length))) {
-        position_t after = *pos;
-        position_undo_t undo;
-        position_make(&after, best, &undo);
-        move_t ponder = read_move(&after, t, length);
-        if (ponder != MOVE_NONE) {
-            out->ponder = ponder;
-            uci_format(&after, ponder, out->ponder_uci);
-        }
-    }
-    return ENGINE_OK;
-}
-
 /* Checks limits and works out the deadline. */
 static engine_status_t check_limits(const engine_limits_t *limits, const position_t *pos, int *multipv,
                                     uint64_t *deadline, char *err, size_t err_size)
@@ -936,9 +702,9 @@ static engine_status_t read_search(engine_t *e, const position_t *pos, int multi
         if (r != READ_LINE)
             return read_failure(e, r, "bestmove", err, err_size);
         if (starts_with_word(line, "info"))
-            note_info(pos, line, multipv, out);
+            uci_lines_info(pos, line, multipv, out);
         else if (starts_with_word(line, "bestmove")) {
-            engine_status_t s = note_bestmove(pos, line, out, err, err_size);
+            engine_status_t s = uci_lines_bestmove(pos, line, out, err, err_size);
             if (s != ENGINE_OK)
                 engine_kill(e);
             return s;
