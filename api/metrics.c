@@ -1,10 +1,14 @@
-/* Metrics storage and the text exposition format (version 0.0.4). Statuses
- * are counted in a fixed set of slots, the rest under "other", so the label
- * set stays bounded whatever clients send. */
+/* Metrics as one table of rows (name, help, type, label, the value's source),
+ * written by one loop in the text exposition format 0.0.4. Rows below
+ * METRIC_COUNT are the values kept here, in metric_t's order; the rest are
+ * read from their modules once per scrape, or left out when absent. */
 #include "metrics.h"
 
+#include <assert.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../store/store.h"
 #include "engine/pool.h"
@@ -14,35 +18,411 @@
 #include "http/buf.h"
 #include "http/membudget.h"
 #include "http/wire.h"
+#include "live/events.h"
 #include "redis_memory.h"
 
-enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
+/* The most samples a row has: a stream's close reasons. */
+enum { LABELS_MAX = EVENTS_CLOSE_COUNT, FAULTS = STORE_FAULT_COUNT - 1 - STORE_FAULT_NONE };
+_Static_assert(FAULTS <= LABELS_MAX, "a Redis fault is a label value of chessd_redis_fault");
+/* A sample left out of this scrape (no store, no probe port, no check yet). */
+#define ABSENT LLONG_MIN
 
+/* --- what is kept here --- */
+
+static atomic_llong kept[METRIC_COUNT][LABELS_MAX];
+static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
+/* Set before the server's threads start (metrics_listeners, metrics_engine_turns). */
+static const acceptor_t *listeners[2];
+static struct engine_turns *_Atomic engine_turns;
+
+/* Requests by route and status, and their latency: kept in slots of their
+ * own, because a request carries two labels and a time. Statuses outside
+ * status_codes count as "other", so the label set stays bounded whatever
+ * clients send. */
+enum { ROUTE_SLOTS = 32, STATUS_SLOTS = 21 };
 static const unsigned status_codes[STATUS_SLOTS - 1] = { 200, 201, 304, 400, 401, 403, 404, 405, 409, 412,
                                                         413, 415, 422, 428, 429, 500, 501, 503, 505, 507 };
 static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                   0.5, 1, 2.5 };
 enum { BUCKET_COUNT = sizeof buckets / sizeof buckets[0] };
-
 static atomic_ullong requests[ROUTE_SLOTS + 1][STATUS_SLOTS]; /* last route row: unmatched */
 static atomic_ullong latency_buckets[BUCKET_COUNT + 1];
-static atomic_ullong latency_micros_sum, latency_count;
-static atomic_ullong moves_applied, version_conflicts, store_full, outcomes_unknown;
-static atomic_llong open_connections;
-static atomic_ullong library_messages, framing_backstops;
-static atomic_llong perft_waiting, store_waiting, analysis_waiting;
-static atomic_ullong analysis_refused;
-static atomic_ullong store_refused;
-static atomic_llong streams_open;
-static atomic_ullong stream_events, stream_resyncs, streams_stalled, pubsub_reconnects, flag_checks;
-static atomic_ullong streams_closed[EVENTS_CLOSE_COUNT], buffer_refused[METRICS_REFUSED_COUNT];
-static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 none yet */
+static atomic_ullong latency_micros_sum;
 /* Set once by metrics_init(), before the server's threads start. */
 static int routes;
 static metrics_route_name_fn route_names;
-/* Set once by metrics_listeners(), before the accept threads start. */
-static const acceptor_t *listeners[2];
-static const char *const listener_names[2] = { "main", "probe" };
+
+/* --- one scrape --- */
+
+/* What one scrape reads, each source once, so that its samples agree. */
+typedef struct {
+    struct store *store; /* NULL: no Redis configured */
+    long long kept[METRIC_COUNT][LABELS_MAX];
+    engine_pool_stats_t engine;
+    engine_turns_stats_t turns;
+    wire_stats_t wire;
+    acceptor_stats_t listener[2];
+    bool listening[2];
+    size_t buffered, budget;
+    unsigned exports_open;
+    unsigned long long exports_shed;
+    store_stats_t redis; /* zero without a store */
+    store_health_t health;
+    bool full;
+    redis_memory_t memory;
+    int redis_up;
+} scrape_t;
+
+static void scrape_read(scrape_t *s, struct store *store, struct engine_pool *engines)
+{
+    memset(s, 0, sizeof *s);
+    s->store = store;
+    for (int m = 0; m < METRIC_COUNT; m++)
+        for (int i = 0; i < LABELS_MAX; i++)
+            s->kept[m][i] = atomic_load_explicit(&kept[m][i], memory_order_relaxed);
+    engine_pool_stats(engines, &s->engine);
+    engine_turns_stats(atomic_load(&engine_turns), &s->turns);
+    wire_stats(&s->wire);
+    for (int i = 0; i < 2; i++)
+        if ((s->listening[i] = listeners[i] != NULL))
+            acceptor_stats(listeners[i], &s->listener[i]);
+    s->buffered = membudget_used();
+    s->budget = membudget_limit();
+    game_export_stats(&s->exports_open, &s->exports_shed);
+    s->redis_up = atomic_load_explicit(&redis_up, memory_order_relaxed);
+    if (!store)
+        return;
+    store_stats(store, &s->redis);
+    store_health(store, &s->health);
+    s->full = store_is_full(store);
+    redis_memory_get(&s->memory);
+}
+
+/* --- the read functions: each fills a row's values, one per label value,
+ * ABSENT for a sample this scrape leaves out --- */
+
+typedef long long values_t[LABELS_MAX];
+
+static void accepted(const scrape_t *s, values_t v)
+{
+    for (int i = 0; i < 2; i++)
+        v[i] = s->listening[i] ? s->listener[i].open : ABSENT;
+}
+static void connections_waiting(const scrape_t *s, values_t v) { v[0] = s->listener[0].waiting; }
+static void address_full(const scrape_t *s, values_t v) { v[0] = (long long)s->listener[0].refused; }
+static void buffered(const scrape_t *s, values_t v) { v[0] = (long long)s->buffered; }
+static void buffer_budget(const scrape_t *s, values_t v) { v[0] = (long long)s->budget; }
+static void exports_open(const scrape_t *s, values_t v) { v[0] = s->exports_open; }
+static void exports_shed(const scrape_t *s, values_t v) { v[0] = (long long)s->exports_shed; }
+
+static void engine_workers(const scrape_t *s, values_t v) { v[0] = s->engine.workers; }
+static void engine_up(const scrape_t *s, values_t v) { v[0] = s->engine.up; }
+static void engine_busy(const scrape_t *s, values_t v) { v[0] = s->engine.busy; }
+static void engine_waiting(const scrape_t *s, values_t v) { v[0] = s->engine.waiting; }
+static void engine_jobs(const scrape_t *s, values_t v) { v[0] = (long long)s->engine.jobs; }
+static void engine_jobs_failed(const scrape_t *s, values_t v) { v[0] = (long long)s->engine.jobs_failed; }
+static void engine_jobs_retried(const scrape_t *s, values_t v) { v[0] = (long long)s->engine.jobs_retried; }
+static void engine_restarts(const scrape_t *s, values_t v) { v[0] = (long long)s->engine.restarts; }
+static void engine_start_failures(const scrape_t *s, values_t v) { v[0] = (long long)s->engine.start_failures; }
+static void engine_failures(const scrape_t *s, values_t v)
+{
+    v[0] = (long long)s->engine.timeouts;
+    v[1] = (long long)s->engine.crashes;
+    v[2] = (long long)s->engine.garbage;
+}
+/* The unlabeled count of analyses refused for a full queue, as before the reasons. */
+static void analysis_queue_full(const scrape_t *s, values_t v)
+{
+    v[0] = s->kept[METRIC_ANALYSIS_REFUSED][METRICS_ANALYSIS_REFUSED_QUEUE_FULL];
+}
+
+static void turns(const scrape_t *s, values_t v)
+{
+    v[0] = (long long)s->turns.played;
+    v[1] = (long long)s->turns.stale;
+    v[2] = (long long)s->turns.failed;
+    v[3] = (long long)s->turns.recovered;
+}
+static void turns_requeue_skipped(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.requeue_skipped; }
+static void consumers_removed(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.consumers_removed; }
+static void turns_queued(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.queued; }
+static void turns_in_flight(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.in_flight; }
+static void turns_clients(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.owners; }
+static void turns_oldest_ms(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.oldest_age_ms; }
+
+static void http_refused(const scrape_t *s, values_t v) { v[0] = (long long)s->wire.refused; }
+static void deadline_closes(const scrape_t *s, values_t v)
+{
+    v[0] = (long long)s->wire.header_timeouts;
+    v[1] = (long long)s->wire.body_timeouts;
+}
+
+/* The store's counts are 0 without a store; the rows after them are absent. */
+static void redis_errors(const scrape_t *s, values_t v) { v[0] = (long long)s->redis.errors; }
+static void redis_connects(const scrape_t *s, values_t v) { v[0] = (long long)s->redis.connects; }
+static void redis_redirects(const scrape_t *s, values_t v) { v[0] = (long long)s->redis.redirects; }
+static void redis_configured(const scrape_t *s, values_t v) { v[0] = s->store != NULL; }
+static void redis_fast_failures(const scrape_t *s, values_t v) { v[0] = (long long)s->redis.fast_failures; }
+static void redis_is_up(const scrape_t *s, values_t v) { v[0] = s->store && s->redis_up >= 0 ? s->redis_up : ABSENT; }
+static void redis_fault(const scrape_t *s, values_t v)
+{
+    for (int i = 0; i < FAULTS; i++)
+        v[i] = !s->store ? ABSENT : !s->health.up && s->health.fault == (store_fault_t)(STORE_FAULT_NONE + 1 + i);
+}
+static void eviction_possible(const scrape_t *s, values_t v) { v[0] = s->store ? s->memory.eviction_possible : ABSENT; }
+static void policy_info(const scrape_t *s, values_t v) { v[0] = s->store ? 1 : ABSENT; }
+static void maxmemory(const scrape_t *s, values_t v) { v[0] = s->store ? (long long)s->memory.maxmemory : ABSENT; }
+static void redis_full(const scrape_t *s, values_t v) { v[0] = s->store ? s->full : ABSENT; }
+
+/* --- the table --- */
+
+typedef enum { COUNTER, GAUGE, HISTOGRAM } type_t;
+static const char *const type_names[] = { [COUNTER] = "counter", [GAUGE] = "gauge", [HISTOGRAM] = "histogram" };
+
+/* A row's label: its name, and its values' names from a list (in the order
+ * of the enum that indexes them) or from a function of the scrape. */
+typedef struct {
+    const char *name; /* NULL: the row has one sample, without a label */
+    int count;
+    const char *const *values;
+    const char *(*value)(const scrape_t *s, int i);
+} label_t;
+#define LIST(label_name, names) { label_name, (int)(sizeof names / sizeof names[0]), names, NULL }
+
+/* Where a row's value comes from: its index below METRIC_COUNT (kept here),
+ * else read or write. The requests and their latency have a writer each, as
+ * their samples are a route by a status and a histogram's buckets. */
+typedef struct {
+    const char *name;
+    const char *help;
+    type_t type;
+    label_t label;
+    void (*read)(const scrape_t *s, values_t values);
+    void (*write)(buf_t *b);
+    bool thousandths; /* the value read is in thousandths, written with three decimals */
+} row_t;
+
+static const char *const analysis_reasons[METRICS_ANALYSIS_REFUSED_COUNT] = {
+    [METRICS_ANALYSIS_REFUSED_QUEUE_FULL] = "queue_full", [METRICS_ANALYSIS_REFUSED_PER_CLIENT] = "per_client",
+    [METRICS_ANALYSIS_REFUSED_BUSY] = "busy",
+};
+static const char *const turn_reasons[METRICS_TURN_REFUSED_COUNT] = {
+    [METRICS_TURN_REFUSED_PER_CLIENT] = "per_client", [METRICS_TURN_REFUSED_BACKLOG] = "backlog",
+};
+static const char *const buffer_reasons[METRICS_REFUSED_COUNT] = {
+    [METRICS_REFUSED_BUFFERS_FULL] = "buffers_full", [METRICS_REFUSED_TOO_MANY_EXPORTS] = "too_many_exports",
+};
+static const char *const listener_names[] = { "main", "probe" }; /* as listeners[] */
+static const char *const failure_kinds[] = { "timeout", "crashed", "garbage" };
+static const char *const turn_outcomes[] = { "played", "stale", "failed", "recovered" };
+static const char *const phases[] = { "head", "body" };
+
+static const char *close_reason(const scrape_t *s, int i)
+{
+    (void)s;
+    return events_close_name((events_close_t)i);
+}
+static const char *fault_name(const scrape_t *s, int i)
+{
+    (void)s;
+    return store_fault_name((store_fault_t)(STORE_FAULT_NONE + 1 + i));
+}
+static const char *policy_name(const scrape_t *s, int i)
+{
+    (void)i;
+    return s->memory.policy;
+}
+
+static void write_requests(buf_t *b);
+static void write_latency(buf_t *b);
+
+static const row_t rows[] = {
+    [METRIC_MOVES_APPLIED] = { "chessd_moves_applied_total", "Game moves written.", .type = COUNTER },
+    [METRIC_VERSION_CONFLICTS] = { "chessd_version_conflicts_total", "Game changes refused for a stale version.",
+                                   .type = COUNTER },
+    [METRIC_STORE_FULL] = { "chessd_store_full_total", "Game writes refused because Redis is out of memory (507).",
+                            .type = COUNTER },
+    [METRIC_OUTCOME_UNKNOWN] = { "chessd_outcome_unknown_total",
+                                 "Game writes sent to Redis that got no answer and could not be checked (503 "
+                                 "outcome_unknown).",
+                                 .type = COUNTER },
+    [METRIC_OPEN_CONNECTIONS] = { "chessd_open_connections", "HTTP connections open now.", .type = GAUGE },
+    [METRIC_PERFT_WAITING] = { "chessd_perft_waiting", "Perft requests queued for a pool thread now.", .type = GAUGE },
+    [METRIC_STORE_WAITING] = { "chessd_store_waiting", "Game requests queued for a store thread now.", .type = GAUGE },
+    [METRIC_STORE_REFUSED] = { "chessd_store_refused_total",
+                               "Game requests answered 503 unrun: the store threads' queue was full, or they waited "
+                               "past the Redis timeout.",
+                               .type = COUNTER },
+    [METRIC_ANALYSIS_WAITING] = { "chessd_analysis_waiting", "Analysis requests queued for an engine route thread now.",
+                                  .type = GAUGE },
+    [METRIC_ANALYSIS_REFUSED] = { "chessd_analysis_refused_by_reason_total",
+                                  "Analysis requests refused unrun, by reason (queue_full: the engine routes' queue "
+                                  "was full; per_client: --engine-analyses-per-client; busy: no engine came free "
+                                  "within a search's time).",
+                                  .type = COUNTER, .label = LIST("reason", analysis_reasons) },
+    [METRIC_ENGINE_TURNS_REFUSED] = { "chessd_engine_turns_refused_total",
+                                      "Moves and creations refused because they would queue a computer's turn past a "
+                                      "bound (per_client: --engine-turns-per-client; backlog: --engine-turns-max).",
+                                      .type = COUNTER, .label = LIST("reason", turn_reasons) },
+    [METRIC_STREAMS_OPEN] = { "chessd_streams_open", "Game event streams and long-poll requests held now.",
+                              .type = GAUGE },
+    [METRIC_STREAM_EVENTS] = { "chessd_stream_events_total",
+                               "Events queued on game event streams (snapshots included).", .type = COUNTER },
+    [METRIC_STREAM_RESYNCS] = { "chessd_stream_resyncs_total",
+                                "Snapshots sent to a stream that missed events (a gap, a new subscription, a lost "
+                                "Redis connection, a silent game that moved).",
+                                .type = COUNTER },
+    [METRIC_STREAMS_STALLED] = { "chessd_streams_stalled_total",
+                                 "Game event streams closed because their client stopped reading: it took none of "
+                                 "the bytes waiting for it for --stream-stall-timeout seconds, or they passed their "
+                                 "bound, or the --timeout idle timeout closed it.",
+                                 .type = COUNTER },
+    [METRIC_STREAMS_CLOSED] = { "chessd_streams_closed_total",
+                                "Game event streams closed, by why (client: it went; stalled: no progress for "
+                                "--stream-stall-timeout; overflow: its bytes waiting passed their bound; idle: the "
+                                "--timeout idle timeout; budget: shed to keep within --buffer-budget; shutdown; "
+                                "ended: its game ended or is gone; error: out of memory).",
+                                .type = COUNTER, .label = { "reason", EVENTS_CLOSE_COUNT, NULL, close_reason } },
+    [METRIC_BUFFER_REFUSALS] = { "chessd_buffer_refusals_total",
+                                 "New event streams, long polls and exports answered 503, by problem code: the "
+                                 "buffer budget spent, or --max-exports running.",
+                                 .type = COUNTER, .label = LIST("reason", buffer_reasons) },
+    [METRIC_PUBSUB_RECONNECTS] = { "chessd_pubsub_reconnects_total",
+                                   "Redis Pub/Sub connections made again after one was lost.", .type = COUNTER },
+    [METRIC_FLAG_CHECKS] = { "chessd_flag_checks_total",
+                             "Games checked for a fallen flag when their clock's deadline came.", .type = COUNTER },
+    [METRIC_HTTP_FRAMING_BACKSTOP] = { "chessd_http_framing_backstop_total",
+                                       "Requests refused (400) by the server's second framing check, behind the "
+                                       "strict reader: any above 0 means the reader was bypassed (see "
+                                       "api/http/interpose.c).",
+                                       .type = COUNTER },
+    [METRIC_HTTP_LIBRARY_MESSAGES] = { "chessd_http_library_messages_total",
+                                       "Messages from libmicrohttpd (aborted connections and the like); a few a "
+                                       "second are logged.",
+                                       .type = COUNTER },
+
+    [METRIC_COUNT] = { "chessd_http_requests_total", "HTTP requests by route and status.", .type = COUNTER,
+                       .write = write_requests },
+    { "chessd_http_request_duration_seconds", "Time from first byte to response queued.", .type = HISTOGRAM,
+      .write = write_latency },
+
+    { "chessd_accepted_connections",
+      "Connections accepted and not yet closed (waiting for a place and lingering ones included), by listening "
+      "port: what --max-connections and --per-ip-connections count.",
+      .type = GAUGE, .label = LIST("listener", listener_names), .read = accepted },
+    { "chessd_connections_waiting",
+      "Connections whose client address holds --per-ip-connections already, waiting a moment for one to close.",
+      .type = GAUGE, .read = connections_waiting },
+    { "chessd_address_full_closes_total",
+      "Connections closed unserved because their client address kept --per-ip-connections full.", .type = COUNTER,
+      .read = address_full },
+    { "chessd_buffered_bytes",
+      "Bytes held now for clients that read slowly: event streams' queues, exports' text, long polls' answers.",
+      .type = GAUGE, .read = buffered },
+    { "chessd_buffer_budget_bytes", "The most chessd_buffered_bytes may reach (--buffer-budget).", .type = GAUGE,
+      .read = buffer_budget },
+    { "chessd_exports_open", "Exports (POST /v1/games/export) being answered now (--max-exports).", .type = GAUGE,
+      .read = exports_open },
+    { "chessd_exports_shed_total",
+      "Exports cut to keep within --buffer-budget: their client had kept the most bytes waiting the longest.",
+      .type = COUNTER, .read = exports_shed },
+
+    { "chessd_engine_workers", "Engine processes this replica keeps (0: no engine configured).", .type = GAUGE,
+      .read = engine_workers },
+    { "chessd_engine_workers_up", "Engine processes running now.", .type = GAUGE, .read = engine_up },
+    { "chessd_engine_workers_busy", "Engine processes running a job now.", .type = GAUGE, .read = engine_busy },
+    { "chessd_engine_jobs_waiting", "Jobs waiting for a free engine now.", .type = GAUGE, .read = engine_waiting },
+    { "chessd_analysis_refused_total",
+      "Analysis requests answered 503 engine_busy unrun: the engine routes' queue was full.", .type = COUNTER,
+      .read = analysis_queue_full },
+    { "chessd_engine_jobs_total", "Engine jobs run (a retry not counted again).", .type = COUNTER,
+      .read = engine_jobs },
+    { "chessd_engine_jobs_failed_total",
+      "Engine jobs that failed, after their retry: answered engine_failed, busy or unavailable.", .type = COUNTER,
+      .read = engine_jobs_failed },
+    { "chessd_engine_jobs_retried_total", "Engine jobs run a second time after their engine failed.",
+      .type = COUNTER, .read = engine_jobs_retried },
+    { "chessd_engine_restarts_total", "Engine processes started again after one failed.", .type = COUNTER,
+      .read = engine_restarts },
+    { "chessd_engine_start_failures_total", "Engine starts that failed (the start is retried later).",
+      .type = COUNTER, .read = engine_start_failures },
+    { "chessd_engine_failures_total",
+      "Engine jobs whose engine failed, by kind (timed out: past its deadline; crashed: exited or closed its "
+      "output; garbage: a protocol error or an illegal move).",
+      .type = COUNTER, .label = LIST("kind", failure_kinds), .read = engine_failures },
+
+    { "chessd_engine_turns_total",
+      "The computer's turns in games taken by this replica, by outcome (played; stale: the turn was gone, a later "
+      "version or the game over; failed: left for another try; recovered: a lost turn queued again by the sweep).",
+      .type = COUNTER, .label = LIST("outcome", turn_outcomes), .read = turns },
+    { "chessd_engine_turns_requeue_skipped_total",
+      "Overdue turns the sweep found still waiting or being played, so not queued again.", .type = COUNTER,
+      .read = turns_requeue_skipped },
+    { "chessd_engine_consumers_removed_total",
+      "Engine job consumers of workers gone (idle, owning nothing) removed by this replica.", .type = COUNTER,
+      .read = consumers_removed },
+    { "chessd_engine_turns_queued",
+      "The computer's turns waiting for an engine, from every replica (as this replica last read them; 0 when it "
+      "runs no turns).",
+      .type = GAUGE, .read = turns_queued },
+    { "chessd_engine_turns_in_flight", "The computer's turns being played now, on every replica.", .type = GAUGE,
+      .read = turns_in_flight },
+    { "chessd_engine_turns_clients", "Clients with turns waiting.", .type = GAUGE, .read = turns_clients },
+    { "chessd_engine_turns_oldest_seconds", "How long the oldest waiting turn has waited.", .type = GAUGE,
+      .read = turns_oldest_ms, .thousandths = true },
+
+    { "chessd_http_refused_total",
+      "Connections refused for malformed HTTP (400) or a chunked body over the cap (413) before any of the "
+      "request ran.",
+      .type = COUNTER, .read = http_refused },
+    { "chessd_http_deadline_closes_total",
+      "Connections closed because a request's head or body came too slowly.", .type = COUNTER,
+      .label = LIST("phase", phases), .read = deadline_closes },
+
+    { "chessd_redis_errors_total", "Redis commands that failed or timed out.", .type = COUNTER,
+      .read = redis_errors },
+    { "chessd_redis_connects_total", "Redis connections made (first and reconnects).", .type = COUNTER,
+      .read = redis_connects },
+    { "chessd_redis_redirects_total", "MOVED and ASK answers of a Redis Cluster followed (its slots moving).",
+      .type = COUNTER, .read = redis_redirects },
+    { "chessd_redis_configured", "1 when a Redis is configured (games on), 0 with --redis none.", .type = GAUGE,
+      .read = redis_configured },
+    { "chessd_redis_fast_failures_total",
+      "Redis commands failed at once, unsent, because their node was held down (the breaker).", .type = COUNTER,
+      .read = redis_fast_failures },
+    { "chessd_redis_up",
+      "1 when Redis answered the readiness watcher's latest probe and the player-token secret there is usable, "
+      "else 0.",
+      .type = GAUGE, .read = redis_is_up },
+    { "chessd_redis_fault",
+      "1 for what keeps Redis from being used now (the breaker's view; auth_refused, database_refused and "
+      "tls_failed are settings to fix), else 0.",
+      .type = GAUGE, .label = { "fault", FAULTS, NULL, fault_name }, .read = redis_fault },
+    { "chessd_redis_eviction_possible",
+      "1 when Redis's maxmemory-policy may evict games (any but noeviction, volatile-* too, or one that cannot be "
+      "read), else 0.",
+      .type = GAUGE, .read = eviction_possible },
+    { "chessd_redis_maxmemory_policy_info", "Redis's maxmemory-policy, as last read (unknown: not read).",
+      .type = GAUGE, .label = { "policy", 1, NULL, policy_name }, .read = policy_info },
+    { "chessd_redis_maxmemory_bytes", "Redis's maxmemory, as last read (0: no limit).", .type = GAUGE,
+      .read = maxmemory },
+    { "chessd_redis_full",
+      "1 while Redis refuses writes for lack of memory (it answered OOM since the last write it took, and no "
+      "reading since found room), else 0.",
+      .type = GAUGE, .read = redis_full },
+};
+enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
+
+static int label_count(const row_t *row) { return row->label.name ? row->label.count : 1; }
+
+/* --- counting --- */
+
+void metrics_add(metric_t metric, int label, long long delta)
+{
+    if ((unsigned)metric >= METRIC_COUNT || label < 0 || label >= label_count(&rows[metric]))
+        return;
+    atomic_fetch_add_explicit(&kept[metric][label], delta, memory_order_relaxed);
+}
 
 static int status_slot(unsigned status)
 {
@@ -62,58 +442,28 @@ void metrics_request(int route, unsigned status, uint64_t micros)
         b++;
     atomic_fetch_add_explicit(&latency_buckets[b], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&latency_micros_sum, micros, memory_order_relaxed);
-    atomic_fetch_add_explicit(&latency_count, 1, memory_order_relaxed);
 }
 
-void metrics_move_applied(void) { atomic_fetch_add_explicit(&moves_applied, 1, memory_order_relaxed); }
-void metrics_version_conflict(void) { atomic_fetch_add_explicit(&version_conflicts, 1, memory_order_relaxed); }
-void metrics_store_full(void) { atomic_fetch_add_explicit(&store_full, 1, memory_order_relaxed); }
-void metrics_outcome_unknown(void) { atomic_fetch_add_explicit(&outcomes_unknown, 1, memory_order_relaxed); }
-void metrics_http_library_message(void) { atomic_fetch_add_explicit(&library_messages, 1, memory_order_relaxed); }
-void metrics_http_framing_backstop(void) { atomic_fetch_add_explicit(&framing_backstops, 1, memory_order_relaxed); }
-
-void metrics_perft_waiting(int delta) { atomic_fetch_add_explicit(&perft_waiting, delta, memory_order_relaxed); }
-void metrics_store_waiting(int delta) { atomic_fetch_add_explicit(&store_waiting, delta, memory_order_relaxed); }
-void metrics_analysis_waiting(int delta) { atomic_fetch_add_explicit(&analysis_waiting, delta, memory_order_relaxed); }
-static struct engine_turns *_Atomic engine_turns;
-void metrics_engine_turns(struct engine_turns *turns) { atomic_store(&engine_turns, turns); }
-
-static atomic_ullong analysis_refused_by[METRICS_ANALYSIS_REFUSED_COUNT], turn_refused[METRICS_TURN_REFUSED_COUNT];
-void metrics_analysis_refused(void) { metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_QUEUE_FULL); }
-void metrics_analysis_refused_by(metrics_analysis_refused_t why)
+/* The table's own invariants, checked once: each row below METRIC_COUNT is
+ * kept here, each other one is read or written, and no row has more samples
+ * than a scrape holds. */
+static void rows_check(void)
 {
-    if (why == METRICS_ANALYSIS_REFUSED_QUEUE_FULL)
-        atomic_fetch_add_explicit(&analysis_refused, 1, memory_order_relaxed);
-    if ((unsigned)why < METRICS_ANALYSIS_REFUSED_COUNT)
-        atomic_fetch_add_explicit(&analysis_refused_by[why], 1, memory_order_relaxed);
+    for (int r = 0; r < ROW_COUNT; r++) {
+        const row_t *row = &rows[r];
+        assert(row->name && row->help && label_count(row) <= LABELS_MAX);
+        assert(r < METRIC_COUNT ? !row->read && !row->write : !row->read != !row->write);
+        assert(!row->label.name || !row->label.values != !row->label.value);
+        (void)row;
+    }
 }
-void metrics_engine_turn_refused(metrics_turn_refused_t why)
-{
-    if ((unsigned)why < METRICS_TURN_REFUSED_COUNT)
-        atomic_fetch_add_explicit(&turn_refused[why], 1, memory_order_relaxed);
-}
-void metrics_store_refused(void) { atomic_fetch_add_explicit(&store_refused, 1, memory_order_relaxed); }
 
-void metrics_streams_open(int delta) { atomic_fetch_add_explicit(&streams_open, delta, memory_order_relaxed); }
-void metrics_stream_event(void) { atomic_fetch_add_explicit(&stream_events, 1, memory_order_relaxed); }
-void metrics_stream_resync(void) { atomic_fetch_add_explicit(&stream_resyncs, 1, memory_order_relaxed); }
-void metrics_stream_stalled(void) { atomic_fetch_add_explicit(&streams_stalled, 1, memory_order_relaxed); }
-void metrics_stream_closed(events_close_t why)
+void metrics_init(int route_count, metrics_route_name_fn route_name)
 {
-    if ((unsigned)why < EVENTS_CLOSE_COUNT)
-        atomic_fetch_add_explicit(&streams_closed[why], 1, memory_order_relaxed);
+    rows_check();
+    routes = !route_name || route_count < 0 ? 0 : route_count < ROUTE_SLOTS ? route_count : ROUTE_SLOTS;
+    route_names = route_name;
 }
-void metrics_buffer_refused(metrics_refused_t why)
-{
-    if ((unsigned)why < METRICS_REFUSED_COUNT)
-        atomic_fetch_add_explicit(&buffer_refused[why], 1, memory_order_relaxed);
-}
-void metrics_pubsub_reconnect(void) { atomic_fetch_add_explicit(&pubsub_reconnects, 1, memory_order_relaxed); }
-void metrics_flag_check(void) { atomic_fetch_add_explicit(&flag_checks, 1, memory_order_relaxed); }
-
-void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
-
-void metrics_connection(int delta) { atomic_fetch_add_explicit(&open_connections, delta, memory_order_relaxed); }
 
 void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port)
 {
@@ -121,175 +471,17 @@ void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port
     listeners[1] = probe_port;
 }
 
-void metrics_init(int route_count, metrics_route_name_fn route_name)
-{
-    routes = !route_name || route_count < 0 ? 0 : route_count < ROUTE_SLOTS ? route_count : ROUTE_SLOTS;
-    route_names = route_name;
-}
+void metrics_engine_turns(struct engine_turns *turns_now) { atomic_store(&engine_turns, turns_now); }
 
-/* One metric without labels: its HELP and TYPE lines, then its value. */
-static void write_counter(buf_t *b, const char *name, const char *help, unsigned long long value)
-{
-    buf_printf(b, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, value);
-}
+void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
 
-static void write_gauge(buf_t *b, const char *name, const char *help, long long value)
-{
-    buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, value);
-}
+const char *metrics_row_name(int row) { return row >= 0 && row < ROW_COUNT ? rows[row].name : NULL; }
 
-/* Redis's memory policy as last read in the background (redis_memory.h),
- * and whether it refuses writes now (store_is_full). */
-static void write_redis_memory(buf_t *b, struct store *store)
-{
-    redis_memory_t memory;
-    redis_memory_get(&memory);
-    write_gauge(b, "chessd_redis_eviction_possible",
-        "1 when Redis's maxmemory-policy may evict games (any but noeviction, volatile-* too, or one that cannot "
-        "be read), else 0.", memory.eviction_possible);
-    buf_printf(b, "# HELP chessd_redis_maxmemory_policy_info Redis's maxmemory-policy, as last read (unknown: not "
-                  "read).\n# TYPE chessd_redis_maxmemory_policy_info gauge\n"
-                  "chessd_redis_maxmemory_policy_info{policy=\"%s\"} 1\n", memory.policy);
-    write_gauge(b, "chessd_redis_maxmemory_bytes", "Redis's maxmemory, as last read (0: no limit).",
-        (long long)memory.maxmemory);
-    write_gauge(b, "chessd_redis_full",
-        "1 while Redis refuses writes for lack of memory (it answered OOM since the last write it took, and no "
-        "reading since found room), else 0.", store_is_full(store));
-}
+/* --- writing --- */
 
-/* The accept threads' counts (acceptor.h), by listener. */
-static void write_listeners(buf_t *b)
+/* Every route and status counted so far (none counted: no sample). */
+static void write_requests(buf_t *b)
 {
-    acceptor_stats_t stats[2] = { { 0 }, { 0 } };
-    for (int i = 0; i < 2; i++)
-        if (listeners[i])
-            acceptor_stats(listeners[i], &stats[i]);
-    buf_printf(b, "# HELP chessd_accepted_connections Connections accepted and not yet closed (waiting for a place "
-                  "and lingering ones included), by listening port: what --max-connections and "
-                  "--per-ip-connections count.\n# TYPE chessd_accepted_connections gauge\n");
-    for (int i = 0; i < 2; i++)
-        if (listeners[i])
-            buf_printf(b, "chessd_accepted_connections{listener=\"%s\"} %u\n", listener_names[i], stats[i].open);
-    write_gauge(b, "chessd_connections_waiting",
-        "Connections whose client address holds --per-ip-connections already, waiting a moment for one to close.",
-        stats[0].waiting);
-    write_counter(b, "chessd_address_full_closes_total",
-        "Connections closed unserved because their client address kept --per-ip-connections full.",
-        (unsigned long long)stats[0].refused);
-}
-
-/* The engine pool's state and counters. */
-static void write_engine(buf_t *b, struct engine_pool *engines)
-{
-    engine_pool_stats_t st;
-    engine_pool_stats(engines, &st);
-    write_gauge(b, "chessd_engine_workers", "Engine processes this replica keeps (0: no engine configured).",
-        st.workers);
-    write_gauge(b, "chessd_engine_workers_up", "Engine processes running now.", st.up);
-    write_gauge(b, "chessd_engine_workers_busy", "Engine processes running a job now.", st.busy);
-    write_gauge(b, "chessd_engine_jobs_waiting", "Jobs waiting for a free engine now.", st.waiting);
-    write_gauge(b, "chessd_analysis_waiting", "Analysis requests queued for an engine route thread now.",
-        atomic_load_explicit(&analysis_waiting, memory_order_relaxed));
-    write_counter(b, "chessd_analysis_refused_total",
-        "Analysis requests answered 503 engine_busy unrun: the engine routes' queue was full.",
-        atomic_load_explicit(&analysis_refused, memory_order_relaxed));
-    write_counter(b, "chessd_engine_jobs_total", "Engine jobs run (a retry not counted again).", st.jobs);
-    write_counter(b, "chessd_engine_jobs_failed_total",
-        "Engine jobs that failed, after their retry: answered engine_failed, busy or unavailable.", st.jobs_failed);
-    write_counter(b, "chessd_engine_jobs_retried_total", "Engine jobs run a second time after their engine failed.",
-        st.jobs_retried);
-    write_counter(b, "chessd_engine_restarts_total", "Engine processes started again after one failed.", st.restarts);
-    write_counter(b, "chessd_engine_start_failures_total", "Engine starts that failed (the start is retried later).",
-        st.start_failures);
-    buf_printf(b, "# HELP chessd_engine_failures_total Engine jobs whose engine failed, by kind (timed out: past its "
-                  "deadline; crashed: exited or closed its output; garbage: a protocol error or an illegal move).\n"
-                  "# TYPE chessd_engine_failures_total counter\n"
-                  "chessd_engine_failures_total{kind=\"timeout\"} %llu\n"
-                  "chessd_engine_failures_total{kind=\"crashed\"} %llu\n"
-                  "chessd_engine_failures_total{kind=\"garbage\"} %llu\n",
-               (unsigned long long)st.timeouts, (unsigned long long)st.crashes, (unsigned long long)st.garbage);
-    engine_turns_stats_t turns;
-    engine_turns_stats(atomic_load(&engine_turns), &turns);
-    buf_printf(b, "# HELP chessd_engine_turns_total The computer's turns in games taken by this replica, by outcome "
-                  "(played; stale: the turn was gone, a later version or the game over; failed: left for another try; "
-                  "recovered: a lost turn queued again by the sweep).\n"
-                  "# TYPE chessd_engine_turns_total counter\n"
-                  "chessd_engine_turns_total{outcome=\"played\"} %llu\n"
-                  "chessd_engine_turns_total{outcome=\"stale\"} %llu\n"
-                  "chessd_engine_turns_total{outcome=\"failed\"} %llu\n"
-                  "chessd_engine_turns_total{outcome=\"recovered\"} %llu\n",
-               (unsigned long long)turns.played, (unsigned long long)turns.stale, (unsigned long long)turns.failed,
-               (unsigned long long)turns.recovered);
-    write_counter(b, "chessd_engine_turns_requeue_skipped_total",
-        "Overdue turns the sweep found still waiting or being played, so not queued again.", turns.requeue_skipped);
-    write_counter(b, "chessd_engine_consumers_removed_total",
-        "Engine job consumers of workers gone (idle, owning nothing) removed by this replica.", turns.consumers_removed);
-    write_gauge(b, "chessd_engine_turns_queued",
-        "The computer's turns waiting for an engine, from every replica (as this replica last read them; 0 when "
-        "it runs no turns).", turns.queued);
-    write_gauge(b, "chessd_engine_turns_in_flight", "The computer's turns being played now, on every replica.",
-        turns.in_flight);
-    write_gauge(b, "chessd_engine_turns_clients", "Clients with turns waiting.", turns.owners);
-    buf_printf(b, "# HELP chessd_engine_turns_oldest_seconds How long the oldest waiting turn has waited.\n"
-                  "# TYPE chessd_engine_turns_oldest_seconds gauge\n"
-                  "chessd_engine_turns_oldest_seconds %.3f\n", (double)turns.oldest_age_ms / 1000.0);
-    buf_printf(b, "# HELP chessd_engine_turns_refused_total Moves and creations refused because they would queue a "
-                  "computer's turn past a bound (per_client: --engine-turns-per-client; backlog: "
-                  "--engine-turns-max).\n"
-                  "# TYPE chessd_engine_turns_refused_total counter\n"
-                  "chessd_engine_turns_refused_total{reason=\"per_client\"} %llu\n"
-                  "chessd_engine_turns_refused_total{reason=\"backlog\"} %llu\n",
-               (unsigned long long)atomic_load(&turn_refused[METRICS_TURN_REFUSED_PER_CLIENT]),
-               (unsigned long long)atomic_load(&turn_refused[METRICS_TURN_REFUSED_BACKLOG]));
-    buf_printf(b, "# HELP chessd_analysis_refused_by_reason_total Analysis requests refused unrun, by reason "
-                  "(queue_full: the engine routes' queue was full; per_client: --engine-analyses-per-client; busy: "
-                  "no engine came free within a search's time).\n"
-                  "# TYPE chessd_analysis_refused_by_reason_total counter\n"
-                  "chessd_analysis_refused_by_reason_total{reason=\"queue_full\"} %llu\n"
-                  "chessd_analysis_refused_by_reason_total{reason=\"per_client\"} %llu\n"
-                  "chessd_analysis_refused_by_reason_total{reason=\"busy\"} %llu\n",
-               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_QUEUE_FULL]),
-               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_PER_CLIENT]),
-               (unsigned long long)atomic_load(&analysis_refused_by[METRICS_ANALYSIS_REFUSED_BUSY]));
-}
-
-/* The buffer budget (http/membudget.h) and why streams closed. */
-static void write_buffers(buf_t *b)
-{
-    buf_printf(b, "# HELP chessd_streams_closed_total Game event streams closed, by why (client: it went; stalled: no "
-                  "progress for --stream-stall-timeout; overflow: its bytes waiting passed their bound; idle: the "
-                  "--timeout idle timeout; budget: shed to keep within --buffer-budget; shutdown; ended: its game "
-                  "ended or is gone; error: out of memory).\n# TYPE chessd_streams_closed_total counter\n");
-    for (int i = 0; i < EVENTS_CLOSE_COUNT; i++)
-        buf_printf(b, "chessd_streams_closed_total{reason=\"%s\"} %llu\n", events_close_name((events_close_t)i),
-                   (unsigned long long)atomic_load_explicit(&streams_closed[i], memory_order_relaxed));
-    write_gauge(b, "chessd_buffered_bytes",
-        "Bytes held now for clients that read slowly: event streams' queues, exports' text, long polls' answers.",
-        (long long)membudget_used());
-    write_gauge(b, "chessd_buffer_budget_bytes", "The most chessd_buffered_bytes may reach (--buffer-budget).",
-        (long long)membudget_limit());
-    static const char *const refused[METRICS_REFUSED_COUNT] = { "buffers_full", "too_many_exports" };
-    buf_printf(b, "# HELP chessd_buffer_refusals_total New event streams, long polls and exports answered 503, by "
-                  "problem code: the buffer budget spent, or --max-exports running.\n"
-                  "# TYPE chessd_buffer_refusals_total counter\n");
-    for (int i = 0; i < METRICS_REFUSED_COUNT; i++)
-        buf_printf(b, "chessd_buffer_refusals_total{reason=\"%s\"} %llu\n", refused[i],
-                   (unsigned long long)atomic_load_explicit(&buffer_refused[i], memory_order_relaxed));
-    unsigned exports;
-    unsigned long long shed;
-    game_export_stats(&exports, &shed);
-    write_gauge(b, "chessd_exports_open", "Exports (POST /v1/games/export) being answered now (--max-exports).", exports);
-    write_counter(b, "chessd_exports_shed_total",
-        "Exports cut to keep within --buffer-budget: their client had kept the most bytes waiting the longest.", shed);
-}
-
-char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)
-{
-    buf_t b;
-    buf_init(&b);
-    buf_reserve(&b, 8192);
-    buf_printf(&b, "# HELP chessd_http_requests_total HTTP requests by route and status.\n"
-            "# TYPE chessd_http_requests_total counter\n");
     for (int r = 0; r <= ROUTE_SLOTS; r++) {
         if (r < ROUTE_SLOTS && r >= routes)
             continue;
@@ -303,106 +495,72 @@ char *metrics_render(struct store *store, struct engine_pool *engines, size_t *l
                 snprintf(status, sizeof status, "%u", status_codes[s]);
             else
                 snprintf(status, sizeof status, "other");
-            buf_printf(&b, "chessd_http_requests_total{route=\"%s\",status=\"%s\"} %llu\n", name, status, n);
+            buf_printf(b, "chessd_http_requests_total{route=\"%s\",status=\"%s\"} %llu\n", name, status, n);
         }
     }
-    buf_printf(&b, "# HELP chessd_http_request_duration_seconds Time from first byte to response queued.\n"
-            "# TYPE chessd_http_request_duration_seconds histogram\n");
+}
+
+/* The latency histogram: cumulative buckets, the sum and the count. */
+static void write_latency(buf_t *b)
+{
     unsigned long long cumulative = 0;
     for (int i = 0; i <= BUCKET_COUNT; i++) {
         cumulative += atomic_load_explicit(&latency_buckets[i], memory_order_relaxed);
         if (i < BUCKET_COUNT)
-            buf_printf(&b, "chessd_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[i], cumulative);
+            buf_printf(b, "chessd_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n", buckets[i], cumulative);
         else
-            buf_printf(&b, "chessd_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cumulative);
+            buf_printf(b, "chessd_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n", cumulative);
     }
-    buf_printf(&b, "chessd_http_request_duration_seconds_sum %.6f\n",
-        (double)atomic_load_explicit(&latency_micros_sum, memory_order_relaxed) / 1e6);
-    buf_printf(&b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
-    write_counter(&b, "chessd_moves_applied_total", "Game moves written.",
-        atomic_load_explicit(&moves_applied, memory_order_relaxed));
-    write_counter(&b, "chessd_version_conflicts_total", "Game changes refused for a stale version.",
-        atomic_load_explicit(&version_conflicts, memory_order_relaxed));
-    write_counter(&b, "chessd_store_full_total", "Game writes refused because Redis is out of memory (507).",
-        atomic_load_explicit(&store_full, memory_order_relaxed));
-    write_counter(&b, "chessd_outcome_unknown_total",
-        "Game writes sent to Redis that got no answer and could not be checked (503 outcome_unknown).",
-        atomic_load_explicit(&outcomes_unknown, memory_order_relaxed));
-    write_gauge(&b, "chessd_open_connections", "HTTP connections open now.",
-        atomic_load_explicit(&open_connections, memory_order_relaxed));
-    write_listeners(&b);
-    write_gauge(&b, "chessd_perft_waiting", "Perft requests queued for a pool thread now.",
-        atomic_load_explicit(&perft_waiting, memory_order_relaxed));
-    write_gauge(&b, "chessd_store_waiting", "Game requests queued for a store thread now.",
-        atomic_load_explicit(&store_waiting, memory_order_relaxed));
-    write_counter(&b, "chessd_store_refused_total",
-        "Game requests answered 503 unrun: the store threads' queue was full, or they waited past the Redis timeout.",
-        atomic_load_explicit(&store_refused, memory_order_relaxed));
-    write_gauge(&b, "chessd_streams_open", "Game event streams and long-poll requests held now.",
-        atomic_load_explicit(&streams_open, memory_order_relaxed));
-    write_counter(&b, "chessd_stream_events_total", "Events queued on game event streams (snapshots included).",
-        atomic_load_explicit(&stream_events, memory_order_relaxed));
-    write_counter(&b, "chessd_stream_resyncs_total",
-        "Snapshots sent to a stream that missed events (a gap, a new subscription, a lost Redis "
-        "connection, a silent game that moved).",
-        atomic_load_explicit(&stream_resyncs, memory_order_relaxed));
-    write_counter(&b, "chessd_streams_stalled_total",
-        "Game event streams closed because their client stopped reading: it took none of the bytes waiting for it "
-        "for --stream-stall-timeout seconds, or they passed their bound, or the --timeout idle timeout closed it.",
-        atomic_load_explicit(&streams_stalled, memory_order_relaxed));
-    write_buffers(&b);
-    write_counter(&b, "chessd_pubsub_reconnects_total", "Redis Pub/Sub connections made again after one was lost.",
-        atomic_load_explicit(&pubsub_reconnects, memory_order_relaxed));
-    write_counter(&b, "chessd_flag_checks_total", "Games checked for a fallen flag when their clock's deadline came.",
-        atomic_load_explicit(&flag_checks, memory_order_relaxed));
-    write_engine(&b, engines);
-    wire_stats_t wire;
-    wire_stats(&wire);
-    write_counter(&b, "chessd_http_refused_total",
-        "Connections refused for malformed HTTP (400) or a chunked body over the cap (413) before any of "
-        "the request ran.",
-        (unsigned long long)wire.refused);
-    buf_printf(&b, "# HELP chessd_http_deadline_closes_total Connections closed because a request's head or body came too "
-            "slowly.\n# TYPE chessd_http_deadline_closes_total counter\n"
-            "chessd_http_deadline_closes_total{phase=\"head\"} %llu\n"
-            "chessd_http_deadline_closes_total{phase=\"body\"} %llu\n",
-        (unsigned long long)wire.header_timeouts, (unsigned long long)wire.body_timeouts);
-    write_counter(&b, "chessd_http_framing_backstop_total",
-        "Requests refused (400) by the server's second framing check, behind the strict reader: any above 0 "
-        "means the reader was bypassed (see api/http/interpose.c).",
-        atomic_load_explicit(&framing_backstops, memory_order_relaxed));
-    write_counter(&b, "chessd_http_library_messages_total",
-        "Messages from libmicrohttpd (aborted connections and the like); a few a second are logged.",
-        atomic_load_explicit(&library_messages, memory_order_relaxed));
-    store_stats_t stats = { 0 };
-    if (store)
-        store_stats(store, &stats);
-    write_counter(&b, "chessd_redis_errors_total", "Redis commands that failed or timed out.",
-        (unsigned long long)stats.errors);
-    write_counter(&b, "chessd_redis_connects_total", "Redis connections made (first and reconnects).",
-        (unsigned long long)stats.connects);
-    write_counter(&b, "chessd_redis_redirects_total",
-        "MOVED and ASK answers of a Redis Cluster followed (its slots moving).", (unsigned long long)stats.redirects);
-    write_gauge(&b, "chessd_redis_configured", "1 when a Redis is configured (games on), 0 with --redis none.",
-        store != NULL);
-    write_counter(&b, "chessd_redis_fast_failures_total",
-        "Redis commands failed at once, unsent, because their node was held down (the breaker).",
-        (unsigned long long)stats.fast_failures);
-    int up = atomic_load_explicit(&redis_up, memory_order_relaxed);
-    if (store && up >= 0)
-        write_gauge(&b, "chessd_redis_up",
-            "1 when Redis answered the readiness watcher's latest probe and the player-token secret there "
-            "is usable, else 0.", up);
-    if (store) {
-        store_health_t health;
-        store_health(store, &health);
-        buf_printf(&b, "# HELP chessd_redis_fault 1 for what keeps Redis from being used now (the breaker's view; "
-                       "auth_refused, database_refused and tls_failed are settings to fix), else 0.\n"
-                       "# TYPE chessd_redis_fault gauge\n");
-        for (int f = STORE_FAULT_NONE + 1; f < STORE_FAULT_COUNT; f++)
-            buf_printf(&b, "chessd_redis_fault{fault=\"%s\"} %d\n", store_fault_name((store_fault_t)f),
-                       !health.up && health.fault == (store_fault_t)f);
-        write_redis_memory(&b, store);
+    buf_printf(b, "chessd_http_request_duration_seconds_sum %.6f\n",
+               (double)atomic_load_explicit(&latency_micros_sum, memory_order_relaxed) / 1e6);
+    buf_printf(b, "chessd_http_request_duration_seconds_count %llu\n", cumulative);
+}
+
+static void write_header(buf_t *b, const row_t *row)
+{
+    buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", row->name, row->help, row->name, type_names[row->type]);
+}
+
+/* One row: HELP and TYPE (left out with every sample absent), then each sample. */
+static void write_row(buf_t *b, int index, const scrape_t *s)
+{
+    const row_t *row = &rows[index];
+    if (row->write) {
+        write_header(b, row);
+        row->write(b);
+        return;
     }
+    values_t values;
+    if (index < METRIC_COUNT)
+        memcpy(values, s->kept[index], sizeof values);
+    else
+        row->read(s, values);
+    bool header = false;
+    for (int i = 0; i < label_count(row); i++) {
+        if (values[i] == ABSENT)
+            continue;
+        if (!header)
+            write_header(b, row);
+        header = true;
+        buf_printf(b, "%s", row->name);
+        if (row->label.name)
+            buf_printf(b, "{%s=\"%s\"}", row->label.name,
+                       row->label.values ? row->label.values[i] : row->label.value(s, i));
+        if (row->thousandths)
+            buf_printf(b, " %.3f\n", (double)values[i] / 1000.0);
+        else
+            buf_printf(b, " %lld\n", values[i]);
+    }
+}
+
+char *metrics_render(struct store *store, struct engine_pool *engines, size_t *length)
+{
+    scrape_t s;
+    scrape_read(&s, store, engines);
+    buf_t b;
+    buf_init(&b);
+    buf_reserve(&b, 8192);
+    for (int r = 0; r < ROW_COUNT; r++)
+        write_row(&b, r, &s);
     return buf_finish(&b, length);
 }

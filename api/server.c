@@ -101,7 +101,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
             api_problem(res, API_ERATE_LIMITED, detail, NULL, NULL);
         break;
     case HTTPD_REFUSE_BUFFERS_FULL:
-        metrics_buffer_refused(METRICS_REFUSED_BUFFERS_FULL);
+        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_BUFFERS_FULL, 1);
         api_problem(res, API_EBUFFERS_FULL,
                     "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly",
                     NULL, NULL);
@@ -113,13 +113,13 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         break;
     case HTTPD_REFUSE_POOL_FULL:
         if (pool == ROUTES_POOL_ENGINE) {
-            metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_QUEUE_FULL);
+            metrics_add(METRIC_ANALYSIS_REFUSED, METRICS_ANALYSIS_REFUSED_QUEUE_FULL, 1);
             api_problem(res, API_EENGINE_BUSY, "every engine is busy and the analysis queue is full", NULL, NULL);
             res->retry_after = 1;
             break;
         }
         if (store)
-            metrics_store_refused();
+            metrics_count(METRIC_STORE_REFUSED);
         api_problem(res, store ? API_ESTORE_UNAVAILABLE : API_EUNAVAILABLE,
                     store ? "the game store's threads are all busy and their queue is full; nothing was changed"
                           : "the perft workers are all busy; retry shortly",
@@ -128,7 +128,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         break;
     case HTTPD_REFUSE_POOL_LATE:
         if (store)
-            metrics_store_refused();
+            metrics_count(METRIC_STORE_REFUSED);
         api_problem(res, API_ESTORE_UNAVAILABLE,
                     "the game store's threads were all busy for longer than its timeout; nothing was changed", NULL,
                     NULL);
@@ -142,7 +142,7 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         snprintf(text, sizeof text,
                  "this client has %u analyses running or waiting on this replica, its most "
                  "(--engine-analyses-per-client)", max);
-        metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_PER_CLIENT);
+        metrics_add(METRIC_ANALYSIS_REFUSED, METRICS_ANALYSIS_REFUSED_PER_CLIENT, 1);
         api_problem_quota(res, API_ETOO_MANY_ANALYSES, text, "engine-analyses-per-client", max, 1);
         break;
     }
@@ -162,30 +162,45 @@ static void on_completed(void *ctx, int route, unsigned status, uint64_t micros)
 static void on_connection(void *ctx, int delta)
 {
     (void)ctx;
-    metrics_connection(delta);
+    metrics_add(METRIC_OPEN_CONNECTIONS, 0, delta);
 }
 
 static void on_library_message(void *ctx)
 {
     (void)ctx;
-    metrics_http_library_message();
+    metrics_count(METRIC_HTTP_LIBRARY_MESSAGES);
 }
 
 static void on_framing_backstop(void *ctx)
 {
     (void)ctx;
-    metrics_http_framing_backstop();
+    metrics_count(METRIC_HTTP_FRAMING_BACKSTOP);
 }
 
 static void on_pool_waiting(void *ctx, int pool, int delta)
 {
     (void)ctx;
-    if (pool == ROUTES_POOL_PERFT)
-        metrics_perft_waiting(delta);
-    else if (pool == ROUTES_POOL_ENGINE)
-        metrics_analysis_waiting(delta);
-    else
-        metrics_store_waiting(delta);
+    metric_t waiting = pool == ROUTES_POOL_PERFT    ? METRIC_PERFT_WAITING
+                       : pool == ROUTES_POOL_ENGINE ? METRIC_ANALYSIS_WAITING
+                                                    : METRIC_STORE_WAITING;
+    metrics_add(waiting, 0, delta);
+}
+
+/* The hub's counts go to /metrics, mapped by one table (as the game
+ * service's, in config.c): the hub sits below the metrics it feeds. */
+static void count_hub(events_counter_t counter, int label, long long delta)
+{
+    static const metric_t metrics[EVENTS_COUNTER_COUNT] = {
+        [EVENTS_COUNTER_STREAMS_OPEN] = METRIC_STREAMS_OPEN,
+        [EVENTS_COUNTER_EVENT] = METRIC_STREAM_EVENTS,
+        [EVENTS_COUNTER_RESYNC] = METRIC_STREAM_RESYNCS,
+        [EVENTS_COUNTER_STALLED] = METRIC_STREAMS_STALLED,
+        [EVENTS_COUNTER_CLOSED] = METRIC_STREAMS_CLOSED,
+        [EVENTS_COUNTER_PUBSUB_RECONNECT] = METRIC_PUBSUB_RECONNECTS,
+        [EVENTS_COUNTER_FLAG_CHECK] = METRIC_FLAG_CHECKS,
+    };
+    if ((unsigned)counter < EVENTS_COUNTER_COUNT)
+        metrics_add(metrics[counter], label, delta);
 }
 
 /* Every Redis call of a game request within its budget, counted from its
@@ -407,10 +422,7 @@ static int run(const config_t *cfg, bool engine_only)
     metrics_init(routes_count(), routes_name);
     membudget_set_limit(config_buffer_budget(cfg));
     membudget_malloc_setup();
-    static const events_counters_t hub_counters = { metrics_streams_open, metrics_stream_event, metrics_stream_resync,
-                                                    metrics_stream_stalled, metrics_stream_closed,
-                                                    metrics_pubsub_reconnect, metrics_flag_check };
-    events_config_t events_cfg = { .store = srv.store, .counters = &hub_counters, .max_streams = cfg->max_streams,
+    events_config_t events_cfg = { .store = srv.store, .count = count_hub, .max_streams = cfg->max_streams,
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds,
                                    .stall_seconds = cfg->stream_stall_seconds,

@@ -64,19 +64,11 @@ static game_svc_status_t from_store(store_status_t status)
     }
 }
 
-typedef enum { COUNT_MOVE_APPLIED, COUNT_VERSION_CONFLICT, COUNT_STORE_FULL, COUNT_OUTCOME_UNKNOWN } count_t;
-
-/* Tells the caller's counters (game_svc_counters_t) of one event. */
-static void count(const game_svc_config_t *c, count_t what)
+/* Tells the caller's count callback (game_svc_config_t) of one event. */
+static void count(const game_svc_config_t *c, game_svc_counter_t counter)
 {
-    const game_svc_counters_t *k = c->counters;
-    void (*fn)(void) = !k                                ? NULL
-                       : what == COUNT_MOVE_APPLIED     ? k->move_applied
-                       : what == COUNT_VERSION_CONFLICT ? k->version_conflict
-                       : what == COUNT_STORE_FULL       ? k->store_full
-                                                        : k->outcome_unknown;
-    if (fn)
-        fn();
+    if (c->count)
+        c->count(counter);
 }
 
 static int64_t now_ms(void)
@@ -490,7 +482,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     if (trouble) {
         free(body);
         if (written == STORE_EFULL)
-            count(c, COUNT_STORE_FULL);
+            count(c, GAME_SVC_COUNTER_STORE_FULL);
         *status = fail(out, written == STORE_OK      ? GAME_SVC_EINTERNAL
                             : written == STORE_EFULL ? GAME_SVC_EFULL
                                                      : GAME_SVC_EUNAVAILABLE,
@@ -530,8 +522,8 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
                  expected);
         *status = GAME_SVC_ECONFLICT;
         return SAVE_STALE;
-    case STORE_EFULL: count(c, COUNT_STORE_FULL); break;
-    case STORE_EUNKNOWN: count(c, COUNT_OUTCOME_UNKNOWN); break;
+    case STORE_EFULL: count(c, GAME_SVC_COUNTER_STORE_FULL); break;
+    case STORE_EUNKNOWN: count(c, GAME_SVC_COUNTER_OUTCOME_UNKNOWN); break;
     default: break;
     }
     *status = from_store(written);
@@ -772,7 +764,7 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
             writer_t w = { .idem = idem, .rq = rq };
             save_t saved = game_save(c, g, expected, &change, &w, &answer, out);
             if (saved == SAVE_MADE && change.played)
-                count(c, COUNT_MOVE_APPLIED);
+                count(c, GAME_SVC_COUNTER_MOVE_APPLIED);
             outcome = saved == SAVE_STALE ? CHANGE_REFUSED : saved == SAVE_LATE ? CHANGE_AGAIN : CHANGE_FINAL;
             /* Guarded by its ply, a move the game's version moved under is
              * judged again on the game as it is now: only a move in between
@@ -863,7 +855,7 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
     }
     game_svc_game_free(&g);
     if (status == GAME_SVC_ECONFLICT)
-        count(c, COUNT_VERSION_CONFLICT);
+        count(c, GAME_SVC_COUNTER_VERSION_CONFLICT);
     return status;
 }
 

@@ -20,18 +20,22 @@
 #include "idempotency.h"
 #include "precondition.h"
 
-/* What the service counts, for the caller's metrics (each may be NULL). */
-typedef struct {
-    void (*move_applied)(void);
-    void (*version_conflict)(void);
-    void (*store_full)(void);      /* a write refused: the store is full */
-    void (*outcome_unknown)(void); /* a write whose outcome is not known */
-} game_svc_counters_t;
+/* What the service counts, for the caller's metrics: a callback with this
+ * enum rather than the server's metrics, which sit above this room. */
+typedef enum {
+    GAME_SVC_COUNTER_MOVE_APPLIED = 0,
+    GAME_SVC_COUNTER_VERSION_CONFLICT,
+    GAME_SVC_COUNTER_STORE_FULL,      /* a write refused: the store is full */
+    GAME_SVC_COUNTER_OUTCOME_UNKNOWN, /* a write whose outcome is not known */
+    GAME_SVC_COUNTER_COUNT
+} game_svc_counter_t;
+/* Called once for each thing counted, on any thread. */
+typedef void (*game_svc_count_fn)(game_svc_counter_t counter);
 
 /* The settings the service runs with (built by the caller from its own). */
 typedef struct game_svc_config {
     struct store *store;
-    const game_svc_counters_t *counters; /* NULL: nothing is counted */
+    game_svc_count_fn count; /* NULL: nothing is counted */
     unsigned max_game_plies;
     unsigned active_game_ttl_seconds;   /* an active game expires this long after its last change; 0: never */
     unsigned finished_game_ttl_seconds; /* a finished one this long after its end; 0: never */

@@ -140,7 +140,7 @@ static void engine_problem(api_response_t *res, engine_status_t status, const ch
         res->retry_after = configured ? 5 : 0;
         break;
     case ENGINE_EBUSY:
-        metrics_analysis_refused_by(METRICS_ANALYSIS_REFUSED_BUSY);
+        metrics_add(METRIC_ANALYSIS_REFUSED, METRICS_ANALYSIS_REFUSED_BUSY, 1);
         api_problem(res, API_EENGINE_BUSY, "every engine stayed busy for as long as a search may take", NULL, NULL);
         res->retry_after = 1;
         break;

@@ -118,11 +118,11 @@ static void answer(const api_request_t *req, api_response_t *res, game_svc_statu
     case GAME_SVC_EKEY_REUSED: api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, out->detail, NULL, NULL); break;
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
     case GAME_SVC_ETOO_MANY_TURNS:
-        metrics_engine_turn_refused(METRICS_TURN_REFUSED_PER_CLIENT);
+        metrics_add(METRIC_ENGINE_TURNS_REFUSED, METRICS_TURN_REFUSED_PER_CLIENT, 1);
         api_problem_quota(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit, 2);
         break;
     case GAME_SVC_EENGINE_BUSY:
-        metrics_engine_turn_refused(METRICS_TURN_REFUSED_BACKLOG);
+        metrics_add(METRIC_ENGINE_TURNS_REFUSED, METRICS_TURN_REFUSED_BACKLOG, 1);
         api_problem_limit(res, API_EENGINE_BUSY, out->detail, "engine-turns-max", out->limit);
         res->retry_after = 5;
         break;
@@ -862,13 +862,13 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
     } else if (!app->store_pool) {
         api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
     } else if (membudget_full()) {
-        metrics_buffer_refused(METRICS_REFUSED_BUFFERS_FULL);
+        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_BUFFERS_FULL, 1);
         api_problem(res, API_EBUFFERS_FULL,
                     "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly", NULL,
                     NULL);
         res->retry_after = EXPORT_RETRY_AFTER;
     } else if (!game_export_reserve(app->config->max_exports)) {
-        metrics_buffer_refused(METRICS_REFUSED_TOO_MANY_EXPORTS);
+        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_TOO_MANY_EXPORTS, 1);
         api_problem(res, API_ETOO_MANY_EXPORTS, "this replica runs --max-exports exports already; retry shortly", NULL,
                     NULL);
         res->retry_after = EXPORT_RETRY_AFTER;

@@ -233,12 +233,12 @@ struct events {
     char (*ids)[STORE_ENGINE_ID_SIZE]; /* a mux's ids as read (EVENTS_MUX_MAX) */
 };
 
-/* Tells the caller's counters (events_counters_t) of one event. */
-#define COUNT(h, name, ...)                                                                                            \
-    do {                                                                                                               \
-        if ((h)->cfg.counters && (h)->cfg.counters->name)                                                              \
-            (h)->cfg.counters->name(__VA_ARGS__);                                                                      \
-    } while (0)
+/* Tells the caller's count callback (events_config_t) of one change. */
+static void hub_count(const events_t *h, events_counter_t counter, int label, long long delta)
+{
+    if (h->cfg.count)
+        h->cfg.count(counter, label, delta);
+}
 
 static void wake_hub(events_t *h)
 {
@@ -448,7 +448,7 @@ static void stream_push(events_stream_t *s, const char *bytes, size_t n, bool en
     size_t max = s->mux ? MUX_PENDING_MAX : PENDING_MAX;
     if (bytes && queued > 0 && queued + unsent + n > max) {
         stream_fail(s, EVENTS_CLOSE_OVERFLOW);
-        COUNT(s->hub, stream_stalled);
+        hub_count(s->hub, EVENTS_COUNTER_STALLED, 0, 1);
     } else if (!bytes || !buf_reserve(&s->out, n)) {
         stream_fail(s, EVENTS_CLOSE_ERROR);
     } else {
@@ -542,7 +542,7 @@ static void stream_push_event(events_stream_t *s, framed_t *f, bool end)
 {
     const buf_t *frame = framed_for(f, s->format);
     stream_push(s, buf_failed(frame) ? NULL : frame->data, frame->length, end);
-    COUNT(s->hub, stream_event);
+    hub_count(s->hub, EVENTS_COUNTER_EVENT, 0, 1);
 }
 
 /* --- admission --- */
@@ -577,7 +577,7 @@ static void release_locked(events_t *h, const void *address, size_t length)
     }
     if (h->open > 0) {
         h->open--;
-        COUNT(h, streams_open, -1);
+        hub_count(h, EVENTS_COUNTER_STREAMS_OPEN, 0, -1);
     }
 }
 
@@ -601,7 +601,7 @@ events_status_t events_admit(events_t *h, const void *address, size_t length)
         (*p)->length = length;
         (*p)->count++;
         h->open++;
-        COUNT(h, streams_open, 1);
+        hub_count(h, EVENTS_COUNTER_STREAMS_OPEN, 0, 1);
     }
     pthread_mutex_unlock(&h->lock);
     return status;
@@ -1060,7 +1060,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
     s->conn = *conn;
     if (!s->counted_first) {
         s->counted_first = true;
-        COUNT(h, stream_event);
+        hub_count(h, EVENTS_COUNTER_EVENT, 0, 1);
     }
     s->progress_us = clock_now_us();
     s->address_length = address_length(length);
@@ -1091,7 +1091,7 @@ void events_stream_idle(events_stream_t *s)
         s->reason = EVENTS_CLOSE_IDLE;
     pthread_mutex_unlock(&s->lock);
     if (idle)
-        COUNT(s->hub, stream_stalled);
+        hub_count(s->hub, EVENTS_COUNTER_STALLED, 0, 1);
 }
 
 void events_stream_release(events_stream_t *s)
@@ -1113,7 +1113,7 @@ void events_stream_release(events_stream_t *s)
         pthread_mutex_lock(&s->lock);
         events_close_t reason = s->reason;
         pthread_mutex_unlock(&s->lock);
-        COUNT(h, stream_closed, reason);
+        hub_count(h, EVENTS_COUNTER_CLOSED, (int)reason, 1);
         release_locked(h, s->address, s->address_length);
         pthread_mutex_unlock(&h->lock);
     }
@@ -1201,7 +1201,7 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
             stream_push_event(s, &event, meta->ended);
             s->last_version = meta->version;
             s->exact = false;
-            COUNT(h, stream_resync);
+            hub_count(h, EVENTS_COUNTER_RESYNC, 0, 1);
         } else if (meta->ended) {
             stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
         }
@@ -1324,7 +1324,7 @@ static void check_stall(events_t *h, events_stream_t *s, uint64_t now)
             s->conn.resume(s->conn.arg);
         }
         pthread_mutex_unlock(&s->lock);
-        COUNT(h, stream_stalled);
+        hub_count(h, EVENTS_COUNTER_STALLED, 0, 1);
     }
 }
 
@@ -1469,7 +1469,7 @@ static bool connect_subscriber(events_t *h)
     }
     h->sub = sub;
     if (h->ever_connected)
-        COUNT(h, pubsub_reconnect);
+        hub_count(h, EVENTS_COUNTER_PUBSUB_RECONNECT, 0, 1);
     h->ever_connected = true;
     h->backoff_ms = BACKOFF_FIRST_MS;
     h->ping_due_us = now + PING_US;
@@ -1655,7 +1655,7 @@ static void run_flag_checks(events_t *h)
         game_event_meta_t meta;
         const game_svc_config_t *games = &h->cfg.games;
         game_svc_status_t status = game_svc_check_flag(games, id, &meta);
-        COUNT(h, flag_check);
+        hub_count(h, EVENTS_COUNTER_FLAG_CHECK, 0, 1);
         pthread_mutex_lock(&h->lock);
         uint64_t now = clock_now_us();
         if (status == GAME_SVC_OK) {

@@ -48,21 +48,26 @@ typedef enum {
 /* The reason's name for metrics: "client", "stalled", ... */
 const char *events_close_name(events_close_t why);
 
-/* What the hub counts, for the caller's metrics (each may be NULL). */
-typedef struct {
-    void (*streams_open)(int delta);
-    void (*stream_event)(void);     /* an event queued on a stream */
-    void (*stream_resync)(void);    /* a stream sent a fresh snapshot for a gap */
-    void (*stream_stalled)(void);   /* a stream closed: its client stopped reading (stalled, overflow, idle) */
-    void (*stream_closed)(events_close_t why); /* a stream released, attached once */
-    void (*pubsub_reconnect)(void); /* the Pub/Sub connection made again */
-    void (*flag_check)(void);       /* a running clock's flag looked at */
-} events_counters_t;
+/* What the hub counts, for the caller's metrics: a callback with this enum
+ * rather than the server's metrics, which sit above this room. */
+typedef enum {
+    EVENTS_COUNTER_STREAMS_OPEN = 0, /* streams and waiters held: +1, then -1 */
+    EVENTS_COUNTER_EVENT,            /* an event queued on a stream */
+    EVENTS_COUNTER_RESYNC,           /* a stream sent a fresh snapshot for a gap */
+    EVENTS_COUNTER_STALLED,          /* a stream closed: its client stopped reading (stalled, overflow, idle) */
+    EVENTS_COUNTER_CLOSED,           /* a stream released, attached once; the label is its events_close_t */
+    EVENTS_COUNTER_PUBSUB_RECONNECT, /* the Pub/Sub connection made again */
+    EVENTS_COUNTER_FLAG_CHECK,       /* a running clock's flag looked at */
+    EVENTS_COUNTER_COUNT
+} events_counter_t;
+/* Adds delta to a counter for one label (0 but for EVENTS_COUNTER_CLOSED).
+ * Called on the hub's thread and the transport's: it must not block. */
+typedef void (*events_count_fn)(events_counter_t counter, int label, long long delta);
 
 typedef struct {
     struct store *store;
     game_svc_config_t games; /* the game service as the hub reads and settles games (a fallen flag recorded) */
-    const events_counters_t *counters; /* NULL: nothing counted */
+    events_count_fn count; /* NULL: nothing counted */
     unsigned max_streams;       /* streams and waiters at once */
     unsigned max_per_address;   /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds; /* between heartbeats on every stream */
