@@ -1,9 +1,9 @@
 /* The game service (service.h). A change loads the game's state and the tail
  * of its history, not its moves, checks the caller's token and version, and
- * writes what one call of rules/game.h made of it with one compare-and-set
- * (game_save). A move costs the same at any length of the game; only
- * whole-game reads, undo and takeback read the move list. Time is Redis's:
- * every load brings its clock (TIME), and each clock figure and flag uses it. */
+ * writes what rules/game.h made of it with one compare-and-set (game_save).
+ * Time is Redis's: every load brings its clock. About 1,060 lines on purpose:
+ * load, check, apply and save are one protocol, and its retries and kept
+ * answers are judged right only when read in one place. */
 #include "service.h"
 
 #include <inttypes.h>
