@@ -1,8 +1,9 @@
 /* Tests for rules/game.c, the game state machine: every operation, the
- * clock at explicit instants, replay and restore. No HTTP, no Redis, no real
- * time. Every refusal must leave the game_t byte for byte as it was. The
- * oracle of the random games is status_evaluate on a full history kept
- * here, and game_replay, game_restore and game_undo must agree with it. */
+ * clock at explicit instants, replay and restore, with no real time. Every
+ * refusal must leave the game_t byte for byte as it was; random games are
+ * judged by status_evaluate on a full history kept here. Long because
+ * game.c is one state machine, and its suite stays one suite, as STYLE.md's
+ * tests mirror modules. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
