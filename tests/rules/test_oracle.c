@@ -1,6 +1,6 @@
 /* Differential test of SAN, canonical FEN and game status against chess.js
  * 1.4.0, and of insufficient material against chessops 0.15.1, on seeded
- * random games and edge cases (tests/oracle/*.mjs; a missing node or package
+ * random games and edge cases (the scripts in tests/oracle; a missing node or package
  * fails the suite). About 1,100 lines: the edge cases are data, one table
  * per rule, kept beside the driver that feeds them to the oracles. */
 #include <errno.h>
