@@ -1,4 +1,4 @@
-/* Engine jobs (store.h, "engine jobs"): the turns waiting, one queue per
+/* Engine jobs (engine_jobs.h): the turns waiting, one queue per
  * owner served in turn (the backlog), the stream of turns being played
  * with its consumer group, and the sorted set of intents that finds a job
  * lost between a game's write and its add. Every command goes through store_command
@@ -8,7 +8,7 @@
  * Redis's timer's lateness less), and loops, so no BLOCK outlives the
  * command timeout or the thread's deadline.
  * Both keys share the hash tag {engine}: one node holds them. */
-#include "store.h"
+#include "engine_jobs.h"
 #include "store_private.h"
 
 #include <errno.h>

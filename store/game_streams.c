@@ -1,9 +1,9 @@
-/* The ids of multi-game streams (store.h, "multi-game streams"): one set
+/* The ids of multi-game streams (game_streams.h): one set
  * per stream under the stream's hash tag, so every command about it goes
  * to one node; the add and its announcement are one script. Every command
  * goes through store_command (store_private.h), routed, timed and retried
  * as a game's are. Also store_id_ok, the one check of an id's characters. */
-#include "store.h"
+#include "game_streams.h"
 #include "store_private.h"
 
 #include <stdio.h>

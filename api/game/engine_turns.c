@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../rules/rules.h"
+#include "../../store/engine_jobs.h"
 #include "../../store/store.h"
 #include "../engine/levels.h"
 #include "../http/clock.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../../store/engine_jobs.h"
 #include "../../store/store.h"
 #include "../http/clock.h"
 

@@ -15,6 +15,7 @@
 #include "../../rules/decimal.h"
 #include "../../rules/rules.h"
 #include "../../rules/text.h"
+#include "../../store/engine_jobs.h"
 #include "../render/game_json.h"
 #include "game_cache.h"
 #include "if_match.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../app.h"
+#include "../../store/game_streams.h"
 #include "../../store/store.h"
 #include "../live/events.h"
 #include "../config.h"

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../store/game_streams.h"
 #include "../../store/store.h"
 #include "../../store/subscriber.h"
 #include "../game/game_events.h"

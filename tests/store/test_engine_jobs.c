@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../store/cluster.h"
+#include "../../store/engine_jobs.h"
 #include "../../store/store.h"
 #include "../support/redis_cluster.h"
 #include "../support/redis_server.h"
