@@ -117,3 +117,31 @@ done:
     free(buf);
     return ok;
 }
+
+bool credentials_take_password(const char *given, const char *file, bool user_only, char *password,
+                               size_t password_size, char *err, size_t err_size)
+{
+    bool has_given = given && given[0];
+    bool has_file = file && file[0];
+    if (has_given && has_file) {
+        snprintf(err, err_size, "a Redis password and a Redis password file are both given: give one");
+        return false;
+    }
+    if (has_given) {
+        size_t length = strlen(given);
+        if (length >= password_size) {
+            snprintf(err, err_size, "the Redis password is longer than %zu bytes", password_size - 1);
+            return false;
+        }
+        explicit_bzero(password, password_size);
+        memcpy(password, given, length + 1);
+    } else if (has_file && !credentials_read_file(file, password, password_size, err, err_size)) {
+        return false;
+    }
+    if (user_only && !password[0]) {
+        snprintf(err, err_size, "Redis URL credentials must be [user]:password, or a user whose password is given "
+                                "apart");
+        return false;
+    }
+    return true;
+}

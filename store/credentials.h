@@ -1,8 +1,8 @@
-/* Redis credentials from the operator: the user and password of a Redis URL,
- * percent-decoded (RFC 3986), and a password read from a file (a mounted
- * Kubernetes secret, say). No reason written here ever holds a credential:
- * it says what is wrong and where (the URL's part, the file's path), never
- * the text. A buffer that held a credential is wiped before it is freed. */
+/* Redis credentials from the operator: a Redis URL's user and password
+ * percent-decoded (RFC 3986), a password read from a file (a mounted
+ * Kubernetes secret, say), and the choice between the URL's and one given
+ * apart. No reason written here ever holds a credential, only what is wrong
+ * and where; a buffer that held one is wiped before it is freed. */
 #ifndef CHESSD_STORE_CREDENTIALS_H
 #define CHESSD_STORE_CREDENTIALS_H
 
@@ -22,5 +22,14 @@ bool credentials_decode(const char *text, size_t length, const char *what, char 
  * with the reason (naming the file) in err, when it cannot be opened or read,
  * is empty (or only a newline), holds a NUL byte, or would not fit. */
 bool credentials_read_file(const char *path, char *out, size_t out_size, char *err, size_t err_size);
+
+/* Replaces the URL's password (in password, password_size bytes) by one
+ * given apart: given as it is (never decoded), or file's, read by
+ * credentials_read_file (NULL or empty: none). False, with the reason in
+ * err, when both are given, the given one does not fit, the file cannot be
+ * read, or the URL names a user without a ':' (user_only) and no password
+ * is left. */
+bool credentials_take_password(const char *given, const char *file, bool user_only, char *password,
+                               size_t password_size, char *err, size_t err_size);
 
 #endif

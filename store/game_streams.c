@@ -98,13 +98,10 @@ static redisReply *run(store_t *store, const char *text, const char *key, unsign
     return r;
 }
 
+/* store_reply_status, and STORE_EUNAVAILABLE for no reply. */
 static store_status_t reply_status(const redisReply *r, int type)
 {
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    if (r->type == REDIS_REPLY_ERROR)
-        return store_error_status(r);
-    return r->type == type ? STORE_OK : STORE_ECORRUPT;
+    return r ? store_reply_status(r, type) : STORE_EUNAVAILABLE;
 }
 
 /* argv for key, fixed values and the ids (malloc'd; NULL when out of memory). */

@@ -1,10 +1,7 @@
-/* What the files of store/ share and nothing above them sees: fresh Redis
- * connections made with the store's settings, and a cluster's slot map, for
- * a file that keeps connections to itself (store_subscriber.c) rather than
- * the per-thread ones of store_redis.c; and store_redis.c's own way of
- * sending a command (this thread's connection, routed by slot, under the
- * breaker, the timeouts and the thread's deadline) and scripts, for a file
- * that speaks other Redis types over it (engine_jobs.c). */
+/* What the files of store/ share and nothing above them sees. From
+ * store_redis.c: connections, the slot map, and the way to send a command
+ * or a script (routed, under the breaker, timed). From reply.c: replies
+ * read as this code writes them. And the check of an id. */
 #ifndef CHESSD_STORE_STORE_PRIVATE_H
 #define CHESSD_STORE_STORE_PRIVATE_H
 
@@ -16,6 +13,8 @@
 #include "cluster.h"
 #include "conn.h"
 #include "store.h"
+
+/* --- connections and commands (store_redis.c) --- */
 
 /* Whether the store's URL names a Redis Cluster. */
 bool store_is_cluster(const store_t *store);
@@ -46,14 +45,12 @@ redisReply *store_command(store_t *store, unsigned slot, int argc, const char **
  * wait (a BLOCK) must ask Redis for less than this. */
 unsigned store_command_wait_ms(store_t *store);
 
-/* What an error reply means, for a command that did nothing: STORE_ECORRUPT
- * (WRONGTYPE), STORE_EFULL (OOM) or STORE_EUNAVAILABLE (anything else). */
-store_status_t store_error_status(const redisReply *r);
-
-/* Forgets that Redis refused a command for lack of memory (store_is_full),
- * unless it refused one at or after checked_ms (sock_now_ms): a look at
- * Redis's memory begun then found room. */
-void store_full_clear(store_t *store, int64_t checked_ms);
+/* GET key: STORE_OK with a malloc'd, NUL-terminated copy in *out (caller
+ * frees; length in *length), STORE_ENOT_FOUND, STORE_ECORRUPT for a value
+ * that is not a string, STORE_EUNAVAILABLE when Redis cannot answer or the
+ * copy cannot be made. A secret's bytes are wiped from the reply, so the
+ * one copy left is the caller's. */
+store_status_t store_get_string(store_t *store, const char *key, char **out, size_t *length, bool secret);
 
 /* A Lua script and its SHA-1, EVALSHA's name for it. */
 typedef struct {
@@ -72,10 +69,45 @@ bool store_script_init(store_script_t *script, const char *text);
 redisReply *store_script_run(store_t *store, unsigned slot, const store_script_t *script, int argc, const char **argv,
                              size_t *lengths, bool *sent);
 
+/* Forgets that Redis refused a command for lack of memory (store_is_full),
+ * unless it refused one at or after checked_ms (sock_now_ms): a look at
+ * Redis's memory begun then found room. */
+void store_full_clear(store_t *store, int64_t checked_ms);
+/* Forgets it whatever: Redis just took a game write. */
+void store_full_reset(store_t *store);
+
+/* --- replies (reply.c) --- */
+
+/* The largest version a client can name (a JSON number: 2^53 - 1). */
+#define STORE_VERSION_MAX UINT64_C(9007199254740991)
+
+/* What an error reply means, for a command that did nothing: STORE_ECORRUPT
+ * (WRONGTYPE), STORE_EFULL (OOM) or STORE_EUNAVAILABLE (anything else). */
+store_status_t store_error_status(const redisReply *r);
+
+/* The reply's status when it is an error (store_error_status) or not of
+ * the type expected (STORE_ECORRUPT); STORE_OK otherwise. */
+store_status_t store_reply_status(const redisReply *r, int expected_type);
+
+/* A version as this code writes it, in the length bytes at text: a decimal
+ * number from 1 to STORE_VERSION_MAX, no sign, no leading zero, nothing
+ * after it. *version is set only when true. */
+bool store_version_read(const char *text, size_t length, uint64_t *version);
+/* The same of a string reply; false for any other type. */
+bool store_reply_version(const redisReply *r, uint64_t *version);
+
+/* A string reply copied into *out (malloc'd, NUL added, caller frees) with
+ * its length; false when r is no string or memory runs out. */
+bool store_reply_string(const redisReply *r, char **out, size_t *length);
+
+/* --- ids (game_streams.c) --- */
+
 /* Whether id is a game id (or a stream id): 1 to STORE_ENGINE_ID_SIZE - 1
  * characters of base64url (what chessd draws; never ':', the intent's
  * separator). */
 bool store_id_ok(const char *id, size_t length);
+
+/* --- store_array.c --- */
 
 /* Makes room for one more item in a growable array of item_size-byte
  * items (*items holding count of *capacity; the capacity doubles, from 4).

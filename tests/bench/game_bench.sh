@@ -58,11 +58,12 @@
 # The Redis reference: redis-benchmark -c 32 EVALSHA of the compare-and-set
 # script chessd uses (on a cluster: redis-benchmark --cluster, its 32
 # connections spread over the masters).  The script text is extracted from
-# store/store_redis.c (the C string cas_script), so the two cannot drift;
+# store/game_write.c (the C string cas_script), so the two cannot drift;
 # that it is the script
 # chessd runs is checked by SCRIPT EXISTS on its SHA-1 after chessd wrote a
 # game (chessd loads it itself with EVAL on NOSCRIPT), before this bench
-# loads anything; the same for the load script (load_script) after chessd
+# loads anything; the same for the load script (load_script, of
+# store/game_load.c) after chessd
 # played its first moves.  redis-benchmark cannot send a different expected
 # version each time, so the keys are pre-created (BENCH_GAMES games of three
 # keys each: the hash with version 1, the state text and hlen, the move list
@@ -127,7 +128,9 @@
 # counted in the warm-up and the first measured run is sampled, and
 # tests/bench/profile_report.sh prints where a move's CPU went; that run's
 # figures are then taken under the sampler, a little slower),
-# CHESSD_STORE_SRC (default: store/store_redis.c of this tree),
+# CHESSD_STORE_SRC (default: store/ of this tree, whose game_write.c and
+# game_load.c hold the scripts; or one file holding both, as an older tree's
+# store/store_redis.c),
 # BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
 
 set -u -o pipefail
@@ -147,7 +150,12 @@ STORE_THREADS=${BENCH_STORE_THREADS:-}
 VERBOSE=${BENCH_VERBOSE:-}
 PROFILE=${BENCH_PROFILE:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store/store_redis.c}
+STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store}
+if [[ -d $STORE_SRC ]]; then
+    STORE_FILES=("$STORE_SRC/game_write.c" "$STORE_SRC/game_load.c")
+else
+    STORE_FILES=("$STORE_SRC")
+fi
 TOKEN_SECRET=game-bench-secret-0123456789abcdef
 
 die() { echo "game_bench: FAIL: $*" >&2; exit 1; }
@@ -172,7 +180,9 @@ if [[ $MODE == cluster ]]; then
     redis-benchmark --help 2>&1 | grep -q -- '--cluster' ||
         die "this redis-benchmark has no --cluster option (Redis 6 or later needed: the Debian package redis-tools)"
 fi
-[[ -r $STORE_SRC ]] || die "cannot read $STORE_SRC (set CHESSD_STORE_SRC)"
+for f in "${STORE_FILES[@]}"; do
+    [[ -r $f ]] || die "cannot read $f (set CHESSD_STORE_SRC)"
+done
 for v in DURATION WARMUP CONNS WRK_THREADS GAMES PLIES REPS; do
     [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
 done
@@ -239,9 +249,10 @@ bg_wait() {
 # extract_script NAME: the C string literal(s) after "NAME[] =" up to the ";", with the C
 # escapes \n \t \\ \" \' undone; anything else is refused. Read from the source as
 # the C preprocessor leaves it (the script names its ARGV positions with macros).
-STORE_SRC_EXPANDED=$(${CC:-cc} -E -P -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-    $(pkg-config --cflags hiredis libcjson libssl 2>/dev/null) "$STORE_SRC" 2>/dev/null) ||
-    die "cannot run the C preprocessor on $STORE_SRC"
+STORE_SRC_EXPANDED=$(for f in "${STORE_FILES[@]}"; do
+    ${CC:-cc} -E -P -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+        $(pkg-config --cflags hiredis libcjson libssl 2>/dev/null) "$f" 2>/dev/null || exit 1
+done) || die "cannot run the C preprocessor on ${STORE_FILES[*]}"
 extract_script() {
 printf '%s\n' "$STORE_SRC_EXPANDED" | awk -v name="$1" '
     BEGIN { state = 0 }   # 0: before, 1: in the initializer, 2: done
