@@ -1,13 +1,9 @@
-/* Engine jobs (engine_jobs.h): the turns waiting, one queue per
- * owner served in turn (the backlog), the stream of turns being played
- * with its consumer group, and the sorted set of intents that finds a job
- * lost between a game's write and its add. Every command goes through store_command
- * (store_private.h), so it is routed, timed and retried as a game's are;
- * nothing here keeps a connection or any state of its own. A blocking read
- * asks Redis for at most half of what the thread may wait for a reply (and
- * Redis's timer's lateness less), and loops, so no BLOCK outlives the
- * command timeout or the thread's deadline.
- * Both keys share the hash tag {engine}: one node holds them. */
+/* Engine jobs (engine_jobs.h): the backlog, one queue per owner served in
+ * turn; the stream of turns being played, with its consumer group and
+ * leases; and the bell a worker waits on. Every command goes through
+ * store_command (store_private.h), and no BLOCK asks Redis for more than
+ * half of what the thread may wait for a reply. The intents are
+ * engine_due.c's. All keys share the hash tag {engine}: one node holds them. */
 #include "engine_jobs.h"
 #include "store_private.h"
 
@@ -34,14 +30,7 @@ enum {
     TIMER_MARGIN_MS = 150,
     /* With too little time for a block, how often a claim looks again. */
     POLL_MS = 50,
-    VERSION_TEXT = 24,
-    DUE_MEMBER_SIZE = STORE_ENGINE_ID_SIZE + VERSION_TEXT,
 };
-
-static bool due_member(const char *id, uint64_t version, char member[DUE_MEMBER_SIZE]);
-
-/* The largest version a client can name (a JSON number), as store_redis.c's. */
-#define VERSION_MAX UINT64_C(9007199254740991)
 
 /* Touch: the job must still be pending for this consumer (XPENDING of its
  * one id, filtered by consumer); then XCLAIM to itself resets its idle time.
@@ -190,24 +179,6 @@ static unsigned engine_slot(void)
     return cluster_key_slot(STORE_ENGINE_JOBS_KEY, sizeof STORE_ENGINE_JOBS_KEY - 1);
 }
 
-static bool version_ok(uint64_t version) { return version >= 1 && version <= VERSION_MAX; }
-
-/* A version as written: 1 to VERSION_MAX, digits only, no leading zero. */
-static bool read_version(const char *text, size_t length, uint64_t *version)
-{
-    if (length == 0 || length >= VERSION_TEXT || text[0] < '1' || text[0] > '9')
-        return false;
-    char digits[VERSION_TEXT], *end;
-    memcpy(digits, text, length);
-    digits[length] = '\0';
-    errno = 0;
-    unsigned long long v = strtoull(digits, &end, 10);
-    if (errno || end != digits + length || !version_ok(v))
-        return false;
-    *version = v;
-    return true;
-}
-
 /* Whether r is the string text, byte for byte. */
 static bool reply_is(const redisReply *r, const char *text)
 {
@@ -219,14 +190,6 @@ static bool is_error(const redisReply *r, const char *prefix)
     return r->type == REDIS_REPLY_ERROR && !strncmp(r->str, prefix, strlen(prefix));
 }
 
-/* The reply's status when it is an error or not of the type expected. */
-static store_status_t reply_status(const redisReply *r, int expected_type)
-{
-    if (r->type == REDIS_REPLY_ERROR)
-        return store_error_status(r);
-    return r->type == expected_type ? STORE_OK : STORE_ECORRUPT;
-}
-
 /* Makes the consumer group, reading the stream from its first entry
  * (MKSTREAM: the stream too when missing). One already there is fine. */
 static store_status_t make_group(store_t *store)
@@ -235,7 +198,7 @@ static store_status_t make_group(store_t *store)
     redisReply *r = store_command(store, engine_slot(), 6, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = is_error(r, "BUSYGROUP") ? STORE_OK : reply_status(r, REDIS_REPLY_STATUS);
+    store_status_t status = is_error(r, "BUSYGROUP") ? STORE_OK : store_reply_status(r, REDIS_REPLY_STATUS);
     freeReplyObject(r);
     return status;
 }
@@ -307,7 +270,7 @@ static bool read_entry(const redisReply *e, store_engine_job_t *job)
             return false;
     if (!reply_is(f->element[0], "game") || !reply_is(f->element[2], "version")
         || !store_id_ok(f->element[1]->str, f->element[1]->len)
-        || !read_version(f->element[3]->str, f->element[3]->len, &job->version))
+        || !store_version_read(f->element[3]->str, f->element[3]->len, &job->version))
         return false;
     memcpy(job->id, f->element[1]->str, f->element[1]->len);
     job->id[f->element[1]->len] = '\0';
@@ -380,7 +343,7 @@ static store_status_t claim_quiet(store_t *store, const char *consumer, unsigned
         if (!r)
             return STORE_EUNAVAILABLE;
         /* [next cursor, [entries...]] and, from Redis 7.0, [ids deleted since]. */
-        store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
+        store_status_t status = store_reply_status(r, REDIS_REPLY_ARRAY);
         if (status == STORE_OK
             && (r->elements < 2 || r->element[0]->type != REDIS_REPLY_STRING
                 || r->element[0]->len >= sizeof cursor || r->element[1]->type != REDIS_REPLY_ARRAY))
@@ -422,7 +385,7 @@ static void sleep_ms(unsigned ms)
 static store_status_t read_new(store_t *store, const redisReply *r, store_engine_job_t *job)
 {
     store_status_t status = r->type == REDIS_REPLY_NIL || is_error(r, "UNBLOCKED") ? STORE_ENOT_FOUND
-                                                                                   : reply_status(r, REDIS_REPLY_ARRAY);
+                                                                                   : store_reply_status(r, REDIS_REPLY_ARRAY);
     if (status == STORE_OK) {
         const redisReply *stream = r->elements == 1 ? r->element[0] : NULL;
         if (!stream || stream->type != REDIS_REPLY_ARRAY || stream->elements != 2
@@ -463,7 +426,7 @@ static store_status_t wait_bell(store_t *store, unsigned block_ms)
     redisReply *r = store_command(store, engine_slot(), 3, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = r->type == REDIS_REPLY_NIL ? STORE_ENOT_FOUND : reply_status(r, REDIS_REPLY_ARRAY);
+    store_status_t status = r->type == REDIS_REPLY_NIL ? STORE_ENOT_FOUND : store_reply_status(r, REDIS_REPLY_ARRAY);
     freeReplyObject(r);
     return status;
 }
@@ -492,9 +455,9 @@ store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t ve
 {
     if (added)
         *added = false;
-    char member[DUE_MEMBER_SIZE];
+    char member[STORE_ENGINE_MEMBER_SIZE];
     const char *owner = turn && turn->owner && turn->owner[0] ? turn->owner : STORE_ENGINE_OWNER_NONE;
-    if (!due_member(id, version, member) || !owner_ok(owner))
+    if (!store_engine_member(id, version, member) || !owner_ok(owner))
         return STORE_ENOT_FOUND;
     char deadline[24], bell[16], recheck[16];
     snprintf(deadline, sizeof deadline, "%lld", (long long)(turn && turn->deadline_ms > 0 ? turn->deadline_ms : 0));
@@ -504,7 +467,7 @@ store_status_t store_engine_turn_add(store_t *store, const char *id, uint64_t ve
     redisReply *r = backlog_script_run(store, add_script, 7, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
     if (status == STORE_OK && added)
         *added = r->integer == 1;
     freeReplyObject(r);
@@ -516,8 +479,8 @@ store_status_t store_engine_turn_intent(store_t *store, const char *id, uint64_t
                                         store_engine_bound_t *reached)
 {
     *reached = STORE_ENGINE_BOUND_NONE;
-    char member[DUE_MEMBER_SIZE];
-    if (!due_member(id, version, member) || (owner && owner[0] && !owner_ok(owner)))
+    char member[STORE_ENGINE_MEMBER_SIZE];
+    if (!store_engine_member(id, version, member) || (owner && owner[0] && !owner_ok(owner)))
         return STORE_ENOT_FOUND;
     char due[24], per_owner[16], total[16];
     snprintf(due, sizeof due, "%lld", (long long)due_ms);
@@ -527,7 +490,7 @@ store_status_t store_engine_turn_intent(store_t *store, const char *id, uint64_t
     redisReply *r = backlog_script_run(store, intent_script, 6, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
     if (status == STORE_OK && r->integer < 0)
         *reached = r->integer == -1 ? STORE_ENGINE_BOUND_OWNER : STORE_ENGINE_BOUND_TOTAL;
     freeReplyObject(r);
@@ -596,7 +559,7 @@ store_status_t store_engine_backlog(store_t *store, const char *owner, store_eng
     redisReply *r = backlog_script_run(store, backlog_script, 2, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_ARRAY);
     if (status == STORE_OK && r->elements != 6)
         status = STORE_ECORRUPT;
     if (status == STORE_OK) {
@@ -618,7 +581,7 @@ static store_status_t run_done_script(store_t *store, const char *script, int co
     redisReply *r = engine_script(store, script, count, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
     if (status == STORE_OK && r->integer != 1)
         status = STORE_ENOT_FOUND;
     freeReplyObject(r);
@@ -637,8 +600,8 @@ store_status_t store_engine_job_ack(store_t *store, const store_engine_job_t *jo
 {
     if (!job->entry_id[0])
         return STORE_ENOT_FOUND;
-    char member[DUE_MEMBER_SIZE] = "";
-    if (!due_member(job->id, job->version, member))
+    char member[STORE_ENGINE_MEMBER_SIZE] = "";
+    if (!store_engine_member(job->id, job->version, member))
         member[0] = '\0';
     const char *values[] = { STORE_ENGINE_GROUP, job->entry_id, member };
     return run_done_script(store, ack_script, 3, values);
@@ -661,7 +624,7 @@ store_status_t store_engine_consumer_remove(store_t *store, const char *consumer
     redisReply *r = engine_script(store, remove_script, 2, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
     freeReplyObject(r);
     return status;
 }
@@ -693,7 +656,7 @@ store_status_t store_engine_consumers_prune(store_t *store, unsigned idle_ms, un
     redisReply *r = engine_script(store, prune_script, 3, values);
     if (!r)
         return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
     if (status == STORE_OK)
         *removed = r->integer > 0 ? (unsigned)r->integer : 0;
     freeReplyObject(r);
@@ -768,165 +731,4 @@ store_status_t store_engine_bell_wait(store_engine_bell_t *bell, unsigned block_
         bell->conn = NULL;
     }
     return status;
-}
-
-/* --- intents --- */
-
-/* "<id>:<version>" into member; false when id or version is not one. */
-static bool due_member(const char *id, uint64_t version, char member[DUE_MEMBER_SIZE])
-{
-    if (!store_id_ok(id, strlen(id)) || !version_ok(version))
-        return false;
-    snprintf(member, DUE_MEMBER_SIZE, "%s:%llu", id, (unsigned long long)version);
-    return true;
-}
-
-/* Reads a member "<id>:<version>" and its score into out. */
-static bool read_due(const redisReply *member, const redisReply *score, store_engine_due_t *out)
-{
-    if (member->type != REDIS_REPLY_STRING || score->type != REDIS_REPLY_STRING)
-        return false;
-    const char *colon = memchr(member->str, ':', member->len);
-    if (!colon)
-        return false;
-    size_t id_length = (size_t)(colon - member->str);
-    if (!store_id_ok(member->str, id_length)
-        || !read_version(colon + 1, member->len - id_length - 1, &out->version))
-        return false;
-    /* Redis writes a score as a double (%.17g): a whole number of ms as
-     * this code sets them, in an exponent only past 17 digits. */
-    char *end;
-    double due = strtod(score->str, &end);
-    if (end == score->str || *end || !(due >= -9e15 && due <= 9e15) || (double)(int64_t)due != due)
-        return false;
-    memcpy(out->id, member->str, id_length);
-    out->id[id_length] = '\0';
-    out->due_ms = (int64_t)due;
-    return true;
-}
-
-store_status_t store_engine_now(store_t *store, int64_t *now_ms)
-{
-    const char *argv[] = { "TIME" };
-    redisReply *r = store_command(store, engine_slot(), 1, argv, NULL, NULL);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
-    if (status == STORE_OK) {
-        status = STORE_ECORRUPT;
-        if (r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING
-            && r->element[1]->type == REDIS_REPLY_STRING) {
-            long long seconds = strtoll(r->element[0]->str, NULL, 10), micros = strtoll(r->element[1]->str, NULL, 10);
-            if (seconds > 0 && micros >= 0 && micros < 1000000) {
-                *now_ms = (int64_t)seconds * 1000 + micros / 1000;
-                status = STORE_OK;
-            }
-        }
-    }
-    freeReplyObject(r);
-    return status;
-}
-
-/* The sorted set of a kind of intent, and its slot. */
-static const char *due_key(bool first_move) { return first_move ? STORE_FIRST_MOVE_DUE_KEY : STORE_ENGINE_DUE_KEY; }
-
-static unsigned due_slot(bool first_move)
-{
-    const char *key = due_key(first_move);
-    return cluster_key_slot(key, strlen(key));
-}
-
-/* ZADD or ZREM of one intent. */
-static store_status_t due_command(store_t *store, bool first_move, int argc, const char **argv)
-{
-    redisReply *r = store_command(store, due_slot(first_move), argc, argv, NULL, NULL);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
-    freeReplyObject(r);
-    return status;
-}
-
-static store_status_t due_set(store_t *store, bool first_move, const char *id, uint64_t version, int64_t due_ms)
-{
-    char member[DUE_MEMBER_SIZE], score[24];
-    if (!due_member(id, version, member))
-        return STORE_ENOT_FOUND;
-    snprintf(score, sizeof score, "%lld", (long long)due_ms);
-    const char *argv[] = { "ZADD", due_key(first_move), score, member };
-    return due_command(store, first_move, 4, argv);
-}
-
-static store_status_t due_clear(store_t *store, bool first_move, const char *id, uint64_t version)
-{
-    char member[DUE_MEMBER_SIZE];
-    if (!due_member(id, version, member))
-        return STORE_ENOT_FOUND;
-    const char *argv[] = { "ZREM", due_key(first_move), member };
-    return due_command(store, first_move, 3, argv);
-}
-
-static store_status_t due_scan(store_t *store, bool first_move, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                               unsigned *count)
-{
-    *count = 0;
-    if (!max)
-        return STORE_OK;
-    const char *key = due_key(first_move);
-    char now[24], limit[16];
-    snprintf(now, sizeof now, "%lld", (long long)now_ms);
-    snprintf(limit, sizeof limit, "%u", max);
-    const char *argv[] = { "ZRANGEBYSCORE", key, "-inf", now, "WITHSCORES", "LIMIT", "0", limit };
-    redisReply *r = store_command(store, due_slot(first_move), 8, argv, NULL, NULL);
-    if (!r)
-        return STORE_EUNAVAILABLE;
-    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
-    if (status == STORE_OK && r->elements % 2)
-        status = STORE_ECORRUPT;
-    for (size_t i = 0; status == STORE_OK && i + 1 < r->elements && *count < max; i += 2) {
-        if (read_due(r->element[i], r->element[i + 1], &out[*count])) {
-            (*count)++;
-        } else if (r->element[i]->type == REDIS_REPLY_STRING) {
-            /* Not one of ours: out of the way, or it would stand first for ever. */
-            const char *zrem[] = { "ZREM", key, r->element[i]->str };
-            size_t lengths[] = { 4, strlen(key), r->element[i]->len };
-            redisReply *d = store_command(store, due_slot(first_move), 3, zrem, lengths, NULL);
-            if (d)
-                freeReplyObject(d);
-        }
-    }
-    freeReplyObject(r);
-    return status;
-}
-
-store_status_t store_engine_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
-{
-    return due_set(store, false, id, version, due_ms);
-}
-
-store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t version)
-{
-    return due_clear(store, false, id, version);
-}
-
-store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                     unsigned *count)
-{
-    return due_scan(store, false, now_ms, max, out, count);
-}
-
-store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
-{
-    return due_set(store, true, id, version, due_ms);
-}
-
-store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version)
-{
-    return due_clear(store, true, id, version);
-}
-
-store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                         unsigned *count)
-{
-    return due_scan(store, true, now_ms, max, out, count);
 }

@@ -1,7 +1,7 @@
-/* Engine jobs (engine_jobs.c): the computer's turns in games against it,
- * durable jobs in Redis that any replica's worker may play, and the intents
- * and first-move deadlines that find a turn lost or a grace over. The
- * protocol below says who calls what, in which order. */
+/* Engine jobs: the computer's turns in games against it, durable jobs in
+ * Redis that any replica's worker may play (engine_jobs.c), and the
+ * intents and first-move deadlines that find a turn lost or a grace over
+ * (engine_due.c). The protocol below says who calls what, in which order. */
 #ifndef CHESSD_STORE_ENGINE_JOBS_H
 #define CHESSD_STORE_ENGINE_JOBS_H
 

@@ -1,7 +1,7 @@
 /* What the files of store/ share and nothing above them sees. From
  * store_redis.c: connections, the slot map, and the way to send a command
  * or a script (routed, under the breaker, timed). From reply.c: replies
- * read as this code writes them. And the check of an id. */
+ * read as this code writes them. And the checks and names of ids and turns. */
 #ifndef CHESSD_STORE_STORE_PRIVATE_H
 #define CHESSD_STORE_STORE_PRIVATE_H
 
@@ -100,12 +100,20 @@ bool store_reply_version(const redisReply *r, uint64_t *version);
  * its length; false when r is no string or memory runs out. */
 bool store_reply_string(const redisReply *r, char **out, size_t *length);
 
-/* --- ids (game_streams.c) --- */
+/* --- ids and turns (game_streams.c, engine_due.c) --- */
 
 /* Whether id is a game id (or a stream id): 1 to STORE_ENGINE_ID_SIZE - 1
  * characters of base64url (what chessd draws; never ':', the intent's
  * separator). */
 bool store_id_ok(const char *id, size_t length);
+
+/* Bytes of a turn's name, "<id>:<version>", and its NUL. */
+enum { STORE_ENGINE_MEMBER_SIZE = STORE_ENGINE_ID_SIZE + 24 };
+
+/* "<id>:<version>" into member: a turn's name in the backlog and the
+ * intents. False when id is no game id (store_id_ok) or version is not 1 to
+ * STORE_VERSION_MAX. */
+bool store_engine_member(const char *id, uint64_t version, char member[STORE_ENGINE_MEMBER_SIZE]);
 
 /* --- store_array.c --- */
 
