@@ -1,40 +1,8 @@
 /* The state text of a stored game, and the conversion of records of the
- * first format. The state text is one "name value" line a field, in a fixed
- * order, after a first line naming the format:
- *   chessd-game 3 / created / updated / chess960 / initial / fen / plies /
- *   state / result / termination / offer / takeback / takeback.offer /
- *   clock / white.token / black.token / white.name / black.name
- * where clock is "none" or "<initial> <increment> <white> <black> <turn
- * started>" in milliseconds, followed by " <imported plies>" for a game
- * imported with moves that earned no increment (game_clock_t.imported_plies;
- * written only when not 0, so texts of games played from their start are
- * the same as before it existed, and earlier chessd versions still read
- * them). A clock line without it reads as 0: every move from the third ply
- * on earned its increment, which is true of every game played here from
- * its start; a game imported from PGN before the field existed then has a
- * takeback of its imported moves cost the increments they never earned
- * (never below zero): the rule can only take time away, never mint it.
- * A line "variant <name>" (the API's name) follows chess960 in a game of a
- * variant, and only there, so a standard game's text is as before; a
- * chessd older than it refuses such a text (see k8s/README.md, "Games in Redis").
- * Two lines may follow the names, each only when it says something, so
- * that a game between two people has the same text as before they existed:
- * "engine <color> level <1-8>" or "engine <color> elo <rating>" (the
- * computer plays that side, game_engine_t), then "analysis 1" (a game made
- * with hints allowed). A chessd older than them refuses a text with them
- * (strict reading, below): only games against the computer have them, which
- * it could not play anyway. Then "first_move <ms>", a timed game's
- * first-move grace (game_clock_t.first_move_ms) when it has one. Last,
- * "opening <key>" (16 hex digits) when the
- * game is in a named opening (game_t.opening_key): a chessd older than these
- * two refuses such a text, so every replica runs this version before games
- * are written with them (see k8s/README.md, "Games in Redis").
- * Texts of format 2 (no takeback and clock
- * lines) are read as untimed games with free takebacks, as they were made
- * (and refused when they end on time or by an abort, which format 2 had not).
- * Reading is strict (every line, in order, nothing after) and checks the
- * game's consistency with game_restore(), so a record this code did not
- * write is refused, never trusted. */
+ * first format. The text is one "name value" line a field, in a fixed order
+ * (see "The state text" below). Reading is strict (every line, in order,
+ * nothing after) and checks the game with game_restore(), so a record this
+ * code did not write is refused, never trusted. */
 #include "game_record.h"
 
 #include <cjson/cJSON.h>
@@ -46,6 +14,39 @@
 #include "../rules/decimal.h"
 #include "../rules/hex.h"
 
+/* The state text, after its first line (format_line), one line a field:
+ *   created / updated / chess960 / initial / fen / plies / state / result /
+ *   termination / offer / takeback / takeback.offer / clock / white.token /
+ *   black.token / white.name / black.name
+ * The clock is "none" or "<initial> <increment> <white> <black> <turn
+ * started>" in milliseconds. " <imported plies>" follows for a game
+ * imported with moves that earned no increment (game_clock_t.imported_plies).
+ * It is written only when not 0, so texts of games played from their start
+ * are as before it existed, and earlier chessd versions still read them.
+ * A clock line without it reads as 0: every move from the third ply on
+ * earned its increment, true of every game played here from its start. A
+ * game imported from PGN before the field existed then has a takeback of
+ * its imported moves cost the increments they never earned (never below
+ * zero): the rule can only take time away, never mint it.
+ * A line "variant <name>" (the API's name) follows chess960 in a game of a
+ * variant, and only there, so a standard game's text is as before. A chessd
+ * older than it refuses such a text (see k8s/README.md, "Games in Redis").
+ * Two lines may follow the names, each only when it says something, so
+ * that a game between two people has the same text as before they existed.
+ * First "engine <color> level <1-8>" or "engine <color> elo <rating>": the
+ * computer plays that side (game_engine_t). Then "analysis 1": a game made
+ * with hints allowed. A chessd older than them refuses a text with them
+ * (strict reading): only games against the computer have them, which it
+ * could not play anyway.
+ * Then "first_move <ms>", a timed game's first-move grace
+ * (game_clock_t.first_move_ms) when it has one. Last, "opening <key>" (16
+ * hex digits) when the game is in a named opening (game_t.opening_key). A
+ * chessd older than these two refuses such a text, so every replica runs
+ * this version before games are written with them (see k8s/README.md,
+ * "Games in Redis").
+ * Texts of format 2 (no takeback and clock lines) are read as untimed games
+ * with free takebacks, as they were made. They are refused when they end on
+ * time or by an abort, which format 2 had not. */
 static const char format_line[] = "chessd-game 3";
 static const char format_line_2[] = "chessd-game 2";
 

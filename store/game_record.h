@@ -1,11 +1,8 @@
 /* A game as stored: the game value (rules/game.h) with its players, id and
- * times. The store keeps it as a state text that holds everything a change
- * needs (the current position, counters, ending, players), beside an
- * append-only move list ("e2e4:e4 e7e5:e5", see game_line_entry) and an
- * append-only history of position keys (16 hex digits each, the key before
- * each move); a change reads the state and the history's tail only, so
- * loading costs the same at any length. Records of the first format (one
- * JSON text with every move) are converted on reading. */
+ * times, kept as a state text beside an append-only move list and history.
+ * A change reads the state and the history's tail only, so loading costs
+ * the same at any length. Records of the first format (one JSON text with
+ * every move) are converted on reading. */
 #ifndef CHESSD_STORE_GAME_RECORD_H
 #define CHESSD_STORE_GAME_RECORD_H
 
@@ -15,6 +12,11 @@
 
 #include "../rules/game.h"
 #include "../rules/rules.h"
+
+/* The state text holds everything a change needs: the current position,
+ * counters, ending, players. The move list reads "e2e4:e4 e7e5:e5" (see
+ * game_line_entry); the history holds the position key before each move,
+ * 16 hex digits each. */
 
 enum {
     GAME_ID_SIZE = 24,            /* 16 characters of base64url, terminated */

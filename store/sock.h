@@ -1,7 +1,7 @@
-/* The socket layer under store/conn.c (Redis) and api/play/http_client.c (chessd
- * play's HTTP client): monotonic milliseconds, waiting on one descriptor
- * until a deadline, a non-blocking TCP connect with a timeout, and reads and
- * writes that never block, over a plain socket or a TLS session (tls.h). */
+/* The socket layer under store/conn.c (Redis) and api/play/http_client.c
+ * (chessd play's HTTP client). Monotonic milliseconds, a wait on one
+ * descriptor until a deadline, a non-blocking TCP connect with a timeout,
+ * and reads and writes that never block, on a socket or a TLS session. */
 #ifndef CHESSD_STORE_SOCK_H
 #define CHESSD_STORE_SOCK_H
 

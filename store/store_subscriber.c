@@ -1,17 +1,8 @@
 /* See subscriber.h. On one node: one connection, SUBSCRIBE, and its socket
- * is the one the caller polls. On a cluster: SSUBSCRIBE, each channel on the
- * master of its slot (a game's channel shares its keys' hash tag, so its
- * messages stay on its shard), one connection per master, all made at open
- * (no later call waits); the caller polls one epoll descriptor that gathers
- * them all.
- * Whatever could lose a message on a cluster (a node's connection failing,
- * a refusal such as MOVED, or a server-side SUNSUBSCRIBE when a slot moves
- * away) is reported as the connection lost, so the caller subscribes again
- * everywhere, on a fresh map, and reads its games again.
- * A PING round goes to every connection and is reported answered once all
- * have answered it: each connection answers in order, after the messages
- * Redis queued for it before, so a round is a barrier the caller can wait
- * behind (a game's messages stay on the connection its channel is on). */
+ * is the one the caller polls. On a cluster: SSUBSCRIBE, each channel on
+ * the master of its slot, one connection per master, all made at open (no
+ * later call waits), gathered by one epoll descriptor the caller polls. A
+ * PING round is a barrier: answered once every connection has answered. */
 #include "subscriber.h"
 
 #include <poll.h>
@@ -22,6 +13,15 @@
 #include <unistd.h>
 
 #include "store_private.h"
+
+/* A game's channel shares its keys' hash tag, so its messages stay on its
+ * shard. Whatever could lose one on a cluster (a node's connection failing,
+ * a refusal such as MOVED, or a server-side SUNSUBSCRIBE when a slot moves
+ * away) is reported as the connection lost. The caller then subscribes
+ * again everywhere, on a fresh map, and reads its games again.
+ * Each connection answers a PING in order, after the messages Redis queued
+ * for it before, so a caller can wait behind a round: a game's messages
+ * stay on the connection its channel is on. */
 
 typedef struct {
     cluster_node_t node;

@@ -1,11 +1,8 @@
-/* A Redis Pub/Sub subscriber, made with the game store's settings, owned by
- * the one thread that polls it (api/live/events.c's hub): one connection to a
- * single Redis, or on a Redis Cluster sharded subscriptions on the masters
- * that serve the channels' slots, behind one descriptor to poll. It never
- * waits once made: commands are queued and written as the sockets take them,
- * and replies are read as they arrive and handed to a callback. Any failure
- * (on a cluster, also a slot moving away) means the connection is lost:
- * close it and open another (its subscriptions went with it). */
+/* A Redis Pub/Sub subscriber, made with the game store's settings and owned
+ * by the one thread that polls it (api/live/events.c's hub). One connection
+ * to a single Redis, or on a Cluster sharded subscriptions on the masters
+ * serving the channels' slots, behind one descriptor to poll. It never
+ * waits once made, and any failure loses the connection and its channels. */
 #ifndef CHESSD_STORE_SUBSCRIBER_H
 #define CHESSD_STORE_SUBSCRIBER_H
 
@@ -14,6 +11,11 @@
 #include <stdint.h>
 
 #include "store.h"
+
+/* Commands are queued and written as the sockets take them, and replies are
+ * read as they arrive and handed to a callback. Any failure (on a cluster,
+ * also a slot moving away) means the connection is lost: close it and open
+ * another (its subscriptions went with it). */
 
 typedef struct store_subscriber store_subscriber_t;
 

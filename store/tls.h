@@ -1,16 +1,18 @@
 /* TLS for the connections to Redis (rediss://), on OpenSSL: one context per
  * store (trusted CAs, an optional client certificate for mutual TLS), and a
- * session per connection over a socket the caller connected and made
- * non-blocking. The server's certificate is verified, against the system CAs
- * or a CA file, and its name checked against the host (or a fixed server
- * name), which is also sent as SNI; only an explicit insecure setting turns
- * verification off. No call blocks past the time it is given. */
+ * session per connection over a non-blocking socket the caller connected.
+ * The server's certificate is verified unless an explicit insecure setting
+ * turns that off. No call blocks past the time it is given. */
 #ifndef CHESSD_STORE_TLS_H
 #define CHESSD_STORE_TLS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* A certificate is verified against the system CAs or a CA file, and its
+ * name checked against the host (or a fixed server name), which is also
+ * sent as SNI. */
 
 typedef struct tls_context tls_context_t;
 typedef struct tls_session tls_session_t;

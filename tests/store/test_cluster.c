@@ -1,10 +1,8 @@
 /* Tests for store/cluster.c. Suite "cluster rules": hash slots of the
- * documented examples, MOVED/ASK texts good and malformed, and CLUSTER SLOTS
- * replies built by hand for every shape the parser must refuse. Suite
- * "cluster live": the same functions against a real 3-master, 3-replica
- * cluster (tests/support/redis_cluster.c): CLUSTER KEYSLOT of thousands of random
- * keys, its CLUSTER SLOTS against its CLUSTER NODES, real redirections,
- * endpoint types, a failover and a crashed master. */
+ * documented examples, MOVED/ASK texts and CLUSTER SLOTS replies built by
+ * hand, good and malformed. Suite "cluster live": the same functions against
+ * a real 3-master, 3-replica cluster (tests/support/redis_cluster.c), its
+ * redirections, a failover and a crashed master. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,16 +1,9 @@
-/* Tests for store/engine_jobs.c, the same tests twice: on a private
- * redis-server (suite engine_jobs) and on a private Redis Cluster of three
- * masters (engine_jobs_cluster, redis_cluster.h): a job added, claimed once
- * and acked away; two workers racing for fresh jobs; a job whose worker
- * went quiet claimed by another after its lease, not before, and touch
- * holding it; intents set, scanned and cleared per version; a blocking
- * claim's wait and its wake-up; the group made again; entries this code did
- * not write; Redis frozen (SIGSTOP); the backlog (owners served in turn,
- * urgent turns first, a turn queued once, intents pushed back while it
- * waits), consumers removed, and the bell on its own connection. Then, on
- * one node, the backlog against the stream and a password, and on the
- * cluster, the keys' slot moved to another master. The suites fail (they do
- * not skip) when Redis cannot be started. */
+/* Tests for store/engine_jobs.c and store/engine_due.c against
+ * engine_jobs.h's protocol, the same tests on a private redis-server (suite
+ * engine_jobs) and a private Redis Cluster of three masters
+ * (engine_jobs_cluster). Jobs and leases, intents, the backlog, consumers,
+ * the bell, Redis frozen, entries this code did not write. The suites fail
+ * (they do not skip) when Redis cannot be started. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -1,10 +1,8 @@
-/* Tests for store/game_record.c: the state text (game_record_state then
- * game_record_read gives the whole record back, for every start and every
- * ending, and any text this code did not write is refused, line by line),
- * the computer's side, strength and analysis flag (lines written only for
- * a game against the computer), and the conversion of records of the first format (game_record_from_legacy
- * on the fixtures written by chessd c8df95b, tests/data/legacy_game*.json,
- * and its refusals). Games are made with rules/game.c, as the server does. */
+/* Tests for store/game_record.c: game_record_state then game_record_read
+ * gives the whole record back (for every start and ending, the computer's
+ * lines too), and any text this code did not write is refused, line by line.
+ * Records of the first format convert (chessd c8df95b's fixtures,
+ * tests/data/legacy_game*.json). Games are made with rules/game.c. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,9 @@
-/* Tests for store/store_redis.c against a real, private redis-server (see
- * tests/support/redis_server.h): compare-and-set versions, the move list and history a
- * write appends, sets or truncates and the tail a load returns, records of
- * the first format (loaded as legacy, replaced in one write), TTLs,
- * idempotency records, a 32-thread race, Redis restarted, stopped, paused,
- * full, and behind a proxy that loses a reply; URLs with passwords and
- * databases; what Redis holds that the store did not write. The state text
- * itself is tested in tests/store/test_game_record.c. The suite fails (it does not skip)
- * when redis-server cannot be started. */
+/* Tests for the game store on one node (store_redis.c, game_write.c,
+ * game_load.c, breaker.c, url.c) against a real, private redis-server
+ * (tests/support/redis_server.h), as store.h states it. Redis is also
+ * restarted, stopped, paused, filled, and put behind a proxy that loses a
+ * reply. The state text is test_game_record.c's. The suite fails (it does
+ * not skip) when redis-server cannot be started. */
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>

@@ -1,11 +1,9 @@
-/* Tests for store/store_redis.c and store/store_subscriber.c on a real Redis
- * Cluster of 3 masters with a replica each (redis_cluster.h): games spread
- * over every master, creation idempotency in its own slot, MOVED after a slot
- * moved, ASK while it moves, NOSCRIPT on a node, records of the first format
- * in another slot, sharded subscriptions (a PING round answered after every master's
- * earlier messages; a slot moving under one), a
- * failover and a killed master. The suite fails (it does not skip) when the
- * cluster cannot be started. */
+/* Tests for the game store and store/store_subscriber.c on a real Redis
+ * Cluster of 3 masters with a replica each (redis_cluster.h). Games on every
+ * master, creation idempotency in its own slot, MOVED, ASK, NOSCRIPT,
+ * first-format records in another slot, sharded subscriptions, a failover
+ * and a killed master. The suite fails (it does not skip) when the cluster
+ * cannot be started. */
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>

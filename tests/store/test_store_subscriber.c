@@ -1,10 +1,8 @@
 /* Tests for store/store_subscriber.c against a private redis-server: a
- * SUBSCRIBE is acknowledged, then messages come in order with their
- * channel, binary-safe; an UNSUBSCRIBE stops them; a PING is answered in
- * subscribed mode, its rounds in order, each after every message published
- * before it, even while an earlier one is unanswered; nothing waits when
- * nothing has come; a Redis that goes away is reported as a lost
- * connection. */
+ * SUBSCRIBE is acknowledged, then messages come in order, binary-safe, until
+ * an UNSUBSCRIBE. PING rounds are answered in order, each after every
+ * message published before it; nothing waits when nothing has come; a Redis
+ * that goes away is reported as a lost connection. */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>

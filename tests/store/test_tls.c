@@ -1,10 +1,8 @@
 /* Tests for store/tls.c against private redis-servers listening with TLS,
- * one per server certificate that tests/tls/make_certs.sh makes (in a
- * temporary directory): good certificates pass by name and by address, each
- * way a certificate can be wrong is refused with its reason unless
- * verification is off, SNI (seen by an OpenSSL server on a thread), mutual
- * TLS, the files a context loads, a handshake that never ends, SIGPIPE, and
- * the idle checks. Nothing is mocked. */
+ * one per certificate tests/tls/make_certs.sh makes. Good certificates pass
+ * by name and by address; each wrong one is refused with its reason unless
+ * verification is off; SNI, mutual TLS, the files a context loads, a
+ * handshake that never ends, SIGPIPE and the idle checks. Nothing is mocked. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
