@@ -178,6 +178,7 @@ ifneq ($(SANITIZE),1)
 endif
 	tests/layering.sh $(BUILD)
 	tests/header_guards.sh
+	tests/file_openers.sh
 	tests/api/http/interpose_guards.sh $(BUILD)
 	tests/make_run_deps.sh
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
