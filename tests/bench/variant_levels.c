@@ -204,14 +204,16 @@ static bool engine_variants_of(const char *path, unsigned *out)
  * The engine: --engine PATH, else $CHESSD_VARIANT_ENGINE, else
  * /usr/games/fairy-stockfish.
  * Games end as tests/support/match.c judges them (a variant's own end, mate,
- * the draws), or drawn after --plies plies. They run in --jobs child
+ * the draws), or drawn after --plies plies. --openings is 4 by default: 8
+ * games a pairing (with 6, a level that is better scored 50% at times).
+ * They run in --jobs child
  * processes, each with its own two engines. make bench-levels runs it after
  * the chess levels. Exit status 1 when a check fails, 2 on an error. */
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     rules_init();
-    options_t o = {.openings = 3, .jobs = 2, .plies = 300, .engine = getenv("CHESSD_VARIANT_ENGINE")};
+    options_t o = {.openings = 4, .jobs = 2, .plies = 300, .engine = getenv("CHESSD_VARIANT_ENGINE")};
     if (!o.engine || !*o.engine)
         o.engine = "/usr/games/fairy-stockfish";
     unsigned named = 0;
