@@ -1,5 +1,5 @@
 /* The computer's turns in stored games: worker threads take engine jobs
- * from Redis (store.h's engine job protocol: each client's turns in a queue
+ * from Redis (store/engine_jobs.h's protocol: each client's turns in a queue
  * of its own, served in turn). Each turn is played on an engine held ahead
  * of analyses, through the game service's compare-and-set; a sweep queues
  * again the turns whose job was lost. Any replica with an engine (or a

@@ -209,7 +209,7 @@ typedef struct {
 /* Whether the computer has something to do in r: it plays, the game goes
  * on, and it is to move, or the other player's takeback offer waits for
  * its answer. Every write that leaves a game so records the intent and
- * queues the job (store.h's engine job protocol). */
+ * queues the job (store/engine_jobs.h's protocol). */
 bool game_svc_engine_has_turn(const game_record_t *r);
 
 /* Chooses the computer's move in r, whose move list is line (length

@@ -58,7 +58,7 @@ async function play(server, game, moves) {
   }
 }
 
-/** A game's three keys (store/store_redis.c) with what Redis holds under each. */
+/** A game's three keys (store/game_keys.c) with what Redis holds under each. */
 async function gameKeys(redis, id) {
   const keys = [`chessd:game:{${id}}`, `chessd:moves:{${id}}`, `chessd:history:{${id}}`];
   const [hash, moves, history] = await redisCommands(redis.port, [['HGETALL', keys[0]], ['GET', keys[1]], ['GET', keys[2]]]);

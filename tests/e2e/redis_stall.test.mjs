@@ -161,10 +161,11 @@ async function assertNothingLost(srv, acknowledged) {
 test('Redis frozen (SIGSTOP) for 4 s under game traffic from 24 clients: probes and the rules API answer within 100 ms every time, game requests within the timeout; after SIGCONT games are served, nothing acknowledged lost', { timeout: 60000 }, async () => {
   const redis = await startRedis({ persistent: true });
   const srv = await startServer(serverArgs(redis.url), withSecret);
+  let traffic; // stopped in finally too, or a failed assertion leaves the file running
   try {
     const game = await createGame(srv);
     const mover = await createGame(srv);
-    const traffic = gameTraffic(srv, game, mover, 24);
+    traffic = gameTraffic(srv, game, mover, 24);
     await sleep(500);
     const before = await probeWhile(srv, 300);
     assert.deepEqual(before.slow, [], 'before the freeze');
@@ -201,6 +202,7 @@ test('Redis frozen (SIGSTOP) for 4 s under game traffic from 24 clients: probes 
     await assertNothingLost(srv, traffic.acknowledged);
   } finally {
     redis.resume();
+    await traffic?.stop();
     await srv.stop();
     await redis.stop();
   }
@@ -209,10 +211,11 @@ test('Redis frozen (SIGSTOP) for 4 s under game traffic from 24 clients: probes 
 test('Redis killed and restarted under game traffic: refused game requests are fast, probes stay fast, games resume with nothing acknowledged lost', { timeout: 60000 }, async () => {
   const redis = await startRedis({ persistent: true });
   const srv = await startServer(serverArgs(redis.url), withSecret);
+  let traffic; // stopped in finally too, or a failed assertion leaves the file running
   try {
     const game = await createGame(srv);
     const mover = await createGame(srv);
-    const traffic = gameTraffic(srv, game, mover, 24);
+    traffic = gameTraffic(srv, game, mover, 24);
     await sleep(500);
     await redis.stop('SIGKILL');
     const during = await probeWhile(srv, 2000);
@@ -228,6 +231,7 @@ test('Redis killed and restarted under game traffic: refused game requests are f
     assertGameAnswersBounded(traffic.answers, 'SIGKILL');
     await assertNothingLost(srv, traffic.acknowledged);
   } finally {
+    await traffic?.stop();
     await srv.stop();
     await redis.stop();
   }

@@ -1,5 +1,5 @@
 /* libFuzzer target for the game API with a store that answers: an in-memory
- * store.h in place of store_redis.c, reset per input, holding seeded games
+ * store.h in place of store/'s Redis code, reset per input, holding seeded games
  * whose tokens the seeds know, on a Redis clock the input moves. Whatever
  * the requests, stored games must read back whole and consistent, and
  * nothing but a flag's fall may be written over a game whose flag has
@@ -25,7 +25,7 @@ enum { MODE_WRITES_UNAVAILABLE = 1, MODE_WRITES_CONFLICT = 2, MODE_CLOCK_MOVES =
 
 /* Redis's clock at the start of each input (Unix ms), how far it moves at
  * each load and write under MODE_CLOCK_MOVES, and how far from a change's
- * time a write may come (store_redis.c's script: a second). */
+ * time a write may come (store/game_write.c's script: a second). */
 #define CLOCK_START_MS INT64_C(1732800000000)
 #define CLOCK_STEP_MS 700
 #define WRITE_TOLERANCE_MS 1000
@@ -40,7 +40,7 @@ typedef struct {
     size_t length;
 } text_t;
 
-/* A game as store_redis.c keeps it: the hash (version, state, hlen), the
+/* A game as store/ keeps it: the hash (version, state, hlen), the
  * move list and the history. */
 typedef struct {
     char id[KEY_MAX];
@@ -228,7 +228,7 @@ store_status_t store_ping(store_t *store)
     return STORE_OK;
 }
 
-/* The load script of store_redis.c: the state and the last hlen history
+/* The load script of store/game_load.c: the state and the last hlen history
  * entries (GETRANGE keeps what there is), the move list in full; a record of
  * the first format when there is no game hash. */
 store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out)
@@ -339,7 +339,7 @@ static void check_in_time(const game_slot_t *g, const char *state, int64_t now_m
                (long long)now_ms, (long long)game_flag_deadline(&before.game), state);
 }
 
-/* The compare-and-set of store_redis.c's Lua script, in the same order. */
+/* The compare-and-set of store/game_write.c's Lua script, in the same order. */
 store_status_t store_game_write(store_t *store, const char *id, uint64_t expected_version,
                                 const store_game_change_t *change, unsigned ttl_seconds,
                                 const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
@@ -916,7 +916,7 @@ static const char *find_separator(const char *text, const char *end)
  * under each takeback policy) and one record of the first format. Its
  * Redis clock starts at CLOCK_START_MS; a request preceded by a line
  * "+<ms>" runs that many milliseconds later, and writes are refused as late
- * by the rule of store_redis.c's script.
+ * by the rule of store/game_write.c's script.
  *
  * Input: a mode byte (bit 0: writes unavailable, bit 1: changes lose a
  * version race, bit 2: the clock moves on CLOCK_STEP_MS at each load and
