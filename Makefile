@@ -41,7 +41,7 @@ LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LI
 TEST_CFLAGS = $(eval TEST_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_CFLAGS)
 TEST_LIBS = $(eval TEST_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_LIBS)
 
-RULES_SRC = $(wildcard rules/*.c)
+RULES_SRC = $(wildcard rules/*.c rules/base/*.c)
 # api/ and its layer folders (api/http, api/game, api/render, api/live, api/play).
 API_SRC = $(filter-out api/chessd.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c)
 API_ASM = $(wildcard api/*.S)
@@ -50,8 +50,9 @@ rwildcard = $(foreach d,$(wildcard $(addsuffix /*,$(1))),$(call rwildcard,$(d)) 
 # The CUnit runner (tests/run_tests.c) and, at any depth, the shared helpers
 # (tests/support) and the suites in the folders that mirror the sources
 # (tests/rules, tests/store, tests/api, tests/api/http ...). The other folders
-# under tests/ (bench, fuzz ...) build their C files themselves.
-TEST_SRC = $(wildcard tests/*.c) $(call rwildcard,tests/support tests/rules tests/store tests/api)
+# under tests/ (bench, fuzz ...) build their C files themselves. The fake
+# store replaces store/, so only the fuzz target that needs it links it.
+TEST_SRC = $(filter-out tests/support/fake_store.c,$(wildcard tests/*.c) $(call rwildcard,tests/support tests/rules tests/store tests/api))
 
 RULES_OBJ = $(RULES_SRC:%.c=$(BUILD)/%.o)
 API_OBJ = $(API_SRC:%.c=$(BUILD)/%.o) $(API_ASM:%.S=$(BUILD)/%.o)

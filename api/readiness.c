@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "http/clock.h"
+#include "../rules/base/clock.h"
 #include "metrics.h"
 #include "game/token_secret.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "http/clock.h"
+#include "../rules/base/clock.h"
 
 static struct {
     store_t *store;

@@ -19,7 +19,7 @@
 #include "engine/pool.h"
 #include "game/engine_turns.h"
 #include "game/first_moves.h"
-#include "http/clock.h"
+#include "../rules/base/clock.h"
 #include "http/httpd.h"
 #include "http/membudget.h"
 #include "http/mhd_version.h"

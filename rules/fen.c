@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "decimal.h"
+#include "base/decimal.h"
 #include "message.h"
 #include "movegen.h"
 #include "variant.h"

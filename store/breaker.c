@@ -108,7 +108,7 @@ bool breaker_down(breaker_t *b, const cluster_node_t *node, store_fault_t fault,
         h->down = true;
         h->fault = fault;
         snprintf(h->reason, sizeof h->reason, "%s", reason);
-        h->trial_ms = sock_now_ms();
+        h->trial_ms = clock_now_ms();
         h->refused_quickly = refused_quickly;
     }
     pthread_mutex_unlock(&b->lock);
@@ -149,7 +149,7 @@ static bool passes(breaker_t *b, const cluster_node_t *node, bool trials)
     node_health_t *h = health_entry(b, node);
     bool allowed = !h || !h->down || (trials && h->refused_quickly);
     if (!allowed && trials && b->retry_ms) {
-        int64_t now = sock_now_ms();
+        int64_t now = clock_now_ms();
         if (now - h->trial_ms >= (int64_t)b->retry_ms) {
             h->trial_ms = now;
             allowed = true;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../rules/decimal.h"
+#include "../rules/base/decimal.h"
 #include "sock.h"
 
 enum { READ_CHUNK = 16384 };
@@ -209,7 +209,7 @@ static redisReply *command_once(conn_t *c, int argc, const char **argv, const si
 {
     if (!conn_append(c, argc, argv, lengths))
         return NULL;
-    int64_t deadline = sock_now_ms() + c->timeout_ms;
+    int64_t deadline = clock_now_ms() + c->timeout_ms;
     for (;;) {
         int w = write_some(c);
         if (w == 1)

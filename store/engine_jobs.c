@@ -508,14 +508,14 @@ store_status_t store_engine_job_add(store_t *store, const char *id, uint64_t ver
 static store_status_t claim(store_t *store, const char *consumer, unsigned lease_ms, unsigned block_ms,
                             store_engine_job_t *job)
 {
-    int64_t end = sock_now_ms() + block_ms;
+    int64_t end = clock_now_ms() + block_ms;
     for (bool first = true;; first = false) {
         if (!first && store_command_wait_ms(store) < POLL_MS)
             return STORE_ENOT_FOUND; /* this thread's deadline (nearly) come: no job by then */
         store_status_t status = claim_quiet(store, consumer, lease_ms, job);
         if (status == STORE_ENOT_FOUND)
             status = claim_new(store, consumer, job);
-        int64_t left = end - sock_now_ms();
+        int64_t left = end - clock_now_ms();
         if (status != STORE_ENOT_FOUND || left <= 0)
             return status;
         unsigned block = block_for(store_command_wait_ms(store));

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../rules/hex.h"
-#include "../rules/text.h"
+#include "../rules/base/hex.h"
+#include "../rules/base/text.h"
 #include "cluster.h"
 #include "store.h"
 

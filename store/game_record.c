@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rules/decimal.h"
-#include "../rules/hex.h"
+#include "../rules/base/decimal.h"
+#include "../rules/base/hex.h"
 
 /* The state text, after its first line (format_line), one line a field:
  *   created / updated / chess960 / initial / fen / plies / state / result /

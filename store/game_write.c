@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rules/decimal.h"
+#include "../rules/base/decimal.h"
 #include "game_keys.h"
 
 /* Compare-and-set of a game, with its idempotency record.

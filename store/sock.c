@@ -16,7 +16,7 @@
 bool sock_wait(int fd, short events, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - sock_now_ms();
+        int64_t left = deadline - clock_now_ms();
         if (left <= 0)
             return false;
         struct pollfd p = { .fd = fd, .events = events };
@@ -36,7 +36,7 @@ int sock_connect(const char *host, const char *service, unsigned timeout_ms, cha
         snprintf(err, err_size, "cannot resolve the host: %s", gai_strerror(rc));
         return -1;
     }
-    int64_t deadline = sock_now_ms() + timeout_ms;
+    int64_t deadline = clock_now_ms() + timeout_ms;
     int fd = -1, saved = ECONNREFUSED;
     for (struct addrinfo *a = list; a && fd < 0; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);

@@ -1,7 +1,7 @@
 /* The socket layer under store/conn.c (Redis) and api/play/http_client.c
- * (chessd play's HTTP client). Monotonic milliseconds, a wait on one
- * descriptor until a deadline, a non-blocking TCP connect with a timeout,
- * and reads and writes that never block, on a socket or a TLS session. */
+ * (chessd play's HTTP client). It waits on one descriptor until a deadline
+ * (on rules/base/clock.h's clock), connects over TCP with a timeout, and
+ * reads and writes without blocking, on a socket or a TLS session. */
 #ifndef CHESSD_STORE_SOCK_H
 #define CHESSD_STORE_SOCK_H
 
@@ -9,25 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <time.h>
 
+#include "../rules/base/clock.h"
 #include "tls.h"
 
 /* Results of sock_read and sock_write besides bytes moved, as tls.h's. */
 enum { SOCK_CLOSED = 0, SOCK_ERROR = -1, SOCK_WAIT = -2 };
 
-/* CLOCK_MONOTONIC in milliseconds: store/'s one clock (tls.c's handshake
- * deadline too). Inline, so that tls.c, which sock.c calls, calls nothing
- * back. api/ has its own (api/http/clock.h): store/ may not reach up into
- * api/, nor the transport down into store/. */
-static inline int64_t sock_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits until fd is ready for events or the deadline (sock_now_ms) passes:
+/* Waits until fd is ready for events or the deadline (clock_now_ms) passes:
  * false on a timeout; true when ready, or when poll() failed (the next I/O
  * call then reports the error). */
 bool sock_wait(int fd, short events, int64_t deadline);

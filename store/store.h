@@ -93,7 +93,7 @@ void store_close(store_t *store);
  * must say every slot is served. */
 store_status_t store_ping(store_t *store);
 
-/* A deadline for this thread's store calls, in sock_now_ms() milliseconds
+/* A deadline for this thread's store calls, in clock_now_ms() milliseconds
  * (store_now_ms; 0: none, the default): a command is not sent past it
  * (STORE_EUNAVAILABLE, or STORE_EUNKNOWN for a write one of whose tries had
  * already left), and every wait (a connect, a reply) is cut to it. For a

@@ -142,7 +142,7 @@ store_status_t store_memory_read(store_t *store, store_memory_t *out)
     memset(out, 0, sizeof *out);
     snprintf(out->policy, sizeof out->policy, "unknown");
     out->room = true;
-    int64_t began = sock_now_ms();
+    int64_t began = clock_now_ms();
     node_memory_t m;
     if (!store_is_cluster(store)) {
         if (!read_node(store, 0, &m))

@@ -70,7 +70,7 @@ redisReply *store_script_run(store_t *store, unsigned slot, const store_script_t
                              size_t *lengths, bool *sent);
 
 /* Forgets that Redis refused a command for lack of memory (store_is_full),
- * unless it refused one at or after checked_ms (sock_now_ms): a look at
+ * unless it refused one at or after checked_ms (clock_now_ms): a look at
  * Redis's memory begun then found room. */
 void store_full_clear(store_t *store, int64_t checked_ms);
 /* Forgets it whatever: Redis just took a game write. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../rules/hex.h"
+#include "../rules/base/hex.h"
 #include "breaker.h"
 #include "cluster.h"
 #include "conn.h"
@@ -85,7 +85,7 @@ static _Thread_local bool probing;
 static _Thread_local int64_t call_deadline_ms;
 
 void store_set_deadline(int64_t deadline_ms) { call_deadline_ms = deadline_ms; }
-int64_t store_now_ms(void) { return sock_now_ms(); }
+int64_t store_now_ms(void) { return clock_now_ms(); }
 
 /* timeout_ms, cut to what is left before this thread's deadline (at least
  * 1 ms; 0 when the deadline has passed). */
@@ -93,7 +93,7 @@ static unsigned within_deadline(unsigned timeout_ms)
 {
     if (!call_deadline_ms)
         return timeout_ms;
-    int64_t left = call_deadline_ms - sock_now_ms();
+    int64_t left = call_deadline_ms - clock_now_ms();
     return left <= 0 ? 0 : left < (int64_t)timeout_ms ? (unsigned)left : timeout_ms;
 }
 
@@ -235,7 +235,7 @@ static void log_problem(store_t *s, const char *what, const char *why)
 {
     char line[sizeof s->logged[0].line];
     snprintf(line, sizeof line, "%s %s", what, why);
-    int64_t now = sock_now_ms();
+    int64_t now = clock_now_ms();
     pthread_mutex_lock(&s->log_lock);
     if (log_due(s, line, now))
         fprintf(stderr, "chessd: %s\n", line);
@@ -333,14 +333,14 @@ conn_t *store_connect_node(store_t *s, const cluster_node_t *node, char *err, si
                                  s->tls,     s->url.user, s->url.password, s->url.db };
     char why[256];
     store_fault_t fault = STORE_FAULT_NONE;
-    int64_t started = sock_now_ms();
+    int64_t started = clock_now_ms();
     conn_t *c = conn_open(&settings, why, sizeof why, &fault);
     atomic_fetch_add(c ? &s->connects : &s->errors, 1);
     if (c) {
         node_up(s, node);
         return c;
     }
-    bool quick = (sock_now_ms() - started) * 10 <= (int64_t)connect_ms;
+    bool quick = (clock_now_ms() - started) * 10 <= (int64_t)connect_ms;
     node_down(s, node, fault, why, fault == STORE_FAULT_UNREACHABLE && quick);
     if (err_size)
         snprintf(err, err_size, "%s", why);
@@ -414,7 +414,7 @@ static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
  * once per MAP_REFRESH_MIN_MS unless force. */
 static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int64_t deadline_ms)
 {
-    int64_t now = sock_now_ms();
+    int64_t now = clock_now_ms();
     pthread_mutex_lock(&s->map_lock);
     bool due = force || !s->map || now - s->map_read_ms >= MAP_REFRESH_MIN_MS;
     unsigned known = 0;
@@ -436,7 +436,7 @@ static void refresh_map(store_t *s, const cluster_node_t *hint, bool force, int6
     pthread_mutex_unlock(&s->map_lock);
     cluster_map_t *map = known ? malloc(sizeof *map) : NULL;
     bool read = false;
-    for (unsigned i = 0; map && i < known && !read && (i == 0 || sock_now_ms() < deadline_ms); i++) {
+    for (unsigned i = 0; map && i < known && !read && (i == 0 || clock_now_ms() < deadline_ms); i++) {
         if (!may_send(s, &candidates[i]))
             continue;
         bool reused;
@@ -508,7 +508,7 @@ static bool node_for_slot(store_t *s, int slot, cluster_node_t *out)
 
 bool store_cluster_map(store_t *s, cluster_map_t *out)
 {
-    refresh_map(s, NULL, true, sock_now_ms() + 2 * (int64_t)s->command_timeout_ms);
+    refresh_map(s, NULL, true, clock_now_ms() + 2 * (int64_t)s->command_timeout_ms);
     pthread_mutex_lock(&s->map_lock);
     bool copied = s->map != NULL;
     if (copied)
@@ -541,7 +541,7 @@ static bool send_asking(conn_t *c, unsigned timeout_ms)
  * left). */
 static bool route_pause(unsigned *pause_ms, int64_t give_up_ms)
 {
-    if (sock_now_ms() + *pause_ms >= give_up_ms)
+    if (clock_now_ms() + *pause_ms >= give_up_ms)
         return false;
     sleep_ms(*pause_ms);
     *pause_ms = *pause_ms * 2 < ROUTE_PAUSE_MAX_MS ? *pause_ms * 2 : ROUTE_PAUSE_MAX_MS;
@@ -569,11 +569,11 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     cluster_node_t target;
     bool redirected = false, asking = false, reopened = false, breaker_refused = false;
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
-    int64_t give_up_ms = sock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
+    int64_t give_up_ms = clock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
     if (call_deadline_ms && call_deadline_ms < give_up_ms)
         give_up_ms = call_deadline_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
-        if ((attempt > 0 || call_deadline_ms) && sock_now_ms() >= give_up_ms)
+        if ((attempt > 0 || call_deadline_ms) && clock_now_ms() >= give_up_ms)
             return NULL; /* no new try starts past the budget, or the request's deadline */
         if (!redirected && !node_for_slot(s, slot, &target)) {
             refresh_map(s, NULL, false, give_up_ms);
@@ -633,7 +633,7 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
         }
         node_up(s, &target);
         if (r->type == REDIS_REPLY_ERROR && store_error_status(r) == STORE_EFULL)
-            atomic_store(&s->full_since_ms, sock_now_ms() | 1); /* never 0 */
+            atomic_store(&s->full_since_ms, clock_now_ms() | 1); /* never 0 */
         if (!s->url.cluster || r->type != REDIS_REPLY_ERROR)
             return r;
         cluster_redirect_t redirect;
@@ -738,7 +738,7 @@ static void forget_departed(store_t *s)
 {
     if (!s->url.cluster || !breaker_any_down(s->breaker))
         return;
-    refresh_map(s, NULL, true, sock_now_ms() + (int64_t)s->command_timeout_ms);
+    refresh_map(s, NULL, true, clock_now_ms() + (int64_t)s->command_timeout_ms);
     cluster_map_t *map = malloc(sizeof *map); /* large: not on the stack */
     pthread_mutex_lock(&s->map_lock);
     bool have = map && s->map != NULL;

@@ -278,7 +278,7 @@ tls_session_t *tls_session_new(tls_context_t *ctx, int fd, const char *host, uns
 {
     const char *name = ctx->server_name ? ctx->server_name : host;
     const char *shown = is_set(name) ? name : "the server";
-    int64_t deadline = sock_now_ms() + (int64_t)timeout_ms;
+    int64_t deadline = clock_now_ms() + (int64_t)timeout_ms;
     tls_session_t *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, err_size, "out of memory");
@@ -317,7 +317,7 @@ tls_session_t *tls_session_new(tls_context_t *ctx, int fd, const char *host, uns
             return NULL;
         }
         struct pollfd p = { .fd = fd, .events = ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
-        int64_t left = deadline - sock_now_ms();
+        int64_t left = deadline - clock_now_ms();
         int ready = left > 0 ? poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
         if (ready < 0 && errno != EINTR) {
             snprintf(err, err_size, "TLS handshake with %.255s: poll: %s", shown, strerror(errno));

@@ -8,7 +8,13 @@
 #     a symbol that object B defines, by nm, and B reaches A again), or a
 #     rules/ or store/ object uses a symbol of a layer above it;
 #   - a file or object of the transport (api/http/) includes or uses anything
-#     outside api/http/ (the rest of api/, store/, rules/);
+#     outside api/http/ and the base room (the rest of api/, store/, rules/);
+#   - a file or object of the base room (rules/base/: text, numbers, hex,
+#     UTF-8, the one clock) includes or uses anything outside it;
+#   - a rules/ object calls a libc function that is not pure: anything but
+#     the mem* and str* functions, snprintf and the compiler's own helpers
+#     (no malloc, no I/O, no clock; the base room's clock is header-only, so
+#     only an object that reads it names clock_gettime);
 #   - a file outside api/http/ includes <microhttpd.h>;
 #   - a server file (anything in api/ but api/play/ and api/chessd.c, main's
 #     subcommand table) includes or uses api/play/, the terminal client;
@@ -89,17 +95,22 @@ check_layers() {
 }
 
 # Reads "from to why" lines; prints each edge out of the transport (api/http/
-# to anything outside it), each edge between a server file and the terminal
+# to anything outside it but rules/base/), each edge out of the base room, each edge between a server file and the terminal
 # client (api/play/) but the client's use of the rooms below the game
 # service, and exits 1 if any.
 check_api_rooms() {
     awk -v kind="$1" '
     function in_http(path) { return index(path, "api/http/") == 1 }
+    function in_base(path) { return index(path, "rules/base/") == 1 }
     function in_play(path) { return index(path, "api/play/") == 1 }
     function is_main(path) { return path ~ /^api\/chessd\.[cho]$/ }
-    in_http($1) && !in_http($2) {
+    in_http($1) && !in_http($2) && !in_base($2) {
         printf "%s out of the transport: %s uses %s (%s); api/http/ knows bytes, headers and limits only\n",
             kind, $1, $2, $3
+        bad = 1
+    }
+    in_base($1) && !in_base($2) {
+        printf "%s out of the base room: %s uses %s (%s); rules/base/ knows libc only\n", kind, $1, $2, $3
         bad = 1
     }
     in_play($2) && !in_play($1) && !is_main($1) {
@@ -142,6 +153,35 @@ check_microhttpd() {
         bad=1
     done < <(grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<microhttpd\.h>' $dirs --include='*.c' --include='*.h' | sort)
     return $bad
+}
+
+# Every libc function a rules/ object calls that is not on the pure list:
+# the rules allocate nothing, do no I/O and read no clock (STYLE.md).
+# Symbols some rules/ object defines are the rules' own; names that begin
+# with two underscores are the compiler's and the sanitizers' helpers.
+check_pure() {
+    local build=$1
+    [ -d "$build/rules" ] || return 0
+    find "$build/rules" -name '*.o' | sort | while read -r object; do
+        nm -P "$object" | awk -v object="${object#"$build"/}" '{ print object, $1, $2 }'
+    done | awk '
+    $3 == "U" { uses[++n] = $1 " " $2; next }
+    $3 ~ /^[A-TV-Zui]$/ { own[$2] = 1 }
+    function pure(name) {
+        return name ~ /^(mem|str)[a-z]*$/ || name ~ /^v?snprintf$/ || name ~ /^(qsort|bsearch)$/ \
+            || name ~ /^__/ || name == "_GLOBAL_OFFSET_TABLE_"
+    }
+    END {
+        for (i = 1; i <= n; i++) {
+            split(uses[i], use, " ")
+            if (!(use[2] in own) && !pure(use[2])) {
+                printf "impure rules: %s calls %s; rules/ allocates nothing, does no I/O and reads no clock\n",
+                    use[1], use[2]
+                bad = 1
+            }
+        }
+        exit bad
+    }'
 }
 
 # The directories among the arguments that exist (a tree may lack a layer).
@@ -212,6 +252,7 @@ check_tree() {
     find_cycles link <<<"$edges" || status=1
     check_layers link <<<"$edges" || status=1
     check_api_rooms link <<<"$edges" || status=1
+    check_pure "$build" || status=1
     return $status
 }
 
@@ -248,7 +289,15 @@ self_test() (
     printf '#include "u.h"\nint u_f(void) { return 5; }\n' >"$dir/api/engine/u.c"
     printf '#include "../engine/u.h"\nint w_f(void);\nint w_f(void) { return u_f(); }\n' >"$dir/api/render/w.c"
     printf '#include "../game/g.h"\nint q_f(void);\nint q_f(void) { return g_f(); }\n' >"$dir/api/play/q.c"
-    for f in api/a api/b rules/r api/http/t api/play/p api/play/q api/game/g api/render/v api/engine/u api/render/w; do
+    mkdir -p "$dir/rules/base" "$dir/build/rules/base"
+    printf '#pragma once\nint k_f(void);\n' >"$dir/rules/base/k.h"
+    printf '#include "k.h"\n#include "../r.h"\nint k_f(void) { return r_f(); }\n' >"$dir/rules/base/k.c"
+    printf '#include "../../rules/base/k.h"\nint h_f(void);\nint h_f(void) { return k_f(); }\n' >"$dir/api/http/h.c"
+    printf '#include <stdlib.h>\n#include <time.h>\nlong i_f(void);\nlong i_f(void) {\n' >"$dir/rules/i.c"
+    printf '    struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); free(malloc(1)); return t.tv_sec; }\n' \
+        >>"$dir/rules/i.c"
+    for f in api/a api/b rules/r api/http/t api/play/p api/play/q api/game/g api/render/v api/engine/u api/render/w \
+        rules/base/k api/http/h rules/i; do
         "${CC:-cc}" -c "$dir/$f.c" -o "$dir/build/$f.o"
     done
     # s.c as written needs libmicrohttpd's header; its object is what the
@@ -273,12 +322,21 @@ self_test() (
         "include against the rooms: api/render/w.c uses api/engine/u.h" \
         "link against the rooms: api/render/w.o uses api/engine/u.o" \
         "include from the terminal client into the server: api/play/q.c uses api/game/g.h" \
-        "link from the terminal client into the server: api/play/q.o uses api/game/g.o"; do
+        "link from the terminal client into the server: api/play/q.o uses api/game/g.o" \
+        "include out of the base room: rules/base/k.c uses rules/r.h" \
+        "link out of the base room: rules/base/k.o uses rules/r.o" \
+        "impure rules: rules/i.o calls malloc" "impure rules: rules/i.o calls free" \
+        "impure rules: rules/i.o calls clock_gettime"; do
         if ! grep -qF "$expect" <<<"$output"; then
             printf 'layering: the self-test did not report "%s"; it said:\n%s\n' "$expect" "$output" >&2
             exit 1
         fi
     done
+    # The transport may use the base room: that is no fault.
+    if grep -qF "api/http/h." <<<"$output"; then
+        printf 'layering: the self-test reported the transport'"'"'s use of rules/base/; it said:\n%s\n' "$output" >&2
+        exit 1
+    fi
 )
 
 if [ "${1:-}" = --check-only ]; then
@@ -288,8 +346,9 @@ fi
 build=${1:?usage: tests/layering.sh [--check-only] BUILD}
 self_test
 if check_tree "$build"; then
-    echo "layering: no include or link cycle; rules/ and store/ use nothing above them; api/http/ uses nothing" \
-        "outside it and alone includes <microhttpd.h>; no room of api/ uses one above it; no server file uses api/play/," \
+    echo "layering: no include or link cycle; rules/ and store/ use nothing above them; rules/ calls no impure" \
+        "libc function; rules/base/ uses nothing outside it; api/http/ uses nothing outside it but rules/base/" \
+        "and alone includes <microhttpd.h>; no room of api/ uses one above it; no server file uses api/play/," \
         "nor api/play/ the game service or the server's settings"
 else
     exit 1

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 
 enum { DEADLINE_MARGIN_MS = 500 };
 

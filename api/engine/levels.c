@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 
 enum {
     /* Stockfish 15.1's lowest UCI_Elo: below it, a rating is played by

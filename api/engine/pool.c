@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../rules/text.h"
-#include "../http/clock.h"
+#include "../../rules/base/text.h"
+#include "../../rules/base/clock.h"
 
 enum {
     DEFAULT_WORKERS = 1,

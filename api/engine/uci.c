@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "../../store/sock.h"
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 
 enum {
     DEFAULT_THREADS = 1,
@@ -503,7 +503,7 @@ void engine_free(engine_t *e)
     if (!e)
         return;
     if (engine_alive(e)) {
-        uint64_t deadline = clock_now_ms() + QUIT_WAIT_MS;
+        int64_t deadline = clock_now_ms() + QUIT_WAIT_MS;
         if (send_format(e, deadline, NULL, 0, "quit") == ENGINE_OK) {
             while (clock_now_ms() < deadline) {
                 pid_t done = waitpid(e->pid, NULL, WNOHANG);

@@ -17,7 +17,7 @@
 #include "../../store/engine_jobs.h"
 #include "../../store/store.h"
 #include "../engine/levels.h"
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 #include "tokens.h"
 
 enum {

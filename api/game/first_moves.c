@@ -9,7 +9,7 @@
 
 #include "../../store/engine_jobs.h"
 #include "../../store/store.h"
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 
 enum { DEFAULT_SWEEP_MS = 250, SWEEP_BATCH = 32, NAP_MS = 50 };
 
@@ -70,7 +70,7 @@ static void sweep(first_moves_t *s)
 static void *run(void *arg)
 {
     first_moves_t *s = arg;
-    uint64_t next = clock_now_ms();
+    int64_t next = clock_now_ms();
     while (!atomic_load(&s->stopping)) {
         if (clock_now_ms() >= next) {
             sweep(s);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../store/store.h"
-#include "../http/utf8.h"
+#include "../../rules/base/utf8.h"
 
 /* Reads a decimal number of at most 18 digits (no sign) ending at `stop`;
  * advances *p past the stop character. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../rules/hex.h"
+#include "../../rules/base/hex.h"
 #include "tokens.h"
 
 idem_key_check_t idem_check_key(const char *key, bool creation, char *detail, size_t detail_size)

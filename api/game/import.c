@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../http/utf8.h"
+#include "../../rules/base/utf8.h"
 
 static bool import_tag(void *ctx, int game, const char *name, const char *value, size_t length)
 {

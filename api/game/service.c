@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../rules/decimal.h"
+#include "../../rules/base/decimal.h"
 #include "../../rules/rules.h"
-#include "../../rules/text.h"
+#include "../../rules/base/text.h"
 #include "../../store/engine_jobs.h"
 #include "../render/game_json.h"
 #include "game_cache.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../rules/hex.h"
+#include "../../rules/base/hex.h"
 
 enum { SHA256_SIZE = 32 };
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "../../rules/base/clock.h"
 #include "wire.h"
 
 enum {

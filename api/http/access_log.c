@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "clock.h"
+#include "../../rules/base/clock.h"
 
 enum { WARNINGS_PER_SECOND = 5 };
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "utf8.h"
+#include "../../rules/base/utf8.h"
 
 /* Deepest nesting of [ and { in text, ignoring string contents; sets
  * *escaped_nul when a string holds \u0000. */

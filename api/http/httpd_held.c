@@ -83,7 +83,7 @@ static void run_pooled(void *arg)
     httpd_pool_waiting(h, st->pool, -1);
     if (pool->skip_gone && wire_client_gone(httpd_connection_fd(st->connection))) {
         httpd_refusal(h, HTTPD_REFUSE_CLIENT_LEFT, st->pool, "the client left before its turn", &st->res);
-    } else if (st->give_up_us && clock_now_us() > st->give_up_us) {
+    } else if (st->give_up_us && (uint64_t)clock_now_us() > st->give_up_us) {
         httpd_refusal(h, HTTPD_REFUSE_POOL_LATE, st->pool, NULL, &st->res);
     } else if (!st->give_up_us || !h->app->pool_budget) {
         h->app->handle(h->app->ctx, &st->req, &st->res);

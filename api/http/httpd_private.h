@@ -13,7 +13,7 @@
 
 #include "acceptor.h"
 #include "buf.h"
-#include "clock.h"
+#include "../../rules/base/clock.h"
 #include "httpd.h"
 #include "request_id.h"
 

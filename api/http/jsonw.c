@@ -3,7 +3,7 @@
  * half by a length limit) is written as U+FFFD. */
 #include "jsonw.h"
 
-#include "utf8.h"
+#include "../../rules/base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "../../rules/base/clock.h"
 
 static atomic_size_t limit_bytes, used_bytes, freed_since_trim;
 static _Atomic uint64_t last_trim_us;

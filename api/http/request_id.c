@@ -8,7 +8,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "clock.h"
+#include "../../rules/base/clock.h"
+#include "../../rules/base/hex.h"
 
 /* A fresh request id: unique, not secret. A per-thread xorshift generator,
  * seeded once from the kernel, saves a system call per request. */
@@ -30,14 +31,7 @@ void request_id_make(char *out)
         uint64_t v = state[1] + y;
         memcpy(bytes + 8 * half, &v, 8);
     }
-    /* The transport may not use rules/hex.h (it knows nothing of the layers
-     * above or below it), so it writes its one hex string itself. */
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[bytes[i] >> 4];
-        out[2 * i + 1] = hex[bytes[i] & 15];
-    }
-    out[32] = '\0';
+    hex_encode(bytes, sizeof bytes, out);
 }
 
 void request_id_choose(const char *given, char *out)

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "../../rules/base/clock.h"
 
 enum {
     NAME_KEEP = 24,      /* header names this long are compared; longer ones matter to nobody here */

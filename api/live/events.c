@@ -20,7 +20,7 @@
 #include "../../store/store.h"
 #include "../../store/subscriber.h"
 #include "../game/game_events.h"
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 #include "../http/membudget.h"
 #include "../game/service.h"
 #include "timers.h"

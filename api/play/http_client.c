@@ -142,7 +142,7 @@ static bool connect_to(const http_client_url_t *url, int64_t deadline, conn_t *c
 {
     c->tls = NULL;
     c->want = POLLIN;
-    int64_t before = deadline - sock_now_ms();
+    int64_t before = deadline - clock_now_ms();
     char reason[200];
     c->fd = sock_connect(url->host, url->port, before > 0 ? (unsigned)before : 1, reason, sizeof reason);
     if (c->fd < 0) {
@@ -156,7 +156,7 @@ static bool connect_to(const http_client_url_t *url, int64_t deadline, conn_t *c
         conn_close(c);
         return false;
     }
-    int64_t left = deadline - sock_now_ms();
+    int64_t left = deadline - clock_now_ms();
     c->tls = tls_session_new(url->tls, c->fd, url->host, left > 0 ? (unsigned)left : 1, reason, sizeof reason);
     if (!c->tls) {
         snprintf(err, err_size, "TLS with %s port %s failed: %s", url->host, url->port, reason);
@@ -502,7 +502,7 @@ bool http_client_request(const http_client_url_t *url, const char *method, const
                          http_client_response_t *res, char *err, size_t err_size)
 {
     memset(res, 0, sizeof *res);
-    int64_t deadline = sock_now_ms() + timeout_ms;
+    int64_t deadline = clock_now_ms() + timeout_ms;
     conn_t c;
     if (!connect_to(url, deadline, &c, err, err_size))
         return false;
@@ -537,7 +537,7 @@ http_client_stream_t *http_client_stream_open(const http_client_url_t *url, cons
                                               size_t err_size)
 {
     memset(res, 0, sizeof *res);
-    int64_t deadline = sock_now_ms() + timeout_ms;
+    int64_t deadline = clock_now_ms() + timeout_ms;
     conn_t c;
     if (!connect_to(url, deadline, &c, err, err_size))
         return NULL;

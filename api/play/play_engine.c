@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../http/clock.h"
+#include "../../rules/base/clock.h"
 #include "play_random.h"
 
 struct play_engine {

@@ -511,7 +511,7 @@ static bool find_side(remote_t *r)
 /* The next attempt to open the stream, after a wait that doubles each time (to RECONNECT_MAX_MS). */
 static void schedule_reconnect(remote_t *r)
 {
-    r->reconnect_at = sock_now_ms() + r->backoff_ms;
+    r->reconnect_at = clock_now_ms() + r->backoff_ms;
     r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
 }
 
@@ -544,7 +544,7 @@ static void stream_open(remote_t *r)
     r->stream = http_client_stream_open(&r->url, path, headers, STREAM_OPEN_TIMEOUT_MS, &res, err, sizeof err);
     r->reconnect_at = 0;
     if (r->stream) {
-        r->last_byte_at = sock_now_ms();
+        r->last_byte_at = clock_now_ms();
         r->backoff_ms = RECONNECT_FIRST_MS;
         return;
     }
@@ -683,7 +683,7 @@ static void stream_readable(remote_t *r)
 {
     char err[256];
     int rc = http_client_stream_read(r->stream, &r->stream_bytes, err, sizeof err);
-    r->last_byte_at = sock_now_ms();
+    r->last_byte_at = clock_now_ms();
     if (r->stream_bytes.length)
         stream_lines(r);
     if (r->stream && rc <= 0)
@@ -716,7 +716,7 @@ static bool remote_wait(void *ctx)
         while (r->stream && http_client_stream_pending(r->stream))
             stream_readable(r);
         bool want_stream = !r->stream && !r->stream_refused && !game_is_over(&r->game) && r->reconnect_at;
-        int64_t now = sock_now_ms();
+        int64_t now = clock_now_ms();
         if (want_stream && now >= r->reconnect_at) {
             stream_open(r);
             continue;

@@ -28,7 +28,7 @@ FUZZ_FLAGS ?=
 # The server's own sources minus main (chessd.c) and the libmicrohttpd glue
 # (server.c): tests/fuzz/http_harness.c hands requests to the router itself, plus
 # the targets' shared helpers (tests/fuzz/*.c other than fuzz_*.c).
-FUZZ_LIB_SRC = $(wildcard rules/*.c) $(filter-out api/chessd.c api/server.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c) \
+FUZZ_LIB_SRC = $(wildcard rules/*.c rules/base/*.c) $(filter-out api/chessd.c api/server.c,$(wildcard api/*.c api/*/*.c)) $(wildcard store/*.c) \
 	$(filter-out tests/fuzz/fuzz_%.c,$(wildcard tests/fuzz/*.c))
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o) $(patsubst %.S,$(FUZZ_OBJ)/%.o,$(wildcard api/*.S))
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -55,8 +55,8 @@ $(FUZZ_OBJ)/api/spec.o: api/spec.S openapi.yaml | check-fuzz-deps
 	@mkdir -p $(dir $@)
 	$(CC_FUZZ) -c $< -o $@
 
-# An archive, so each target links only the objects it needs; a target that
-# defines the store_* functions itself (fuzz_games) never pulls store_redis.o.
+# An archive, so each target links only the objects it needs; a target
+# linked with the fake store (fuzz_games) never pulls store_redis.o.
 $(FUZZ_BUILD)/libchessd-fuzz.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -65,6 +65,13 @@ $(FUZZ_BUILD)/libchessd-fuzz.a: $(FUZZ_LIB_OBJ)
 .SECONDARY: $(FUZZ_TARGETS:%=$(FUZZ_OBJ)/tests/fuzz/%.o)
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_OBJ)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libchessd-fuzz.a
+	$(CC_FUZZ) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
+
+# fuzz_games plays against the fake store (tests/support/fake_store.c),
+# linked before the archive: its store_* functions are then defined before
+# the archive is searched, and store/'s Redis code is never pulled in.
+$(FUZZ_BUILD)/fuzz_games: $(FUZZ_OBJ)/tests/fuzz/fuzz_games.o $(FUZZ_OBJ)/tests/support/fake_store.o \
+		$(FUZZ_BUILD)/libchessd-fuzz.a
 	$(CC_FUZZ) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 # One run of target $(1) for $(2) seconds, at most $(3) inputs (empty: no limit).
@@ -87,4 +94,4 @@ $(FUZZ_TARGETS:%=fuzz-short-%): fuzz-short-%: $(FUZZ_BUILD)/%
 $(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: $(FUZZ_BUILD)/%
 	$(call fuzz_run,$*,$(FUZZ_SECONDS),)
 
--include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_OBJ)/tests/fuzz/%.d)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_OBJ)/tests/fuzz/%.d) $(FUZZ_OBJ)/tests/support/fake_store.d

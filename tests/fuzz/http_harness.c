@@ -18,7 +18,7 @@
 #include "../../api/metrics.h"
 #include "../../api/routes.h"
 #include "../../api/game/tokens.h"
-#include "../../api/http/utf8.h"
+#include "../../rules/base/utf8.h"
 #include "../../rules/rules.h"
 #include "fuzz.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../../api/engine/uci.h"
-#include "../../../api/http/clock.h"
+#include "../../../rules/base/clock.h"
 #include "../../support/tests.h"
 
 static const char *const default_stockfish_path = "/usr/games/stockfish";

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../../../api/engine/uci.h"
-#include "../../../api/http/clock.h"
+#include "../../../rules/base/clock.h"
 #include "../../support/tests.h"
 
 static const char *fairy_path, *stockfish_path;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../../../api/engine/levels.h"
-#include "../../../api/http/clock.h"
+#include "../../../rules/base/clock.h"
 #include "../../support/match.h"
 #include "../../support/random_game.h"
 #include "../../support/tests.h"

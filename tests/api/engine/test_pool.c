@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../../api/engine/pool.h"
-#include "../../../api/http/clock.h"
+#include "../../../rules/base/clock.h"
 #include "../../support/tests.h"
 
 static const char *const default_stockfish_path = "/usr/games/stockfish";
@@ -126,7 +126,7 @@ static engine_pool_stats_t stats_of(engine_pool_t *pool)
 /* Waits (up to WAIT_MS) until every worker is up and free; false if not. */
 static bool wait_all_up(engine_pool_t *pool)
 {
-    uint64_t deadline = clock_now_ms() + WAIT_MS;
+    int64_t deadline = clock_now_ms() + WAIT_MS;
     for (;;) {
         engine_pool_stats_t st = stats_of(pool);
         if (st.up == st.workers && st.busy == 0)
@@ -278,7 +278,7 @@ static engine_status_t run_now(engine_pool_t *pool, const char *session, bool ch
 /* Waits (up to WAIT_MS) until pred(stats) holds; false if it never did. */
 static bool wait_stats(engine_pool_t *pool, bool (*pred)(const engine_pool_stats_t *))
 {
-    uint64_t deadline = clock_now_ms() + WAIT_MS;
+    int64_t deadline = clock_now_ms() + WAIT_MS;
     for (;;) {
         engine_pool_stats_t st = stats_of(pool);
         if (pred(&st))
@@ -490,7 +490,8 @@ static void test_the_backoff_grows_while_starts_fail_up_to_its_maximum(void)
     CU_ASSERT_FALSE(engine_pool_has_idle(pool));
     /* The time of each failed start after the first. */
     uint64_t at[GAPS + 1];
-    uint64_t seen = 1, deadline = clock_now_ms() + 4000;
+    uint64_t seen = 1;
+    int64_t deadline = clock_now_ms() + 4000;
     int count = 0;
     at[count++] = clock_now_ms();
     while (count <= GAPS && clock_now_ms() < deadline) {
@@ -761,7 +762,7 @@ static void test_engine_pool_free_waits_for_the_running_job(void)
     /* The waiter leaves while the holder still runs; then the holder is let go. */
     pthread_t freer;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&freer, NULL, free_thread, pool), 0);
-    uint64_t deadline = clock_now_ms() + WAIT_MS;
+    int64_t deadline = clock_now_ms() + WAIT_MS;
     while (!atomic_load(&waiter.done) && clock_now_ms() < deadline)
         usleep(1000);
     CU_ASSERT_TRUE(atomic_load(&waiter.done));

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../../api/http/jsonw.h"
-#include "../../../api/http/utf8.h"
+#include "../../../rules/base/utf8.h"
 #include "../../support/tests.h"
 
 /* Finishes w and checks the text is exactly `expected`. */

@@ -1,11 +1,11 @@
-/* Tests for rules/hex.c: bytes are written as lower-case hex, first byte
+/* Tests for rules/base/hex.c: bytes are written as lower-case hex, first byte
  * first and terminated; a 64-bit key as exactly 16 digits, most significant
  * first, read back unchanged; a digit outside 0-9a-f (upper case, the end of
  * the text) refuses the whole key; hex_span stops at the first non-digit. */
 #include <string.h>
 
-#include "../../rules/hex.h"
-#include "../support/tests.h"
+#include "../../../rules/base/hex.h"
+#include "../../support/tests.h"
 
 static void test_bytes_are_written_lower_case_first_byte_first_and_terminated(void)
 {

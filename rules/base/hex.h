@@ -2,8 +2,8 @@
  * values written as hex into a caller's buffer, and read back. Used for
  * request ids, token hashes, idempotency fingerprints, script SHAs and the
  * game record's position keys. Pure: no allocation, any thread. */
-#ifndef CHESSD_RULES_HEX_H
-#define CHESSD_RULES_HEX_H
+#ifndef CHESSD_RULES_BASE_HEX_H
+#define CHESSD_RULES_BASE_HEX_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * with "%s" (or "%s%s..."): the output is cut to size - 1 chars and always
  * NUL-terminated when size > 0, and the return is the whole length, so
  * `n < size` says nothing was cut. Pure: no allocation, any thread. */
-#ifndef CHESSD_RULES_TEXT_H
-#define CHESSD_RULES_TEXT_H
+#ifndef CHESSD_RULES_BASE_TEXT_H
+#define CHESSD_RULES_BASE_TEXT_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* UTF-8 checks (RFC 3629): request bodies must be UTF-8, and every string
  * chessd writes into JSON stays valid UTF-8 even when cut short. */
-#ifndef CHESSD_API_HTTP_UTF8_H
-#define CHESSD_API_HTTP_UTF8_H
+#ifndef CHESSD_RULES_BASE_UTF8_H
+#define CHESSD_RULES_BASE_UTF8_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,12 @@
-/* Tests for rules/decimal.c: every length from 1 to 20 digits, the powers
+/* Tests for rules/base/decimal.c: every length from 1 to 20 digits, the powers
  * of ten either side, and seeded random values of every size, against
  * snprintf's "%llu" (and "%lld" for the signed writer, INT64_MIN
  * included). */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../rules/decimal.h"
-#include "../support/tests.h"
+#include "../../../rules/base/decimal.h"
+#include "../../support/tests.h"
 
 /* decimal_write and decimal_length agree with snprintf on value. */
 static bool same_as_printf(uint64_t value)

@@ -1,27 +1,26 @@
-/* The monotonic clock of all of api/ (header-only): CLOCK_MONOTONIC in
+/* chessd's one monotonic clock (header-only): CLOCK_MONOTONIC in
  * microseconds and milliseconds, and deadlines for pthread_cond_timedwait on a
- * condition variable set to CLOCK_MONOTONIC. It lives in the transport, the
- * lowest layer of api/, so that every part of api/ can use it. store/ keeps
- * its own (sock_now_ms in store/sock.h): neither layer may reach into the
- * other, and rules/, below both, is pure and reads no clock. */
-#ifndef CHESSD_API_HTTP_CLOCK_H
-#define CHESSD_API_HTTP_CLOCK_H
+ * condition variable set to CLOCK_MONOTONIC. It lives in the base room so that
+ * every layer reads the same clock; the rules proper never read it
+ * (tests/layering.sh checks their objects by symbol). */
+#ifndef CHESSD_RULES_BASE_CLOCK_H
+#define CHESSD_RULES_BASE_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>
 
-static inline uint64_t clock_now_us(void)
+static inline int64_t clock_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static inline uint64_t clock_now_ms(void)
+static inline int64_t clock_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The CLOCK_MONOTONIC time ms milliseconds (ms >= 0) from now, as the

@@ -1,9 +1,9 @@
-/* Tests for api/http/utf8.c (RFC 3629): the sequence lengths of valid UTF-8,
+/* Tests for rules/base/utf8.c (RFC 3629): the sequence lengths of valid UTF-8,
  * and the refusal of everything else: overlong forms, surrogates, code points
  * past U+10FFFF, stray continuation bytes and sequences cut short. */
 #include <string.h>
 
-#include "../../../api/http/utf8.h"
+#include "../../../rules/base/utf8.h"
 #include "../../support/tests.h"
 
 static size_t seq(const char *bytes) { return utf8_sequence_length((const unsigned char *)bytes, strlen(bytes)); }

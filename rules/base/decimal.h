@@ -2,8 +2,8 @@
  * digits only, no NUL), for texts written many times a request where a
  * printf would be most of the cost: FEN counters, the state text's figures,
  * Redis protocol lengths. Pure: no allocation, any thread. */
-#ifndef CHESSD_RULES_DECIMAL_H
-#define CHESSD_RULES_DECIMAL_H
+#ifndef CHESSD_RULES_BASE_DECIMAL_H
+#define CHESSD_RULES_BASE_DECIMAL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
-/* Tests for rules/text.c: text_copy and text_join against snprintf's "%s"
+/* Tests for rules/base/text.c: text_copy and text_join against snprintf's "%s"
  * and "%s%s%s" at every buffer size around each length, empty and NULL
  * parts, and seeded random texts. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../rules/text.h"
-#include "../support/tests.h"
+#include "../../../rules/base/text.h"
+#include "../../support/tests.h"
 
 /* text_join of parts into a size-byte buffer writes what snprintf writes,
  * returns its length and touches nothing past size. */
