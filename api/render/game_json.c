@@ -84,8 +84,8 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
         return;
     }
     jsonw_object_begin(w);
-    jsonw_kv_int(w, "initial_ms", (long long)g->clock.initial_ms);
-    jsonw_kv_int(w, "increment_ms", (long long)g->clock.increment_ms);
+    jsonw_kv_int(w, "initial_ms", (long long)g->clock.control[WHITE].periods[0].ms);
+    jsonw_kv_int(w, "increment_ms", (long long)g->clock.control[WHITE].increment_ms);
     jsonw_kv_int(w, "first_move_ms", (long long)g->clock.first_move_ms);
     jsonw_key(w, "abort_at_ms");
     if (game_first_move_deadline(g))

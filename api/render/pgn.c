@@ -109,7 +109,7 @@ static void time_control(const game_t *g, char *out, size_t size)
         snprintf(out, size, "-");
         return;
     }
-    int64_t parts[2] = { g->clock.initial_ms, g->clock.increment_ms };
+    int64_t parts[2] = { g->clock.control[WHITE].periods[0].ms, g->clock.control[WHITE].increment_ms };
     size_t n = 0;
     for (int i = 0; i < 2 && n < size; i++) {
         int64_t ms = parts[i];
