@@ -70,6 +70,11 @@ static const struct {
     [API_ETAKEBACK_ALREADY_OFFERED] = { "takeback_already_offered", 409, "Your takeback offer is already standing" },
     [API_ENO_TAKEBACK_OFFER] = { "no_takeback_offer", 409, "There is no takeback offer to answer" },
     [API_EABORT_TOO_LATE] = { "abort_too_late", 409, "Both players have moved: the game can no longer be aborted" },
+    [API_EABORT_NOT_ALLOWED] = { "abort_not_allowed", 409, "The game's rules allow no abort" },
+    [API_EDRAW_TOO_EARLY] = { "draw_too_early", 409, "The game's rules allow draw offers only from a later move" },
+    [API_EGIVE_TIME_NOT_ALLOWED] = { "give_time_not_allowed", 409,
+                                     "No time can be given in this game: it has no clock, or its rules forbid it" },
+    [API_EGIVE_TIME_TOO_MUCH] = { "give_time_too_much", 409, "More time than a player may give in a game" },
     [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
                                          "chess960_position is not a Chess960 start number (0 to 959)" },
     [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
@@ -357,6 +362,13 @@ void api_problem_game(api_response_t *res, game_status_t status)
         [GAME_ENO_TAKEBACK_OFFER] = { API_ENO_TAKEBACK_OFFER, "the other player has not offered a takeback" },
         [GAME_EABORT_TOO_LATE] = { API_EABORT_TOO_LATE,
                                    "both players have moved; resign or offer a draw instead" },
+        [GAME_EABORT_NOT_ALLOWED] = { API_EABORT_NOT_ALLOWED, "the game's rules allow no abort; resign instead" },
+        [GAME_EDRAW_TOO_EARLY] = { API_EDRAW_TOO_EARLY,
+                                   "the game's rules allow draw offers only from a later move (draw_offers_from_move)" },
+        [GAME_EGIVE_TIME_NOT_ALLOWED] = { API_EGIVE_TIME_NOT_ALLOWED,
+                                          "the game has no clock to give time on, or its rules forbid it" },
+        [GAME_EGIVE_TIME_TOO_MUCH] = { API_EGIVE_TIME_TOO_MUCH,
+                                       "a player may give at most 600000 ms of time in a game" },
     };
     if ((unsigned)status >= GAME_STATUS_COUNT)
         status = GAME_OK;
