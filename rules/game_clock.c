@@ -252,7 +252,7 @@ bool game_set_start_at(game_t *g, int64_t start_at_ms)
 
 game_status_t game_give_time(game_t *g, color_t who, int64_t ms, int64_t now_ms)
 {
-    if (game_is_over(g))
+    if (g->state != GAME_ACTIVE)
         return GAME_EOVER;
     if (!game_is_timed(g) || (g->rules.flags & GAME_RULE_NO_GIVE_TIME))
         return GAME_EGIVE_TIME_NOT_ALLOWED;

@@ -814,7 +814,7 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
 
 /* The game for a change: the cached copy when there is one (*from_copy),
  * else the game as stored. A timed game is always read from the store,
- * which brings Redis's clock. */
+ * which brings Redis's clock; a copy is judged on this replica's. */
 static game_svc_status_t change_load(const game_svc_config_t *c, const char *id, store_load_t what, bool use_copy,
                                      game_svc_game_t *g, bool *from_copy)
 {
@@ -822,6 +822,10 @@ static game_svc_status_t change_load(const game_svc_config_t *c, const char *id,
     game_cache_setup(c->game_cache_slots);
     *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(id) && game_cache_get(id, &g->record)
                  && !game_is_timed(&g->record.game);
+    /* A copy's time is this replica's: an idle end or a correspondence
+     * deadline, days long, does not turn on the moments between clocks. */
+    if (*from_copy)
+        g->now_ms = now_ms();
     return *from_copy ? GAME_SVC_OK : load_id(c, id, what, g);
 }
 
