@@ -319,7 +319,7 @@ bool input_whole(const cJSON *object, const char *path, const char *key, int64_t
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
     *out = fallback;
-    if (!item || cJSON_IsNull(item))
+    if (!item)
         return true;
     if (cJSON_IsNumber(item) && item->valuedouble >= (double)min && item->valuedouble <= (double)max
         && item->valuedouble == (double)(int64_t)item->valuedouble) {

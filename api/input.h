@@ -23,7 +23,7 @@ cJSON *input_object(const api_request_t *req, const char *const *allowed, api_re
  * invalid_json for a repeat, which cJSON would hide) when not. */
 bool input_members(const cJSON *object, const char *path, const char *const *allowed, api_response_t *res);
 
-/* Reads object's member key (absent or null: fallback) as a whole number
+/* Reads object's member key (absent: fallback; null is refused) as a whole number
  * in [min, max] into *out; false with res filled (400 invalid_field naming
  * "path.key" and the range) when it is anything else. */
 bool input_whole(const cJSON *object, const char *path, const char *key, int64_t min, int64_t max, int64_t fallback,

@@ -124,8 +124,8 @@ static void put_figure(text_t *t, const char *name, int64_t v)
 }
 
 /* The lines after the opening, each only when it says something (see "The
- * state text"): controls, start, correspondence, time given, an untimed
- * game's turn, rules, draw offers' first move, draw odds. */
+ * state text"): controls, start, correspondence and its turn's start, time
+ * given, rules, draw offers' first move, draw odds. */
 static void put_clock_rules(text_t *t, const game_t *g)
 {
     const game_clock_t *c = &g->clock;
@@ -145,7 +145,7 @@ static void put_clock_rules(text_t *t, const game_t *g)
         put(t, " ", 1);
         put_i64(t, c->given_ms[BLACK]);
     }
-    if (!game_is_timed(g) && c->turn_started_ms)
+    if (game_is_correspondence(g) && c->turn_started_ms)
         put_figure(t, "turn", c->turn_started_ms);
     if (g->rules.flags) {
         put(t, "\nrules", sizeof "\nrules" - 1);

@@ -97,16 +97,16 @@ static bool line_well_formed(const char *line, size_t length, int plies)
     return entries == plies;
 }
 
-/* What a game holds from the settings, never stored: the idle end of a
- * game with no clock and no days. A game stored before its turn's start
- * was kept has its turn start at its last change, `updated`. */
+/* What a game with no clock and no days holds from the settings and its
+ * record, never stored: the idle end, counted from its last change,
+ * `updated` (the record keeps no turn's start for it, so that its text is
+ * as before idle ends existed). */
 static void apply_settings(const game_svc_config_t *c, game_t *g, int64_t updated)
 {
     if (game_is_timed(g) || game_is_correspondence(g))
         return;
     g->clock.idle_ms = c->idle_end_ms;
-    if (!g->clock.turn_started_ms && updated > 0)
-        g->clock.turn_started_ms = updated;
+    g->clock.turn_started_ms = updated > 0 ? updated : 0;
 }
 
 /* Loads game id from the store into *g (zeroed first; to be freed also on failure). */

@@ -178,6 +178,10 @@ static bool read_start(const cJSON *root, int64_t now_ms, game_svc_new_t *spec, 
     spec->start_at_ms = 0;
     if (!at || cJSON_IsNull(at))
         return true;
+    if (!spec->controls[WHITE].period_count) {
+        api_problem(res, API_ECONFLICTING_FIELDS, "'start_clocks_at' needs a 'clock'", NULL, NULL);
+        return false;
+    }
     int64_t ms = -1;
     if (cJSON_IsNumber(at) && at->valuedouble == (double)(int64_t)at->valuedouble)
         ms = (int64_t)at->valuedouble;
@@ -185,12 +189,17 @@ static bool read_start(const cJSON *root, int64_t now_ms, game_svc_new_t *spec, 
         return invalid(res, "'start_clocks_at' must be Unix milliseconds or an RFC 3339 date-time");
     if (ms < now_ms - START_BEHIND_MAX_MS || ms > now_ms + START_AHEAD_MAX_MS)
         return invalid(res, "'start_clocks_at' must lie between a minute ago and 30 days ahead");
-    if (!spec->controls[WHITE].period_count) {
-        api_problem(res, API_ECONFLICTING_FIELDS, "'start_clocks_at' needs a 'clock'", NULL, NULL);
-        return false;
-    }
     spec->start_at_ms = ms;
     return true;
+}
+
+/* input_whole for a top-level field whose null means absent. */
+static bool read_nullable(const cJSON *root, const char *key, int64_t min, int64_t max, int64_t *out,
+                          api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    *out = 0;
+    return cJSON_IsNull(item) || input_whole(root, "", key, min, max, 0, out, res);
 }
 
 /* "rules": names of rules (each once); "draw_offers_from_move"; "draw_odds". */
@@ -209,7 +218,7 @@ static bool read_game_rules(const cJSON *root, game_rules_t *rules, api_response
             rules->flags |= bit;
         }
     }
-    if (!input_whole(root, "", "draw_offers_from_move", 1, GAME_MAX_PLIES / 2, 0, &rules->draw_offers_from_move, res))
+    if (!read_nullable(root, "draw_offers_from_move", 1, GAME_MAX_PLIES / 2, &rules->draw_offers_from_move, res))
         return false;
     if (odds && !cJSON_IsNull(odds)) {
         bool white = cJSON_IsString(odds) && !strcmp(odds->valuestring, "white");
@@ -227,7 +236,7 @@ bool clock_input_read(const cJSON *root, int64_t now_ms, game_svc_new_t *spec, a
     spec->first_move_ms = 0;
     if (clock && !cJSON_IsNull(clock) && !read_clock(clock, spec, res))
         return false;
-    if (!input_whole(root, "", "days_per_move", 1, GAME_DAYS_PER_MOVE_MAX, 0, &spec->days_per_move, res))
+    if (!read_nullable(root, "days_per_move", 1, GAME_DAYS_PER_MOVE_MAX, &spec->days_per_move, res))
         return false;
     if (spec->days_per_move && spec->controls[WHITE].period_count) {
         api_problem(res, API_ECONFLICTING_FIELDS, "a game has a 'clock' or 'days_per_move', not both", NULL, NULL);

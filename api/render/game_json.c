@@ -143,7 +143,8 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t no
 {
     position_json_ending_t ending = {
         game_state_name(g->state), game_result_name(g->result),
-        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+        g->state == GAME_DRAW && g->termination != GAME_TERMINATION_DRAW_ODDS ? game_termination_name(g->termination)
+                                                                               : NULL,
     };
     jsonw_key(w, "position");
     position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, game_opening(g),

@@ -37,18 +37,15 @@ static void write_token(buf_t *out, size_t *line_start, const char *token, size_
 }
 
 /* "{ [%clk h:mm:ss] }" for the clock digits of a move-list entry (ms),
- * tenths of a second after the seconds when there are some. */
+ * in whole seconds as Lichess writes them (the JSON's clocks are exact). */
 static int clock_comment(const char *digits, size_t length, char *out, size_t size)
 {
     int64_t ms = 0;
     for (size_t i = 0; i < length && i < 18; i++)
         ms = ms * 10 + (digits[i] - '0');
-    int64_t seconds = ms / 1000, tenths = ms % 1000 / 100;
-    int n = snprintf(out, size, "{ [%%clk %lld:%02d:%02d", (long long)(seconds / 3600), (int)(seconds / 60 % 60),
+    int64_t seconds = ms / 1000;
+    int n = snprintf(out, size, "{ [%%clk %lld:%02d:%02d] }", (long long)(seconds / 3600), (int)(seconds / 60 % 60),
                      (int)(seconds % 60));
-    if (tenths)
-        n += snprintf(out + n, size - (size_t)n, ".%d", (int)tenths);
-    n += snprintf(out + n, size - (size_t)n, "] }");
     return n < (int)size ? n : (int)size - 1;
 }
 

@@ -1,6 +1,6 @@
 /* Tests for rules/game_clock.c: each kind of clock against times worked
  * out by hand (Bronstein and simple delay, periods, odds, a start time,
- * time given), correspondence and idle deadlines, the rules a game
+ * time given). Also correspondence and idle deadlines, the rules a game
  * switches, draw odds, and the clock written into move-list entries. */
 #include <stdio.h>
 #include <string.h>

@@ -427,6 +427,7 @@ static void play_ending(game_record_t *r, const ending_t *e)
         CU_ASSERT_FALSE(game_flag(&r->game, 1000 + ENDING_CLOCK_MS - 1));
         CU_ASSERT_FATAL(game_flag(&r->game, 1000 + ENDING_CLOCK_MS));
         r->game.clock.idle_ms = 0; /* a setting, never stored */
+        r->game.clock.turn_started_ms = 0; /* nor such a game's turn: its last change stands for it */
     }
     if (e->offers >= 0) {
         draw_action(r, (color_t)e->offers, GAME_DRAW_OFFER);
