@@ -75,6 +75,8 @@ static const struct {
     [API_EGIVE_TIME_NOT_ALLOWED] = { "give_time_not_allowed", 409,
                                      "No time can be given in this game: it has no clock, or its rules forbid it" },
     [API_EGIVE_TIME_TOO_MUCH] = { "give_time_too_much", 409, "More time than a player may give in a game" },
+    [API_ENO_CLOCK] = { "no_clock", 409, "The game has no clock to start" },
+    [API_ECLOCK_RUNNING] = { "clock_running", 409, "The game's clocks run already" },
     [API_EINVALID_CHESS960_POSITION] = { "invalid_chess960_position", 400,
                                          "chess960_position is not a Chess960 start number (0 to 959)" },
     [API_ECONFLICTING_FIELDS] = { "conflicting_fields", 400, "The request has fields that contradict each other" },
@@ -369,6 +371,9 @@ void api_problem_game(api_response_t *res, game_status_t status)
                                           "the game has no clock to give time on, or its rules forbid it" },
         [GAME_EGIVE_TIME_TOO_MUCH] = { API_EGIVE_TIME_TOO_MUCH,
                                        "a player may give at most 600000 ms of time in a game" },
+        [GAME_ENO_CLOCK] = { API_ENO_CLOCK, "the game has no clock to start" },
+        [GAME_ECLOCK_RUNNING] = { API_ECLOCK_RUNNING,
+                                  "the clocks run already: both players moved, or their start time passed" },
     };
     if ((unsigned)status >= GAME_STATUS_COUNT)
         status = GAME_OK;

@@ -55,6 +55,8 @@ static const router_route_t table[] = {
       STORE },
     { "POST /v1/games/{id}/clock/add-time", "/v1/games/*/clock/add-time", "POST", handle_game_give_time,
       legal_moves_param, GAME, STORE },
+    { "POST /v1/games/{id}/clock/start", "/v1/games/*/clock/start", "POST", handle_game_start_clocks,
+      legal_moves_param, GAME, STORE },
     { "GET /v1/games/{id}/pgn", "/v1/games/*/pgn", "GET", handle_game_pgn, NULL, GAME, STORE },
     { "GET /v1/games/{id}/embed", "/v1/games/*/embed", "GET", handle_game_embed, NULL, GAME, STORE },
     { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, GAME,

@@ -28,7 +28,7 @@ static const char *const status_names[GAME_STATUS_COUNT] = {
     "ok", "not_your_turn", "game_over", "illegal_move", "game_too_long", "nothing_to_undo", "no_draw_offer",
     "draw_already_offered", "draw_not_claimable", "bad_record", "takeback_not_allowed", "takeback_already_offered",
     "no_takeback_offer", "abort_too_late", "abort_not_allowed", "draw_too_early", "give_time_not_allowed",
-    "give_time_too_much",
+    "give_time_too_much", "no_clock", "clock_running",
 };
 static const char *const takeback_names[GAME_TAKEBACK_COUNT] = { "agreement", "free", "none" };
 

@@ -177,6 +177,8 @@ typedef enum {
     GAME_EDRAW_TOO_EARLY,       /* the game's rules allow draw offers only from a later move */
     GAME_EGIVE_TIME_NOT_ALLOWED, /* no clock to give time on, or the game's rules forbid it */
     GAME_EGIVE_TIME_TOO_MUCH,   /* beyond what a call or a game may give */
+    GAME_ENO_CLOCK,             /* the game has no clock to start */
+    GAME_ECLOCK_RUNNING,        /* the clocks run already */
     GAME_STATUS_COUNT
 } game_status_t;
 
@@ -243,6 +245,12 @@ bool game_set_correspondence(game_t *g, int64_t days, int64_t day_ms, int64_t no
  * falls before both players moved loses on time. False, changing nothing,
  * when the game is untimed or start_at_ms is not positive. */
 bool game_set_start_at(game_t *g, int64_t start_at_ms);
+
+/* Starts the clocks of an active timed game now (a start time of now_ms):
+ * the side to move's runs whether or not anyone has moved. GAME_ENO_CLOCK
+ * without a clock, GAME_ECLOCK_RUNNING once they run (two plies played, or
+ * a start time passed). */
+game_status_t game_start_clocks(game_t *g, int64_t now_ms);
 
 /* Sets a new game's rules; false, changing nothing, when a flag is unknown,
  * draw_offers_from_move is outside 0..GAME_MAX_PLIES, or draw_odds is not

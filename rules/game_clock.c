@@ -250,6 +250,19 @@ bool game_set_start_at(game_t *g, int64_t start_at_ms)
     return true;
 }
 
+game_status_t game_start_clocks(game_t *g, int64_t now_ms)
+{
+    if (g->state != GAME_ACTIVE)
+        return GAME_EOVER;
+    if (!game_is_timed(g))
+        return GAME_ENO_CLOCK;
+    if (g->ply_count >= CLOCK_FREE_PLIES || (g->clock.start_at_ms && g->clock.start_at_ms <= now_ms))
+        return GAME_ECLOCK_RUNNING;
+    g->clock.start_at_ms = now_ms > 0 ? now_ms : 1;
+    g->clock.first_move_ms = 0;
+    return GAME_OK;
+}
+
 game_status_t game_give_time(game_t *g, color_t who, int64_t ms, int64_t now_ms)
 {
     if (g->state != GAME_ACTIVE)

@@ -698,8 +698,8 @@ static game_svc_status_t apply_take_back(const game_svc_action_t *a, game_svc_ga
 }
 
 /* The changes that are one call of rules/ by the player and write no move:
- * resignation, abort, the draw actions and time given, each with its
- * event's name. */
+ * resignation, abort, the draw actions, time given and the clocks
+ * started, each with its event's name. */
 static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_t *g, color_t who,
                                       change_t *change, game_svc_result_t *out)
 {
@@ -713,6 +713,13 @@ static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_
     } else if (a->kind == GAME_SVC_GIVE_TIME) {
         status = game_give_time(game, who, a->give_ms, g->now_ms);
         change->event = "give_time";
+    } else if (a->kind == GAME_SVC_START_CLOCKS) {
+        char hash[TOKENS_HASH_SIZE];
+        if (!a->other_token || !tokens_hash(a->other_token, hash)
+            || !tokens_hash_equal(hash, g->record.players[!who].token_hash))
+            return fail(out, GAME_SVC_EFORBIDDEN, "starting the clocks takes both players' tokens");
+        status = game_start_clocks(game, g->now_ms);
+        change->event = "clock_start";
     } else {
         bool resign = a->kind == GAME_SVC_RESIGN;
         status = (resign ? game_resign : game_abort)(game, who, g->now_ms);
@@ -734,7 +741,8 @@ static game_svc_status_t apply(const game_svc_config_t *c, const game_svc_action
     case GAME_SVC_RESIGN:
     case GAME_SVC_ABORT:
     case GAME_SVC_DRAW:
-    case GAME_SVC_GIVE_TIME: return apply_ending(a, g, who, change, out);
+    case GAME_SVC_GIVE_TIME:
+    case GAME_SVC_START_CLOCKS: return apply_ending(a, g, who, change, out);
     default: return fail(out, GAME_SVC_EINTERNAL, "no such change");
     }
 }

@@ -161,12 +161,14 @@ typedef enum {
     GAME_SVC_DRAW,
     GAME_SVC_TAKEBACK,
     GAME_SVC_GIVE_TIME,
+    GAME_SVC_START_CLOCKS,
     GAME_SVC_ACTION_COUNT
 } game_svc_action_kind_t;
 
 /* A change: a move (its UCI or SAN text), an undo, a resignation, an abort,
  * a draw action (game_draw_action_t), a takeback action
- * (game_takeback_action_t) or time given to the opponent (give_ms). A move with offer_draw leaves the mover's draw
+ * (game_takeback_action_t), time given to the opponent (give_ms) or the
+ * clocks started by both players (other_token). A move with offer_draw leaves the mover's draw
  * offer standing after it, in the same write, unless the move ended the
  * game (the offer is then moot); a standing offer by the other player lapses
  * with the move as always (moving declines it). invalid, when set, is the sentence refusing the
@@ -178,6 +180,7 @@ typedef struct {
     bool offer_draw; /* a move: the mover offers a draw with it (one change) */
     int action;
     int64_t give_ms; /* GAME_SVC_GIVE_TIME: the time given */
+    const char *other_token; /* GAME_SVC_START_CLOCKS: the other player's token, which must agree */
     const char *invalid;
 } game_svc_action_t;
 

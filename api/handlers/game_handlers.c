@@ -263,6 +263,16 @@ static void read_give_time(const cJSON *root, game_svc_action_t *a)
         a->invalid = "'ms' must be a whole number of milliseconds from 1 to 60000";
 }
 
+/* "other_token": the other player's, which starting the clocks takes too. */
+static void read_start_clocks(const cJSON *root, game_svc_action_t *a)
+{
+    const cJSON *token = cJSON_GetObjectItemCaseSensitive(root, "other_token");
+    if (cJSON_IsString(token) && token->valuestring[0])
+        a->other_token = token->valuestring;
+    else
+        a->invalid = "'other_token' must be the other player's token: starting the clocks takes both";
+}
+
 /* --- the changes --- */
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed,
@@ -332,6 +342,12 @@ void handle_game_give_time(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "ms", "expected_version", NULL };
     game_change(req, res, allowed, GAME_SVC_GIVE_TIME, read_give_time);
+}
+
+void handle_game_start_clocks(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "other_token", "expected_version", NULL };
+    game_change(req, res, allowed, GAME_SVC_START_CLOCKS, read_start_clocks);
 }
 
 /* Unix milliseconds now: a creation's start time is judged against it. */

@@ -132,7 +132,9 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
         jsonw_null(w);
     jsonw_kv_int(w, "white_ms", (long long)game_clock_remaining(g, WHITE, now_ms));
     jsonw_kv_int(w, "black_ms", (long long)game_clock_remaining(g, BLACK, now_ms));
-    write_optional(w, "running", game_clock_running(g), color_name(g->pos.side_to_move));
+    /* Whose clock counts down now: none before a start time that is still to come. */
+    bool runs = game_clock_running(g) && (g->ply_count >= 2 || g->clock.start_at_ms <= now_ms);
+    write_optional(w, "running", runs, color_name(g->pos.side_to_move));
     jsonw_kv_int(w, "at_ms", (long long)now_ms);
     jsonw_object_end(w);
 }

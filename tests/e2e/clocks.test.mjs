@@ -160,3 +160,14 @@ test('the idle end: a game with neither clock nor days is lost by the side to mo
   const never = await get(server, `/v1/games/${fresh.id}`);
   assert.deepEqual([never.body.status, never.body.result], ['aborted', '*']);
 });
+
+test('both players start the clocks now; one alone cannot, nor twice', async () => {
+  const g = await newGame({ clock: { initial_ms: 60000 } });
+  expectProblem(await act(g, 'white', 'clock/start', { other_token: g.tokens.white }), 403, 'forbidden');
+  const started = await act(g, 'white', 'clock/start', { other_token: g.tokens.black });
+  assert.equal(started.status, 200, started.text);
+  assert.equal(started.body.clock.start_at_ms, started.body.clock.at_ms);
+  assert.deepEqual([started.body.clock.running, started.body.clock.abort_at_ms], ['white', null]);
+  assert.equal(started.body.deadline_ms, started.body.clock.at_ms + 60000);
+  expectProblem(await act(g, 'black', 'clock/start', { other_token: g.tokens.white }), 409, 'clock_running');
+});

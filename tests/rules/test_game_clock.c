@@ -194,6 +194,31 @@ static void test_a_move_before_the_start_time_costs_nothing(void)
     CU_ASSERT_EQUAL(move_at(&g, "e5", 52000), MINUTE - 2000);
 }
 
+static void test_both_players_start_the_clocks_once(void)
+{
+    game_t g;
+    timed(&g, control(MINUTE, 0, 0, GAME_DELAY_NONE), control(MINUTE, 0, 0, GAME_DELAY_NONE));
+    CU_ASSERT_FATAL(game_set_first_move(&g, 30000, 0));
+    CU_ASSERT_EQUAL(game_start_clocks(&g, 7000), GAME_OK);
+    CU_ASSERT_EQUAL(g.clock.first_move_ms, 0);
+    CU_ASSERT_EQUAL(game_flag_deadline(&g), 7000 + MINUTE);
+    game_t before = g;
+    CU_ASSERT_EQUAL(game_start_clocks(&g, 8000), GAME_ECLOCK_RUNNING);
+    CU_ASSERT(!memcmp(&g, &before, sizeof g));
+    game_t untimed;
+    start(&untimed);
+    CU_ASSERT_EQUAL(game_start_clocks(&untimed, 8000), GAME_ENO_CLOCK);
+    timed(&g, control(MINUTE, 0, 0, GAME_DELAY_NONE), control(MINUTE, 0, 0, GAME_DELAY_NONE));
+    move_at(&g, "e4", 0);
+    move_at(&g, "e5", 0);
+    CU_ASSERT_EQUAL(game_start_clocks(&g, 8000), GAME_ECLOCK_RUNNING);
+    /* A start time still to come may be brought forward. */
+    timed(&g, control(MINUTE, 0, 0, GAME_DELAY_NONE), control(MINUTE, 0, 0, GAME_DELAY_NONE));
+    CU_ASSERT_FATAL(game_set_start_at(&g, 50000));
+    CU_ASSERT_EQUAL(game_start_clocks(&g, 8000), GAME_OK);
+    CU_ASSERT_EQUAL(g.clock.start_at_ms, 8000);
+}
+
 static void test_a_player_gives_time_within_the_bounds(void)
 {
     game_t g;
@@ -355,6 +380,7 @@ int test_game_clock_register(void)
     CU_ADD_TEST(suite, test_controls_out_of_bounds_are_refused);
     CU_ADD_TEST(suite, test_a_start_time_runs_the_clock_without_moves_and_loses_on_time);
     CU_ADD_TEST(suite, test_a_move_before_the_start_time_costs_nothing);
+    CU_ADD_TEST(suite, test_both_players_start_the_clocks_once);
     CU_ADD_TEST(suite, test_a_player_gives_time_within_the_bounds);
     CU_ADD_TEST(suite, test_a_correspondence_move_is_due_its_days_after_the_turn_began);
     CU_ADD_TEST(suite, test_an_idle_game_ends_lost_to_the_side_to_move_or_aborted_before_both_moved);
