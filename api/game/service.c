@@ -434,6 +434,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     int64_t now = g->now_ms ? g->now_ms : now_ms();
     g->now_ms = now;
     r->updated_at_ms = now;
+    apply_settings(c, &r->game, now); /* as a reload of this write will have it */
     r->version = expected + 1;
     char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "", write_id[STORE_WRITE_ID_SIZE];
     size_t state_length = game_record_state(r, state, sizeof state), body_length = 0, message_length = 0;

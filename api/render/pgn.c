@@ -150,7 +150,8 @@ void pgn_control_text(const game_control_t *c, char *out, size_t size)
             n += (size_t)snprintf(out + n, size - n, "%lld/", (long long)c->periods[i].moves);
         if (n < size)
             n += put_seconds(out + n, size - n, c->periods[i].ms);
-        if (c->increment_ms && n + 1 < size) {
+        /* "+0" for one period without a delay, as Lichess writes "60+0". */
+        if ((c->increment_ms || (c->period_count == 1 && !c->delay_ms)) && n + 1 < size) {
             out[n++] = '+';
             n += put_seconds(out + n, size - n, c->increment_ms);
         }

@@ -86,7 +86,7 @@ test('odds: each side has its own clock, and the PGN says both', async () => {
   assert.equal(g.created.clock.black_ms, 30000);
   assert.equal(g.created.clock.black.increment_ms, 2000);
   const pgn = await get(server, `/v1/games/${g.id}/pgn`);
-  assert.match(pgn.text, /\[TimeControl "60"\]\n\[BlackTimeControl "30\+2"\]/);
+  assert.match(pgn.text, /\[TimeControl "60\+0"\]\n\[BlackTimeControl "30\+2"\]/);
 });
 
 test('Armageddon: a draw agreed is a win for Black, by draw odds', async () => {
