@@ -289,3 +289,46 @@ bool input_game_ids(const cJSON *root, int max, const char **list, int *count, a
         api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
     return !detail[0];
 }
+
+bool input_members(const cJSON *object, const char *path, const char *const *allowed, api_response_t *res)
+{
+    for (const cJSON *member = object->child; member; member = member->next) {
+        bool known = false;
+        for (int i = 0; allowed[i] && !known; i++)
+            known = !strcmp(member->string, allowed[i]);
+        char detail[256];
+        if (!known) {
+            int n = snprintf(detail, sizeof detail, "unknown field '%s.%.64s': it has", path, member->string);
+            for (int i = 0; allowed[i] && n > 0 && (size_t)n < sizeof detail; i++)
+                n += snprintf(detail + n, sizeof detail - (size_t)n, "%s '%s'", i ? "," : "", allowed[i]);
+            api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
+            return false;
+        }
+        for (const cJSON *earlier = object->child; earlier != member; earlier = earlier->next)
+            if (!strcmp(earlier->string, member->string)) {
+                snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", path, member->string);
+                api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+                return false;
+            }
+    }
+    return true;
+}
+
+bool input_whole(const cJSON *object, const char *path, const char *key, int64_t min, int64_t max, int64_t fallback,
+                 int64_t *out, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    *out = fallback;
+    if (!item)
+        return true;
+    if (cJSON_IsNumber(item) && item->valuedouble >= (double)min && item->valuedouble <= (double)max
+        && item->valuedouble == (double)(int64_t)item->valuedouble) {
+        *out = (int64_t)item->valuedouble;
+        return true;
+    }
+    char detail[192];
+    snprintf(detail, sizeof detail, "'%s%s%s' must be a whole number from %lld to %lld", path, *path ? "." : "", key,
+             (long long)min, (long long)max);
+    api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
+    return false;
+}

@@ -17,6 +17,18 @@
  * problem and NULL is returned. The caller owns the tree (cJSON_Delete). */
 cJSON *input_object(const api_request_t *req, const char *const *allowed, api_response_t *res);
 
+/* Whether every member of object (named `path` in problems, "clock" or
+ * "clock.white") is one of `allowed` (NULL-terminated) and none repeats
+ * an earlier one's name; false with res filled (400 unknown_field, or
+ * invalid_json for a repeat, which cJSON would hide) when not. */
+bool input_members(const cJSON *object, const char *path, const char *const *allowed, api_response_t *res);
+
+/* Reads object's member key (absent: fallback; null is refused) as a whole number
+ * in [min, max] into *out; false with res filled (400 invalid_field naming
+ * "path.key" and the range) when it is anything else. */
+bool input_whole(const cJSON *object, const char *path, const char *key, int64_t min, int64_t max, int64_t fallback,
+                 int64_t *out, api_response_t *res);
+
 /* Reads root's "ids", an array of 1 to max game ids, into list (pointers
  * into root), each once, in the order first named; *count how many. False,
  * with the problem in res, for anything else. */

@@ -1,13 +1,15 @@
 /* The game state machine of game.h. Each operation checks everything first
  * and changes g only when it succeeds. A move costs the same at any length:
  * it updates the position, the bounded repetition history, the status and
- * the clock; only undo, takeback and replay walk the move list. The clock is
- * charged by settling it (clock_settle); undo and takeback settle it, then
- * take back the increments of the moves they remove: time spent stays spent. */
+ * the clock; only undo, takeback and replay walk the move list. The clock
+ * (game_clock.c) is charged by settling it; undo and takeback settle it, then
+ * take back what the moves they remove earned: time spent stays spent. */
 #include "game.h"
 
 #include <string.h>
 
+#include "base/decimal.h"
+#include "game_clock.h"
 #include "movegen.h"
 #include "notation.h"
 #include "variant.h"
@@ -19,13 +21,14 @@ static const char *const termination_names[GAME_TERMINATION_COUNT] = {
     "none", "checkmate", "stalemate", "insufficient_material", "fivefold_repetition", "seventyfive_moves",
     "threefold_repetition", "fifty_moves", "agreement", "resignation", "time_forfeit", "aborted",
     "king_exploded", "no_pieces", "stalemate_win", "king_of_the_hill", "three_checks", "horde_captured",
-    "race_finished",
+    "race_finished", "idle_end", "draw_odds",
 };
 static const char *const offer_names[GAME_OFFER_COUNT] = { "none", "white", "black" };
 static const char *const status_names[GAME_STATUS_COUNT] = {
     "ok", "not_your_turn", "game_over", "illegal_move", "game_too_long", "nothing_to_undo", "no_draw_offer",
     "draw_already_offered", "draw_not_claimable", "bad_record", "takeback_not_allowed", "takeback_already_offered",
-    "no_takeback_offer", "abort_too_late",
+    "no_takeback_offer", "abort_too_late", "abort_not_allowed", "draw_too_early", "give_time_not_allowed",
+    "give_time_too_much", "no_clock", "clock_running",
 };
 static const char *const takeback_names[GAME_TAKEBACK_COUNT] = { "agreement", "free", "none" };
 
@@ -81,8 +84,13 @@ bool game_is_over(const game_t *g) { return g->state != GAME_ACTIVE; }
 static game_offer_t offer_by(color_t who) { return who == WHITE ? GAME_OFFER_WHITE : GAME_OFFER_BLACK; }
 static game_result_t win_for(color_t who) { return who == WHITE ? GAME_WHITE_WINS : GAME_BLACK_WINS; }
 
+/* Ends g; a draw in a game with draw odds is a win for the side that has them. */
 static void end_game(game_t *g, game_state_t state, game_result_t result, game_termination_t termination)
 {
+    if (result == GAME_DRAWN && g->rules.draw_odds) {
+        result = win_for((color_t)(g->rules.draw_odds - 1));
+        termination = GAME_TERMINATION_DRAW_ODDS;
+    }
     g->state = state;
     g->result = result;
     g->termination = termination;
@@ -90,115 +98,37 @@ static void end_game(game_t *g, game_state_t state, game_result_t result, game_t
     g->takeback_offer = GAME_OFFER_NONE;
 }
 
-/* --- the clock --- */
-
-enum { FREE_PLIES = 2 }; /* the first two plies: the clock starts with the second */
-
-bool game_is_timed(const game_t *g) { return g->clock.initial_ms > 0; }
-
-bool game_clock_running(const game_t *g)
-{
-    return game_is_timed(g) && g->state == GAME_ACTIVE && g->ply_count >= FREE_PLIES;
-}
-
-/* imported_plies as a clock keeps it: 0 when none of the first `plies`
- * moves could have earned an increment anyway (the free plies never do). */
-static int64_t clock_imported_kept(int64_t plies) { return plies > FREE_PLIES ? plies : 0; }
-
-int64_t game_clock_increment_earned(const game_t *g, int ply)
-{
-    if (!game_is_timed(g) || ply < FREE_PLIES || ply < g->clock.imported_plies)
-        return 0;
-    return g->clock.increment_ms;
-}
-
-int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms)
-{
-    int64_t left = g->clock.remaining_ms[color];
-    if (game_clock_running(g) && color == g->pos.side_to_move && now_ms > g->clock.turn_started_ms)
-        left -= now_ms - g->clock.turn_started_ms;
-    return left > 0 ? left : 0;
-}
-
-int64_t game_first_move_deadline(const game_t *g)
-{
-    if (!game_is_timed(g) || g->state != GAME_ACTIVE || g->ply_count >= FREE_PLIES || !g->clock.first_move_ms)
-        return 0;
-    return g->clock.turn_started_ms + g->clock.first_move_ms;
-}
-
-int64_t game_flag_deadline(const game_t *g)
-{
-    if (game_clock_running(g))
-        return g->clock.turn_started_ms + g->clock.remaining_ms[g->pos.side_to_move];
-    return game_first_move_deadline(g);
-}
-
-bool game_set_first_move(game_t *g, int64_t grace_ms, int64_t now_ms)
-{
-    if (grace_ms < 0 || grace_ms > GAME_FIRST_MOVE_MAX || (grace_ms && !game_is_timed(g)) || now_ms < 0)
-        return false;
-    g->clock.first_move_ms = grace_ms;
-    if (game_is_timed(g))
-        g->clock.turn_started_ms = now_ms;
-    return true;
-}
-
-/* Charges the running side with the time since its turn started; the
- * clock then reads as of now_ms. turn_started_ms moves to now_ms and the
- * remaining time loses as much, so the flag's deadline (turn_started_ms +
- * remaining) stays where it was. A clock that is not running is left. */
-static void clock_settle(game_t *g, int64_t now_ms)
-{
-    if (!game_clock_running(g))
-        return;
-    color_t side = g->pos.side_to_move;
-    g->clock.remaining_ms[side] = game_clock_remaining(g, side, now_ms);
-    if (now_ms > g->clock.turn_started_ms)
-        g->clock.turn_started_ms = now_ms;
-}
-
-/* The running side's turn starts now (it matters once the clock runs). */
-static void clock_restart(game_t *g, int64_t now_ms)
-{
-    if (game_is_timed(g))
-        g->clock.turn_started_ms = now_ms;
-}
-
 bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_takeback_t takeback)
 {
     if ((unsigned)takeback >= GAME_TAKEBACK_COUNT)
         return false;
-    if (initial_ms != 0 || increment_ms != 0) {
-        if (initial_ms < GAME_CLOCK_INITIAL_MIN || initial_ms > GAME_CLOCK_INITIAL_MAX || increment_ms < 0
-            || increment_ms > GAME_CLOCK_INCREMENT_MAX)
+    if (initial_ms == 0 && increment_ms == 0) {
+        memset(&g->clock, 0, sizeof g->clock);
+    } else {
+        game_control_t c = { .periods = { { 0, initial_ms } }, .period_count = 1, .increment_ms = increment_ms };
+        if (!game_set_controls(g, &c, &c))
             return false;
     }
     g->takeback = takeback;
-    memset(&g->clock, 0, sizeof g->clock);
-    g->clock.initial_ms = initial_ms;
-    g->clock.increment_ms = increment_ms;
-    g->clock.remaining_ms[WHITE] = g->clock.remaining_ms[BLACK] = initial_ms;
     return true;
 }
 
 bool game_flag(game_t *g, int64_t now_ms)
 {
-    int64_t first_move = game_first_move_deadline(g);
-    if (first_move) {
-        if (now_ms < first_move)
-            return false;
+    clock_due_t due = clock_due(g, now_ms);
+    if (due == CLOCK_DUE_NONE)
+        return false;
+    if (due == CLOCK_DUE_ABORT) {
         end_game(g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
         return true;
     }
-    if (!game_clock_running(g) || now_ms < game_flag_deadline(g))
-        return false;
     color_t loser = g->pos.side_to_move, other = (color_t)!loser;
-    g->clock.remaining_ms[loser] = 0;
+    if (game_is_timed(g))
+        g->clock.remaining_ms[loser] = 0;
     g->clock.turn_started_ms = now_ms;
     /* FIDE 6.9: a side that cannot mate does not win on time. */
     end_game(g, GAME_TIMEOUT, status_insufficient_material_for(&g->pos, other) ? GAME_DRAWN : win_for(other),
-             GAME_TERMINATION_TIME_FORFEIT);
+             due == CLOCK_DUE_IDLE ? GAME_TERMINATION_IDLE_END : GAME_TERMINATION_TIME_FORFEIT);
     return true;
 }
 
@@ -318,10 +248,8 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
     if (g->draw_offer == offer_by((color_t)!who))
         g->draw_offer = GAME_OFFER_NONE;
     g->takeback_offer = GAME_OFFER_NONE;
-    bool running = game_clock_running(g);
-    clock_settle(g, now_ms);
-    if (running)
-        g->clock.remaining_ms[who] += g->clock.increment_ms;
+    out->clock_ms = clock_charge_move(g, now_ms);
+    out->clocked = out->clock_ms >= 0;
     play(g, out->move);
     evaluate(g);
     clock_restart(g, now_ms);
@@ -342,11 +270,16 @@ size_t game_line_keep(const char *line, size_t length, int plies)
 
 size_t game_line_entry(const game_played_t *played, char *out)
 {
-    size_t uci = strlen(played->uci), san = strlen(played->san);
+    size_t uci = strlen(played->uci), san = strlen(played->san), length = uci + 1 + san;
     memcpy(out, played->uci, uci);
     out[uci] = ':';
     memcpy(out + uci + 1, played->san, san + 1);
-    return uci + 1 + san;
+    if (played->clocked) {
+        out[length++] = ':';
+        length += decimal_write((uint64_t)played->clock_ms, out + length);
+        out[length] = '\0';
+    }
+    return length;
 }
 
 /* The next entry of a move list at *p (before end): its UCI part, and its
@@ -362,17 +295,35 @@ static bool next_entry(const char **p, const char *end, const char **uci, size_t
     if (!stop)
         stop = end;
     const char *colon = memchr(entry, ':', (size_t)(stop - entry));
+    const char *clock = colon ? memchr(colon + 1, ':', (size_t)(stop - colon - 1)) : NULL;
     *uci = entry;
     *uci_length = (size_t)((colon ? colon : stop) - entry);
     *san = colon ? colon + 1 : NULL;
-    *san_length = colon ? (size_t)(stop - colon - 1) : 0;
-    /* One space between entries, none at either end. */
-    if (*uci_length == 0 || (stop < end && stop + 1 == end)) {
+    *san_length = colon ? (size_t)((clock ? clock : stop) - colon - 1) : 0;
+    /* One space between entries, none at either end; a clock is digits. */
+    bool clock_ok = !clock || clock + 1 < stop;
+    for (const char *d = clock ? clock + 1 : stop; d < stop; d++)
+        clock_ok = clock_ok && *d >= '0' && *d <= '9';
+    if (*uci_length == 0 || (stop < end && stop + 1 == end) || !clock_ok) {
         *bad = true;
         return false;
     }
     *p = stop < end ? stop + 1 : end;
     return true;
+}
+
+/* Whether g's ending is one a rule could have drawn: the ending a draw
+ * with odds keeps (its state says which kind of draw it was). */
+static bool drawn_by_rule(const game_t *g)
+{
+    const status_t *st = &g->status;
+    switch (g->state) {
+    case GAME_STALEMATE: return st->state == STATUS_STALEMATE;
+    case GAME_DRAW: return st->state == STATUS_DRAW || st->state == STATUS_ACTIVE;
+    case GAME_TIMEOUT: return st->state == STATUS_ACTIVE;
+    case GAME_VARIANT_END: return st->state == STATUS_VARIANT_END && st->winner == COLOR_COUNT;
+    default: return false;
+    }
 }
 
 /* Whether the ending, result, offer and the position's own status belong together. */
@@ -384,6 +335,8 @@ static bool consistent(const game_t *g)
         return false;
     if (g->state != GAME_ACTIVE && (g->draw_offer != GAME_OFFER_NONE || g->takeback_offer != GAME_OFFER_NONE))
         return false;
+    if (g->termination == GAME_TERMINATION_DRAW_ODDS)
+        return (g->result == GAME_WHITE_WINS || g->result == GAME_BLACK_WINS) && drawn_by_rule(g);
     switch (g->state) {
     case GAME_ACTIVE:
         return st->state == STATUS_ACTIVE && g->result == GAME_RESULT_NONE && g->termination == GAME_TERMINATION_NONE;
@@ -406,7 +359,8 @@ static bool consistent(const game_t *g)
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_RESIGNATION
                && (g->result == GAME_WHITE_WINS || g->result == GAME_BLACK_WINS);
     case GAME_TIMEOUT: /* the side to move lost on time (or drew: the other cannot mate) */
-        return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_TIME_FORFEIT
+        return st->state == STATUS_ACTIVE
+               && (g->termination == GAME_TERMINATION_TIME_FORFEIT || g->termination == GAME_TERMINATION_IDLE_END)
                && (g->result == GAME_DRAWN || g->result == win_for((color_t)!g->pos.side_to_move));
     case GAME_ABORTED:
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_ABORTED
@@ -506,28 +460,6 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
     return GAME_OK;
 }
 
-/* Takes back from clock, g's clock settled at the takeback, the increment
- * each of g's moves from ply index `from` on earned. The record holds no
- * time per move, but it needs none: whether a move earned the increment
- * follows from its ply index (game_clock_increment_earned), and the
- * increment is fixed, so a side's time becomes what it held before its
- * move taken back, less the time it has spent since (thinking on that move,
- * and, on the turn the takeback came in, waiting for it). It never goes
- * below 0: a side that spent more than it had without the increment is
- * out of time. Moves the takeback leaves earned what they did, and the
- * imported plies are cut to the moves that stand. */
-static void clock_take_back(game_clock_t *clock, const game_t *g, int from)
-{
-    for (int ply = from; ply < g->ply_count; ply++) {
-        color_t mover = (color_t)(g->initial.side_to_move ^ (ply & 1));
-        int64_t earned = game_clock_increment_earned(g, ply);
-        int64_t *left = &clock->remaining_ms[mover];
-        *left = *left > earned ? *left - earned : 0;
-    }
-    if (clock->imported_plies > from)
-        clock->imported_plies = clock_imported_kept(from);
-}
-
 /* Goes back `plies` plies: line (the whole move list) is checked to be
  * this game's, cut, and replayed. The clock is charged up to now_ms, the
  * increments of the moves taken back are taken back too, and the side to
@@ -548,6 +480,7 @@ static game_status_t go_back(game_t *g, int plies, const char *line, size_t leng
     game_t settled = *g;
     clock_settle(&settled, now_ms);
     t.takeback = g->takeback;
+    t.rules = g->rules;
     t.clock = settled.clock;
     clock_take_back(&t.clock, g, t.ply_count);
     clock_restart(&t, now_ms);
@@ -611,6 +544,8 @@ game_status_t game_abort(game_t *g, color_t who, int64_t now_ms)
     (void)who; /* either player may */
     if (game_is_over(g))
         return GAME_EOVER;
+    if (g->rules.flags & GAME_RULE_NO_ABORT)
+        return GAME_EABORT_NOT_ALLOWED;
     if (g->ply_count >= 2)
         return GAME_EABORT_TOO_LATE;
     clock_settle(g, now_ms);
@@ -639,6 +574,9 @@ game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64
     if (game_is_over(g))
         return GAME_EOVER;
     game_offer_t mine = offer_by(who), theirs = offer_by((color_t)!who);
+    if ((action == GAME_DRAW_OFFER || action == GAME_DRAW_ACCEPT)
+        && g->pos.fullmove_number < g->rules.draw_offers_from_move)
+        return GAME_EDRAW_TOO_EARLY;
     switch (action) {
     case GAME_DRAW_OFFER:
         if (g->draw_offer == mine)
@@ -673,25 +611,22 @@ game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64
 }
 
 game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer_t takeback_offer,
-                                 const game_clock_t *clock)
+                                 const game_clock_t *clock, const game_rules_t *rules)
 {
-    const int64_t ms_max = INT64_C(9000000000000000);
     game_t t = *g;
     if ((unsigned)takeback >= GAME_TAKEBACK_COUNT || (unsigned)takeback_offer >= GAME_OFFER_COUNT
-        || !game_set_rules(&t, clock->initial_ms, clock->increment_ms, takeback))
+        || !clock_fits(&t, clock) || !game_set_game_rules(&t, rules))
         return GAME_EBAD_RECORD;
+    t.takeback = takeback;
     t.clock = *clock;
     t.takeback_offer = takeback_offer;
-    for (int c = 0; c < COLOR_COUNT; c++)
-        if (clock->remaining_ms[c] < 0 || clock->remaining_ms[c] > ms_max)
-            return GAME_EBAD_RECORD;
-    if (clock->turn_started_ms < 0 || clock->turn_started_ms > ms_max || clock->first_move_ms < 0
-        || clock->first_move_ms > GAME_FIRST_MOVE_MAX || (!game_is_timed(&t) && clock->first_move_ms)
-        || clock->imported_plies != clock_imported_kept(clock->imported_plies) || clock->imported_plies > t.ply_count
-        || (!game_is_timed(&t)
-            && (clock->remaining_ms[WHITE] || clock->remaining_ms[BLACK] || clock->turn_started_ms
-                || clock->imported_plies))
-        || (t.state == GAME_TIMEOUT && (!game_is_timed(&t) || clock->remaining_ms[t.pos.side_to_move] != 0)))
+    bool flag_fell = t.state == GAME_TIMEOUT && t.termination != GAME_TERMINATION_IDLE_END;
+    if ((flag_fell && !game_is_timed(&t) && !game_is_correspondence(&t))
+        || (flag_fell && game_is_timed(&t) && clock->remaining_ms[t.pos.side_to_move] != 0)
+        || (t.termination == GAME_TERMINATION_IDLE_END && (game_is_timed(&t) || game_is_correspondence(&t)))
+        || (t.termination == GAME_TERMINATION_DRAW_ODDS
+            && t.result != (rules->draw_odds == 1 + WHITE ? GAME_WHITE_WINS : GAME_BLACK_WINS))
+        || (t.termination == GAME_TERMINATION_DRAW_ODDS && !rules->draw_odds))
         return GAME_EBAD_RECORD;
     /* An offer stands only in an active game, by a player who has a move to take back, under a policy with offers. */
     if (takeback_offer != GAME_OFFER_NONE
@@ -704,15 +639,12 @@ game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer
 
 game_status_t game_adopt_rules(game_t *g, const game_t *rules, int64_t now_ms)
 {
-    game_clock_t clock;
-    memset(&clock, 0, sizeof clock);
-    if (game_is_timed(rules)) {
-        clock.initial_ms = rules->clock.initial_ms;
-        clock.increment_ms = rules->clock.increment_ms;
-        clock.remaining_ms[WHITE] = clock.remaining_ms[BLACK] = rules->clock.initial_ms;
-        clock.turn_started_ms = now_ms;
-        clock.imported_plies = clock_imported_kept(g->ply_count);
-        clock.first_move_ms = rules->clock.first_move_ms;
+    game_clock_t clock = rules->clock;
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        clock.remaining_ms[c] = game_is_timed(rules) ? rules->clock.control[c].periods[0].ms : 0;
+        clock.given_ms[c] = 0;
     }
-    return game_restore_rules(g, rules->takeback, GAME_OFFER_NONE, &clock);
+    clock.turn_started_ms = now_ms;
+    clock.imported_plies = game_is_timed(rules) ? clock_imported_kept(g->ply_count) : 0;
+    return game_restore_rules(g, rules->takeback, GAME_OFFER_NONE, &clock, &rules->rules);
 }

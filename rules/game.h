@@ -1,5 +1,5 @@
 /* A game under the Laws of Chess beyond the board: whose turn it is, the
- * endings, draw and takeback offers, taking moves back, the Fischer clock.
+ * endings, draw and takeback offers, taking moves back, the clocks.
  * Time is an input: an operation that may touch the clock takes now_ms, on
  * the caller's one clock. A game_t is a fixed-size value with no pointers;
  * the caller keeps the moves played (move-list text, see game_replay). Pure:
@@ -29,7 +29,7 @@ typedef enum {
     GAME_STALEMATE,
     GAME_DRAW,
     GAME_RESIGNED,
-    GAME_TIMEOUT, /* a flag fell: lost on time, or drawn when the other side cannot mate */
+    GAME_TIMEOUT, /* a flag fell (or a correspondence or idle deadline passed): lost on time, or drawn when the other side cannot mate */
     GAME_ABORTED, /* ended before both players had moved: no result */
     GAME_VARIANT_END, /* the variant's own end (its termination says which), won or drawn */
     GAME_STATE_COUNT
@@ -58,6 +58,8 @@ typedef enum {
     GAME_TERMINATION_THREE_CHECKS,
     GAME_TERMINATION_HORDE_CAPTURED,
     GAME_TERMINATION_RACE_FINISHED,
+    GAME_TERMINATION_IDLE_END,  /* no move for the idle end: lost as on time */
+    GAME_TERMINATION_DRAW_ODDS, /* drawn, and a draw counts as a win for one side (Armageddon) */
     GAME_TERMINATION_COUNT
 } game_termination_t;
 
@@ -70,31 +72,88 @@ typedef enum { GAME_TAKEBACK_AGREEMENT = 0, GAME_TAKEBACK_FREE, GAME_TAKEBACK_NO
 
 typedef enum { GAME_TAKEBACK_OFFER = 0, GAME_TAKEBACK_ACCEPT, GAME_TAKEBACK_DECLINE, GAME_TAKEBACK_ACTION_COUNT } game_takeback_action_t;
 
-/* The bounds of a clock (milliseconds), and of the first-move grace. */
+/* The bounds of a clock (milliseconds), of the first-move grace, of a
+ * correspondence game's days a move, and of the time a player may give. */
 #define GAME_FIRST_MOVE_MAX INT64_C(86400000)
 #define GAME_CLOCK_INITIAL_MIN INT64_C(1000)
 #define GAME_CLOCK_INITIAL_MAX INT64_C(86400000)
 #define GAME_CLOCK_INCREMENT_MAX INT64_C(600000)
+#define GAME_CLOCK_DELAY_MAX INT64_C(600000)
+#define GAME_CLOCK_PERIOD_MOVES_MAX 200
+#define GAME_DAYS_PER_MOVE_MAX 14
+#define GAME_DAY_MS_MAX INT64_C(86400000)
+#define GAME_GIVE_TIME_MAX INT64_C(60000)
+#define GAME_GIVE_TIME_TOTAL_MAX INT64_C(600000)
 
-/* A chess clock with Fischer increment. Untimed when initial_ms is 0. It
- * runs once the second ply has been played (the first two are free), for
- * the side to move, while the game is active: remaining_ms of the side to
- * move is as of turn_started_ms; the other side's is exact. A move earned
- * the increment when the clock ran as it was played: a move at ply index p
- * (0: the first move from the initial position) earned it when p >= 2 and
- * p >= imported_plies. imported_plies counts the first moves of a game
- * whose clock was set after them (a game imported from PGN, its clock full
- * at the imported position): they earned nothing. It is kept at 0 when
- * the first two plies are all there are (they never earn one anyway), so
- * it is 0 or from 3 to ply_count. A takeback takes back the increments
- * its moves earned, and cuts imported_plies to the moves that stand. */
+/* How a delay works: Bronstein gives back, after the move, the time the
+ * move took up to the delay; simple (US) delay waits the delay before the
+ * clock starts to count down. */
+typedef enum { GAME_DELAY_NONE = 0, GAME_DELAY_BRONSTEIN, GAME_DELAY_SIMPLE, GAME_DELAY_MODE_COUNT } game_delay_mode_t;
+
+/* The periods of a time control: the first period's time is initial_ms
+ * and lasts `moves` of the side's moves (0: the rest of the game); each
+ * later one adds its ms when the moves before it are made. */
+enum { GAME_PERIODS_MAX = 4 };
 typedef struct {
-    int64_t initial_ms, increment_ms;
+    int64_t moves; /* the side's moves in the period; 0 (only the last): the rest of the game */
+    int64_t ms;    /* the time the period brings */
+} game_period_t;
+
+/* One side's time control: its periods (periods[0].ms is the starting
+ * time), a Fischer increment and a delay, both from the side's first move
+ * on which the clock runs. Untimed when period_count is 0. */
+typedef struct {
+    game_period_t periods[GAME_PERIODS_MAX];
+    int64_t period_count;
+    int64_t increment_ms;
+    int64_t delay_ms;
+    int64_t delay_mode; /* a game_delay_mode_t; GAME_DELAY_NONE when delay_ms is 0 */
+} game_control_t;
+
+/* A game's clock. A timed game has a control per side (odds: they may
+ * differ). Its clock runs once the second ply has been played (the first
+ * two are free), or from start_at_ms when that is set, for the side to
+ * move, while the game is active: remaining_ms of the side to move is as
+ * of its turn's start (the later of turn_started_ms and start_at_ms); the
+ * other side's is exact. A move earns the increment when the clock ran as
+ * it was played: a move at ply index p (0: the first move from the initial
+ * position) earned it when p >= 2 and p >= imported_plies; it earns a
+ * period's time when it completes the period before, at p >=
+ * imported_plies. imported_plies counts the first moves of a game whose
+ * clock was set after them (a game imported from PGN, its clock full at
+ * the imported position): they earned nothing. It is kept at 0 when the
+ * first two plies are all there are (they never earn an increment anyway),
+ * so it is 0 or from 3 to ply_count. A takeback takes back the increments
+ * and periods its moves earned, and cuts imported_plies to the moves that
+ * stand; a Bronstein delay's refund stays (it gave back time spent).
+ *
+ * A correspondence game has no control but move_ms, the time for each
+ * move (days_per_move days of day_ms): the side to move must move by
+ * turn_started_ms + move_ms. Every other game may end idle: idle_ms (the
+ * service's setting, never stored) after its side to move's turn began.
+ * turn_started_ms is kept for every game. */
+typedef struct {
+    game_control_t control[COLOR_COUNT];
     int64_t remaining_ms[COLOR_COUNT];
     int64_t turn_started_ms;
     int64_t imported_plies; /* a ply count; 64 bits wide so that the struct has no padding (games compare with memcmp) */
     int64_t first_move_ms;  /* the first-move grace (game_set_first_move); 0: none */
+    int64_t start_at_ms;    /* the clocks run from then at the latest; 0: once two plies are played */
+    int64_t days_per_move;  /* correspondence: 1..GAME_DAYS_PER_MOVE_MAX; 0: none */
+    int64_t move_ms;        /* correspondence: the time for each move; 0: none */
+    int64_t given_ms[COLOR_COUNT]; /* the time each side gave the other (game_give_time) */
+    int64_t idle_ms;        /* the idle end of a game with no clock (not stored); 0: none */
 } game_clock_t;
+
+/* Rules an organiser switches per game (game_rules_t.flags): no abort, no
+ * time given, no win claimed when the opponent leaves. */
+enum { GAME_RULE_NO_ABORT = 1, GAME_RULE_NO_GIVE_TIME = 2, GAME_RULE_NO_CLAIM_WIN = 4, GAME_RULE_ALL = 7 };
+
+typedef struct {
+    int64_t flags;                 /* GAME_RULE_* */
+    int64_t draw_offers_from_move; /* offers and agreements only from this move number on; 0: always */
+    int64_t draw_odds;             /* 0: none; 1 + the color a draw counts as a win for (Armageddon) */
+} game_rules_t;
 
 typedef enum { GAME_DRAW_OFFER = 0, GAME_DRAW_ACCEPT, GAME_DRAW_DECLINE, GAME_DRAW_CLAIM, GAME_DRAW_ACTION_COUNT } game_draw_action_t;
 
@@ -114,6 +173,12 @@ typedef enum {
     GAME_ETAKEBACK_ALREADY_OFFERED, /* the caller's own takeback offer still stands */
     GAME_ENO_TAKEBACK_OFFER,    /* accept/decline with no takeback offer by the other player */
     GAME_EABORT_TOO_LATE,       /* both players have moved: the game can no longer be aborted */
+    GAME_EABORT_NOT_ALLOWED,    /* the game's rules allow no abort */
+    GAME_EDRAW_TOO_EARLY,       /* the game's rules allow draw offers only from a later move */
+    GAME_EGIVE_TIME_NOT_ALLOWED, /* no clock to give time on, or the game's rules forbid it */
+    GAME_EGIVE_TIME_TOO_MUCH,   /* beyond what a call or a game may give */
+    GAME_ENO_CLOCK,             /* the game has no clock to start */
+    GAME_ECLOCK_RUNNING,        /* the clocks run already */
     GAME_STATUS_COUNT
 } game_status_t;
 
@@ -131,6 +196,7 @@ typedef struct {
     game_takeback_t takeback;            /* the policy */
     game_offer_t takeback_offer;
     game_clock_t clock;
+    game_rules_t rules;
     uint64_t opening_key;                /* the key of the last named position along the game (opening.h), 0: none */
 } game_t;
 
@@ -141,6 +207,8 @@ typedef struct {
     char san[SAN_BUFFER_SIZE];
     legality_reason_t reason; /* GAME_EILLEGAL_MOVE: the rules' reason */
     char message[200];        /* GAME_EILLEGAL_MOVE: the rules' explanation */
+    bool clocked;             /* a timed game: clock_ms is the mover's time left after the move */
+    int64_t clock_ms;
 } game_played_t;
 
 /* A new game from initial (a legal position), untimed, takebacks by
@@ -148,11 +216,49 @@ typedef struct {
  * automatic draw). */
 void game_start(game_t *g, const position_t *initial);
 
-/* Sets a new game's clock (initial_ms 0: untimed) and takeback policy.
- * False, changing nothing, when the clock is out of the GAME_CLOCK bounds. */
+/* Sets a new game's clock, the same Fischer clock for both sides
+ * (initial_ms 0: untimed), and its takeback policy. False, changing
+ * nothing, when the clock is out of the GAME_CLOCK bounds. */
 bool game_set_rules(game_t *g, int64_t initial_ms, int64_t increment_ms, game_takeback_t takeback);
 
+/* Whether c is a time control within the bounds: 1 to GAME_PERIODS_MAX
+ * periods, each of moves 1..GAME_CLOCK_PERIOD_MOVES_MAX but the last (0),
+ * the first's ms within the GAME_CLOCK_INITIAL bounds and each later one's
+ * at most GAME_CLOCK_INITIAL_MAX; increment and delay within theirs, a
+ * delay with its mode and no mode without one. */
+bool game_control_ok(const game_control_t *c);
+
+/* Sets a new game's controls, one a side (they may differ, but both are
+ * timed), each side's time its first period's. False, changing nothing,
+ * when one is not game_control_ok. */
+bool game_set_controls(game_t *g, const game_control_t *white, const game_control_t *black);
+
+/* Makes a new untimed game a correspondence game: days (1..
+ * GAME_DAYS_PER_MOVE_MAX) of day_ms (1..GAME_DAY_MS_MAX; a day, but a
+ * shorter one for a demonstration or a test) for each move, the first
+ * turn starting at now_ms. False, changing nothing, when out of bounds or
+ * the game is timed. */
+bool game_set_correspondence(game_t *g, int64_t days, int64_t day_ms, int64_t now_ms);
+
+/* Sets when a new timed game's clocks start at the latest (the first two
+ * plies may start them sooner): no first-move grace then, and a flag that
+ * falls before both players moved loses on time. False, changing nothing,
+ * when the game is untimed or start_at_ms is not positive. */
+bool game_set_start_at(game_t *g, int64_t start_at_ms);
+
+/* Starts the clocks of an active timed game now (a start time of now_ms):
+ * the side to move's runs whether or not anyone has moved. GAME_ENO_CLOCK
+ * without a clock, GAME_ECLOCK_RUNNING once they run (two plies played, or
+ * a start time passed). */
+game_status_t game_start_clocks(game_t *g, int64_t now_ms);
+
+/* Sets a new game's rules; false, changing nothing, when a flag is unknown,
+ * draw_offers_from_move is outside 0..GAME_MAX_PLIES, or draw_odds is not
+ * 0, 1 + WHITE or 1 + BLACK. */
+bool game_set_game_rules(game_t *g, const game_rules_t *rules);
+
 bool game_is_timed(const game_t *g);
+bool game_is_correspondence(const game_t *g);
 
 /* The opening the game is in (opening.h: the last named position along it,
  * its initial position included), or NULL. */
@@ -162,7 +268,8 @@ const opening_t *game_opening(const game_t *g);
  * with this key, as its record keeps it (0, or a key the table no longer
  * names: none). */
 void game_restore_opening(game_t *g, uint64_t key);
-/* Whether the clock runs now (timed, active, two plies played). */
+/* Whether the clock runs (timed, active, and two plies played or a start
+ * time set: before that time nothing is charged). */
 bool game_clock_running(const game_t *g);
 /* Time left to color at now_ms (never below 0). */
 int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms);
@@ -174,22 +281,26 @@ int64_t game_clock_remaining(const game_t *g, color_t color, int64_t now_ms);
  * grace_ms is out of 0..GAME_FIRST_MOVE_MAX (0: no grace, never aborted). */
 bool game_set_first_move(game_t *g, int64_t grace_ms, int64_t now_ms);
 /* When the game ends by itself on time: the flag of the side to move falls,
- * or, before the clock runs, the first-move grace of the side to move ends
- * (0: neither, an untimed game, or one over). */
+ * or, before the clock runs, the first-move grace of the side to move ends;
+ * a correspondence game's move is due; a game with neither reaches its
+ * idle end (0: none of these, or the game is over). */
 int64_t game_flag_deadline(const game_t *g);
 /* The first-move grace's end alone (0: none pending). */
 int64_t game_first_move_deadline(const game_t *g);
-/* The increment the move at ply index `ply` (0: the first move from the
- * initial position; below ply_count) earned: increment_ms when the clock
- * ran as it was played (see game_clock_t), else 0. */
-int64_t game_clock_increment_earned(const game_t *g, int ply);
+/* The time the move at ply index `ply` (0: the first move from the
+ * initial position; below ply_count) earned by the clock's rules: its
+ * mover's increment when the clock ran as it was played, and the next
+ * period's time when it completed a period (see game_clock_t). */
+int64_t game_clock_earned(const game_t *g, int ply);
 
 /* Ends the game on time when the flag of the side to move has fallen by
  * now_ms: lost, or drawn when the other side has no material to mate with
  * (status_insufficient_material_for: a safe under-approximation of "cannot
  * mate by any series of legal moves"); or aborted (no result) when the
- * first-move grace of the side to move has passed by now_ms. True when it
- * ended the game. */
+ * first-move grace of the side to move has passed by now_ms. A
+ * correspondence move or an idle end that is overdue ends it the same way:
+ * aborted before both players moved, else lost (termination idle_end for
+ * the idle end). True when it ended the game. */
 bool game_flag(game_t *g, int64_t now_ms);
 
 /* Operations at now_ms on a game whose flag has not fallen by then (the
@@ -236,22 +347,35 @@ int game_takeback_plies(const game_t *g, color_t who);
 game_status_t game_resign(game_t *g, color_t who, int64_t now_ms);
 
 /* Ends the game with no result, by either player, before both have moved
- * (fewer than two plies). */
+ * (fewer than two plies), unless the game's rules allow no abort. */
 game_status_t game_abort(game_t *g, color_t who, int64_t now_ms);
+
+/* `who` gives the other side ms (1..GAME_GIVE_TIME_MAX) of clock time, at
+ * most GAME_GIVE_TIME_TOTAL_MAX in a game; only on a clock, in an active
+ * game whose rules allow it. */
+game_status_t game_give_time(game_t *g, color_t who, int64_t ms, int64_t now_ms);
 
 /* Offer (two crossing offers are an agreement), accept or decline the other
  * player's offer, or claim a draw (by the player to move, under the 50-move
- * rule or threefold repetition). */
+ * rule or threefold repetition). Offers and acceptances before the rules'
+ * draw_offers_from_move (the position's move number) are refused; claims
+ * are not. A game with draw odds that ends drawn, by any rule, is won by
+ * the side with the odds (termination draw_odds). */
 game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64_t now_ms);
 
 bool game_is_over(const game_t *g);
 
 /* Move-list text: one entry a move, separated by single spaces, each entry
- * the move's UCI optionally followed by ':' and its SAN ("e2e4:e4 e7e5:e5").
- * game_line_entry() writes the entry for a played move into out (at least
- * GAME_LINE_ENTRY_SIZE bytes) and returns its length. */
-enum { GAME_LINE_ENTRY_SIZE = UCI_BUFFER_SIZE + SAN_BUFFER_SIZE + 1 };
+ * the move's UCI optionally followed by ':' and its SAN, and then
+ * optionally by ':' and the mover's clock after it in ms ("e2e4:e4:299000
+ * e7e5:e5:298500"). game_line_entry() writes the entry for a played move
+ * into out (at least GAME_LINE_ENTRY_SIZE bytes) and returns its length. */
+enum { GAME_LINE_ENTRY_SIZE = UCI_BUFFER_SIZE + SAN_BUFFER_SIZE + 22 };
 size_t game_line_entry(const game_played_t *played, char *out);
+/* The clocks of move-list text line, one a move into clocks (at most max):
+ * the mover's ms after it, or -1 when its entry has none. The count, or -1
+ * when the line is not move-list text or holds more than max. */
+int game_line_clocks(const char *line, size_t length, int64_t *clocks, int max);
 /* The bytes of move-list text line (length bytes) kept when its last
  * `plies` entries, and the spaces before them, are cut. */
 size_t game_line_keep(const char *line, size_t length, int plies);
@@ -277,13 +401,14 @@ game_status_t game_restore(game_t *g, const position_t *initial, const position_
                            int history_count, int ply_count, game_state_t state, game_result_t result,
                            game_termination_t termination, game_offer_t offer);
 
-/* Sets the policy, takeback offer and clock of a restored or replayed game
- * (its other parts in place); GAME_EBAD_RECORD when they do not fit it (a
- * finished game with an offer, a clock out of bounds or below zero, an
- * imported_plies that is not 0 or from 3 to the ply count, or not 0 on no
- * clock). */
+/* Sets the policy, takeback offer, clock and rules of a restored or
+ * replayed game (its other parts in place); GAME_EBAD_RECORD when they do
+ * not fit it (a finished game with an offer, a clock out of bounds or below
+ * zero, an imported_plies that is not 0 or from 3 to the ply count, or not
+ * 0 on no clock, rules out of bounds, an ending by draw odds without them).
+ * The clock's idle_ms is not checked: it is the caller's setting. */
 game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer_t takeback_offer,
-                                 const game_clock_t *clock);
+                                 const game_clock_t *clock, const game_rules_t *rules);
 
 /* Gives g, a replayed game that goes on from where its moves left it (a
  * game imported from PGN), the takeback policy and the clock of `rules` (a
@@ -309,5 +434,12 @@ int game_state_from_name(const char *name, size_t length);
 int game_result_from_name(const char *name, size_t length);
 int game_termination_from_name(const char *name, size_t length);
 int game_offer_from_name(const char *name, size_t length);
+/* "none", "bronstein", "simple"; and the rules' flags by name
+ * ("no_abort", "no_give_time", "no_claim_win": game_rule_name of one
+ * GAME_RULE_* bit; game_rule_from_name gives the bit, 0 when unknown). */
+const char *game_delay_mode_name(game_delay_mode_t mode);
+int game_delay_mode_from_name(const char *name, size_t length);
+const char *game_rule_name(int64_t flag);
+int64_t game_rule_from_name(const char *name, size_t length);
 
 #endif

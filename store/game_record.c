@@ -86,6 +86,84 @@ static void put_i64(text_t *t, int64_t v)
     put(t, digits, decimal_write_signed(v, digits));
 }
 
+/* Whether g's clock is one Fischer control for both sides, all its clock
+ * line says (no control lines then). */
+static bool plain_controls(const game_t *g)
+{
+    const game_control_t *white = &g->clock.control[WHITE];
+    return white->period_count == 1 && !white->delay_ms
+           && !memcmp(white, &g->clock.control[BLACK], sizeof *white);
+}
+
+/* "\n<name> <moves>/<ms>[,<moves>/<ms>...] <increment> <delay> <mode>" */
+static void put_control(text_t *t, const char *name, const game_control_t *c)
+{
+    put(t, "\n", 1);
+    put_text(t, name);
+    for (int64_t i = 0; i < c->period_count; i++) {
+        put(t, i ? "," : " ", 1);
+        put_i64(t, c->periods[i].moves);
+        put(t, "/", 1);
+        put_i64(t, c->periods[i].ms);
+    }
+    put(t, " ", 1);
+    put_i64(t, c->increment_ms);
+    put(t, " ", 1);
+    put_i64(t, c->delay_ms);
+    put(t, " ", 1);
+    put_text(t, game_delay_mode_name((game_delay_mode_t)c->delay_mode));
+}
+
+/* "\n<name> <v>" */
+static void put_figure(text_t *t, const char *name, int64_t v)
+{
+    put(t, "\n", 1);
+    put_text(t, name);
+    put(t, " ", 1);
+    put_i64(t, v);
+}
+
+/* The lines after the opening, each only when it says something (see "The
+ * state text"): controls, start, correspondence and its turn's start, time
+ * given, rules, draw offers' first move, draw odds. */
+static void put_clock_rules(text_t *t, const game_t *g)
+{
+    const game_clock_t *c = &g->clock;
+    if (game_is_timed(g) && !plain_controls(g)) {
+        put_control(t, "control.white", &c->control[WHITE]);
+        put_control(t, "control.black", &c->control[BLACK]);
+    }
+    if (c->start_at_ms)
+        put_figure(t, "start_at", c->start_at_ms);
+    if (c->days_per_move) {
+        put_figure(t, "correspondence", c->days_per_move);
+        put(t, " ", 1);
+        put_i64(t, c->move_ms);
+    }
+    if (c->given_ms[WHITE] || c->given_ms[BLACK]) {
+        put_figure(t, "given", c->given_ms[WHITE]);
+        put(t, " ", 1);
+        put_i64(t, c->given_ms[BLACK]);
+    }
+    if (game_is_correspondence(g) && c->turn_started_ms)
+        put_figure(t, "turn", c->turn_started_ms);
+    if (g->rules.flags) {
+        put(t, "\nrules", sizeof "\nrules" - 1);
+        const char *separator = " ";
+        for (int64_t bit = 1; bit <= GAME_RULE_ALL; bit <<= 1) {
+            if (g->rules.flags & bit) {
+                put_text(t, separator);
+                put_text(t, game_rule_name(bit));
+                separator = ",";
+            }
+        }
+    }
+    if (g->rules.draw_offers_from_move)
+        put_figure(t, "draw_offers_from", g->rules.draw_offers_from_move);
+    if (g->rules.draw_odds)
+        put_line(t, "draw_odds ", color_name((color_t)(g->rules.draw_odds - 1)));
+}
+
 size_t game_record_state(const game_record_t *r, char *out, size_t size)
 {
     const game_t *g = &r->game;
@@ -114,7 +192,8 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     put_line(&t, "takeback ", game_takeback_name(g->takeback));
     put_line(&t, "takeback.offer ", game_offer_name(g->takeback_offer));
     if (game_is_timed(g)) {
-        const int64_t figures[] = { g->clock.initial_ms, g->clock.increment_ms, g->clock.remaining_ms[WHITE],
+        const int64_t figures[] = { g->clock.control[WHITE].periods[0].ms, g->clock.control[WHITE].increment_ms,
+                                    g->clock.remaining_ms[WHITE],
                                     g->clock.remaining_ms[BLACK], g->clock.turn_started_ms, g->clock.imported_plies };
         put(&t, "\nclock", sizeof "\nclock" - 1);
         /* the sixth, the plies imported, only when there are some */
@@ -147,6 +226,7 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
         put(&t, "\nopening ", sizeof "\nopening " - 1);
         put(&t, key, GAME_RECORD_HISTORY_ENTRY);
     }
+    put_clock_rules(&t, g);
     if (t.full)
         return 0;
     out[t.length] = '\0';
@@ -286,10 +366,139 @@ static bool read_engine(lines_t *l, game_engine_t *e)
     return game_record_engine_ok(e);
 }
 
+/* A figure of a line's value at *p: digits (bounded), then *p past them. */
+static bool read_figure(const char **p, const char *end, int64_t *out)
+{
+    const char *q = *p;
+    int64_t v = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; q++) {
+        if (v > INT64_C(900000000000000))
+            return false;
+        v = v * 10 + (*q - '0');
+    }
+    if (q == *p)
+        return false;
+    *out = v;
+    *p = q;
+    return true;
+}
+
+/* A figure, then the separator c (or the end when c is 0). */
+static bool read_figure_then(const char **p, const char *end, char c, int64_t *out)
+{
+    if (!read_figure(p, end, out))
+        return false;
+    if (!c)
+        return *p == end;
+    if (*p == end || **p != c)
+        return false;
+    (*p)++;
+    return true;
+}
+
+/* A control line's value, as put_control writes it, into c; its bounds are
+ * game_restore_rules's. */
+static bool read_control(lines_t *l, const char *name, game_control_t *c)
+{
+    const char *value, *p, *end;
+    size_t length;
+    if (!next_line(l, name, &value, &length))
+        return false;
+    memset(c, 0, sizeof *c);
+    p = value;
+    end = value + length;
+    for (;;) {
+        if (c->period_count == GAME_PERIODS_MAX)
+            return false;
+        game_period_t *period = &c->periods[c->period_count++];
+        if (!read_figure_then(&p, end, '/', &period->moves) || !read_figure(&p, end, &period->ms) || p == end)
+            return false;
+        if (*p++ == ' ')
+            break;
+        if (p[-1] != ',')
+            return false;
+    }
+    const char *mode = NULL;
+    if (!read_figure_then(&p, end, ' ', &c->increment_ms) || !read_figure_then(&p, end, ' ', &c->delay_ms))
+        return false;
+    mode = p;
+    c->delay_mode = game_delay_mode_from_name(mode, (size_t)(end - mode));
+    return c->delay_mode >= 0;
+}
+
+/* "<name> <a> <b>": two figures. */
+static bool read_pair(lines_t *l, const char *name, int64_t *a, int64_t *b)
+{
+    const char *value, *p;
+    size_t length;
+    if (!next_line(l, name, &value, &length))
+        return false;
+    p = value;
+    return read_figure_then(&p, value + length, ' ', a) && read_figure_then(&p, value + length, 0, b);
+}
+
+/* The rules line's value: rule names, comma-separated, each once. */
+static bool read_rules_line(lines_t *l, game_rules_t *rules)
+{
+    const char *value;
+    size_t length;
+    if (!next_line(l, "rules", &value, &length))
+        return false;
+    const char *p = value, *end = value + length;
+    while (p < end) {
+        const char *stop = memchr(p, ',', (size_t)(end - p));
+        if (!stop)
+            stop = end;
+        int64_t bit = game_rule_from_name(p, (size_t)(stop - p));
+        if (!bit || (rules->flags & bit) || (stop < end && stop + 1 == end))
+            return false;
+        rules->flags |= bit;
+        p = stop < end ? stop + 1 : end;
+    }
+    return rules->flags != 0;
+}
+
+/* The lines put_clock_rules writes, each optional, in its order. */
+static bool read_clock_rules(lines_t *l, game_clock_t *clock, game_rules_t *rules)
+{
+    const int64_t ms_max = INT64_C(9000000000000000);
+    if (line_is(l, "control.white")) {
+        if (!read_control(l, "control.white", &clock->control[WHITE])
+            || !read_control(l, "control.black", &clock->control[BLACK]) || clock->control[WHITE].period_count == 0)
+            return false;
+    }
+    if (line_is(l, "start_at") && !read_int(l, "start_at", 1, ms_max, &clock->start_at_ms))
+        return false;
+    if (line_is(l, "correspondence") && !read_pair(l, "correspondence", &clock->days_per_move, &clock->move_ms))
+        return false;
+    if (line_is(l, "given") && !read_pair(l, "given", &clock->given_ms[WHITE], &clock->given_ms[BLACK]))
+        return false;
+    if (line_is(l, "turn") && !read_int(l, "turn", 1, ms_max, &clock->turn_started_ms))
+        return false;
+    if (line_is(l, "rules") && !read_rules_line(l, rules))
+        return false;
+    if (line_is(l, "draw_offers_from")
+        && !read_int(l, "draw_offers_from", 1, GAME_MAX_PLIES, &rules->draw_offers_from_move))
+        return false;
+    if (line_is(l, "draw_odds")) {
+        char side[8];
+        if (!read_text(l, "draw_odds", side, sizeof side))
+            return false;
+        for (int c = 0; c < COLOR_COUNT; c++)
+            if (!strcmp(side, color_name((color_t)c)))
+                rules->draw_odds = 1 + c;
+        if (!rules->draw_odds)
+            return false;
+    }
+    return true;
+}
+
 /* The lines that may follow the names (format 3): engine, then analysis,
  * then first_move (the first-move grace in ms, into clock), then opening
- * (its key, 16 hex digits, into *opening_key; 0 when absent). */
-static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *clock, uint64_t *opening_key)
+ * (its key, 16 hex digits, into *opening_key; 0 when absent), then the
+ * clock's and the rules' lines (read_clock_rules). */
+static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *clock, game_rules_t *rules,
+                                uint64_t *opening_key)
 {
     if (line_is(l, "engine") && !read_engine(l, &r->engine))
         return false;
@@ -312,7 +521,7 @@ static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *cloc
             || !hex_decode_u64(text, opening_key) || *opening_key == 0)
             return false;
     }
-    return true;
+    return read_clock_rules(l, clock, rules);
 }
 
 static int read_name(lines_t *l, const char *name, int (*from_name)(const char *, size_t))
@@ -360,8 +569,9 @@ static bool read_clock(lines_t *l, game_clock_t *clock)
         return false;
     if (!strcmp(text, "none"))
         return true;
-    int64_t *fields[] = { &clock->initial_ms, &clock->increment_ms, &clock->remaining_ms[WHITE],
-                          &clock->remaining_ms[BLACK], &clock->turn_started_ms };
+    int64_t initial_ms = 0, increment_ms = 0;
+    int64_t *fields[] = { &initial_ms, &increment_ms, &clock->remaining_ms[WHITE], &clock->remaining_ms[BLACK],
+                          &clock->turn_started_ms };
     const char *p = text;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (i > 0 && *p++ != ' ')
@@ -386,7 +596,13 @@ static bool read_clock(lines_t *l, game_clock_t *clock)
         clock->imported_plies = v;
         p = end;
     }
-    return *p == '\0' && clock->initial_ms > 0;
+    /* One Fischer control for both sides; control lines, if any, say more. */
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        clock->control[c].period_count = 1;
+        clock->control[c].periods[0].ms = initial_ms;
+        clock->control[c].increment_ms = increment_ms;
+    }
+    return *p == '\0' && initial_ms > 0;
 }
 
 static bool is_token_hash(const char *text)
@@ -425,6 +641,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         return false;
     int takeback = GAME_TAKEBACK_FREE, takeback_offer = GAME_OFFER_NONE;
     game_clock_t clock = { 0 };
+    game_rules_t game_rules = { 0 };
     if (!format_2) {
         takeback = read_name(&l, "takeback", game_takeback_from_name);
         takeback_offer = read_name(&l, "takeback.offer", game_offer_from_name);
@@ -437,7 +654,7 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
         || !is_token_hash(r->players[WHITE].token_hash) || !is_token_hash(r->players[BLACK].token_hash)
         || !read_optional_text(&l, "white.name", r->players[WHITE].name, sizeof r->players[WHITE].name)
         || !read_optional_text(&l, "black.name", r->players[BLACK].name, sizeof r->players[BLACK].name)
-        || (!format_2 && !read_optional_lines(&l, r, &clock, &opening_key))
+        || (!format_2 && !read_optional_lines(&l, r, &clock, &game_rules, &opening_key))
         || !l.finished /* something after the last line */
         || !game_record_name_ok(r->players[WHITE].name) || !game_record_name_ok(r->players[BLACK].name))
         return false;
@@ -453,7 +670,8 @@ bool game_record_read(game_record_t *r, const char *state, size_t state_length, 
     if (game_restore(&r->game, &initial, &current, keys, count, (int)plies, (game_state_t)state_value,
                      (game_result_t)result, (game_termination_t)termination, (game_offer_t)offer)
             != GAME_OK
-        || game_restore_rules(&r->game, (game_takeback_t)takeback, (game_offer_t)takeback_offer, &clock) != GAME_OK)
+        || game_restore_rules(&r->game, (game_takeback_t)takeback, (game_offer_t)takeback_offer, &clock, &game_rules)
+               != GAME_OK)
         return false;
     /* A text with no opening line is a game in none, or one stored before
      * the line existed: that one gets its current position's name, if any,
@@ -574,12 +792,13 @@ bool game_record_from_legacy(game_record_t *r, const char *text, size_t length, 
                                                             : GAME_OFFER_NONE;
     /* The first format had no clock, no abort and free takebacks (/undo). */
     game_clock_t untimed = { 0 };
+    game_rules_t none = { 0 };
     ok = state != GAME_TIMEOUT && state != GAME_ABORTED
          && legacy_line(&initial, line, moves, moves_length, history, history_length)
          && game_replay(&r->game, &initial, *moves, *moves_length, (game_state_t)state, (game_result_t)result,
                         (game_termination_t)termination, draw_offer)
                 == GAME_OK
-         && game_restore_rules(&r->game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE, &untimed) == GAME_OK;
+         && game_restore_rules(&r->game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE, &untimed, &none) == GAME_OK;
 done:
     cJSON_Delete(root);
     if (!ok) {

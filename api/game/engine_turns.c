@@ -105,7 +105,8 @@ static bool choose(void *ctx, const game_record_t *r, const char *line, size_t l
         s.clock.has_clock = true;
         s.clock.wtime_ms = (long)game_clock_remaining(&r->game, WHITE, now_ms);
         s.clock.btime_ms = (long)game_clock_remaining(&r->game, BLACK, now_ms);
-        s.clock.winc_ms = s.clock.binc_ms = (long)r->game.clock.increment_ms;
+        s.clock.winc_ms = (long)r->game.clock.control[WHITE].increment_ms;
+        s.clock.binc_ms = (long)r->game.clock.control[BLACK].increment_ms;
     }
     char err[256];
     uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;

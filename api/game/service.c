@@ -97,6 +97,18 @@ static bool line_well_formed(const char *line, size_t length, int plies)
     return entries == plies;
 }
 
+/* What a game with no clock and no days holds from the settings and its
+ * record, never stored: the idle end, counted from its last change,
+ * `updated` (the record keeps no turn's start for it, so that its text is
+ * as before idle ends existed). */
+static void apply_settings(const game_svc_config_t *c, game_t *g, int64_t updated)
+{
+    if (game_is_timed(g) || game_is_correspondence(g))
+        return;
+    g->clock.idle_ms = c->idle_end_ms;
+    g->clock.turn_started_ms = updated > 0 ? updated : 0;
+}
+
 /* Loads game id from the store into *g (zeroed first; to be freed also on failure). */
 static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g)
 {
@@ -124,6 +136,7 @@ static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, sto
     }
     if (!ok)
         return GAME_SVC_EBAD_RECORD;
+    apply_settings(c, &g->record.game, g->record.updated_at_ms);
     memcpy(g->record.id, id, TOKENS_ID_SIZE); /* tokens_is_id: 16 characters */
     g->record.version = s->version;
     g->now_ms = s->now_ms;
@@ -421,6 +434,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     int64_t now = g->now_ms ? g->now_ms : now_ms();
     g->now_ms = now;
     r->updated_at_ms = now;
+    apply_settings(c, &r->game, now); /* as a reload of this write will have it */
     r->version = expected + 1;
     char state[GAME_RECORD_STATE_MAX], location[IDEM_LOCATION_SIZE] = "", write_id[STORE_WRITE_ID_SIZE];
     size_t state_length = game_record_state(r, state, sizeof state), body_length = 0, message_length = 0;
@@ -685,7 +699,8 @@ static game_svc_status_t apply_take_back(const game_svc_action_t *a, game_svc_ga
 }
 
 /* The changes that are one call of rules/ by the player and write no move:
- * resignation, abort and the draw actions, each with its event's name. */
+ * resignation, abort, the draw actions, time given and the clocks
+ * started, each with its event's name. */
 static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_t *g, color_t who,
                                       change_t *change, game_svc_result_t *out)
 {
@@ -696,6 +711,16 @@ static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_
     if (a->kind == GAME_SVC_DRAW) {
         status = game_draw(game, who, (game_draw_action_t)a->action, g->now_ms);
         change->event = draw_events[a->action];
+    } else if (a->kind == GAME_SVC_GIVE_TIME) {
+        status = game_give_time(game, who, a->give_ms, g->now_ms);
+        change->event = "give_time";
+    } else if (a->kind == GAME_SVC_START_CLOCKS) {
+        char hash[TOKENS_HASH_SIZE];
+        if (!a->other_token || !tokens_hash(a->other_token, hash)
+            || !tokens_hash_equal(hash, g->record.players[!who].token_hash))
+            return fail(out, GAME_SVC_EFORBIDDEN, "starting the clocks takes both players' tokens");
+        status = game_start_clocks(game, g->now_ms);
+        change->event = "clock_start";
     } else {
         bool resign = a->kind == GAME_SVC_RESIGN;
         status = (resign ? game_resign : game_abort)(game, who, g->now_ms);
@@ -716,7 +741,9 @@ static game_svc_status_t apply(const game_svc_config_t *c, const game_svc_action
     case GAME_SVC_TAKEBACK: return apply_take_back(a, g, who, change, out);
     case GAME_SVC_RESIGN:
     case GAME_SVC_ABORT:
-    case GAME_SVC_DRAW: return apply_ending(a, g, who, change, out);
+    case GAME_SVC_DRAW:
+    case GAME_SVC_GIVE_TIME:
+    case GAME_SVC_START_CLOCKS: return apply_ending(a, g, who, change, out);
     default: return fail(out, GAME_SVC_EINTERNAL, "no such change");
     }
 }
@@ -796,7 +823,7 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
 
 /* The game for a change: the cached copy when there is one (*from_copy),
  * else the game as stored. A timed game is always read from the store,
- * which brings Redis's clock. */
+ * which brings Redis's clock; a copy is judged on this replica's. */
 static game_svc_status_t change_load(const game_svc_config_t *c, const char *id, store_load_t what, bool use_copy,
                                      game_svc_game_t *g, bool *from_copy)
 {
@@ -804,6 +831,10 @@ static game_svc_status_t change_load(const game_svc_config_t *c, const char *id,
     game_cache_setup(c->game_cache_slots);
     *from_copy = use_copy && what == STORE_LOAD_CHANGE && tokens_is_id(id) && game_cache_get(id, &g->record)
                  && !game_is_timed(&g->record.game);
+    /* A copy's time is this replica's: an idle end or a correspondence
+     * deadline, days long, does not turn on the moments between clocks. */
+    if (*from_copy)
+        g->now_ms = now_ms();
     return *from_copy ? GAME_SVC_OK : load_id(c, id, what, g);
 }
 
@@ -928,22 +959,39 @@ game_svc_status_t game_svc_created_before(const game_svc_config_t *c, const game
     return kept_answer(c, &idem, out);
 }
 
+/* Gives a new game spec's clock (or days a move), first-move grace, start
+ * time, rules and takeback policy, its first turn starting at now; false
+ * when one is out of its bounds (the caller checked them all). */
+static bool set_clock_and_rules(const game_svc_config_t *c, const game_svc_new_t *spec, game_t *g, int64_t now)
+{
+    bool timed = spec->controls[WHITE].period_count > 0;
+    if (!(timed ? game_set_controls(g, &spec->controls[WHITE], &spec->controls[BLACK])
+                : game_set_rules(g, 0, 0, spec->takeback))
+        || !game_set_first_move(g, timed ? spec->first_move_ms : 0, now)
+        || (spec->start_at_ms && !game_set_start_at(g, spec->start_at_ms))
+        || (spec->days_per_move && !game_set_correspondence(g, spec->days_per_move, c->day_ms, now))
+        || !game_set_game_rules(g, &spec->rules))
+        return false;
+    g->takeback = spec->takeback;
+    apply_settings(c, g, now);
+    return true;
+}
+
 /* Sets up g as the new game of spec, with a new id and the players' tokens. */
-static game_svc_status_t new_game(const game_svc_new_t *spec, game_svc_game_t *g,
+static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new_t *spec, game_svc_game_t *g,
                                   char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], game_svc_result_t *out)
 {
     game_record_t *r = &g->record;
-    for (int c = 0; c < COLOR_COUNT; c++)
-        memcpy(r->players[c].name, spec->names[c], sizeof r->players[c].name);
+    for (int side = 0; side < COLOR_COUNT; side++)
+        memcpy(r->players[side].name, spec->names[side], sizeof r->players[side].name);
     game_start(&r->game, &spec->start);
-    (void)game_set_rules(&r->game, spec->initial_ms, spec->increment_ms, spec->takeback); /* the caller checked */
     r->created_at_ms = now_ms();
-    if (game_is_timed(&r->game) && !game_set_first_move(&r->game, spec->first_move_ms, r->created_at_ms))
-        return fail(out, GAME_SVC_EINTERNAL, "the first-move grace is out of its bounds");
+    if (!set_clock_and_rules(c, spec, &r->game, r->created_at_ms))
+        return fail(out, GAME_SVC_EINTERNAL, "the clock or the rules are out of their bounds");
     if (!tokens_new_id(r->id))
         return fail(out, GAME_SVC_EINTERNAL, "no randomness for an id");
-    for (int c = 0; c < COLOR_COUNT; c++)
-        if (!tokens_new_token(tokens[c]) || !tokens_hash(tokens[c], r->players[c].token_hash))
+    for (int side = 0; side < COLOR_COUNT; side++)
+        if (!tokens_new_token(tokens[side]) || !tokens_hash(tokens[side], r->players[side].token_hash))
             return fail(out, GAME_SVC_EINTERNAL, "no randomness for a token");
     r->engine = spec->engine;
     r->analysis = spec->analysis;
@@ -1002,7 +1050,7 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
     change_t change = { .op = STORE_LINE_KEEP };
     game_import_t *imported = spec->pgn ? calloc(1, sizeof *imported) : NULL; /* a game_t and two buffers */
     game_svc_status_t status = spec->pgn && !imported ? fail(out, GAME_SVC_EINTERNAL, "out of memory")
-                                                      : new_game(spec, &g, tokens, out);
+                                                      : new_game(c, spec, &g, tokens, out);
     if (status == GAME_SVC_OK && imported)
         status = import_pgn(c, spec, &g, imported, &change, out);
     if (status == GAME_SVC_OK)

@@ -39,6 +39,8 @@ typedef struct game_svc_config {
     unsigned max_game_plies;
     unsigned active_game_ttl_seconds;   /* an active game expires this long after its last change; 0: never */
     unsigned finished_game_ttl_seconds; /* a finished one this long after its end; 0: never */
+    int64_t idle_end_ms;                /* a game with no clock and no days ends this long after a turn began (0: never) */
+    int64_t day_ms;                     /* a day of days_per_move */
     unsigned idempotency_ttl_seconds;   /* of a kept answer */
     unsigned game_cache_slots;          /* of the game cache (game_cache.h), on first use */
     unsigned engine_lease_ms;           /* how long the computer's turn may take before another replica takes it */
@@ -158,12 +160,15 @@ typedef enum {
     GAME_SVC_ABORT,
     GAME_SVC_DRAW,
     GAME_SVC_TAKEBACK,
+    GAME_SVC_GIVE_TIME,
+    GAME_SVC_START_CLOCKS,
     GAME_SVC_ACTION_COUNT
 } game_svc_action_kind_t;
 
 /* A change: a move (its UCI or SAN text), an undo, a resignation, an abort,
- * a draw action (game_draw_action_t) or a takeback action
- * (game_takeback_action_t). A move with offer_draw leaves the mover's draw
+ * a draw action (game_draw_action_t), a takeback action
+ * (game_takeback_action_t), time given to the opponent (give_ms) or the
+ * clocks started by both players (other_token). A move with offer_draw leaves the mover's draw
  * offer standing after it, in the same write, unless the move ended the
  * game (the offer is then moot); a standing offer by the other player lapses
  * with the move as always (moving declines it). invalid, when set, is the sentence refusing the
@@ -174,6 +179,8 @@ typedef struct {
     const char *move;
     bool offer_draw; /* a move: the mover offers a draw with it (one change) */
     int action;
+    int64_t give_ms; /* GAME_SVC_GIVE_TIME: the time given */
+    const char *other_token; /* GAME_SVC_START_CLOCKS: the other player's token, which must agree */
     const char *invalid;
 } game_svc_action_t;
 
@@ -187,18 +194,21 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
                                   const game_svc_request_t *rq, const game_svc_version_t *version,
                                   const game_svc_action_t *action, game_svc_result_t *out);
 
-/* A new game: its players' names ("" : none), start, clock and takeback
- * policy (within the rules' bounds), and the text of one PGN game (NULL:
- * none) whose tags and mainline set the start, the moves, the names not
- * given and the ending. */
+/* A new game: its players' names ("" : none), start, clock (or days a
+ * move), rules and takeback policy (within the rules' bounds), and the text
+ * of one PGN game (NULL: none) whose tags and mainline set the start, the
+ * moves, the names not given and the ending. */
 /* A timed game's first-move grace when its creation names none. */
 enum { GAME_SVC_FIRST_MOVE_DEFAULT_MS = 30000 };
 
 typedef struct {
     char names[COLOR_COUNT][GAME_NAME_MAX + 1];
     position_t start;
-    int64_t initial_ms, increment_ms;
+    game_control_t controls[COLOR_COUNT]; /* both period_count 0: no clock */
     int64_t first_move_ms; /* a timed game's first-move grace (game_set_first_move; 0: none) */
+    int64_t start_at_ms;   /* a timed game's clocks start by then (0: when both moved) */
+    int64_t days_per_move; /* a correspondence game (0: none) */
+    game_rules_t rules;
     game_takeback_t takeback;
     const char *pgn;
     size_t pgn_length;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "analysis_http.h"
 #include "../app.h"
@@ -32,6 +33,7 @@
 #include "../metrics.h"
 #include "../problem.h"
 #include "board_svg_http.h"
+#include "clock_input.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
 
@@ -250,6 +252,27 @@ static void read_takeback(const cJSON *root, game_svc_action_t *a)
     read_action(root, actions, GAME_TAKEBACK_ACTION_COUNT, "'action' must be offer, accept or decline", a);
 }
 
+/* "ms": the time given, 1..GAME_GIVE_TIME_MAX (60 s) a call. */
+static void read_give_time(const cJSON *root, game_svc_action_t *a)
+{
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "ms");
+    if (cJSON_IsNumber(ms) && ms->valuedouble >= 1 && ms->valuedouble <= (double)GAME_GIVE_TIME_MAX
+        && ms->valuedouble == (double)(int64_t)ms->valuedouble)
+        a->give_ms = (int64_t)ms->valuedouble;
+    else
+        a->invalid = "'ms' must be a whole number of milliseconds from 1 to 60000";
+}
+
+/* "other_token": the other player's, which starting the clocks takes too. */
+static void read_start_clocks(const cJSON *root, game_svc_action_t *a)
+{
+    const cJSON *token = cJSON_GetObjectItemCaseSensitive(root, "other_token");
+    if (cJSON_IsString(token) && token->valuestring[0])
+        a->other_token = token->valuestring;
+    else
+        a->invalid = "'other_token' must be the other player's token: starting the clocks takes both";
+}
+
 /* --- the changes --- */
 
 static void game_change(const api_request_t *req, api_response_t *res, const char *const *allowed,
@@ -315,6 +338,26 @@ void handle_game_abort(const api_request_t *req, api_response_t *res)
     game_change(req, res, allowed, GAME_SVC_ABORT, NULL);
 }
 
+void handle_game_give_time(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "ms", "expected_version", NULL };
+    game_change(req, res, allowed, GAME_SVC_GIVE_TIME, read_give_time);
+}
+
+void handle_game_start_clocks(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "other_token", "expected_version", NULL };
+    game_change(req, res, allowed, GAME_SVC_START_CLOCKS, read_start_clocks);
+}
+
+/* Unix milliseconds now: a creation's start time is judged against it. */
+static int64_t wall_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 /* --- a new game --- */
 
 static bool read_name(const cJSON *root, const char *key, char *out, api_response_t *res)
@@ -339,78 +382,12 @@ static bool read_name(const cJSON *root, const char *key, char *out, api_respons
     return true;
 }
 
-/* A whole number of milliseconds in [min, max] under key in object, or
- * fallback when absent; false with res filled (naming the field) when not. */
-static bool read_ms_field(const cJSON *object, const char *key, int64_t min, int64_t max, int64_t fallback,
-                          int64_t *out, api_response_t *res)
+/* The creation's takeback policy ("takeback": agreement, free or none;
+ * agreement when absent); false with res filled when refused. */
+static bool read_takeback_policy(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
-    *out = fallback;
-    if (!item)
-        return true;
-    if (cJSON_IsNumber(item) && item->valuedouble >= (double)min && item->valuedouble <= (double)max
-        && item->valuedouble == (double)(int64_t)item->valuedouble) {
-        *out = (int64_t)item->valuedouble;
-        return true;
-    }
-    char detail[128];
-    snprintf(detail, sizeof detail, "'clock.%s' must be a whole number of milliseconds from %lld to %lld", key,
-             (long long)min, (long long)max);
-    api_problem(res, API_EINVALID_FIELD, detail, NULL, NULL);
-    return false;
-}
-
-/* Whether member of object repeats the name of an earlier one: cJSON keeps
- * both and a lookup sees only the first, so a body saying two things is
- * refused (invalid_json, with res filled), as the body reader refuses a
- * repeated top-level field. Called on known members only, each loop
- * stopping at the first unknown or repeated one: a few comparisons. */
-static bool member_repeated(const cJSON *object, const char *field, const cJSON *member, api_response_t *res)
-{
-    for (const cJSON *earlier = object->child; earlier && earlier != member; earlier = earlier->next)
-        if (!strcmp(earlier->string, member->string)) {
-            char detail[160];
-            snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", field, member->string);
-            api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
-            return true;
-        }
-    return false;
-}
-
-/* The creation's clock ({"initial_ms", "increment_ms"}, or absent/null:
- * untimed) and takeback policy; false with res filled when refused. */
-static bool read_rules(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
-{
-    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(root, "clock");
     const cJSON *policy = cJSON_GetObjectItemCaseSensitive(root, "takeback");
-    spec->initial_ms = spec->increment_ms = spec->first_move_ms = 0;
     spec->takeback = GAME_TAKEBACK_AGREEMENT;
-    if (clock && !cJSON_IsNull(clock)) {
-        for (const cJSON *member = cJSON_IsObject(clock) ? clock->child : NULL; member; member = member->next) {
-            if (strcmp(member->string, "initial_ms") && strcmp(member->string, "increment_ms")
-                && strcmp(member->string, "first_move_ms")) {
-                char detail[192];
-                snprintf(detail, sizeof detail,
-                         "unknown field 'clock.%.64s': a clock has only 'initial_ms', 'increment_ms' and 'first_move_ms'",
-                         member->string);
-                api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
-                return false;
-            }
-            if (member_repeated(clock, "clock", member, res))
-                return false;
-        }
-        if (!cJSON_IsObject(clock) || !cJSON_GetObjectItemCaseSensitive(clock, "initial_ms")) {
-            api_problem(res, API_EINVALID_FIELD,
-                        "'clock' must be an object with 'initial_ms' (and optionally 'increment_ms')", NULL, NULL);
-            return false;
-        }
-        if (!read_ms_field(clock, "initial_ms", GAME_CLOCK_INITIAL_MIN, GAME_CLOCK_INITIAL_MAX, 0, &spec->initial_ms,
-                           res)
-            || !read_ms_field(clock, "increment_ms", 0, GAME_CLOCK_INCREMENT_MAX, 0, &spec->increment_ms, res)
-            || !read_ms_field(clock, "first_move_ms", 0, GAME_FIRST_MOVE_MAX, GAME_SVC_FIRST_MOVE_DEFAULT_MS,
-                              &spec->first_move_ms, res))
-            return false;
-    }
     if (policy && !cJSON_IsNull(policy)) {
         int value = cJSON_IsString(policy) ? game_takeback_from_name(policy->valuestring, strlen(policy->valuestring))
                                            : -1;
@@ -563,19 +540,8 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
                     NULL, NULL);
         return false;
     }
-    for (const cJSON *item = engine->child; item; item = item->next) {
-        bool known = false;
-        for (int i = 0; members[i] && !known; i++)
-            known = !strcmp(item->string, members[i]);
-        if (!known) {
-            char detail[160];
-            snprintf(detail, sizeof detail, "'engine' has no member '%.64s' (level, elo, color)", item->string);
-            api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
-            return false;
-        }
-        if (member_repeated(engine, "engine", item, res))
-            return false;
-    }
+    if (!input_members(engine, "engine", members, res))
+        return false;
     int level = 0, elo = 0;
     if (!read_int_field(engine, "level", LEVEL_MIN, LEVEL_MAX, &level, res)
         || !read_int_field(engine, "elo", level_elo_min, level_elo_max, &elo, res))
@@ -632,14 +598,16 @@ static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_
         return false;
     }
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
-           && read_rules(root, spec, res) && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
+           && read_takeback_policy(root, spec, res) && clock_input_read(root, wall_ms(), spec, res)
+           && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
            && read_engine(root, spec, res);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "white", "black",
-                                           "clock", "takeback", "pgn", "engine", "analysis", NULL };
+                                           "clock", "takeback", "pgn", "engine", "analysis", "days_per_move",
+                                           "start_clocks_at", "rules", "draw_offers_from_move", "draw_odds", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../http/jsonw.h"
+#include "pgn.h"
 #include "position_json.h"
 
 /* Writes v as `digits` decimal digits, zeros in front. */
@@ -75,6 +76,30 @@ static void write_optional(jsonw_t *w, const char *key, bool present, const char
         jsonw_null(w);
 }
 
+/* One side's control: {initial_ms, increment_ms, delay_ms, delay_mode,
+ * periods: [{moves, ms}...]} (a period's moves null for the rest of the game). */
+static void write_control(jsonw_t *w, const game_control_t *c)
+{
+    jsonw_object_begin(w);
+    jsonw_kv_int(w, "initial_ms", (long long)c->periods[0].ms);
+    jsonw_kv_int(w, "increment_ms", (long long)c->increment_ms);
+    jsonw_kv_int(w, "delay_ms", (long long)c->delay_ms);
+    jsonw_kv_string(w, "delay_mode", game_delay_mode_name((game_delay_mode_t)c->delay_mode));
+    jsonw_key(w, "periods");
+    jsonw_array_begin(w);
+    for (int64_t i = 0; i < c->period_count; i++) {
+        jsonw_object_begin(w);
+        if (c->periods[i].moves)
+            jsonw_kv_int(w, "moves", (long long)c->periods[i].moves);
+        else
+            jsonw_kv_null(w, "moves");
+        jsonw_kv_int(w, "ms", (long long)c->periods[i].ms);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    jsonw_object_end(w);
+}
+
 /* The clock as of now_ms (Unix ms, Redis's clock), or null for an untimed game. */
 static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
 {
@@ -84,8 +109,21 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
         return;
     }
     jsonw_object_begin(w);
-    jsonw_kv_int(w, "initial_ms", (long long)g->clock.initial_ms);
-    jsonw_kv_int(w, "increment_ms", (long long)g->clock.increment_ms);
+    jsonw_kv_int(w, "initial_ms", (long long)g->clock.control[WHITE].periods[0].ms);
+    jsonw_kv_int(w, "increment_ms", (long long)g->clock.control[WHITE].increment_ms);
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        jsonw_key(w, color_name((color_t)c));
+        write_control(w, &g->clock.control[c]);
+    }
+    if (g->clock.start_at_ms)
+        jsonw_kv_int(w, "start_at_ms", (long long)g->clock.start_at_ms);
+    else
+        jsonw_kv_null(w, "start_at_ms");
+    jsonw_key(w, "given_ms");
+    jsonw_object_begin(w);
+    for (int c = 0; c < COLOR_COUNT; c++)
+        jsonw_kv_int(w, color_name((color_t)c), (long long)g->clock.given_ms[c]);
+    jsonw_object_end(w);
     jsonw_kv_int(w, "first_move_ms", (long long)g->clock.first_move_ms);
     jsonw_key(w, "abort_at_ms");
     if (game_first_move_deadline(g))
@@ -94,7 +132,9 @@ static void write_clock(jsonw_t *w, const game_t *g, int64_t now_ms)
         jsonw_null(w);
     jsonw_kv_int(w, "white_ms", (long long)game_clock_remaining(g, WHITE, now_ms));
     jsonw_kv_int(w, "black_ms", (long long)game_clock_remaining(g, BLACK, now_ms));
-    write_optional(w, "running", game_clock_running(g), color_name(g->pos.side_to_move));
+    /* Whose clock counts down now: none before a start time that is still to come. */
+    bool runs = game_clock_running(g) && (g->ply_count >= 2 || g->clock.start_at_ms <= now_ms);
+    write_optional(w, "running", runs, color_name(g->pos.side_to_move));
     jsonw_kv_int(w, "at_ms", (long long)now_ms);
     jsonw_object_end(w);
 }
@@ -105,7 +145,8 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t no
 {
     position_json_ending_t ending = {
         game_state_name(g->state), game_result_name(g->result),
-        g->state == GAME_DRAW ? game_termination_name(g->termination) : NULL,
+        g->state == GAME_DRAW && g->termination != GAME_TERMINATION_DRAW_ODDS ? game_termination_name(g->termination)
+                                                                               : NULL,
     };
     jsonw_key(w, "position");
     position_json_write_ended(w, &g->pos, &g->status, game_is_over(g) ? &ending : NULL, game_opening(g),
@@ -117,27 +158,71 @@ static void write_state(jsonw_t *w, const game_t *g, bool with_moves, int64_t no
     jsonw_kv_string(w, "takeback", game_takeback_name(g->takeback));
     write_optional(w, "takeback_offer", g->takeback_offer != GAME_OFFER_NONE, game_offer_name(g->takeback_offer));
     write_clock(w, g, now_ms);
+    int64_t deadline = game_flag_deadline(g);
+    if (deadline)
+        jsonw_kv_int(w, "deadline_ms", (long long)deadline);
+    else
+        jsonw_kv_null(w, "deadline_ms");
 }
 
-/* The moves of a move list as [{uci, san}] (the list is well formed). */
+/* What a game was created with and never changes: correspondence days,
+ * the TimeControl text, the rules switched on, draw offers' first move,
+ * draw odds. */
+static void write_terms(jsonw_t *w, const game_t *g)
+{
+    if (g->clock.days_per_move)
+        jsonw_kv_int(w, "days_per_move", (long long)g->clock.days_per_move);
+    else
+        jsonw_kv_null(w, "days_per_move");
+    char control[PGN_TIME_CONTROL_SIZE];
+    pgn_time_control(g, control, sizeof control);
+    jsonw_kv_string(w, "time_control", control);
+    jsonw_key(w, "rules");
+    jsonw_array_begin(w);
+    for (int64_t bit = 1; bit <= GAME_RULE_ALL; bit <<= 1)
+        if (g->rules.flags & bit)
+            jsonw_string(w, game_rule_name(bit));
+    jsonw_array_end(w);
+    if (g->rules.draw_offers_from_move)
+        jsonw_kv_int(w, "draw_offers_from_move", (long long)g->rules.draw_offers_from_move);
+    else
+        jsonw_kv_null(w, "draw_offers_from_move");
+    write_optional(w, "draw_odds", g->rules.draw_odds != 0,
+                   g->rules.draw_odds ? color_name((color_t)(g->rules.draw_odds - 1)) : NULL);
+}
+
+/* The moves of a move list as [{uci, san}] and, beside them, "clocks":
+ * each mover's time after its move, null where the entry has none (an
+ * untimed game, or moves stored before clocks were kept). The list is
+ * well formed. */
 static void write_moves(jsonw_t *w, const char *line, size_t length)
 {
-    jsonw_key(w, "moves");
-    jsonw_array_begin(w);
-    for (const char *p = line, *end = line + length; p < end;) {
-        const char *stop = memchr(p, ' ', (size_t)(end - p));
-        if (!stop)
-            stop = end;
-        const char *colon = memchr(p, ':', (size_t)(stop - p));
-        jsonw_object_begin(w);
-        jsonw_key(w, "uci");
-        jsonw_string_len(w, p, (size_t)(colon - p));
-        jsonw_key(w, "san");
-        jsonw_string_len(w, colon + 1, (size_t)(stop - colon - 1));
-        jsonw_object_end(w);
-        p = stop < end ? stop + 1 : end;
+    const char *end = line + length;
+    for (int pass = 0; pass < 2; pass++) {
+        jsonw_key(w, pass ? "clocks" : "moves");
+        jsonw_array_begin(w);
+        for (const char *p = line; p < end;) {
+            const char *stop = memchr(p, ' ', (size_t)(end - p));
+            if (!stop)
+                stop = end;
+            const char *colon = memchr(p, ':', (size_t)(stop - p));
+            const char *clock = memchr(colon + 1, ':', (size_t)(stop - colon - 1));
+            if (pass == 0) {
+                jsonw_object_begin(w);
+                jsonw_key(w, "uci");
+                jsonw_string_len(w, p, (size_t)(colon - p));
+                jsonw_key(w, "san");
+                jsonw_string_len(w, colon + 1, (size_t)((clock ? clock : stop) - colon - 1));
+                jsonw_object_end(w);
+            } else if (clock) {
+                jsonw_raw_n(w, clock + 1, (size_t)(stop - clock - 1));
+            } else {
+                jsonw_null(w);
+            }
+            p = stop < end ? stop + 1 : end;
+        }
+        jsonw_array_end(w);
     }
-    jsonw_array_end(w);
 }
 
 /* "chess960_position": the Scharnagl number of a Chess960 game's initial
@@ -185,6 +270,7 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     write_chess960_position(&w, &r->game.initial);
     jsonw_kv_string(&w, "initial_fen", fen_format(&r->game.initial, fen, sizeof fen));
     write_moves(&w, moves ? moves : "", moves ? moves_length : 0);
+    write_terms(&w, &r->game);
     write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms, NULL);
     write_time(&w, "created_at", r->created_at_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
@@ -217,6 +303,8 @@ static void write_change(jsonw_t *w, const game_record_t *r, const game_played_t
         jsonw_object_begin(w);
         jsonw_kv_string(w, "uci", played->uci);
         jsonw_kv_string(w, "san", played->san);
+        if (played->clocked)
+            jsonw_kv_int(w, "clock_ms", (long long)played->clock_ms);
         jsonw_object_end(w);
     } else {
         jsonw_null(w);

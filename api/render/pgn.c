@@ -36,6 +36,19 @@ static void write_token(buf_t *out, size_t *line_start, const char *token, size_
     buf_append(out, token, length);
 }
 
+/* "{ [%clk h:mm:ss] }" for the clock digits of a move-list entry (ms),
+ * in whole seconds as Lichess writes them (the JSON's clocks are exact). */
+static int clock_comment(const char *digits, size_t length, char *out, size_t size)
+{
+    int64_t ms = 0;
+    for (size_t i = 0; i < length && i < 18; i++)
+        ms = ms * 10 + (digits[i] - '0');
+    int64_t seconds = ms / 1000;
+    int n = snprintf(out, size, "{ [%%clk %lld:%02d:%02d] }", (long long)(seconds / 3600), (int)(seconds / 60 % 60),
+                     (int)(seconds % 60));
+    return n < (int)size ? n : (int)size - 1;
+}
+
 char *pgn_write(const pgn_game_t *game, size_t *length)
 {
     buf_t out;
@@ -69,6 +82,8 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     write_tag(&out, "Termination", game->termination ? game->termination : game->over ? "normal" : "unterminated");
     if (game->time_control)
         write_tag(&out, "TimeControl", game->time_control);
+    if (game->black_time_control) /* odds: White's is the TimeControl */
+        write_tag(&out, "BlackTimeControl", game->black_time_control);
     buf_putc(&out, '\n');
 
     size_t line_start = out.length;
@@ -80,20 +95,28 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
             stop = end;
         const char *colon = memchr(p, ':', (size_t)(stop - p));
         const char *san = colon ? colon + 1 : p;
+        const char *clock = colon ? memchr(san, ':', (size_t)(stop - san)) : NULL;
+        const char *san_end = clock ? clock : stop;
         char token[48];
         int n;
         if (white)
-            n = snprintf(token, sizeof token, "%u. %.*s", number, (int)(stop - san), san);
+            n = snprintf(token, sizeof token, "%u. %.*s", number, (int)(san_end - san), san);
         else if (first)
-            n = snprintf(token, sizeof token, "%u... %.*s", number, (int)(stop - san), san);
+            n = snprintf(token, sizeof token, "%u... %.*s", number, (int)(san_end - san), san);
         else
-            n = snprintf(token, sizeof token, "%.*s", (int)(stop - san), san);
+            n = snprintf(token, sizeof token, "%.*s", (int)(san_end - san), san);
         if (n > 0)
             write_token(&out, &line_start, token, (size_t)n < sizeof token ? (size_t)n : sizeof token - 1);
+        /* The mover's clock after the move, as Lichess writes it; a black
+         * move after a comment takes its number again. */
+        first = clock != NULL;
+        if (clock) {
+            n = clock_comment(clock + 1, (size_t)(stop - clock - 1), token, sizeof token);
+            write_token(&out, &line_start, token, (size_t)n);
+        }
         if (!white)
             number++;
         white = !white;
-        first = false;
         p = stop < end ? stop + 1 : end;
     }
     write_token(&out, &line_start, game->result, strlen(game->result));
@@ -101,33 +124,58 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     return buf_finish(&out, length);
 }
 
-/* The PGN TimeControl of a clock: seconds and increment ("300+2", "0.5"
- * written as such), "-" for an untimed game. */
-static void time_control(const game_t *g, char *out, size_t size)
+/* Seconds of ms as the TimeControl tag writes them: whole, or with the
+ * fraction's trailing zeros dropped ("300", "0.5"). */
+static size_t put_seconds(char *out, size_t size, int64_t ms)
 {
-    if (!game_is_timed(g)) {
-        snprintf(out, size, "-");
-        return;
+    size_t n = (size_t)snprintf(out, size, "%lld", (long long)(ms / 1000));
+    if (ms % 1000 && n < size) {
+        char fraction[8];
+        snprintf(fraction, sizeof fraction, "%03d", (int)(ms % 1000));
+        for (int k = 2; k > 0 && fraction[k] == '0'; k--)
+            fraction[k] = '\0';
+        n += (size_t)snprintf(out + n, size - n, ".%s", fraction);
     }
-    int64_t parts[2] = { g->clock.initial_ms, g->clock.increment_ms };
+    return n < size ? n : size - 1;
+}
+
+void pgn_control_text(const game_control_t *c, char *out, size_t size)
+{
     size_t n = 0;
-    for (int i = 0; i < 2 && n < size; i++) {
-        int64_t ms = parts[i];
-        n += (size_t)snprintf(out + n, size - n, i ? "+%lld" : "%lld", (long long)(ms / 1000));
-        if (ms % 1000 && n < size) { /* a fraction of a second, its trailing zeros dropped */
-            char fraction[8];
-            snprintf(fraction, sizeof fraction, "%03d", (int)(ms % 1000));
-            for (int k = 2; k > 0 && fraction[k] == '0'; k--)
-                fraction[k] = '\0';
-            n += (size_t)snprintf(out + n, size - n, ".%s", fraction);
+    out[0] = '\0';
+    for (int64_t i = 0; i < c->period_count && n + 1 < size; i++) {
+        if (i)
+            out[n++] = ':';
+        if (c->periods[i].moves)
+            n += (size_t)snprintf(out + n, size - n, "%lld/", (long long)c->periods[i].moves);
+        if (n < size)
+            n += put_seconds(out + n, size - n, c->periods[i].ms);
+        /* "+0" for one period without a delay, as Lichess writes "60+0". */
+        if ((c->increment_ms || (c->period_count == 1 && !c->delay_ms)) && n + 1 < size) {
+            out[n++] = '+';
+            n += put_seconds(out + n, size - n, c->increment_ms);
         }
+        if (c->delay_ms && n + 1 < size) {
+            out[n++] = 'd';
+            n += put_seconds(out + n, size - n, c->delay_ms);
+        }
+        out[n < size ? n : size - 1] = '\0';
     }
+}
+
+void pgn_time_control(const game_t *g, char *out, size_t size)
+{
+    if (!game_is_timed(g))
+        snprintf(out, size, "-");
+    else
+        pgn_control_text(&g->clock.control[WHITE], out, size);
 }
 
 char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_length, size_t *length)
 {
-    char control[48];
-    time_control(&r->game, control, sizeof control);
+    char control[PGN_TIME_CONTROL_SIZE], black[PGN_TIME_CONTROL_SIZE];
+    pgn_time_control(&r->game, control, sizeof control);
+    pgn_control_text(&r->game.clock.control[BLACK], black, sizeof black);
     pgn_game_t pgn = {
         .white = r->players[WHITE].name,
         .black = r->players[BLACK].name,
@@ -135,10 +183,12 @@ char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_l
         .initial = &r->game.initial,
         .result = game_result_name(r->game.result),
         .over = game_is_over(&r->game),
-        .termination = r->game.state == GAME_TIMEOUT   ? "time forfeit"
-                       : r->game.state == GAME_ABORTED ? "abandoned"
-                                                       : NULL,
+        .termination = r->game.termination == GAME_TERMINATION_IDLE_END ? "abandoned"
+                       : r->game.state == GAME_TIMEOUT                  ? "time forfeit"
+                       : r->game.state == GAME_ABORTED                  ? "abandoned"
+                                                                        : NULL,
         .time_control = control,
+        .black_time_control = game_is_timed(&r->game) && strcmp(control, black) ? black : NULL,
         .opening = game_opening(&r->game),
         .moves = moves ? moves : "",
         .moves_length = moves ? moves_length : 0,

@@ -22,13 +22,23 @@ typedef struct {
     bool over;                 /* the Termination tag: normal or unterminated, unless termination says */
     const char *termination;   /* the Termination tag's value when not NULL ("time forfeit", "abandoned") */
     const char *time_control;  /* the TimeControl tag ("300+2", "-" for none) when not NULL */
+    const char *black_time_control; /* a BlackTimeControl tag when not NULL: Black's clock, when it differs */
     const opening_t *opening;  /* the ECO and Opening tags when not NULL */
-    const char *moves;         /* the move list: "uci:san" entries separated by single spaces */
+    const char *moves;         /* the move list: "uci:san[:clock]" entries separated by single spaces */
     size_t moves_length;
 } pgn_game_t;
 
+/* The TimeControl tag's text of a control, in the PGN standard's form
+ * with a delay after a 'd' ("40/5400+30:1800+30", "300d5"); of a game,
+ * White's, or "-" without a clock (correspondence too, as Lichess writes
+ * it). out holds PGN_TIME_CONTROL_SIZE bytes. */
+enum { PGN_TIME_CONTROL_SIZE = 160 };
+void pgn_control_text(const game_control_t *c, char *out, size_t size);
+void pgn_time_control(const game_t *g, char *out, size_t size);
+
 /* The PGN text (malloc'd, caller frees; length in *length), or NULL when out
- * of memory: never a cut text. */
+ * of memory: never a cut text. A move-list entry's clock is written after
+ * its move as a [%clk] comment. */
 char *pgn_write(const pgn_game_t *game, size_t *length);
 
 /* The PGN of a stored game r with its move list (moves_length bytes of

@@ -209,7 +209,8 @@ export async function playGame(base: string, log: (line: string) => void): Promi
   log(`version ${end.version}: ${end.status} by ${end.termination}, ${end.result}`);
 
   const pgn = must(await call(base, "get", "/v1/games/{id}/pgn", { params: { id } }), 200, "the PGN");
-  check(pgn.includes('[Result "1/2-1/2"]') && pgn.includes("1. e4 e5 2. Nf3"), `the PGN: ${pgn}`);
+  check(pgn.includes('[Result "1/2-1/2"]') && /^1\. e4 \{ \[%clk 0:05:00\] \} 1\.\.\. e5 .* 2\. Nf3/m.test(pgn),
+    `the PGN: ${pgn}`);
   check(pgn.includes('[TimeControl "300+2"]'), "the PGN names the time control");
   log(`PGN: ${pgn.split("\n").filter((l) => l.startsWith("1.")).join(" ")}`);
 }

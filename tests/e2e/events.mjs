@@ -53,7 +53,7 @@ export function changeEvent(id, version, { filler } = {}) {
       opening: { eco: 'B00', name: filler ?? "King's Pawn Game" },
     },
     status: 'active', result: '*', termination: null, draw_offer: null, takeback: 'agreement', takeback_offer: null,
-    clock: null, updated_at: new Date().toISOString(),
+    clock: null, deadline_ms: null, updated_at: new Date().toISOString(),
   };
 }
 

@@ -367,7 +367,10 @@ test('clock fields: bounds on initial_ms and increment_ms are 400 naming the fie
     const g = await createGame(A, { clock });
     const t1 = await redisMs(main.redis);
     const c = g.body.clock;
+    const control = { initial_ms: clock.initial_ms, increment_ms: increment, delay_ms: 0, delay_mode: 'none',
+      periods: [{ moves: null, ms: clock.initial_ms }] };
     assert.deepEqual({ ...c, at_ms: 0, abort_at_ms: 0 }, { initial_ms: clock.initial_ms, increment_ms: increment,
+      white: control, black: control, start_at_ms: null, given_ms: { white: 0, black: 0 },
       first_move_ms: 30000, abort_at_ms: 0, white_ms: clock.initial_ms, black_ms: clock.initial_ms, running: null, at_ms: 0 },
     JSON.stringify(c));
     // White's first move is due within the default grace of the creation.
@@ -387,9 +390,9 @@ test('clock fields: bounds on initial_ms and increment_ms are 400 naming the fie
     assert.equal((await read(main.B, g)).takeback, policy, 'another replica reads the same policy');
   }
   // An unknown member of clock is named, as an unknown top-level field is ("unknown field 'x'").
-  const unknown = await api(A, 'POST', '/v1/games', { json: { clock: { initial_ms: 60000, delay_ms: 5 } } });
+  const unknown = await api(A, 'POST', '/v1/games', { json: { clock: { initial_ms: 60000, byoyomi_ms: 5 } } });
   expectProblem(unknown, 400, 'unknown_field');
-  assert.ok(unknown.body.detail.includes('delay_ms'), `the problem names the unknown field: ${unknown.body.detail}`);
+  assert.ok(unknown.body.detail.includes('byoyomi_ms'), `the problem names the unknown field: ${unknown.body.detail}`);
 });
 
 test('clock: the first two plies are free; from ply 3 a move charges its mover and adds the increment', async () => {
@@ -477,7 +480,7 @@ test('clock: a move after the flag fell is 409 game_over; the game is timeout fo
   assert.match(pgn.text, /^\[TimeControl "1\+0"\]$/m);
   assert.match(pgn.text, /^\[Termination "time forfeit"\]$/m);
   assert.match(pgn.text, /^\[Result "0-1"\]$/m);
-  assert.match(pgn.text, /1\. e4 e5 0-1\s*$/);
+  assert.match(pgn.text, /1\. e4 \{ \[%clk 0:00:01\] \} 1\.\.\. e5 \{ \[%clk 0:00:01\] \} 0-1\s*$/);
 });
 
 test('clock: a flag that falls while the opponent has only a king is a draw (insufficient material)', async () => {

@@ -85,6 +85,7 @@ function normalise(text) {
     .replace(/^\[Date "\d{4}\.\d{2}\.\d{2}"\]$/gm, '[Date "<date>"]')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
     .replace(/"(id|white|black)":"[A-Za-z0-9_-]{16,22}"/g, '"$1":"<id>"')
+    .replace(/\[%clk \d+:\d\d:\d\d\]/g, '[%clk <clock>]')
     .split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n+$/, '');
 }
 
@@ -157,6 +158,7 @@ test('a tested block owns the output block right after it, and only that', () =>
 
 test('the normalisation only touches what must vary', () => {
   assert.equal(normalise('[Date "2026.11.29"]\n{"id":"AbCdEfGhIjKlMnOp","x":1}  \n\n'), '[Date "<date>"]\n{"id":"<id>","x":1}');
+  assert.equal(normalise('1. e4 { [%clk 0:04:58] }'), '1. e4 { [%clk <clock>] }');
   assert.notEqual(normalise('{"version":2}'), normalise('{"version":3}'));
   assert.notEqual(normalise('[Result "1-0"]'), normalise('[Result "0-1"]'));
 });

@@ -996,7 +996,9 @@ static void test_replay_refuses_text_that_is_not_a_legal_move_list(void)
         "zzzz",                         /* garbage */
         "e2e4 hello",                   /* garbage later on */
         "Nf3",                          /* SAN is not an entry's first part */
-        "e2e4:e4:e4",                   /* two colons */
+        "e2e4:e4:e4",                   /* a clock that is not a figure */
+        "e2e4:e4:",                     /* an empty clock */
+        "e2e4:e4:1:2",                  /* three colons */
         "e2e4:e4 e7e5:Nf6",             /* a SAN that is not the move's */
         "e2e4:",                        /* an empty SAN */
         ":e4",                          /* an empty UCI */
@@ -1297,6 +1299,26 @@ static void test_restore_refuses_parts_that_do_not_belong_together(void)
 
 enum { MINUTE_MS = 60000, HOUR_MS = 3600000 };
 
+/* A game's rules with no switch set: what every game before them had. */
+static const game_rules_t no_rules;
+
+/* A clock as records of one Fischer control for both sides hold it (an
+ * initial_ms of 0 with no other figure: untimed; with one: out of bounds). */
+static game_clock_t fischer(int64_t initial_ms, int64_t increment_ms, int64_t white_ms, int64_t black_ms,
+                            int64_t turn_started_ms, int64_t imported_plies, int64_t first_move_ms)
+{
+    game_clock_t c = { .remaining_ms = { white_ms, black_ms },
+                       .turn_started_ms = turn_started_ms,
+                       .imported_plies = imported_plies,
+                       .first_move_ms = first_move_ms };
+    if (initial_ms || increment_ms)
+        for (int side = 0; side < COLOR_COUNT; side++)
+            c.control[side] = (game_control_t){ .periods = { { 0, initial_ms } },
+                                                .period_count = 1,
+                                                .increment_ms = increment_ms };
+    return c;
+}
+
 /* A new game from fen (NULL: the standard start) on a clock of initial_ms
  * each plus increment_ms a move, takebacks under policy. */
 static void timed_start(game_t *g, const char *fen, int64_t initial_ms, int64_t increment_ms, game_takeback_t policy)
@@ -1346,8 +1368,8 @@ static void test_first_two_plies_charge_no_time_and_add_no_increment(void)
     game_t g;
     timed_start(&g, NULL, MINUTE_MS, 2000, GAME_TAKEBACK_AGREEMENT);
     CU_ASSERT_TRUE(game_is_timed(&g));
-    CU_ASSERT_EQUAL(g.clock.initial_ms, MINUTE_MS);
-    CU_ASSERT_EQUAL(g.clock.increment_ms, 2000);
+    CU_ASSERT_EQUAL(g.clock.control[WHITE].periods[0].ms, MINUTE_MS);
+    CU_ASSERT_EQUAL(g.clock.control[WHITE].increment_ms, 2000);
     expect_clock_stands(&g, MINUTE_MS, MINUTE_MS);
     EXPECT_NO_FLAG(&g, HOUR_MS);
     move_at(&g, "e4", 5000, NULL); /* White thought 5 s: free */
@@ -1383,8 +1405,8 @@ static void test_from_the_third_ply_the_mover_is_charged_the_elapsed_time_and_ge
         CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], plies[i].white_ms);
         CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], plies[i].black_ms);
         CU_ASSERT_EQUAL(g.clock.turn_started_ms, plies[i].at_ms);
-        CU_ASSERT_EQUAL(g.clock.initial_ms, MINUTE_MS);
-        CU_ASSERT_EQUAL(g.clock.increment_ms, 2000);
+        CU_ASSERT_EQUAL(g.clock.control[WHITE].periods[0].ms, MINUTE_MS);
+        CU_ASSERT_EQUAL(g.clock.control[WHITE].increment_ms, 2000);
     }
 }
 
@@ -1823,7 +1845,7 @@ static void replayed_with_clock(game_t *g, const char *line, const game_clock_t 
     position_t initial;
     tests_parse_fen(FEN_START, &initial);
     CU_ASSERT_EQUAL_FATAL(replay_active(g, &initial, line), GAME_OK);
-    CU_ASSERT_EQUAL_FATAL(game_restore_rules(g, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, clock), GAME_OK);
+    CU_ASSERT_EQUAL_FATAL(game_restore_rules(g, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, clock, &no_rules), GAME_OK);
 }
 
 /* e4 e5 Nf3 Nc6 Bb5 at 1, 2, 5, 9 and 10 s on a minute plus a second:
@@ -1850,7 +1872,7 @@ static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_c
     line_t line;
     int plies = -1;
     /* White takes back its Bb5 (1 s spent, 1 s earned): White to move with its 57 s from before Bb5. */
-    const game_clock_t one_back = { MINUTE_MS, 1000, { 57000, 53000 }, 14000, 0, 0 };
+    const game_clock_t one_back = fischer(MINUTE_MS, 1000, 57000, 53000, 14000, 0, 0);
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
@@ -1860,7 +1882,7 @@ static void test_accepted_takeback_is_the_game_replayed_to_that_point_with_the_c
     CU_ASSERT_TRUE(game_clock_running(&g));
     CU_ASSERT_EQUAL(game_flag_deadline(&g), 14000 + 57000);
     /* Black takes back its Nc6 and White's Bb5: Black to move, each without its move's second. */
-    const game_clock_t two_back = { MINUTE_MS, 1000, { 57000, 52000 }, 14000, 0, 0 };
+    const game_clock_t two_back = fischer(MINUTE_MS, 1000, 57000, 52000, 14000, 0, 0);
     ruy_lopez_on_the_clock(&g, &line);
     CU_ASSERT_EQUAL(takeback(&g, BLACK, GAME_TAKEBACK_OFFER, &line, 11000, &plies), GAME_OK);
     CU_ASSERT_EQUAL(takeback(&g, WHITE, GAME_TAKEBACK_ACCEPT, &line, 14000, &plies), GAME_OK);
@@ -1945,15 +1967,15 @@ static void test_increment_earned_is_the_increment_from_the_third_ply_on_and_not
 {
     game_t g;
     timed_start(&g, NULL, MINUTE_MS, 600000, GAME_TAKEBACK_FREE);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 0), 0);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 1), 0);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 600000);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 3), 600000);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, GAME_MAX_PLIES - 1), 600000);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 0), 0);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 1), 0);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 2), 600000);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 3), 600000);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, GAME_MAX_PLIES - 1), 600000);
     timed_start(&g, NULL, MINUTE_MS, 0, GAME_TAKEBACK_FREE);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 0);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 2), 0);
     start(&g, NULL);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 0);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 2), 0);
 }
 
 /* One player alone, under the free policy, moving and taking the move back
@@ -2121,8 +2143,8 @@ static void test_imported_moves_earned_no_increment_and_takebacks_of_them_take_n
     CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], MINUTE_MS);
     CU_ASSERT_EQUAL(game_flag_deadline(&g), 1000 + MINUTE_MS); /* four plies: the clock runs */
     for (int ply = 0; ply < 4; ply++)
-        CU_ASSERT_EQUAL(game_clock_increment_earned(&g, ply), 0);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 4), 10000);
+        CU_ASSERT_EQUAL(game_clock_earned(&g, ply), 0);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 4), 10000);
     expect_rules_restored(&g);
     /* A move after the import earns, and its undo takes that back. */
     move_at(&g, "e2e4", 3000, &line);
@@ -2148,7 +2170,7 @@ static void test_imported_moves_earned_no_increment_and_takebacks_of_them_take_n
     CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], 56000);
     CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], 57000);
     CU_ASSERT_EQUAL(g.clock.imported_plies, 0);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&g, 2), 10000);
+    CU_ASSERT_EQUAL(game_clock_earned(&g, 2), 10000);
     CU_ASSERT(g.initial.chess960);
     expect_rules_restored(&g);
 }
@@ -2162,7 +2184,7 @@ static void test_adopt_rules_of_an_untimed_game_or_one_of_two_plies_has_no_impor
     CU_ASSERT_EQUAL(game_adopt_rules(&g, &rules, 5000), GAME_OK);
     CU_ASSERT_FALSE(game_is_timed(&g));
     CU_ASSERT_EQUAL(g.clock.imported_plies, 0);
-    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 0);
+    CU_ASSERT_EQUAL(g.clock.turn_started_ms, 5000); /* every game's turn starts: the idle end counts from it */
     CU_ASSERT_EQUAL(g.takeback, GAME_TAKEBACK_NONE);
     timed_start(&rules, NULL, MINUTE_MS, 1000, GAME_TAKEBACK_AGREEMENT);
     game_of(&g, NULL, "e4 e5", NULL);
@@ -2170,7 +2192,7 @@ static void test_adopt_rules_of_an_untimed_game_or_one_of_two_plies_has_no_impor
     CU_ASSERT_EQUAL(g.clock.imported_plies, 0); /* the first two plies never earn anyway */
     CU_ASSERT_EQUAL(game_flag_deadline(&g), 5000 + MINUTE_MS);
     /* Rules that do not fit (an out-of-bounds clock) change nothing. */
-    rules.clock.initial_ms = 1;
+    rules.clock.control[WHITE].periods[0].ms = 1;
     game_of(&g, NULL, "e4 e5 Nf3", NULL);
     before = g;
     EXPECT_REFUSED(&g, game_adopt_rules(&g, &rules, 5000), GAME_EBAD_RECORD);
@@ -2422,8 +2444,8 @@ static void test_set_rules_takes_a_clock_within_its_bounds_only(void)
         }
         CU_ASSERT_EQUAL(g.takeback, cases[i].takeback);
         CU_ASSERT_EQUAL(game_is_timed(&g), cases[i].initial_ms > 0);
-        CU_ASSERT_EQUAL(g.clock.initial_ms, cases[i].initial_ms);
-        CU_ASSERT_EQUAL(g.clock.increment_ms, cases[i].increment_ms);
+        CU_ASSERT_EQUAL(g.clock.control[WHITE].periods[0].ms, cases[i].initial_ms);
+        CU_ASSERT_EQUAL(g.clock.control[WHITE].increment_ms, cases[i].increment_ms);
         CU_ASSERT_EQUAL(g.clock.remaining_ms[WHITE], cases[i].initial_ms);
         CU_ASSERT_EQUAL(g.clock.remaining_ms[BLACK], cases[i].initial_ms);
         CU_ASSERT_EQUAL(g.clock.turn_started_ms, 0);
@@ -2436,7 +2458,7 @@ static void expect_rules_restored(const game_t *g)
 {
     game_t r;
     CU_ASSERT_EQUAL_FATAL(restore(&r, g), GAME_OK);
-    CU_ASSERT_EQUAL(game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock), GAME_OK);
+    CU_ASSERT_EQUAL(game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock, &g->rules), GAME_OK);
     EXPECT_SAME_GAME(&r, g);
 }
 
@@ -2549,29 +2571,28 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     do {                                                                                                   \
         const game_clock_t clock_ = __VA_ARGS__;                                                           \
         r = (game);                                                                                        \
-        EXPECT_REFUSED(&r, game_restore_rules(&r, takeback_, offer_, &clock_), GAME_EBAD_RECORD);          \
+        EXPECT_REFUSED(&r, game_restore_rules(&r, takeback_, offer_, &clock_, &no_rules), GAME_EBAD_RECORD);          \
     } while (0)
     /* The clock's bounds. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 999, 0, { 1000, 1000 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 86400001, 0, { 1000, 1000 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 600001, { 1000, 1000 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, -1, { 1000, 1000 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 1000, { 0, 0 }, 0, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(999, 0, 1000, 1000, 0, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(86400001, 0, 1000, 1000, 0, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 600001, 1000, 1000, 0, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, -1, 1000, 1000, 0, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 1000, 0, 0, 0, 0, 0));
     /* Negative or absurd figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { -1, 1000 }, 10000, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, -1 }, 10000, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, -1, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, -1, 1000, 10000, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, -1, 10000, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, -1, 0, 0));
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { INT64_C(9000000000000001), 1000 }, 10000, 0, 0 });
+                     fischer(MINUTE_MS, 1000, INT64_C(9000000000000001), 1000, 10000, 0, 0));
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, INT64_C(9000000000000001), 0, 0 });
+                     fischer(MINUTE_MS, 1000, 1000, 1000, INT64_C(9000000000000001), 0, 0));
     /* An untimed game with figures. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 1, 0 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 1 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 1, 0, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 0, 1, 0, 0, 0, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 0, 0, 1, 0, 0, 0));
     /* A timeout on no clock, or with the loser's time left. */
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0, 0 });
-    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 58000, 1 }, HOUR_MS, 0, 0 });
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 0, 0, 0, 0, 0, 0));
+    EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 58000, 1, HOUR_MS, 0, 0));
     /* Takeback offers: in a finished game, under the policy none, by a player with nothing to take back. */
     EXPECT_BAD_RULES(resigned, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, resigned.clock);
     EXPECT_BAD_RULES(timeout, GAME_TAKEBACK_FREE, GAME_OFFER_BLACK, timeout.clock);
@@ -2583,36 +2604,36 @@ static void test_restore_rules_refuses_rules_that_do_not_fit_the_game(void)
     game_of(&none, NULL, "", NULL);
     EXPECT_BAD_RULES(none, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, untimed);
     /* Imported plies: 1 and 2 are kept as 0, none beyond the game's 5 plies, none on no clock. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 1, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 2, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, -1, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 6, 0 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 1, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 2, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, 10000, -1, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 6, 0));
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, INT64_MAX, 0 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 3, 0 });
+                     fischer(MINUTE_MS, 1000, 1000, 1000, 10000, INT64_MAX, 0));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 0, 0, 0, 0, 3, 0));
     /* Values outside the enums. */
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_COUNT, GAME_OFFER_NONE, ok);
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_COUNT, ok);
     /* The first-move grace: within its bounds, and none in an untimed game. */
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, -1 });
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 0, -1));
     EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE,
-                     { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, GAME_FIRST_MOVE_MAX + 1 });
-    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, { 0, 0, { 0, 0 }, 0, 0, 30000 });
+                     fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 0, GAME_FIRST_MOVE_MAX + 1));
+    EXPECT_BAD_RULES(active, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_NONE, fischer(0, 0, 0, 0, 0, 0, 30000));
 #undef EXPECT_BAD_RULES
     /* What does fit is taken (the cases above differ from these in one thing). */
-    const game_clock_t fits[] = { ok, { MINUTE_MS, 1000, { 0, 9000000000000000 }, 9000000000000000, 0, 0 },
-                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 3, 0 },
-                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 5, 0 },
-                                  { MINUTE_MS, 1000, { 1000, 1000 }, 10000, 0, GAME_FIRST_MOVE_MAX } };
+    const game_clock_t fits[] = { ok, fischer(MINUTE_MS, 1000, 0, 9000000000000000, 9000000000000000, 0, 0),
+                                  fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 3, 0),
+                                  fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 5, 0),
+                                  fischer(MINUTE_MS, 1000, 1000, 1000, 10000, 0, GAME_FIRST_MOVE_MAX) };
     for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
         r = active;
-        CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_FREE, GAME_OFFER_WHITE, &fits[i]), GAME_OK);
+        CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_FREE, GAME_OFFER_WHITE, &fits[i], &no_rules), GAME_OK);
     }
     r = one;
-    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, &untimed), GAME_OK);
+    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_AGREEMENT, GAME_OFFER_WHITE, &untimed, &no_rules), GAME_OK);
     r = timeout;
-    const game_clock_t timeout_clock = { MINUTE_MS, 1000, { 58000, 0 }, HOUR_MS, 0, 0 };
-    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_NONE, GAME_OFFER_NONE, &timeout_clock), GAME_OK);
+    const game_clock_t timeout_clock = fischer(MINUTE_MS, 1000, 58000, 0, HOUR_MS, 0, 0);
+    CU_ASSERT_EQUAL(game_restore_rules(&r, GAME_TAKEBACK_NONE, GAME_OFFER_NONE, &timeout_clock, &no_rules), GAME_OK);
 }
 
 /* ---- names ---- */
@@ -2802,13 +2823,13 @@ static void check_replay_and_restore(differential_t *d, int game, const game_t *
     game_t r;
     if (game_replay(&r, &g->initial, line->text, line->length, g->state, g->result, g->termination, g->draw_offer)
             != GAME_OK
-        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock, &g->rules) != GAME_OK || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_replay of the line differs");
-    if (restore(&r, g) != GAME_OK || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+    if (restore(&r, g) != GAME_OK || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock, &g->rules) != GAME_OK
         || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts differs");
     if (restore_from_fen(&r, g) != GAME_OK
-        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock) != GAME_OK
+        || game_restore_rules(&r, g->takeback, g->takeback_offer, &g->clock, &g->rules) != GAME_OK
         || memcmp(&r, g, sizeof r) != 0)
         mismatch(d, game, g->ply_count, "game_restore from the parts through FEN text differs");
     d->replays++;
@@ -2845,7 +2866,7 @@ static void check_undo(differential_t *d, int game, const game_t *g, const game_
     if (game_clock_running(g))
         expected.clock.remaining_ms[g->pos.side_to_move] -= undo_ms - g->clock.turn_started_ms;
     if (game_clock_running(before_last))
-        expected.clock.remaining_ms[mover] -= g->clock.increment_ms;
+        expected.clock.remaining_ms[mover] -= g->clock.control[mover].increment_ms;
     if (game_is_timed(g))
         expected.clock.turn_started_ms = undo_ms;
     if (game_undo(&r, mover, line->text, line->length, undo_ms) != GAME_OK || memcmp(&r, &expected, sizeof r) != 0)
@@ -2862,7 +2883,7 @@ static void check_clock(differential_t *d, int game, const game_t *g, const cloc
     if (!c->timed)
         return;
     if (g->clock.remaining_ms[WHITE] != c->remaining_ms[WHITE] || g->clock.remaining_ms[BLACK] != c->remaining_ms[BLACK]
-        || g->clock.turn_started_ms != c->now_ms || g->clock.increment_ms != c->increment_ms)
+        || g->clock.turn_started_ms != c->now_ms || g->clock.control[WHITE].increment_ms != c->increment_ms)
         mismatch(d, game, g->ply_count, "clock differs from the model");
     int64_t deadline = game_clock_running(g) ? c->now_ms + c->remaining_ms[g->pos.side_to_move] : 0;
     if (game_flag_deadline(g) != deadline)

@@ -347,61 +347,69 @@ typedef struct {
     bool flags;  /* played on a clock (ENDING_CLOCK_MS each, the moves at 0) whose flag then falls */
     bool aborts; /* the side to move aborts */
     variant_t variant; /* the rule set fen is read and played in (0: standard chess) */
+    bool idles;        /* no clock: the idle end (ENDING_CLOCK_MS) passes after the moves */
+    int odds;          /* draw odds as game_rules_t has them: 0 none, else 1 + the colour */
 } ending_t;
 
 enum { ENDING_CLOCK_MS = 60000, HOUR_MS = 3600000 };
 
 static const ending_t endings[] = {
     { "mate by white", FEN_START, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", -1, -1, -1, GAME_CHECKMATE, GAME_WHITE_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0 },
     { "mate by black", FEN_START, "f3 e5 g4 Qh4#", -1, -1, -1, GAME_CHECKMATE, GAME_BLACK_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0 },
     { "stalemate", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE, GAME_DRAWN,
-      GAME_TERMINATION_STALEMATE, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_STALEMATE, false, false, VARIANT_STANDARD, false, 0 },
     { "insufficient material", "k7/8/8/8/8/8/1q6/K7 w - - 0 1", "Kxb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false, VARIANT_STANDARD, false, 0 },
     { "fivefold repetition", FEN_START,
       "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0 },
     { "seventy-five moves", "k7/8/8/8/8/8/8/KR6 w - - 149 80", "Rb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false, VARIANT_STANDARD, false, 0 },
     { "threefold repetition claimed", FEN_START, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, WHITE, GAME_DRAW,
-      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false, VARIANT_STANDARD },
+      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0 },
     { "fifty moves claimed", "k7/8/8/8/8/8/8/KR6 w - - 99 80", "Rb2", -1, -1, BLACK, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIFTY_MOVES, false, false, VARIANT_STANDARD },
-    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_FIFTY_MOVES, false, false, VARIANT_STANDARD, false, 0 },
+    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false, VARIANT_STANDARD, false, 0 },
     { "white resigned", FEN_START, "e4 e5 Nf3", WHITE, -1, -1, GAME_RESIGNED, GAME_BLACK_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0 },
     { "black resigned at the start", FEN_START, "", BLACK, -1, -1, GAME_RESIGNED, GAME_WHITE_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0 },
     { "white lost on time", FEN_START, "e4 e5", -1, -1, -1, GAME_TIMEOUT, GAME_BLACK_WINS,
-      GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD },
+      GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0 },
     /* Black has a bare king: it cannot win on time. */
     { "white's flag fell against a bare king", "k7/8/8/8/8/8/8/2Q4K w - - 0 1", "Qc2 Kb8", -1, -1, -1, GAME_TIMEOUT,
-      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD },
+      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0 },
     { "aborted after white's first move", FEN_START, "e4", -1, -1, -1, GAME_ABORTED, GAME_RESULT_NONE,
-      GAME_TERMINATION_ABORTED, false, true, VARIANT_STANDARD },
+      GAME_TERMINATION_ABORTED, false, true, VARIANT_STANDARD, false, 0 },
     /* The variants' own ends, and a mate by a drop and by an Elephant. */
     { "crazyhouse mate by a drop", "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", "Q@b7", -1, -1, -1, GAME_CHECKMATE,
-      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_CRAZYHOUSE },
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_CRAZYHOUSE, false, 0 },
     { "atomic king exploded", "kn6/8/8/8/8/8/8/KR6 w - - 0 1", "Rxb8", -1, -1, -1, GAME_VARIANT_END,
-      GAME_WHITE_WINS, GAME_TERMINATION_KING_EXPLODED, false, false, VARIANT_ATOMIC },
+      GAME_WHITE_WINS, GAME_TERMINATION_KING_EXPLODED, false, false, VARIANT_ATOMIC, false, 0 },
     { "antichess: white took black's last piece", "8/8/8/8/8/8/p7/R7 w - - 0 1", "Rxa2", -1, -1, -1,
-      GAME_VARIANT_END, GAME_BLACK_WINS, GAME_TERMINATION_NO_PIECES, false, false, VARIANT_ANTICHESS },
+      GAME_VARIANT_END, GAME_BLACK_WINS, GAME_TERMINATION_NO_PIECES, false, false, VARIANT_ANTICHESS, false, 0 },
     { "antichess: black cannot move", "8/8/8/8/p7/8/P7/8 w - - 0 1", "a3", -1, -1, -1, GAME_VARIANT_END,
-      GAME_BLACK_WINS, GAME_TERMINATION_STALEMATE_WIN, false, false, VARIANT_ANTICHESS },
+      GAME_BLACK_WINS, GAME_TERMINATION_STALEMATE_WIN, false, false, VARIANT_ANTICHESS, false, 0 },
     { "king of the hill", "k7/8/8/8/8/3K4/8/8 w - - 0 1", "Kd4", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
-      GAME_TERMINATION_KING_OF_THE_HILL, false, false, VARIANT_KING_OF_THE_HILL },
+      GAME_TERMINATION_KING_OF_THE_HILL, false, false, VARIANT_KING_OF_THE_HILL, false, 0 },
     { "three checks", "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1", "Qe2+", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
-      GAME_TERMINATION_THREE_CHECKS, false, false, VARIANT_THREE_CHECK },
+      GAME_TERMINATION_THREE_CHECKS, false, false, VARIANT_THREE_CHECK, false, 0 },
     { "horde captured", "k7/8/8/8/8/8/8/rP6 b - - 0 1", "Rxb1", -1, -1, -1, GAME_VARIANT_END, GAME_BLACK_WINS,
-      GAME_TERMINATION_HORDE_CAPTURED, false, false, VARIANT_HORDE },
+      GAME_TERMINATION_HORDE_CAPTURED, false, false, VARIANT_HORDE, false, 0 },
     { "race finished, black cannot follow", "8/1K6/8/8/8/8/k7/8 w - - 0 1", "Kb8", -1, -1, -1, GAME_VARIANT_END,
-      GAME_WHITE_WINS, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS },
+      GAME_WHITE_WINS, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0 },
     { "race finished, black follows: a draw", "8/1K5k/8/8/8/8/8/8 w - - 0 1", "Kb8 Kh8", -1, -1, -1,
-      GAME_VARIANT_END, GAME_DRAWN, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS },
+      GAME_VARIANT_END, GAME_DRAWN, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0 },
     { "S-chess mate by an Elephant", "k7/8/1K6/8/8/8/8/7E[] w - - 0 1", "Eh8#", -1, -1, -1, GAME_CHECKMATE,
-      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_SEIRAWAN },
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_SEIRAWAN, false, 0 },
+    { "idle end: black never moved again", FEN_START, "e4 e5 Nf3", -1, -1, -1, GAME_TIMEOUT, GAME_WHITE_WINS,
+      GAME_TERMINATION_IDLE_END, false, false, VARIANT_STANDARD, true, 0 },
+    { "stalemate with draw odds for black", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE,
+      GAME_BLACK_WINS, GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + BLACK },
+    { "agreement with draw odds for white", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_WHITE_WINS,
+      GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + WHITE },
 };
 
 /* Plays ending e into r (a standing offer is accepted by the other player). */
@@ -410,7 +418,17 @@ static void play_ending(game_record_t *r, const ending_t *e)
     start_record_in(r, e->variant, e->fen, 0, "Anna", "Boris");
     if (e->flags)
         CU_ASSERT_FATAL(game_set_rules(&r->game, ENDING_CLOCK_MS, 0, GAME_TAKEBACK_AGREEMENT));
+    game_rules_t rules = { .draw_odds = e->odds };
+    CU_ASSERT_FATAL(game_set_game_rules(&r->game, &rules));
     play(r, e->moves);
+    if (e->idles) {
+        r->game.clock.idle_ms = ENDING_CLOCK_MS;
+        r->game.clock.turn_started_ms = 1000; /* the moves above were played at 0, as if never */
+        CU_ASSERT_FALSE(game_flag(&r->game, 1000 + ENDING_CLOCK_MS - 1));
+        CU_ASSERT_FATAL(game_flag(&r->game, 1000 + ENDING_CLOCK_MS));
+        r->game.clock.idle_ms = 0; /* a setting, never stored */
+        r->game.clock.turn_started_ms = 0; /* nor such a game's turn: its last change stands for it */
+    }
     if (e->offers >= 0) {
         draw_action(r, (color_t)e->offers, GAME_DRAW_OFFER);
         draw_action(r, (color_t)!e->offers, GAME_DRAW_ACCEPT);
@@ -1058,8 +1076,13 @@ static void test_imported_plies_round_trip_as_a_sixth_clock_number_written_only_
     game_record_t cut;
     start_record(&cut, FEN_START, 0, "Anna", "Boris");
     play(&cut, "e4 e5");
-    CU_ASSERT_EQUAL_FATAL(game_restore_rules(&cut.game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE,
-                                             &(const game_clock_t){ 300000, 2000, { 300000, 300000 }, 9500, 0, 0 }),
+    game_clock_t clock = { 0 };
+    for (int side = 0; side < COLOR_COUNT; side++)
+        clock.control[side] = (game_control_t){ .periods = { { 0, 300000 } }, .period_count = 1, .increment_ms = 2000 };
+    clock.remaining_ms[WHITE] = clock.remaining_ms[BLACK] = 300000;
+    clock.turn_started_ms = 9500;
+    clock.imported_plies = 0;
+    CU_ASSERT_EQUAL_FATAL(game_restore_rules(&cut.game, GAME_TAKEBACK_FREE, GAME_OFFER_NONE, &clock, &cut.game.rules),
                           GAME_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(state_string(&cut, text), "\nclock 300000 2000 300000 300000 9500\n"));
     /* A clock line of five numbers, as every earlier chessd wrote it, reads with no imported plies. */
@@ -1068,7 +1091,7 @@ static void test_imported_plies_round_trip_as_a_sixth_clock_number_written_only_
     text_of(&r, &t);
     CU_ASSERT_FATAL(game_record_read(&back, t.state, t.length, t.history, t.history_length));
     CU_ASSERT_EQUAL(back.game.clock.imported_plies, 0);
-    CU_ASSERT_EQUAL(game_clock_increment_earned(&back.game, 2), 2000);
+    CU_ASSERT_EQUAL(game_clock_earned(&back.game, 2), 2000);
 }
 
 static void test_read_refuses_imported_plies_that_are_not_a_count_the_game_can_have(void)

@@ -19,6 +19,7 @@ int test_san_register(void);
 int test_legality_register(void);
 int test_status_register(void);
 int test_game_register(void);
+int test_game_clock_register(void);
 int test_movegen_register(void);
 int test_oracle_register(void);
 int test_store_redis_register(void);

@@ -74,7 +74,9 @@ static bool create(int64_t initial_ms, created_t *game)
     CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
     char message[200];
     CU_ASSERT_EQUAL_FATAL(fen_parse(FEN_START, strlen(FEN_START), 0, &spec->start, message, sizeof message), FEN_OK);
-    spec->initial_ms = initial_ms;
+    if (initial_ms)
+        for (int side = 0; side < COLOR_COUNT; side++)
+            spec->controls[side] = (game_control_t){ .periods = { { 0, initial_ms } }, .period_count = 1 };
     spec->takeback = GAME_TAKEBACK_FREE;
     game_svc_request_t rq = { .answer_status = 201, .location_prefix = "/games/" };
     game_svc_result_t out = { 0 };
