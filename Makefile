@@ -214,6 +214,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	VARIANT_DIFF_SEED=$$(date +%s) VARIANT_DIFF_PLIES=20000 CHESSD_BIN=$(BUILD)/chessd node --test tests/e2e/variants_differential.test.mjs
 	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
+	tests/bench/clock_bench.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd

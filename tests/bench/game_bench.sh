@@ -131,7 +131,9 @@
 # CHESSD_STORE_SRC (default: store/ of this tree, whose game_write.c and
 # game_load.c hold the scripts; or one file holding both, as an older tree's
 # store/store_redis.c),
-# BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr.
+# BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr,
+# BENCH_GAME_BODY (the JSON body games are created with; default {}, untimed:
+# tests/bench/clock_bench.sh sets clocks).
 
 set -u -o pipefail
 
@@ -148,6 +150,7 @@ REPS=${BENCH_REPS:-1}
 THREADS=${BENCH_THREADS:-}
 STORE_THREADS=${BENCH_STORE_THREADS:-}
 VERBOSE=${BENCH_VERBOSE:-}
+GAME_BODY=${BENCH_GAME_BODY:-'{}'}
 PROFILE=${BENCH_PROFILE:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store}
@@ -340,7 +343,7 @@ got=$(jq -r '"\(.position.fen)|\(.position.status)|\(.moves | length)|\(.positio
 create_game() {
     local code etag loc out id tw tb ver st nm
     code=$(curl -sS -m 5 -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-           --data '{}' "$CHESSD_URL/v1/games") || die "curl POST /v1/games failed"
+           --data "$GAME_BODY" "$CHESSD_URL/v1/games") || die "curl POST /v1/games failed"
     [[ $code == 201 ]] || die "POST /v1/games: expected 201, got $code: $(head -c 400 "$TMP/b")"
     etag=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p')
     loc=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ll]ocation: *//p')
@@ -409,6 +412,7 @@ line_lua=$(printf '"%s",' "${LINE[@]}")
 cat >"$TMP/game.lua" <<EOF
 -- Per-game state in each wrk thread; see tests/bench/game_bench.sh.
 local LINE = { ${line_lua%,} }
+local GAME_BODY = [[${GAME_BODY}]]
 local plies, slots, queue, qhead, qtail, seq, sent = 0, {}, {}, 1, 0, 0, {}
 -- globals, read by done() through thread:get
 moves, creates, errors, create_errors, wrong, lost_slots = 0, 0, 0, 0, 0, 0
@@ -478,7 +482,7 @@ function request()
     sent[rid] = now_us()
     local h = { ["Content-Type"] = "application/json", ["X-Request-Id"] = rid }
     if g.create then
-        return wrk.format("POST", "/v1/games", h, "{}")
+        return wrk.format("POST", "/v1/games", h, GAME_BODY)
     end
     export(s, g, 1)
     h["Authorization"] = "Bearer " .. g.tok[g.ply % 2 + 1]
