@@ -94,6 +94,12 @@ static void check_event(void *ctx, const fake_store_game_t *g, const store_game_
     FUZZ_CHECK(game_event_parse(change->event, change->event_length, &meta, &json, &json_length),
                "game %s: the event published does not parse:\n%.*s", g->id, (int)change->event_length, change->event);
     FUZZ_CHECK(read_stored(g, &r), "game %s: the state written does not read back", g->id);
+    /* A game with neither clock nor days ends idle --idle-end after its
+     * last change, as the service has it (never stored). */
+    if (!game_is_timed(&r.game) && !game_is_correspondence(&r.game)) {
+        r.game.clock.idle_ms = (int64_t)config.idle_end_seconds * 1000;
+        r.game.clock.turn_started_ms = r.updated_at_ms;
+    }
     FUZZ_CHECK(meta.version == g->version && meta.ended == game_is_over(&r.game) && !strcmp(meta.type, "change")
                    && meta.deadline_ms == game_flag_deadline(&r.game)
                    && (change->time_from_ms <= 0 || meta.at_ms == change->time_from_ms),
@@ -250,8 +256,16 @@ static void check_line(const fake_store_game_t *g, const game_record_t *r)
         FUZZ_CHECK(movegen_is_legal(&pos, move), "game %s: move %d is not legal", g->id, plies);
         char san[SAN_BUFFER_SIZE], entry[GAME_RECORD_HISTORY_ENTRY];
         san_format(&pos, move, san);
-        FUZZ_CHECK(strlen(san) == (size_t)(stop - colon - 1) && !memcmp(san, colon + 1, strlen(san)),
-                   "game %s: move %d's SAN is %s, not %.*s", g->id, plies, san, (int)(stop - colon - 1), colon + 1);
+        /* The SAN, then the mover's clock after the move in a game on a clock. */
+        const char *clock = memchr(colon + 1, ':', (size_t)(stop - colon - 1)), *san_end = clock ? clock : stop;
+        FUZZ_CHECK(strlen(san) == (size_t)(san_end - colon - 1) && !memcmp(san, colon + 1, strlen(san)),
+                   "game %s: move %d's SAN is %s, not %.*s", g->id, plies, san, (int)(san_end - colon - 1), colon + 1);
+        FUZZ_CHECK(!clock == !game_is_timed(&r->game) || plies < r->game.clock.imported_plies,
+                   "game %s: move %d has %s clock in a game %s one", g->id, plies, clock ? "a" : "no",
+                   clock ? "without" : "with");
+        for (const char *d = clock ? clock + 1 : stop; d < stop; d++)
+            FUZZ_CHECK(*d >= '0' && *d <= '9' && clock + 1 < stop, "game %s: move %d's clock is not a figure", g->id,
+                       plies);
         game_record_history_entry(pos.key, entry);
         FUZZ_CHECK(g->history.length >= (size_t)(plies + 1) * GAME_RECORD_HISTORY_ENTRY
                        && !memcmp(g->history.bytes + plies * GAME_RECORD_HISTORY_ENTRY, entry, GAME_RECORD_HISTORY_ENTRY),
