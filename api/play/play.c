@@ -213,7 +213,8 @@ void play_print_moves(FILE *out, const position_t *initial, const char *line, si
             stop = end;
         const char *colon = memchr(p, ':', (size_t)(stop - p));
         const char *san = colon ? colon + 1 : p;
-        int n = (int)(stop - san);
+        const char *clock = memchr(san, ':', (size_t)(stop - san)); /* a clock after the SAN, if any */
+        int n = (int)((clock ? clock : stop) - san);
         if (white)
             fprintf(out, " %u. %.*s", number, n, san);
         else if (first)

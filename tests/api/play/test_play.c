@@ -107,6 +107,21 @@ static void test_fools_mate_ends_the_game_in_checkmate(void)
     free(out);
 }
 
+static void test_moves_print_their_san_without_the_clocks_the_line_keeps(void)
+{
+    position_t start;
+    CU_ASSERT_EQUAL_FATAL(fen_parse(FEN_START, strlen(FEN_START), 0, &start, NULL, 0), FEN_OK);
+    static const char line[] = "e2e4:e4:60000 e7e5:e5:59000 g1f3:Nf3";
+    char *output = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&output, &length);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    play_print_moves(out, &start, line, strlen(line));
+    fclose(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(output, "Moves: 1. e4 e5 2. Nf3"));
+    free(output);
+}
+
 static void test_start_board_in_letters_with_labels(void)
 {
     char *out = run(NULL, "");
@@ -659,6 +674,8 @@ int test_play_register(void)
     if (!suite)
         return -1;
     CU_add_test(suite, "fools_mate_ends_the_game_in_checkmate", test_fools_mate_ends_the_game_in_checkmate);
+    CU_add_test(suite, "moves_print_their_san_without_the_clocks_the_line_keeps",
+                test_moves_print_their_san_without_the_clocks_the_line_keeps);
     CU_add_test(suite, "variant_boards_show_pockets_reserves_and_checks",
                 test_variant_boards_show_pockets_reserves_and_checks);
     CU_add_test(suite, "start_board_in_letters_with_labels", test_start_board_in_letters_with_labels);
