@@ -215,6 +215,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(MAKE) --no-print-directory $(BUILD)/move_floor && tests/bench/move_floor.sh $(BUILD)/move_floor
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/clock_bench.sh $(BUILD)/chessd
+	tests/bench/sleeping_bench.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd
