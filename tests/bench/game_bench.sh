@@ -524,7 +524,8 @@ function response(status, headers, body)
         end
     elseif status == 200 then
         -- The change: the game, its new version, the move sent (SAN) and the count after it.
-        local id, v, san, count = body:match('^{"id":"([^"]+)","version":(%d+),"move":{"uci":"[^"]+","san":"([^"]+)"},"move_count":(%d+),')
+        -- (A game on a clock has the mover's clock_ms after the SAN.)
+        local id, v, san, count = body:match('^{"id":"([^"]+)","version":(%d+),"move":{"uci":"[^"]+","san":"([^"]+)"[^}]*},"move_count":(%d+),')
         if id ~= g.id or tonumber(v) ~= g.version + 1 or etag ~= g.version + 1 or san ~= LINE[g.ply + 1]
             or tonumber(count) ~= g.ply + 1 then
             wrong = wrong + 1; errors = errors + 1
