@@ -43,6 +43,7 @@ static const struct {
     { "Opening", "it is the opening the moves reach" },
     { "Termination", "it is how the game ended" },
     { "TimeControl", "it is the game's clock, given as 'clock'" },
+    { "BlackTimeControl", "it is Black's clock in a game at odds, given as 'clock'" },
     { "PlyCount", "it is the number of moves played" },
 };
 enum { SERVER_WRITTEN = sizeof server_written / sizeof server_written[0] };

@@ -39,7 +39,8 @@ static void test_a_name_is_a_pgn_symbol_of_at_most_32_bytes_that_starts_with_a_l
 static void test_the_tags_the_server_writes_are_refused_and_a_known_name_in_another_case(void)
 {
     static const char *const server[] = { "White", "Black", "Result", "Variant", "SetUp", "FEN",
-                                          "ECO", "Opening", "Termination", "TimeControl", "PlyCount" };
+                                          "ECO", "Opening", "Termination", "TimeControl", "BlackTimeControl",
+                                          "PlyCount" };
     for (size_t i = 0; i < sizeof server / sizeof *server; i++)
         CU_ASSERT_EQUAL(check(server[i], "x"), GAME_TAG_ESERVER);
     char detail[200];
