@@ -16,6 +16,8 @@
 #include "game/service.h"
 #include "http/membudget.h"
 #include "metrics.h"
+#include "render/pgn.h"
+#include "../store/game_meta.h"
 
 typedef enum { KIND_STRING, KIND_UINT, KIND_SIZE, KIND_BOOL } kind_t;
 
@@ -228,6 +230,14 @@ static const setting_t settings[] = {
       KIND_SIZE, FIELD(buffer_budget), 0, 1ull << 40 },
     { "--max-exports", "CHESSD_MAX_EXPORTS", "16", "exports (POST /v1/games/export) at once; past it 503 too_many_exports",
       KIND_UINT, FIELD(max_exports), 1, 10000 },
+    /* A game's own Event and Site tags win over these (POST /v1/games "tags"). */
+    { "--pgn-event", "CHESSD_PGN_EVENT", "?",
+      "the Event tag of a game's PGN when the game has none (at most 255 bytes, no control characters)",
+      KIND_STRING, FIELD(pgn_event), 0, 0 },
+    { "--pgn-site", "CHESSD_PGN_SITE", "?",
+      "the Site tag of a game's PGN when the game has none, such as this service's address (at most 255 bytes, "
+      "no control characters)",
+      KIND_STRING, FIELD(pgn_site), 0, 0 },
     { "--allow-untested-libmicrohttpd", "CHESSD_ALLOW_UNTESTED_LIBMICROHTTPD", "false",
       "start, with a warning, on a libmicrohttpd version chessd has not been tested with (its strict HTTP reader "
       "depends on how libmicrohttpd reads sockets); else chessd refuses to start on one",
@@ -367,6 +377,11 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
     };
 }
 
+void config_pgn_defaults(const config_t *cfg, pgn_defaults_t *out)
+{
+    *out = (pgn_defaults_t){ .event = cfg->pgn_event, .site = cfg->pgn_site };
+}
+
 unsigned config_engine_lease_ms(const config_t *cfg)
 {
     unsigned least = cfg->engine_max_think_ms + 2000;
@@ -402,6 +417,24 @@ size_t config_buffer_budget(const config_t *cfg)
 bool config_redis_enabled(const config_t *cfg)
 {
     return strcmp(cfg->redis_url, CONFIG_REDIS_NONE) != 0;
+}
+
+/* --pgn-event and --pgn-site go into every PGN as their tags' values: checked as a game's own would be. */
+static bool pgn_defaults_ok(const config_t *cfg, char *err, size_t err_size)
+{
+    const struct {
+        const char *tag, *setting, *value;
+    } tags[] = { { "Event", "--pgn-event (CHESSD_PGN_EVENT)", cfg->pgn_event },
+                 { "Site", "--pgn-site (CHESSD_PGN_SITE)", cfg->pgn_site } };
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        char detail[200];
+        if (game_meta_check_tag(tags[i].tag, tags[i].value, strlen(tags[i].value), detail, sizeof detail)
+            != GAME_TAG_OK) {
+            snprintf(err, err_size, "%s: %s", tags[i].setting, detail);
+            return false;
+        }
+    }
+    return true;
 }
 
 bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_size)
@@ -447,6 +480,8 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
         snprintf(err, err_size, "--embed-frame-ancestors (CHESSD_EMBED_FRAME_ANCESTORS) is empty: say 'none' for no page");
         return false;
     }
+    if (!pgn_defaults_ok(cfg, err, err_size))
+        return false;
     if (cfg->redis_password[0] && cfg->redis_password_file[0]) {
         snprintf(err, err_size, "--redis-password (CHESSD_REDIS_PASSWORD) and --redis-password-file "
                                 "(CHESSD_REDIS_PASSWORD_FILE) are both set: give the password one way");

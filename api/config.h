@@ -77,6 +77,7 @@ typedef struct config {
     unsigned engine_analyses_per_client; /* analyses one client may have running or waiting here; 0: no limit */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
     char embed_frame_ancestors[512];  /* the embeddable board's CSP frame-ancestors sources ("*": any page) */
+    char pgn_event[256], pgn_site[256]; /* a PGN's Event and Site when its game has none (checked as tag values) */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments
@@ -99,9 +100,14 @@ unsigned config_engine_lease_ms(const config_t *cfg);
 
 struct store;
 struct game_svc_config;
+struct pgn_defaults;
 
 /* The game service's settings (api/game/service.h) from cfg, for store. */
 void config_game_service(const config_t *cfg, struct store *store, struct game_svc_config *out);
+
+/* The Event and Site of a game's PGN (api/render/pgn.h) from cfg, whose
+ * texts they point into. */
+void config_pgn_defaults(const config_t *cfg, struct pgn_defaults *out);
 
 /* The buffer budget in bytes: --buffer-budget, or with 0 a third of the
  * cgroup's memory limit, CONFIG_BUFFER_BUDGET_DEFAULT without one. */

@@ -290,26 +290,34 @@ bool input_game_ids(const cJSON *root, int max, const char **list, int *count, a
     return !detail[0];
 }
 
+bool input_member_repeated(const cJSON *object, const char *path, const cJSON *member, api_response_t *res)
+{
+    for (const cJSON *earlier = object->child; earlier != member; earlier = earlier->next)
+        if (!strcmp(earlier->string, member->string)) {
+            char detail[256];
+            snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", path, member->string);
+            api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
+            return true;
+        }
+    return false;
+}
+
 bool input_members(const cJSON *object, const char *path, const char *const *allowed, api_response_t *res)
 {
     for (const cJSON *member = object->child; member; member = member->next) {
         bool known = false;
         for (int i = 0; allowed[i] && !known; i++)
             known = !strcmp(member->string, allowed[i]);
-        char detail[256];
         if (!known) {
+            char detail[256];
             int n = snprintf(detail, sizeof detail, "unknown field '%s.%.64s': it has", path, member->string);
             for (int i = 0; allowed[i] && n > 0 && (size_t)n < sizeof detail; i++)
                 n += snprintf(detail + n, sizeof detail - (size_t)n, "%s '%s'", i ? "," : "", allowed[i]);
             api_problem(res, API_EUNKNOWN_FIELD, detail, NULL, NULL);
             return false;
         }
-        for (const cJSON *earlier = object->child; earlier != member; earlier = earlier->next)
-            if (!strcmp(earlier->string, member->string)) {
-                snprintf(detail, sizeof detail, "field '%s.%.64s' appears twice", path, member->string);
-                api_problem(res, API_EINVALID_JSON, detail, NULL, NULL);
-                return false;
-            }
+        if (input_member_repeated(object, path, member, res))
+            return false;
     }
     return true;
 }

@@ -23,6 +23,11 @@ cJSON *input_object(const api_request_t *req, const char *const *allowed, api_re
  * invalid_json for a repeat, which cJSON would hide) when not. */
 bool input_members(const cJSON *object, const char *path, const char *const *allowed, api_response_t *res);
 
+/* Whether member of object repeats an earlier member's name (object named
+ * `path` in the problem); true with res filled (400 invalid_json) when so.
+ * For objects whose names are the client's own (a game's tags). */
+bool input_member_repeated(const cJSON *object, const char *path, const cJSON *member, api_response_t *res);
+
 /* Reads object's member key (absent: fallback; null is refused) as a whole number
  * in [min, max] into *out; false with res filled (400 invalid_field naming
  * "path.key" and the range) when it is anything else. */

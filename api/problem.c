@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/base/utf8.h"
+
 static const struct {
     const char *code;
     unsigned http;
@@ -108,6 +110,10 @@ static const struct {
                             "This replica holds as much for slow readers as its memory allows; retry after Retry-After seconds" },
     [API_ETOO_MANY_EXPORTS] = { "too_many_exports", 503,
                                 "This replica runs as many exports as it may; retry after Retry-After seconds" },
+    [API_EINVALID_TAG] = { "invalid_tag", 400, "A tag's name or value is not one a game may have" },
+    [API_ETOO_MANY_TAGS] = { "too_many_tags", 413, "The game has more tags than a game keeps" },
+    [API_EINVALID_METADATA] = { "invalid_metadata", 400, "The metadata is not a JSON object a game may keep" },
+    [API_EMETADATA_TOO_LARGE] = { "metadata_too_large", 413, "The metadata is larger than a game keeps" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -324,6 +330,25 @@ void api_problem_limit(api_response_t *res, api_status_t status, const char *det
                        unsigned long long max)
 {
     api_problem(res, status, detail, write_limit, &(limit_t){ limit, max, 0 });
+}
+
+static void write_tag_name(jsonw_t *w, const void *ctx)
+{
+    const char *name = ctx;
+    size_t length = 0, n = strlen(name);
+    while (length < n) { /* whole characters up to 64 bytes; a byte that is not UTF-8 ends it */
+        size_t step = utf8_sequence_length((const unsigned char *)name + length, n - length);
+        if (step == 0 || length + step > 64)
+            break;
+        length += step;
+    }
+    jsonw_key(w, "tag");
+    jsonw_string_len(w, name, length);
+}
+
+void api_problem_tag(api_response_t *res, const char *detail, const char *name)
+{
+    api_problem(res, API_EINVALID_TAG, detail, write_tag_name, name);
 }
 
 void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,

@@ -82,6 +82,10 @@ typedef enum {
     API_ETOO_MANY_IDS,
     API_EBUFFERS_FULL,
     API_ETOO_MANY_EXPORTS,
+    API_EINVALID_TAG,
+    API_ETOO_MANY_TAGS,
+    API_EINVALID_METADATA,
+    API_EMETADATA_TOO_LARGE,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
@@ -139,6 +143,9 @@ void api_problem_precondition(api_response_t *res, const char *detail, uint64_t 
  * name: a field, or the setting) and `max`. */
 void api_problem_limit(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max);
+/* 400 invalid_tag with the detail given and member `tag`: the tag's name
+ * as sent, cut to 64 bytes between characters. */
+void api_problem_tag(api_response_t *res, const char *detail, const char *name);
 /* A problem about a quota spent, a 429: api_problem_limit's members and
  * retry_after_s, the seconds to wait (at least 1), which the detail ends
  * with and Retry-After carries. */

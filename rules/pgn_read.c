@@ -87,7 +87,7 @@ void pgn_read_default_limits(pgn_read_limits_t *limits)
 {
     limits->max_games = 100;
     limits->max_plies = 1000;
-    limits->max_tags = 32;
+    limits->max_tags = 64; /* a PGN chessd writes has up to 41: the roster, 11 known, 7 of its own, 16 custom */
     limits->max_tag_value = 255;
     limits->max_depth = 16;
     limits->max_comment = 4096;

@@ -14,7 +14,8 @@
 /* Reads a game in one step. KEYS as the write's (store_game_write): the
  * hash, the move list, the history; ARGV[1] 'change' (version, state, the
  * last hlen history entries of ARGV[2] bytes each, the write id and Redis's
- * time in milliseconds) or 'full' (the same and the move list). An empty
+ * time in milliseconds) or 'full' (the same, the move list and the tags and
+ * metadata text, '' for a game without, so a change never moves it). An empty
  * array: no such game; {'damaged'}: a game whose keys disagree (see
  * GAME_KEYS_LUA). */
 static const char load_script[] =
@@ -32,7 +33,9 @@ static const char load_script[] =
     "if #tail ~= n * tonumber(ARGV[2]) then return {v[1]} end\n"
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "if ARGV[1] == 'full' then return {v[1], v[2], tail, v[4] or '', now, redis.call('GET', KEYS[2]) or ''} end\n"
+    "if ARGV[1] == 'full' then\n"
+    "  return {v[1], v[2], tail, v[4] or '', now, redis.call('GET', KEYS[2]) or '', redis.call('HGET', KEYS[1], 'meta') or ''}\n"
+    "end\n"
     "return {v[1], v[2], tail, v[4] or '', now}\n";
 
 /* load_script and its SHA-1, made once a process on the first load. */
@@ -64,18 +67,26 @@ static store_status_t load_legacy(store_t *store, const char *id, store_game_t *
     return status;
 }
 
+/* The tags and metadata text of a full load into *out: none when empty. */
+static bool read_meta(const redisReply *r, store_game_t *out)
+{
+    return r->type == REDIS_REPLY_STRING && (r->len == 0 || store_reply_string(r, &out->meta, &out->meta_length));
+}
+
 /* Whether r is the array load_script answers for a game, read into *out:
  * [version, state, history tail, write id, Redis's time] and, in full, the
- * move list. What was copied before a failure is out's to clear. */
+ * move list and the meta text. What was copied before a failure is out's
+ * to clear. */
 static bool read_loaded(const redisReply *r, bool full, store_game_t *out)
 {
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != (full ? 6u : 5u)
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != (full ? 7u : 5u)
         || !store_reply_version(r->element[0], &out->version)
         || !store_reply_string(r->element[1], &out->state, &out->state_length)
         || !store_reply_string(r->element[2], &out->history, &out->history_length)
         || r->element[3]->type != REDIS_REPLY_STRING || r->element[3]->len >= sizeof out->write_id
         || r->element[4]->type != REDIS_REPLY_INTEGER || r->element[4]->integer <= 0
-        || (full && !store_reply_string(r->element[5], &out->moves, &out->moves_length)))
+        || (full && !store_reply_string(r->element[5], &out->moves, &out->moves_length))
+        || (full && !read_meta(r->element[6], out)))
         return false;
     out->now_ms = (int64_t)r->element[4]->integer;
     memcpy(out->write_id, r->element[3]->str, r->element[3]->len);

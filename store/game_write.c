@@ -42,7 +42,8 @@
 #define CAS_EVENT 18            /* ... and a message to publish once written ('' : none) */
 #define CAS_PUBLISH 19          /* the command that publishes it: PUBLISH, or SPUBLISH on a cluster */
 #define CAS_LEGACY_VERSION 20   /* on a cluster, the version of the record of the first format replaced ('' : none) */
-#define CAS_ARG_COUNT 20
+#define CAS_META 21             /* a creation's tags and metadata text ('' : none, the game's stays) */
+#define CAS_ARG_COUNT 21
 #define ARG_NUMBER(name) ARG_NUMBER_(name)
 #define ARG_NUMBER_(n) #n
 #define ARG(name) "ARGV[" ARG_NUMBER(name) "]"
@@ -112,6 +113,7 @@ static const char cas_script[] =
     "redis.call('SETRANGE', KEYS[2], 0, '')\n"
     "if " ARG(CAS_CHANNEL) " ~= '' then redis.call(" ARG(CAS_PUBLISH) ", " ARG(CAS_CHANNEL) ", " ARG(CAS_EVENT) ") end\n"
     "redis.call('HSET', KEYS[1], 'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) ")\n"
+    "if " ARG(CAS_META) " ~= '' then redis.call('HSET', KEYS[1], 'meta', " ARG(CAS_META) ") end\n"
     "local op = " ARG(CAS_LINE_OP) "\n"
     "if op == 'append' then\n"
     "  redis.call('APPEND', KEYS[2], " ARG(CAS_MOVES) ")\n"
@@ -346,6 +348,7 @@ static void write_values(store_t *store, game_write_t *w)
     set_number(w, CAS_DEADLINE, change->deadline_ms > 0 ? (uint64_t)change->deadline_ms : 0);
     write_event_values(store, w);
     set_text(w, CAS_LEGACY_VERSION, w->legacy_version);
+    set_value(w, CAS_META, change->meta_length ? change->meta : "", change->meta_length);
 }
 
 /* The values after the keys, in the script's order; STORE_ECORRUPT when

@@ -165,7 +165,7 @@ unsigned store_idempotency_slot(const char *scope, const char *key);
 
 /* What a load reads: for a change, the game's state and the tail of its
  * repetition history (bounded, whatever the game's length); in full, the
- * same and the whole move list. */
+ * same, the whole move list and the game's tags and metadata. */
 typedef enum { STORE_LOAD_CHANGE = 0, STORE_LOAD_FULL } store_load_t;
 
 /* Bytes of one history entry (a position key in hex). */
@@ -191,6 +191,8 @@ typedef struct {
     size_t history_length;
     char *moves;     /* STORE_LOAD_FULL: the move list */
     size_t moves_length;
+    char *meta;      /* STORE_LOAD_FULL: the tags and metadata text (store/game_meta.h); NULL: none */
+    size_t meta_length;
     char *legacy;    /* the whole record of the first format */
     size_t legacy_length;
     int64_t now_ms;  /* Redis's clock (TIME) when it was read, in Unix milliseconds; 0 for legacy */
@@ -236,6 +238,11 @@ typedef struct {
      * atomic step, when event_length > 0. */
     const char *event;
     size_t event_length;
+    /* A creation's tags and metadata text (store/game_meta.h), kept beside
+     * the state and read by full loads only (meta_length 0: none). A
+     * change leaves the text the game has. */
+    const char *meta;
+    size_t meta_length;
 } store_game_change_t;
 
 /* The Pub/Sub channel of game id's events: "chessd:events:{<id>}". */

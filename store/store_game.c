@@ -14,6 +14,7 @@ void store_game_clear(store_game_t *game)
     free(game->state);
     free(game->history);
     free(game->moves);
+    free(game->meta);
     free(game->legacy);
     memset(game, 0, sizeof *game);
 }

@@ -25,6 +25,7 @@ struct game_export {
     game_svc_config_t games;
     workpool_t *pool;
     bool pgn;
+    pgn_defaults_t defaults; /* a PGN export's Event and Site */
     char (*ids)[GAME_ID_SIZE];
     int count, next;
     buf_t out;      /* made, not yet read: from taken to out.length */
@@ -115,8 +116,9 @@ static game_svc_status_t render(game_export_t *e, const char *id, bool separate,
     game_svc_status_t status = game_svc_read(&e->games, id, STORE_LOAD_FULL, &g, &out);
     if (status == GAME_SVC_OK) {
         size_t length = 0;
-        char *text = e->pgn ? pgn_write_record(&g.record, g.moves, g.moves ? g.moves_length : 0, &length)
-                            : game_json_game(&g.record, g.moves, g.moves_length, g.now_ms, 0, NULL, &length);
+        char *text = e->pgn ? pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &e->defaults,
+                                               &length)
+                            : game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms, 0, NULL, &length);
         if (!text) {
             status = GAME_SVC_EINTERNAL;
         } else {
@@ -285,7 +287,7 @@ static void export_free(void *stream)
 const api_body_ops_t game_export_ops = { export_attach, export_read, export_trailers, export_free };
 
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
-                               bool pgn)
+                               bool pgn, const pgn_defaults_t *defaults)
 {
     game_export_t *e = calloc(1, sizeof *e);
     if (!e)
@@ -301,6 +303,7 @@ game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool,
     e->games = *games;
     e->pool = pool;
     e->pgn = pgn;
+    e->defaults = *defaults;
     e->count = count;
     e->refs = 1; /* the transport's */
     buf_init(&e->out);

@@ -11,6 +11,7 @@
 
 #include "../http/request.h"
 #include "../http/workpool.h"
+#include "../render/pgn.h"
 #include "service.h"
 
 /* The bytes made and not yet taken by the client stay under
@@ -31,10 +32,11 @@ void game_export_stats(unsigned *open, unsigned long long *shed);
  * caller, duplicates already dropped), read through games on pool (which
  * must outlive it), on a place reserved (game_export_reserve). NULL when
  * out of memory. It becomes the answer's body_stream with body_ops =
- * &game_export_ops. pgn: PGN, a blank line between games; else NDJSON, a
- * game's JSON a line. */
+ * &game_export_ops. pgn: PGN, a blank line between games, with defaults'
+ * Event and Site (its texts must outlive the export: the settings'); else
+ * NDJSON, a game's JSON a line. */
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
-                               bool pgn);
+                               bool pgn, const pgn_defaults_t *defaults);
 
 extern const api_body_ops_t game_export_ops;
 

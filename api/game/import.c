@@ -1,12 +1,21 @@
 /* A new game from PGN (import.h): pgn_read's callbacks collect the names,
- * the move list ("uci:san" entries) and the history (the key before each
- * move), then the game is given the creation's rules and its ending. */
+ * the tags a game keeps, the move list ("uci:san" entries) and the history
+ * (the key before each move), then the game is given the creation's rules
+ * and its ending. */
 #include "import.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../rules/base/utf8.h"
+
+/* Whether a tag's value says only that it is not known (or, for Round,
+ * that there is none): what chessd writes itself when a game has no value. */
+static bool says_unknown(const char *name, const char *value)
+{
+    return !strcmp(value, "?") || !strcmp(value, "????.??.??") || (!strcmp(name, "Round") && !strcmp(value, "-"));
+}
 
 static bool import_tag(void *ctx, int game, const char *name, const char *value, size_t length)
 {
@@ -18,6 +27,8 @@ static bool import_tag(void *ctx, int game, const char *name, const char *value,
             && utf8_length(value) <= GAME_NAME_CHARS && game_record_name_ok(value))
             memcpy(p->names[c], value, length + 1);
     }
+    if (!says_unknown(name, value)) /* kept if the checks pass and there is room, else left out */
+        (void)game_meta_set_tag(&p->tags, name, value, length, NULL, 0);
     return true;
 }
 
@@ -76,4 +87,6 @@ void game_import_free(game_import_t *p)
         return;
     buf_free(&p->moves);
     buf_free(&p->history);
+    free(p->tags.metadata); /* none is set: tags only */
+    p->tags.metadata = NULL;
 }

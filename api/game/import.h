@@ -1,8 +1,9 @@
 /* A new game's record from one PGN game: the start from its FEN and Variant
  * tags, its mainline played as moves are (the move list and history texts as
  * the store keeps them). The players' names come from its White and Black
- * tags, the ending from its result. Part of the game service (service.c);
- * knows rules/ and the record. */
+ * tags, the ending from its result, the game's tags from the others that a
+ * game keeps. Part of the game service (service.c); knows rules/ and the
+ * record. */
 #ifndef CHESSD_API_GAME_IMPORT_H
 #define CHESSD_API_GAME_IMPORT_H
 
@@ -11,17 +12,22 @@
 
 #include "../../rules/game.h"
 #include "../../rules/pgn_read.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "../http/buf.h"
 
 /* What the PGN holds: the move list and history texts, the game its
- * movetext leaves, its players' names. Large (a game_t): keep it off the
+ * movetext leaves, its players' names, and its tags that game_meta.h
+ * keeps. Real PGN is messy: a tag that fails game_meta's checks, says only
+ * PGN's "unknown" ("?", "????.??.??", a Round "-"), or is a custom one past
+ * the bound is left out, never refused. Large (a game_t): keep it off the
  * stack. Zero it before use, free with game_import_free. */
 typedef struct {
     buf_t moves, history;
     game_t game;
     char result[8];
     char names[COLOR_COUNT][GAME_NAME_MAX + 1];
+    game_meta_t tags;
 } game_import_t;
 
 typedef enum {

@@ -40,6 +40,8 @@ void game_svc_result_free(game_svc_result_t *r)
 void game_svc_game_free(game_svc_game_t *g)
 {
     store_game_clear(&g->stored);
+    game_meta_free(g->meta);
+    g->meta = NULL;
     free(g->legacy_moves);
     free(g->legacy_history);
     g->legacy_moves = g->legacy_history = NULL;
@@ -239,6 +241,7 @@ typedef struct {
     char entry[GAME_LINE_ENTRY_SIZE + 1];
     char history_entry[GAME_RECORD_HISTORY_ENTRY];
     char *moves, *history; /* converted games: malloc'd */
+    char *meta;            /* a creation's tags and metadata text: malloc'd */
 } line_write_t;
 
 static bool line_write_prepare(const game_svc_game_t *g, const change_t *change, line_write_t *lw)
@@ -296,10 +299,23 @@ static bool line_write_prepare(const game_svc_game_t *g, const change_t *change,
     return true;
 }
 
+/* A creation's tags and metadata, written once with it (game_meta.h's
+ * text): no change writes them again. */
+static bool meta_write_prepare(const game_svc_game_t *g, uint64_t expected, line_write_t *lw)
+{
+    if (expected != 0 || !g->meta)
+        return true;
+    if (!game_meta_text(g->meta, &lw->meta, &lw->store.meta_length))
+        return false;
+    lw->store.meta = lw->meta;
+    return true;
+}
+
 static void line_write_free(line_write_t *lw)
 {
     free(lw->moves);
     free(lw->history);
+    free(lw->meta);
 }
 
 /* What became of a write. */
@@ -442,7 +458,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     char *body, *event_json = NULL;
     size_t event_length = 0;
     if (w->tokens)
-        body = game_json_game(r, g->moves, g->moves_length, now, flags, w->tokens, &body_length);
+        body = game_json_game(r, g->meta, g->moves, g->moves_length, now, flags, w->tokens, &body_length);
     else if (change->event) /* the answer and the event written together */
         body = game_json_change_and_event(r, change->played, change->event, flags, now, &body_length, &event_json,
                                           &event_length);
@@ -456,7 +472,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     if (body && idem->key)
         kept = idem_kept_seal(idem->fingerprint, answer_status, r->version, location, body, body_length);
     line_write_t lw;
-    bool prepared = line_write_prepare(g, change, &lw);
+    bool prepared = line_write_prepare(g, change, &lw) && meta_write_prepare(g, expected, &lw);
     const char *trouble = NULL;
     if (!state_length || !body || (idem->key && !kept) || !prepared || (change->event && !message))
         trouble = "out of memory";
@@ -575,8 +591,20 @@ static save_t record_flag(const game_svc_config_t *c, game_svc_game_t *g, bool *
 
 /* --- reads --- */
 
+/* The tags and metadata of a full read, from the text loaded with it. */
+static game_svc_status_t read_meta(game_svc_game_t *g, game_svc_result_t *out)
+{
+    if (!g->stored.meta)
+        return GAME_SVC_OK;
+    if (!(g->meta = game_meta_new()))
+        return fail(out, GAME_SVC_EINTERNAL, "out of memory");
+    return game_meta_read(g->meta, g->stored.meta, g->stored.meta_length) ? GAME_SVC_OK : GAME_SVC_EBAD_RECORD;
+}
+
 /* Any read that finds a flag fallen records the ending first (record_flag):
- * a compare-and-set like any change, so it happens once. */
+ * a compare-and-set like any change, so it happens once. A full read's tags
+ * and metadata are read only here: a change (even one that loads in full,
+ * an undo) never needs them. */
 game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g,
                                 game_svc_result_t *out)
 {
@@ -587,7 +615,7 @@ game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, stor
         bool fell;
         save_t saved = record_flag(c, g, &fell, &status, out);
         if (saved == SAVE_MADE)
-            return GAME_SVC_OK;
+            return what == STORE_LOAD_FULL ? read_meta(g, out) : GAME_SVC_OK;
         game_svc_game_free(g);
         if (saved == SAVE_FAILED)
             return status;
@@ -998,6 +1026,20 @@ static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new
     return GAME_SVC_OK;
 }
 
+/* g's tags and metadata: the creation's, then an imported PGN's tags the
+ * creation does not give (imported NULL: none), as long as they fit. */
+static game_svc_status_t new_meta(const game_svc_new_t *spec, const game_import_t *imported, game_svc_game_t *g,
+                                  game_svc_result_t *out)
+{
+    if (game_meta_empty(spec->meta) && (!imported || game_meta_empty(&imported->tags)))
+        return GAME_SVC_OK;
+    if (!(g->meta = game_meta_new()) || (spec->meta && !game_meta_copy(g->meta, spec->meta)))
+        return fail(out, GAME_SVC_EINTERNAL, "out of memory");
+    if (imported)
+        game_meta_merge(g->meta, &imported->tags);
+    return GAME_SVC_OK;
+}
+
 /* g's game from the PGN of spec, and the change that stores its moves. */
 static game_svc_status_t import_pgn(const game_svc_config_t *c, const game_svc_new_t *spec, game_svc_game_t *g,
                                     game_import_t *p, change_t *change, game_svc_result_t *out)
@@ -1054,6 +1096,8 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
     if (status == GAME_SVC_OK && imported)
         status = import_pgn(c, spec, &g, imported, &change, out);
     if (status == GAME_SVC_OK)
+        status = new_meta(spec, imported, &g, out);
+    if (status == GAME_SVC_OK)
         status = id_for_key(&idem, &g, out);
     if (status == GAME_SVC_OK) {
         writer_t w = { .idem = &idem, .rq = rq, .tokens = token_list };
@@ -1085,7 +1129,8 @@ game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, 
     game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
     if (status == GAME_SVC_OK) {
         size_t length = 0;
-        char *json = game_json_game(&g.record, g.moves, g.moves_length, g.now_ms, GAME_JSON_EVENT, NULL, &length);
+        char *json = game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms, GAME_JSON_EVENT, NULL,
+                                    &length);
         event_meta(&g, "game", meta);
         if (json)
             buf_append(out, json, length);

@@ -13,6 +13,7 @@
 
 #include "../../rules/game.h"
 #include "../../rules/pgn_read.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
 #include "../http/buf.h"
@@ -115,6 +116,7 @@ void game_svc_result_free(game_svc_result_t *r);
 typedef struct {
     game_record_t record;
     store_game_t stored;
+    game_meta_t *meta; /* its tags and metadata: full reads (game_svc_read) and creations; NULL: none */
     const char *moves; /* the move list ("uci:san" entries): full loads, converted games, imports */
     size_t moves_length;
     bool legacy;
@@ -125,8 +127,8 @@ typedef struct {
 
 void game_svc_game_free(game_svc_game_t *g);
 
-/* Loads game id for a read (what: in full, or its state), recording a
- * fallen flag first (then *g is the ended game). */
+/* Loads game id for a read (what: in full, with its tags and metadata, or
+ * its state), recording a fallen flag first (then *g is the ended game). */
 game_svc_status_t game_svc_read(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g,
                                 game_svc_result_t *out);
 
@@ -195,9 +197,11 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
                                   const game_svc_action_t *action, game_svc_result_t *out);
 
 /* A new game: its players' names ("" : none), start, clock (or days a
- * move), rules and takeback policy (within the rules' bounds), and the text
- * of one PGN game (NULL: none) whose tags and mainline set the start, the
- * moves, the names not given and the ending. */
+ * move), rules and takeback policy (within the rules' bounds), its tags and
+ * metadata (checked), and the text of one PGN game (NULL: none) whose tags
+ * and mainline set the start, the moves, the names not given, the ending
+ * and the tags not given (those game_meta.h keeps: others are left out,
+ * not refused). */
 /* A timed game's first-move grace when its creation names none. */
 enum { GAME_SVC_FIRST_MOVE_DEFAULT_MS = 30000 };
 
@@ -214,6 +218,7 @@ typedef struct {
     size_t pgn_length;
     game_engine_t engine; /* the side the computer plays (engine.plays false: none) */
     bool analysis;        /* hints allowed while the game is played */
+    game_meta_t *meta;    /* the caller's, checked (NULL: none) */
 } game_svc_new_t;
 
 /* Whether the computer has something to do in r: it plays, the game goes

@@ -16,6 +16,7 @@
 #include "../../rules/game.h"
 #include "../../rules/rules.h"
 #include "../../rules/base/text.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
 #include "../config.h"
@@ -588,6 +589,80 @@ static bool read_engine(const cJSON *root, game_svc_new_t *spec, api_response_t 
     return true;
 }
 
+/* A tag the checks refused: too_many_tags for one past the bound, else
+ * invalid_tag naming it. */
+static void tag_problem(api_response_t *res, game_tag_status_t status, const char *name, const char *detail)
+{
+    if (status == GAME_TAG_ETOO_MANY)
+        api_problem_limit(res, API_ETOO_MANY_TAGS, detail, "tags", GAME_TAGS_CUSTOM_MAX);
+    else
+        api_problem_tag(res, detail, name);
+}
+
+/* "tags": an object of tag names to strings (absent or null: none), each
+ * checked as game_meta.h says, into meta. */
+static bool read_tags(const cJSON *root, game_meta_t *meta, api_response_t *res)
+{
+    const cJSON *tags = cJSON_GetObjectItemCaseSensitive(root, "tags");
+    if (!tags || cJSON_IsNull(tags))
+        return true;
+    if (!cJSON_IsObject(tags)) {
+        api_problem(res, API_EINVALID_FIELD, "'tags' must be an object of PGN tag names to strings", NULL, NULL);
+        return false;
+    }
+    char detail[200];
+    for (const cJSON *tag = tags->child; tag; tag = tag->next) {
+        if (input_member_repeated(tags, "tags", tag, res))
+            return false;
+        if (!cJSON_IsString(tag)) {
+            snprintf(detail, sizeof detail, "tag '%.40s' must be a string", tag->string);
+            api_problem_tag(res, detail, tag->string);
+            return false;
+        }
+        game_tag_status_t status = game_meta_set_tag(meta, tag->string, tag->valuestring,
+                                                     strlen(tag->valuestring), detail, sizeof detail);
+        if (status != GAME_TAG_OK) {
+            tag_problem(res, status, tag->string, detail);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "metadata": any JSON object of at most GAME_METADATA_MAX bytes as compact
+ * JSON (absent or null: none), into meta. */
+static bool read_metadata(const cJSON *root, game_meta_t *meta, api_response_t *res)
+{
+    const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(root, "metadata");
+    if (!metadata || cJSON_IsNull(metadata))
+        return true;
+    char detail[200] = "";
+    switch (game_meta_set_metadata(meta, metadata, detail, sizeof detail)) {
+    case GAME_METADATA_OK: return true;
+    case GAME_METADATA_ETOO_LARGE:
+        api_problem_limit(res, API_EMETADATA_TOO_LARGE, detail, "metadata", GAME_METADATA_MAX);
+        return false;
+    case GAME_METADATA_EREPEATED: api_problem(res, API_EINVALID_JSON, detail, NULL, NULL); return false;
+    case GAME_METADATA_ENOMEM: api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL); return false;
+    default: api_problem(res, API_EINVALID_METADATA, detail, NULL, NULL); return false;
+    }
+}
+
+/* The creation's "tags" and "metadata" into spec->meta (made here when
+ * either is given; the caller frees it). */
+static bool read_meta(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
+{
+    const cJSON *tags = cJSON_GetObjectItemCaseSensitive(root, "tags");
+    const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(root, "metadata");
+    if ((!tags || cJSON_IsNull(tags)) && (!metadata || cJSON_IsNull(metadata)))
+        return true;
+    if (!(spec->meta = game_meta_new())) {
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return false;
+    }
+    return read_tags(root, spec->meta, res) && read_metadata(root, spec->meta, res);
+}
+
 static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
 {
     const cJSON *fen = cJSON_GetObjectItemCaseSensitive(root, "fen");
@@ -600,14 +675,15 @@ static bool read_new_game(const cJSON *root, game_svc_new_t *spec, api_response_
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
            && read_takeback_policy(root, spec, res) && clock_input_read(root, wall_ms(), spec, res)
            && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
-           && read_engine(root, spec, res);
+           && read_engine(root, spec, res) && read_meta(root, spec, res);
 }
 
 void handle_game_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "white", "black",
                                            "clock", "takeback", "pgn", "engine", "analysis", "days_per_move",
-                                           "start_clocks_at", "rules", "draw_offers_from_move", "draw_odds", NULL };
+                                           "start_clocks_at", "rules", "draw_offers_from_move", "draw_odds", "tags",
+                                           "metadata", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
@@ -636,6 +712,8 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
         answer(req, res, status, &out);
     }
     game_svc_result_free(&out);
+    if (spec)
+        game_meta_free(spec->meta);
     free(spec);
     cJSON_Delete(root);
 }
@@ -690,7 +768,7 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
             long_poll(req, res, g.record.version);
         } else {
             size_t length = 0;
-            char *body = game_json_game(&g.record, g.moves, g.moves_length, g.now_ms,
+            char *body = game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms,
                                         with_moves ? GAME_JSON_LEGAL_MOVES : 0, NULL, &length);
             api_response_set(res, 200, "application/json", body, length);
         }
@@ -749,7 +827,9 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
     game_svc_game_t g;
     if (read_game(req, res, &g)) {
         size_t length = 0;
-        char *text = pgn_write_record(&g.record, g.moves, g.moves ? g.moves_length : 0, &length);
+        pgn_defaults_t defaults;
+        config_pgn_defaults(app_of(req)->config, &defaults);
+        char *text = pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &defaults, &length);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
         set_etag(res, g.record.version);
     }
@@ -844,7 +924,9 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
         game_svc_config_t c;
         service_of(req, &c);
         bool pgn = wants_pgn(req);
-        game_export_t *e = game_export_new(&c, app->store_pool, list, unique, pgn);
+        pgn_defaults_t defaults;
+        config_pgn_defaults(app->config, &defaults);
+        game_export_t *e = game_export_new(&c, app->store_pool, list, unique, pgn, &defaults);
         if (!e) {
             game_export_unreserve();
             api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);

@@ -237,8 +237,24 @@ static void write_chess960_position(jsonw_t *w, const position_t *initial)
         jsonw_kv_null(w, "chess960_position");
 }
 
-char *game_json_game(const game_record_t *r, const char *moves, size_t moves_length, int64_t now_ms, unsigned flags,
-                     const char *const tokens[COLOR_COUNT], size_t *length)
+/* "tags", always an object (names need no escaping: PGN symbols), and
+ * "metadata", the object as given or null. */
+static void write_meta(jsonw_t *w, const game_meta_t *meta)
+{
+    jsonw_key(w, "tags");
+    jsonw_object_begin(w);
+    for (int i = 0; meta && i < meta->count; i++)
+        jsonw_kv_string(w, meta->tags[i].name, meta->tags[i].value);
+    jsonw_object_end(w);
+    jsonw_key(w, "metadata");
+    if (meta && meta->metadata)
+        jsonw_raw_n(w, meta->metadata, meta->metadata_length);
+    else
+        jsonw_null(w);
+}
+
+char *game_json_game(const game_record_t *r, const game_meta_t *meta, const char *moves, size_t moves_length,
+                     int64_t now_ms, unsigned flags, const char *const tokens[COLOR_COUNT], size_t *length)
 {
     char fen[FEN_BUFFER_SIZE];
     jsonw_t w;
@@ -274,6 +290,7 @@ char *game_json_game(const game_record_t *r, const char *moves, size_t moves_len
     write_state(&w, &r->game, flags & GAME_JSON_LEGAL_MOVES, now_ms, NULL);
     write_time(&w, "created_at", r->created_at_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
+    write_meta(&w, meta);
     if (tokens) {
         jsonw_key(&w, "tokens");
         jsonw_object_begin(&w);

@@ -1,6 +1,6 @@
-/* The JSON of a stored game (render layer): the Game object (the record, its
- * move list, the clock as of a given instant, tokens only in a creation's
- * answer) and the GameChange object (a change's new version and state). Both
+/* The JSON of a stored game (render layer): the Game object (the record
+ * with its tags, metadata and moves, the clock at an instant, a creation's
+ * tokens) and the GameChange object (a change's new version and state). Both
  * also come as the events streams carry ({"type": "game"} and {"type":
  * "change", "event": ...}). Knows rules/ values and the record, no HTTP.
  * Every function returns malloc'd text the caller frees, NULL when out of memory. */
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../../rules/game.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 
 enum {
@@ -18,12 +19,12 @@ enum {
     GAME_JSON_EVENT = 2,       /* as an event: with "type" (and a change's "event") */
 };
 
-/* The Game object of r with its move list (moves_length bytes of
- * "uci:san" entries split by spaces, well formed; NULL: none), the clock as
- * of now_ms (Unix ms, Redis's clock), and when tokens is not NULL the two
- * player tokens (white, black). */
-char *game_json_game(const game_record_t *r, const char *moves, size_t moves_length, int64_t now_ms, unsigned flags,
-                     const char *const tokens[COLOR_COUNT], size_t *length);
+/* The Game object of r with its tags and metadata (NULL: none), its move
+ * list (moves_length bytes of "uci:san" entries split by spaces, well
+ * formed; NULL: none), the clock as of now_ms (Unix ms, Redis's clock), and
+ * when tokens is not NULL the two player tokens (white, black). */
+char *game_json_game(const game_record_t *r, const game_meta_t *meta, const char *moves, size_t moves_length,
+                     int64_t now_ms, unsigned flags, const char *const tokens[COLOR_COUNT], size_t *length);
 
 /* The GameChange object of r after a change: the move played (NULL: none),
  * the new state; event names the change ("move", "resign"...) and is

@@ -1,4 +1,6 @@
-/* PGN export (see pgn.h). */
+/* PGN export (see pgn.h). The tags: the roster, the game's known ones, the
+ * server's own (variant, set-up, opening, ending, clock), the game's custom
+ * ones. */
 #include "pgn.h"
 
 #include <inttypes.h>
@@ -21,6 +23,25 @@ static void write_tag(buf_t *out, const char *name, const char *value)
         buf_putc(out, *p);
     }
     buf_puts(out, "\"]\n");
+}
+
+/* A tag of the roster the game's tags may give (Event, Site, Date, Round),
+ * else fallback. */
+static void write_roster_tag(buf_t *out, const game_meta_t *tags, const char *name, const char *fallback)
+{
+    const char *value = game_meta_tag(tags, name);
+    write_tag(out, name, value ? value : fallback);
+}
+
+/* The game's tags that are not the roster's: the known ones (in their
+ * table's order), or the custom ones (by name), as tags keeps them. */
+static void write_own_tags(buf_t *out, const game_meta_t *tags, bool custom)
+{
+    for (int i = 0; tags && i < tags->count; i++) {
+        const game_tag_t *tag = &tags->tags[i];
+        if ((tag->rank == GAME_TAGS_KNOWN) == custom && tag->rank >= GAME_TAGS_ROSTER)
+            write_tag(out, tag->name, tag->value);
+    }
 }
 
 /* Appends a movetext token, breaking the line before it would pass 80 characters. */
@@ -59,13 +80,14 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     if (gmtime_r(&seconds, &tm))
         strftime(date, sizeof date, "%Y.%m.%d", &tm);
     fen_format(game->initial, fen, sizeof fen);
-    write_tag(&out, "Event", "?");
-    write_tag(&out, "Site", "?");
-    write_tag(&out, "Date", date);
-    write_tag(&out, "Round", "-");
+    write_roster_tag(&out, game->tags, "Event", game->defaults.event ? game->defaults.event : "?");
+    write_roster_tag(&out, game->tags, "Site", game->defaults.site ? game->defaults.site : "?");
+    write_roster_tag(&out, game->tags, "Date", date);
+    write_roster_tag(&out, game->tags, "Round", "-");
     write_tag(&out, "White", game->white[0] ? game->white : "?");
     write_tag(&out, "Black", game->black[0] ? game->black : "?");
     write_tag(&out, "Result", game->result);
+    write_own_tags(&out, game->tags, false);
     const variant_rules_t *variant = variant_rules((variant_t)game->initial->variant);
     if (game->initial->chess960)
         write_tag(&out, "Variant", "Chess960");
@@ -84,6 +106,7 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
         write_tag(&out, "TimeControl", game->time_control);
     if (game->black_time_control) /* odds: White's is the TimeControl */
         write_tag(&out, "BlackTimeControl", game->black_time_control);
+    write_own_tags(&out, game->tags, true);
     buf_putc(&out, '\n');
 
     size_t line_start = out.length;
@@ -171,7 +194,8 @@ void pgn_time_control(const game_t *g, char *out, size_t size)
         pgn_control_text(&g->clock.control[WHITE], out, size);
 }
 
-char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_length, size_t *length)
+char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
+                       const pgn_defaults_t *defaults, size_t *length)
 {
     char control[PGN_TIME_CONTROL_SIZE], black[PGN_TIME_CONTROL_SIZE];
     pgn_time_control(&r->game, control, sizeof control);
@@ -180,6 +204,8 @@ char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_l
         .white = r->players[WHITE].name,
         .black = r->players[BLACK].name,
         .created_at_ms = r->created_at_ms,
+        .tags = tags,
+        .defaults = defaults ? *defaults : (pgn_defaults_t){ NULL, NULL },
         .initial = &r->game.initial,
         .result = game_result_name(r->game.result),
         .over = game_is_over(&r->game),

@@ -1,8 +1,8 @@
 /* The PGN export of a stored game, in the PGN standard's export format: the
- * seven tag roster, the set-up tags for a game that did not start from the
- * standard position, and the movetext from the stored SAN. Lines are of at
- * most 80 characters. No replay: the move numbers come from the initial
- * position's counters. */
+ * seven tag roster, the game's own tags, the set-up tags for a game not
+ * started from the standard position, and the movetext from the stored SAN.
+ * Lines are of at most 80 characters. No replay: the move numbers come from
+ * the initial position's counters. */
 #ifndef CHESSD_API_RENDER_PGN_H
 #define CHESSD_API_RENDER_PGN_H
 
@@ -12,11 +12,21 @@
 
 #include "../../rules/opening.h"
 #include "../../rules/position.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
+
+/* The Event and Site a game without its own says (NULL: "?"): the
+ * server's --pgn-event and --pgn-site. */
+typedef struct pgn_defaults {
+    const char *event, *site;
+} pgn_defaults_t;
 
 typedef struct {
     const char *white, *black; /* "" when not known */
-    int64_t created_at_ms;     /* the Date tag */
+    int64_t created_at_ms;     /* the Date tag, unless tags has one */
+    const game_meta_t *tags;   /* the game's tags (NULL: none): the roster's four it has replace the defaults,
+                                * the other known ones follow the roster, the custom ones come last */
+    pgn_defaults_t defaults;
     const position_t *initial;
     const char *result;        /* "1-0", "0-1", "1/2-1/2" or "*" */
     bool over;                 /* the Termination tag: normal or unterminated, unless termination says */
@@ -41,10 +51,13 @@ void pgn_time_control(const game_t *g, char *out, size_t size);
  * its move as a [%clk] comment. */
 char *pgn_write(const pgn_game_t *game, size_t *length);
 
-/* The PGN of a stored game r with its move list (moves_length bytes of
- * "uci:san" entries; NULL: none), as GET /v1/games/{id}/pgn answers it:
- * the players' names, the Date of its creation, its result and
- * termination, its TimeControl and opening. Owned as pgn_write's. */
-char *pgn_write_record(const game_record_t *r, const char *moves, size_t moves_length, size_t *length);
+/* The PGN of a stored game r with its tags (NULL: none) and move list
+ * (moves_length bytes of "uci:san" entries; NULL: none), as GET
+ * /v1/games/{id}/pgn answers it: the players' names, the Date of its
+ * creation, its result and termination, its TimeControl and opening; Event
+ * and Site from defaults (NULL: "?") where the game has none. Owned as
+ * pgn_write's. */
+char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
+                       const pgn_defaults_t *defaults, size_t *length);
 
 #endif

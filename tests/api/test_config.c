@@ -1,9 +1,9 @@
 /* Tests for api/config.c. A boolean flag alone is true and never takes the
  * next argument; --flag=V and the variable take exactly 1, 0, true or false;
  * anything else is an error naming the setting; flags win over the variable.
- * With nothing configured there is no Redis; its password comes from a
- * setting or a file, not both, and no message shows it. Also the default
- * threads, the probe port, a renamed variable, the --help table's columns. */
+ * No Redis unless configured; its password from a setting or a file, never
+ * shown. Also the default threads, the probe port, a renamed variable, the
+ * --help table's columns, the PGN's Event and Site checked as tag values. */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <sched.h>
 #include <stdlib.h>
@@ -308,6 +308,36 @@ static void test_the_old_heartbeat_variable_still_works_and_the_new_one_wins(voi
     CU_ASSERT_EQUAL(cfg.heartbeat_seconds, 10);
 }
 
+/* --pgn-event and --pgn-site are "?" by default, and checked as a game's
+ * Event and Site would be: a control character stops the start. */
+static void test_the_pgn_event_and_site_are_question_marks_unless_set_and_checked_as_tag_values(void)
+{
+    config_t cfg;
+    char err[256];
+    unsetenv("CHESSD_PGN_SITE");
+    unsetenv("CHESSD_PGN_EVENT");
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(cfg.pgn_event, "?");
+    CU_ASSERT_STRING_EQUAL(cfg.pgn_site, "?");
+    setenv("CHESSD_PGN_SITE", "https://chess.example/ \"Caf\xc3\xa9\"", 1);
+    char *event[] = { "--pgn-event", "Club night" };
+    CU_ASSERT_TRUE_FATAL(load(&cfg, NULL, 2, event, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(cfg.pgn_event, "Club night");
+    CU_ASSERT_STRING_EQUAL(cfg.pgn_site, "https://chess.example/ \"Caf\xc3\xa9\"");
+    setenv("CHESSD_PGN_SITE", "two\nlines", 1);
+    CU_ASSERT_FALSE(load(&cfg, NULL, 0, NULL, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--pgn-site (CHESSD_PGN_SITE)"));
+    unsetenv("CHESSD_PGN_SITE");
+    char *bad_event[] = { "--pgn-event=a\x1b[2J" };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 1, bad_event, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--pgn-event (CHESSD_PGN_EVENT)"));
+    char long_value[300];
+    memset(long_value, 'x', sizeof long_value - 1);
+    long_value[sizeof long_value - 1] = '\0';
+    char *too_long[] = { "--pgn-event", long_value };
+    CU_ASSERT_FALSE(load(&cfg, NULL, 2, too_long, err, sizeof err));
+}
+
 int test_config_register(void)
 {
     CU_pSuite suite = CU_add_suite("config", NULL, NULL);
@@ -332,5 +362,7 @@ int test_config_register(void)
     CU_add_test(suite, "an unknown option is named without its value", test_an_unknown_option_is_named_without_its_value);
     CU_add_test(suite, "the old heartbeat variable still works and the new one wins",
                 test_the_old_heartbeat_variable_still_works_and_the_new_one_wins);
+    CU_add_test(suite, "the PGN Event and Site are question marks unless set, and checked as tag values",
+                test_the_pgn_event_and_site_are_question_marks_unless_set_and_checked_as_tag_values);
     return 0;
 }

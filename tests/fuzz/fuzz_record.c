@@ -1,13 +1,14 @@
-/* libFuzzer target for stored games (store/game_record.c). The input is a
- * state text, then a NUL and the history text (without a NUL it is all the
- * state text). Whatever game_record_read accepts must round-trip, to a
- * fixed point (fuzz_state). The whole input is also a record of the first
- * format, which game_record_from_legacy must read without a crash, and
- * convert whole when it accepts it (fuzz_legacy). */
+/* libFuzzer target for stored games (store/game_record.c, game_meta.c). The
+ * input is a state text, then a NUL and the history text (without a NUL all
+ * state text): what game_record_read accepts must round-trip to a fixed
+ * point. The whole input is also a record of the first format, converted
+ * whole when accepted, and a tags and metadata text, whose reading must
+ * write a text that reads back the same. */
 #include <stdbool.h>
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "fuzz.h"
 
@@ -145,9 +146,40 @@ static void fuzz_legacy(const uint8_t *data, size_t size)
     free(history);
 }
 
+/* What game_meta_read accepts writes a text (game_meta_text) that reads
+ * back to the same tags and metadata, and that text is a fixed point. */
+static void fuzz_meta(const uint8_t *data, size_t size)
+{
+    char *text = copy(data, size);
+    game_meta_t *meta = game_meta_new(), *back = game_meta_new();
+    char *written = NULL, *again = NULL;
+    size_t length = 0, again_length = 0;
+    if (text && meta && back && game_meta_read(meta, text, size)) {
+        FUZZ_CHECK(game_meta_text(meta, &written, &length), "game_meta_text failed");
+        FUZZ_CHECK(game_meta_read(back, written ? written : "", length), "its own text is refused:\n%s", written);
+        FUZZ_CHECK(back->count == meta->count, "%d tags, then %d", meta->count, back->count);
+        for (int i = 0; i < meta->count; i++)
+            FUZZ_CHECK(!strcmp(back->tags[i].name, meta->tags[i].name)
+                           && !strcmp(back->tags[i].value, meta->tags[i].value),
+                       "tag %d changed through its text", i);
+        FUZZ_CHECK(!meta->metadata == !back->metadata
+                       && (!meta->metadata || !strcmp(meta->metadata, back->metadata)),
+                   "the metadata changed through its text:\n%s", written);
+        FUZZ_CHECK(game_meta_text(back, &again, &again_length), "game_meta_text failed");
+        FUZZ_CHECK(again_length == length && (!length || !memcmp(again, written, length)),
+                   "game_meta_text is not a fixed point");
+    }
+    free(text);
+    free(written);
+    free(again);
+    game_meta_free(meta);
+    game_meta_free(back);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_state(data, size);
     fuzz_legacy(data, size);
+    fuzz_meta(data, size);
     return 0;
 }

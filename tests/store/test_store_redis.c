@@ -316,6 +316,54 @@ static void test_stale_expected_version_is_conflict_and_changes_nothing(void)
     expect_line(id, STORE_LOAD_FULL, 2, "e2e4:e4", "");
 }
 
+/* CU-asserts the meta text a full load of id returns (NULL: none). */
+static void expect_meta(const char *id, const char *meta)
+{
+    store_game_t g;
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_FULL, &g), STORE_OK);
+    if (meta)
+        expect_bytes("meta", g.meta, g.meta_length, meta, strlen(meta));
+    else
+        CU_ASSERT_PTR_NULL(g.meta);
+    store_game_clear(&g);
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_CHANGE, &g), STORE_OK);
+    CU_ASSERT_PTR_NULL(g.meta); /* a change never loads it */
+    store_game_clear(&g);
+}
+
+static void test_a_creations_meta_text_is_read_by_full_loads_only_and_no_change_moves_it(void)
+{
+    char id[32], key[64];
+    new_id(id, sizeof id);
+    static const char meta[] = "{\"tags\":{\"Event\":\"E \\\"x\\\"\"},\"metadata\":{\"a\":[1]}}";
+    store_game_change_t create = state_only("v1");
+    create.meta = meta;
+    create.meta_length = sizeof meta - 1;
+    CU_ASSERT_EQUAL(write_change(id, 0, &create, 0, NULL, NULL, NULL), STORE_OK);
+    expect_meta(id, meta);
+    /* Changes send no meta text: the creation's stays, in the same hash. */
+    store_game_change_t move = line_change("v2", 1, STORE_LINE_APPEND, "e2e4:e4", "00000000000000a1");
+    CU_ASSERT_EQUAL(write_change(id, 1, &move, 0, NULL, NULL, NULL), STORE_OK);
+    store_game_change_t cut = line_change("v3", 0, STORE_LINE_TRUNCATE, "", "");
+    CU_ASSERT_EQUAL(write_change(id, 2, &cut, 0, NULL, NULL, NULL), STORE_OK);
+    expect_meta(id, meta);
+    game_key("game", id, key, sizeof key);
+    char *held = NULL;
+    redisReply *r = redis_server_command(&server, NULL, "HGET %s meta", key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(r->type, REDIS_REPLY_STRING);
+    if (r->type == REDIS_REPLY_STRING)
+        held = strndup(r->str, r->len);
+    freeReplyObject(r);
+    CU_ASSERT_STRING_EQUAL(held ? held : "", meta);
+    free(held);
+
+    /* A game made without one, as every game stored before it existed, has none. */
+    new_id(id, sizeof id);
+    create_game(id, "v1");
+    expect_meta(id, NULL);
+}
+
 static void test_write_to_a_missing_id_is_not_found_and_creates_nothing(void)
 {
     char id[32];
@@ -605,10 +653,10 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         size_t state_length = game_record_state(&r, state, sizeof state);
         CU_ASSERT_FATAL(state_length > 0);
         /* Every key and value a write can send at once: the old record, a
-         * kept answer bounded in its scope, a write id and an event. */
+         * kept answer bounded in its scope, a write id, an event and a meta text. */
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
                                         moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert",
-                                        0, 0, "1 0 0 0 change\n{}", 18 };
+                                        0, 0, "1 0 0 0 change\n{}", 18, "{\"tags\":{}}", 11 };
         char scope[64];
         snprintf(scope, sizeof scope, "{%s}:caller", f.id);
         store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };
@@ -2222,6 +2270,7 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_write_with_the_expected_version_bumps_it);
     CU_ADD_TEST(suite, test_stale_expected_version_is_conflict_and_changes_nothing);
     CU_ADD_TEST(suite, test_write_to_a_missing_id_is_not_found_and_creates_nothing);
+    CU_ADD_TEST(suite, test_a_creations_meta_text_is_read_by_full_loads_only_and_no_change_moves_it);
     CU_ADD_TEST(suite, test_appended_moves_and_history_accumulate_and_a_load_returns_the_last_hlen_entries);
     CU_ADD_TEST(suite, test_keep_leaves_the_move_list_and_history_and_sets_the_count);
     CU_ADD_TEST(suite, test_set_replaces_the_move_list_and_history);

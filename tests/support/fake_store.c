@@ -102,6 +102,7 @@ static void clear_game(fake_store_game_t *g)
     text_set(&g->state, NULL, 0);
     text_set(&g->moves, NULL, 0);
     text_set(&g->history, NULL, 0);
+    text_set(&g->meta, NULL, 0);
     memset(g, 0, sizeof *g);
 }
 
@@ -163,11 +164,16 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     out->history_length = tail;
     out->state = copy_bytes(g->state.bytes, g->state.length);
     out->history = copy_bytes(g->history.bytes + g->history.length - tail, tail);
+    bool meta = what == STORE_LOAD_FULL && g->meta.length;
     if (what == STORE_LOAD_FULL) {
         out->moves_length = g->moves.length;
         out->moves = copy_bytes(g->moves.bytes, g->moves.length);
     }
-    if (!out->state || !out->history || (what == STORE_LOAD_FULL && !out->moves)) {
+    if (meta) {
+        out->meta_length = g->meta.length;
+        out->meta = copy_bytes(g->meta.bytes, g->meta.length);
+    }
+    if (!out->state || !out->history || (what == STORE_LOAD_FULL && !out->moves) || (meta && !out->meta)) {
         store_game_clear(out);
         return STORE_EUNAVAILABLE;
     }
@@ -260,10 +266,12 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                change->history_keep, &history_length);
     if (state && game->used && store->before_write)
         store->before_write(store->check_ctx, game, state, change->state_length, store->now_ms);
-    if (!state || !moves || !history) {
+    char *meta = change->meta_length ? copy_bytes(change->meta, change->meta_length) : NULL;
+    if (!state || !moves || !history || (change->meta_length && !meta)) {
         free(state);
         free(moves);
         free(history);
+        free(meta);
         return STORE_EUNAVAILABLE;
     }
     game->used = true;
@@ -275,6 +283,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
     text_set(&game->state, state, change->state_length);
     text_set(&game->moves, moves, moves_length);
     text_set(&game->history, history, history_length);
+    if (meta)
+        text_set(&game->meta, meta, change->meta_length);
     if (store->after_write)
         store->after_write(store->check_ctx, game, change);
     if (old) {

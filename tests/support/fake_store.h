@@ -30,13 +30,13 @@ typedef struct {
     size_t length;
 } fake_store_text_t;
 
-/* A game as store/ keeps it: the hash (version, state, hlen), the move
- * list and the history. */
+/* A game as store/ keeps it: the hash (version, state, hlen, meta), the
+ * move list and the history. */
 typedef struct {
     char id[FAKE_STORE_KEY_MAX];
     bool used;
     uint64_t version;
-    fake_store_text_t state, moves, history;
+    fake_store_text_t state, moves, history, meta; /* meta: the hash's tags and metadata text */
     unsigned history_count;
     char write_id[STORE_WRITE_ID_SIZE];
     int64_t written_at_ms; /* the clock when it was last written */

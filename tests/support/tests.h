@@ -24,6 +24,7 @@ int test_movegen_register(void);
 int test_oracle_register(void);
 int test_store_redis_register(void);
 int test_game_record_register(void);
+int test_game_meta_register(void);
 int test_conn_register(void);
 int test_target_register(void);
 int test_wire_register(void);

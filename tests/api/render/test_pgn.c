@@ -1,9 +1,9 @@
 /* Tests for api/render/pgn.c (pgn_write): the tag section (the roster in
- * order, SetUp/FEN, Variant, Termination, escaping) and the movetext (move
- * numbers, the result, lines of at most 80 characters broken between
- * tokens). The oracle is chessd's SAN reader: the movetext replays to the
- * position its line leads to. An allocation failure gives NULL, never part
- * of the text. */
+ * order, the server's Event and Site, a game's own tags in their order,
+ * SetUp/FEN, Variant, Termination, escaping) and the movetext (move numbers,
+ * the result, lines of at most 80 characters). The oracle is chessd's SAN
+ * reader: the movetext replays to where its line leads. An allocation
+ * failure gives NULL, never part of the text. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 #include "../../../api/render/pgn.h"
 #include "../../../rules/game.h"
+#include "../../../store/game_meta.h"
 #include "../../support/tests.h"
 
 /* A move line of up to LINE_PLIES plies, built as the store builds it. */
@@ -204,6 +205,79 @@ static void test_quotes_and_backslashes_in_tag_values_are_escaped(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n[White \"Ann \\\"The Rook\\\" O\\\\Neil\"]\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n[Black \"\\\\\\\"\"]\n"));
     free(text);
+}
+
+/* A meta with these tags set, name then value, NULL-terminated. */
+static game_meta_t *tags_of(const char *const *pairs)
+{
+    game_meta_t *meta = game_meta_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(meta);
+    for (int i = 0; pairs[i]; i += 2)
+        CU_ASSERT_EQUAL_FATAL(game_meta_set_tag(meta, pairs[i], pairs[i + 1], strlen(pairs[i + 1]), NULL, 0),
+                              GAME_TAG_OK);
+    return meta;
+}
+
+static void test_the_servers_event_and_site_fill_in_for_a_game_without_its_own(void)
+{
+    position_t start = parse(FEN_START, 0);
+    pgn_game_t game = { .white = "Ann", .black = "Bob", .created_at_ms = 1709251199999, .initial = &start,
+                        .result = "*", .moves = "",
+                        .defaults = { .event = "Club \"Open\"", .site = "https://chess.example/" } };
+    char *text = write_pgn(&game);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "[Event \"Club \\\"Open\\\"\"]\n"
+                                        "[Site \"https://chess.example/\"]\n"
+                                        "[Date \"2024.02.29\"]\n"
+                                        "[Round \"-\"]\n"
+                                        "[White \"Ann\"]\n"));
+    free(text);
+    /* The game's own Event, Date and Round win; Site is still the server's. */
+    game_meta_t *tags = tags_of((const char *const[]){ "Round", "3.1", "Date", "2026.??.??", "Event", "Final", NULL });
+    game.tags = tags;
+    text = write_pgn(&game);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "[Event \"Final\"]\n"
+                                        "[Site \"https://chess.example/\"]\n"
+                                        "[Date \"2026.??.??\"]\n"
+                                        "[Round \"3.1\"]\n"
+                                        "[White \"Ann\"]\n"
+                                        "[Black \"Bob\"]\n"
+                                        "[Result \"*\"]\n"
+                                        "[Termination \"unterminated\"]\n\n"));
+    CU_ASSERT_PTR_NULL(strstr(strstr(text, "[Round"), "[Event")); /* once each, in the roster */
+    free(text);
+    game_meta_free(tags);
+}
+
+static void test_a_games_tags_follow_the_roster_known_ones_first_its_own_last_by_name_escaped(void)
+{
+    position_t initial = parse("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12", 0);
+    game_meta_t *tags = tags_of((const char *const[]){
+        "Zebra", "z", "Annotator", "A. \"Quote\" \\ Back", "ClubId", "c\\1", "WhiteElo", "2100", "Site", "Here",
+        "BlackTitle", "IM", "AClub", "Caf\xc3\xa9", NULL });
+    pgn_game_t game = { .white = "W", .black = "B", .created_at_ms = 0, .tags = tags, .initial = &initial,
+                        .result = "*", .time_control = "300+2", .moves = "" };
+    char *text = write_pgn(&game);
+    CU_ASSERT_STRING_EQUAL(text, "[Event \"?\"]\n"
+                                 "[Site \"Here\"]\n"
+                                 "[Date \"1970.01.01\"]\n"
+                                 "[Round \"-\"]\n"
+                                 "[White \"W\"]\n"
+                                 "[Black \"B\"]\n"
+                                 "[Result \"*\"]\n"
+                                 "[BlackTitle \"IM\"]\n"
+                                 "[WhiteElo \"2100\"]\n"
+                                 "[Annotator \"A. \\\"Quote\\\" \\\\ Back\"]\n"
+                                 "[SetUp \"1\"]\n"
+                                 "[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12\"]\n"
+                                 "[Termination \"unterminated\"]\n"
+                                 "[TimeControl \"300+2\"]\n"
+                                 "[AClub \"Caf\xc3\xa9\"]\n"
+                                 "[ClubId \"c\\\\1\"]\n"
+                                 "[Zebra \"z\"]\n"
+                                 "\n"
+                                 "*\n");
+    free(text);
+    game_meta_free(tags);
 }
 
 static void test_the_standard_start_has_no_setup_fen_or_variant_tags(void)
@@ -488,6 +562,10 @@ int test_pgn_register(void)
         || !CU_add_test(suite, "unnamed players are question marks", test_unnamed_players_are_question_marks)
         || !CU_add_test(suite, "quotes and backslashes in tag values are escaped",
                         test_quotes_and_backslashes_in_tag_values_are_escaped)
+        || !CU_add_test(suite, "the server's Event and Site fill in for a game without its own",
+                        test_the_servers_event_and_site_fill_in_for_a_game_without_its_own)
+        || !CU_add_test(suite, "a game's tags follow the roster, known ones first, its own last by name, escaped",
+                        test_a_games_tags_follow_the_roster_known_ones_first_its_own_last_by_name_escaped)
         || !CU_add_test(suite, "the standard start has no SetUp, FEN or Variant tags",
                         test_the_standard_start_has_no_setup_fen_or_variant_tags)
         || !CU_add_test(suite, "a non-standard start has SetUp and FEN after the roster",
