@@ -12,7 +12,7 @@
 
 /* When a sweep looks again at an ending whose feed step did not happen
  * (its writer died, or Redis was away): this long after the ending write. */
-enum { GAME_FINISHED_RETRY_MS = 10000 };
+enum { GAME_FINISHED_RETRY_MS = 5000 };
 
 /* The feed's summary of r (over): its id, state, result, termination and
  * the time of its last write, its end. */
