@@ -832,6 +832,11 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
                           ? "the first-move grace passed before this request: the game was aborted"
                           : "the flag fell before this request: the game is over on time");
     } else if ((answer = check_version(version, &g->record, &expected, out)) != GAME_SVC_OK) {
+        /* A game over is over whatever version a change names: the change
+         * was made for a game that another request, or a sweep on its
+         * deadline, has ended since. */
+        if (answer == GAME_SVC_ECONFLICT && game_is_over(&g->record.game))
+            answer = refused(out, &g->record.game, GAME_EOVER);
         outcome = CHANGE_REFUSED;
     } else if (game_is_over(&g->record.game)) {
         answer = refused(out, &g->record.game, GAME_EOVER);
