@@ -541,6 +541,47 @@ store_status_t store_game_finished(store_t *store, const store_feed_entry_t *gam
     return STORE_OK;
 }
 
+store_status_t store_deadline_claim(store_t *store, unsigned lease_ms, unsigned max, store_deadline_t *out,
+                                    unsigned *count, int64_t *now_ms)
+{
+    (void)lease_ms, (void)max, (void)out;
+    *count = 0;
+    if (now_ms)
+        *now_ms = store->now_ms;
+    return STORE_OK;
+}
+
+store_status_t store_deadline_settle(store_t *store, const char *id, int64_t claim_ms, int64_t due_ms,
+                                     bool *settled)
+{
+    (void)store, (void)id, (void)claim_ms, (void)due_ms;
+    if (settled)
+        *settled = true;
+    return STORE_OK;
+}
+
+store_status_t store_feed_length(store_t *store, uint64_t *length)
+{
+    (void)store;
+    *length = 0;
+    return STORE_OK;
+}
+
+/* The feed read is empty: a cursor is never one. */
+bool store_feed_cursor_ok(const char *text)
+{
+    (void)text;
+    return false;
+}
+
+store_status_t store_feed_read(store_t *store, const char *after, unsigned max, store_feed_entry_t *out,
+                               unsigned *count)
+{
+    (void)store, (void)after, (void)max, (void)out;
+    *count = 0;
+    return STORE_OK;
+}
+
 void store_set_deadline(int64_t deadline_ms) { (void)deadline_ms; }
 
 int64_t store_now_ms(void) { return 0; }
