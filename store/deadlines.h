@@ -1,8 +1,8 @@
 /* The deadline index (deadlines.c): one sorted set of the games that end by
- * themselves at a time (a flag, a first-move grace, any deadline
- * rules/game.h's game_flag_deadline gives), each scored no later than that
- * time, which every replica's sweep claims when due. The protocol below says
- * who calls what and why it never lets a deadline pass unseen. */
+ * themselves at a time (a flag, a first-move grace, any deadline of
+ * rules/game.h's game_flag_deadline), each scored no later than that time.
+ * Every replica's sweep claims the entries due. The protocol below says who
+ * calls what and why it never lets a deadline pass unseen. */
 #ifndef CHESSD_STORE_DEADLINES_H
 #define CHESSD_STORE_DEADLINES_H
 

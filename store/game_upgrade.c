@@ -1,7 +1,7 @@
-/* The upgrade pass's store calls (game_upgrade.h): the walk over every
- * node's game keys (SCAN, a node chosen by a slot it serves), the keep of a
- * game's keys (one script on its slot), and the pass's claim, lease and
- * record (scripts on the {upgrade} slot). */
+/* The upgrade pass's store calls (game_upgrade.h). The walk over every
+ * node's game keys: SCAN, a node chosen by a slot it serves. The keep of a
+ * game's keys: one script on its slot. The pass's claim, lease and record:
+ * scripts on the {upgrade} slot. */
 #include "game_upgrade.h"
 #include "store_private.h"
 

@@ -10,10 +10,15 @@
 
 #include "store.h"
 
+/* The pass's generation. A write indexes only a deadline that moves
+ * earlier (deadlines.h), so a game that had none and gains one without a
+ * write (game_flag_deadline covering a kind of game it did not) would never
+ * be indexed: bump it with such a change, and the pass runs again. */
+#define STORE_UPGRADE_GENERATION "1"
 /* The pass's state ("<passes done> <Redis time the next may start>") and
  * the lease of the replica running one (its owner's name, with a PX). */
-#define STORE_UPGRADE_STATE_KEY "chessd:{upgrade}:active-ttl-pass"
-#define STORE_UPGRADE_LEASE_KEY "chessd:{upgrade}:active-ttl-lease"
+#define STORE_UPGRADE_STATE_KEY "chessd:{upgrade}:deadline-pass:" STORE_UPGRADE_GENERATION
+#define STORE_UPGRADE_LEASE_KEY "chessd:{upgrade}:deadline-lease:" STORE_UPGRADE_GENERATION
 
 /* A walk over every game key of every node that holds games (each master
  * of a Cluster, in the order of the slots they serve), by SCAN: a key there

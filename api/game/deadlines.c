@@ -45,7 +45,9 @@ static bool gone(game_svc_status_t status)
 
 /* One claimed deadline: the game read (which records an end that came),
  * then its entry put at its deadline now, or cleared with the feed's step
- * once it is over. On any other failure the claim lapses and comes again. */
+ * once it is over. On any other failure the claim lapses and comes again;
+ * so does a record of the first format past its deadline, which a read
+ * cannot end (it is read without Redis's clock) until a change converts it. */
 static void settle(deadlines_t *s, const store_deadline_t *due)
 {
     store_t *store = s->games.store;
@@ -54,7 +56,7 @@ static void settle(deadlines_t *s, const store_deadline_t *due)
     game_svc_status_t status = game_svc_read(&s->games, due->id, STORE_LOAD_CHANGE, &g, &out);
     if (status == GAME_SVC_OK && game_is_over(&g.record.game))
         (void)game_finished_record(&s->games, &g.record, due->claim_ms);
-    else if (status == GAME_SVC_OK)
+    else if (status == GAME_SVC_OK && !(g.legacy && game_flag_deadline(&g.record.game) < due->claim_ms))
         (void)store_deadline_settle(store, due->id, due->claim_ms, game_flag_deadline(&g.record.game), NULL);
     else if (gone(status))
         (void)store_deadline_settle(store, due->id, due->claim_ms, 0, NULL);

@@ -1,7 +1,7 @@
-/* The upgrade pass (upgrade.h): one thread a replica, which claims a pass
- * in Redis, walks the game keys a SCAN page at a time (its lease renewed
- * after each) and reads each game through the game service, which also ends
- * a game whose deadline passed. Says on stderr what each pass did. */
+/* The upgrade pass (upgrade.h): one thread a replica. It claims a pass in
+ * Redis and walks the game keys a SCAN page at a time, its lease renewed
+ * after each. Each game is read through the game service, which also ends
+ * one whose deadline passed. Says on stderr what each pass did. */
 #include "upgrade.h"
 
 #include <pthread.h>

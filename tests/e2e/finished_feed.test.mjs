@@ -240,7 +240,7 @@ test('--active-ttl 1 deletes nothing, and the upgrade pass takes the TTL an olde
   // As an older chessd left it: an expiry on every key of an active game, and no deadline entry.
   for (const key of gameKeys(timed.id)) await redis.command('EXPIRE', key, '3600');
   await redis.command('ZREM', 'chessd:{games}:deadlines', timed.id);
-  await redis.command('DEL', 'chessd:{upgrade}:active-ttl-pass');
+  await redis.command('DEL', 'chessd:{upgrade}:deadline-pass:1');
   const upgraded = await startServer(['--redis', redis.url]);
   try {
     await until(async () => (await Promise.all(gameKeys(timed.id).map((k) => redis.command('TTL', k)))).every((t) => t === -1),
