@@ -174,17 +174,36 @@ static const char done_script[] =
     "redis.call('DEL', KEYS[2])\n"
     "return 1\n";
 
-/* One of the pass's scripts over its state and lease. */
-static redisReply *upgrade_script(store_t *store, const char *text, int value_count, const char *const *values)
+enum { UPGRADE_KEY_SIZE = sizeof STORE_UPGRADE_KEY_PREFIX + 8 + STORE_UPGRADE_GENERATION_MAX };
+
+static bool generation_ok(const char *generation)
 {
-    static const char *const keys[] = { STORE_UPGRADE_STATE_KEY, STORE_UPGRADE_LEASE_KEY };
-    return store_script_texts(store, game_keys_slot(STORE_UPGRADE_STATE_KEY), text, 2, keys, value_count, values);
+    size_t length = strlen(generation);
+    return length && length < STORE_UPGRADE_GENERATION_MAX
+           && strspn(generation, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.:_-") == length;
+}
+
+/* One of the pass's scripts over generation's state and lease; NULL when
+ * the generation is none (or no reply came). */
+static redisReply *upgrade_script(store_t *store, const char *generation, const char *text, int value_count,
+                                  const char *const *values)
+{
+    char state[UPGRADE_KEY_SIZE], lease[UPGRADE_KEY_SIZE];
+    if (!generation_ok(generation))
+        return NULL;
+    snprintf(state, sizeof state, STORE_UPGRADE_KEY_PREFIX "pass:%s", generation);
+    snprintf(lease, sizeof lease, STORE_UPGRADE_KEY_PREFIX "lease:%s", generation);
+    const char *const keys[] = { state, lease };
+    return store_script_texts(store, game_keys_slot(state), text, 2, keys, value_count, values);
 }
 
 /* A script answering 1 (STORE_OK) or 0 (STORE_ECONFLICT). */
-static store_status_t upgrade_yes_no(store_t *store, const char *text, int value_count, const char *const *values)
+static store_status_t upgrade_yes_no(store_t *store, const char *generation, const char *text, int value_count,
+                                     const char *const *values)
 {
-    redisReply *r = upgrade_script(store, text, value_count, values);
+    if (!generation_ok(generation))
+        return STORE_ENOT_FOUND;
+    redisReply *r = upgrade_script(store, generation, text, value_count, values);
     store_status_t status = r ? store_reply_status(r, REDIS_REPLY_INTEGER) : STORE_EUNAVAILABLE;
     if (status == STORE_OK && r->integer != 1)
         status = STORE_ECONFLICT;
@@ -193,14 +212,16 @@ static store_status_t upgrade_yes_no(store_t *store, const char *text, int value
     return status;
 }
 
-store_status_t store_upgrade_claim(store_t *store, const char *owner, unsigned lease_ms, unsigned passes,
-                                   store_upgrade_t *out)
+store_status_t store_upgrade_claim(store_t *store, const char *generation, const char *owner, unsigned lease_ms,
+                                   unsigned passes, store_upgrade_t *out)
 {
+    if (!generation_ok(generation))
+        return STORE_ENOT_FOUND;
     char lease[NUMBER_SIZE], most[NUMBER_SIZE];
     snprintf(lease, sizeof lease, "%u", lease_ms ? lease_ms : 1);
     snprintf(most, sizeof most, "%u", passes);
     const char *values[] = { owner, lease, most };
-    redisReply *r = upgrade_script(store, claim_script, 3, values);
+    redisReply *r = upgrade_script(store, generation, claim_script, 3, values);
     store_status_t status = r ? store_reply_status(r, REDIS_REPLY_ARRAY) : STORE_EUNAVAILABLE;
     if (status == STORE_OK && (r->elements != 2 || r->element[0]->type != REDIS_REPLY_STRING
                                || r->element[1]->type != REDIS_REPLY_INTEGER))
@@ -221,19 +242,20 @@ store_status_t store_upgrade_claim(store_t *store, const char *owner, unsigned l
     return status;
 }
 
-store_status_t store_upgrade_renew(store_t *store, const char *owner, unsigned lease_ms)
+store_status_t store_upgrade_renew(store_t *store, const char *generation, const char *owner, unsigned lease_ms)
 {
     char lease[NUMBER_SIZE];
     snprintf(lease, sizeof lease, "%u", lease_ms ? lease_ms : 1);
     const char *values[] = { owner, lease };
-    return upgrade_yes_no(store, renew_script, 2, values);
+    return upgrade_yes_no(store, generation, renew_script, 2, values);
 }
 
-store_status_t store_upgrade_done(store_t *store, const char *owner, unsigned pass, unsigned gap_ms)
+store_status_t store_upgrade_done(store_t *store, const char *generation, const char *owner, unsigned pass,
+                                  unsigned gap_ms)
 {
     char number[NUMBER_SIZE], gap[NUMBER_SIZE];
     snprintf(number, sizeof number, "%u", pass);
     snprintf(gap, sizeof gap, "%u", gap_ms);
     const char *values[] = { owner, number, gap };
-    return upgrade_yes_no(store, done_script, 3, values);
+    return upgrade_yes_no(store, generation, done_script, 3, values);
 }

@@ -10,15 +10,15 @@
 
 #include "store.h"
 
-/* The pass's generation. A write indexes only a deadline that moves
- * earlier (deadlines.h), so a game that had none and gains one without a
- * write (game_flag_deadline covering a kind of game it did not) would never
- * be indexed: bump it with such a change, and the pass runs again. */
-#define STORE_UPGRADE_GENERATION "1"
-/* The pass's state ("<passes done> <Redis time the next may start>") and
- * the lease of the replica running one (its owner's name, with a PX). */
-#define STORE_UPGRADE_STATE_KEY "chessd:{upgrade}:deadline-pass:" STORE_UPGRADE_GENERATION
-#define STORE_UPGRADE_LEASE_KEY "chessd:{upgrade}:deadline-lease:" STORE_UPGRADE_GENERATION
+/* A pass is named by its generation, 1 to STORE_UPGRADE_GENERATION_MAX - 1
+ * characters of A-Z a-z 0-9 . : _ - (any other: STORE_ENOT_FOUND). Its
+ * state, "<passes done> <Redis time the next may start>", is under
+ * STORE_UPGRADE_KEY_PREFIX "pass:<generation>", and the lease of the
+ * replica running one (its owner's name, with a PX) under "lease:...". A
+ * new generation runs anew on every Redis: the caller names one for what
+ * the index must hold (api/game/upgrade.h). */
+#define STORE_UPGRADE_KEY_PREFIX "chessd:{upgrade}:deadline-"
+enum { STORE_UPGRADE_GENERATION_MAX = 64 };
 
 /* A walk over every game key of every node that holds games (each master
  * of a Cluster, in the order of the slots they serve), by SCAN: a key there
@@ -52,15 +52,17 @@ typedef struct {
     int64_t wait_ms;
 } store_upgrade_t;
 
-/* Claims the next of `passes` passes for owner (a name unique to this
- * replica) for lease_ms, when it is due; one step on the {upgrade} slot. */
-store_status_t store_upgrade_claim(store_t *store, const char *owner, unsigned lease_ms, unsigned passes,
-                                   store_upgrade_t *out);
+/* Claims the next of generation's `passes` passes for owner (a name unique
+ * to this replica) for lease_ms, when it is due; one step on the {upgrade}
+ * slot. */
+store_status_t store_upgrade_claim(store_t *store, const char *generation, const char *owner, unsigned lease_ms,
+                                   unsigned passes, store_upgrade_t *out);
 /* Holds owner's lease lease_ms more; STORE_ECONFLICT when it is not
  * owner's any more (it lapsed and another replica took it: stop). */
-store_status_t store_upgrade_renew(store_t *store, const char *owner, unsigned lease_ms);
+store_status_t store_upgrade_renew(store_t *store, const char *generation, const char *owner, unsigned lease_ms);
 /* Records owner's pass `pass` done; the next may start gap_ms later.
  * STORE_ECONFLICT when the lease is not owner's (nothing recorded). */
-store_status_t store_upgrade_done(store_t *store, const char *owner, unsigned pass, unsigned gap_ms);
+store_status_t store_upgrade_done(store_t *store, const char *generation, const char *owner, unsigned pass,
+                                  unsigned gap_ms);
 
 #endif

@@ -27,6 +27,7 @@ enum {
 struct upgrade {
     game_svc_config_t games;
     char owner[OWNER_SIZE];
+    char generation[STORE_UPGRADE_GENERATION_MAX];
     atomic_bool stopping;
     pthread_t thread;
 };
@@ -82,7 +83,7 @@ static bool walk(pass_t *p)
     memset(&scan, 0, sizeof scan);
     while (!scan.done) {
         if (atomic_load(&p->u->stopping) || store_game_scan(store, &scan, PAGE_KEYS, adopt, p) != STORE_OK
-            || store_upgrade_renew(store, p->u->owner, LEASE_MS) != STORE_OK)
+            || store_upgrade_renew(store, p->u->generation, p->u->owner, LEASE_MS) != STORE_OK)
             return false;
     }
     return true;
@@ -94,7 +95,7 @@ static void run_pass(upgrade_t *u, unsigned pass)
 {
     pass_t p = { .u = u };
     int64_t began = clock_now_ms();
-    if (!walk(&p) || store_upgrade_done(u->games.store, u->owner, pass, UPGRADE_GAP_MS) != STORE_OK) {
+    if (!walk(&p) || store_upgrade_done(u->games.store, u->generation, u->owner, pass, UPGRADE_GAP_MS) != STORE_OK) {
         fprintf(stderr, "chessd: upgrade pass %u of %d was cut short; it is taken up again\n", pass, UPGRADE_PASSES);
         return;
     }
@@ -111,7 +112,8 @@ static void *run(void *arg)
     while (!atomic_load(&u->stopping)) {
         store_upgrade_t step;
         store_set_deadline(0);
-        if (store_upgrade_claim(u->games.store, u->owner, LEASE_MS, UPGRADE_PASSES, &step) != STORE_OK)
+        if (store_upgrade_claim(u->games.store, u->generation, u->owner, LEASE_MS, UPGRADE_PASSES, &step)
+            != STORE_OK)
             pause_for(u, RETRY_MS);
         else if (step.step == STORE_UPGRADE_DONE)
             break;
@@ -132,6 +134,8 @@ upgrade_t *upgrade_start(const game_svc_config_t *games)
         return NULL;
     }
     snprintf(u->owner, sizeof u->owner, "replica-%s", id);
+    snprintf(u->generation, sizeof u->generation, UPGRADE_GENERATION ":idle-%lld",
+             (long long)(games->idle_end_ms / 1000));
     u->games = *games;
     if (pthread_create(&u->thread, NULL, run, u) != 0) {
         free(u);

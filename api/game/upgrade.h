@@ -11,6 +11,14 @@
 /* The passes over one Redis, and the time between them. */
 enum { UPGRADE_PASSES = 2, UPGRADE_GAP_MS = 3600 * 1000 };
 
+/* The pass's generation, followed in Redis by the idle end it ran with
+ * (":idle-<seconds>"). A write indexes a deadline only when it moves
+ * earlier (store/deadlines.h), so a game whose deadline comes earlier with
+ * no write is put right by a pass alone: a shorter --idle-end runs one, and
+ * so must a kind of deadline game_flag_deadline did not give before. Bump
+ * this with such a change. */
+#define UPGRADE_GENERATION "1"
+
 typedef struct upgrade upgrade_t;
 
 /* Starts this replica's thread: it runs a pass when one is due and no

@@ -3,10 +3,11 @@
 // shared Cluster when run.sh runs the game suites again): games ended in
 // every way appear once each, in order, with the game as GET answers it;
 // readers page with after= and limit and see the same lines; a timed game
-// nobody follows or reads loses on time by the sweep; an ending whose feed
-// step failed is put there by a sweep; the feed outlives a restart; active
-// games never expire (--active-ttl is ignored) and the upgrade pass takes an
-// older version's TTL away. Every answer is checked against openapi.yaml
+// nobody follows or reads loses on time by the sweep, and so do an overdue
+// correspondence move and an idle game; an ending whose feed step failed is
+// put there by a sweep; the feed outlives a restart; active games never
+// expire (--active-ttl is ignored) and the upgrade pass takes an older
+// version's TTL away. Every answer is checked against openapi.yaml
 // (each NDJSON line against FinishedGameLine) by http.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,17 +28,18 @@ after(async () => {
 
 const auth = (token) => ({ headers: { authorization: `Bearer ${token}` } });
 
+/** A new game on srv, which its changes go to. */
 async function newGame(body = {}, srv = server) {
   const res = await post(srv, '/v1/games', body);
   assert.equal(res.status, 201, res.text);
-  return { id: res.body.id, tokens: res.body.tokens, version: res.body.version, body: res.body };
+  return { id: res.body.id, tokens: res.body.tokens, version: res.body.version, body: res.body, srv };
 }
 
 /** Plays moves in turn from white (or from `first`), each against the game's version. */
 async function play(g, moves, first = 'white') {
   let color = first;
   for (const move of moves) {
-    const res = await post(server, `/v1/games/${g.id}/moves`, { move, expected_version: g.version }, auth(g.tokens[color]));
+    const res = await post(g.srv, `/v1/games/${g.id}/moves`, { move, expected_version: g.version }, auth(g.tokens[color]));
     assert.equal(res.status, 200, `${move}: ${res.text}`);
     g.version = res.body.version;
     color = color === 'white' ? 'black' : 'white';
@@ -45,7 +47,7 @@ async function play(g, moves, first = 'white') {
 }
 
 async function change(g, color, action, body = {}) {
-  const res = await post(server, `/v1/games/${g.id}/${action}`, { expected_version: g.version, ...body }, auth(g.tokens[color]));
+  const res = await post(g.srv, `/v1/games/${g.id}/${action}`, { expected_version: g.version, ...body }, auth(g.tokens[color]));
   assert.equal(res.status, 200, `${action}: ${res.text}`);
   g.version = res.body.version;
   return res.body;
@@ -73,8 +75,8 @@ async function readAll(after = null, limit = 1000, srv = server) {
 }
 
 /** The cursor of the feed's last line now (null: empty). */
-async function feedEnd() {
-  return (await readAll()).at(-1)?.cursor ?? null;
+async function feedEnd(srv = server) {
+  return (await readAll(null, 1000, srv)).at(-1)?.cursor ?? null;
 }
 
 /** A line with the clock's instant zeroed: it is the read's time. */
@@ -186,6 +188,33 @@ test('a timed game nobody follows or reads loses on time by the sweep, and is on
   assert.equal(await redis.command('ZSCORE', 'chessd:{games}:deadlines', g.id), null, 'its deadline is cleared');
 });
 
+test('an overdue correspondence move and an idle game, nobody reading either, end by the sweep and reach the feed', async () => {
+  // Replicas share one --idle-end: this one's days and idle end are seconds, so it runs alone.
+  await server.stop();
+  const quick = await startServer(['--redis', redis.url, '--correspondence-day', '1', '--idle-end', '2']);
+  try {
+    const start = await feedEnd(quick);
+    const letter = await newGame({ days_per_move: 1 }, quick);
+    await play(letter, ['e4', 'e5']);
+    const idle = await newGame({}, quick);
+    await play(idle, ['d4', 'd5', 'c4']);
+    const untouched = await newGame({}, quick);
+    const lines = await until(async () => {
+      const found = (await readAll(start, 1000, quick)).filter((l) => [letter.id, idle.id, untouched.id].includes(l.id));
+      return found.length === 3 ? found : null;
+    }, 9000, 'the three games on the feed');
+    const ending = Object.fromEntries(lines.map((l) => [l.id, [l.status, l.result, l.termination]]));
+    assert.deepEqual(ending[letter.id], ['timeout', '0-1', 'time_forfeit'], 'White\'s day ran out');
+    assert.deepEqual(ending[idle.id], ['timeout', '1-0', 'idle_end'], 'Black left the game idle');
+    assert.deepEqual(ending[untouched.id].slice(0, 2), ['aborted', '*'], 'idle before both moved');
+    for (const id of [letter.id, idle.id, untouched.id])
+      assert.equal(await redis.command('ZSCORE', 'chessd:{games}:deadlines', id), null);
+  } finally {
+    await quick.stop();
+    server = await startServer(['--redis', redis.url]);
+  }
+});
+
 test('an ending whose feed step failed is put on the feed by a sweep, once', async () => {
   const start = await feedEnd();
   // The feed's ids turned into another type: the ending's own feed step fails.
@@ -240,7 +269,7 @@ test('--active-ttl 1 deletes nothing, and the upgrade pass takes the TTL an olde
   // As an older chessd left it: an expiry on every key of an active game, and no deadline entry.
   for (const key of gameKeys(timed.id)) await redis.command('EXPIRE', key, '3600');
   await redis.command('ZREM', 'chessd:{games}:deadlines', timed.id);
-  await redis.command('DEL', 'chessd:{upgrade}:deadline-pass:1');
+  await redis.command('DEL', 'chessd:{upgrade}:deadline-pass:1:idle-2592000');
   const upgraded = await startServer(['--redis', redis.url]);
   try {
     await until(async () => (await Promise.all(gameKeys(timed.id).map((k) => redis.command('TTL', k)))).every((t) => t === -1),

@@ -440,26 +440,31 @@ static void test_a_keep_takes_the_expiry_away_only_at_the_version_read(void)
 static void test_the_upgrade_passes_run_one_at_a_time_each_once_the_gap_apart(void)
 {
     store_upgrade_t step;
-    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "replica-a", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-60", "replica-a", LEASE_MS, 2, &step), STORE_OK);
     CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_RUN);
     CU_ASSERT_EQUAL(step.pass, 1);
-    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "replica-b", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-60", "replica-b", LEASE_MS, 2, &step), STORE_OK);
     CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_WAIT); /* a's lease */
     CU_ASSERT(step.wait_ms > 0 && step.wait_ms <= LEASE_MS);
-    CU_ASSERT_EQUAL(store_upgrade_renew(store, "replica-a", LEASE_MS), STORE_OK);
-    CU_ASSERT_EQUAL(store_upgrade_renew(store, "replica-b", LEASE_MS), STORE_ECONFLICT);
-    CU_ASSERT_EQUAL(store_upgrade_done(store, "replica-b", 1, 400), STORE_ECONFLICT);
-    CU_ASSERT_EQUAL(store_upgrade_done(store, "replica-a", 1, 400), STORE_OK);
-    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "replica-b", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL(store_upgrade_renew(store, "1:idle-60", "replica-a", LEASE_MS), STORE_OK);
+    CU_ASSERT_EQUAL(store_upgrade_renew(store, "1:idle-60", "replica-b", LEASE_MS), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(store_upgrade_done(store, "1:idle-60", "replica-b", 1, 400), STORE_ECONFLICT);
+    CU_ASSERT_EQUAL(store_upgrade_done(store, "1:idle-60", "replica-a", 1, 400), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-60", "replica-b", LEASE_MS, 2, &step), STORE_OK);
     CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_WAIT); /* the gap */
     CU_ASSERT(step.wait_ms > 0 && step.wait_ms <= 400);
     redis_server_sleep_ms(500);
-    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "replica-b", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-60", "replica-b", LEASE_MS, 2, &step), STORE_OK);
     CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_RUN);
     CU_ASSERT_EQUAL(step.pass, 2);
-    CU_ASSERT_EQUAL(store_upgrade_done(store, "replica-b", 2, 400), STORE_OK);
-    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "replica-a", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL(store_upgrade_done(store, "1:idle-60", "replica-b", 2, 400), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-60", "replica-a", LEASE_MS, 2, &step), STORE_OK);
     CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_DONE);
+    /* Another generation (another idle end, say) runs anew. */
+    CU_ASSERT_EQUAL_FATAL(store_upgrade_claim(store, "1:idle-30", "replica-a", LEASE_MS, 2, &step), STORE_OK);
+    CU_ASSERT_EQUAL(step.step, STORE_UPGRADE_RUN);
+    CU_ASSERT_EQUAL(step.pass, 1);
+    CU_ASSERT_EQUAL(store_upgrade_claim(store, "no spaces", "replica-a", LEASE_MS, 2, &step), STORE_ENOT_FOUND);
     CU_ASSERT_EQUAL(store_deadline_drop_legacy(store), STORE_OK);
 }
 
