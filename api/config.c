@@ -180,10 +180,13 @@ static const setting_t settings[] = {
     { "--redis-timeout-ms", "CHESSD_REDIS_TIMEOUT_MS", "1000", "Redis command timeout", KIND_UINT,
       FIELD(redis_timeout_ms), 10, 60000 },
     /* 30 days, 7 days and a day. */
-    { "--finished-ttl", "CHESSD_FINISHED_TTL", "2592000", "seconds a finished game is kept (0: forever)", KIND_UINT,
-      FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
-    { "--active-ttl", "CHESSD_ACTIVE_TTL", "604800", "seconds an unchanged active game is kept (0: forever)", KIND_UINT,
-      FIELD(active_game_ttl_seconds), 0, 0xffffffffu },
+    { "--finished-ttl", "CHESSD_FINISHED_TTL", "2592000", "seconds a finished game is kept after its end (0: forever)",
+      KIND_UINT, FIELD(finished_game_ttl_seconds), 0, 0xffffffffu },
+    /* Accepted so that deployments that set it still start; any value but 0 is a warning (server.c). */
+    { "--active-ttl", "CHESSD_ACTIVE_TTL", "0",
+      "ignored: an active game is kept until it ends by a rule (its clock, its deadline); accepted so that "
+      "deployments that set it still start (a value other than 0 logs a warning)",
+      KIND_UINT, FIELD(active_game_ttl_seconds), 0, 0xffffffffu },
     { "--idle-end", "CHESSD_IDLE_END", "2592000",
       "seconds without a move after which a game with neither clock nor correspondence days ends: lost by the side "
       "to move as on time, aborted before both players moved (0: never)",
@@ -191,6 +194,10 @@ static const setting_t settings[] = {
     { "--correspondence-day", "CHESSD_CORRESPONDENCE_DAY", "86400",
       "seconds in a day of a game's days_per_move: 86400, or fewer to demonstrate or test correspondence games",
       KIND_UINT, FIELD(correspondence_day_seconds), 1, 86400 },
+    { "--finished-feed-retention", "CHESSD_FINISHED_FEED_RETENTION", "604800",
+      "seconds a finished game stays on the finished-games feed (GET /v1/games/finished): a reader must come back "
+      "within it to miss none",
+      KIND_UINT, FIELD(finished_feed_retention_seconds), 60, 31536000 },
     { "--idempotency-ttl", "CHESSD_IDEMPOTENCY_TTL", "86400", "seconds an Idempotency-Key answer is kept", KIND_UINT,
       FIELD(idempotency_ttl_seconds), 1, 0xffffffffu },
     { "--max-game-plies", "CHESSD_MAX_GAME_PLIES", "1000", "most moves (plies) one game may have", KIND_UINT,
@@ -353,6 +360,7 @@ static void count_game(game_svc_counter_t counter)
         [GAME_SVC_COUNTER_VERSION_CONFLICT] = METRIC_VERSION_CONFLICTS,
         [GAME_SVC_COUNTER_STORE_FULL] = METRIC_STORE_FULL,
         [GAME_SVC_COUNTER_OUTCOME_UNKNOWN] = METRIC_OUTCOME_UNKNOWN,
+        [GAME_SVC_COUNTER_FEED_ADDED] = METRIC_FINISHED_FEED_ADDED,
     };
     if ((unsigned)counter < GAME_SVC_COUNTER_COUNT)
         metrics_count(metrics[counter]);
@@ -365,10 +373,10 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .store = store,
         .count = count_game,
         .max_game_plies = cfg->max_game_plies,
-        .active_game_ttl_seconds = cfg->active_game_ttl_seconds,
         .finished_game_ttl_seconds = cfg->finished_game_ttl_seconds,
         .idle_end_ms = (int64_t)cfg->idle_end_seconds * 1000,
         .day_ms = (int64_t)cfg->correspondence_day_seconds * 1000,
+        .finished_feed_retention_seconds = cfg->finished_feed_retention_seconds,
         .idempotency_ttl_seconds = cfg->idempotency_ttl_seconds,
         .game_cache_slots = cfg->game_cache_slots,
         .engine_lease_ms = config_engine_lease_ms(cfg),

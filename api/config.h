@@ -48,9 +48,10 @@ typedef struct config {
     unsigned redis_connect_timeout_ms;
     unsigned redis_timeout_ms;
     unsigned finished_game_ttl_seconds; /* 0: keep finished games forever */
-    unsigned active_game_ttl_seconds;   /* an active game unchanged this long expires; 0: never */
+    unsigned active_game_ttl_seconds;   /* ignored (a warning when not 0): active games never expire */
     unsigned idle_end_seconds;          /* a game with no clock and no days ends this long after a turn began; 0: never */
     unsigned correspondence_day_seconds; /* a day of days_per_move */
+    unsigned finished_feed_retention_seconds; /* a finished game stays on the feed this long */
     unsigned idempotency_ttl_seconds;
     unsigned max_game_plies;
     unsigned game_cache_slots;  /* games whose last version a replica keeps a copy of; 0: none */

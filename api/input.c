@@ -47,6 +47,26 @@ bool input_query_bool(const api_request_t *req, const char *name, bool fallback,
     return status == BODY_OK;
 }
 
+bool input_query_uint(const api_request_t *req, const char *name, unsigned min, unsigned max, unsigned fallback,
+                      unsigned *out, api_response_t *res)
+{
+    const char *text = api_request_query(req, name);
+    *out = fallback;
+    if (!text)
+        return true;
+    size_t digits = strspn(text, "0123456789");
+    unsigned long value = digits && digits <= 9 && !text[digits] ? strtoul(text, NULL, 10) : 0;
+    bool ok = digits && !text[digits] && digits <= 9 && value >= min && value <= max;
+    if (!ok) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "query parameter '%.40s' must be a whole number from %u to %u", name, min, max);
+        api_problem(res, API_EINVALID_PARAMETER, detail, NULL, NULL);
+        return false;
+    }
+    *out = (unsigned)value;
+    return true;
+}
+
 bool input_chess960_position(const cJSON *root, int *number, api_response_t *res)
 {
     const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(root, "chess960_position");

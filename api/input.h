@@ -43,6 +43,12 @@ bool input_game_ids(const cJSON *root, int max, const char **list, int *count, a
  * when absent); false with res filled (400) for any other value. */
 bool input_query_bool(const api_request_t *req, const char *name, bool fallback, bool *out, api_response_t *res);
 
+/* Reads query parameter `name` as a whole number from min to max into *out
+ * (fallback when absent): decimal digits only, no sign; false with res
+ * filled (400 invalid_parameter, naming the bounds) otherwise. */
+bool input_query_uint(const api_request_t *req, const char *name, unsigned min, unsigned max, unsigned fallback,
+                      unsigned *out, api_response_t *res);
+
 /* Reads a body's optional "chess960_position" (a Chess960 start by its
  * number): *number is 0..959, or -1 when absent or null. False with res
  * filled when it is no start number (400 invalid_chess960_position) or comes

@@ -12,6 +12,7 @@
 
 #include "../store/store.h"
 #include "engine/pool.h"
+#include "game/deadlines.h"
 #include "game/engine_turns.h"
 #include "game/export.h"
 #include "http/acceptor.h"
@@ -34,6 +35,7 @@ static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 non
 /* Set before the server's threads start (metrics_listeners, metrics_engine_turns). */
 static const acceptor_t *listeners[2];
 static struct engine_turns *_Atomic engine_turns;
+static struct deadlines *_Atomic deadline_sweep;
 
 /* Requests by route and status, and their latency: kept in slots of their
  * own, because a request carries two labels and a time. Statuses outside
@@ -60,6 +62,7 @@ typedef struct {
     long long kept[METRIC_COUNT][LABELS_MAX];
     engine_pool_stats_t engine;
     engine_turns_stats_t turns;
+    deadlines_stats_t deadlines;
     wire_stats_t wire;
     acceptor_stats_t listener[2];
     bool listening[2];
@@ -82,6 +85,7 @@ static void scrape_read(scrape_t *s, struct store *store, struct engine_pool *en
             s->kept[m][i] = atomic_load_explicit(&kept[m][i], memory_order_relaxed);
     engine_pool_stats(engines, &s->engine);
     engine_turns_stats(atomic_load(&engine_turns), &s->turns);
+    deadlines_stats(atomic_load(&deadline_sweep), &s->deadlines);
     wire_stats(&s->wire);
     for (int i = 0; i < 2; i++)
         if ((s->listening[i] = listeners[i] != NULL))
@@ -149,6 +153,16 @@ static void turns_queued(const scrape_t *s, values_t v) { v[0] = (long long)s->t
 static void turns_in_flight(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.in_flight; }
 static void turns_clients(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.owners; }
 static void turns_oldest_ms(const scrape_t *s, values_t v) { v[0] = (long long)s->turns.oldest_age_ms; }
+
+/* The sweep's rows are absent without a store (no sweep runs). */
+static void deadlines_claimed(const scrape_t *s, values_t v)
+{
+    v[0] = s->store ? (long long)s->deadlines.claimed : ABSENT;
+}
+static void feed_length(const scrape_t *s, values_t v)
+{
+    v[0] = s->store && s->deadlines.feed_known ? (long long)s->deadlines.feed_length : ABSENT;
+}
 
 static void http_refused(const scrape_t *s, values_t v) { v[0] = (long long)s->wire.refused; }
 static void deadline_closes(const scrape_t *s, values_t v)
@@ -300,6 +314,10 @@ static const row_t rows[] = {
                                        "Messages from libmicrohttpd (aborted connections and the like); a few a "
                                        "second are logged.",
                                        .type = COUNTER },
+    [METRIC_FINISHED_FEED_ADDED] = { "chessd_finished_feed_added_total",
+                                     "Finished games this replica put on the finished-games feed (each game is on "
+                                     "it once, whichever replica adds it).",
+                                     .type = COUNTER },
 
     [METRIC_COUNT] = { "chessd_http_requests_total", "HTTP requests by route and status.", .type = COUNTER,
                        .write = write_requests },
@@ -370,6 +388,15 @@ static const row_t rows[] = {
     { "chessd_engine_turns_clients", "Clients with turns waiting.", .type = GAUGE, .read = turns_clients },
     { "chessd_engine_turns_oldest_seconds", "How long the oldest waiting turn has waited.", .type = GAUGE,
       .read = turns_oldest_ms, .thousandths = true },
+
+    { "chessd_deadlines_claimed_total",
+      "Game deadlines (a flag, a first-move grace, an ending to put on the feed) this replica's sweep took up "
+      "when they came due.",
+      .type = COUNTER, .read = deadlines_claimed },
+    { "chessd_finished_feed_length",
+      "Games on the finished-games feed (GET /v1/games/finished), as this replica's sweep last read it (every "
+      "5 s); trimmed to --finished-feed-retention.",
+      .type = GAUGE, .read = feed_length },
 
     { "chessd_http_refused_total",
       "Connections refused for malformed HTTP (400) or a chunked body over the cap (413) before any of the "
@@ -472,6 +499,8 @@ void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port
 }
 
 void metrics_engine_turns(struct engine_turns *turns_now) { atomic_store(&engine_turns, turns_now); }
+
+void metrics_deadlines(struct deadlines *sweep) { atomic_store(&deadline_sweep, sweep); }
 
 void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
 

@@ -12,6 +12,7 @@
 struct store;
 struct engine_pool;
 struct engine_turns;
+struct deadlines;
 struct acceptor;
 
 /* What is counted here, each a row of the table (its name in the comment).
@@ -39,6 +40,7 @@ typedef enum {
     METRIC_FLAG_CHECKS,           /* chessd_flag_checks_total */
     METRIC_HTTP_FRAMING_BACKSTOP, /* chessd_http_framing_backstop_total */
     METRIC_HTTP_LIBRARY_MESSAGES, /* chessd_http_library_messages_total */
+    METRIC_FINISHED_FEED_ADDED,   /* chessd_finished_feed_added_total: games this replica put on the feed */
     METRIC_COUNT
 } metric_t;
 
@@ -79,6 +81,9 @@ void metrics_request(int route, unsigned status, uint64_t micros);
  * (api/http/acceptor.h). The computer's turns: api/game/engine_turns.h. */
 void metrics_listeners(const struct acceptor *main_port, const struct acceptor *probe_port);
 void metrics_engine_turns(struct engine_turns *turns);
+/* The deadline sweep (api/game/deadlines.h): its counts and the feed's
+ * length as it last read it. */
+void metrics_deadlines(struct deadlines *sweep);
 /* The outcome of the latest Redis check (api/readiness.c). A scrape never
  * asks Redis itself; chessd_redis_up is left out until the first check. */
 void metrics_redis_up(bool up);

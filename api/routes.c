@@ -18,6 +18,7 @@ static const char *const position_get_params[] = { "fen",         "chess960", "c
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", "v", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", "variant", NULL };
+static const char *const feed_params[] = { "after", "limit", NULL };
 static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
@@ -38,6 +39,7 @@ static const router_route_t table[] = {
     { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL, 0, ENGINE },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
     { "POST /v1/games/export", "/v1/games/export", "POST", handle_games_export, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/games/finished", "/v1/games/finished", "GET", handle_games_finished, feed_params, ROUTE_GAME, STORE },
     { "POST /v1/games/events", "/v1/games/events", "POST", handle_games_events, NULL, ROUTE_GAME | ROUTE_STREAM,
       STORE },
     { "POST /v1/games/events/{stream}/ids", "/v1/games/events/*/ids", "POST", handle_games_events_add, NULL,

@@ -17,8 +17,9 @@
 #include "../store/store.h"
 #include "app.h"
 #include "engine/pool.h"
+#include "game/deadlines.h"
 #include "game/engine_turns.h"
-#include "game/first_moves.h"
+#include "game/upgrade.h"
 #include "../rules/base/clock.h"
 #include "http/httpd.h"
 #include "http/membudget.h"
@@ -52,7 +53,8 @@ typedef struct server {
     engine_pool_t *engines;
     engine_pool_t *variant_engines; /* --variant-engine's, for every variant but standard chess */
     engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
-    first_moves_t *first_moves; /* the sweep of first-move deadlines: with a store */
+    deadlines_t *deadlines; /* the sweep of the games' deadlines: with a store */
+    upgrade_t *upgrade;     /* the pass that keeps the games of older versions: with a store, until done */
     events_t *events; /* NULL with --redis none */
     httpd_t *httpd;
 } server_t;
@@ -272,7 +274,9 @@ static void server_free(server_t *srv)
     workpool_free(srv->store_pool);
     workpool_free(srv->engine_routes);
     engine_turns_stop(srv->turns);
-    first_moves_stop(srv->first_moves);
+    upgrade_stop(srv->upgrade);
+    metrics_deadlines(NULL);
+    deadlines_stop(srv->deadlines);
     metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
     engine_pool_free(srv->variant_engines);
@@ -402,6 +406,10 @@ static int run(const config_t *cfg, bool engine_only)
                                  .breaker = true };
     snprintf(store_cfg.url, sizeof store_cfg.url, "%s", cfg->redis_url);
     bool games = config_redis_enabled(cfg); /* else no store and no events hub */
+    if (cfg->active_game_ttl_seconds)
+        fprintf(stderr, "chessd: WARNING: --active-ttl (CHESSD_ACTIVE_TTL) %u is ignored: an active game is kept "
+                        "until it ends by a rule (its clock, its deadline); a finished one --finished-ttl\n",
+                cfg->active_game_ttl_seconds);
     if (games && cfg->redis_tls_insecure_skip_verify)
         fprintf(stderr, "chessd: WARNING: --redis-tls-insecure-skip-verify: Redis's TLS certificate is NOT "
                         "verified; anyone on the network path can read and change every game\n");
@@ -432,7 +440,9 @@ static int run(const config_t *cfg, bool engine_only)
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
         srv.app.store_pool = srv.store_pool;
         srv.events = events_start(&events_cfg, err, sizeof err);
-        srv.first_moves = first_moves_start(&events_cfg.games, 0);
+        srv.deadlines = deadlines_start(&events_cfg.games, 0);
+        srv.upgrade = upgrade_start(&events_cfg.games);
+        metrics_deadlines(srv.deadlines);
     }
     bool turns = srv.store && (engine_path || variant_path);
     if (turns) {
@@ -445,7 +455,7 @@ static int run(const config_t *cfg, bool engine_only)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.first_moves || (turns && !srv.turns)))
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && !srv.turns)))
         || !srv.pool
         || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)

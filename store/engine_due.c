@@ -1,7 +1,7 @@
 /* The intents of engine_jobs.h (a sorted set of "<id>:<v>" members scored
- * by the Redis time a turn is due by), the first-move deadlines kept the
- * same way in a set of their own, and Redis's clock for both. Every command
- * goes through store_command (store_private.h), as a game's does. */
+ * by the Redis time a turn is due by) and Redis's clock for them. Every
+ * command goes through store_command (store_private.h), as a game's does.
+ * Every other deadline of a game is deadlines.h's. */
 #include "engine_jobs.h"
 #include "store_private.h"
 
@@ -66,19 +66,12 @@ store_status_t store_engine_now(store_t *store, int64_t *now_ms)
     return status;
 }
 
-/* The sorted set of a kind of intent, and its slot. */
-static const char *due_key(bool first_move) { return first_move ? STORE_FIRST_MOVE_DUE_KEY : STORE_ENGINE_DUE_KEY; }
-
-static unsigned due_slot(bool first_move)
-{
-    const char *key = due_key(first_move);
-    return cluster_key_slot(key, strlen(key));
-}
+static unsigned due_slot(void) { return cluster_key_slot(STORE_ENGINE_DUE_KEY, sizeof STORE_ENGINE_DUE_KEY - 1); }
 
 /* ZADD or ZREM of one intent. */
-static store_status_t due_command(store_t *store, bool first_move, int argc, const char **argv)
+static store_status_t due_command(store_t *store, int argc, const char **argv)
 {
-    redisReply *r = store_command(store, due_slot(first_move), argc, argv, NULL, NULL);
+    redisReply *r = store_command(store, due_slot(), argc, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = store_reply_status(r, REDIS_REPLY_INTEGER);
@@ -86,37 +79,36 @@ static store_status_t due_command(store_t *store, bool first_move, int argc, con
     return status;
 }
 
-static store_status_t due_set(store_t *store, bool first_move, const char *id, uint64_t version, int64_t due_ms)
+store_status_t store_engine_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
 {
     char member[STORE_ENGINE_MEMBER_SIZE], score[24];
     if (!store_engine_member(id, version, member))
         return STORE_ENOT_FOUND;
     snprintf(score, sizeof score, "%lld", (long long)due_ms);
-    const char *argv[] = { "ZADD", due_key(first_move), score, member };
-    return due_command(store, first_move, 4, argv);
+    const char *argv[] = { "ZADD", STORE_ENGINE_DUE_KEY, score, member };
+    return due_command(store, 4, argv);
 }
 
-static store_status_t due_clear(store_t *store, bool first_move, const char *id, uint64_t version)
+store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t version)
 {
     char member[STORE_ENGINE_MEMBER_SIZE];
     if (!store_engine_member(id, version, member))
         return STORE_ENOT_FOUND;
-    const char *argv[] = { "ZREM", due_key(first_move), member };
-    return due_command(store, first_move, 3, argv);
+    const char *argv[] = { "ZREM", STORE_ENGINE_DUE_KEY, member };
+    return due_command(store, 3, argv);
 }
 
-static store_status_t due_scan(store_t *store, bool first_move, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                               unsigned *count)
+store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
+                                     unsigned *count)
 {
     *count = 0;
     if (!max)
         return STORE_OK;
-    const char *key = due_key(first_move);
     char now[24], limit[16];
     snprintf(now, sizeof now, "%lld", (long long)now_ms);
     snprintf(limit, sizeof limit, "%u", max);
-    const char *argv[] = { "ZRANGEBYSCORE", key, "-inf", now, "WITHSCORES", "LIMIT", "0", limit };
-    redisReply *r = store_command(store, due_slot(first_move), 8, argv, NULL, NULL);
+    const char *argv[] = { "ZRANGEBYSCORE", STORE_ENGINE_DUE_KEY, "-inf", now, "WITHSCORES", "LIMIT", "0", limit };
+    redisReply *r = store_command(store, due_slot(), 8, argv, NULL, NULL);
     if (!r)
         return STORE_EUNAVAILABLE;
     store_status_t status = store_reply_status(r, REDIS_REPLY_ARRAY);
@@ -127,45 +119,13 @@ static store_status_t due_scan(store_t *store, bool first_move, int64_t now_ms, 
             (*count)++;
         } else if (r->element[i]->type == REDIS_REPLY_STRING) {
             /* Not one of ours: out of the way, or it would stand first for ever. */
-            const char *zrem[] = { "ZREM", key, r->element[i]->str };
-            size_t lengths[] = { 4, strlen(key), r->element[i]->len };
-            redisReply *d = store_command(store, due_slot(first_move), 3, zrem, lengths, NULL);
+            const char *zrem[] = { "ZREM", STORE_ENGINE_DUE_KEY, r->element[i]->str };
+            size_t lengths[] = { 4, sizeof STORE_ENGINE_DUE_KEY - 1, r->element[i]->len };
+            redisReply *d = store_command(store, due_slot(), 3, zrem, lengths, NULL);
             if (d)
                 freeReplyObject(d);
         }
     }
     freeReplyObject(r);
     return status;
-}
-
-store_status_t store_engine_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
-{
-    return due_set(store, false, id, version, due_ms);
-}
-
-store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t version)
-{
-    return due_clear(store, false, id, version);
-}
-
-store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                     unsigned *count)
-{
-    return due_scan(store, false, now_ms, max, out, count);
-}
-
-store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
-{
-    return due_set(store, true, id, version, due_ms);
-}
-
-store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version)
-{
-    return due_clear(store, true, id, version);
-}
-
-store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                         unsigned *count)
-{
-    return due_scan(store, true, now_ms, max, out, count);
 }

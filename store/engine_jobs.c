@@ -222,24 +222,7 @@ static redisReply *group_command(store_t *store, int argc, const char **argv)
 static redisReply *engine_script_keys(store_t *store, const char *text, int key_count, const char *const *keys,
                                       int value_count, const char **values)
 {
-    enum { ARGS_MAX = 24 };
-    store_script_t script;
-    if (3 + key_count + value_count > ARGS_MAX || !store_script_init(&script, text))
-        return NULL;
-    char count[8];
-    snprintf(count, sizeof count, "%d", key_count);
-    const char *argv[ARGS_MAX] = { NULL, NULL, count };
-    size_t lengths[ARGS_MAX] = { 0, 0, strlen(count) };
-    int argc = 3;
-    for (int i = 0; i < key_count; i++, argc++) {
-        argv[argc] = keys[i];
-        lengths[argc] = strlen(keys[i]);
-    }
-    for (int i = 0; i < value_count; i++, argc++) {
-        argv[argc] = values[i];
-        lengths[argc] = strlen(values[i]);
-    }
-    return store_script_run(store, engine_slot(), &script, argc, argv, lengths, NULL);
+    return store_script_texts(store, engine_slot(), text, key_count, keys, value_count, values);
 }
 
 /* A script whose KEYS[1] is the stream, KEYS[2] the in-flight hash. */

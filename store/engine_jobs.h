@@ -1,7 +1,7 @@
 /* Engine jobs: the computer's turns in games against it, durable jobs in
  * Redis that any replica's worker may play (engine_jobs.c), and the
- * intents and first-move deadlines that find a turn lost or a grace over
- * (engine_due.c). The protocol below says who calls what, in which order. */
+ * intents that find a turn lost (engine_due.c). The protocol below says
+ * who calls what, in which order. */
 #ifndef CHESSD_STORE_ENGINE_JOBS_H
 #define CHESSD_STORE_ENGINE_JOBS_H
 
@@ -84,8 +84,6 @@
 #define STORE_ENGINE_BELL_KEY "chessd:{engine}:bell"
 /* The owner of turns added with none (the sweep's, store_engine_job_add's). */
 #define STORE_ENGINE_OWNER_NONE "-"
-/* The first-move deadlines (store_first_move_due_*): a sorted set like the intents, of its own. */
-#define STORE_FIRST_MOVE_DUE_KEY "chessd:{first-move}:due"
 
 enum {
     STORE_ENGINE_ENTRY_SIZE = 48,     /* a stream entry id, "<ms>-<seq>", and its NUL */
@@ -234,17 +232,5 @@ store_status_t store_engine_due_clear(store_t *store, const char *id, uint64_t v
  * this code did not write is removed and not returned. */
 store_status_t store_engine_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
                                      unsigned *count);
-
-/* First-move deadlines: the same protocol as the intents, in a sorted set
- * of its own (STORE_FIRST_MOVE_DUE_KEY), each member "<id>:<v>" scored by
- * when the side to move at version v loses its first-move grace (Redis
- * time, Unix ms; store_engine_now is its clock). The game service records
- * one before a write that leaves a grace running; every replica scans the
- * due ones, reads each game (which aborts it when the grace has passed) and
- * clears the member, or records its new deadline. */
-store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms);
-store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version);
-store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                         unsigned *count);
 
 #endif

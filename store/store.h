@@ -2,7 +2,8 @@
  * an append-only move list and history under one hash tag ({id}); each
  * write is a compare-and-set on its version in one atomic step (a Lua
  * script). Also what every caller needs: the handle, statuses, faults and
- * health. Engine jobs and multi-game streams have headers of their own. */
+ * health. Engine jobs, multi-game streams, the deadline index and the
+ * finished-games feed have headers of their own. */
 #ifndef CHESSD_STORE_STORE_H
 #define CHESSD_STORE_STORE_H
 

@@ -69,6 +69,14 @@ bool store_script_init(store_script_t *script, const char *text);
 redisReply *store_script_run(store_t *store, unsigned slot, const store_script_t *script, int argc, const char **argv,
                              size_t *lengths, bool *sent);
 
+/* Runs the script text (its SHA-1 made here: a few microseconds) on the
+ * node of slot as store_script_run does: key_count keys, then value_count
+ * values, each a NUL-terminated text; at most 29 in all. The reply, or NULL
+ * when none came (or the arguments do not fit). For scripts that are not on
+ * a hot path; a game's write keeps its script's SHA-1 (game_write.c). */
+redisReply *store_script_texts(store_t *store, unsigned slot, const char *text, int key_count,
+                               const char *const *keys, int value_count, const char *const *values);
+
 /* Forgets that Redis refused a command for lack of memory (store_is_full),
  * unless it refused one at or after checked_ms (clock_now_ms): a look at
  * Redis's memory begun then found room. */

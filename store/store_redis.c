@@ -793,6 +793,30 @@ redisReply *store_script_run(store_t *s, unsigned slot, const store_script_t *sc
     return r;
 }
 
+redisReply *store_script_texts(store_t *store, unsigned slot, const char *text, int key_count,
+                               const char *const *keys, int value_count, const char *const *values)
+{
+    enum { ARGS_MAX = 32 };
+    store_script_t script;
+    if (key_count < 0 || value_count < 0 || 3 + key_count + value_count > ARGS_MAX
+        || !store_script_init(&script, text))
+        return NULL;
+    char count[16];
+    snprintf(count, sizeof count, "%d", key_count);
+    const char *argv[ARGS_MAX] = { NULL, NULL, count };
+    size_t lengths[ARGS_MAX] = { 0, 0, strlen(count) };
+    int argc = 3;
+    for (int i = 0; i < key_count; i++, argc++) {
+        argv[argc] = keys[i];
+        lengths[argc] = strlen(keys[i]);
+    }
+    for (int i = 0; i < value_count; i++, argc++) {
+        argv[argc] = values[i];
+        lengths[argc] = strlen(values[i]);
+    }
+    return store_script_run(store, slot, &script, argc, argv, lengths, NULL);
+}
+
 store_status_t store_get_string(store_t *store, const char *key, char **out, size_t *length, bool secret)
 {
     const char *argv[] = { "GET", key };

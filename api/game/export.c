@@ -1,6 +1,6 @@
-/* Export by ids (export.h). One lock guards an export's state; the
- * transport's read and a production job take it, the job drops it while it
- * reads and renders a batch. The export is held by the transport (until
+/* Export by ids, and a page of the finished-games feed (export.h). One
+ * lock guards an export's state; the transport's read and a production job
+ * take it, the job drops it while it reads and renders a batch. The export is held by the transport (until
  * its free) and by the production job while one is queued or running; the
  * last to let go frees it. At most one job at a time (producing). Its text
  * is charged to the buffer budget (http/membudget.h), which may cut it. */
@@ -14,6 +14,7 @@
 
 #include "../../store/game_record.h"
 #include "../http/buf.h"
+#include "../http/jsonw.h"
 #include "../http/membudget.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
@@ -27,6 +28,7 @@ struct game_export {
     bool pgn;
     pgn_defaults_t defaults; /* a PGN export's Event and Site */
     char (*ids)[GAME_ID_SIZE];
+    store_feed_entry_t *feed; /* a feed page: its entries (ids unused); NULL: an export by ids */
     int count, next;
     buf_t out;      /* made, not yet read: from taken to out.length */
     size_t taken;
@@ -72,6 +74,7 @@ static void destroy(game_export_t *e)
     charge(e);
     game_export_unreserve();
     free(e->ids);
+    free(e->feed);
     free(e);
 }
 
@@ -105,6 +108,65 @@ static void wake_locked(game_export_t *e)
         e->suspended = false;
         e->conn.resume(e->conn.arg);
     }
+}
+
+/* A feed line: the entry's cursor and summary, and "game" the game's JSON
+ * (game_length bytes), or null when it left Redis (game NULL). */
+static void feed_line(const store_feed_entry_t *entry, const char *game, size_t game_length, buf_t *piece)
+{
+    char ended[GAME_JSON_TIME_SIZE];
+    game_json_iso_time(entry->ended_at_ms, ended);
+    jsonw_t w;
+    jsonw_init(&w);
+    jsonw_object_begin(&w);
+    jsonw_kv_string(&w, "cursor", entry->cursor);
+    jsonw_kv_string(&w, "id", entry->id);
+    jsonw_kv_string(&w, "status", entry->status);
+    jsonw_kv_string(&w, "result", entry->result);
+    jsonw_key(&w, "termination");
+    if (entry->termination[0])
+        jsonw_string(&w, entry->termination);
+    else
+        jsonw_null(&w);
+    jsonw_kv_string(&w, "ended_at", ended);
+    jsonw_key(&w, "game");
+    if (game)
+        jsonw_raw_n(&w, game, game_length);
+    else
+        jsonw_null(&w);
+    jsonw_object_end(&w);
+    size_t length = 0;
+    char *text = jsonw_finish(&w, &length);
+    if (!text) {
+        buf_fail(piece);
+        return;
+    }
+    buf_append(piece, text, length);
+    buf_putc(piece, '\n');
+    free(text);
+}
+
+/* A feed entry's line into piece: GAME_SVC_OK with its game, GAME_SVC_ENOT_FOUND
+ * with null (the game left Redis, or can no longer be read), or a failure. */
+static game_svc_status_t render_feed(game_export_t *e, const store_feed_entry_t *entry, buf_t *piece)
+{
+    game_svc_game_t g;
+    game_svc_result_t out = { 0 };
+    game_svc_status_t status = game_svc_read(&e->games, entry->id, STORE_LOAD_FULL, &g, &out);
+    size_t length = 0;
+    char *game = status == GAME_SVC_OK
+                     ? game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms, 0, NULL, &length)
+                     : NULL;
+    if (status == GAME_SVC_OK && !game)
+        status = GAME_SVC_EINTERNAL;
+    if (status == GAME_SVC_EBAD_RECORD || status == GAME_SVC_EDAMAGED)
+        status = GAME_SVC_ENOT_FOUND;
+    if (status == GAME_SVC_OK || status == GAME_SVC_ENOT_FOUND)
+        feed_line(entry, game, length, piece);
+    free(game);
+    game_svc_result_free(&out);
+    game_svc_game_free(&g);
+    return status;
 }
 
 /* One game's text into piece, after a blank line when separate (a PGN game
@@ -150,7 +212,8 @@ static void produce(void *arg)
     unsigned found = 0, missing = 0;
     bool failed = false;
     for (int i = first; i < last && !stop && !failed; i++) {
-        game_svc_status_t status = render(e, e->ids[i], e->pgn && before + found > 0, &piece);
+        game_svc_status_t status = e->feed ? render_feed(e, &e->feed[i], &piece)
+                                           : render(e, e->ids[i], e->pgn && before + found > 0, &piece);
         if (status == GAME_SVC_OK)
             found++;
         else if (status == GAME_SVC_ENOT_FOUND)
@@ -286,26 +349,47 @@ static void export_free(void *stream)
 
 const api_body_ops_t game_export_ops = { export_attach, export_read, export_trailers, export_free };
 
-game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
-                               bool pgn, const pgn_defaults_t *defaults)
+/* An export of count items, their room made by the caller (ids or feed,
+ * malloc'd: the export owns them, also when NULL is returned); defaults
+ * NULL: none (NDJSON). */
+static game_export_t *export_new(const game_svc_config_t *games, workpool_t *pool, char (*ids)[GAME_ID_SIZE],
+                                 store_feed_entry_t *feed, int count, bool pgn, const pgn_defaults_t *defaults)
 {
     game_export_t *e = calloc(1, sizeof *e);
-    if (!e)
-        return NULL;
-    e->ids = calloc((size_t)count, sizeof *e->ids);
-    if (!e->ids || pthread_mutex_init(&e->lock, NULL) != 0) {
-        free(e->ids);
+    if (!e || (!ids && !feed) || pthread_mutex_init(&e->lock, NULL) != 0) {
+        free(ids);
+        free(feed);
         free(e);
         return NULL;
     }
-    for (int i = 0; i < count; i++)
-        snprintf(e->ids[i], GAME_ID_SIZE, "%s", ids[i]);
+    e->ids = ids;
+    e->feed = feed;
     e->games = *games;
     e->pool = pool;
     e->pgn = pgn;
-    e->defaults = *defaults;
+    if (defaults)
+        e->defaults = *defaults;
     e->count = count;
     e->refs = 1; /* the transport's */
     buf_init(&e->out);
     return e;
+}
+
+game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
+                               bool pgn, const pgn_defaults_t *defaults)
+{
+    char (*copy)[GAME_ID_SIZE] = calloc((size_t)count, sizeof *copy);
+    for (int i = 0; copy && i < count; i++)
+        snprintf(copy[i], GAME_ID_SIZE, "%s", ids[i]);
+    return export_new(games, pool, copy, NULL, count, pgn, defaults);
+}
+
+game_export_t *game_export_feed_new(const game_svc_config_t *games, workpool_t *pool, const store_feed_entry_t *entries,
+                                    int count)
+{
+    /* One item at least: an empty page is an answer of no line, made the same way. */
+    store_feed_entry_t *copy = calloc(count > 0 ? (size_t)count : 1, sizeof *copy);
+    if (copy && count > 0)
+        memcpy(copy, entries, (size_t)count * sizeof *copy);
+    return export_new(games, pool, NULL, copy, count, false, NULL);
 }

@@ -1,14 +1,14 @@
-/* Export of stored games by id (POST /v1/games/export): an answer body made
- * while it is sent (api_body_ops_t): the games in the order asked, as NDJSON
- * (GET /v1/games/{id}?legal_moves=false's JSON) or PGN (GET .../{id}/pgn's).
- * Games are read in batches on the game requests' pool, never on a
- * connection's thread, and only while the client takes what was made, so an
- * export of any size holds little memory. */
+/* Export of games by id (POST /v1/games/export), and feed pages (GET
+ * /v1/games/finished): a body made while it is sent (api_body_ops_t), the
+ * games in order as NDJSON (GET /v1/games/{id}?legal_moves=false's JSON) or
+ * PGN (GET .../{id}/pgn's). Games are read in batches on the game requests'
+ * pool, only while the client takes what was made: little memory held. */
 #ifndef CHESSD_API_GAME_EXPORT_H
 #define CHESSD_API_GAME_EXPORT_H
 
 #include <stdbool.h>
 
+#include "../../store/finished_feed.h"
 #include "../http/request.h"
 #include "../http/workpool.h"
 #include "../render/pgn.h"
@@ -37,6 +37,14 @@ void game_export_stats(unsigned *open, unsigned long long *shed);
  * NDJSON, a game's JSON a line. */
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
                                bool pgn, const pgn_defaults_t *defaults);
+
+/* A feed page of count entries (0 to STORE_FEED_READ_MAX, as a read gave
+ * them), as game_export_new's: NDJSON, a line an entry, {"cursor", "id",
+ * "status", "result", "termination", "ended_at", "game"}, "game" the Game
+ * as an export writes it, or null once the game left Redis (counted as
+ * missing in the trailers). The entries are copied. */
+game_export_t *game_export_feed_new(const game_svc_config_t *games, workpool_t *pool, const store_feed_entry_t *entries,
+                                    int count);
 
 extern const api_body_ops_t game_export_ops;
 

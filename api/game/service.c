@@ -1,7 +1,7 @@
 /* The game service (service.h). A change loads the game's state and the tail
  * of its history, not its moves, checks the caller's token and version, and
  * writes what rules/game.h made of it with one compare-and-set (game_save).
- * Time is Redis's: every load brings its clock. About 1,060 lines on purpose:
+ * Time is Redis's: every load brings its clock. About 1,090 lines on purpose:
  * load, check, apply and save are one protocol, and its retries and kept
  * answers are judged right only when read in one place. */
 #include "service.h"
@@ -15,8 +15,10 @@
 #include "../../rules/base/decimal.h"
 #include "../../rules/rules.h"
 #include "../../rules/base/text.h"
+#include "../../store/deadlines.h"
 #include "../../store/engine_jobs.h"
 #include "../render/game_json.h"
+#include "finished.h"
 #include "game_cache.h"
 #include "if_match.h"
 #include "import.h"
@@ -231,7 +233,7 @@ typedef struct {
     const char *line, *history; /* STORE_LINE_SET: the whole move list and history (a game from PGN) */
     size_t line_length, history_length;
     const char *event;   /* "move", "resign", "timeout"... */
-    int64_t deadline_ms; /* the mover's flag before the change (0: no running clock) */
+    int64_t deadline_ms; /* the game's deadline before the change (game_flag_deadline; 0: none) */
 } change_t;
 
 /* The move list and history a change writes. A game of the first format
@@ -428,7 +430,9 @@ static store_status_t store_write(const game_svc_config_t *c, const game_svc_gam
      * not (each comes with a new game, under the per-address creation limit). */
     unsigned keep_max = strcmp(idem->scope, creation_scope) ? IDEMPOTENCY_KEPT_MAX : 0;
     store_idempotency_t store_idem = { idem->scope, idem->key, kept, c->idempotency_ttl_seconds, keep_max };
-    unsigned ttl = game_is_over(&r->game) ? c->finished_game_ttl_seconds : c->active_game_ttl_seconds;
+    /* An active game never expires (0: the script removes an expiry an older
+     * version gave it); it ends by a rule (store/deadlines.h). */
+    unsigned ttl = game_is_over(&r->game) ? c->finished_game_ttl_seconds : 0;
     store_status_t status = store_game_write(c->store, r->id, expected, &lw->store, ttl,
                                              idem->key ? &store_idem : NULL, current, replay);
     if (status == STORE_EUNKNOWN)
@@ -437,11 +441,28 @@ static store_status_t store_write(const game_svc_config_t *c, const game_svc_gam
     return status;
 }
 
+/* Step 1 of store/deadlines.h's protocol, before r's write: the index
+ * lowered to r's deadline when it is earlier than the game's before the
+ * change (before; 0: none), or to a retry time when the write ends the game
+ * (the feed's step clears it). *score is what the index holds then (0:
+ * nothing was sent). */
+static store_status_t lower_deadline(const game_svc_config_t *c, const game_record_t *r, int64_t before, int64_t now,
+                                     int64_t *score)
+{
+    *score = 0;
+    bool over = game_is_over(&r->game);
+    int64_t due = over ? now + GAME_FINISHED_RETRY_MS : game_flag_deadline(&r->game);
+    if (!due || (!over && before && due >= before))
+        return STORE_OK;
+    return store_deadline_lower(c->store, r->id, due, score);
+}
+
 /* Writes g as version expected + 1; out's answer is the Game (a creation)
- * or the GameChange, kept under the writer's key. An active game expires
- * active_game_ttl_seconds after its last change, a finished one
- * finished_game_ttl_seconds after its end (0: never). A write made is kept
- * in the game cache. *status is what the caller answers. */
+ * or the GameChange, kept under the writer's key. A finished game expires
+ * finished_game_ttl_seconds after its end (0: never), and is put on the
+ * finished-games feed right after its ending write (finished.h); an
+ * active one never expires. A write made is kept in the game cache.
+ * *status is what the caller answers. */
 static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t expected, const change_t *change,
                         const writer_t *w, game_svc_status_t *status, game_svc_result_t *out)
 {
@@ -495,11 +516,12 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         *status = turn_refused(c, reached, out);
         return SAVE_FAILED;
     }
-    /* A first-move grace running after the write: its deadline before it, so
-     * that a replica's sweep aborts the game on time with nobody reading it. */
-    int64_t grace_ends = game_first_move_deadline(&r->game);
-    if (!trouble && grace_ends && (written = store_first_move_due_set(c->store, r->id, r->version, grace_ends)) != STORE_OK)
-        trouble = "the first-move deadline could not be recorded";
+    /* The game's deadline before the write, so that a replica's sweep ends
+     * it on time with nobody reading it, and puts it on the feed if this
+     * replica does not get to. */
+    int64_t index_score = 0;
+    if (!trouble && (written = lower_deadline(c, r, change->deadline_ms, now, &index_score)) != STORE_OK)
+        trouble = "the game's deadline could not be recorded";
     if (!trouble) {
         lw.store.state = state;
         lw.store.state_length = state_length;
@@ -521,6 +543,8 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         return SAVE_FAILED;
     }
     if (written == STORE_OK) {
+        if (game_is_over(&r->game)) /* failed: the deadline entry makes a sweep do it */
+            (void)game_finished_record(c, r, index_score);
         if (engine_turn) { /* lost (no answer, a replica gone): the intent finds it again */
             store_engine_turn_t turn = { owner, engine_deadline(r, now) };
             (void)store_engine_turn_add(c->store, r->id, r->version, &turn, NULL);
@@ -808,6 +832,11 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
                           ? "the first-move grace passed before this request: the game was aborted"
                           : "the flag fell before this request: the game is over on time");
     } else if ((answer = check_version(version, &g->record, &expected, out)) != GAME_SVC_OK) {
+        /* A game over is over whatever version a change names: the change
+         * was made for a game that another request, or a sweep on its
+         * deadline, has ended since. */
+        if (answer == GAME_SVC_ECONFLICT && game_is_over(&g->record.game))
+            answer = refused(out, &g->record.game, GAME_EOVER);
         outcome = CHANGE_REFUSED;
     } else if (game_is_over(&g->record.game)) {
         answer = refused(out, &g->record.game, GAME_EOVER);

@@ -28,6 +28,7 @@ typedef enum {
     GAME_SVC_COUNTER_VERSION_CONFLICT,
     GAME_SVC_COUNTER_STORE_FULL,      /* a write refused: the store is full */
     GAME_SVC_COUNTER_OUTCOME_UNKNOWN, /* a write whose outcome is not known */
+    GAME_SVC_COUNTER_FEED_ADDED,      /* a finished game put on the finished-games feed */
     GAME_SVC_COUNTER_COUNT
 } game_svc_counter_t;
 /* Called once for each thing counted, on any thread. */
@@ -38,8 +39,9 @@ typedef struct game_svc_config {
     struct store *store;
     game_svc_count_fn count; /* NULL: nothing is counted */
     unsigned max_game_plies;
-    unsigned active_game_ttl_seconds;   /* an active game expires this long after its last change; 0: never */
-    unsigned finished_game_ttl_seconds; /* a finished one this long after its end; 0: never */
+    unsigned finished_game_ttl_seconds; /* a finished game expires this long after its end; 0: never (an
+                                         * active one never does: it ends by a rule, deadlines.h) */
+    unsigned finished_feed_retention_seconds; /* a finished game stays on the feed this long (finished.h) */
     int64_t idle_end_ms;                /* a game with no clock and no days ends this long after a turn began (0: never) */
     int64_t day_ms;                     /* a day of days_per_move */
     unsigned idempotency_ttl_seconds;   /* of a kept answer */

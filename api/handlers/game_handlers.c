@@ -16,6 +16,7 @@
 #include "../../rules/game.h"
 #include "../../rules/rules.h"
 #include "../../rules/base/text.h"
+#include "../../store/finished_feed.h"
 #include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
@@ -896,6 +897,49 @@ static bool wants_pgn(const api_request_t *req)
     return pgn && (!ndjson || pgn < ndjson);
 }
 
+/* Whether one more export may run now, a place reserved for it when so
+ * (game_export_reserve); else the refusal is answered: the buffer budget
+ * spent, or --max-exports running. Exports and feed pages share both. */
+static bool export_admit(const app_t *app, api_response_t *res)
+{
+    if (!app->store_pool) {
+        api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
+        return false;
+    }
+    if (membudget_full()) {
+        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_BUFFERS_FULL, 1);
+        api_problem(res, API_EBUFFERS_FULL,
+                    "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly", NULL,
+                    NULL);
+        res->retry_after = EXPORT_RETRY_AFTER;
+        return false;
+    }
+    if (!game_export_reserve(app->config->max_exports)) {
+        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_TOO_MANY_EXPORTS, 1);
+        api_problem(res, API_ETOO_MANY_EXPORTS, "this replica runs --max-exports exports already; retry shortly", NULL,
+                    NULL);
+        res->retry_after = EXPORT_RETRY_AFTER;
+        return false;
+    }
+    return true;
+}
+
+/* The answer of an export made on a place reserved (NULL: out of memory,
+ * the place given back). */
+static void export_answer(game_export_t *e, bool pgn, api_response_t *res)
+{
+    if (!e) {
+        game_export_unreserve();
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+        return;
+    }
+    res->status = 200;
+    res->content_type = pgn ? "application/x-chess-pgn" : "application/x-ndjson";
+    res->body_stream = e;
+    res->body_ops = &game_export_ops;
+    res->trailer = GAME_EXPORT_TRAILERS;
+}
+
 void handle_games_export(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "ids", NULL };
@@ -905,40 +949,48 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
     const char *list[EXPORT_IDS_MAX];
     int unique = 0;
     const app_t *app = app_of(req);
-    if (!input_game_ids(root, EXPORT_IDS_MAX, list, &unique, res)) {
-        /* the problem is in res */
-    } else if (!app->store_pool) {
-        api_problem(res, API_EINTERNAL, "no pool for the export", NULL, NULL);
-    } else if (membudget_full()) {
-        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_BUFFERS_FULL, 1);
-        api_problem(res, API_EBUFFERS_FULL,
-                    "this replica holds as many bytes for slow readers as --buffer-budget allows; retry shortly", NULL,
-                    NULL);
-        res->retry_after = EXPORT_RETRY_AFTER;
-    } else if (!game_export_reserve(app->config->max_exports)) {
-        metrics_add(METRIC_BUFFER_REFUSALS, METRICS_REFUSED_TOO_MANY_EXPORTS, 1);
-        api_problem(res, API_ETOO_MANY_EXPORTS, "this replica runs --max-exports exports already; retry shortly", NULL,
-                    NULL);
-        res->retry_after = EXPORT_RETRY_AFTER;
-    } else {
+    if (input_game_ids(root, EXPORT_IDS_MAX, list, &unique, res) && export_admit(app, res)) {
         game_svc_config_t c;
         service_of(req, &c);
         bool pgn = wants_pgn(req);
         pgn_defaults_t defaults;
         config_pgn_defaults(app->config, &defaults);
-        game_export_t *e = game_export_new(&c, app->store_pool, list, unique, pgn, &defaults);
-        if (!e) {
-            game_export_unreserve();
-            api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-        } else {
-            res->status = 200;
-            res->content_type = pgn ? "application/x-chess-pgn" : "application/x-ndjson";
-            res->body_stream = e;
-            res->body_ops = &game_export_ops;
-            res->trailer = GAME_EXPORT_TRAILERS;
-        }
+        export_answer(game_export_new(&c, app->store_pool, list, unique, pgn, &defaults), pgn, res);
     }
     cJSON_Delete(root);
+}
+
+/* GET /v1/games/finished: a page of the finished-games feed, the games
+ * after the cursor `after` (none: from the oldest kept), `limit` at most;
+ * written as an export is, so a page of long games holds little memory. */
+void handle_games_finished(const api_request_t *req, api_response_t *res)
+{
+    enum { LIMIT_DEFAULT = 100 };
+    const app_t *app = app_of(req);
+    const char *after = api_request_query(req, "after");
+    unsigned limit;
+    if (after && !store_feed_cursor_ok(after)) {
+        api_problem(res, API_EINVALID_PARAMETER,
+                    "query parameter 'after' must be a cursor of the feed, a line's \"cursor\" (\"<ms>-<seq>\", as "
+                    "1767225600000-0)",
+                    NULL, NULL);
+        return;
+    }
+    if (!input_query_uint(req, "limit", 1, STORE_FEED_READ_MAX, LIMIT_DEFAULT, &limit, res))
+        return;
+    store_feed_entry_t *entries = malloc(limit * sizeof *entries);
+    unsigned count = 0;
+    store_status_t status = entries ? store_feed_read(app->store, after, limit, entries, &count) : STORE_EUNAVAILABLE;
+    if (!entries)
+        api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
+    else if (status != STORE_OK)
+        api_problem_store(res, status, app->store);
+    else if (export_admit(app, res)) {
+        game_svc_config_t c;
+        service_of(req, &c);
+        export_answer(game_export_feed_new(&c, app->store_pool, entries, (int)count), false, res);
+    }
+    free(entries);
 }
 
 /* --- the embeddable board --- */

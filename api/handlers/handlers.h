@@ -28,6 +28,7 @@ void handle_pgn(const api_request_t *req, api_response_t *res);
 void handle_game_create(const api_request_t *req, api_response_t *res);
 void handle_game_get(const api_request_t *req, api_response_t *res);
 void handle_games_export(const api_request_t *req, api_response_t *res);
+void handle_games_finished(const api_request_t *req, api_response_t *res);
 void handle_game_embed(const api_request_t *req, api_response_t *res);
 void handle_game_move(const api_request_t *req, api_response_t *res);
 void handle_game_undo(const api_request_t *req, api_response_t *res);

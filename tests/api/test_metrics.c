@@ -124,7 +124,8 @@ static void test_the_latency_histogram_is_cumulative(void)
 
 /* With every source there (a store, never connected; a Redis check made;
  * both listeners), each row of the table is written: HELP, TYPE and at
- * least one sample, once. */
+ * least one sample, once. But the feed's length, which only the deadline
+ * sweep reads (from Redis, in the background), is left out until it has. */
 static void test_every_row_is_written_with_help_type_and_a_sample(void)
 {
     struct store *store = redis_server_open_store("redis://127.0.0.1:1", 100);
@@ -136,10 +137,15 @@ static void test_every_row_is_written_with_help_type_and_a_sample(void)
     metrics_listeners(main_port, probe_port);
     metrics_redis_up(true);
     char *text = render_with(store, NULL);
-    int rows = 0, helps = 0;
+    int rows = 0, helps = 0, unread = 0;
     for (const char *name; (name = metrics_row_name(rows)); rows++) {
         char help[160], type[160], bare[160], labeled[160], suffixed[160];
         snprintf(help, sizeof help, "# HELP %s ", name);
+        if (!strcmp(name, "chessd_finished_feed_length")) {
+            CU_ASSERT(!has_line(text, help));
+            unread++;
+            continue;
+        }
         snprintf(type, sizeof type, "# TYPE %s ", name);
         snprintf(bare, sizeof bare, "%s ", name);
         snprintf(labeled, sizeof labeled, "%s{", name);
@@ -154,7 +160,7 @@ static void test_every_row_is_written_with_help_type_and_a_sample(void)
     for (const char *p = strstr(text, "# HELP "); p; p = strstr(p + 1, "# HELP "))
         helps++;
     CU_ASSERT(rows > 50);
-    CU_ASSERT_EQUAL(helps, rows);
+    CU_ASSERT_EQUAL(helps, rows - unread);
     CU_ASSERT(strstr(text, "\n# TYPE chessd_moves_applied_total counter\n") != NULL);
     CU_ASSERT(strstr(text, "\n# TYPE chessd_open_connections gauge\n") != NULL);
     CU_ASSERT(strstr(text, "\n# TYPE chessd_http_request_duration_seconds histogram\n") != NULL);

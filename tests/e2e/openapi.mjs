@@ -284,7 +284,32 @@ export function checkResponse(res) {
       `${validate.errors.map((e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`).join('\n')}\n` +
       `body: ${JSON.stringify(body).slice(0, 600)}`);
   }
+  if (mediaType(contentType) === 'application/x-ndjson' && schema?.contentSchema) checkLines(body, schema.contentSchema, `${where}.contentSchema`, label);
   return body;
+}
+
+/**
+ * Each line of an NDJSON answer read whole (an export, a feed page) against
+ * the schema its media type names for one line (contentSchema): every line
+ * ends with a newline and is one JSON value that the schema accepts.
+ */
+function checkLines(text, lineSchema, where, label) {
+  const validate = validatorFor(lineSchema, where);
+  const lines = String(text).split('\n');
+  assert.equal(lines.pop(), '', `${label}: the last NDJSON line does not end with a newline`);
+  for (const [i, line] of lines.entries()) {
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      assert.fail(`${label}: NDJSON line ${i} is not JSON (${err.message}): ${line.slice(0, 200)}`);
+    }
+    if (!validate(value)) {
+      assert.fail(`${label}: NDJSON line ${i} does not match openapi.yaml ${where}:\n` +
+        `${validate.errors.map((e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`).join('\n')}\n` +
+        `line: ${line.slice(0, 600)}`);
+    }
+  }
 }
 
 /** Every (path, method) the document declares, for coverage checks. */

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "../../store/cluster.h"
+#include "../../store/deadlines.h"
 #include "../../store/engine_jobs.h"
+#include "../../store/finished_feed.h"
 #include "../../store/game_streams.h"
 #include "../../store/store_private.h"
 
@@ -520,23 +522,62 @@ store_status_t store_stream_ids_drop(store_t *store, const char *stream)
     return STORE_OK;
 }
 
-/* First-move deadlines: the harness runs no sweep (the reads abort a game on time). */
-store_status_t store_first_move_due_set(store_t *store, const char *id, uint64_t version, int64_t due_ms)
+/* The deadline index and the feed: the harness runs no sweep (the reads
+ * end a game on time), and keeps no feed. */
+store_status_t store_deadline_lower(store_t *store, const char *id, int64_t due_ms, int64_t *score)
 {
-    (void)store, (void)id, (void)version, (void)due_ms;
+    (void)store, (void)id;
+    if (score)
+        *score = due_ms;
     return STORE_OK;
 }
 
-store_status_t store_first_move_due_clear(store_t *store, const char *id, uint64_t version)
+store_status_t store_game_finished(store_t *store, const store_feed_entry_t *game, uint64_t retention_ms,
+                                   int64_t index_score, bool *added)
 {
-    (void)store, (void)id, (void)version;
+    (void)store, (void)game, (void)retention_ms, (void)index_score;
+    if (added)
+        *added = true;
     return STORE_OK;
 }
 
-store_status_t store_first_move_due_scan(store_t *store, int64_t now_ms, unsigned max, store_engine_due_t *out,
-                                         unsigned *count)
+store_status_t store_deadline_claim(store_t *store, unsigned lease_ms, unsigned max, store_deadline_t *out,
+                                    unsigned *count, int64_t *now_ms)
 {
-    (void)store, (void)now_ms, (void)max, (void)out;
+    (void)lease_ms, (void)max, (void)out;
+    *count = 0;
+    if (now_ms)
+        *now_ms = store->now_ms;
+    return STORE_OK;
+}
+
+store_status_t store_deadline_settle(store_t *store, const char *id, int64_t claim_ms, int64_t due_ms,
+                                     bool *settled)
+{
+    (void)store, (void)id, (void)claim_ms, (void)due_ms;
+    if (settled)
+        *settled = true;
+    return STORE_OK;
+}
+
+store_status_t store_feed_length(store_t *store, uint64_t *length)
+{
+    (void)store;
+    *length = 0;
+    return STORE_OK;
+}
+
+/* The feed read is empty: a cursor is never one. */
+bool store_feed_cursor_ok(const char *text)
+{
+    (void)text;
+    return false;
+}
+
+store_status_t store_feed_read(store_t *store, const char *after, unsigned max, store_feed_entry_t *out,
+                               unsigned *count)
+{
+    (void)store, (void)after, (void)max, (void)out;
     *count = 0;
     return STORE_OK;
 }

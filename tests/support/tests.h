@@ -77,6 +77,7 @@ int test_play_engine_register(void);
 int test_opening_register(void);
 int test_levels_register(void);
 int test_engine_jobs_register(void);
+int test_deadlines_register(void);
 int test_pool_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
