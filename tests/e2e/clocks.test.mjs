@@ -151,7 +151,7 @@ test('correspondence: each move is due its days after the turn began, and an ove
 
 test('the idle end: a game with neither clock nor days is lost by the side to move, or aborted before both moved', async () => {
   const g = await newGame({});
-  assert.equal(g.created.deadline_ms, Date.parse(g.created.created_at) + 1000);
+  assert.equal(g.created.deadline_ms, Date.parse(g.created.updated_at) + 1000, 'counted from the last change');
   await play(g, ['e4', 'e5', 'Nf3']);
   const fresh = await newGame({});
   await sleep(1000 + 300);
