@@ -1,7 +1,7 @@
 /* The game service (service.h). A change loads the game's state and the tail
  * of its history, not its moves, checks the caller's token and version, and
  * writes what rules/game.h made of it with one compare-and-set (game_save).
- * Time is Redis's: every load brings its clock. About 1,090 lines on purpose:
+ * Time is Redis's: every load brings its clock. About 1,190 lines on purpose:
  * load, check, apply and save are one protocol, and its retries and kept
  * answers are judged right only when read in one place. */
 #include "service.h"

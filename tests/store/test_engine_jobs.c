@@ -1,9 +1,8 @@
 /* Tests for store/engine_jobs.c and store/engine_due.c against
- * engine_jobs.h's protocol, the same tests on a private redis-server (suite
- * engine_jobs) and a private Redis Cluster of three masters
- * (engine_jobs_cluster). Jobs and leases, intents, the backlog, consumers,
- * the bell, Redis frozen, entries this code did not write. The suites fail
- * (they do not skip) when Redis cannot be started. */
+ * engine_jobs.h's protocol, on a private redis-server (engine_jobs) and a
+ * Redis Cluster of three masters (engine_jobs_cluster): jobs, leases,
+ * intents, the backlog, consumers, the bell, Redis frozen. Failing, never
+ * skipping, without Redis. One long file on purpose: one protocol. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>

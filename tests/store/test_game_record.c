@@ -1,8 +1,8 @@
 /* Tests for store/game_record.c: game_record_state then game_record_read
  * gives the whole record back (for every start and ending, the computer's
  * lines too), and any text this code did not write is refused, line by line.
- * Records of the first format convert (chessd c8df95b's fixtures,
- * tests/data/legacy_game*.json). Games are made with rules/game.c. */
+ * Records of the first format convert (tests/data/legacy_game*.json). One
+ * long file on purpose: every line of one text, in the text's order. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

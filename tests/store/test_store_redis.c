@@ -1,9 +1,8 @@
 /* Tests for the game store on one node (store_redis.c, game_write.c,
- * game_load.c, breaker.c, url.c) against a real, private redis-server
- * (tests/support/redis_server.h), as store.h states it. Redis is also
- * restarted, stopped, paused, filled, and put behind a proxy that loses a
- * reply. The state text is test_game_record.c's. The suite fails (it does
- * not skip) when redis-server cannot be started. */
+ * game_load.c, breaker.c, url.c) against a private redis-server, as
+ * store.h states it: restarted, stopped, paused, filled, and behind a
+ * proxy that loses a reply. It fails when redis-server cannot start. One
+ * long file on purpose: one suite for the store's one contract. */
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
