@@ -776,7 +776,7 @@ PUBLISH=PUBLISH
 [[ $MODE == cluster ]] && PUBLISH=SPUBLISH
 CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
           - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' '' 0 '' 0 0 benchwriteid0000 benchwriteid0000
-          0 0 'chessd:events:{tag}' "$EVENT" "$PUBLISH" '')
+          0 0 'chessd:events:{tag}' "$EVENT" "$PUBLISH" '' '')
 # A move's read: the state and the history's tail.
 READ_ARGS=(EVALSHA "$LOAD_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
            change 16)
