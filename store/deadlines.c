@@ -61,6 +61,20 @@ static store_status_t reply_status(const redisReply *r, int type)
     return r ? store_reply_status(r, type) : STORE_EUNAVAILABLE;
 }
 
+/* One of this file's scripts that answers an integer: *value (when not
+ * NULL) is set to it on STORE_OK and left alone otherwise. */
+static store_status_t index_script_integer(store_t *store, const char *text, int value_count,
+                                           const char *const *values, int64_t *value)
+{
+    redisReply *r = index_script(store, text, value_count, values);
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (status == STORE_OK && value)
+        *value = (int64_t)r->integer;
+    if (r)
+        freeReplyObject(r);
+    return status;
+}
+
 static bool id_ok(const char *id) { return store_id_ok(id, strlen(id)); }
 
 store_status_t store_deadline_lower(store_t *store, const char *id, int64_t due_ms, int64_t *score)
@@ -70,13 +84,7 @@ store_status_t store_deadline_lower(store_t *store, const char *id, int64_t due_
     char due[NUMBER_SIZE];
     snprintf(due, sizeof due, "%lld", (long long)due_ms);
     const char *values[] = { id, due };
-    redisReply *r = index_script(store, lower_script, 2, values);
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
-    if (status == STORE_OK && score)
-        *score = (int64_t)r->integer;
-    if (r)
-        freeReplyObject(r);
-    return status;
+    return index_script_integer(store, lower_script, 2, values, score);
 }
 
 /* Removes a member that is no game id, so that it does not stand first for ever. */
@@ -134,12 +142,10 @@ store_status_t store_deadline_settle(store_t *store, const char *id, int64_t cla
     snprintf(claim, sizeof claim, "%lld", (long long)claim_ms);
     snprintf(due, sizeof due, "%lld", (long long)(due_ms > 0 ? due_ms : 0));
     const char *values[] = { id, claim, due };
-    redisReply *r = index_script(store, settle_script, 3, values);
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    int64_t done = 0;
+    store_status_t status = index_script_integer(store, settle_script, 3, values, &done);
     if (status == STORE_OK && settled)
-        *settled = r->integer == 1;
-    if (r)
-        freeReplyObject(r);
+        *settled = done == 1;
     return status;
 }
 

@@ -4,7 +4,6 @@
  * three masters (deadlines_cluster): the index's lowering, claim and
  * settle; the feed's once-only add, reads and trim; the upgrade's walk,
  * keep and passes. The suites fail (they do not skip) when Redis cannot start. */
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,40 +14,28 @@
 #include "../../store/finished_feed.h"
 #include "../../store/game_upgrade.h"
 #include "../../store/store.h"
-#include "../support/redis_cluster.h"
-#include "../support/redis_server.h"
+#include "../support/redis_fixture.h"
 #include "../support/tests.h"
 
 enum {
     TIMEOUT_MS = 1000, /* the store's connect and command timeouts */
     LEASE_MS = 60000,
     HOUR_MS = 3600000,
-    MASTERS = 3,
 };
 
-static redis_server_t server;
-static redis_cluster_t cluster;
-static bool on_cluster;
-static store_t *store;
-static struct sigaction saved_sigpipe_action;
-
-static void ignore_sigpipe(void)
-{
-    struct sigaction ignore = { .sa_handler = SIG_IGN };
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &saved_sigpipe_action);
-}
+static redis_fixture_t fixture;
+static store_t *store; /* fixture.store, while the suite runs */
 
 /* The redis-server holding key now. */
 static redis_server_t *node_of(const char *key)
 {
-    if (!on_cluster)
-        return &server;
+    if (!fixture.on_cluster)
+        return &fixture.server;
     static int owners[CLUSTER_SLOT_COUNT];
-    CU_ASSERT_FATAL(redis_cluster_refresh(&cluster) && redis_cluster_slot_owners(&cluster, 0, owners));
-    int index = redis_cluster_find_port(&cluster, owners[cluster_key_slot(key, strlen(key))]);
+    CU_ASSERT_FATAL(redis_cluster_refresh(&fixture.cluster) && redis_cluster_slot_owners(&fixture.cluster, 0, owners));
+    int index = redis_cluster_find_port(&fixture.cluster, owners[cluster_key_slot(key, strlen(key))]);
     CU_ASSERT_FATAL(index >= 0);
-    return &cluster.nodes[index].server;
+    return &fixture.cluster.nodes[index].server;
 }
 
 /* One command (hiredis format) on the node holding key; the reply or NULL. */
@@ -85,9 +72,9 @@ static void raw_ok(const char *key, const char *format, const char *a, const cha
 /* Each test starts on empty masters. */
 static void before_each(void)
 {
-    unsigned count = on_cluster ? cluster.node_count : 1;
+    unsigned count = fixture.on_cluster ? fixture.cluster.node_count : 1;
     for (unsigned i = 0; i < count; i++) {
-        redis_server_t *node = on_cluster ? &cluster.nodes[i].server : &server;
+        redis_server_t *node = fixture.on_cluster ? &fixture.cluster.nodes[i].server : &fixture.server;
         redisReply *r = redis_server_command(node, NULL, "FLUSHALL");
         if (r)
             freeReplyObject(r); /* a replica refuses: its master's flush reaches it */
@@ -96,56 +83,20 @@ static void before_each(void)
 
 static int single_init(void)
 {
-    ignore_sigpipe();
-    on_cluster = false;
-    redis_server_init(&server);
-    if (!redis_server_start(&server)) {
-        fprintf(stderr, "\ndeadlines suite: cannot start a private redis-server: %s\n", server.error);
-        return 1;
-    }
-    char url[64];
-    redis_server_url(&server, url, sizeof url);
-    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
-        redis_server_stop(&server);
-        return 1;
-    }
-    return 0;
-}
-
-static int single_cleanup(void)
-{
-    store_close(store);
-    store = NULL;
-    redis_server_stop(&server);
-    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
-    return 0;
+    store = redis_fixture_start_server(&fixture, "deadlines", TIMEOUT_MS);
+    return store ? 0 : 1;
 }
 
 static int cluster_init(void)
 {
-    ignore_sigpipe();
-    on_cluster = true;
-    redis_cluster_options_t options = { .masters = MASTERS, .replicas_per_master = 0, .node_timeout_ms = 15000 };
-    if (!redis_cluster_start(&cluster, &options)) {
-        fprintf(stderr, "\ndeadlines_cluster suite: cannot start a Redis Cluster: %s\n", cluster.error);
-        return 1;
-    }
-    char url[512];
-    redis_cluster_url(&cluster, url, sizeof url);
-    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
-        redis_cluster_stop(&cluster);
-        return 1;
-    }
-    return 0;
+    store = redis_fixture_start_cluster(&fixture, "deadlines_cluster", TIMEOUT_MS);
+    return store ? 0 : 1;
 }
 
-static int cluster_cleanup(void)
+static int suite_cleanup(void)
 {
-    store_close(store);
+    redis_fixture_stop(&fixture);
     store = NULL;
-    redis_cluster_stop(&cluster);
-    on_cluster = false;
-    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
     return 0;
 }
 
@@ -497,8 +448,8 @@ static CU_pSuite add_suite(const char *name, CU_InitializeFunc init, CU_CleanupF
 
 int test_deadlines_register(void)
 {
-    if (!add_suite("deadlines", single_init, single_cleanup)
-        || !add_suite("deadlines_cluster", cluster_init, cluster_cleanup))
+    if (!add_suite("deadlines", single_init, suite_cleanup)
+        || !add_suite("deadlines_cluster", cluster_init, suite_cleanup))
         return -1;
     return 0;
 }

@@ -15,29 +15,17 @@
 #include "../../store/cluster.h"
 #include "../../store/engine_jobs.h"
 #include "../../store/store.h"
-#include "../support/redis_cluster.h"
-#include "../support/redis_server.h"
+#include "../support/redis_fixture.h"
 #include "../support/tests.h"
 
 enum {
     TIMEOUT_MS = 500, /* the store's connect and command timeouts */
     SLACK_MS = 500,   /* a busy machine's lateness */
     LONG_LEASE_MS = 60000,
-    MASTERS = 3,
 };
 
-static redis_server_t server;
-static redis_cluster_t cluster;
-static bool on_cluster;
-static store_t *store;
-static struct sigaction saved_sigpipe_action;
-
-static void ignore_sigpipe(void)
-{
-    struct sigaction ignore = { .sa_handler = SIG_IGN };
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &saved_sigpipe_action);
-}
+static redis_fixture_t fixture;
+static store_t *store; /* fixture.store, while the suite runs */
 
 static unsigned engine_slot(void)
 {
@@ -48,19 +36,20 @@ static unsigned engine_slot(void)
 static int master_of(unsigned slot)
 {
     static int owners[CLUSTER_SLOT_COUNT];
-    if (!redis_cluster_refresh(&cluster) || !redis_cluster_slot_owners(&cluster, 0, owners) || !owners[slot])
+    redis_cluster_t *cluster = &fixture.cluster;
+    if (!redis_cluster_refresh(cluster) || !redis_cluster_slot_owners(cluster, 0, owners) || !owners[slot])
         return -1;
-    return redis_cluster_find_port(&cluster, owners[slot]);
+    return redis_cluster_find_port(cluster, owners[slot]);
 }
 
 /* The redis-server holding the engine keys. */
 static redis_server_t *engine_node(void)
 {
-    if (!on_cluster)
-        return &server;
+    if (!fixture.on_cluster)
+        return &fixture.server;
     int index = master_of(engine_slot());
     CU_ASSERT_FATAL(index >= 0);
-    return &cluster.nodes[index].server;
+    return &fixture.cluster.nodes[index].server;
 }
 
 /* One command (hiredis format) on the node holding the engine keys, on a
@@ -116,58 +105,20 @@ static long long queued_count(void) { return raw_integer("ZCARD %s", STORE_ENGIN
 
 static int single_init(void)
 {
-    ignore_sigpipe();
-    on_cluster = false;
-    redis_server_init(&server);
-    if (!redis_server_start(&server)) {
-        fprintf(stderr, "\nengine_jobs suite: cannot start a private redis-server: %s\n", server.error);
-        return 1;
-    }
-    char url[64];
-    redis_server_url(&server, url, sizeof url);
-    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
-        redis_server_stop(&server);
-        return 1;
-    }
-    return 0;
-}
-
-static int single_cleanup(void)
-{
-    store_close(store);
-    store = NULL;
-    redis_server_stop(&server);
-    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
-    return 0;
+    store = redis_fixture_start_server(&fixture, "engine_jobs", TIMEOUT_MS);
+    return store ? 0 : 1;
 }
 
 static int cluster_init(void)
 {
-    ignore_sigpipe();
-    on_cluster = true;
-    /* No replicas, and a node timeout far above the freeze test's pause:
-     * a frozen master is never failed over, nor the cluster marked down. */
-    redis_cluster_options_t options = { .masters = MASTERS, .replicas_per_master = 0, .node_timeout_ms = 15000 };
-    if (!redis_cluster_start(&cluster, &options)) {
-        fprintf(stderr, "\nengine_jobs_cluster suite: cannot start a Redis Cluster: %s\n", cluster.error);
-        return 1;
-    }
-    char url[512];
-    redis_cluster_url(&cluster, url, sizeof url);
-    if (!(store = redis_server_open_store(url, TIMEOUT_MS))) {
-        redis_cluster_stop(&cluster);
-        return 1;
-    }
-    return 0;
+    store = redis_fixture_start_cluster(&fixture, "engine_jobs_cluster", TIMEOUT_MS);
+    return store ? 0 : 1;
 }
 
-static int cluster_cleanup(void)
+static int suite_cleanup(void)
 {
-    store_close(store);
+    redis_fixture_stop(&fixture);
     store = NULL;
-    redis_cluster_stop(&cluster);
-    on_cluster = false;
-    sigaction(SIGPIPE, &saved_sigpipe_action, NULL);
     return 0;
 }
 
@@ -547,7 +498,7 @@ static void test_intents_are_set_scanned_by_due_time_and_cleared_per_version(voi
 
 /* The most a call may take on a silent Redis: the command timeout, twice
  * on a cluster (whose routing tries again within that budget). */
-static long silent_bound(void) { return (on_cluster ? 2 : 1) * TIMEOUT_MS + SLACK_MS; }
+static long silent_bound(void) { return (fixture.on_cluster ? 2 : 1) * TIMEOUT_MS + SLACK_MS; }
 
 /* CU-asserts a call on a frozen Redis failed, as one of two statuses, within bound ms. */
 static void expect_failed_by(const char *what, store_status_t status, long started, long bound, store_status_t a,
@@ -589,8 +540,8 @@ static void test_a_frozen_redis_fails_every_call_by_its_timeout_or_deadline(void
     store_set_deadline(0);
     expect_failed_by("claim with a deadline", status, start, 150 + SLACK_MS, STORE_EUNAVAILABLE, STORE_ENOT_FOUND);
     CU_ASSERT_FATAL(redis_server_resume(node));
-    if (on_cluster)
-        CU_ASSERT_TRUE(redis_cluster_wait_ok(&cluster, 20000));
+    if (fixture.on_cluster)
+        CU_ASSERT_TRUE(redis_cluster_wait_ok(&fixture.cluster, 20000));
     /* Back: the job added before the freeze is there. */
     CU_ASSERT_EQUAL_FATAL(store_engine_job_claim(store, "w", LONG_LEASE_MS, 2000, &job), STORE_OK);
     CU_ASSERT_STRING_EQUAL(job.id, "frozen");
@@ -688,8 +639,9 @@ static bool ok_reply(redisReply *r)
 /* Another running master than index. */
 static int other_master(int index)
 {
-    for (unsigned i = 0; i < cluster.node_count; i++)
-        if ((int)i != index && cluster.nodes[i].master && cluster.nodes[i].server.pid)
+    redis_cluster_t *cluster = &fixture.cluster;
+    for (unsigned i = 0; i < cluster->node_count; i++)
+        if ((int)i != index && cluster->nodes[i].master && cluster->nodes[i].server.pid)
             return (int)i;
     return -1;
 }
@@ -698,31 +650,32 @@ static int other_master(int index)
  * as redis-cli --cluster reshard does; the master it went to. */
 static int move_engine_slot(void)
 {
+    redis_cluster_t *cluster = &fixture.cluster;
     unsigned slot = engine_slot();
     int from = master_of(slot), to = other_master(from);
     CU_ASSERT_FATAL(from >= 0 && to >= 0);
-    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)to, "CLUSTER SETSLOT %u IMPORTING %s",
-                                                        slot, cluster.nodes[from].id)));
-    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from, "CLUSTER SETSLOT %u MIGRATING %s",
-                                                        slot, cluster.nodes[to].id)));
+    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(cluster, (unsigned)to, "CLUSTER SETSLOT %u IMPORTING %s",
+                                                        slot, cluster->nodes[from].id)));
+    CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(cluster, (unsigned)from, "CLUSTER SETSLOT %u MIGRATING %s",
+                                                        slot, cluster->nodes[to].id)));
     /* Every key of the slot (the stream, the intents, the backlog's). */
-    redisReply *keys = redis_cluster_command(&cluster, (unsigned)from, "CLUSTER GETKEYSINSLOT %u 1000", slot);
+    redisReply *keys = redis_cluster_command(cluster, (unsigned)from, "CLUSTER GETKEYSINSLOT %u 1000", slot);
     CU_ASSERT_TRUE_FATAL(keys && keys->type == REDIS_REPLY_ARRAY && keys->elements > 0);
     for (size_t k = 0; k < keys->elements; k++)
-        CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(&cluster, (unsigned)from, "MIGRATE 127.0.0.1 %d %s 0 5000",
-                                                            cluster.nodes[to].server.port, keys->element[k]->str)));
+        CU_ASSERT_TRUE_FATAL(ok_reply(redis_cluster_command(cluster, (unsigned)from, "MIGRATE 127.0.0.1 %d %s 0 5000",
+                                                            cluster->nodes[to].server.port, keys->element[k]->str)));
     freeReplyObject(keys);
-    for (unsigned i = 0; i < cluster.node_count; i++)
-        if (cluster.nodes[i].master && cluster.nodes[i].server.pid)
-            CU_ASSERT_TRUE(ok_reply(redis_cluster_command(&cluster, i, "CLUSTER SETSLOT %u NODE %s", slot,
-                                                          cluster.nodes[to].id)));
+    for (unsigned i = 0; i < cluster->node_count; i++)
+        if (cluster->nodes[i].master && cluster->nodes[i].server.pid)
+            CU_ASSERT_TRUE(ok_reply(redis_cluster_command(cluster, i, "CLUSTER SETSLOT %u NODE %s", slot,
+                                                          cluster->nodes[to].id)));
     return to;
 }
 
 static void test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_it_moves(void)
 {
     unsigned slot = engine_slot();
-    redisReply *r = redis_cluster_command(&cluster, 0, "CLUSTER KEYSLOT %s", STORE_ENGINE_DUE_KEY);
+    redisReply *r = redis_cluster_command(&fixture.cluster, 0, "CLUSTER KEYSLOT %s", STORE_ENGINE_DUE_KEY);
     CU_ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER && (unsigned)r->integer == slot);
     if (r)
         freeReplyObject(r);
@@ -1053,11 +1006,11 @@ static CU_pSuite add_suite(const char *name, CU_InitializeFunc init, CU_CleanupF
 
 int test_engine_jobs_register(void)
 {
-    CU_pSuite single = add_suite("engine_jobs", single_init, single_cleanup);
+    CU_pSuite single = add_suite("engine_jobs", single_init, suite_cleanup);
     if (!single || !CU_ADD_TEST(single, test_the_stream_holds_only_the_turns_claimed)
         || !CU_ADD_TEST(single, test_jobs_and_intents_on_a_redis_with_a_password))
         return -1;
-    CU_pSuite clustered = add_suite("engine_jobs_cluster", cluster_init, cluster_cleanup);
+    CU_pSuite clustered = add_suite("engine_jobs_cluster", cluster_init, suite_cleanup);
     if (!clustered || !CU_ADD_TEST(clustered, test_the_engine_keys_live_on_their_slots_master_and_follow_it_when_it_moves))
         return -1;
     return 0;
