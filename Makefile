@@ -182,7 +182,7 @@ endif
 	tests/file_openers.sh
 	tests/api/http/interpose_guards.sh $(BUILD)
 	tests/make_run_deps.sh
-	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --format=stylish openapi.yaml
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint --config tests/openapi/redocly.yaml --format=stylish openapi.yaml
 	@# A TypeScript client generated from openapi.yaml, compiled with tsc --strict, plays a game on chessd.
 	CHESSD_BIN=$(BUILD)/chessd tests/client/run.sh $(BUILD)/client
 	tests/k8s/run.sh

@@ -114,6 +114,9 @@ static const struct {
     [API_ETOO_MANY_TAGS] = { "too_many_tags", 413, "The game has more tags than a game keeps" },
     [API_EINVALID_METADATA] = { "invalid_metadata", 400, "The metadata is not a JSON object a game may keep" },
     [API_EMETADATA_TOO_LARGE] = { "metadata_too_large", 413, "The metadata is larger than a game keeps" },
+    [API_EBULK_NOT_FOUND] = { "bulk_not_found", 404, "No bulk has this id (or it expired with its last game)" },
+    [API_EBULK_TOO_LARGE] = { "bulk_too_large", 413, "The bulk has more games than a bulk holds" },
+    [API_EBULK_STARTED] = { "bulk_started", 409, "A game of the bulk has begun: the bulk can no longer be cancelled" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 

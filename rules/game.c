@@ -553,6 +553,19 @@ game_status_t game_abort(game_t *g, color_t who, int64_t now_ms)
     return GAME_OK;
 }
 
+game_status_t game_cancel(game_t *g, int64_t now_ms)
+{
+    if (game_is_over(g))
+        return GAME_EOVER;
+    if (g->ply_count > 0)
+        return GAME_EABORT_TOO_LATE;
+    if (g->clock.start_at_ms && g->clock.start_at_ms <= now_ms)
+        return GAME_ECLOCK_RUNNING;
+    clock_settle(g, now_ms);
+    end_game(g, GAME_ABORTED, GAME_RESULT_NONE, GAME_TERMINATION_ABORTED);
+    return GAME_OK;
+}
+
 game_status_t game_resign(game_t *g, color_t who, int64_t now_ms)
 {
     if (game_is_over(g))

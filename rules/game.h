@@ -350,6 +350,11 @@ game_status_t game_resign(game_t *g, color_t who, int64_t now_ms);
  * (fewer than two plies), unless the game's rules allow no abort. */
 game_status_t game_abort(game_t *g, color_t who, int64_t now_ms);
 
+/* Aborts the game by its organiser, whatever its rules: only before
+ * anyone moved and while no clock runs (GAME_EABORT_TOO_LATE after a
+ * move, GAME_ECLOCK_RUNNING once a start time passed). */
+game_status_t game_cancel(game_t *g, int64_t now_ms);
+
 /* `who` gives the other side ms (1..GAME_GIVE_TIME_MAX) of clock time, at
  * most GAME_GIVE_TIME_TOTAL_MAX in a game; only on a clock, in an active
  * game whose rules allow it. */

@@ -5,6 +5,7 @@
  * sends rather than guessing. */
 #include "cluster.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +66,53 @@ unsigned cluster_key_slot(const char *key, size_t length)
             return crc16(open + 1, (size_t)(close - open - 1)) % CLUSTER_SLOT_COUNT;
     }
     return crc16(bytes, length) % CLUSTER_SLOT_COUNT;
+}
+
+/* The CRC of three bytes from a zero state, for each tail of alphabet's
+ * characters, inverted: by the slot it gives (its low 14 bits), one tail
+ * that gives it (+1; 0: none). crc16(prefix tail) is the CRC of prefix
+ * followed by three zero bytes, xor the tail's own, so one lookup fits it. */
+static uint32_t tail_of_slot[CLUSTER_SLOT_COUNT];
+static char tail_alphabet[65];
+static pthread_once_t tail_once = PTHREAD_ONCE_INIT;
+
+static void tail_table_init(void)
+{
+    for (uint32_t t = 0; t < 64 * 64 * 64; t++) {
+        unsigned char tail[3] = { (unsigned char)tail_alphabet[t >> 12], (unsigned char)tail_alphabet[(t >> 6) & 63],
+                                  (unsigned char)tail_alphabet[t & 63] };
+        unsigned slot = crc16(tail, 3) % CLUSTER_SLOT_COUNT;
+        if (!tail_of_slot[slot])
+            tail_of_slot[slot] = t + 1;
+    }
+}
+
+bool cluster_fit_slot(char *text, size_t length, const char alphabet[64], unsigned slot)
+{
+    static pthread_mutex_t setting = PTHREAD_MUTEX_INITIALIZER;
+    if (length < 3 || slot >= CLUSTER_SLOT_COUNT)
+        return false;
+    pthread_mutex_lock(&setting); /* one alphabet a process: the first caller's */
+    if (!tail_alphabet[0])
+        memcpy(tail_alphabet, alphabet, 64);
+    bool same = !memcmp(tail_alphabet, alphabet, 64);
+    pthread_mutex_unlock(&setting);
+    if (!same)
+        return false;
+    pthread_once(&tail_once, tail_table_init);
+    uint16_t crc = 0;
+    const unsigned char *bytes = (const unsigned char *)text;
+    for (size_t i = 0; i < length - 3; i++)
+        crc = (uint16_t)(crc << 8) ^ crc16_table[((crc >> 8) ^ bytes[i]) & 0xff];
+    for (int i = 0; i < 3; i++) /* the prefix followed by three zero bytes */
+        crc = (uint16_t)(crc << 8) ^ crc16_table[(crc >> 8) & 0xff];
+    uint32_t t = tail_of_slot[(crc ^ slot) % CLUSTER_SLOT_COUNT];
+    if (!t--)
+        return false;
+    text[length - 3] = alphabet[t >> 12];
+    text[length - 2] = alphabet[(t >> 6) & 63];
+    text[length - 1] = alphabet[t & 63];
+    return true;
 }
 
 /* The value of the decimal digits text[0..length) into *value when there are

@@ -23,6 +23,13 @@ enum {
  * 16384. */
 unsigned cluster_key_slot(const char *key, size_t length);
 
+/* Rewrites the last three characters of text (length bytes, no braces),
+ * each one of the 64 of alphabet, so that its slot as a key is slot; the
+ * rest keeps its bytes. One lookup in a table made on the first call, not
+ * a walk: the CRC of a text is linear in its bytes. False, text unchanged,
+ * when length < 3 or no such tail exists (the table misses the value). */
+bool cluster_fit_slot(char *text, size_t length, const char alphabet[64], unsigned slot);
+
 typedef struct {
     char host[CLUSTER_HOST_SIZE]; /* "" when the node answered ":port" (same host as the one asked) */
     int port;

@@ -76,6 +76,12 @@ unsigned store_id_slot(const char *id)
     return game_keys_name(id, keys) ? game_keys_slot(keys[0]) : 0;
 }
 
+bool store_id_fit_slot(char *id, const char alphabet[64], unsigned slot)
+{
+    size_t length = strlen(id);
+    return !strpbrk(id, "{}") && cluster_fit_slot(id, length, alphabet, slot) && store_id_slot(id) == slot;
+}
+
 void store_game_channel(const char *id, char *out)
 {
     /* "chessd:events:{<id>}", the id cut to fit as "%.*s" would */

@@ -227,6 +227,8 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
         put(&t, key, GAME_RECORD_HISTORY_ENTRY);
     }
     put_clock_rules(&t, g);
+    if (r->bulk[0])
+        put_line(&t, "bulk ", r->bulk);
     if (t.full)
         return 0;
     out[t.length] = '\0';
@@ -496,7 +498,7 @@ static bool read_clock_rules(lines_t *l, game_clock_t *clock, game_rules_t *rule
 /* The lines that may follow the names (format 3): engine, then analysis,
  * then first_move (the first-move grace in ms, into clock), then opening
  * (its key, 16 hex digits, into *opening_key; 0 when absent), then the
- * clock's and the rules' lines (read_clock_rules). */
+ * clock's and the rules' lines (read_clock_rules), then bulk (its id). */
 static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *clock, game_rules_t *rules,
                                 uint64_t *opening_key)
 {
@@ -521,7 +523,10 @@ static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *cloc
             || !hex_decode_u64(text, opening_key) || *opening_key == 0)
             return false;
     }
-    return read_clock_rules(l, clock, rules);
+    if (!read_clock_rules(l, clock, rules))
+        return false;
+    return !line_is(l, "bulk")
+           || (read_text(l, "bulk", r->bulk, sizeof r->bulk) && r->bulk[0] && !strpbrk(r->bulk, " {}"));
 }
 
 static int read_name(lines_t *l, const char *name, int (*from_name)(const char *, size_t))

@@ -55,6 +55,7 @@ typedef struct {
     game_player_t players[COLOR_COUNT];
     game_engine_t engine;
     bool analysis; /* created with hints allowed */
+    char bulk[GAME_ID_SIZE]; /* the bulk it was created in ("": none) */
     game_t game;
 } game_record_t;
 

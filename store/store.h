@@ -163,6 +163,10 @@ store_status_t store_probe(store_t *store);
  * and cost nothing. */
 unsigned store_id_slot(const char *id);
 unsigned store_idempotency_slot(const char *scope, const char *key);
+/* Rewrites id's last three characters (each one of alphabet's 64) so that
+ * store_id_slot(id) is slot, in one lookup: for many ids in one slot (a
+ * bulk's games). False, id unchanged, when it cannot. */
+bool store_id_fit_slot(char *id, const char alphabet[64], unsigned slot);
 
 /* What a load reads: for a change, the game's state and the tail of its
  * repetition history (bounded, whatever the game's length); in full, the

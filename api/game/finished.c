@@ -1,11 +1,13 @@
-/* The finished-games feed's step of a game's end (finished.h): its
- * summary, then one store call that adds it once and clears its deadline
- * entry. What a backend reads of it is the export's (export.c). */
+/* The finished-games feed's step of a game's end (finished.h): a bulk's
+ * game first leaves its bulk's games in play, then the summary and one
+ * store call that adds it once and clears its deadline entry. What a
+ * backend reads of it is the export's (export.c). */
 #include "finished.h"
 
 #include <string.h>
 
 #include "../../rules/base/text.h"
+#include "../../store/bulk.h"
 
 void game_finished_entry(const game_record_t *r, store_feed_entry_t *out)
 {
@@ -21,6 +23,12 @@ void game_finished_entry(const game_record_t *r, store_feed_entry_t *out)
 
 store_status_t game_finished_record(const game_svc_config_t *c, const game_record_t *r, int64_t index_score)
 {
+    /* Before the feed: a failure leaves the deadline entry, so a sweep redoes both. */
+    if (r->bulk[0]) {
+        store_status_t left = store_bulk_game_ended(c->store, r->bulk, r->id, c->finished_game_ttl_seconds);
+        if (left != STORE_OK && left != STORE_ENOT_FOUND)
+            return left;
+    }
     store_feed_entry_t entry;
     game_finished_entry(r, &entry);
     bool added = false;

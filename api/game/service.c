@@ -1008,12 +1008,23 @@ game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *i
 
 /* --- a new game --- */
 
+game_svc_status_t game_svc_kept(const game_svc_config_t *c, const char *scope, const game_svc_request_t *rq,
+                                game_svc_result_t *out)
+{
+    idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
+    snprintf(idem.scope, sizeof idem.scope, "%s", scope);
+    return kept_answer(c, &idem, out);
+}
+
 game_svc_status_t game_svc_created_before(const game_svc_config_t *c, const game_svc_request_t *rq,
                                           game_svc_result_t *out)
 {
-    idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
-    snprintf(idem.scope, sizeof idem.scope, "%s", creation_scope);
-    return kept_answer(c, &idem, out);
+    return game_svc_kept(c, creation_scope, rq, out);
+}
+
+game_svc_status_t game_svc_open_kept(const char *fingerprint, const char *sealed, game_svc_result_t *out)
+{
+    return open_kept(fingerprint, sealed, out);
 }
 
 /* Gives a new game spec's clock (or days a move), first-move grace, start
@@ -1090,6 +1101,14 @@ static game_svc_status_t import_pgn(const game_svc_config_t *c, const game_svc_n
     return GAME_SVC_OK;
 }
 
+game_svc_status_t game_svc_prepare(const game_svc_config_t *c, const game_svc_new_t *spec, game_svc_game_t *g,
+                                   char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], game_svc_result_t *out)
+{
+    memset(g, 0, sizeof *g);
+    game_svc_status_t status = new_game(c, spec, g, tokens, out);
+    return status == GAME_SVC_OK ? new_meta(spec, NULL, g, out) : status;
+}
+
 static bool id_in_slot(const char *id, void *slot) { return store_id_slot(id) == *(unsigned *)slot; }
 
 /* A creation under an Idempotency-Key writes its game and the key's record in
@@ -1100,7 +1119,8 @@ static game_svc_status_t id_for_key(const idem_t *idem, game_svc_game_t *g, game
     if (!idem->key)
         return GAME_SVC_OK;
     unsigned slot = store_idempotency_slot(idem->scope, idem->key);
-    if (!tokens_new_id_where(g->record.id, id_in_slot, &slot))
+    if (!store_id_fit_slot(g->record.id, tokens_id_alphabet(), slot)
+        && !tokens_new_id_where(g->record.id, id_in_slot, &slot))
         return fail(out, GAME_SVC_EINTERNAL, "no randomness for an id");
     return GAME_SVC_OK;
 }
@@ -1135,6 +1155,56 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
     game_import_free(imported);
     free(imported);
     game_svc_game_free(&g);
+    return status;
+}
+
+/* --- a bulk's organiser --- */
+
+/* The organiser's change to one game: its clocks started or the game
+ * cancelled, at Redis's time; dry_run only judges it. */
+static game_svc_status_t organize_once(const game_svc_config_t *c, game_svc_game_t *g,
+                                       game_svc_bulk_action_t action, bool dry_run, save_t *saved,
+                                       game_svc_result_t *out)
+{
+    bool fell = false;
+    game_svc_status_t status = GAME_SVC_OK;
+    if ((*saved = record_flag(c, g, &fell, &status, out)) != SAVE_MADE)
+        return status;
+    game_t *game = &g->record.game;
+    change_t change = { .op = STORE_LINE_KEEP, .deadline_ms = game_flag_deadline(game) };
+    game_status_t done = game_is_over(game)                  ? GAME_EOVER
+                         : action == GAME_SVC_BULK_START_CLOCKS ? game_start_clocks(game, g->now_ms)
+                                                               : game_cancel(game, g->now_ms);
+    if (done != GAME_OK)
+        return refused(out, game, done);
+    if (dry_run)
+        return GAME_SVC_OK;
+    change.event = action == GAME_SVC_BULK_START_CLOCKS ? "clock_start" : "abort";
+    idem_t idem = { 0 };
+    writer_t w = { .idem = &idem };
+    *saved = game_save(c, g, g->record.version, &change, &w, &status, out);
+    return status;
+}
+
+game_svc_status_t game_svc_organize(const game_svc_config_t *c, const char *id, const char *bulk,
+                                    game_svc_bulk_action_t action, bool dry_run, game_svc_result_t *out)
+{
+    game_svc_status_t status = GAME_SVC_EBUSY;
+    for (int attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+        game_svc_game_t g;
+        save_t saved = SAVE_FAILED;
+        status = load_id(c, id, STORE_LOAD_CHANGE, &g);
+        if (status == GAME_SVC_OK && strcmp(g.record.bulk, bulk))
+            status = fail(out, GAME_SVC_EFORBIDDEN, "the game is not one of this bulk's");
+        else if (status == GAME_SVC_OK)
+            status = organize_once(c, &g, action, dry_run, &saved, out);
+        game_svc_game_free(&g);
+        if (saved != SAVE_STALE && saved != SAVE_LATE)
+            break;
+        game_cache_drop(id);
+        game_svc_result_free(out);
+        status = fail(out, GAME_SVC_EBUSY, "the game kept changing; retry");
+    }
     return status;
 }
 

@@ -20,6 +20,7 @@
 #include "game_events.h"
 #include "idempotency.h"
 #include "precondition.h"
+#include "tokens.h"
 
 /* What the service counts, for the caller's metrics: a callback with this
  * enum rather than the server's metrics, which sit above this room. */
@@ -243,6 +244,32 @@ typedef bool (*game_svc_choose_fn)(void *ctx, const game_record_t *r, const char
  * chosen. Any other: the store failed; the turn is still to be played. */
 game_svc_status_t game_svc_engine_turn(const game_svc_config_t *c, const char *id, uint64_t version,
                                        game_svc_choose_fn choose, void *ctx, game_svc_result_t *out);
+
+/* --- for a bulk of games (bulk.h) --- */
+
+/* GAME_SVC_REPLAY (out: the kept answer) when rq's key has one kept within
+ * scope, GAME_SVC_OK when it has none (or no key is given), else why it
+ * cannot be told. */
+game_svc_status_t game_svc_kept(const game_svc_config_t *c, const char *scope, const game_svc_request_t *rq,
+                                game_svc_result_t *out);
+
+/* A kept answer (sealed) for a retry with this fingerprint: GAME_SVC_REPLAY
+ * with it in out, or why it cannot answer (the key came with another request...). */
+game_svc_status_t game_svc_open_kept(const char *fingerprint, const char *sealed, game_svc_result_t *out);
+
+/* Sets up *g (zeroed here; free it after) as a new game of spec (its PGN
+ * and computer ignored) with a new id and the players' tokens, unwritten. */
+game_svc_status_t game_svc_prepare(const game_svc_config_t *c, const game_svc_new_t *spec, game_svc_game_t *g,
+                                   char tokens[COLOR_COUNT][TOKENS_TOKEN_SIZE], game_svc_result_t *out);
+
+typedef enum { GAME_SVC_BULK_START_CLOCKS = 0, GAME_SVC_BULK_CANCEL } game_svc_bulk_action_t;
+
+/* The organiser's change to game id of bulk, as one compare-and-set (a
+ * few attempts when the game moves meanwhile): its clocks started now, or
+ * the game cancelled before anyone moved (game_cancel). dry_run: judged,
+ * not written. GAME_SVC_EFORBIDDEN when the game is not the bulk's. */
+game_svc_status_t game_svc_organize(const game_svc_config_t *c, const char *id, const char *bulk,
+                                    game_svc_bulk_action_t action, bool dry_run, game_svc_result_t *out);
 
 /* GAME_SVC_REPLAY (out: the kept answer) when a creation's key has one,
  * GAME_SVC_OK when it has none (or no key is given), else why it cannot be told. */

@@ -158,6 +158,8 @@ bool tokens_random_below(uint32_t bound, uint32_t *out)
 
 bool tokens_new_id(char out[TOKENS_ID_SIZE]) { return random_text(12, out); }
 
+const char *tokens_id_alphabet(void) { return alphabet; }
+
 bool tokens_new_id_where(char out[TOKENS_ID_SIZE], bool (*fits)(const char *id, void *ctx), void *ctx)
 {
     enum { TAIL = 3, TAILS = 1 << (6 * TAIL) };

@@ -35,6 +35,8 @@ bool tokens_new_id(char out[TOKENS_ID_SIZE]);
  * characters are walked until it fits (at least 78 random bits remain). For
  * a condition met by about one id in N, N calls of fits on average. False
  * when RAND_bytes fails or no id fitted (out is then the empty string). */
+/* The 64 characters ids are made of (base64url's). */
+const char *tokens_id_alphabet(void);
 bool tokens_new_id_where(char out[TOKENS_ID_SIZE], bool (*fits)(const char *id, void *ctx), void *ctx);
 /* A tag for one write of a game (96 bits, written as an id): unique with
  * overwhelming odds, not a secret (a fast per-thread generator seeded from

@@ -15,6 +15,7 @@
 #include "../game/game_events.h"
 #include "../game/service.h"
 #include "../game/tokens.h"
+#include "bulk_handlers.h"
 #include "handlers.h"
 #include "../http/jsonw.h"
 #include "../input.h"
@@ -108,7 +109,7 @@ static bool read_since(const cJSON *root, const char *const *list, int count, ui
  * can add to them; the hub reads the games. */
 void handle_games_events(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "ids", "since", NULL };
+    static const char *const allowed[] = { "ids", "bulk", "since", NULL };
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
@@ -117,7 +118,9 @@ void handle_games_events(const api_request_t *req, api_response_t *res)
     int count = 0;
     char stream[TOKENS_ID_SIZE];
     store_status_t status;
-    if (!input_game_ids(root, EVENTS_MUX_MAX, list, &count, res) || !read_since(root, list, count, since, res)) {
+    void *bulk = NULL; /* the ids of a bulk, held while they are read */
+    if (!bulk_ids_read(req, root, list, EVENTS_MUX_MAX, &count, &bulk, res)
+        || !read_since(root, list, count, since, res)) {
         /* the problem is in res */
     } else if (!tokens_new_id(stream)) {
         api_problem(res, API_EINTERNAL, "no random stream id could be drawn", NULL, NULL);
@@ -134,6 +137,7 @@ void handle_games_events(const api_request_t *req, api_response_t *res)
             res->content_type = media_types[format];
         }
     }
+    bulk_ids_free(bulk);
     cJSON_Delete(root);
 }
 

@@ -317,17 +317,24 @@ static bool read_metadata(const cJSON *root, game_meta_t *meta, api_response_t *
 
 /* The creation's "tags" and "metadata" into spec->meta (made here when
  * either is given; the caller frees it). */
-static bool read_meta(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
+static bool read_meta(const cJSON *root, game_meta_t **meta, api_response_t *res)
 {
     const cJSON *tags = cJSON_GetObjectItemCaseSensitive(root, "tags");
     const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(root, "metadata");
     if ((!tags || cJSON_IsNull(tags)) && (!metadata || cJSON_IsNull(metadata)))
         return true;
-    if (!(spec->meta = game_meta_new())) {
+    if (!(*meta = game_meta_new())) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         return false;
     }
-    return read_tags(root, spec->meta, res) && read_metadata(root, spec->meta, res);
+    return read_tags(root, *meta, res) && read_metadata(root, *meta, res);
+}
+
+bool game_create_input_pairing(const cJSON *entry, char names[COLOR_COUNT][GAME_NAME_MAX + 1], game_meta_t **meta,
+                               api_response_t *res)
+{
+    return read_name(entry, "white", names[WHITE], res) && read_name(entry, "black", names[BLACK], res)
+           && read_meta(entry, meta, res);
 }
 
 bool game_create_input_read(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
@@ -342,6 +349,6 @@ bool game_create_input_read(const cJSON *root, game_svc_new_t *spec, api_respons
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
            && read_takeback_policy(root, spec, res) && clock_input_read(root, wall_ms(), spec, res)
            && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
-           && read_engine(root, spec, res) && read_meta(root, spec, res);
+           && read_engine(root, spec, res) && read_meta(root, &spec->meta, res);
 }
 

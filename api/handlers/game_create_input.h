@@ -15,4 +15,10 @@
  * is refused. */
 bool game_create_input_read(const cJSON *root, game_svc_new_t *spec, api_response_t *res);
 
+/* Reads a bulk's pairing, entry: its "white" and "black" names and its
+ * "tags" and "metadata" (*meta made when either is given; the caller
+ * frees it). False with res filled when one is refused. */
+bool game_create_input_pairing(const cJSON *entry, char names[COLOR_COUNT][GAME_NAME_MAX + 1], game_meta_t **meta,
+                               api_response_t *res);
+
 #endif

@@ -1,7 +1,7 @@
 /* The game API's handlers: each reads its request (the query, the body, the
  * player token, If-Match and Idempotency-Key) and calls the game service
- * (api/game/service.h). The service's status becomes the answer in one place
- * (answer()), and api/render/ renders what a read returns. The rules, the
+ * (api/game/service.h). Its status becomes the answer in one place
+ * (game_http.h), and api/render/ renders what a read returns. The rules, the
  * store, the compare-and-set and the clock are the service's. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,148 +35,19 @@
 #include "../metrics.h"
 #include "../problem.h"
 #include "board_svg_http.h"
+#include "bulk_handlers.h"
+#include "../game/bulk.h"
 #include "game_create_input.h"
+#include "game_http.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
 
 static const char game_location_prefix[] = "/v1/games/";
 
-/* A version's entity tag, quoted, into out (room for DECIMAL_U64_MAX + 3). */
-static void etag_write(char *out, uint64_t version)
-{
-    size_t n = decimal_write(version, out + 1);
-    out[0] = out[n + 1] = '"';
-    out[n + 2] = '\0';
-}
 
-_Static_assert(sizeof ((api_response_t *)0)->etag >= DECIMAL_U64_MAX + 3, "an ETag holds any version");
-static void set_etag(api_response_t *res, uint64_t version) { etag_write(res->etag, version); }
-
-static void service_of(const api_request_t *req, game_svc_config_t *c)
-{
-    config_game_service(app_of(req)->config, app_of(req)->store, c);
-}
-
-/* --- the one place a service status becomes an answer --- */
-
-/* A change rules/ refused; one about the takeback policy names the game's policy. */
-static void answer_refusal(api_response_t *res, const game_svc_result_t *out)
-{
-    static const char *const allows[GAME_TAKEBACK_COUNT] = {
-        "moves are taken back by agreement: POST /takeback with action offer, then the other player accepts",
-        "either player may take back their last move with POST /undo, or by agreement with POST /takeback",
-        "no move may be taken back",
-    };
-    if (out->refusal == GAME_EILLEGAL_MOVE) {
-        api_problem_move(res, api_status_for_reason(out->move_reason), out->move_message, out->move_index,
-                         out->move_text, out->move_reason, out->move_fen);
-    } else if (out->refusal == GAME_ETAKEBACK_NOT_ALLOWED && (unsigned)out->takeback < GAME_TAKEBACK_COUNT) {
-        char detail[200];
-        snprintf(detail, sizeof detail, "this game's takeback policy is '%s': %s", game_takeback_name(out->takeback),
-                 allows[out->takeback]);
-        api_problem(res, API_ETAKEBACK_NOT_ALLOWED, detail, NULL, NULL);
-    } else {
-        api_problem_game(res, out->refusal);
-    }
-}
-
-/* Answers a call of the game service: its answer (a write made or
- * replayed), or the problem its status stands for. */
-static void answer(const api_request_t *req, api_response_t *res, game_svc_status_t status, game_svc_result_t *out)
-{
-    store_t *store = app_of(req)->store;
-    switch (status) {
-    case GAME_SVC_OK:
-    case GAME_SVC_REPLAY:
-        api_response_set(res, out->answer_status, "application/json", out->body, out->body_length);
-        out->body = NULL; /* the response's now */
-        set_etag(res, out->version);
-        text_copy(res->location, sizeof res->location, out->location);
-        break;
-    case GAME_SVC_ENOT_FOUND: api_problem_store(res, STORE_ENOT_FOUND, store); break;
-    case GAME_SVC_EUNAVAILABLE: api_problem_store(res, STORE_EUNAVAILABLE, store); break;
-    case GAME_SVC_EFULL: api_problem_store(res, STORE_EFULL, store); break;
-    case GAME_SVC_EUNKNOWN: api_problem_store(res, STORE_EUNKNOWN, store); break;
-    case GAME_SVC_ESTORE: api_problem_store(res, STORE_ECORRUPT, store); break;
-    case GAME_SVC_EBAD_RECORD: api_problem_game(res, GAME_EBAD_RECORD); break;
-    case GAME_SVC_EDAMAGED: api_problem_store(res, STORE_EDAMAGED, store); break;
-    case GAME_SVC_EBUSY: api_problem(res, API_EUNAVAILABLE, out->detail, NULL, NULL); break;
-    case GAME_SVC_EUNAUTHORIZED:
-        api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>", NULL, NULL);
-        break;
-    case GAME_SVC_EFORBIDDEN:
-        api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
-        break;
-    case GAME_SVC_EPRECONDITION_REQUIRED:
-        api_problem(res, API_EPRECONDITION_REQUIRED,
-                    "send expected_version (or If-Match) with every change, or expected_ply with a move", NULL, NULL);
-        break;
-    case GAME_SVC_ECONFLICT:
-        api_problem_conflict(res, out->detail, out->current_version, out->ply_known ? (int64_t)out->current_ply : -1);
-        break;
-    case GAME_SVC_ECONFLICTING: api_problem(res, API_ECONFLICTING_FIELDS, out->detail, NULL, NULL); break;
-    case GAME_SVC_EPRECONDITION: api_problem_precondition(res, out->detail, out->current_version); break;
-    case GAME_SVC_ETIMED_OUT: api_problem(res, API_EGAME_OVER, out->detail, NULL, NULL); break;
-    case GAME_SVC_EREFUSED: answer_refusal(res, out); break;
-    case GAME_SVC_EINVALID: api_problem(res, API_EINVALID_FIELD, out->detail, NULL, NULL); break;
-    case GAME_SVC_EKEY_REUSED: api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, out->detail, NULL, NULL); break;
-    case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
-    case GAME_SVC_ETOO_MANY_TURNS:
-        metrics_add(METRIC_ENGINE_TURNS_REFUSED, METRICS_TURN_REFUSED_PER_CLIENT, 1);
-        api_problem_quota(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit, 2);
-        break;
-    case GAME_SVC_EENGINE_BUSY:
-        metrics_add(METRIC_ENGINE_TURNS_REFUSED, METRICS_TURN_REFUSED_BACKLOG, 1);
-        api_problem_limit(res, API_EENGINE_BUSY, out->detail, "engine-turns-max", out->limit);
-        res->retry_after = 5;
-        break;
-    default: api_problem(res, API_EINTERNAL, out->detail[0] ? out->detail : NULL, NULL, NULL); break;
-    }
-}
 
 /* --- reading a write request --- */
 
-/* A write request's Idempotency-Key (key NULL: none) and fingerprint. */
-typedef struct {
-    const char *key;
-    char fingerprint[IDEM_FINGERPRINT_SIZE];
-} idem_request_t;
-
-/* Reads the Idempotency-Key header; false with res filled when it is refused. */
-static bool read_idempotency(const api_request_t *req, bool creation, idem_request_t *idem, api_response_t *res)
-{
-    memset(idem, 0, sizeof *idem);
-    idem->key = api_request_header(req, "Idempotency-Key");
-    if (!idem->key)
-        return true;
-    char detail[256];
-    idem_key_check_t check = idem_check_key(idem->key, creation, detail, sizeof detail);
-    if (check != IDEM_KEY_OK) {
-        api_problem(res, check == IDEM_KEY_WEAK ? API_EWEAK_IDEMPOTENCY_KEY : API_EINVALID_PARAMETER, detail, NULL,
-                    NULL);
-        return false;
-    }
-    /* The query is part of the request: each parameter as its two lengths and bytes. */
-    char query[TARGET_QUERY_TEXT_MAX + TARGET_PARAM_MAX * 48];
-    size_t query_length = 0;
-    for (int i = 0; i < req->target->param_count; i++) {
-        const target_param_t *p = &req->target->params[i];
-        int n = snprintf(query + query_length, sizeof query - query_length, "%zu:%zu:", p->name_length,
-                         p->value_length);
-        if (n < 0 || (size_t)n + p->name_length + p->value_length > sizeof query - query_length)
-            break;
-        query_length += (size_t)n;
-        memcpy(query + query_length, p->name, p->name_length);
-        memcpy(query + query_length + p->name_length, p->value, p->value_length);
-        query_length += p->name_length + p->value_length;
-    }
-    if (!idem_fingerprint(req->method, req->path, query, query_length, api_request_header(req, "If-Match"),
-                          req->body, req->body_length, idem->fingerprint)) {
-        api_problem(res, API_EINTERNAL, "the request's fingerprint cannot be computed", NULL, NULL);
-        return false;
-    }
-    return true;
-}
 
 /* A whole number of at least min under key in root into *out (*given:
  * the key is there); else the sentence refusing it, into *invalid. */
@@ -206,12 +77,6 @@ static void read_version(const api_request_t *req, const cJSON *root, game_svc_v
                &v->invalid);
 }
 
-/* The bearer token of Authorization, or NULL when there is none. */
-static const char *bearer_token(const api_request_t *req)
-{
-    const char *header = api_request_header(req, "Authorization");
-    return header && !strncasecmp(header, "Bearer ", 7) && header[7] ? header + 7 : NULL;
-}
 
 /* Reads a change's own fields from the body into *a (a->kind set). */
 typedef void (*action_reader_fn)(const cJSON *root, game_svc_action_t *a);
@@ -282,13 +147,13 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
 {
     idem_request_t idem;
     bool with_moves;
-    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, false, &idem, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !game_http_idempotency(req, false, &idem, res))
         return;
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
     game_svc_config_t c;
-    service_of(req, &c);
+    game_http_service(req, &c);
     char client[API_CLIENT_SIZE];
     api_request_client(req, client);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
@@ -299,7 +164,7 @@ static void game_change(const api_request_t *req, api_response_t *res, const cha
     if (read)
         read(root, &action);
     game_svc_result_t out = { 0 };
-    answer(req, res, game_svc_change(&c, req->path_param, bearer_token(req), &rq, &version, &action, &out), &out);
+    game_http_answer(req, res, game_svc_change(&c, req->path_param, game_http_bearer(req), &rq, &version, &action, &out), &out);
     game_svc_result_free(&out);
     cJSON_Delete(root);
 }
@@ -362,13 +227,13 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
                                            "metadata", NULL };
     idem_request_t idem;
     bool with_moves;
-    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !read_idempotency(req, true, &idem, res))
+    if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !game_http_idempotency(req, true, &idem, res))
         return;
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
     game_svc_config_t c;
-    service_of(req, &c);
+    game_http_service(req, &c);
     char client[API_CLIENT_SIZE];
     api_request_client(req, client);
     game_svc_request_t rq = { .key = idem.key, .fingerprint = idem.fingerprint, .legal_moves = with_moves,
@@ -385,7 +250,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
                 || analysis_pool(app_of(req), (variant_t)spec->start.variant, res)))) {
         if (status == GAME_SVC_OK)
             status = game_svc_create(&c, &rq, spec, &out);
-        answer(req, res, status, &out);
+        game_http_answer(req, res, status, &out);
     }
     game_svc_result_free(&out);
     if (spec)
@@ -412,7 +277,7 @@ static void long_poll(const api_request_t *req, api_response_t *res, uint64_t ve
 static bool client_copy_current(const api_request_t *req, uint64_t version)
 {
     char etag[DECIMAL_U64_MAX + 3];
-    etag_write(etag, version);
+    game_http_etag(etag, version);
     const char *if_none_match = api_request_header(req, "If-None-Match");
     return if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"));
 }
@@ -422,12 +287,12 @@ static bool client_copy_current(const api_request_t *req, uint64_t version)
 static bool read_game(const api_request_t *req, api_response_t *res, game_svc_game_t *g)
 {
     game_svc_config_t c;
-    service_of(req, &c);
+    game_http_service(req, &c);
     game_svc_result_t out = { 0 };
     memset(g, 0, sizeof *g);
     game_svc_status_t status = game_svc_read(&c, req->path_param, STORE_LOAD_FULL, g, &out);
     if (status != GAME_SVC_OK)
-        answer(req, res, status, &out);
+        game_http_answer(req, res, status, &out);
     game_svc_result_free(&out);
     return status == GAME_SVC_OK;
 }
@@ -448,11 +313,11 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
                                         with_moves ? GAME_JSON_LEGAL_MOVES : 0, NULL, &length);
             api_response_set(res, 200, "application/json", body, length);
         }
-        set_etag(res, g.record.version);
+        game_http_set_etag(res, g.record.version);
         if (req->waited_seconds)
             snprintf(res->preference_applied, sizeof res->preference_applied, "wait=%u", req->waited_seconds);
         game_svc_config_t c;
-        service_of(req, &c);
+        game_http_service(req, &c);
         game_svc_keep(&c, &g);
     }
     game_svc_game_free(&g);
@@ -493,7 +358,7 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res)
             last_move_squares(g.moves ? g.moves : "", g.moves ? g.moves_length : 0, &options);
             board_svg_respond(res, &g.record.game.pos, &options);
         }
-        set_etag(res, g.record.version);
+        game_http_set_etag(res, g.record.version);
     }
     game_svc_game_free(&g);
 }
@@ -507,7 +372,7 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
         config_pgn_defaults(app_of(req)->config, &defaults);
         char *text = pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &defaults, &length);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
-        set_etag(res, g.record.version);
+        game_http_set_etag(res, g.record.version);
     }
     game_svc_game_free(&g);
 }
@@ -617,21 +482,23 @@ static void export_answer(game_export_t *e, bool pgn, api_response_t *res)
 
 void handle_games_export(const api_request_t *req, api_response_t *res)
 {
-    static const char *const allowed[] = { "ids", NULL };
+    static const char *const allowed[] = { "ids", "bulk", NULL };
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
-    const char *list[EXPORT_IDS_MAX];
+    const char *list[GAME_BULK_MAX];
     int unique = 0;
     const app_t *app = app_of(req);
-    if (input_game_ids(root, EXPORT_IDS_MAX, list, &unique, res) && export_admit(app, res)) {
+    void *bulk = NULL; /* the ids of a bulk, held while the export is made */
+    if (bulk_ids_read(req, root, list, EXPORT_IDS_MAX, &unique, &bulk, res) && export_admit(app, res)) {
         game_svc_config_t c;
-        service_of(req, &c);
+        game_http_service(req, &c);
         bool pgn = wants_pgn(req);
         pgn_defaults_t defaults;
         config_pgn_defaults(app->config, &defaults);
         export_answer(game_export_new(&c, app->store_pool, list, unique, pgn, &defaults), pgn, res);
     }
+    bulk_ids_free(bulk);
     cJSON_Delete(root);
 }
 
@@ -662,7 +529,7 @@ void handle_games_finished(const api_request_t *req, api_response_t *res)
         api_problem_store(res, status, app->store);
     else if (export_admit(app, res)) {
         game_svc_config_t c;
-        service_of(req, &c);
+        game_http_service(req, &c);
         export_answer(game_export_feed_new(&c, app->store_pool, entries, (int)count), false, res);
     }
     free(entries);

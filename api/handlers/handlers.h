@@ -26,6 +26,10 @@ void handle_pgn(const api_request_t *req, api_response_t *res);
 
 /* game_handlers.c */
 void handle_game_create(const api_request_t *req, api_response_t *res);
+void handle_bulk_create(const api_request_t *req, api_response_t *res);
+void handle_bulk_get(const api_request_t *req, api_response_t *res);
+void handle_bulk_start_clocks(const api_request_t *req, api_response_t *res);
+void handle_bulk_cancel(const api_request_t *req, api_response_t *res);
 void handle_game_get(const api_request_t *req, api_response_t *res);
 void handle_games_export(const api_request_t *req, api_response_t *res);
 void handle_games_finished(const api_request_t *req, api_response_t *res);

@@ -291,6 +291,7 @@ char *game_json_game(const game_record_t *r, const game_meta_t *meta, const char
     write_time(&w, "created_at", r->created_at_ms);
     write_time(&w, "updated_at", r->updated_at_ms);
     write_meta(&w, meta);
+    write_optional(&w, "bulk", r->bulk[0] != '\0', r->bulk);
     if (tokens) {
         jsonw_key(&w, "tokens");
         jsonw_object_begin(&w);

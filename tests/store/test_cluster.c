@@ -26,6 +26,29 @@ static void test_slot_is_crc16_xmodem_of_the_key_mod_16384(void)
     CU_ASSERT_EQUAL(slot_of("bar"), 5061);
 }
 
+/* A fitted tail gives any slot asked, for texts of any prefix, in one
+ * lookup, and changes nothing but the last three characters. */
+static void test_fit_slot_reaches_every_asked_slot(void)
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char text[17];
+    unsigned fitted = 0;
+    for (unsigned slot = 0; slot < CLUSTER_SLOT_COUNT; slot += 7) {
+        snprintf(text, sizeof text, "q%07uXYZabAAA", slot * 2654435761u % 10000000u);
+        char before[17];
+        memcpy(before, text, sizeof before);
+        if (cluster_fit_slot(text, 16, alphabet, slot)) {
+            fitted++;
+            CU_ASSERT_EQUAL(slot_of(text), slot);
+            CU_ASSERT_EQUAL(memcmp(text, before, 13), 0);
+            CU_ASSERT_PTR_NOT_NULL(strchr(alphabet, text[15]));
+        }
+    }
+    CU_ASSERT_EQUAL(fitted, (CLUSTER_SLOT_COUNT + 6) / 7);
+    CU_ASSERT_FALSE(cluster_fit_slot(text, 2, alphabet, 5));
+    CU_ASSERT_FALSE(cluster_fit_slot(text, 16, alphabet, CLUSTER_SLOT_COUNT));
+}
+
 static void test_documented_hash_tag_examples(void)
 {
     /* https://redis.io/docs/reference/cluster-spec/#hash-tags */
@@ -768,6 +791,7 @@ int test_cluster_register(void)
         return CU_get_error();
     CU_ADD_TEST(rules, test_slot_is_crc16_xmodem_of_the_key_mod_16384);
     CU_ADD_TEST(rules, test_documented_hash_tag_examples);
+    CU_ADD_TEST(rules, test_fit_slot_reaches_every_asked_slot);
     CU_ADD_TEST(rules, test_slot_without_a_closing_brace_or_with_an_empty_tag_hashes_the_whole_key);
     CU_ADD_TEST(rules, test_slot_reads_the_length_given_and_is_binary_safe);
     CU_ADD_TEST(rules, test_moved_and_ask_give_kind_slot_host_and_port);

@@ -228,6 +228,25 @@ static void test_new_standard_game_round_trips(void)
     expect_round_trip(&r);
 }
 
+/* A game of a bulk keeps the bulk's id in its last line. */
+static void test_game_of_a_bulk_round_trips_with_its_bulk_line(void)
+{
+    game_record_t r;
+    start_record(&r, FEN_START, 0, "Anna", "Boris");
+    strcpy(r.bulk, "KJWl1WTLBGjSmBzf");
+    char text[GAME_RECORD_STATE_MAX];
+    size_t length = game_record_state(&r, text, sizeof text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nbulk KJWl1WTLBGjSmBzf"));
+    CU_ASSERT_EQUAL(text[length - 1], 'f');
+    expect_round_trip(&r);
+    game_record_t back;
+    memset(&back, 0, sizeof back);
+    CU_ASSERT_TRUE(game_record_read(&back, text, length, "", 0));
+    CU_ASSERT_STRING_EQUAL(back.bulk, "KJWl1WTLBGjSmBzf");
+    memcpy(text + length - 16, "{JWl1WTLBGjSmBz}", 16); /* no hash tag in an id */
+    CU_ASSERT_FALSE(game_record_read(&back, text, length, "", 0));
+}
+
 /* A variant's game keeps its variant in a line of its own, which a
  * standard game's text never has; each variant's end round-trips. */
 static void test_variant_games_round_trip_with_their_variant_line(void)
@@ -1826,6 +1845,7 @@ int test_game_record_register(void)
     CU_ADD_TEST(suite, test_state_text_is_one_named_line_a_field_in_a_fixed_order);
     CU_ADD_TEST(suite, test_variant_games_round_trip_with_their_variant_line);
     CU_ADD_TEST(suite, test_new_standard_game_round_trips);
+    CU_ADD_TEST(suite, test_game_of_a_bulk_round_trips_with_its_bulk_line);
     CU_ADD_TEST(suite, test_standard_game_with_en_passant_promotion_castling_and_offers_round_trips);
     CU_ADD_TEST(suite, test_game_with_a_history_after_an_irreversible_move_round_trips);
     CU_ADD_TEST(suite, test_chess960_game_round_trips_castling_as_king_takes_rook);
