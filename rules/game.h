@@ -292,6 +292,10 @@ int64_t game_first_move_deadline(const game_t *g);
  * mover's increment when the clock ran as it was played, and the next
  * period's time when it completed a period (see game_clock_t). */
 int64_t game_clock_earned(const game_t *g, int ply);
+/* The moves side has left to make in its clock's current period, its next
+ * one counted, before the next period's time is added (UCI's movestogo);
+ * 0 in a last period, untimed or sudden death. */
+int game_clock_moves_to_go(const game_t *g, color_t side);
 
 /* Ends the game on time when the flag of the side to move has fallen by
  * now_ms: lost, or drawn when the other side has no material to mate with

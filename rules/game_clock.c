@@ -152,6 +152,21 @@ int64_t game_clock_earned(const game_t *g, int ply)
     return earned;
 }
 
+int game_clock_moves_to_go(const game_t *g, color_t side)
+{
+    if (!game_is_timed(g))
+        return 0;
+    const game_control_t *c = &g->clock.control[side];
+    int ply = g->ply_count + (side != (color_t)g->pos.side_to_move); /* the ply of side's next move */
+    int64_t next = (ply + (side == (color_t)g->initial.side_to_move ? 2 : 1)) / 2, through = 0;
+    for (int64_t i = 0; i + 1 < c->period_count && c->periods[i].moves > 0; i++) {
+        through += c->periods[i].moves;
+        if (next <= through)
+            return (int)(through - next + 1);
+    }
+    return 0;
+}
+
 int64_t clock_imported_kept(int64_t plies) { return plies > CLOCK_FREE_PLIES ? plies : 0; }
 
 void clock_settle(game_t *g, int64_t now_ms)

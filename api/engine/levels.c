@@ -249,7 +249,9 @@ static long think_time_ms(const level_t *level, const engine_limits_t *clock, co
         remaining = MOVETIME_MAX_MS * 1000L;
     if (increment > MOVETIME_MAX_MS)
         increment = MOVETIME_MAX_MS;
-    long share = remaining / CLOCK_SHARE + increment;
+    /* A period's last moves share what is left of it, a reserve kept. */
+    long moves = clock->movestogo > 0 && clock->movestogo < CLOCK_SHARE ? clock->movestogo + 1 : CLOCK_SHARE;
+    long share = remaining / moves + increment;
     if (share > remaining / 2)
         share = remaining / 2;
     if (share < 1)

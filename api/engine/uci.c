@@ -628,7 +628,7 @@ static engine_status_t check_limits(const engine_limits_t *limits, const positio
     if (limits->depth < 0 || limits->depth > 245 || limits->movetime_ms < 0 || limits->multipv < 0 ||
         limits->multipv > ENGINE_MULTIPV_MAX ||
         (limits->has_clock && (limits->wtime_ms < 0 || limits->btime_ms < 0 || limits->winc_ms < 0 ||
-                               limits->binc_ms < 0)))
+                               limits->binc_ms < 0 || limits->movestogo < 0)))
         return fail(ENGINE_EINVALID, err, err_size, "search limits out of range");
     if (!limits->depth && !limits->nodes && !limits->movetime_ms && !limits->has_clock)
         return fail(ENGINE_EINVALID, err, err_size, "a search needs a depth, nodes, movetime or clock");
@@ -661,6 +661,8 @@ static engine_status_t send_go(engine_t *e, const engine_limits_t *limits, uint6
     if (limits->has_clock)
         buf_printf(&go, " wtime %ld btime %ld winc %ld binc %ld", limits->wtime_ms, limits->btime_ms,
                    limits->winc_ms, limits->binc_ms);
+    if (limits->has_clock && limits->movestogo > 0)
+        buf_printf(&go, " movestogo %d", limits->movestogo);
     buf_putc(&go, '\n');
     engine_status_t s = buf_failed(&go) ? fail(ENGINE_EINVALID, err, err_size, "out of memory")
                                         : write_command(e, go.data, go.length, deadline, err, err_size);

@@ -64,6 +64,7 @@ typedef struct {
     int movetime_ms;
     bool has_clock;
     long wtime_ms, btime_ms, winc_ms, binc_ms;
+    int movestogo; /* with has_clock: the moves to the next period (0: none, sudden death) */
     int multipv; /* 1..ENGINE_MULTIPV_MAX; 0 means 1 */
     uint64_t deadline_ms;
 } engine_limits_t;

@@ -105,8 +105,10 @@ static bool choose(void *ctx, const game_record_t *r, const char *line, size_t l
         s.clock.has_clock = true;
         s.clock.wtime_ms = (long)game_clock_remaining(&r->game, WHITE, now_ms);
         s.clock.btime_ms = (long)game_clock_remaining(&r->game, BLACK, now_ms);
-        s.clock.winc_ms = (long)r->game.clock.control[WHITE].increment_ms;
-        s.clock.binc_ms = (long)r->game.clock.control[BLACK].increment_ms;
+        /* UCI has no delay: a delay is told as an increment, the most a move may get back. */
+        s.clock.winc_ms = (long)(r->game.clock.control[WHITE].increment_ms + r->game.clock.control[WHITE].delay_ms);
+        s.clock.binc_ms = (long)(r->game.clock.control[BLACK].increment_ms + r->game.clock.control[BLACK].delay_ms);
+        s.clock.movestogo = game_clock_moves_to_go(&r->game, (color_t)r->game.pos.side_to_move);
     }
     char err[256];
     uint64_t wait_until = clock_now_ms() + (uint64_t)w->turns->cfg.max_think_ms;

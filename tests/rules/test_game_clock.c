@@ -99,6 +99,24 @@ static void test_a_period_adds_its_time_when_the_moves_before_it_are_made(void)
     CU_ASSERT_EQUAL(game_clock_earned(&g, 4), 1000);
 }
 
+/* The engine is told the moves left in the period (UCI's movestogo): two
+ * moves a side in the first period, none in the last. */
+static void test_moves_to_go_count_down_to_the_next_period(void)
+{
+    game_t g;
+    timed(&g, two_periods(), control(MINUTE, 0, 0, GAME_DELAY_NONE));
+    CU_ASSERT_EQUAL(game_clock_moves_to_go(&g, WHITE), 2);
+    CU_ASSERT_EQUAL(game_clock_moves_to_go(&g, BLACK), 0); /* sudden death */
+    move_at(&g, "e4", 0);
+    CU_ASSERT_EQUAL(game_clock_moves_to_go(&g, WHITE), 1);
+    move_at(&g, "e5", 0);
+    move_at(&g, "Nf3", 1000);
+    CU_ASSERT_EQUAL(game_clock_moves_to_go(&g, WHITE), 0);
+    game_t untimed;
+    start(&untimed);
+    CU_ASSERT_EQUAL(game_clock_moves_to_go(&untimed, WHITE), 0);
+}
+
 static void test_a_takeback_takes_back_the_period_its_move_earned(void)
 {
     game_t g;
@@ -387,5 +405,6 @@ int test_game_clock_register(void)
     CU_ADD_TEST(suite, test_the_rules_refuse_aborts_and_early_draw_offers_but_not_claims);
     CU_ADD_TEST(suite, test_a_draw_with_odds_is_a_win_for_the_side_that_has_them);
     CU_ADD_TEST(suite, test_move_list_entries_keep_the_movers_clock);
+    CU_ADD_TEST(suite, test_moves_to_go_count_down_to_the_next_period);
     return CUE_SUCCESS;
 }

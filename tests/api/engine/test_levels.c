@@ -436,9 +436,10 @@ static long timed_move(const engine_limits_t *clock, uint64_t deadline_ms)
     return elapsed;
 }
 
-/* Under a clock a move takes remaining / 30 + increment, at most half of
- * what is left: 100 ms of 3 s, and 100 ms of 200 ms however large the
- * increment; a deadline 200 ms away ends the move by then. (The bounds
+/* Under a clock a move takes remaining / 30 + increment (remaining /
+ * (movestogo + 1) near a period's end), at most half of what is left: 100
+ * ms of 3 s, and 100 ms of 200 ms however large the increment; a deadline
+ * 200 ms away ends the move by then. (The bounds
  * leave room for a busy machine; the uncapped move would take 5 s.) */
 static void test_the_clock_and_the_deadline_bound_the_think_time(void)
 {
@@ -448,6 +449,9 @@ static void test_the_clock_and_the_deadline_bound_the_think_time(void)
     CU_ASSERT_TRUE(elapsed < 2500);
     engine_limits_t almost_flagged = {.has_clock = true, .wtime_ms = 200, .btime_ms = 60000, .winc_ms = 5000};
     CU_ASSERT_TRUE(timed_move(&almost_flagged, 0) < 2500);
+    /* The last move of a period may take half of what is left: 1.5 s of 3 s. */
+    engine_limits_t period_end = {.has_clock = true, .wtime_ms = 3000, .btime_ms = 60000, .movestogo = 1};
+    CU_ASSERT_TRUE(timed_move(&period_end, 0) >= 1000);
     long begin = tests_monotonic_ms();
     CU_ASSERT_TRUE(timed_move(NULL, clock_now_ms() + 200) < 2500);
     CU_ASSERT_TRUE(tests_monotonic_ms() - begin >= 150);
