@@ -12,6 +12,7 @@ struct store;
 struct engine_pool;
 struct engine_turns;
 struct workpool;
+struct ratelimit;
 
 typedef struct app {
     const struct config *config;
@@ -21,6 +22,7 @@ typedef struct app {
     bool engine_only;            /* `chessd engine`: ready only while an engine runs */
     struct engine_turns *turns;  /* the computer's turns this replica plays (NULL: none) */
     struct workpool *store_pool; /* the game requests' pool (NULL without a store): exports read there too */
+    struct ratelimit *bulk_games; /* games made by bulks, per client address (NULL: no limit) */
 } app_t;
 
 static inline const app_t *app_of(const api_request_t *req)

@@ -212,6 +212,10 @@ static const setting_t settings[] = {
       FIELD(rate_limit_burst), 0, 1000000 },
     { "--rate-limit-create", "CHESSD_RATE_LIMIT_CREATE", "10", "games created/s per client address (0: off)", KIND_UINT,
       FIELD(rate_limit_create), 0, 1000000 },
+    { "--rate-limit-bulk-games", "CHESSD_RATE_LIMIT_BULK_GAMES", "100",
+      "games made by bulks (POST /v1/games/bulk)/s per client address, in bursts of 1000: two full rounds at once "
+      "(0: off); a bulk is besides one creation of --rate-limit-create",
+      KIND_UINT, FIELD(rate_limit_bulk_games), 0, 1000000 },
     { "--max-streams", "CHESSD_MAX_STREAMS", "10000", "game event streams and long polls held at once", KIND_UINT,
       FIELD(max_streams), 1, 1000000 },
     { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS", "100",

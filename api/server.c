@@ -40,13 +40,14 @@ enum {
     ENGINE_QUEUE_PER_WORKER = 4, /* analyses waiting for an engine route thread, per engine worker */
     FILE_LIMIT_SPARE = 256,      /* descriptors beyond the connections: the listeners, logs, the hub */
     REDIS_FILES_PER_THREAD = 8,  /* a thread's Redis connections: one a node (cluster masters), and a check's */
+    BULK_GAMES_BURST = 1000,     /* games of bulks at once per address: two full rounds */
 };
 
 typedef struct server {
     const config_t *cfg;
     store_t *store; /* NULL with --redis none: no games */
     app_t app;      /* what handlers see: cfg and store */
-    ratelimit_t *by_address, *by_token, *creations;
+    ratelimit_t *by_address, *by_token, *creations, *bulk_games;
     workpool_t *pool;       /* perft */
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
@@ -287,6 +288,7 @@ static void server_free(server_t *srv)
     ratelimit_free(srv->by_address);
     ratelimit_free(srv->by_token);
     ratelimit_free(srv->creations);
+    ratelimit_free(srv->bulk_games);
 }
 
 static void pause_briefly(void)
@@ -417,6 +419,7 @@ static int run(const config_t *cfg, bool engine_only)
                      .by_address = ratelimit_new(cfg->rate_limit_ip, cfg->rate_limit_burst),
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
+                     .bulk_games = ratelimit_new(cfg->rate_limit_bulk_games, BULK_GAMES_BURST),
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
     engine_pool_config_t engine_cfg = { .engine = { .path = engine_path, .hash_mb = (int)cfg->engine_hash_mb },
                                         .workers = cfg->engine_workers };
@@ -426,7 +429,8 @@ static int run(const config_t *cfg, bool engine_only)
     /* A thread for each engine process: an analysis in a variant never waits behind one in chess. */
     srv.engine_routes = workpool_new(engine_processes, engine_processes * ENGINE_QUEUE_PER_WORKER, 0);
     srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines,
-                       .variant_engines = srv.variant_engines, .engine_only = engine_only };
+                       .variant_engines = srv.variant_engines, .engine_only = engine_only,
+                       .bulk_games = srv.bulk_games };
     metrics_init(routes_count(), routes_name);
     membudget_set_limit(config_buffer_budget(cfg));
     membudget_malloc_setup();

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/base/clock.h"
 #include "../app.h"
+#include "../http/ratelimit.h"
 #include "../game/bulk.h"
 #include "../input.h"
 #include "../problem.h"
@@ -91,6 +93,22 @@ static bool read_pairings(const cJSON *root, game_bulk_pairing_t *pairings, unsi
     return true;
 }
 
+/* The client's bulk games budget (--rate-limit-bulk-games): a bulk is one
+ * creation of the per-address limit, but its games cost Redis as many. */
+static bool bulk_games_allowed(const api_request_t *req, unsigned count, api_response_t *res)
+{
+    ratelimit_t *limiter = app_of(req)->bulk_games;
+    char client[API_CLIENT_SIZE], detail[200];
+    unsigned retry_after = 1;
+    api_request_client(req, client);
+    if (ratelimit_take_n(limiter, client, strlen(client), count, (uint64_t)clock_now_us(), &retry_after))
+        return true;
+    ratelimit_describe(limiter, "games made by bulks", "from one client address", "rate-limit-bulk-games", detail,
+                       sizeof detail);
+    api_problem_quota(res, API_ERATE_LIMITED, detail, "rate-limit-bulk-games", ratelimit_rate(limiter), retry_after);
+    return false;
+}
+
 void handle_bulk_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "games", "fen", "chess960", "chess960_position", "variant", "clock",
@@ -111,7 +129,8 @@ void handle_bulk_create(const api_request_t *req, api_response_t *res)
     unsigned count = 0;
     if (!spec || !pairings)
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-    else if (game_create_input_read(root, spec, res) && read_pairings(root, pairings, &count, res))
+    else if (game_create_input_read(root, spec, res) && read_pairings(root, pairings, &count, res)
+             && bulk_games_allowed(req, count, res))
         game_http_answer(req, res, game_bulk_create(&c, &rq, spec, pairings, count, &out), &out);
     game_svc_result_free(&out);
     for (unsigned i = 0; pairings && i < GAME_BULK_MAX; i++)

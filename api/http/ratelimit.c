@@ -64,6 +64,12 @@ static uint64_t hash_key(uint64_t seed, const void *key, size_t length)
 
 bool ratelimit_take(ratelimit_t *l, const void *key, size_t length, uint64_t now_us, unsigned *retry_after_seconds)
 {
+    return ratelimit_take_n(l, key, length, 1, now_us, retry_after_seconds);
+}
+
+bool ratelimit_take_n(ratelimit_t *l, const void *key, size_t length, unsigned n, uint64_t now_us,
+                      unsigned *retry_after_seconds)
+{
     if (!l)
         return true;
     size_t slot = (size_t)(hash_key(l->seed, key, length) % BUCKETS);
@@ -80,11 +86,11 @@ bool ratelimit_take(ratelimit_t *l, const void *key, size_t length, uint64_t now
     if (b->tokens > l->burst)
         b->tokens = l->burst;
     b->updated_us = now_us;
-    allowed = b->tokens >= 1.0;
+    allowed = b->tokens >= (double)n;
     if (allowed) {
-        b->tokens -= 1.0;
+        b->tokens -= (double)n;
     } else {
-        double wait = (1.0 - b->tokens) / l->rate;
+        double wait = ((double)n - b->tokens) / l->rate;
         unsigned seconds = (unsigned)wait;
         *retry_after_seconds = seconds < wait ? seconds + 1 : (seconds ? seconds : 1);
     }

@@ -21,6 +21,11 @@ void ratelimit_free(ratelimit_t *limiter);
 bool ratelimit_take(ratelimit_t *limiter, const void *key, size_t length, uint64_t now_us,
                     unsigned *retry_after_seconds);
 
+/* Takes n at once (a bulk's games): all, or none when fewer are in the
+ * bucket (never more than its burst). As ratelimit_take otherwise. */
+bool ratelimit_take_n(ratelimit_t *limiter, const void *key, size_t length, unsigned n, uint64_t now_us,
+                      unsigned *retry_after_seconds);
+
 /* The limiter's rate a second (0 for NULL). */
 unsigned ratelimit_rate(const ratelimit_t *limiter);
 

@@ -3,7 +3,8 @@
 // in one call, all written or none; one bad pairing refuses the bulk and
 // names its index; a retry with its Idempotency-Key gets the first answer;
 // the organiser starts the clocks and cancels with the bulk's token; export
-// and a multi-game stream by bulk; a bulk is one creation against the limit;
+// and a multi-game stream by bulk; a bulk is one creation against the limit,
+// its games bounded besides;
 // and a replica killed while it writes a bulk leaves all of it or nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -196,6 +197,23 @@ test('a bulk is one creation against the per-address limit', async () => {
       body: JSON.stringify({ games: pairings(50) }), agent: false, localAddress: '127.0.0.3' });
     assert.equal(res.status, 201, res.text);
     assert.equal(await passes('127.0.0.3'), burst - 1, 'a bulk of 50 spent one creation of the burst');
+  } finally {
+    await limited.stop();
+  }
+});
+
+test('a bulk\'s games are bounded per address besides: two full rounds at once, then their rate', async () => {
+  const limited = await startServer(['--redis', redis.url, '--rate-limit-bulk-games', '1']);
+  try {
+    for (let round = 0; round < 2; round++) {
+      const res = await bulk({ games: pairings(500, `L${round}`) }, newKey(), limited);
+      assert.equal(res.status, 201, res.text);
+    }
+    const refused = expectProblem(await bulk({ games: pairings(500, 'L2') }, newKey(), limited), 429, 'rate_limited');
+    assert.deepEqual([refused.limit, refused.max], ['rate-limit-bulk-games', 1]);
+    assert.ok(refused.retry_after_s >= 400, `a bulk of 500 waits for 500 games of budget (${refused.retry_after_s} s)`);
+    const single = await post(limited, '/v1/games', {});
+    assert.equal(single.status, 201, 'single creations have their own limit');
   } finally {
     await limited.stop();
   }

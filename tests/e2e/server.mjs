@@ -328,7 +328,7 @@ export function freePort() {
  * env). Unless the flags name a --redis (or withRedis is false: then it
  * runs with whatever the flags and env say, by default no Redis and no
  * games), the server gets this process's private redis-server, so games work. Unless they name a
- * --rate-limit-create, the per-address creation limit is off: the suites
+ * --rate-limit-create (or --rate-limit-bulk-games), the per-address creation limits are off: the suites
  * create hundreds of games from 127.0.0.1, and the limit has tests of its own
  * (attacks_http.test.mjs; { defaultLimits: true } keeps the server's default). A
  * variable given as undefined in env is taken out of the server's environment
@@ -346,6 +346,7 @@ export async function startServer(extraArgs = [], { env = {}, defaultLimits = fa
   const namesRedis = extraArgs.some((a) => a === '--redis' || a.startsWith('--redis='));
   const redisArgs = namesRedis || !withRedis ? [] : ['--redis', await privateRedis()];
   const createArgs = defaultLimits || extraArgs.some((a) => a.startsWith('--rate-limit-create')) ? [] : ['--rate-limit-create', '0'];
+  if (!defaultLimits && !extraArgs.some((a) => a.startsWith('--rate-limit-bulk-games'))) createArgs.push('--rate-limit-bulk-games', '0');
   const engineArgs = extraArgs.some((a) => a === '--engine' || a.startsWith('--engine=')) || 'CHESSD_ENGINE' in env ? [] : ['--engine', 'none'];
   const variantEngineArgs = extraArgs.some((a) => a === '--variant-engine' || a.startsWith('--variant-engine=')) || 'CHESSD_VARIANT_ENGINE' in env ? [] : ['--variant-engine', 'none'];
   const proc = spawn(CHESSD_BIN, [command, '--bind', '127.0.0.1', '--port', '0', ...redisArgs, ...createArgs, ...engineArgs, ...variantEngineArgs, ...extraArgs], {
