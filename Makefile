@@ -216,6 +216,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/game_growth.sh $(BUILD)/chessd
 	tests/bench/clock_bench.sh $(BUILD)/chessd
 	tests/bench/sleeping_bench.sh $(BUILD)/chessd
+	tests/bench/bulk_bench.sh $(BUILD)/chessd
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd
