@@ -43,7 +43,7 @@ trap 'stop_all; rm -rf "$TMP"' EXIT
 
 # measure LABEL REDIS_URL: chessd on REDIS_URL, and the client's rounds.
 measure() {
-    start_chessd "$CHESSD" "$TMP/chessd.$1.err" --redis "$2" --rate-limit-create 0 \
+    start_chessd "$CHESSD" "$TMP/chessd.$1.err" --redis "$2" --rate-limit-create 0 --rate-limit-bulk-games 0 \
         --engine none --variant-engine none
     local pids
     pids=$(printf '%s,' "${REDIS_PIDS[@]}")

@@ -34,7 +34,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_redis "$TMP"
-start_chessd "$CHESSD" "$TMP/chessd.err" --redis "redis://127.0.0.1:$REDIS_PORT/0" --rate-limit-create 0 \
+start_chessd "$CHESSD" "$TMP/chessd.err" --redis "redis://127.0.0.1:$REDIS_PORT/0" --rate-limit-create 0 --rate-limit-bulk-games 0 \
     --engine none --variant-engine none
 memory() { redis-cli -p "$REDIS_PORT" INFO memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 before=$(memory)
