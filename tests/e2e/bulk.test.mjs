@@ -80,6 +80,21 @@ test('a round of 500 games in one call: every game readable, with the shared and
   assert.ok(state.body.games.every((s) => s.status === 'active'));
 });
 
+test('a bulk in a variant, from a Chess960 start, or by correspondence: every game takes the shared settings', async () => {
+  for (const [settings, check] of [
+    [{ variant: 'crazyhouse', clock: CLOCK }, (g) => g.variant === 'crazyhouse'],
+    [{ chess960_position: 0 }, (g) => g.chess960 && g.chess960_position === 0],
+    [{ days_per_move: 5, rules: ['no_claim_win'], draw_odds: 'black' }, (g) => g.days_per_move === 5 && g.draw_odds === 'black'],
+  ]) {
+    const res = await bulk({ games: pairings(3), ...settings });
+    assert.equal(res.status, 201, res.text);
+    for (const { id } of res.body.games) {
+      const read = await get(server, `/v1/games/${id}`);
+      assert.ok(check(read.body), `${JSON.stringify(settings)}: ${read.text.slice(0, 300)}`);
+    }
+  }
+});
+
 test('one bad pairing refuses the bulk, naming its index, and no game is made', async () => {
   const before = (await gameKeys()).length;
   const games = pairings(20);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../store/bulk.h"
 #include "../../store/cluster.h"
 #include "../../store/deadlines.h"
 #include "../../store/engine_jobs.h"
@@ -330,6 +331,46 @@ bool store_cluster_map(store_t *store, cluster_map_t *out)
 
 /* As one Redis node: the slots are computed but mean nothing. */
 unsigned store_id_slot(const char *id) { return cluster_key_slot(id, strlen(id)); }
+
+bool store_id_fit_slot(char *id, const char alphabet[64], unsigned slot)
+{
+    return cluster_fit_slot(id, strlen(id), alphabet, slot) && store_id_slot(id) == slot;
+}
+
+/* No bulk is kept here: a bulk's creation finds the store away (its input
+ * is still read and checked first), a read finds none, and a game's end
+ * has none to leave. */
+store_status_t store_bulk_create(store_t *store, const char *id, const char *info, const store_bulk_game_t *games,
+                                 unsigned count, const store_idempotency_t *idem, char **replay)
+{
+    (void)store, (void)id, (void)info, (void)games, (void)count, (void)idem, (void)replay;
+    return STORE_EUNAVAILABLE;
+}
+
+store_status_t store_bulk_deadlines(store_t *store, const char *const *ids, const int64_t *due, unsigned count)
+{
+    (void)store, (void)ids, (void)due, (void)count;
+    return STORE_OK;
+}
+
+store_status_t store_bulk_read(store_t *store, const char *id, char **info, char **ids)
+{
+    (void)store, (void)id;
+    *info = *ids = NULL;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_bulk_update(store_t *store, const char *id, const char *expected, const char *info)
+{
+    (void)store, (void)id, (void)expected, (void)info;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_bulk_game_ended(store_t *store, const char *id, const char *game_id, unsigned ttl_seconds)
+{
+    (void)store, (void)id, (void)game_id, (void)ttl_seconds;
+    return STORE_ENOT_FOUND;
+}
 
 unsigned store_idempotency_slot(const char *scope, const char *key)
 {
