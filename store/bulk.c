@@ -62,6 +62,17 @@ static const char deadlines_script[] =
     "end\n"
     "return 1\n";
 
+/* KEYS the games' hashes: {now, state, version, ...}, false for a game gone. */
+static const char states_script[] =
+    "local t = redis.call('TIME')\n"
+    "local out = {tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))}\n"
+    "for i = 1, #KEYS do\n"
+    "  local v = redis.call('HMGET', KEYS[i], 'state', 'version')\n"
+    "  out[#out + 1] = v[1]\n"
+    "  out[#out + 1] = v[2]\n"
+    "end\n"
+    "return out\n";
+
 /* KEYS[1] the bulk; ARGV[1] the info expected, ARGV[2] the new one. */
 static const char update_script[] =
     "local info = redis.call('HGET', KEYS[1], 'info')\n"
@@ -282,6 +293,78 @@ store_status_t store_bulk_read(store_t *store, const char *id, char **info, char
         free(*ids);
         *info = *ids = NULL;
     }
+    return status;
+}
+
+static store_script_t states;
+static bool states_ready;
+static pthread_once_t states_once = PTHREAD_ONCE_INIT;
+
+static void states_init(void) { states_ready = store_script_init(&states, states_script); }
+
+/* Reads the states script's reply into the caller's arrays. */
+static store_status_t states_result(const redisReply *r, unsigned count, char **out, size_t *lengths,
+                                    uint64_t *versions, int64_t *now_ms)
+{
+    store_status_t status = store_reply_status(r, REDIS_REPLY_ARRAY);
+    if (status != STORE_OK)
+        return status;
+    if (r->elements != 1 + 2 * (size_t)count || r->element[0]->type != REDIS_REPLY_STRING)
+        return STORE_ECORRUPT;
+    *now_ms = strtoll(r->element[0]->str, NULL, 10);
+    for (unsigned i = 0; i < count; i++) {
+        const redisReply *state = r->element[1 + 2 * i], *version = r->element[2 + 2 * i];
+        out[i] = NULL;
+        versions[i] = 0;
+        if (state->type == REDIS_REPLY_NIL)
+            continue;
+        if (!store_reply_version(version, &versions[i]) || !store_reply_string(state, &out[i], &lengths[i]))
+            return STORE_ECORRUPT;
+    }
+    return STORE_OK;
+}
+
+store_status_t store_bulk_states(store_t *store, const char *id, const char *const *ids, unsigned count,
+                                 char **out, size_t *lengths, uint64_t *versions, int64_t *now_ms)
+{
+    char hash[KEY_SIZE], active[KEY_SIZE];
+    unsigned slot;
+    for (unsigned i = 0; i < count; i++)
+        out[i] = NULL;
+    if (count == 0 || count > STORE_BULK_GAMES_MAX || !bulk_keys(id, hash, active, &slot))
+        return STORE_ENOT_FOUND;
+    pthread_once(&states_once, states_init);
+    size_t room = 3 + (size_t)count;
+    args_t a = { malloc(room * sizeof *a.argv), malloc(room * sizeof *a.lengths), 3,
+                 malloc(count * sizeof *a.keys) };
+    char number[NUMBER_SIZE];
+    store_status_t status = STORE_EUNAVAILABLE;
+    bool named = states_ready && a.argv && a.lengths && a.keys;
+    for (unsigned i = 0; named && i < count; i++) {
+        named = store_id_ok(ids[i], strlen(ids[i])) && store_id_slot(ids[i]) == slot
+                && game_keys_name(ids[i], a.keys[i]);
+        if (named)
+            push_text(&a, a.keys[i][GAME_KEY_HASH]);
+    }
+    if (named) {
+        snprintf(number, sizeof number, "%u", count);
+        a.argv[2] = number;
+        a.lengths[2] = strlen(number);
+        redisReply *r = store_script_run(store, slot, &states, a.argc, a.argv, a.lengths, NULL);
+        status = r ? states_result(r, count, out, lengths, versions, now_ms) : STORE_EUNAVAILABLE;
+        if (r)
+            freeReplyObject(r);
+    } else if (a.argv && a.lengths && a.keys && states_ready) {
+        status = STORE_ECORRUPT; /* an id of the record that is none, or not in the bulk's slot */
+    }
+    if (status != STORE_OK)
+        for (unsigned i = 0; i < count; i++) {
+            free(out[i]);
+            out[i] = NULL;
+        }
+    free(a.keys);
+    free(a.lengths);
+    free(a.argv);
     return status;
 }
 

@@ -41,6 +41,13 @@ store_status_t store_bulk_deadlines(store_t *store, const char *const *ids, cons
  * NUL-terminated, the caller's). STORE_ENOT_FOUND when it is not stored. */
 store_status_t store_bulk_read(store_t *store, const char *id, char **info, char **ids);
 
+/* The state text and version of each of the count games ids of bulk id
+ * (all in its slot), read in one script with Redis's clock (*now_ms):
+ * states[i] malloc'd and NUL-terminated, or NULL for a game gone (then
+ * versions[i] is 0). */
+store_status_t store_bulk_states(store_t *store, const char *id, const char *const *ids, unsigned count,
+                                 char **states, size_t *lengths, uint64_t *versions, int64_t *now_ms);
+
 /* Replaces bulk id's info text when it is still expected: STORE_ECONFLICT
  * when it is not, STORE_ENOT_FOUND when the bulk is gone. */
 store_status_t store_bulk_update(store_t *store, const char *id, const char *expected, const char *info);

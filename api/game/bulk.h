@@ -49,8 +49,9 @@ game_svc_status_t game_bulk_load(const game_svc_config_t *c, const char *id, gam
  * one, GAME_SVC_EFORBIDDEN for another). */
 game_svc_status_t game_bulk_authorize(const game_bulk_t *b, const char *token, game_svc_result_t *out);
 
-/* The bulk's JSON into body: its info and each game's state as read now
- * (a fallen flag recorded first), "gone" for one expired. */
+/* The bulk's JSON into body: its info and each game's state, all read in
+ * one step at Redis's time (a fallen flag shown fallen, left for the sweep
+ * to record), "gone" for one expired. */
 game_svc_status_t game_bulk_status(const game_svc_config_t *c, const game_bulk_t *b, buf_t *body,
                                    game_svc_result_t *out);
 

@@ -157,6 +157,17 @@ test('start-clocks with the bulk\'s token starts every clock; a cancel then is r
   assert.ok(state.body.games.every((s) => s.status === 'active'), 'nothing was cancelled');
 });
 
+test('a bulk\'s state shows a flag that fell, at Redis\'s time, whether or not it was recorded yet', async () => {
+  const res = await bulk({ games: pairings(3), clock: { initial_ms: 1000 } });
+  const b = res.body;
+  const started = await post(server, `/v1/games/bulk/${b.id}/start-clocks`, undefined, auth(b.token));
+  assert.equal(started.status, 200, started.text);
+  await sleep(1500);
+  const state = await get(server, `/v1/games/bulk/${b.id}`);
+  assert.deepEqual(state.body.games.map((g) => [g.status, g.result, g.termination]),
+    Array(3).fill(['timeout', '0-1', 'time_forfeit']), 'White, to move, lost on time');
+});
+
 test('a cancel before the games begin aborts every game, whatever their rules, and the bulk goes after its games', async () => {
   const res = await bulk({ games: pairings(3), clock: CLOCK, rules: ['no_abort'] });
   assert.equal(res.status, 201, res.text);

@@ -360,6 +360,15 @@ store_status_t store_bulk_read(store_t *store, const char *id, char **info, char
     return STORE_ENOT_FOUND;
 }
 
+store_status_t store_bulk_states(store_t *store, const char *id, const char *const *ids, unsigned count,
+                                 char **states, size_t *lengths, uint64_t *versions, int64_t *now_ms)
+{
+    (void)store, (void)id, (void)ids, (void)lengths, (void)versions, (void)now_ms;
+    for (unsigned i = 0; i < count; i++)
+        states[i] = NULL;
+    return STORE_ENOT_FOUND;
+}
+
 store_status_t store_bulk_update(store_t *store, const char *id, const char *expected, const char *info)
 {
     (void)store, (void)id, (void)expected, (void)info;
