@@ -23,8 +23,8 @@ static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", 
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
 
-/* The flags of a route whose path names a game, or a multi-game stream, by its id. */
-enum { GAME = ROUTE_GAME | ROUTE_GAME_ID, STREAM_IDS = ROUTE_GAME | ROUTE_STREAM_ID };
+/* The flags of a route whose path names a game, a multi-game stream or a bulk by its id. */
+enum { GAME = ROUTE_GAME | ROUTE_GAME_ID, STREAM_IDS = ROUTE_GAME | ROUTE_STREAM_ID, BULK = ROUTE_GAME | ROUTE_BULK_ID };
 
 static const router_route_t table[] = {
     { "GET /healthz", "/healthz", "GET", handle_healthz, NULL, ROUTE_PROBE, INLINE },
@@ -39,10 +39,10 @@ static const router_route_t table[] = {
     { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL, 0, ENGINE },
     { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
     { "POST /v1/games/bulk", "/v1/games/bulk", "POST", handle_bulk_create, NULL, ROUTE_CREATES | ROUTE_GAME, STORE },
-    { "GET /v1/games/bulk/{id}", "/v1/games/bulk/*", "GET", handle_bulk_get, NULL, ROUTE_GAME, STORE },
-    { "DELETE /v1/games/bulk/{id}", "/v1/games/bulk/*", "DELETE", handle_bulk_cancel, NULL, ROUTE_GAME, STORE },
-    { "POST /v1/games/bulk/{id}/start-clocks", "/v1/games/bulk/*/start-clocks", "POST", handle_bulk_start_clocks,
-      NULL, ROUTE_GAME, STORE },
+    { "GET /v1/games/bulk/{bulk}", "/v1/games/bulk/*", "GET", handle_bulk_get, NULL, BULK, STORE },
+    { "DELETE /v1/games/bulk/{bulk}", "/v1/games/bulk/*", "DELETE", handle_bulk_cancel, NULL, BULK, STORE },
+    { "POST /v1/games/bulk/{bulk}/start-clocks", "/v1/games/bulk/*/start-clocks", "POST", handle_bulk_start_clocks,
+      NULL, BULK, STORE },
     { "POST /v1/games/export", "/v1/games/export", "POST", handle_games_export, NULL, ROUTE_GAME, STORE },
     { "GET /v1/games/finished", "/v1/games/finished", "GET", handle_games_finished, feed_params, ROUTE_GAME, STORE },
     { "POST /v1/games/events", "/v1/games/events", "POST", handle_games_events, NULL, ROUTE_GAME | ROUTE_STREAM,
@@ -142,19 +142,34 @@ bool routes_find(api_request_t *req, api_response_t *res)
     return false;
 }
 
+/* What a route's path id names, for the 404 of an id that is none. */
+typedef struct {
+    unsigned flag;
+    api_status_t code;
+    const char *what, *answered_by;
+} path_id_kind_t;
+
+static const path_id_kind_t path_id_kinds[] = {
+    { ROUTE_GAME_ID, API_EGAME_NOT_FOUND, "game", "POST /v1/games answers it" },
+    { ROUTE_STREAM_ID, API_ESTREAM_NOT_FOUND, "multi-game stream", "the stream's first event (type stream) names it" },
+    { ROUTE_BULK_ID, API_EBULK_NOT_FOUND, "bulk", "POST /v1/games/bulk answers it" },
+};
+
 /* Whether req's path holds an id that could be one, as its route's flags
  * say it should; false with res filled (404, saying what an id is). */
 static bool path_id_ok(const router_route_t *route, const api_request_t *req, api_response_t *res)
 {
-    bool game = route->flags & ROUTE_GAME_ID, stream = route->flags & ROUTE_STREAM_ID;
-    if ((!game && !stream) || tokens_is_id(req->path_param))
-        return true;
-    char detail[200];
-    snprintf(detail, sizeof detail, "%s: an id is " TOKENS_ID_FORM ", as %s", game ? "no game has this id" :
-             "no multi-game stream has this id", game ? "POST /v1/games answers it" :
-             "the stream's first event (type stream) names it");
-    api_problem(res, game ? API_EGAME_NOT_FOUND : API_ESTREAM_NOT_FOUND, detail, NULL, NULL);
-    return false;
+    for (size_t i = 0; i < sizeof path_id_kinds / sizeof *path_id_kinds; i++) {
+        const path_id_kind_t *kind = &path_id_kinds[i];
+        if (!(route->flags & kind->flag) || tokens_is_id(req->path_param))
+            continue;
+        char detail[200];
+        snprintf(detail, sizeof detail, "no %s has this id: an id is " TOKENS_ID_FORM ", as %s", kind->what,
+                 kind->answered_by);
+        api_problem(res, kind->code, detail, NULL, NULL);
+        return false;
+    }
+    return true;
 }
 
 void routes_handle(const api_request_t *req, api_response_t *res)

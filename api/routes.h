@@ -17,6 +17,7 @@ enum {
     ROUTE_GAME = ROUTE_APP_FIRST << 0, /* a stored game: 404 without a store, 503 while the token secret is not known */
     ROUTE_GAME_ID = ROUTE_APP_FIRST << 1,   /* the path's '*' is a game id: one that is none is 404 at once */
     ROUTE_STREAM_ID = ROUTE_APP_FIRST << 2, /* the path's '*' is a multi-game stream's id: likewise */
+    ROUTE_BULK_ID = ROUTE_APP_FIRST << 3,   /* the path's '*' is a bulk's id: likewise */
 };
 
 /* The work pools a route runs on (router_route_t.pool), as the server

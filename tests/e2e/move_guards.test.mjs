@@ -161,6 +161,18 @@ test("a malformed id's 404 says what an id looks like, on every route of openapi
     }
   }
   assert.ok(tried >= 36);
+  // A bulk's id has the same form, and its own 404.
+  const bulkRoutes = Object.entries(spec().doc.paths).filter(([route]) => route.includes('{bulk}'));
+  assert.ok(bulkRoutes.length >= 2, `only ${bulkRoutes.length} routes with a bulk id`);
+  for (const [route, item] of bulkRoutes) {
+    for (const method of ['get', 'post', 'delete']) {
+      if (!item[method]) continue;
+      const res = await call(server, method.toUpperCase(), route.replace('{bulk}', 'short'),
+        method === 'post' ? { json: {}, headers: { authorization: 'Bearer x' } } : {});
+      const p = expectProblem(res, 404, 'bulk_not_found');
+      assert.ok(p.detail.includes(idForm), `${method} ${route}: ${p.detail}`);
+    }
+  }
   // An id that could be one is not told what an id looks like: there is nothing wrong with it.
   const unknown = expectProblem(await get(server, '/v1/games/AAAAAAAAAAAAAAAA/pgn'), 404, 'game_not_found');
   assert.equal(unknown.detail, 'no game has this id');

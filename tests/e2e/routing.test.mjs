@@ -67,7 +67,8 @@ test('every path\'s Allow is the methods openapi.yaml gives it, GET bringing HEA
   assert.ok(paths.length >= 20, `only ${paths.length} paths in openapi.yaml`);
   for (const [template, item] of paths) {
     const path = template.replace(/\{[^}]+\}/g, NO_GAME);
-    const expected = [...(item.get ? ['GET', 'HEAD'] : []), ...(item.post ? ['POST'] : [])].sort();
+    const expected = [...(item.get ? ['GET', 'HEAD'] : []), ...(item.post ? ['POST'] : []),
+      ...(item.delete ? ['DELETE'] : [])].sort();
     for (const method of ['PUT', 'OPTIONS']) {
       const res = await call(server, method, path);
       expectProblem(res, 405, 'method_not_allowed');
