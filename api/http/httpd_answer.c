@@ -1,7 +1,7 @@
 /* Answers and what every part of the server asks of a connection
- * (httpd_private.h): the headers of every answer, queuing an answer, a
- * refusal or a CORS preflight's, a body made while it is sent
- * (api_body_ops_t), the client's address, the socket, the clock. */
+ * (httpd_private.h): the headers of every answer; queuing an answer, a
+ * refusal or a preflight's grant; a body made while it is sent
+ * (api_body_ops_t). Also the client's address, the socket and the clock. */
 #include "httpd_private.h"
 
 #include <arpa/inet.h>
