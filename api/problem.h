@@ -89,6 +89,7 @@ typedef enum {
     API_EBULK_NOT_FOUND,
     API_EBULK_TOO_LARGE,
     API_EBULK_STARTED,
+    API_ECORS_REFUSED,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
