@@ -117,6 +117,8 @@ static const struct {
     [API_EBULK_NOT_FOUND] = { "bulk_not_found", 404, "No bulk has this id (or it expired with its last game)" },
     [API_EBULK_TOO_LARGE] = { "bulk_too_large", 413, "The bulk has more games than a bulk holds" },
     [API_EBULK_STARTED] = { "bulk_started", 409, "A game of the bulk has begun: the bulk can no longer be cancelled" },
+    [API_ECORS_REFUSED] = { "cors_refused", 403,
+                            "A page of another origin may not make this request (origin, method or header)" },
     [API_ECLAIM_NOT_ALLOWED] = { "claim_not_allowed", 409, "No claim against a gone opponent may be made in this game" },
     [API_EOPPONENT_NOT_GONE] = { "opponent_not_gone", 409,
                                  "Your opponent is not gone on their turn, or not long enough to claim" },
