@@ -236,6 +236,12 @@ static const setting_t settings[] = {
     { "--stream-stall-timeout", "CHESSD_STREAM_STALL_TIMEOUT", "30",
       "seconds an event stream may have bytes waiting that its client takes none of, before it is closed",
       KIND_UINT, FIELD(stream_stall_seconds), 1, 3600 },
+    /* Lichess's base (RoundSocket.disconnectTimeout), scaled by the game's speed (rules/game.h). */
+    { "--gone-after", "CHESSD_GONE_AFTER", "40",
+      "seconds the side to move must be gone (no stream open with their token, no action) before the opponent "
+      "may claim the win or a draw, for a bullet or blitz clock; twice for rapid, three times for slower clocks "
+      "and games without one; never in correspondence games (0: no presence, no claims)",
+      KIND_UINT, FIELD(gone_after_seconds), 0, 86400 },
     { "--resync-seconds", "CHESSD_RESYNC_SECONDS", "30",
       "seconds without a message after which a game with streams or long polls is read again (how long a lost "
       "Pub/Sub message can go unseen)",
@@ -394,7 +400,17 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .engine_lease_ms = config_engine_lease_ms(cfg),
         .engine_turns_per_client = cfg->engine_turns_per_client,
         .engine_turns_max = cfg->engine_turns_max,
+        .gone_after_ms = (int64_t)cfg->gone_after_seconds * 1000,
+        .presence_ms = 3 * (int64_t)config_presence_mark_ms(cfg),
     };
+}
+
+unsigned config_presence_mark_ms(const config_t *cfg)
+{
+    if (!cfg->gone_after_seconds)
+        return 0;
+    unsigned ms = cfg->gone_after_seconds * 125; /* an eighth */
+    return ms < 250 ? 250 : ms > 5000 ? 5000 : ms;
 }
 
 void config_pgn_defaults(const config_t *cfg, pgn_defaults_t *out)

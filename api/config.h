@@ -65,6 +65,7 @@ typedef struct config {
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
+    unsigned gone_after_seconds;      /* the base wait before a claim against a gone opponent; 0: no presence */
     size_t buffer_budget;             /* bytes held for slow readers, in all; 0: a third of the cgroup's limit */
     unsigned max_exports;             /* exports at once */
     char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "none" or a path */
@@ -96,6 +97,11 @@ const char *config_engine_path(const config_t *cfg);
 /* The variants' engine: --variant-engine's path, ENGINE_VARIANT_DEFAULT_PATH
  * for auto when it is executable, NULL for none. */
 const char *config_variant_engine_path(const config_t *cfg);
+
+/* How often a replica marks the player of an open stream here: an eighth
+ * of --gone-after, from 250 ms to 5 s. A player not marked (nor acting)
+ * for three of these is absent. 0 with --gone-after 0. */
+unsigned config_presence_mark_ms(const config_t *cfg);
 
 /* The lease of a computer's turn: --engine-job-lease-ms, at least the
  * longest think and 2 s more. */

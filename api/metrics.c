@@ -305,6 +305,10 @@ static const row_t rows[] = {
                                    "Redis Pub/Sub connections made again after one was lost.", .type = COUNTER },
     [METRIC_FLAG_CHECKS] = { "chessd_flag_checks_total",
                              "Games checked for a fallen flag when their clock's deadline came.", .type = COUNTER },
+    [METRIC_PRESENCE_READS] = { "chessd_presence_reads_total",
+                                "Reads that mark the players of this replica's streams present and judge whether "
+                                "their opponents are gone: one a game with a player's stream here, every mark.",
+                                .type = COUNTER },
     [METRIC_HTTP_FRAMING_BACKSTOP] = { "chessd_http_framing_backstop_total",
                                        "Requests refused (400) by the server's second framing check, behind the "
                                        "strict reader: any above 0 means the reader was bypassed (see "

@@ -38,6 +38,7 @@ typedef enum {
     METRIC_BUFFER_REFUSALS,       /* chessd_buffer_refusals_total, by metrics_refused_t */
     METRIC_PUBSUB_RECONNECTS,     /* chessd_pubsub_reconnects_total */
     METRIC_FLAG_CHECKS,           /* chessd_flag_checks_total */
+    METRIC_PRESENCE_READS,        /* chessd_presence_reads_total */
     METRIC_HTTP_FRAMING_BACKSTOP, /* chessd_http_framing_backstop_total */
     METRIC_HTTP_LIBRARY_MESSAGES, /* chessd_http_library_messages_total */
     METRIC_FINISHED_FEED_ADDED,   /* chessd_finished_feed_added_total: games this replica put on the feed */

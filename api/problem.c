@@ -119,6 +119,9 @@ static const struct {
     [API_EBULK_STARTED] = { "bulk_started", 409, "A game of the bulk has begun: the bulk can no longer be cancelled" },
     [API_ECORS_REFUSED] = { "cors_refused", 403,
                             "A page of another origin may not make this request (origin, method or header)" },
+    [API_ECLAIM_NOT_ALLOWED] = { "claim_not_allowed", 409, "No claim against a gone opponent may be made in this game" },
+    [API_EOPPONENT_NOT_GONE] = { "opponent_not_gone", 409,
+                                 "Your opponent is not gone on their turn, or not long enough to claim" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -404,6 +407,13 @@ void api_problem_game(api_response_t *res, game_status_t status)
         [GAME_ENO_CLOCK] = { API_ENO_CLOCK, "the game has no clock to start" },
         [GAME_ECLOCK_RUNNING] = { API_ECLOCK_RUNNING,
                                   "the clocks run already: both players moved, or their start time passed" },
+        [GAME_ECLAIM_NOT_ALLOWED] = { API_ECLAIM_NOT_ALLOWED,
+                                      "no claim here: the game has not had both players' moves, is a correspondence "
+                                      "game or one against the computer, claims are off on this server, or its rules "
+                                      "(no_claim_win) allow a draw claimed but not a win" },
+        [GAME_EOPPONENT_NOT_GONE] = { API_EOPPONENT_NOT_GONE,
+                                      "your opponent is not to move, or is here (a stream open with their token, or "
+                                      "an action of theirs, lately)" },
     };
     if ((unsigned)status >= GAME_STATUS_COUNT)
         status = GAME_OK;

@@ -206,6 +206,7 @@ static void count_hub(events_counter_t counter, int label, long long delta)
         [EVENTS_COUNTER_CLOSED] = METRIC_STREAMS_CLOSED,
         [EVENTS_COUNTER_PUBSUB_RECONNECT] = METRIC_PUBSUB_RECONNECTS,
         [EVENTS_COUNTER_FLAG_CHECK] = METRIC_FLAG_CHECKS,
+        [EVENTS_COUNTER_PRESENCE_READ] = METRIC_PRESENCE_READS,
     };
     if ((unsigned)counter < EVENTS_COUNTER_COUNT)
         metrics_add(metrics[counter], label, delta);
@@ -457,7 +458,8 @@ static int run(const config_t *cfg, bool engine_only)
                                    .max_per_address = cfg->max_streams_per_address,
                                    .heartbeat_seconds = cfg->heartbeat_seconds,
                                    .stall_seconds = cfg->stream_stall_seconds,
-                                   .resync_seconds = cfg->resync_seconds };
+                                   .resync_seconds = cfg->resync_seconds,
+                                   .presence_mark_ms = config_presence_mark_ms(cfg) };
     config_game_service(cfg, srv.store, &events_cfg.games);
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);

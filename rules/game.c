@@ -21,14 +21,14 @@ static const char *const termination_names[GAME_TERMINATION_COUNT] = {
     "none", "checkmate", "stalemate", "insufficient_material", "fivefold_repetition", "seventyfive_moves",
     "threefold_repetition", "fifty_moves", "agreement", "resignation", "time_forfeit", "aborted",
     "king_exploded", "no_pieces", "stalemate_win", "king_of_the_hill", "three_checks", "horde_captured",
-    "race_finished", "idle_end", "draw_odds",
+    "race_finished", "idle_end", "draw_odds", "abandonment",
 };
 static const char *const offer_names[GAME_OFFER_COUNT] = { "none", "white", "black" };
 static const char *const status_names[GAME_STATUS_COUNT] = {
     "ok", "not_your_turn", "game_over", "illegal_move", "game_too_long", "nothing_to_undo", "no_draw_offer",
     "draw_already_offered", "draw_not_claimable", "bad_record", "takeback_not_allowed", "takeback_already_offered",
     "no_takeback_offer", "abort_too_late", "abort_not_allowed", "draw_too_early", "give_time_not_allowed",
-    "give_time_too_much", "no_clock", "clock_running",
+    "give_time_too_much", "no_clock", "clock_running", "claim_not_allowed", "opponent_not_gone",
 };
 static const char *const takeback_names[GAME_TAKEBACK_COUNT] = { "agreement", "free", "none" };
 
@@ -358,9 +358,10 @@ static bool consistent(const game_t *g)
     case GAME_RESIGNED:
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_RESIGNATION
                && (g->result == GAME_WHITE_WINS || g->result == GAME_BLACK_WINS);
-    case GAME_TIMEOUT: /* the side to move lost on time (or drew: the other cannot mate) */
+    case GAME_TIMEOUT: /* the side to move lost on time or left (or drew: the other cannot mate, or claimed a draw) */
         return st->state == STATUS_ACTIVE
-               && (g->termination == GAME_TERMINATION_TIME_FORFEIT || g->termination == GAME_TERMINATION_IDLE_END)
+               && (g->termination == GAME_TERMINATION_TIME_FORFEIT || g->termination == GAME_TERMINATION_IDLE_END
+                   || g->termination == GAME_TERMINATION_ABANDONMENT)
                && (g->result == GAME_DRAWN || g->result == win_for((color_t)!g->pos.side_to_move));
     case GAME_ABORTED:
         return st->state == STATUS_ACTIVE && g->termination == GAME_TERMINATION_ABORTED
@@ -575,6 +576,38 @@ game_status_t game_resign(game_t *g, color_t who, int64_t now_ms)
     return GAME_OK;
 }
 
+game_status_t game_claim_at(const game_t *g, color_t who, game_claim_t claim, int64_t gone_since_ms,
+                            int64_t base_ms, int64_t *at_ms)
+{
+    *at_ms = 0;
+    if (game_is_over(g))
+        return GAME_EOVER;
+    int64_t wait = game_claim_wait_ms(g, base_ms);
+    if (!wait || (claim == GAME_CLAIM_VICTORY && (g->rules.flags & GAME_RULE_NO_CLAIM_WIN)) || g->ply_count < 2)
+        return GAME_ECLAIM_NOT_ALLOWED;
+    if (who == g->pos.side_to_move || gone_since_ms < 0)
+        return GAME_EOPPONENT_NOT_GONE;
+    /* Time gone while the opponent thought cost no one anything. */
+    int64_t since = gone_since_ms > g->clock.turn_started_ms ? gone_since_ms : g->clock.turn_started_ms;
+    *at_ms = since + wait;
+    return GAME_OK;
+}
+
+game_status_t game_claim(game_t *g, color_t who, game_claim_t claim, int64_t gone_since_ms, int64_t base_ms,
+                         int64_t now_ms, int64_t *at_ms)
+{
+    game_status_t status = game_claim_at(g, who, claim, gone_since_ms, base_ms, at_ms);
+    if (status != GAME_OK)
+        return status;
+    if (now_ms < *at_ms)
+        return GAME_EOPPONENT_NOT_GONE;
+    clock_settle(g, now_ms);
+    /* As on time (FIDE 6.9): a side that cannot mate does not win. */
+    bool win = claim == GAME_CLAIM_VICTORY && !status_insufficient_material_for(&g->pos, who);
+    end_game(g, GAME_TIMEOUT, win ? win_for(who) : GAME_DRAWN, GAME_TERMINATION_ABANDONMENT);
+    return GAME_OK;
+}
+
 /* Ends the game drawn at now_ms. */
 static void end_drawn(game_t *g, game_termination_t termination, int64_t now_ms)
 {
@@ -633,7 +666,8 @@ game_status_t game_restore_rules(game_t *g, game_takeback_t takeback, game_offer
     t.takeback = takeback;
     t.clock = *clock;
     t.takeback_offer = takeback_offer;
-    bool flag_fell = t.state == GAME_TIMEOUT && t.termination != GAME_TERMINATION_IDLE_END;
+    /* A timeout by draw odds may be a flag's or a claim's: only a forfeit's clock is checked. */
+    bool flag_fell = t.state == GAME_TIMEOUT && t.termination == GAME_TERMINATION_TIME_FORFEIT;
     if ((flag_fell && !game_is_timed(&t) && !game_is_correspondence(&t))
         || (flag_fell && game_is_timed(&t) && clock->remaining_ms[t.pos.side_to_move] != 0)
         || (t.termination == GAME_TERMINATION_IDLE_END && (game_is_timed(&t) || game_is_correspondence(&t)))

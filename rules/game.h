@@ -29,7 +29,8 @@ typedef enum {
     GAME_STALEMATE,
     GAME_DRAW,
     GAME_RESIGNED,
-    GAME_TIMEOUT, /* a flag fell (or a correspondence or idle deadline passed): lost on time, or drawn when the other side cannot mate */
+    GAME_TIMEOUT, /* a flag fell (or a correspondence or idle deadline passed, or the side to move left and its
+                   * opponent claimed): lost on time, or drawn when the other side cannot mate or claimed a draw */
     GAME_ABORTED, /* ended before both players had moved: no result */
     GAME_VARIANT_END, /* the variant's own end (its termination says which), won or drawn */
     GAME_STATE_COUNT
@@ -60,6 +61,7 @@ typedef enum {
     GAME_TERMINATION_RACE_FINISHED,
     GAME_TERMINATION_IDLE_END,  /* no move for the idle end: lost as on time */
     GAME_TERMINATION_DRAW_ODDS, /* drawn, and a draw counts as a win for one side (Armageddon) */
+    GAME_TERMINATION_ABANDONMENT, /* the side to move was gone too long: its opponent claimed the win or a draw */
     GAME_TERMINATION_COUNT
 } game_termination_t;
 
@@ -179,6 +181,8 @@ typedef enum {
     GAME_EGIVE_TIME_TOO_MUCH,   /* beyond what a call or a game may give */
     GAME_ENO_CLOCK,             /* the game has no clock to start */
     GAME_ECLOCK_RUNNING,        /* the clocks run already */
+    GAME_ECLAIM_NOT_ALLOWED,    /* no claim against a gone opponent in this game (game_claim) */
+    GAME_EOPPONENT_NOT_GONE,    /* the opponent is not to move, or not gone, or not gone long enough */
     GAME_STATUS_COUNT
 } game_status_t;
 
@@ -373,6 +377,36 @@ game_status_t game_give_time(game_t *g, color_t who, int64_t ms, int64_t now_ms)
 game_status_t game_draw(game_t *g, color_t who, game_draw_action_t action, int64_t now_ms);
 
 bool game_is_over(const game_t *g);
+
+/* Claims against an opponent who left: when the side to move has been
+ * gone long enough, the other player may end the game, won or drawn. Who
+ * is gone is the caller's to know (presence is no rule); these judge the
+ * rest. A claim's ending is state timeout, termination abandonment. */
+typedef enum { GAME_CLAIM_VICTORY = 0, GAME_CLAIM_DRAW, GAME_CLAIM_COUNT } game_claim_t;
+
+/* How long the side to move must be gone before a claim: base_ms scaled
+ * to its time control as Lichess scales it, by the time a game lasts
+ * (initial time and 40 increments or delays): 1x under 8 minutes (bullet,
+ * blitz), 2x under 25 (rapid), 3x for longer clocks and for games with no
+ * clock. 0: no claim in this game (a correspondence game, which its move
+ * deadline ends; base_ms 0). */
+int64_t game_claim_wait_ms(const game_t *g, int64_t base_ms);
+
+/* When `who` may claim against the opponent, gone since gone_since_ms (the
+ * last sign of them; 0: none known; negative: they are here): the turn's
+ * start or the sign, whichever is later, and game_claim_wait_ms after.
+ * GAME_OK with *at_ms (which may be past). GAME_ECLAIM_NOT_ALLOWED: no
+ * wait applies, a win claimed under no_claim_win, or fewer than two plies
+ * (abort instead). GAME_EOPPONENT_NOT_GONE: `who` is to move, or the
+ * opponent is here (*at_ms 0). GAME_EOVER once over. */
+game_status_t game_claim_at(const game_t *g, color_t who, game_claim_t claim, int64_t gone_since_ms,
+                            int64_t base_ms, int64_t *at_ms);
+
+/* The claim at now_ms (game_claim_at's checks, then now_ms at or past its
+ * time, else GAME_EOPPONENT_NOT_GONE with *at_ms still set): a win for
+ * `who`, drawn when `who` cannot mate (as on time), or a draw. */
+game_status_t game_claim(game_t *g, color_t who, game_claim_t claim, int64_t gone_since_ms, int64_t base_ms,
+                         int64_t now_ms, int64_t *at_ms);
 
 /* Move-list text: one entry a move, separated by single spaces, each entry
  * the move's UCI optionally followed by ':' and its SAN, and then

@@ -104,6 +104,18 @@ int64_t game_flag_deadline(const game_t *g)
     return 0;
 }
 
+int64_t game_claim_wait_ms(const game_t *g, int64_t base_ms)
+{
+    if (base_ms <= 0 || game_is_correspondence(g))
+        return 0;
+    if (!game_is_timed(g))
+        return 3 * base_ms;
+    /* Lichess's estimate of a game's length, its speeds' bounds in ms. */
+    const game_control_t *c = control_to_move(g);
+    int64_t lasts = c->periods[0].ms + 40 * (c->increment_ms + c->delay_ms);
+    return lasts < 480000 ? base_ms : lasts < 1500000 ? 2 * base_ms : 3 * base_ms;
+}
+
 clock_due_t clock_due(const game_t *g, int64_t now_ms)
 {
     int64_t deadline = game_flag_deadline(g);

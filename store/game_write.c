@@ -43,7 +43,10 @@
 #define CAS_PUBLISH 19          /* the command that publishes it: PUBLISH, or SPUBLISH on a cluster */
 #define CAS_LEGACY_VERSION 20   /* on a cluster, the version of the record of the first format replaced ('' : none) */
 #define CAS_META 21             /* a creation's tags and metadata text ('' : none, the game's stays) */
-#define CAS_ARG_COUNT 21
+#define CAS_SEEN 22             /* the player who made the change, marked seen: 'white', 'black' ('' : none) */
+#define CAS_ABSENT 23           /* a claim's absent player ('' : none) ... */
+#define CAS_ABSENT_SEEN 24      /* ... whose last sign must still be this ('' : never) */
+#define CAS_ARG_COUNT 24
 #define ARG_NUMBER(name) ARG_NUMBER_(name)
 #define ARG_NUMBER_(n) #n
 #define ARG(name) "ARGV[" ARG_NUMBER(name) "]"
@@ -95,6 +98,9 @@ static const char cas_script[] =
     "  return {'conflict', current}\n"
     "end\n"
     "if " ARG(CAS_EXPECTED_WRITE_ID) " ~= '' and redis.call('HGET', KEYS[1], 'wid') ~= " ARG(CAS_EXPECTED_WRITE_ID) " then return {'conflict', current} end\n"
+    "if " ARG(CAS_ABSENT) " ~= '' and (redis.call('HGET', KEYS[1], 'seen:' .. " ARG(CAS_ABSENT) ") or '') ~= " ARG(CAS_ABSENT_SEEN) " then\n"
+    "  return {'late', current}\n"
+    "end\n"
     "local function expect(key, kind)\n"
     "  local t = redis.call('TYPE', key)['ok']\n"
     "  if t ~= 'none' and t ~= kind then return redis.error_reply('WRONGTYPE ' .. key .. ' is not a ' .. kind) end\n"
@@ -102,9 +108,12 @@ static const char cas_script[] =
     "local wrong = expect(KEYS[2], 'string') or expect(KEYS[3], 'string') or (list and expect(list, 'list'))\n"
     "if wrong then return wrong end\n"
     "if own and keys_disagree(redis.call('HGET', KEYS[1], 'state') or '') then return {'damaged', current} end\n"
-    "if " ARG(CAS_TIME_FROM) " ~= '0' then\n"
+    "local now\n"
+    "if " ARG(CAS_TIME_FROM) " ~= '0' or " ARG(CAS_SEEN) " ~= '' then\n"
     "  local t = redis.call('TIME')\n"
-    "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "end\n"
+    "if " ARG(CAS_TIME_FROM) " ~= '0' then\n"
     "  local from, deadline = tonumber(" ARG(CAS_TIME_FROM) "), tonumber(" ARG(CAS_DEADLINE) ")\n"
     "  if now - from > 1000 or from - now > 1000 or (deadline > 0 and now >= deadline) then\n"
     "    return {'late', current or '0'}\n"
@@ -112,8 +121,10 @@ static const char cas_script[] =
     "end\n"
     "redis.call('SETRANGE', KEYS[2], 0, '')\n"
     "if " ARG(CAS_CHANNEL) " ~= '' then redis.call(" ARG(CAS_PUBLISH) ", " ARG(CAS_CHANNEL) ", " ARG(CAS_EVENT) ") end\n"
-    "redis.call('HSET', KEYS[1], 'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) ")\n"
-    "if " ARG(CAS_META) " ~= '' then redis.call('HSET', KEYS[1], 'meta', " ARG(CAS_META) ") end\n"
+    "local fields = {'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) "}\n"
+    "if " ARG(CAS_META) " ~= '' then table.insert(fields, 'meta'); table.insert(fields, " ARG(CAS_META) ") end\n"
+    "if " ARG(CAS_SEEN) " ~= '' then table.insert(fields, 'seen:' .. " ARG(CAS_SEEN) "); table.insert(fields, string.format('%.0f', now)) end\n"
+    "redis.call('HSET', KEYS[1], unpack(fields))\n"
     "local op = " ARG(CAS_LINE_OP) "\n"
     "if op == 'append' then\n"
     "  redis.call('APPEND', KEYS[2], " ARG(CAS_MOVES) ")\n"
@@ -196,8 +207,9 @@ static size_t number_text(uint64_t value, char *out)
  * record's and its scope's list when there are. */
 static store_status_t write_keys(game_write_t *w)
 {
+    const store_game_change_t *change = w->change;
     if (!game_keys_name(w->id, w->keys) || !game_keys_legacy(w->id, w->legacy, sizeof w->legacy)
-        || (unsigned)w->change->line_op > STORE_LINE_TRUNCATE)
+        || (unsigned)change->line_op > STORE_LINE_TRUNCATE || (unsigned)change->seen > 2 || (unsigned)change->absent > 2)
         return STORE_ENOT_FOUND;
     const store_idempotency_t *idem = w->idempotency;
     w->with_idem = idem && idem->key;
@@ -349,6 +361,13 @@ static void write_values(store_t *store, game_write_t *w)
     write_event_values(store, w);
     set_text(w, CAS_LEGACY_VERSION, w->legacy_version);
     set_value(w, CAS_META, change->meta_length ? change->meta : "", change->meta_length);
+    static const char *const players[] = { "", "white", "black" }; /* 1 + the colour */
+    set_text(w, CAS_SEEN, players[change->seen]);
+    set_text(w, CAS_ABSENT, players[change->absent]);
+    if (change->absent_seen_ms > 0)
+        set_number(w, CAS_ABSENT_SEEN, (uint64_t)change->absent_seen_ms);
+    else
+        set_text(w, CAS_ABSENT_SEEN, "");
 }
 
 /* The values after the keys, in the script's order; STORE_ECORRUPT when

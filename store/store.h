@@ -25,6 +25,7 @@ typedef enum {
     STORE_EFULL,        /* Redis is out of memory (maxmemory, noeviction) and refused the write: nothing was made */
     STORE_EUNKNOWN,     /* write only: the command was sent but no answer came; it may have been made (or still be) */
     STORE_ELATE,        /* a timed write: Redis's clock is past the mover's flag, or far from the change's time;
+                         * or a claim whose absent player was seen since the load (store_game_change_t);
                          * nothing was written: load again and redo the change */
     STORE_EDAMAGED,     /* the game's keys disagree (Redis evicted or lost some of them): nothing was written,
                          * and no write will be until the game is restored or deleted */
@@ -201,12 +202,24 @@ typedef struct {
     char *legacy;    /* the whole record of the first format */
     size_t legacy_length;
     int64_t now_ms;  /* Redis's clock (TIME) when it was read, in Unix milliseconds; 0 for legacy */
+    int64_t seen_ms[2]; /* when each player (white, black) was last seen, on Redis's clock; 0: never */
 } store_game_t;
 
 void store_game_clear(store_game_t *game);
 
 /* Loads game id; on success *out holds it (cleared first; clear it after). */
 store_status_t store_game_load(store_t *store, const char *id, store_load_t what, store_game_t *out);
+
+/* Players' presence: when each player was last seen, on Redis's clock,
+ * kept in the game's hash (every load reads it: seen_ms). Not keys of
+ * their own with a TTL: such a key is missing most of the time, and a
+ * Cluster refuses (TRYAGAIN) a script naming keys of which some are
+ * missing while their slot moves, so every load of the game would fail
+ * then. The caller judges how old a sign may be. This load
+ * (STORE_LOAD_CHANGE) first marks the players of bit mask `present` (bit
+ * 0 white, bit 1 black) seen now, in the same step: an open stream's
+ * player, say. A game not there (or damaged) marks no one. */
+store_status_t store_game_load_present(store_t *store, const char *id, unsigned present, store_game_t *out);
 
 /* How a write changes the append-only parts (move list and history). */
 typedef enum {
@@ -248,6 +261,15 @@ typedef struct {
      * change leaves the text the game has. */
     const char *meta;
     size_t meta_length;
+    /* Presence (store_game_load_present). The player who made the change,
+     * 1 + the colour (0: none), is marked seen in the same step: acting is
+     * being there. A claim's guard: the other player, 1 + the colour (0:
+     * none), must still have been last seen at absent_seen_ms as loaded
+     * (0: never), else the write is STORE_ELATE (they came back meanwhile:
+     * load again and redo). */
+    int seen;
+    int absent;
+    int64_t absent_seen_ms;
 } store_game_change_t;
 
 /* The Pub/Sub channel of game id's events: "chessd:events:{<id>}". */

@@ -113,13 +113,16 @@ static void apply_settings(const game_svc_config_t *c, game_t *g, int64_t update
     g->clock.turn_started_ms = updated > 0 ? updated : 0;
 }
 
-/* Loads game id from the store into *g (zeroed first; to be freed also on failure). */
-static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g)
+/* Loads game id from the store into *g (zeroed first; to be freed also on
+ * failure), the players of bit mask `present` marked here first. */
+static game_svc_status_t load_marking(const game_svc_config_t *c, const char *id, store_load_t what, unsigned present,
+                                      game_svc_game_t *g)
 {
     memset(g, 0, sizeof *g);
     if (!tokens_is_id(id))
         return GAME_SVC_ENOT_FOUND;
-    store_status_t status = store_game_load(c->store, id, what, &g->stored);
+    store_status_t status = present ? store_game_load_present(c->store, id, present, &g->stored)
+                                    : store_game_load(c->store, id, what, &g->stored);
     if (status != STORE_OK)
         return from_store(status);
     const store_game_t *s = &g->stored;
@@ -146,6 +149,11 @@ static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, sto
     g->now_ms = s->now_ms;
     memcpy(g->record.write_id, s->write_id, sizeof g->record.write_id);
     return GAME_SVC_OK;
+}
+
+static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, store_load_t what, game_svc_game_t *g)
+{
+    return load_marking(c, id, what, 0, g);
 }
 
 /* --- idempotency --- */
@@ -234,6 +242,8 @@ typedef struct {
     size_t line_length, history_length;
     const char *event;   /* "move", "resign", "timeout"... */
     int64_t deadline_ms; /* the game's deadline before the change (game_flag_deadline; 0: none) */
+    int absent;          /* a claim: 1 + the gone player's colour, whose last sign must still be... */
+    int64_t absent_seen_ms; /* ...this one when written (store_game_change_t) */
 } change_t;
 
 /* The move list and history a change writes. A game of the first format
@@ -408,6 +418,7 @@ typedef struct {
     const idem_t *idem;
     const game_svc_request_t *rq;
     const char *const *tokens;
+    int seen; /* 1 + the colour of the player making the change, whose sign it is (0: nobody's) */
 } writer_t;
 
 /* The store's part of a write: the compare-and-set with its kept answer,
@@ -525,6 +536,9 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     if (!trouble) {
         lw.store.state = state;
         lw.store.state_length = state_length;
+        lw.store.seen = w->seen;
+        lw.store.absent = change->absent;
+        lw.store.absent_seen_ms = change->absent_seen_ms;
         lw.store.event = message;
         lw.store.event_length = message_length;
         written = store_write(c, g, expected, change, idem, &lw, kept, write_id, &current, &replay);
@@ -781,6 +795,40 @@ static game_svc_status_t apply_ending(const game_svc_action_t *a, game_svc_game_
     return status == GAME_OK ? GAME_SVC_OK : refused(out, game, status);
 }
 
+/* When `opponent` has been gone since, for a claim (game_claim): their last
+ * sign (0: none), or -1 while it is younger than presence_ms. */
+static int64_t gone_since(const game_svc_config_t *c, const game_svc_game_t *g, color_t opponent)
+{
+    int64_t seen = g->stored.seen_ms[opponent];
+    return seen && g->now_ms - seen < c->presence_ms ? -1 : seen;
+}
+
+/* A claim against the opponent gone on their turn, judged on their last
+ * sign as loaded; the write is made only if it is still that sign. The
+ * computer is always there: no claim in a game it plays. */
+static game_svc_status_t apply_claim(const game_svc_config_t *c, const game_svc_action_t *a, game_svc_game_t *g,
+                                     color_t who, change_t *change, game_svc_result_t *out)
+{
+    static const char *const events[GAME_CLAIM_COUNT] = { "claim_victory", "claim_draw" };
+    game_t *game = &g->record.game;
+    if ((unsigned)a->action >= GAME_CLAIM_COUNT)
+        return fail(out, GAME_SVC_EINTERNAL, "no such claim");
+    if (g->record.engine.plays && !game_is_over(game))
+        return refused(out, game, GAME_ECLAIM_NOT_ALLOWED);
+    color_t opponent = (color_t)!who;
+    int64_t at = 0;
+    game_status_t status = game_claim(game, who, (game_claim_t)a->action, gone_since(c, g, opponent),
+                                      c->gone_after_ms, g->now_ms, &at);
+    if (status != GAME_OK) {
+        out->claim_in_ms = at > g->now_ms ? at - g->now_ms : 0;
+        return refused(out, game, status);
+    }
+    change->event = events[a->action];
+    change->absent = 1 + (int)opponent;
+    change->absent_seen_ms = g->stored.seen_ms[opponent];
+    return GAME_SVC_OK;
+}
+
 /* Applies action for player `who` to g at g->now_ms, filling *change. */
 static game_svc_status_t apply(const game_svc_config_t *c, const game_svc_action_t *a, game_svc_game_t *g,
                                color_t who, change_t *change, game_played_t *played, game_svc_result_t *out)
@@ -796,6 +844,7 @@ static game_svc_status_t apply(const game_svc_config_t *c, const game_svc_action
     case GAME_SVC_DRAW:
     case GAME_SVC_GIVE_TIME:
     case GAME_SVC_START_CLOCKS: return apply_ending(a, g, who, change, out);
+    case GAME_SVC_CLAIM: return apply_claim(c, a, g, who, change, out);
     default: return fail(out, GAME_SVC_EINTERNAL, "no such change");
     }
 }
@@ -846,7 +895,7 @@ static change_outcome_t change_by(const game_svc_config_t *c, const game_svc_req
         if ((answer = apply(c, action, g, who, &change, &played, out)) != GAME_SVC_OK) {
             outcome = CHANGE_REFUSED;
         } else {
-            writer_t w = { .idem = idem, .rq = rq };
+            writer_t w = { .idem = idem, .rq = rq, .seen = c->gone_after_ms ? 1 + (int)who : 0 };
             save_t saved = game_save(c, g, expected, &change, &w, &answer, out);
             if (saved == SAVE_MADE && change.played)
                 count(c, GAME_SVC_COUNTER_MOVE_APPLIED);
@@ -918,7 +967,7 @@ game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, co
                                                                                           : STORE_LOAD_CHANGE;
     idem_t idem = { .key = rq->key, .fingerprint = rq->fingerprint };
     game_svc_game_t g;
-    bool from_copy, use_copy = true;
+    bool from_copy, use_copy = action->kind != GAME_SVC_CLAIM; /* a copy holds no one's presence */
     game_svc_status_t status;
     for (int attempt = 1; (status = change_load(c, id, what, use_copy, &g, &from_copy)) == GAME_SVC_OK; attempt++) {
         /* Only a player of this game may see a kept answer, and only their
@@ -1223,9 +1272,23 @@ static void event_meta(const game_svc_game_t *g, const char *type, game_event_me
 game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
                                     game_event_meta_t *meta)
 {
+    int player;
+    return game_svc_snapshot_for(c, id, NULL, out, meta, &player);
+}
+
+game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, buf_t *out,
+                                        game_event_meta_t *meta, int *player)
+{
     game_svc_game_t g;
     game_svc_result_t result = { 0 };
     game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
+    *player = 0;
+    if (status == GAME_SVC_OK && token) {
+        char hash[TOKENS_HASH_SIZE];
+        int who;
+        if ((status = authenticate(token, &g.record, hash, &who, &result)) == GAME_SVC_OK)
+            *player = 1 + who;
+    }
     if (status == GAME_SVC_OK) {
         size_t length = 0;
         char *json = game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms, GAME_JSON_EVENT, NULL,
@@ -1250,6 +1313,41 @@ game_svc_status_t game_svc_check_flag(const game_svc_config_t *c, const char *id
     if (status == GAME_SVC_OK)
         event_meta(&g, "change", meta);
     game_svc_result_free(&result);
+    game_svc_game_free(&g);
+    return status;
+}
+
+/* Whether the streams of `watcher` are told that their opponent is gone,
+ * and in how long a claim is possible: the opponent absent on their turn
+ * where a claim applies, and their flag not falling before it. */
+static void judge_presence(const game_svc_config_t *c, const game_svc_game_t *g, color_t watcher,
+                           game_svc_presence_t *out)
+{
+    const game_t *game = &g->record.game;
+    out->gone[watcher] = false;
+    out->claim_in_ms[watcher] = 0;
+    int64_t at = 0, flag = game_flag_deadline(game);
+    if (g->record.engine.plays
+        || game_claim_at(game, watcher, GAME_CLAIM_DRAW, gone_since(c, g, (color_t)!watcher), c->gone_after_ms, &at)
+               != GAME_OK
+        || (game_is_timed(game) && flag && flag <= at))
+        return;
+    out->gone[watcher] = true;
+    out->claim_in_ms[watcher] = at > g->now_ms ? at - g->now_ms : 0;
+}
+
+game_svc_status_t game_svc_presence(const game_svc_config_t *c, const char *id, unsigned players,
+                                    game_svc_presence_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!c->gone_after_ms)
+        return GAME_SVC_OK;
+    game_svc_game_t g;
+    game_svc_status_t status = load_marking(c, id, STORE_LOAD_CHANGE, players & 3u, &g);
+    if (status == GAME_SVC_OK && !g.legacy)
+        for (int watcher = 0; watcher < COLOR_COUNT; watcher++)
+            if (players & (1u << watcher))
+                judge_presence(c, &g, (color_t)watcher, out);
     game_svc_game_free(&g);
     return status;
 }

@@ -50,6 +50,12 @@ typedef struct game_svc_config {
     unsigned engine_lease_ms;           /* how long the computer's turn may take before another replica takes it */
     unsigned engine_turns_per_client;   /* the computer's turns one client may have waiting (0: no limit) */
     unsigned engine_turns_max;          /* the computer's turns waiting from every client (0: no limit) */
+    /* Presence and claims against a gone opponent (game_svc_presence). A
+     * player is here while their last sign is younger than presence_ms: a
+     * change they made, or a mark by the replica holding a stream opened
+     * with their token, which marks them every presence_ms / 3. */
+    int64_t gone_after_ms;              /* the claims' base wait (game_claim_wait_ms); 0: no presence, no claims */
+    int64_t presence_ms;
 } game_svc_config_t;
 
 typedef enum {
@@ -93,6 +99,7 @@ typedef struct {
     bool ply_known;                             /* ECONFLICT: current_ply is the game's */
     uint64_t current_ply;
     game_status_t refusal;                      /* EREFUSED */
+    int64_t claim_in_ms;                        /* EREFUSED opponent_not_gone: ms until a claim (0: none known) */
     game_takeback_t takeback;                   /* EREFUSED: the game's takeback policy */
     /* EREFUSED with GAME_EILLEGAL_MOVE: the rules' reason and explanation,
      * the move's text (the caller's), its index and the position's FEN. */
@@ -167,13 +174,15 @@ typedef enum {
     GAME_SVC_TAKEBACK,
     GAME_SVC_GIVE_TIME,
     GAME_SVC_START_CLOCKS,
+    GAME_SVC_CLAIM,
     GAME_SVC_ACTION_COUNT
 } game_svc_action_kind_t;
 
 /* A change: a move (its UCI or SAN text), an undo, a resignation, an abort,
  * a draw action (game_draw_action_t), a takeback action
- * (game_takeback_action_t), time given to the opponent (give_ms) or the
- * clocks started by both players (other_token). A move with offer_draw leaves the mover's draw
+ * (game_takeback_action_t), time given to the opponent (give_ms), the
+ * clocks started by both players (other_token) or a claim against a gone
+ * opponent (game_claim_t; judged on the game as stored, never a copy). A move with offer_draw leaves the mover's draw
  * offer standing after it, in the same write, unless the move ended the
  * game (the offer is then moot); a standing offer by the other player lapses
  * with the move as always (moving declines it). invalid, when set, is the sentence refusing the
@@ -285,6 +294,26 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
  * out and fills meta (type "game"), a fallen flag recorded first. */
 game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
                                     game_event_meta_t *meta);
+
+/* game_svc_snapshot for a stream opened with a player's token (NULL:
+ * none): *player is 1 + the token's colour, 0 without a token; a token not
+ * a player's of this game is GAME_SVC_EFORBIDDEN. */
+game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, buf_t *out,
+                                        game_event_meta_t *meta, int *player);
+
+/* What game_svc_presence judged, for the streams of each player. */
+typedef struct {
+    bool gone[COLOR_COUNT];           /* their opponent is gone on their turn, and a claim will come first */
+    int64_t claim_in_ms[COLOR_COUNT]; /* then: the ms until a claim is possible (0: now) */
+} game_svc_presence_t;
+
+/* For the event hub, at each of its marks: marks the players of bit mask
+ * `players` (bit c: colour c) here, then judges for each whether their
+ * opponent is gone on their turn: absent (no sign for presence_ms) in an
+ * active game where a claim applies (game_claim_at), and not about to
+ * lose on time before the claim would be possible. One read. */
+game_svc_status_t game_svc_presence(const game_svc_config_t *c, const char *id, unsigned players,
+                                    game_svc_presence_t *out);
 
 /* Records the end of game id on time when its flag has fallen by Redis's
  * clock (the write publishes its "timeout" event); *meta is the game's

@@ -1,6 +1,7 @@
 /* The event streams, as Server-Sent Events (Accept: text/event-stream) or
  * newline-delimited JSON. GET /v1/games/{id}/events: the game as it is (a
- * snapshot event), then its changes as they are published. POST
+ * snapshot event), then its changes as they are published; opened with a
+ * player's token, it keeps that player present. POST
  * /v1/games/events: the same for many games on one stream, and POST
  * /v1/games/events/{stream}/ids adds games to an open one, from any replica. */
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "../game/service.h"
 #include "../game/tokens.h"
 #include "bulk_handlers.h"
+#include "game_http.h"
 #include "handlers.h"
 #include "../http/jsonw.h"
 #include "../input.h"
@@ -33,17 +35,27 @@ static events_format_t format_of(const api_request_t *req)
 }
 
 /* Reads the game and hands the server a stream holding the first event;
- * the hub (events.c) queues the rest. */
+ * the hub (events.c) queues the rest. A player's token (Authorization:
+ * Bearer, never the URL, which logs keep) makes it that player's. */
 void handle_game_events(const api_request_t *req, api_response_t *res)
 {
+    const char *token = game_http_bearer(req);
+    if (api_request_header(req, "Authorization") && !token) {
+        api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>, or no Authorization to follow "
+                    "the game as a spectator", NULL, NULL);
+        return;
+    }
     events_format_t format = format_of(req);
     buf_t snapshot;
     buf_init(&snapshot);
     game_event_meta_t meta;
     game_svc_config_t games;
     config_game_service(app_of(req)->config, app_of(req)->store, &games);
-    game_svc_status_t status = game_svc_snapshot(&games, req->path_param, &snapshot, &meta);
-    if (status != GAME_SVC_OK) {
+    int player = 0;
+    game_svc_status_t status = game_svc_snapshot_for(&games, req->path_param, token, &snapshot, &meta, &player);
+    if (status == GAME_SVC_EFORBIDDEN) {
+        api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
+    } else if (status != GAME_SVC_OK) {
         api_problem_store(res, status == GAME_SVC_ENOT_FOUND  ? STORE_ENOT_FOUND
                                : status == GAME_SVC_EDAMAGED ? STORE_EDAMAGED
                                                              : STORE_EUNAVAILABLE,
@@ -62,6 +74,8 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
         } else {
             res->stream = events_stream_new(format, req->path_param, meta.version, current ? NULL : snapshot.data,
                                             snapshot.length, meta.ended);
+            if (res->stream && player)
+                events_stream_set_player(res->stream, (color_t)(player - 1));
             if (!res->stream) {
                 api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
             } else {

@@ -217,6 +217,31 @@ void handle_game_start_clocks(const api_request_t *req, api_response_t *res)
     game_change(req, res, allowed, GAME_SVC_START_CLOCKS, read_start_clocks);
 }
 
+/* The claims against an opponent gone on their turn: which one is the route's. */
+static void read_claim_victory(const cJSON *root, game_svc_action_t *a)
+{
+    (void)root;
+    a->action = GAME_CLAIM_VICTORY;
+}
+
+static void read_claim_draw(const cJSON *root, game_svc_action_t *a)
+{
+    (void)root;
+    a->action = GAME_CLAIM_DRAW;
+}
+
+void handle_game_claim_victory(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "expected_version", NULL };
+    game_change(req, res, allowed, GAME_SVC_CLAIM, read_claim_victory);
+}
+
+void handle_game_claim_draw(const api_request_t *req, api_response_t *res)
+{
+    static const char *const allowed[] = { "expected_version", NULL };
+    game_change(req, res, allowed, GAME_SVC_CLAIM, read_claim_draw);
+}
+
 /* --- a new game --- */
 
 void handle_game_create(const api_request_t *req, api_response_t *res)

@@ -33,7 +33,13 @@ void game_http_service(const api_request_t *req, game_svc_config_t *c)
 
 /* --- the one place a service status becomes an answer --- */
 
-/* A change rules/ refused; one about the takeback policy names the game's policy. */
+static void write_claim_in(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_int(w, "claim_in_ms", *(const long long *)ctx);
+}
+
+/* A change rules/ refused; one about the takeback policy names the game's
+ * policy, a claim made too early the time left to wait. */
 static void answer_refusal(api_response_t *res, const game_svc_result_t *out)
 {
     static const char *const allows[GAME_TAKEBACK_COUNT] = {
@@ -49,6 +55,12 @@ static void answer_refusal(api_response_t *res, const game_svc_result_t *out)
         snprintf(detail, sizeof detail, "this game's takeback policy is '%s': %s", game_takeback_name(out->takeback),
                  allows[out->takeback]);
         api_problem(res, API_ETAKEBACK_NOT_ALLOWED, detail, NULL, NULL);
+    } else if (out->refusal == GAME_EOPPONENT_NOT_GONE && out->claim_in_ms > 0) {
+        char detail[160];
+        long long ms = (long long)out->claim_in_ms;
+        snprintf(detail, sizeof detail, "your opponent is gone on their turn; a claim is possible in %lld ms, unless "
+                 "they come back", ms);
+        api_problem(res, API_EOPPONENT_NOT_GONE, detail, write_claim_in, &ms);
     } else {
         api_problem_game(res, out->refusal);
     }

@@ -43,6 +43,8 @@ void handle_game_takeback(const api_request_t *req, api_response_t *res);
 void handle_game_abort(const api_request_t *req, api_response_t *res);
 void handle_game_give_time(const api_request_t *req, api_response_t *res);
 void handle_game_start_clocks(const api_request_t *req, api_response_t *res);
+void handle_game_claim_victory(const api_request_t *req, api_response_t *res);
+void handle_game_claim_draw(const api_request_t *req, api_response_t *res);
 void handle_game_board_svg(const api_request_t *req, api_response_t *res);
 
 /* events_handlers.c */

@@ -55,7 +55,7 @@ typedef struct {
     void (*resume)(void *arg);  /* streams: bytes or the end are ready; long polls: the wait is over */
     void (*abort)(void *arg);   /* streams: the client stopped reading; close the connection now */
     void *arg;
-    bool (*gone)(void *arg);    /* long polls: whether the client has left; NULL: never */
+    bool (*gone)(void *arg);    /* whether the client has left; NULL: never known */
     /* streams: the kernel's unacknowledged bytes (unsent) and, when acked is
      * not NULL, the bytes acknowledged in all; false: not known. NULL: never known. */
     bool (*kernel)(void *arg, size_t *unsent, uint64_t *acked);

@@ -161,6 +161,13 @@ static void abort_connection(void *connection)
     }
 }
 
+/* httpd_conn_t.gone for a stream: its client has closed or reset the
+ * connection (a suspended one is not polled, so the hub looks). */
+static bool connection_gone(void *connection)
+{
+    return wire_client_gone(httpd_connection_fd(connection));
+}
+
 /* httpd_conn_t.kernel for a stream: its socket's send queue. */
 static bool connection_kernel(void *connection, size_t *unsent, uint64_t *acked)
 {
@@ -247,7 +254,7 @@ static enum MHD_Result start_stream(httpd_t *h, struct MHD_Connection *connectio
             return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
         return queue_stream_head(connection, st, res, response);
     }
-    httpd_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, NULL,
+    httpd_conn_t conn = { suspend_connection, resume_connection, abort_connection, connection, connection_gone,
                           connection_kernel };
     httpd_live_status_t status = live->attach(h->app->ctx, stream, address, length, &conn);
     if (status != HTTPD_LIVE_OK) {

@@ -38,6 +38,8 @@ enum {
     ID_SIZE = 24,
     RESYNCS_PER_ROUND = 32, /* Redis reads between two polls, so timers and messages are not held up */
     FLAG_CHECKS_PER_ROUND = 64,
+    PRESENCE_READS_PER_ROUND = 64,
+    CLAIM_AT_SLACK_MS = 1000, /* a claim's time that moves less than this is not told again */
     BACKOFF_FIRST_MS = 100,
     BACKOFF_MAX_MS = 2000,
 };
@@ -125,6 +127,10 @@ struct events_stream {
     /* the last look for progress (check_stalls) */
     uint64_t progress_us;  /* when it last made progress, or had nothing waiting */
     uint64_t acked_seen, taken_seen;
+    /* presence: set before it is shared, then under the hub's lock */
+    int player;            /* 1 + the colour whose token opened it; 0: a spectator's (a mux's children too) */
+    bool told_gone;        /* opponent_gone: what its client was told last (false: nothing, or back) */
+    uint64_t told_claim_at_us;
     /* A multi-game stream (a mux) follows each game through a child, a
      * stream of its own on the game's topic without a connection: what a
      * child queues goes to the mux's client (while it is held, into its own
@@ -161,12 +167,18 @@ struct topic {
     unsigned refs;    /* the map, each queue it is in, each hub operation on it */
     bool removed;     /* out of the map: no member left */
     sub_state_t sub;
-    bool in_subscribe_queue, in_resync_queue, in_flag_queue, in_settle_queue;
-    topic_t *subscribe_next, *resync_next, *flag_next, *settle_next;
+    bool in_subscribe_queue, in_resync_queue, in_flag_queue, in_settle_queue, in_presence_queue;
+    topic_t *subscribe_next, *resync_next, *flag_next, *settle_next, *presence_next;
     uint64_t version;      /* the highest seen */
     uint64_t flag_version; /* the version whose meta set the flag timer */
     uint64_t flag_due_us;  /* 0: no clock running */
     uint64_t check_due_us; /* a re-read: silence, or a failed read */
+    /* presence (events_stream_set_player): each player's streams here, the
+     * next mark (0: none), and what was last judged for their streams */
+    unsigned players[COLOR_COUNT];
+    uint64_t presence_due_us;
+    bool gone[COLOR_COUNT];
+    uint64_t claim_at_us[COLOR_COUNT];
     /* in the settle queue: the game as re-read, applied once PING round
      * settle_round is answered (a later read replaces it) */
     buf_t settle_json;
@@ -210,7 +222,7 @@ struct events {
     bool draining, stopping;
     topic_t **buckets;
     size_t bucket_count, topic_count;
-    topic_queue_t subscribes, resyncs, flags;
+    topic_queue_t subscribes, resyncs, flags, presences;
     topic_queue_t settles; /* re-read topics by PING round, the earliest first */
     unsubscribe_t *unsubscribes;
     timers_t timers;
@@ -371,6 +383,11 @@ events_stream_t *events_stream_new(events_format_t format, const char *id, uint6
     }
     s->counted_first = !json; /* its first event is counted once it is attached to a hub */
     return s;
+}
+
+void events_stream_set_player(events_stream_t *s, color_t player)
+{
+    s->player = (unsigned)player < COLOR_COUNT ? 1 + (int)player : 0;
 }
 
 ssize_t events_stream_read(events_stream_t *s, char *out, size_t max)
@@ -721,6 +738,8 @@ static void topic_reschedule(events_t *h, topic_t *t)
     uint64_t when = t->check_due_us;
     if (t->flag_due_us && t->flag_due_us < when)
         when = t->flag_due_us;
+    if (t->presence_due_us && t->presence_due_us < when)
+        when = t->presence_due_us;
     if (t->removed || !timers_set(&h->timers, &t->timer.entry, when))
         timers_clear(&h->timers, &t->timer.entry);
 }
@@ -1017,6 +1036,89 @@ static void mux_detach(events_t *h, events_stream_t *m)
     }
 }
 
+/* --- presence (events_stream_set_player) --- */
+
+/* A player's stream joins topic t (hub lock held): its player is marked
+ * here at once, then every presence_mark_ms while a player's stream stays. */
+static void presence_join(events_t *h, topic_t *t, const events_stream_t *s)
+{
+    if (!s->player || !h->cfg.presence_mark_ms)
+        return;
+    t->players[s->player - 1]++;
+    t->presence_due_us = clock_now_us();
+    topic_reschedule(h, t);
+}
+
+static void presence_leave(events_t *h, topic_t *t, const events_stream_t *s)
+{
+    if (!s->player || !t->players[s->player - 1])
+        return;
+    if (--t->players[s->player - 1] == 0 && !t->players[!(s->player - 1)]) {
+        t->presence_due_us = 0;
+        topic_reschedule(h, t);
+    }
+}
+
+/* Wakes a suspended stream, whose connection then reads it (hub lock held). */
+static void stream_wake(events_stream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->suspended) {
+        s->suspended = false;
+        s->conn.resume(s->conn.arg);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The players of t's streams whose clients are still there, as a bit
+ * mask (hub lock held). A stream whose client left is woken: its
+ * connection finds that out and releases it now, not at a heartbeat, and
+ * it marks no one meanwhile. */
+static unsigned present_players(topic_t *t)
+{
+    unsigned players = 0;
+    for (events_stream_t *s = t->streams; s; s = s->next) {
+        if (!s->player || s->finished)
+            continue;
+        if (s->conn.gone && s->conn.gone(s->conn.arg))
+            stream_wake(s);
+        else
+            players |= 1u << (s->player - 1);
+    }
+    return players;
+}
+
+/* Tells the streams of the players in `judged` what was judged for them
+ * (t->gone, t->claim_at_us), unless their clients were told it already
+ * (hub lock held). A held stream hears it at the next mark. */
+static void tell_presence(topic_t *t, unsigned judged, uint64_t now)
+{
+    for (int c = 0; c < COLOR_COUNT; c++) {
+        if (!(judged & (1u << c)))
+            continue;
+        char json[96];
+        unsigned long long in_ms = t->claim_at_us[c] > now ? (t->claim_at_us[c] - now) / 1000 : 0;
+        int n = t->gone[c] ? snprintf(json, sizeof json, "{\"type\":\"opponent_gone\",\"gone\":true,\"claim_in_ms\":%llu}",
+                                      in_ms)
+                           : snprintf(json, sizeof json, "{\"type\":\"opponent_gone\",\"gone\":false}");
+        framed_t event;
+        framed_init(&event, "opponent_gone", 0, json, (size_t)n);
+        for (events_stream_t *s = t->streams; s; s = s->next) {
+            if (s->player != c + 1 || s->finished || s->held)
+                continue;
+            /* A time to wait that moved is told again; one that has passed is not, whatever it was. */
+            uint64_t told = s->told_claim_at_us, at = t->claim_at_us[c], slack = CLAIM_AT_SLACK_MS * 1000ull;
+            bool moved = t->gone[c] && (at > told + slack || told > at + slack) && (at > now || told > now);
+            if (t->gone[c] == s->told_gone && !moved)
+                continue;
+            stream_push_event(s, &event, false);
+            s->told_gone = t->gone[c];
+            s->told_claim_at_us = at;
+        }
+        framed_free(&event);
+    }
+}
+
 /* --- attaching and releasing streams --- */
 
 /* The buffer budget's close (membudget.h), from the hub thread under the
@@ -1079,6 +1181,7 @@ events_status_t events_stream_attach(events_t *h, events_stream_t *s, const void
         s->held = t->sub != SUB_LIVE || t->version > s->last_version;
         if (t->sub == SUB_LIVE && t->version > s->last_version)
             want_resync(h, t);
+        presence_join(h, t, s);
     }
     pthread_mutex_unlock(&h->lock);
     return EVENTS_OK;
@@ -1109,6 +1212,7 @@ void events_stream_release(events_stream_t *s)
         if (t) {
             DLIST_UNLINK(t->streams, s);
             t->members--;
+            presence_leave(h, t, s);
             topic_maybe_remove(h, t);
         }
         pthread_mutex_lock(&s->lock);
@@ -1538,6 +1642,10 @@ static void fire_timers(events_t *h, uint64_t now)
             t->check_due_us = now + h->silent_us;
             want_resync(h, t);
         }
+        if (t->presence_due_us && t->presence_due_us <= now) {
+            t->presence_due_us = 0;
+            queue_push(&h->presences, t);
+        }
         topic_reschedule(h, t);
     }
 }
@@ -1671,12 +1779,51 @@ static void run_flag_checks(events_t *h)
     }
 }
 
+/* Marks the players of up to PRESENCE_READS_PER_ROUND games' streams here
+ * and tells their streams what was judged of their opponents (hub lock
+ * held, dropped for Redis): one read a game, whichever players it has. */
+static void run_presences(events_t *h)
+{
+    uint64_t mark_us = (uint64_t)h->cfg.presence_mark_ms * 1000u;
+    for (int i = 0; i < PRESENCE_READS_PER_ROUND; i++) {
+        char id[ID_SIZE];
+        topic_t *t = next_followed(&h->presences, id);
+        if (!t)
+            return;
+        unsigned players = present_players(t);
+        game_svc_presence_t judged;
+        game_svc_status_t status = GAME_SVC_OK;
+        if (players) {
+            pthread_mutex_unlock(&h->lock);
+            status = game_svc_presence(&h->cfg.games, id, players, &judged);
+            hub_count(h, EVENTS_COUNTER_PRESENCE_READ, 0, 1);
+            pthread_mutex_lock(&h->lock);
+        }
+        uint64_t now = clock_now_us();
+        if (!t->removed && players && status == GAME_SVC_OK) {
+            for (int c = 0; c < COLOR_COUNT; c++) {
+                t->gone[c] = judged.gone[c];
+                t->claim_at_us[c] = now + (uint64_t)judged.claim_in_ms[c] * 1000u;
+            }
+            tell_presence(t, players, now);
+        }
+        /* The next mark, unless a stream that joined meanwhile asked for one sooner. */
+        bool gone_for_good = status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EDAMAGED;
+        if (!t->removed && !gone_for_good && (t->players[WHITE] || t->players[BLACK])
+            && (!t->presence_due_us || t->presence_due_us > now + mark_us)) {
+            t->presence_due_us = now + mark_us;
+            topic_reschedule(h, t);
+        }
+        topic_unref(t);
+    }
+}
+
 /* How long poll may wait: until the next timer, heartbeat, look for stalls, ping or reconnection. */
 static int poll_timeout_ms(events_t *h, uint64_t now)
 {
     if (h->resyncs.head && h->sub)
         return 0;
-    if (h->flags.head || (h->forgets && h->sub))
+    if (h->flags.head || h->presences.head || (h->forgets && h->sub))
         return 0;
     uint64_t due = h->heartbeat_due_us;
     if (h->stall_look_due_us < due)
@@ -1711,6 +1858,7 @@ static void *hub_main(void *arg)
         if (membudget_over())
             membudget_shed(); /* the readers that hold the most the longest, past the budget */
         run_flag_checks(h);
+        run_presences(h);
         run_resyncs(h);
         run_forgets(h);
         now = clock_now_us();
@@ -1777,6 +1925,7 @@ events_t *events_start(const events_config_t *cfg, char *err, size_t err_size)
     queue_init(&h->resyncs, offsetof(topic_t, resync_next), offsetof(topic_t, in_resync_queue));
     queue_init(&h->flags, offsetof(topic_t, flag_next), offsetof(topic_t, in_flag_queue));
     queue_init(&h->settles, offsetof(topic_t, settle_next), offsetof(topic_t, in_settle_queue));
+    queue_init(&h->presences, offsetof(topic_t, presence_next), offsetof(topic_t, in_presence_queue));
     pthread_mutex_init(&h->lock, NULL);
     h->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (h->wake_fd < 0 || pthread_create(&h->thread, NULL, hub_main, h)) {
@@ -1813,6 +1962,7 @@ void events_stop(events_t *h)
     free_queue(&h->resyncs);
     free_queue(&h->flags);
     free_queue(&h->settles);
+    free_queue(&h->presences);
     /* Nothing should be left: every connection has gone. What is, is cut
      * loose so that a late release frees only itself. */
     for (size_t b = 0; b < h->bucket_count; b++) {

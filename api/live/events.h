@@ -58,6 +58,7 @@ typedef enum {
     EVENTS_COUNTER_CLOSED,           /* a stream released, attached once; the label is its events_close_t */
     EVENTS_COUNTER_PUBSUB_RECONNECT, /* the Pub/Sub connection made again */
     EVENTS_COUNTER_FLAG_CHECK,       /* a running clock's flag looked at */
+    EVENTS_COUNTER_PRESENCE_READ,    /* a game's players' streams marked, their opponents judged (one read) */
     EVENTS_COUNTER_COUNT
 } events_counter_t;
 /* Adds delta to a counter for one label (0 but for EVENTS_COUNTER_CLOSED).
@@ -73,6 +74,7 @@ typedef struct {
     unsigned heartbeat_seconds; /* between heartbeats on every stream */
     unsigned stall_seconds;     /* a stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;    /* a game without a message this long is read again (0: 30) */
+    unsigned presence_mark_ms;  /* between marks of a player's stream (game_svc_presence); 0: none */
 } events_config_t;
 
 /* How the hub acts on the connection of a stream or a waiter: the
@@ -140,6 +142,16 @@ events_status_t events_stream_attach(events_t *hub, events_stream_t *s, const vo
 enum { EVENTS_MUX_MAX = 500, EVENTS_MUX_IDS_TTL = 600 };
 events_stream_t *events_mux_new(events_format_t format, const char *stream_id, const char *const *ids,
                                 const uint64_t *since, unsigned count);
+
+/* Makes s a player's stream (before it is attached), opened with the
+ * token of `player`. While it is open, the hub marks the player here every
+ * presence_mark_ms, with the game's other streams of players on this
+ * replica in the same read, and tells the stream of their opponent:
+ * {"type":"opponent_gone","gone":true,"claim_in_ms":N} once the opponent
+ * is gone on their turn, again when the time to wait changes, and
+ * {"type":"opponent_gone","gone":false} once they are back (SSE: no id
+ * line; these are no versions of the game). */
+void events_stream_set_player(events_stream_t *s, color_t player);
 
 /* For the connection's thread: copies up to max queued bytes into out and
  * returns their count; 0 when there is nothing to send now (conn.suspend has

@@ -194,6 +194,15 @@ void pgn_time_control(const game_t *g, char *out, size_t size)
         pgn_control_text(&g->clock.control[WHITE], out, size);
 }
 
+/* The Termination tag of an ended game's record (NULL: none, a normal end). */
+static const char *termination_tag(const game_t *g)
+{
+    if (g->termination == GAME_TERMINATION_IDLE_END || g->termination == GAME_TERMINATION_ABANDONMENT
+        || g->state == GAME_ABORTED)
+        return "abandoned";
+    return g->state == GAME_TIMEOUT ? "time forfeit" : NULL;
+}
+
 char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
                        const pgn_defaults_t *defaults, size_t *length)
 {
@@ -209,10 +218,7 @@ char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const ch
         .initial = &r->game.initial,
         .result = game_result_name(r->game.result),
         .over = game_is_over(&r->game),
-        .termination = r->game.termination == GAME_TERMINATION_IDLE_END ? "abandoned"
-                       : r->game.state == GAME_TIMEOUT                  ? "time forfeit"
-                       : r->game.state == GAME_ABORTED                  ? "abandoned"
-                                                                        : NULL,
+        .termination = termination_tag(&r->game),
         .time_control = control,
         .black_time_control = game_is_timed(&r->game) && strcmp(control, black) ? black : NULL,
         .opening = game_opening(&r->game),

@@ -236,7 +236,7 @@ function takeSse(stream, block, label, mux) {
   const data = JSON.parse(fields.data);
   checkEvent(data, label, mux);
   assert.equal(fields.event, data.type, `${label}: the SSE event name is the event's type`);
-  if (data.type === 'closing' || mux) assert.equal(fields.id, undefined, `${label}: the closing event (any event of a multi-game stream) has no id`);
+  if (data.type === 'closing' || data.type === 'opponent_gone' || mux) assert.equal(fields.id, undefined, `${label}: the closing and opponent_gone events (any event of a multi-game stream) have no id`);
   else assert.equal(fields.id, String(data.version), `${label}: the SSE id is the event's version`);
   stream.events.push({ data, id: fields.id, event: fields.event });
 }

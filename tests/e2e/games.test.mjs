@@ -922,7 +922,13 @@ test('player tokens are kept only as HMACs: never in Redis (games made without a
     assert.ok(record, `game ${g.id} is in Redis under ${keys.game}`);
     assert.equal(record.type, 'hash');
     const fields = Object.fromEntries(record.values.flatMap((v, i, a) => (i % 2 ? [] : [[v, a[i + 1]]])));
-    assert.deepEqual(Object.keys(fields).sort(), ['hlen', 'state', 'version', 'wid']);
+    // Besides the game, each player's last sign (a player's change marks it): a time, never a token.
+    const signs = Object.keys(fields).filter((k) => k.startsWith('seen:'));
+    assert.deepEqual(Object.keys(fields).filter((k) => !signs.includes(k)).sort(), ['hlen', 'state', 'version', 'wid']);
+    for (const sign of signs) {
+      assert.ok(['seen:white', 'seen:black'].includes(sign), sign);
+      assert.match(fields[sign], /^\d{13}$/, `${sign} is a time in ms`);
+    }
     assert.match(fields.wid, /^[A-Za-z0-9_-]{16}$/, 'the write id is a random tag, not a token');
     // The state text: one "name value" line a field (store/game_record.c).
     const state = Object.fromEntries(fields.state.split('\n').slice(1).map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));

@@ -368,67 +368,70 @@ typedef struct {
     variant_t variant; /* the rule set fen is read and played in (0: standard chess) */
     bool idles;        /* no clock: the idle end (ENDING_CLOCK_MS) passes after the moves */
     int odds;          /* draw odds as game_rules_t has them: 0 none, else 1 + the colour */
+    bool abandoned;    /* the side to move left: the other claims the win (game_claim) */
 } ending_t;
 
 enum { ENDING_CLOCK_MS = 60000, HOUR_MS = 3600000 };
 
 static const ending_t endings[] = {
     { "mate by white", FEN_START, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#", -1, -1, -1, GAME_CHECKMATE, GAME_WHITE_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0, false },
     { "mate by black", FEN_START, "f3 e5 g4 Qh4#", -1, -1, -1, GAME_CHECKMATE, GAME_BLACK_WINS,
-      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_CHECKMATE, false, false, VARIANT_STANDARD, false, 0, false },
     { "stalemate", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE, GAME_DRAWN,
-      GAME_TERMINATION_STALEMATE, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_STALEMATE, false, false, VARIANT_STANDARD, false, 0, false },
     { "insufficient material", "k7/8/8/8/8/8/1q6/K7 w - - 0 1", "Kxb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_INSUFFICIENT_MATERIAL, false, false, VARIANT_STANDARD, false, 0, false },
     { "fivefold repetition", FEN_START,
       "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_FIVEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0, false },
     { "seventy-five moves", "k7/8/8/8/8/8/8/KR6 w - - 149 80", "Rb2", -1, -1, -1, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_SEVENTYFIVE_MOVES, false, false, VARIANT_STANDARD, false, 0, false },
     { "threefold repetition claimed", FEN_START, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8", -1, -1, WHITE, GAME_DRAW,
-      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_DRAWN, GAME_TERMINATION_THREEFOLD_REPETITION, false, false, VARIANT_STANDARD, false, 0, false },
     { "fifty moves claimed", "k7/8/8/8/8/8/8/KR6 w - - 99 80", "Rb2", -1, -1, BLACK, GAME_DRAW, GAME_DRAWN,
-      GAME_TERMINATION_FIFTY_MOVES, false, false, VARIANT_STANDARD, false, 0 },
-    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_FIFTY_MOVES, false, false, VARIANT_STANDARD, false, 0, false },
+    { "draw agreed", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_DRAWN, GAME_TERMINATION_AGREEMENT, false, false, VARIANT_STANDARD, false, 0, false },
     { "white resigned", FEN_START, "e4 e5 Nf3", WHITE, -1, -1, GAME_RESIGNED, GAME_BLACK_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0, false },
     { "black resigned at the start", FEN_START, "", BLACK, -1, -1, GAME_RESIGNED, GAME_WHITE_WINS,
-      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_RESIGNATION, false, false, VARIANT_STANDARD, false, 0, false },
     { "white lost on time", FEN_START, "e4 e5", -1, -1, -1, GAME_TIMEOUT, GAME_BLACK_WINS,
-      GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0, false },
     /* Black has a bare king: it cannot win on time. */
     { "white's flag fell against a bare king", "k7/8/8/8/8/8/8/2Q4K w - - 0 1", "Qc2 Kb8", -1, -1, -1, GAME_TIMEOUT,
-      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0 },
+      GAME_DRAWN, GAME_TERMINATION_TIME_FORFEIT, true, false, VARIANT_STANDARD, false, 0, false },
     { "aborted after white's first move", FEN_START, "e4", -1, -1, -1, GAME_ABORTED, GAME_RESULT_NONE,
-      GAME_TERMINATION_ABORTED, false, true, VARIANT_STANDARD, false, 0 },
+      GAME_TERMINATION_ABORTED, false, true, VARIANT_STANDARD, false, 0, false },
     /* The variants' own ends, and a mate by a drop and by an Elephant. */
     { "crazyhouse mate by a drop", "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", "Q@b7", -1, -1, -1, GAME_CHECKMATE,
-      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_CRAZYHOUSE, false, 0 },
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_CRAZYHOUSE, false, 0, false },
     { "atomic king exploded", "kn6/8/8/8/8/8/8/KR6 w - - 0 1", "Rxb8", -1, -1, -1, GAME_VARIANT_END,
-      GAME_WHITE_WINS, GAME_TERMINATION_KING_EXPLODED, false, false, VARIANT_ATOMIC, false, 0 },
+      GAME_WHITE_WINS, GAME_TERMINATION_KING_EXPLODED, false, false, VARIANT_ATOMIC, false, 0, false },
     { "antichess: white took black's last piece", "8/8/8/8/8/8/p7/R7 w - - 0 1", "Rxa2", -1, -1, -1,
-      GAME_VARIANT_END, GAME_BLACK_WINS, GAME_TERMINATION_NO_PIECES, false, false, VARIANT_ANTICHESS, false, 0 },
+      GAME_VARIANT_END, GAME_BLACK_WINS, GAME_TERMINATION_NO_PIECES, false, false, VARIANT_ANTICHESS, false, 0, false },
     { "antichess: black cannot move", "8/8/8/8/p7/8/P7/8 w - - 0 1", "a3", -1, -1, -1, GAME_VARIANT_END,
-      GAME_BLACK_WINS, GAME_TERMINATION_STALEMATE_WIN, false, false, VARIANT_ANTICHESS, false, 0 },
+      GAME_BLACK_WINS, GAME_TERMINATION_STALEMATE_WIN, false, false, VARIANT_ANTICHESS, false, 0, false },
     { "king of the hill", "k7/8/8/8/8/3K4/8/8 w - - 0 1", "Kd4", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
-      GAME_TERMINATION_KING_OF_THE_HILL, false, false, VARIANT_KING_OF_THE_HILL, false, 0 },
+      GAME_TERMINATION_KING_OF_THE_HILL, false, false, VARIANT_KING_OF_THE_HILL, false, 0, false },
     { "three checks", "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1", "Qe2+", -1, -1, -1, GAME_VARIANT_END, GAME_WHITE_WINS,
-      GAME_TERMINATION_THREE_CHECKS, false, false, VARIANT_THREE_CHECK, false, 0 },
+      GAME_TERMINATION_THREE_CHECKS, false, false, VARIANT_THREE_CHECK, false, 0, false },
     { "horde captured", "k7/8/8/8/8/8/8/rP6 b - - 0 1", "Rxb1", -1, -1, -1, GAME_VARIANT_END, GAME_BLACK_WINS,
-      GAME_TERMINATION_HORDE_CAPTURED, false, false, VARIANT_HORDE, false, 0 },
+      GAME_TERMINATION_HORDE_CAPTURED, false, false, VARIANT_HORDE, false, 0, false },
     { "race finished, black cannot follow", "8/1K6/8/8/8/8/k7/8 w - - 0 1", "Kb8", -1, -1, -1, GAME_VARIANT_END,
-      GAME_WHITE_WINS, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0 },
+      GAME_WHITE_WINS, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0, false },
     { "race finished, black follows: a draw", "8/1K5k/8/8/8/8/8/8 w - - 0 1", "Kb8 Kh8", -1, -1, -1,
-      GAME_VARIANT_END, GAME_DRAWN, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0 },
+      GAME_VARIANT_END, GAME_DRAWN, GAME_TERMINATION_RACE_FINISHED, false, false, VARIANT_RACING_KINGS, false, 0, false },
     { "S-chess mate by an Elephant", "k7/8/1K6/8/8/8/8/7E[] w - - 0 1", "Eh8#", -1, -1, -1, GAME_CHECKMATE,
-      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_SEIRAWAN, false, 0 },
+      GAME_WHITE_WINS, GAME_TERMINATION_CHECKMATE, false, false, VARIANT_SEIRAWAN, false, 0, false },
     { "idle end: black never moved again", FEN_START, "e4 e5 Nf3", -1, -1, -1, GAME_TIMEOUT, GAME_WHITE_WINS,
-      GAME_TERMINATION_IDLE_END, false, false, VARIANT_STANDARD, true, 0 },
+      GAME_TERMINATION_IDLE_END, false, false, VARIANT_STANDARD, true, 0, false },
     { "stalemate with draw odds for black", "k7/8/8/1Q6/8/8/8/7K w - - 0 1", "Qb6", -1, -1, -1, GAME_STALEMATE,
-      GAME_BLACK_WINS, GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + BLACK },
+      GAME_BLACK_WINS, GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + BLACK, false },
     { "agreement with draw odds for white", FEN_START, "e4 e5", -1, WHITE, -1, GAME_DRAW, GAME_WHITE_WINS,
-      GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + WHITE },
+      GAME_TERMINATION_DRAW_ODDS, false, false, VARIANT_STANDARD, false, 1 + WHITE, false },
+    { "white left, black claimed the win", FEN_START, "e4 e5", -1, -1, -1, GAME_TIMEOUT, GAME_BLACK_WINS,
+      GAME_TERMINATION_ABANDONMENT, false, false, VARIANT_STANDARD, false, 0, true },
 };
 
 /* Plays ending e into r (a standing offer is accepted by the other player). */
@@ -460,6 +463,11 @@ static void play_ending(game_record_t *r, const ending_t *e)
         CU_ASSERT_FATAL(game_flag(&r->game, ENDING_CLOCK_MS));
     if (e->aborts)
         CU_ASSERT_EQUAL_FATAL(game_abort(&r->game, (color_t)r->game.pos.side_to_move, 0), GAME_OK);
+    int64_t at;
+    if (e->abandoned)
+        CU_ASSERT_EQUAL_FATAL(game_claim(&r->game, (color_t)!r->game.pos.side_to_move, GAME_CLAIM_VICTORY, 0,
+                                         ENDING_CLOCK_MS, HOUR_MS, &at),
+                              GAME_OK);
 }
 
 static void test_finished_games_of_every_kind_round_trip(void)

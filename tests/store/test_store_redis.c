@@ -652,10 +652,12 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         size_t state_length = game_record_state(&r, state, sizeof state);
         CU_ASSERT_FATAL(state_length > 0);
         /* Every key and value a write can send at once: the old record, a
-         * kept answer bounded in its scope, a write id, an event and a meta text. */
+         * kept answer bounded in its scope, a write id, an event, a meta
+         * text, the mover's presence and the absent player's guard. */
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
                                         moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert",
-                                        0, 0, "1 0 0 0 change\n{}", 18, "{\"tags\":{}}", 11 };
+                                        0, 0, "1 0 0 0 change\n{}", 18, "{\"tags\":{}}", 11, 1 + WHITE, 1 + BLACK,
+                                        0 };
         char scope[64];
         snprintf(scope, sizeof scope, "{%s}:caller", f.id);
         store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };
@@ -675,6 +677,7 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         CU_ASSERT_EQUAL(loaded.version, f.version + 1);
         CU_ASSERT_STRING_EQUAL(loaded.write_id, "wid-of-convert");
         CU_ASSERT_PTR_NULL(loaded.legacy);
+        CU_ASSERT(loaded.seen_ms[WHITE] > 0 && loaded.seen_ms[BLACK] == 0);
         expect_bytes("state", loaded.state, loaded.state_length, state, state_length);
         expect_bytes("moves", loaded.moves, loaded.moves_length, moves, moves_length);
         size_t tail = (size_t)r.game.history_count * STORE_HISTORY_ENTRY_SIZE;
@@ -691,6 +694,75 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         free(history);
         legacy_fixture_free(&f);
     }
+}
+
+/* --- presence --- */
+
+/* A player's last sign as the game's hash keeps it (0: none). */
+static int64_t hash_seen(const char *id, const char *player)
+{
+    char key[96], field[16];
+    game_key("game", id, key, sizeof key);
+    snprintf(field, sizeof field, "seen:%s", player);
+    redisReply *r = redis_server_command(&server, NULL, "HGET %s %s", key, field);
+    int64_t seen = r && r->type == REDIS_REPLY_STRING ? strtoll(r->str, NULL, 10) : 0;
+    if (r)
+        freeReplyObject(r);
+    return seen;
+}
+
+static void test_a_load_marks_players_seen_and_a_write_its_mover(void)
+{
+    char id[32], key[96];
+    new_id(id, sizeof id);
+    game_key("game", id, key, sizeof key);
+    /* Nothing is marked for a game that is not there. */
+    store_game_t g;
+    CU_ASSERT_EQUAL(store_game_load_present(store, id, 1u << BLACK, &g), STORE_ENOT_FOUND);
+    CU_ASSERT_EQUAL(key_exists(key), 0);
+    create_game(id, "v1");
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_CHANGE, &g), STORE_OK);
+    CU_ASSERT(g.seen_ms[WHITE] == 0 && g.seen_ms[BLACK] == 0);
+    store_game_clear(&g);
+    /* Black is seen at Redis's time of the load, which reads it back. */
+    CU_ASSERT_EQUAL_FATAL(store_game_load_present(store, id, 1u << BLACK, &g), STORE_OK);
+    CU_ASSERT(g.seen_ms[BLACK] > 0);
+    CU_ASSERT_EQUAL(g.seen_ms[BLACK], g.now_ms);
+    CU_ASSERT_EQUAL(g.seen_ms[WHITE], 0);
+    CU_ASSERT_EQUAL(hash_seen(id, "black"), g.now_ms);
+    store_game_clear(&g);
+    /* A change marks its mover; it is still the game it was. */
+    store_game_change_t change = state_only("v2");
+    change.seen = 1 + WHITE;
+    CU_ASSERT_EQUAL(write_change(id, 1, &change, 0, NULL, NULL, NULL), STORE_OK);
+    CU_ASSERT_EQUAL_FATAL(store_game_load(store, id, STORE_LOAD_FULL, &g), STORE_OK);
+    CU_ASSERT(g.seen_ms[WHITE] > 0 && g.seen_ms[WHITE] <= g.now_ms && g.seen_ms[BLACK] > 0);
+    CU_ASSERT_EQUAL(g.version, 2);
+    CU_ASSERT_STRING_EQUAL(g.state, "v2");
+    store_game_clear(&g);
+}
+
+static void test_a_claim_is_late_once_the_absent_player_is_seen_again(void)
+{
+    char id[32];
+    new_id(id, sizeof id);
+    create_game(id, "v1");
+    store_game_t g;
+    CU_ASSERT_EQUAL_FATAL(store_game_load_present(store, id, 1u << BLACK, &g), STORE_OK);
+    int64_t seen = g.seen_ms[BLACK];
+    store_game_clear(&g);
+    /* Judged on a load that found Black never seen: Black is there, nothing is written. */
+    store_game_change_t claim = state_only("claimed");
+    claim.seen = 1 + WHITE;
+    claim.absent = 1 + BLACK;
+    uint64_t current = 0;
+    CU_ASSERT_EQUAL(write_change(id, 1, &claim, 0, NULL, &current, NULL), STORE_ELATE);
+    expect_game(id, "v1", 2, 1);
+    CU_ASSERT_EQUAL(hash_seen(id, "white"), 0);
+    /* Judged on the presence as it is: written. */
+    claim.absent_seen_ms = seen;
+    CU_ASSERT_EQUAL(write_change(id, 1, &claim, 0, NULL, &current, NULL), STORE_OK);
+    CU_ASSERT_EQUAL(current, 2);
 }
 
 /* --- TTL --- */
@@ -2280,6 +2352,8 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_replaces_legacy_compares_the_old_version_and_deletes_the_old_key_in_the_same_write);
     CU_ADD_TEST(suite, test_a_write_naming_another_write_id_is_a_conflict_and_changes_nothing);
     CU_ADD_TEST(suite, test_a_record_saved_by_the_first_format_converts_in_one_write);
+    CU_ADD_TEST(suite, test_a_load_marks_players_seen_and_a_write_its_mover);
+    CU_ADD_TEST(suite, test_a_claim_is_late_once_the_absent_player_is_seen_again);
     CU_ADD_TEST(suite, test_ttl_sets_an_expiry_on_every_key_of_the_game_and_ttl_0_removes_it);
     CU_ADD_TEST(suite, test_idempotent_write_keeps_its_answer_and_replays_it_for_any_version);
     CU_ADD_TEST(suite, test_kept_answers_in_a_bounded_scope_drop_the_oldest);

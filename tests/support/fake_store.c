@@ -183,6 +183,13 @@ store_status_t store_game_load(store_t *store, const char *id, store_load_t what
     return STORE_OK;
 }
 
+/* Keeps no presence: every player reads as never seen. */
+store_status_t store_game_load_present(store_t *store, const char *id, unsigned present, store_game_t *out)
+{
+    (void)present;
+    return store_game_load(store, id, STORE_LOAD_CHANGE, out);
+}
+
 store_status_t store_idempotency_get(store_t *store, const char *scope, const char *key, char **answer)
 {
     char k[FAKE_STORE_KEY_MAX];

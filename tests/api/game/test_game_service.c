@@ -2,8 +2,8 @@
  * redis-server (redis_server.h): a stale version is a conflict that writes
  * nothing; a move's ply is not made stale by offers; tokens decide who may
  * change a game; a retry under its Idempotency-Key gets the first answer;
- * resignation, abort and a fallen flag end the game. The suite fails, never
- * skips, without redis-server. */
+ * resignation, abort, a fallen flag and a claim against a gone opponent end
+ * the game. The suite fails, never skips, without redis-server. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -520,6 +520,93 @@ static void test_a_move_guarded_by_its_ply_survives_offers_racing_its_write(void
     CU_ASSERT_TRUE(offered > 0);
 }
 
+/* --- presence and claims --- */
+
+/* Sets a player's last sign (Redis ms) as the game's hash keeps it. */
+static void set_seen(const char *id, const char *player, long long ms)
+{
+    redisReply *r = redis_server_command(&server, NULL, "HSET chessd:game:{%s} seen:%s %lld", id, player, ms);
+    CU_ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER);
+    if (r)
+        freeReplyObject(r);
+}
+
+static game_svc_status_t claim(const created_t *game, color_t who, uint64_t expected, game_claim_t what,
+                               game_svc_result_t *out)
+{
+    game_svc_request_t rq = { .answer_status = 200 };
+    game_svc_version_t version = { .given = true, .expected = expected };
+    game_svc_action_t action = { .kind = GAME_SVC_CLAIM, .action = what };
+    memset(out, 0, sizeof *out);
+    return game_svc_change(&service, game->id, game->tokens[who], &rq, &version, &action, out);
+}
+
+static void test_a_claim_waits_for_the_opponent_to_be_gone_long_enough(void)
+{
+    game_svc_config_t saved = service;
+    service.gone_after_ms = 1000; /* no clock: 3 s */
+    service.presence_ms = 500;
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_EQUAL_FATAL(change_status(&game, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL_FATAL(change_status(&game, BLACK, 2, GAME_SVC_MOVE, "e5"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL_FATAL(change_status(&game, WHITE, 3, GAME_SVC_MOVE, "Nf3"), GAME_SVC_OK);
+    /* Both players' streams marked: no one is gone. */
+    game_svc_presence_t judged;
+    CU_ASSERT_EQUAL(game_svc_presence(&service, game.id, 3u, &judged), GAME_SVC_OK);
+    CU_ASSERT_FALSE(judged.gone[WHITE]);
+    CU_ASSERT_FALSE(judged.gone[BLACK]);
+    /* Black is here: no claim, and no time to wait for. */
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(claim(&game, WHITE, 4, GAME_CLAIM_VICTORY, &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_EOPPONENT_NOT_GONE);
+    CU_ASSERT_EQUAL(out.claim_in_ms, 0);
+    game_svc_result_free(&out);
+    /* Black's last sign long past: gone, the wait counted from Black's turn. */
+    set_seen(game.id, "black", 1);
+    CU_ASSERT_EQUAL(game_svc_presence(&service, game.id, 1u << WHITE, &judged), GAME_SVC_OK);
+    CU_ASSERT_TRUE(judged.gone[WHITE]);
+    CU_ASSERT(judged.claim_in_ms[WHITE] > 0 && judged.claim_in_ms[WHITE] <= 3000);
+    CU_ASSERT_EQUAL(claim(&game, WHITE, 4, GAME_CLAIM_VICTORY, &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_EOPPONENT_NOT_GONE);
+    CU_ASSERT(out.claim_in_ms > 0 && out.claim_in_ms <= 3000);
+    game_svc_result_free(&out);
+    /* Black, not to move, is never told White is gone; the game's version never moved. */
+    CU_ASSERT_FALSE(judged.gone[BLACK]);
+    /* With a shorter wait passed, the claim ends the game. */
+    service.gone_after_ms = 100;
+    usleep(400 * 1000);
+    CU_ASSERT_EQUAL(claim(&game, WHITE, 4, GAME_CLAIM_VICTORY, &out), GAME_SVC_OK);
+    CU_ASSERT_EQUAL(out.version, 5);
+    game_svc_result_free(&out);
+    game_svc_game_t g;
+    if (read_game(game.id, &g)) {
+        CU_ASSERT_EQUAL(g.record.game.state, GAME_TIMEOUT);
+        CU_ASSERT_EQUAL(g.record.game.result, GAME_WHITE_WINS);
+        CU_ASSERT_EQUAL(g.record.game.termination, GAME_TERMINATION_ABANDONMENT);
+        CU_ASSERT(g.stored.seen_ms[WHITE] > 0); /* the claim is a sign of White's */
+    }
+    game_svc_game_free(&g);
+    service = saved;
+}
+
+static void test_nothing_is_judged_nor_claimed_with_claims_off(void)
+{
+    created_t game;
+    CU_ASSERT_TRUE_FATAL(create(0, &game));
+    CU_ASSERT_EQUAL_FATAL(change_status(&game, WHITE, 1, GAME_SVC_MOVE, "e4"), GAME_SVC_OK);
+    CU_ASSERT_EQUAL_FATAL(change_status(&game, BLACK, 2, GAME_SVC_MOVE, "e5"), GAME_SVC_OK);
+    set_seen(game.id, "white", 1);
+    /* The suite's service has --gone-after 0: nothing is judged, nothing may be claimed. */
+    game_svc_presence_t judged;
+    CU_ASSERT_EQUAL(game_svc_presence(&service, game.id, 3u, &judged), GAME_SVC_OK);
+    CU_ASSERT_FALSE(judged.gone[BLACK]);
+    game_svc_result_t out;
+    CU_ASSERT_EQUAL(claim(&game, BLACK, 3, GAME_CLAIM_DRAW, &out), GAME_SVC_EREFUSED);
+    CU_ASSERT_EQUAL(out.refusal, GAME_ECLAIM_NOT_ALLOWED);
+    game_svc_result_free(&out);
+}
+
 int test_game_service_register(void)
 {
     CU_pSuite suite = CU_add_suite("game_service", suite_init, suite_cleanup);
@@ -541,5 +628,7 @@ int test_game_service_register(void)
     CU_ADD_TEST(suite, test_undo_takes_back_the_callers_last_move_from_the_move_list);
     CU_ADD_TEST(suite, test_a_move_guarded_by_its_ply_passes_an_offer_and_conflicts_after_a_move);
     CU_ADD_TEST(suite, test_a_move_guarded_by_its_ply_survives_offers_racing_its_write);
+    CU_ADD_TEST(suite, test_a_claim_waits_for_the_opponent_to_be_gone_long_enough);
+    CU_ADD_TEST(suite, test_nothing_is_judged_nor_claimed_with_claims_off);
     return CUE_SUCCESS;
 }
