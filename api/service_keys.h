@@ -23,6 +23,11 @@ enum {
     SERVICE_KEYS_QUOTA_MAX = 1000000
 };
 
+/* The quotas `chessd keys new` writes on a key's line: more than one
+ * address gets by default (10 creations and 100 bulk games a second), for
+ * a backend that creates for many people. An operator edits them. */
+#define SERVICE_KEYS_DEFAULT_QUOTAS "requests=200/s,creates=50/s,bulk-games=1000/s"
+
 /* What a key may do; admin may do everything. games:read-live is accepted
  * but gates nothing yet. */
 typedef enum {
