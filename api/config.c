@@ -14,6 +14,7 @@
 
 #include "engine/uci.h"
 #include "game/service.h"
+#include "http/cors.h"
 #include "http/membudget.h"
 #include "metrics.h"
 #include "render/pgn.h"
@@ -164,6 +165,13 @@ static const setting_t settings[] = {
       "the pages that may show GET /v1/games/{id}/embed in a frame: its Content-Security-Policy frame-ancestors "
       "sources, space-separated (* any; 'self'; https://example.com; 'none')",
       KIND_STRING, FIELD(embed_frame_ancestors), 0, 0 },
+    /* Browsers send no cookie here: a page calls with a player token in
+     * Authorization, so no credentials mode is answered. */
+    { "--cors-origins", "CHESSD_CORS_ORIGINS", "",
+      "the origins whose pages may call this server from a browser (CORS), comma-separated, each scheme://host"
+      "[:port] (https://app.example,http://localhost:5173), or * for any page; unset: no CORS headers, and "
+      "OPTIONS answers 405",
+      KIND_STRING, FIELD(cors_origins), 0, 0 },
     { "--ready-requires-redis", "CHESSD_READY_REQUIRES_REDIS", "false",
       "/readyz answers 503 while Redis is down (else 200, reporting Redis in its body)", KIND_BOOL,
       FIELD(ready_requires_redis), 0, 1 },
@@ -501,6 +509,12 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
     }
     if (!pgn_defaults_ok(cfg, err, err_size))
         return false;
+    cors_t cors;
+    char why[200];
+    if (cfg->cors_origins[0] && !cors_parse(cfg->cors_origins, &cors, why, sizeof why)) {
+        snprintf(err, err_size, "--cors-origins (CHESSD_CORS_ORIGINS): %s", why);
+        return false;
+    }
     if (cfg->redis_password[0] && cfg->redis_password_file[0]) {
         snprintf(err, err_size, "--redis-password (CHESSD_REDIS_PASSWORD) and --redis-password-file "
                                 "(CHESSD_REDIS_PASSWORD_FILE) are both set: give the password one way");

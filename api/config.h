@@ -80,6 +80,7 @@ typedef struct config {
     unsigned engine_analyses_per_client; /* analyses one client may have running or waiting here; 0: no limit */
     bool allow_untested_libmicrohttpd; /* start (warning) on a libmicrohttpd not in api/http/mhd_version.c's list */
     char embed_frame_ancestors[512];  /* the embeddable board's CSP frame-ancestors sources ("*": any page) */
+    char cors_origins[1024];          /* the origins whose pages may call chessd (http/cors.h), or "*"; "": none */
     char pgn_event[256], pgn_site[256]; /* a PGN's Event and Site when its game has none (checked as tag values) */
 } config_t;
 

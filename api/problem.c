@@ -117,6 +117,8 @@ static const struct {
     [API_EBULK_NOT_FOUND] = { "bulk_not_found", 404, "No bulk has this id (or it expired with its last game)" },
     [API_EBULK_TOO_LARGE] = { "bulk_too_large", 413, "The bulk has more games than a bulk holds" },
     [API_EBULK_STARTED] = { "bulk_started", 409, "A game of the bulk has begun: the bulk can no longer be cancelled" },
+    [API_ECORS_REFUSED] = { "cors_refused", 403,
+                            "A page of another origin may not make this request (origin, method or header)" },
     [API_ESERVICE_KEY_REQUIRED] = { "service_key_required", 401,
                                     "This route needs a service key (Authorization: Bearer chsk_...)" },
     [API_EINVALID_SERVICE_KEY] = { "invalid_service_key", 401, "The service key is not one of this server's" },

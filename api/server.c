@@ -21,6 +21,7 @@
 #include "game/engine_turns.h"
 #include "game/upgrade.h"
 #include "../rules/base/clock.h"
+#include "http/cors.h"
 #include "http/httpd.h"
 #include "http/membudget.h"
 #include "http/mhd_version.h"
@@ -59,6 +60,7 @@ typedef struct server {
     deadlines_t *deadlines; /* the sweep of the games' deadlines: with a store */
     upgrade_t *upgrade;     /* the pass that keeps the games of older versions: with a store, until done */
     events_t *events; /* NULL with --redis none */
+    cors_t cors;      /* --cors-origins, read when set */
     httpd_t *httpd;
 } server_t;
 
@@ -151,6 +153,9 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
         api_problem_quota(res, API_ETOO_MANY_ANALYSES, text, "engine-analyses-per-client", max, 1);
         break;
     }
+    case HTTPD_REFUSE_CORS:
+        api_problem(res, API_ECORS_REFUSED, detail, NULL, NULL);
+        break;
     case HTTPD_REFUSE_NO_MEMORY:
     default:
         api_problem(res, API_EINTERNAL, detail ? detail : "out of memory", NULL, NULL);
@@ -390,6 +395,20 @@ static void report_variant_engine(const config_t *cfg, const char *path, engine_
             lacks[0] ? "; not " : "", lacks);
 }
 
+/* Says on stderr which pages may call this server from a browser, as
+ * chessd matches their origins (lower case, no default port). */
+static void report_cors(const cors_t *cors)
+{
+    if (cors->any) {
+        fprintf(stderr, "chessd: pages of any origin may call this server (--cors-origins *)\n");
+        return;
+    }
+    fprintf(stderr, "chessd: pages of these origins may call this server (--cors-origins):");
+    for (int i = 0; i < cors->count; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", cors->origins[i]);
+    fprintf(stderr, "\n");
+}
+
 /* Reads --service-keys-file into *keys (NULL without one, and for
  * `chessd engine`, which serves no route that needs a key). False, said on
  * stderr naming the line (never a key or a hash), when it is bad. */
@@ -534,6 +553,11 @@ static int run(const config_t *cfg, bool engine_only)
     if (!games)
         fprintf(stderr, "chessd: no Redis configured (--redis none): games are off (their routes answer 404 "
                         "games_disabled); the rules API serves\n");
+    /* config_load has read the list already: it cannot fail here. */
+    char cors_err[256];
+    bool cors = cfg->cors_origins[0] && cors_parse(cfg->cors_origins, &srv.cors, cors_err, sizeof cors_err);
+    if (cors)
+        report_cors(&srv.cors);
 
     httpd_config_t http_cfg = {
         .bind = cfg->bind,
@@ -564,6 +588,7 @@ static int run(const config_t *cfg, bool engine_only)
                                      .per_address_max = cfg->engine_analyses_per_client },
         },
         .pool_count = ROUTES_POOL_COUNT,
+        .cors = cors ? &srv.cors : NULL,
         .app = { .ctx = &srv, .request_app = &srv.app, .route = on_route, .route_info = on_route_info,
                  .handle = on_handle, .refuse = on_refuse, .completed = on_completed, .connection = on_connection,
                  .library_message = on_library_message, .framing_backstop = on_framing_backstop, .pool_waiting = on_pool_waiting,

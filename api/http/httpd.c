@@ -157,6 +157,12 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
     st->seen = true;
     atomic_fetch_add(&h->in_flight, 1); /* a whole head: the drain waits for it */
     request_id_choose(MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "X-Request-Id"), st->request_id);
+    /* Known before any answer, so that refusals carry it too. */
+    if (h->cfg->cors) {
+        st->cors = true;
+        st->cors_origin =
+            cors_allow_origin(h->cfg->cors, MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Origin"));
+    }
     size_t method_length = strnlen(method, sizeof st->method - 1);
     memcpy(st->method, method, method_length);
     st->method[method_length] = '\0';
@@ -250,6 +256,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     api_response_t res = { 0 };
     if (!h->app->route(h->app->ctx, st->raw_target, st->raw_target_length, st->target, &st->req, &res)) {
         st->route = st->req.route;
+        /* A preflight at a routed path (its methods in res.allow) is
+         * answered here: no budget is spent, no handler runs. */
+        if (res.allow && httpd_is_preflight(connection, st)) {
+            free(res.body);
+            return httpd_send_preflight(connection, st, res.allow);
+        }
         return httpd_send_response(connection, st, &res);
     }
     st->route = st->req.route;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cors.h"
 #include "ratelimit.h"
 #include "request.h"
 #include "target.h"
@@ -33,6 +34,7 @@ typedef enum {
     HTTPD_REFUSE_POOL_LATE,     /* the job waited past its pool's give_up_ms and was not run (pool given) */
     HTTPD_REFUSE_CLIENT_LEFT,   /* the client left while its job waited (pool given) */
     HTTPD_REFUSE_POOL_ADDRESS,  /* the client address has per_address_max jobs on the route's pool (429; pool given) */
+    HTTPD_REFUSE_CORS,          /* a CORS preflight not granted (403); detail says why (cors.h) */
     HTTPD_REFUSE_COUNT
 } httpd_refusal_t;
 
@@ -112,7 +114,8 @@ typedef struct {
     void *ctx;               /* every callback's first argument */
     const void *request_app; /* put in every request (api_request_t.app) */
     /* Parses raw into *target and finds req's route (req->route); false with
-     * res filled when there is none. */
+     * res filled when there is none (res->allow set when the path has routes,
+     * none for the method). */
     bool (*route)(void *ctx, const char *raw, size_t length, target_t *target, api_request_t *req,
                   api_response_t *res);
     /* Route i's ROUTE_* flags and pool index (-1: run on the connection's thread). */
@@ -180,6 +183,10 @@ typedef struct {
     httpd_budget_t by_address, by_token, creations;
     httpd_pool_t pools[HTTPD_POOLS_MAX];
     int pool_count;
+    /* Pages of other origins (cors.h): the answers name the request's
+     * origin when allowed, and a preflight at a routed path is answered here,
+     * before budgets and handlers. NULL: no CORS header, OPTIONS as any method. */
+    const cors_t *cors;
     httpd_app_t app;
 } httpd_config_t;
 

@@ -1,7 +1,7 @@
 /* Answers and what every part of the server asks of a connection
- * (httpd_private.h): the headers of every answer, queuing an answer or a
- * refusal, a body made while it is sent (api_body_ops_t), the client's
- * address, the socket, the clock. */
+ * (httpd_private.h): the headers of every answer; queuing an answer, a
+ * refusal or a preflight's grant; a body made while it is sent
+ * (api_body_ops_t). Also the client's address, the socket and the clock. */
 #include "httpd_private.h"
 
 #include <arpa/inet.h>
@@ -39,7 +39,8 @@ static const char out_of_memory_problem[] =
 /* The headers every answer carries, and those res asks for. */
 void httpd_add_headers(struct MHD_Response *response, const request_state_t *st, const api_response_t *res)
 {
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+    if (res->content_type)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
     MHD_add_response_header(response, "X-Request-Id", st->request_id);
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     /* A browser takes every answer as its Content-Type says, never as what
@@ -64,6 +65,14 @@ void httpd_add_headers(struct MHD_Response *response, const request_state_t *st,
     }
     if (res->preference_applied[0])
         MHD_add_response_header(response, "Preference-Applied", res->preference_applied);
+    /* A page of another origin reads the answer only when it names that
+     * origin; a cache keeps one answer per Origin. */
+    if (st->cors)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_VARY, "Origin");
+    if (st->cors_origin) {
+        MHD_add_response_header(response, "Access-Control-Allow-Origin", st->cors_origin);
+        MHD_add_response_header(response, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+    }
 }
 
 /* --- bodies made while they are sent (api_body_ops_t) --- */
@@ -224,6 +233,48 @@ enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_st
     api_response_t res;
     httpd_refusal(httpd_the_server, why, -1, detail, &res);
     return httpd_send_response(connection, st, &res);
+}
+
+static const char *request_header(struct MHD_Connection *connection, const char *name)
+{
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+bool httpd_is_preflight(struct MHD_Connection *connection, const request_state_t *st)
+{
+    return st->cors && !strcmp(st->method, "OPTIONS") && request_header(connection, "Origin")
+           && request_header(connection, "Access-Control-Request-Method");
+}
+
+/* Granted, the grants and Max-Age; refused, the problem goes without any
+ * Access-Control-Allow-Origin, so the browser does not send the request. */
+enum MHD_Result httpd_send_preflight(struct MHD_Connection *connection, request_state_t *st, const char *allow)
+{
+    cors_grant_t grant;
+    char detail[320];
+    cors_status_t status = cors_preflight(httpd_the_server->cfg->cors, request_header(connection, "Origin"),
+                                          request_header(connection, "Access-Control-Request-Method"),
+                                          request_header(connection, "Access-Control-Request-Headers"), allow,
+                                          &grant, detail, sizeof detail);
+    if (status != CORS_OK) {
+        st->cors_origin = NULL;
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_CORS, detail);
+    }
+    struct MHD_Response *response = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!response)
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
+    api_response_t res = { .status = MHD_HTTP_NO_CONTENT };
+    httpd_add_headers(response, st, &res);
+    MHD_add_response_header(response, "Access-Control-Allow-Methods", allow);
+    if (grant.allow_headers[0])
+        MHD_add_response_header(response, "Access-Control-Allow-Headers", grant.allow_headers);
+    char max_age[16];
+    snprintf(max_age, sizeof max_age, "%d", CORS_MAX_AGE);
+    MHD_add_response_header(response, "Access-Control-Max-Age", max_age);
+    st->status = res.status;
+    enum MHD_Result ok = MHD_queue_response(connection, res.status, response);
+    MHD_destroy_response(response);
+    return ok;
 }
 
 /* The client's address as bytes, for per-address budgets: an IPv4 address

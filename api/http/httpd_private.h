@@ -39,6 +39,8 @@ typedef struct {
     unsigned status;
     int route;
     bool seen;    /* the first access callback has run */
+    bool cors;    /* the server answers pages of other origins: every answer says it varies with Origin */
+    const char *cors_origin; /* the Access-Control-Allow-Origin of the answers (cors_allow_origin), or NULL */
     bool closing; /* answer with Connection: close */
     buf_t body;
     bool too_large;
@@ -121,6 +123,12 @@ struct MHD_Response *httpd_head_of_unknown_length(void);
 /* Queues the application's answer for a refusal. */
 enum MHD_Result httpd_send_refusal(struct MHD_Connection *connection, request_state_t *st, httpd_refusal_t why,
                                    const char *detail);
+/* Whether the request is a CORS preflight the server decides (cors set,
+ * OPTIONS with Origin and Access-Control-Request-Method). */
+bool httpd_is_preflight(struct MHD_Connection *connection, const request_state_t *st);
+/* Answers a preflight at a path whose methods are allow: 204 with the
+ * grants, or the refusal (HTTPD_REFUSE_CORS) without them. */
+enum MHD_Result httpd_send_preflight(struct MHD_Connection *connection, request_state_t *st, const char *allow);
 
 /* httpd_held.c: answers that leave the connection's thread. */
 /* Runs the handler on pool `pool`, the connection suspended meanwhile. */

@@ -4,6 +4,8 @@
 // "#/..." $refs inside the document, and validates the body with Ajv
 // (JSON Schema 2020-12, the dialect of OpenAPI 3.1). A status or content type
 // the document does not list for that operation is a failure, not a skip.
+// OPTIONS on a listed path with no options operation is a 405, or a CORS
+// preflight's answer when the document's x-cors-preflight lists its status.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -228,13 +230,21 @@ export function checkResponse(res) {
   const item = template ? deref(doc, doc.paths[template]) : undefined;
   let operation = item?.[method];
   if (!operation && method === 'head') operation = item?.get; // HEAD is GET without a body
+  let operationPath = operation ? `paths.${template}.${operation === item?.[method] ? method : 'get'}` : undefined;
+  // A CORS preflight (chessd with --cors-origins) is answered alike on every
+  // listed path, as x-cors-preflight says; any other OPTIONS stays a 405.
+  const preflight = deref(doc, doc['x-cors-preflight']);
+  if (!operation && method === 'options' && template && preflight && findResponse(preflight, res.status)) {
+    operation = preflight;
+    operationPath = 'x-cors-preflight';
+  }
   let where, schema, documented;
   if (operation) {
     const found = findResponse(operation, res.status);
     assert.ok(found, `openapi.yaml does not document status ${res.status} for ${method.toUpperCase()} ${template} (${label})\nbody: ${String(res.body).slice(0, 300)}`);
     const [statusKey, raw] = found;
     documented = deref(doc, raw);
-    const base = `paths.${template}.${operation === item?.[method] ? method : 'get'}.responses.${statusKey}`;
+    const base = `${operationPath}.responses.${statusKey}`;
     for (const [name, h] of Object.entries(documented.headers ?? {})) {
       const hdr = deref(doc, h);
       if (hdr?.required) assert.ok(header(name) !== undefined, `${label}: required header ${name} (${base}.headers) is missing`);

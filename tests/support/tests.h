@@ -27,6 +27,7 @@ int test_game_record_register(void);
 int test_game_meta_register(void);
 int test_conn_register(void);
 int test_target_register(void);
+int test_cors_register(void);
 int test_wire_register(void);
 int test_tokens_register(void);
 int test_buf_register(void);
