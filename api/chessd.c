@@ -8,6 +8,7 @@
 #include "../rules/rules.h"
 #include "perft_cli.h"
 #include "config.h"
+#include "keys_cli.h"
 #include "play/play_cli.h"
 #include "server.h"
 #include "game/token_secret.h"
@@ -32,6 +33,10 @@ static const struct {
       false },
     { "play", "play [options]",
       "play chess in a terminal: both sides, one against the computer\n(--level), or one side of a stored game (chessd play --help)",
+      false },
+    { "keys", "keys new NAME [SCOPE...]",
+      "make a service key for --service-keys-file: print it once, then\nits line (NAME SCOPES QUOTAS SHA256); the scopes: games:create,\n"
+      "games:bulk, games:export, games:read-live, analysis, admin;\n`chessd keys hash` prints the SHA-256 of a key read on stdin",
       false },
     { "version", "version", "print the version (also chessd -v, chessd --version)", false },
     { "help", "help [COMMAND]", "print this help (also chessd -h, chessd --help), or COMMAND's", false },
@@ -132,6 +137,8 @@ int main(int argc, char **argv)
         return serve(argc - 2, argv + 2, !strcmp(command, "engine"));
     if (!strcmp(command, "perft"))
         return cli_perft(argc - 2, argv + 2, stdout, stderr);
+    if (!strcmp(command, "keys"))
+        return keys_cli_main(argc - 2, argv + 2, stdin, stdout, stderr);
     if (!strcmp(command, "version") || !strcmp(command, "--version") || !strcmp(command, "-v")) {
         printf("chessd %s\n", CHESSD_VERSION);
         return 0;

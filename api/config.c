@@ -224,6 +224,13 @@ static const setting_t settings[] = {
       "games made by bulks (POST /v1/games/bulk)/s per client address, in bursts of 1000: two full rounds at once "
       "(0: off); a bulk is besides one creation of --rate-limit-create",
       KIND_UINT, FIELD(rate_limit_bulk_games), 0, 1000000 },
+    /* Keys are for backends, never players: a key in a browser is a key given away. */
+    { "--service-keys-file", "CHESSD_SERVICE_KEYS_FILE", "",
+      "a file of service keys, a line each: NAME SCOPES QUOTAS SHA256 (chessd keys new makes one). With it, "
+      "creating games, bulks, exports, the finished feed and analysis need a key with their scope "
+      "(Authorization: Bearer chsk_...), and a key's quotas replace the per-address and per-token limits for "
+      "its holder; the file is read again when it changes (none: every route open, limits per address)",
+      KIND_STRING, FIELD(service_keys_file), 0, 0 },
     { "--max-streams", "CHESSD_MAX_STREAMS", "10000", "game event streams and long polls held at once", KIND_UINT,
       FIELD(max_streams), 1, 1000000 },
     { "--max-streams-per-address", "CHESSD_MAX_STREAMS_PER_ADDRESS", "100",

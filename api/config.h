@@ -60,6 +60,7 @@ typedef struct config {
     unsigned rate_limit_burst;  /* bucket size; 0: one second's worth */
     unsigned rate_limit_create; /* games created per second per client address (burst: 5 s worth); 0: off */
     unsigned rate_limit_bulk_games; /* games made by bulks per second per client address (burst: 1,000); 0: off */
+    char service_keys_file[512];    /* "" : no service keys, every route open; else the keys (service_keys.h) */
     unsigned max_streams;             /* game event streams and long polls held at once */
     unsigned max_streams_per_address; /* the same from one client address; 0: no limit */
     unsigned heartbeat_seconds;       /* between heartbeats on an event stream */

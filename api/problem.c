@@ -122,6 +122,10 @@ static const struct {
     [API_ECLAIM_NOT_ALLOWED] = { "claim_not_allowed", 409, "No claim against a gone opponent may be made in this game" },
     [API_EOPPONENT_NOT_GONE] = { "opponent_not_gone", 409,
                                  "Your opponent is not gone on their turn, or not long enough to claim" },
+    [API_ESERVICE_KEY_REQUIRED] = { "service_key_required", 401,
+                                    "This route needs a service key (Authorization: Bearer chsk_...)" },
+    [API_EINVALID_SERVICE_KEY] = { "invalid_service_key", 401, "The service key is not one of this server's" },
+    [API_ESCOPE_MISSING] = { "scope_missing", 403, "The service key lacks the scope this route needs" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 
@@ -133,6 +137,23 @@ const char *api_status_code(api_status_t status)
 unsigned api_status_http(api_status_t status)
 {
     return (unsigned)status < API_STATUS_COUNT ? table[status].http : 500;
+}
+
+/* The WWW-Authenticate of a 401: a player token's is a bare Bearer (as
+ * it always was); a service key's names the realm, and a key refused says
+ * so (RFC 6750 section 3). */
+static const char *authenticate(api_status_t status)
+{
+    switch (status) {
+    case API_EUNAUTHORIZED:
+        return "Bearer";
+    case API_ESERVICE_KEY_REQUIRED:
+        return "Bearer realm=\"chessd\"";
+    case API_EINVALID_SERVICE_KEY:
+        return "Bearer realm=\"chessd\", error=\"invalid_token\"";
+    default:
+        return NULL;
+    }
 }
 
 void api_problem(api_response_t *res, api_status_t status, const char *detail, api_problem_extra_fn extra,
@@ -162,7 +183,7 @@ void api_problem(api_response_t *res, api_status_t status, const char *detail, a
     res->allow = NULL;
     res->etag[0] = res->location[0] = '\0';
     res->retry_after = table[status].http == 503 ? 1 : 0;
-    res->authenticate = status == API_EUNAUTHORIZED;
+    res->authenticate = authenticate(status);
     res->problem_code = table[status].code;
 }
 
@@ -357,6 +378,16 @@ static void write_tag_name(jsonw_t *w, const void *ctx)
 void api_problem_tag(api_response_t *res, const char *detail, const char *name)
 {
     api_problem(res, API_EINVALID_TAG, detail, write_tag_name, name);
+}
+
+static void write_scope(jsonw_t *w, const void *ctx)
+{
+    jsonw_kv_string(w, "scope", ctx);
+}
+
+void api_problem_scope(api_response_t *res, api_status_t status, const char *detail, const char *scope)
+{
+    api_problem(res, status, detail, scope ? write_scope : NULL, scope);
 }
 
 void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,

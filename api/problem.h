@@ -92,6 +92,9 @@ typedef enum {
     API_ECORS_REFUSED,
     API_ECLAIM_NOT_ALLOWED,
     API_EOPPONENT_NOT_GONE,
+    API_ESERVICE_KEY_REQUIRED,
+    API_EINVALID_SERVICE_KEY,
+    API_ESCOPE_MISSING,
     API_EINTERNAL,
     API_STATUS_COUNT
 } api_status_t;
@@ -152,6 +155,10 @@ void api_problem_limit(api_response_t *res, api_status_t status, const char *det
 /* 400 invalid_tag with the detail given and member `tag`: the tag's name
  * as sent, cut to 64 bytes between characters. */
 void api_problem_tag(api_response_t *res, const char *detail, const char *name);
+/* A service key refused for a route (401 service_key_required, 401
+ * invalid_service_key, 403 scope_missing) with the detail given and member
+ * `scope`: the scope the route needs (NULL: none). */
+void api_problem_scope(api_response_t *res, api_status_t status, const char *detail, const char *scope);
 /* A problem about a quota spent, a 429: api_problem_limit's members and
  * retry_after_s, the seconds to wait (at least 1), which the detail ends
  * with and Retry-After carries. */

@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../rules/base/clock.h"
 #include "app.h"
 #include "game/token_secret.h"
 #include "game/tokens.h"
+#include "handlers/game_http.h"
 #include "handlers/handlers.h"
 #include "problem.h"
 #include "render/board_svg.h"
+#include "service_keys.h"
 
 static const char *const position_get_params[] = { "fen",         "chess960", "chess960_position", "variant", "legal_moves",
                                                     "format",      "orientation", "lastmove",      "check",
@@ -23,8 +26,14 @@ static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", 
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
 
-/* The flags of a route whose path names a game, a multi-game stream or a bulk by its id. */
-enum { GAME = ROUTE_GAME | ROUTE_GAME_ID, STREAM_IDS = ROUTE_GAME | ROUTE_STREAM_ID, BULK = ROUTE_GAME | ROUTE_BULK_ID };
+/* The flags of a route whose path names a game, a multi-game stream or a bulk by its id;
+ * and of one a player of the game may use without a service key. */
+enum {
+    GAME = ROUTE_GAME | ROUTE_GAME_ID,
+    STREAM_IDS = ROUTE_GAME | ROUTE_STREAM_ID,
+    BULK = ROUTE_GAME | ROUTE_BULK_ID,
+    PLAYER_ANALYSIS = ROUTE_SCOPE_ANALYSIS | ROUTE_SCOPE_OR_PLAYER,
+};
 
 static const router_route_t table[] = {
     { "GET /healthz", "/healthz", "GET", handle_healthz, NULL, ROUTE_PROBE, INLINE },
@@ -36,15 +45,20 @@ static const router_route_t table[] = {
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, legal_moves_param, 0, INLINE },
     { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, legal_moves_param, 0, INLINE },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, perft_params, 0, PERFT },
-    { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL, 0, ENGINE },
-    { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param, ROUTE_CREATES | ROUTE_GAME, STORE },
-    { "POST /v1/games/bulk", "/v1/games/bulk", "POST", handle_bulk_create, NULL, ROUTE_CREATES | ROUTE_GAME, STORE },
+    { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL,
+      ROUTE_SCOPE_ANALYSIS, ENGINE },
+    { "POST /v1/games", "/v1/games", "POST", handle_game_create, legal_moves_param,
+      ROUTE_CREATES | ROUTE_GAME | ROUTE_SCOPE_CREATE, STORE },
+    { "POST /v1/games/bulk", "/v1/games/bulk", "POST", handle_bulk_create, NULL,
+      ROUTE_CREATES | ROUTE_GAME | ROUTE_SCOPE_BULK, STORE },
     { "GET /v1/games/bulk/{bulk}", "/v1/games/bulk/*", "GET", handle_bulk_get, NULL, BULK, STORE },
     { "DELETE /v1/games/bulk/{bulk}", "/v1/games/bulk/*", "DELETE", handle_bulk_cancel, NULL, BULK, STORE },
     { "POST /v1/games/bulk/{bulk}/start-clocks", "/v1/games/bulk/*/start-clocks", "POST", handle_bulk_start_clocks,
       NULL, BULK, STORE },
-    { "POST /v1/games/export", "/v1/games/export", "POST", handle_games_export, NULL, ROUTE_GAME, STORE },
-    { "GET /v1/games/finished", "/v1/games/finished", "GET", handle_games_finished, feed_params, ROUTE_GAME, STORE },
+    { "POST /v1/games/export", "/v1/games/export", "POST", handle_games_export, NULL,
+      ROUTE_GAME | ROUTE_SCOPE_EXPORT, STORE },
+    { "GET /v1/games/finished", "/v1/games/finished", "GET", handle_games_finished, feed_params,
+      ROUTE_GAME | ROUTE_SCOPE_EXPORT, STORE },
     { "POST /v1/games/events", "/v1/games/events", "POST", handle_games_events, NULL, ROUTE_GAME | ROUTE_STREAM,
       STORE },
     { "POST /v1/games/events/{stream}/ids", "/v1/games/events/*/ids", "POST", handle_games_events_add, NULL,
@@ -73,10 +87,10 @@ static const router_route_t table[] = {
     { "GET /v1/games/{id}/board.svg", "/v1/games/*/board.svg", "GET", handle_game_board_svg, board_params, GAME,
       STORE },
     { "GET /v1/games/{id}/analysis", "/v1/games/*/analysis", "GET", handle_game_analysis, analysis_params,
-      GAME, ENGINE },
+      GAME | PLAYER_ANALYSIS, ENGINE },
     /* HEAD never searches: on the store's threads, it takes no place in the engines' queue */
     { "HEAD /v1/games/{id}/analysis", "/v1/games/*/analysis", "HEAD", handle_game_analysis_head, analysis_params,
-      GAME, STORE },
+      GAME | PLAYER_ANALYSIS, STORE },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, GAME | ROUTE_STREAM,
       STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },
@@ -84,12 +98,15 @@ static const router_route_t table[] = {
 
 enum { TABLE_SIZE = sizeof table / sizeof table[0] };
 
-/* A token in the URL ends up in logs: the refusal says where it goes (never
- * echoing it). */
+/* A token or key in the URL ends up in logs: the refusal says where it
+ * goes (never echoing it). */
 static const char *parameter_hint(const char *name)
 {
     if (!strcmp(name, "token") || !strcmp(name, "access_token"))
         return ": a player token goes in the Authorization header (Authorization: Bearer TOKEN), never in the URL";
+    if (!strcmp(name, "key") || !strcmp(name, "api_key") || !strcmp(name, "service_key"))
+        return ": a service key goes in the Authorization header (Authorization: Bearer " SERVICE_KEY_PREFIX
+               "...), never in the URL";
     return NULL;
 }
 
@@ -176,10 +193,65 @@ static bool path_id_ok(const router_route_t *route, const api_request_t *req, ap
     return true;
 }
 
+/* The scope each ROUTE_SCOPE_* flag asks for. */
+static const struct {
+    unsigned flag;
+    service_scope_t scope;
+} route_scopes[] = {
+    { ROUTE_SCOPE_CREATE, SERVICE_SCOPE_GAMES_CREATE },
+    { ROUTE_SCOPE_BULK, SERVICE_SCOPE_GAMES_BULK },
+    { ROUTE_SCOPE_EXPORT, SERVICE_SCOPE_GAMES_EXPORT },
+    { ROUTE_SCOPE_ANALYSIS, SERVICE_SCOPE_ANALYSIS },
+};
+
+/* Whether req may use route: always without service keys or a scope;
+ * else with a key holding the scope, or for ROUTE_SCOPE_OR_PLAYER with a
+ * bearer token that is no key (the handler then checks it is a player's).
+ * False with res filled (401, 403). Neither the key nor its hash is ever
+ * written into the answer. */
+static bool scope_ok(const router_route_t *route, const api_request_t *req, api_response_t *res)
+{
+    service_keys_t *keys = app_of(req)->service_keys;
+    for (size_t i = 0; keys && i < sizeof route_scopes / sizeof *route_scopes; i++) {
+        if (!(route->flags & route_scopes[i].flag))
+            continue;
+        const char *scope = service_scope_name(route_scopes[i].scope);
+        const char *authorization = api_request_header(req, "Authorization");
+        bool or_player = route->flags & ROUTE_SCOPE_OR_PLAYER;
+        char name[SERVICE_KEY_NAME_MAX + 1], detail[300];
+        switch (service_keys_check(keys, authorization, route_scopes[i].scope, clock_now_us(), name)) {
+        case SERVICE_KEYS_OK:
+            return true;
+        case SERVICE_KEYS_ENONE:
+            if (or_player && game_http_bearer(req))
+                return true;
+            snprintf(detail, sizeof detail, "%s needs a service key with the scope %s%s: send Authorization: "
+                     "Bearer " SERVICE_KEY_PREFIX "... (this server's operator makes keys with chessd keys new)",
+                     route->name, scope, or_player ? ", or a player's token of the game" : "");
+            api_problem_scope(res, API_ESERVICE_KEY_REQUIRED, detail, scope);
+            return false;
+        case SERVICE_KEYS_ESCOPE:
+            snprintf(detail, sizeof detail, "the service key '%s' lacks the scope %s, which %s needs", name, scope,
+                     route->name);
+            api_problem_scope(res, API_ESCOPE_MISSING, detail, scope);
+            return false;
+        default:
+            api_problem_scope(res, API_EINVALID_SERVICE_KEY,
+                              "the service key sent is none of this server's: it was never made here, or has been "
+                              "rotated out of --service-keys-file",
+                              NULL);
+            return false;
+        }
+    }
+    return true;
+}
+
 void routes_handle(const api_request_t *req, api_response_t *res)
 {
     const router_route_t *route = router_route(router, req->route);
     store_t *store = app_of(req)->store;
+    if (!scope_ok(route, req, res))
+        return;
     if ((route->flags & ROUTE_GAME) && !store) {
         api_problem(res, API_EGAMES_DISABLED,
                     "games are off: this server runs without Redis (--redis none, the default when no Redis is "

@@ -18,6 +18,15 @@ enum {
     ROUTE_GAME_ID = ROUTE_APP_FIRST << 1,   /* the path's '*' is a game id: one that is none is 404 at once */
     ROUTE_STREAM_ID = ROUTE_APP_FIRST << 2, /* the path's '*' is a multi-game stream's id: likewise */
     ROUTE_BULK_ID = ROUTE_APP_FIRST << 3,   /* the path's '*' is a bulk's id: likewise */
+    /* With service keys (--service-keys-file), a key holding the scope:
+     * 401 without one, 403 when it lacks the scope (routes_handle). */
+    ROUTE_SCOPE_CREATE = ROUTE_APP_FIRST << 4,   /* games:create */
+    ROUTE_SCOPE_BULK = ROUTE_APP_FIRST << 5,     /* games:bulk */
+    ROUTE_SCOPE_EXPORT = ROUTE_APP_FIRST << 6,   /* games:export */
+    ROUTE_SCOPE_ANALYSIS = ROUTE_APP_FIRST << 7, /* analysis */
+    /* ...or a bearer token that is no key, which the handler must find to
+     * be a player's of the game before it answers. */
+    ROUTE_SCOPE_OR_PLAYER = ROUTE_APP_FIRST << 8,
 };
 
 /* The work pools a route runs on (router_route_t.pool), as the server
@@ -38,11 +47,13 @@ bool routes_parse_target(const char *raw, size_t length, target_t *target, api_r
  * req->route the matched path's route or -1. */
 bool routes_find(api_request_t *req, api_response_t *res);
 
-/* Runs the handler of req->route (set by routes_find); for a ROUTE_GAME
- * route only with a store (without: 404 games_disabled), with an id in its
- * path that could be one (else 404, saying what an id looks like), and once
- * the token secret is known (see game/token_secret.h), else 503
- * store_unavailable. */
+/* Runs the handler of req->route (set by routes_find); for a route with a
+ * scope, with service keys, only for a key holding it (else 401
+ * service_key_required or invalid_service_key, 403 scope_missing); for a
+ * ROUTE_GAME route only with a store (without: 404 games_disabled), with
+ * an id in its path that could be one (else 404, saying what an id looks
+ * like), and once the token secret is known (see game/token_secret.h),
+ * else 503 store_unavailable. */
 void routes_handle(const api_request_t *req, api_response_t *res);
 
 /* routes_find, then routes_handle when a route was found. */

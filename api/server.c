@@ -1,8 +1,8 @@
 /* Start-up wiring and the drain: the game store, the event hub, the
- * readiness watcher, the work pools and the request budgets, made from the
- * settings. The transport (http/httpd.h) gets them through its callbacks:
- * routes (routes.h), refusals as problems (problem.h), metrics, and event
- * streams and long polls (live/events.h). Signals are taken synchronously
+ * readiness watcher, the work pools, the request budgets and the service
+ * keys, made from the settings. The transport (http/httpd.h) gets them
+ * through its callbacks: routes, refusals as problems, metrics, the keys'
+ * quotas, event streams and long polls. Signals are taken synchronously
  * with sigwait in the main thread; SIGTERM drains in two phases. */
 #include "server.h"
 
@@ -33,6 +33,7 @@
 #include "readiness.h"
 #include "redis_memory.h"
 #include "routes.h"
+#include "service_keys.h"
 
 enum {
     POOL_QUEUE_PER_THREAD = 16,
@@ -49,6 +50,7 @@ typedef struct server {
     store_t *store; /* NULL with --redis none: no games */
     app_t app;      /* what handlers see: cfg and store */
     ratelimit_t *by_address, *by_token, *creations, *bulk_games;
+    service_keys_t *keys; /* --service-keys-file's; NULL: none */
     workpool_t *pool;       /* perft */
     workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
@@ -223,6 +225,28 @@ static void on_pool_budget(void *ctx, int pool, bool begin, int64_t left_us)
     store_set_deadline(begin ? store_now_ms() + left_us / 1000 : 0);
 }
 
+/* A service key's quotas in place of the per-address and per-token
+ * budgets: one request, and one creation on a creating route (a bulk's
+ * games are taken by its handler). A key no line has is counted per
+ * address, and refused at the route that needs a key. */
+static httpd_quota_t on_quota(void *ctx, const char *authorization, bool creates, httpd_spent_t *spent)
+{
+    const unsigned counts[SERVICE_QUOTA_COUNT] = { [SERVICE_QUOTA_REQUESTS] = 1, [SERVICE_QUOTA_CREATES] = creates };
+    service_keys_spent_t over;
+    switch (service_keys_take(((server_t *)ctx)->keys, authorization, counts, clock_now_us(), &over)) {
+    case SERVICE_KEYS_OK:
+        return HTTPD_QUOTA_TAKEN;
+    case SERVICE_KEYS_ESPENT:
+        snprintf(spent->name, sizeof spent->name, "%s", over.limit);
+        snprintf(spent->detail, sizeof spent->detail, "%s", over.detail);
+        spent->max = over.max;
+        spent->retry_after = over.retry_after;
+        return HTTPD_QUOTA_SPENT;
+    default:
+        return HTTPD_QUOTA_NONE;
+    }
+}
+
 /* --- event streams and long polls: the hub (httpd_live_t) --- */
 
 static httpd_live_status_t live_status(events_status_t status)
@@ -295,6 +319,7 @@ static void server_free(server_t *srv)
     ratelimit_free(srv->by_token);
     ratelimit_free(srv->creations);
     ratelimit_free(srv->bulk_games);
+    service_keys_free(srv->keys);
 }
 
 static void pause_briefly(void)
@@ -385,6 +410,30 @@ static void report_cors(const cors_t *cors)
     fprintf(stderr, "\n");
 }
 
+/* Reads --service-keys-file into *keys (NULL without one, and for
+ * `chessd engine`, which serves no route that needs a key). False, said on
+ * stderr naming the line (never a key or a hash), when it is bad. */
+static bool open_service_keys(const config_t *cfg, bool engine_only, service_keys_t **keys)
+{
+    *keys = NULL;
+    if (!cfg->service_keys_file[0] || engine_only)
+        return true;
+    /* A line's '-' quota is the setting it replaces. */
+    const service_keys_limits_t limits = { { [SERVICE_QUOTA_REQUESTS] = cfg->rate_limit_ip,
+                                             [SERVICE_QUOTA_CREATES] = cfg->rate_limit_create,
+                                             [SERVICE_QUOTA_BULK_GAMES] = cfg->rate_limit_bulk_games } };
+    char err[512];
+    *keys = service_keys_open(cfg->service_keys_file, &limits, err, sizeof err);
+    if (!*keys) {
+        fprintf(stderr, "chessd: %s; not starting\n", err);
+        return false;
+    }
+    unsigned count = service_keys_count(*keys);
+    fprintf(stderr, "chessd: --service-keys-file: %u service key%s; creating games, bulks, exports and analysis "
+                    "need one\n", count, count == 1 ? "" : "s");
+    return true;
+}
+
 static int run(const config_t *cfg, bool engine_only)
 {
     char version_err[512];
@@ -401,6 +450,9 @@ static int run(const config_t *cfg, bool engine_only)
         fprintf(stderr, "chessd: out of memory building the route table\n");
         return 2;
     }
+    service_keys_t *keys = NULL;
+    if (!open_service_keys(cfg, engine_only, &keys))
+        return 2;
 
     /* Worker threads inherit this mask, so only sigwait below sees the signals. */
     sigset_t signals;
@@ -440,6 +492,7 @@ static int run(const config_t *cfg, bool engine_only)
                      .by_token = ratelimit_new(cfg->rate_limit_token, cfg->rate_limit_burst),
                      .creations = ratelimit_new(cfg->rate_limit_create, cfg->rate_limit_create * 5),
                      .bulk_games = ratelimit_new(cfg->rate_limit_bulk_games, BULK_GAMES_BURST),
+                     .keys = keys,
                      .pool = workpool_new(cfg->perft_threads, cfg->perft_threads * POOL_QUEUE_PER_THREAD, POOL_NICENESS) };
     engine_pool_config_t engine_cfg = { .engine = { .path = engine_path, .hash_mb = (int)cfg->engine_hash_mb },
                                         .workers = cfg->engine_workers };
@@ -450,7 +503,7 @@ static int run(const config_t *cfg, bool engine_only)
     srv.engine_routes = workpool_new(engine_processes, engine_processes * ENGINE_QUEUE_PER_WORKER, 0);
     srv.app = (app_t){ .config = cfg, .store = srv.store, .engines = srv.engines,
                        .variant_engines = srv.variant_engines, .engine_only = engine_only,
-                       .bulk_games = srv.bulk_games };
+                       .bulk_games = srv.bulk_games, .service_keys = keys };
     metrics_init(routes_count(), routes_name);
     membudget_set_limit(config_buffer_budget(cfg));
     membudget_malloc_setup();
@@ -541,7 +594,8 @@ static int run(const config_t *cfg, bool engine_only)
         .app = { .ctx = &srv, .request_app = &srv.app, .route = on_route, .route_info = on_route_info,
                  .handle = on_handle, .refuse = on_refuse, .completed = on_completed, .connection = on_connection,
                  .library_message = on_library_message, .framing_backstop = on_framing_backstop, .pool_waiting = on_pool_waiting,
-                 .pool_budget = on_pool_budget, .live = srv.events ? &live_callbacks : NULL },
+                 .pool_budget = on_pool_budget, .live = srv.events ? &live_callbacks : NULL,
+                 .quota = keys ? on_quota : NULL },
     };
     int status = httpd_start(&http_cfg, &srv.httpd);
     if (status) {

@@ -70,6 +70,7 @@ int main(int argc, char **argv)
         test_play_settings_register,
         test_play_random_register,
         test_opening_register,
+        test_service_keys_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -959,6 +959,16 @@ static game_svc_status_t authenticate(const char *token, const game_record_t *r,
     return *who < 0 ? GAME_SVC_EFORBIDDEN : GAME_SVC_OK;
 }
 
+bool game_svc_is_player(const game_record_t *r, const char *token)
+{
+    char hash[TOKENS_HASH_SIZE];
+    int who;
+    game_svc_result_t out = { 0 };
+    bool player = authenticate(token, r, hash, &who, &out) == GAME_SVC_OK;
+    game_svc_result_free(&out);
+    return player;
+}
+
 game_svc_status_t game_svc_change(const game_svc_config_t *c, const char *id, const char *token,
                                   const game_svc_request_t *rq, const game_svc_version_t *version,
                                   const game_svc_action_t *action, game_svc_result_t *out)

@@ -233,6 +233,11 @@ typedef struct {
     game_meta_t *meta;    /* the caller's, checked (NULL: none) */
 } game_svc_new_t;
 
+/* Whether token (NULL: none) is a player's of r: one HMAC, compared in
+ * constant time with both players'. False too when it cannot be checked
+ * now (no secret). */
+bool game_svc_is_player(const game_record_t *r, const char *token);
+
 /* Whether the computer has something to do in r: it plays, the game goes
  * on, and it is to move, or the other player's takeback offer waits for
  * its answer. Every write that leaves a game so records the intent and

@@ -14,6 +14,7 @@
 #include "../game/bulk.h"
 #include "../input.h"
 #include "../problem.h"
+#include "../service_keys.h"
 #include "game_create_input.h"
 #include "game_http.h"
 #include "handlers.h"
@@ -94,12 +95,27 @@ static bool read_pairings(const cJSON *root, game_bulk_pairing_t *pairings, unsi
 }
 
 /* The client's bulk games budget (--rate-limit-bulk-games): a bulk is one
- * creation of the per-address limit, but its games cost Redis as many. */
+ * creation of the per-address limit, but its games cost Redis as many. A
+ * service key's holder spends its key's quota bulk-games instead. */
 static bool bulk_games_allowed(const api_request_t *req, unsigned count, api_response_t *res)
 {
     ratelimit_t *limiter = app_of(req)->bulk_games;
     char client[API_CLIENT_SIZE], detail[200];
     unsigned retry_after = 1;
+    const unsigned counts[SERVICE_QUOTA_COUNT] = { [SERVICE_QUOTA_BULK_GAMES] = count };
+    service_keys_spent_t spent;
+    service_keys_t *keys = app_of(req)->service_keys;
+    switch (keys ? service_keys_take(keys, api_request_header(req, "Authorization"), counts,
+                                     (uint64_t)clock_now_us(), &spent)
+                 : SERVICE_KEYS_ENONE) {
+    case SERVICE_KEYS_OK:
+        return true;
+    case SERVICE_KEYS_ESPENT:
+        api_problem_quota(res, API_ERATE_LIMITED, spent.detail, spent.limit, spent.max, spent.retry_after);
+        return false;
+    default: /* no key of the file: counted per address */
+        break;
+    }
     api_request_client(req, client);
     if (ratelimit_take_n(limiter, client, strlen(client), count, (uint64_t)clock_now_us(), &retry_after))
         return true;

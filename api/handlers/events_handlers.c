@@ -22,6 +22,7 @@
 #include "../http/jsonw.h"
 #include "../input.h"
 #include "../problem.h"
+#include "../service_keys.h"
 
 static const char *const media_types[EVENTS_FORMAT_COUNT] = {
     [EVENTS_NDJSON] = "application/x-ndjson",
@@ -40,7 +41,10 @@ static events_format_t format_of(const api_request_t *req)
 void handle_game_events(const api_request_t *req, api_response_t *res)
 {
     const char *token = game_http_bearer(req);
-    if (api_request_header(req, "Authorization") && !token) {
+    /* A backend's service key follows the game as a spectator does: it is no player's. */
+    if (service_keys_is_key(api_request_header(req, "Authorization")))
+        token = NULL;
+    else if (api_request_header(req, "Authorization") && !token) {
         api_problem(res, API_EUNAUTHORIZED, "send Authorization: Bearer <player token>, or no Authorization to follow "
                     "the game as a spectator", NULL, NULL);
         return;

@@ -34,6 +34,7 @@
 #include "../../rules/base/utf8.h"
 #include "../metrics.h"
 #include "../problem.h"
+#include "../service_keys.h"
 #include "board_svg_http.h"
 #include "bulk_handlers.h"
 #include "../game/bulk.h"
@@ -413,6 +414,22 @@ static bool analysis_allowed(const game_record_t *record)
     return game_is_over(&record->game) || record->engine.plays || record->analysis;
 }
 
+/* With service keys, whether the caller may analyse the game in r: a key
+ * (routes_handle has found it holds the scope analysis), or a player's
+ * token, which routes_handle let through for this check; else false with
+ * res filled (403 forbidden). */
+static bool caller_may_analyse(const api_request_t *req, const game_record_t *r, api_response_t *res)
+{
+    if (!app_of(req)->service_keys || service_keys_is_key(api_request_header(req, "Authorization"))
+        || game_svc_is_player(r, game_http_bearer(req)))
+        return true;
+    api_problem(res, API_EFORBIDDEN,
+                "the token is not a player's of this game: a game's analysis needs a player's token or a service "
+                "key with the scope analysis",
+                NULL, NULL);
+    return false;
+}
+
 /* GET /v1/games/{id}/analysis: the engine's view of the game's current
  * position, with the limits of POST /v1/position/analysis in the query.
  * head: HEAD, every check of GET's but no search (analysis_respond). */
@@ -425,6 +442,7 @@ static void game_analysis(const api_request_t *req, api_response_t *res, bool he
     store_set_deadline(store_now_ms() + app_of(req)->config->redis_timeout_ms);
     bool read = read_game(req, res, &g);
     store_set_deadline(0);
+    read = read && caller_may_analyse(req, &g.record, res);
     if (read && !analysis_allowed(&g.record)) {
         api_problem(res, API_EANALYSIS_NOT_ALLOWED,
                     "this game between two people is still being played, and an engine's hint would be help from "

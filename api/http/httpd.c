@@ -85,8 +85,8 @@ static const char *framing_problem(struct MHD_Connection *connection)
 /* Per-address and per-token request budgets (when configured), and the
  * per-address creation budget for ROUTE_CREATES: the one spent, or NULL.
  * The token itself is only hashed into a bucket index, never kept. */
-static const httpd_budget_t *spent_budget(httpd_t *h, struct MHD_Connection *connection, unsigned flags,
-                                          unsigned *retry_after)
+static const httpd_budget_t *spent_budget(httpd_t *h, struct MHD_Connection *connection, const char *auth,
+                                          unsigned flags, unsigned *retry_after)
 {
     const httpd_config_t *cfg = h->cfg;
     uint64_t now = clock_now_us();
@@ -98,11 +98,32 @@ static const httpd_budget_t *spent_budget(httpd_t *h, struct MHD_Connection *con
     if ((flags & ROUTE_CREATES) && has_address
         && !ratelimit_take(cfg->creations.limiter, address, address_length, now, retry_after))
         return &cfg->creations;
-    const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
     if (auth && !strncasecmp(auth, "Bearer ", 7)
         && !ratelimit_take(cfg->by_token.limiter, auth + 7, strlen(auth + 7), now, retry_after))
         return &cfg->by_token;
     return NULL;
+}
+
+/* Whether the request is over a budget, *spent then saying which: its own
+ * (the application's quota callback), which replaces the others when it
+ * has one, else the per-address and per-token budgets. */
+static bool over_budget(httpd_t *h, struct MHD_Connection *connection, unsigned flags, httpd_spent_t *spent)
+{
+    const char *auth = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, "Authorization");
+    httpd_quota_t own = h->app->quota ? h->app->quota(h->app->ctx, auth, flags & ROUTE_CREATES, spent)
+                                      : HTTPD_QUOTA_NONE;
+    if (own != HTTPD_QUOTA_NONE)
+        return own == HTTPD_QUOTA_SPENT;
+    unsigned retry_after = 0;
+    const httpd_budget_t *budget = spent_budget(h, connection, auth, flags, &retry_after);
+    if (!budget)
+        return false;
+    snprintf(spent->name, sizeof spent->name, "%s", budget->name);
+    spent->max = ratelimit_rate(budget->limiter);
+    spent->retry_after = retry_after;
+    ratelimit_describe(budget->limiter, budget->what, budget->whose, budget->name, spent->detail,
+                       sizeof spent->detail);
+    return true;
 }
 
 /* Called by libmicrohttpd when a request line has arrived: the request's
@@ -259,14 +280,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         st->closing = true;
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_DRAINING, "shutting down; retry on another replica");
     }
-    unsigned retry_after = 0;
-    const httpd_budget_t *spent = probe ? NULL : spent_budget(h, connection, flags, &retry_after);
-    if (spent) {
-        char detail[256];
-        ratelimit_describe(spent->limiter, spent->what, spent->whose, spent->name, detail, sizeof detail);
-        httpd_limit_t limit = { spent->name, ratelimit_rate(spent->limiter), retry_after };
+    httpd_spent_t spent;
+    if (!probe && over_budget(h, connection, flags, &spent)) {
+        httpd_limit_t limit = { spent.name, spent.max, spent.retry_after };
         res = (api_response_t){ 0 };
-        h->app->refuse(h->app->ctx, HTTPD_REFUSE_RATE_LIMITED, -1, detail, &limit, &res);
+        h->app->refuse(h->app->ctx, HTTPD_REFUSE_RATE_LIMITED, -1, spent.detail, &limit, &res);
         return httpd_send_response(connection, st, &res);
     }
     st->closing = st->req.draining; /* while draining answers close their connection */

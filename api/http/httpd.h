@@ -47,6 +47,22 @@ typedef struct {
     unsigned retry_after;
 } httpd_limit_t;
 
+/* What the application's quota callback (httpd_app_t.quota) says of a
+ * request that may carry a budget of its own (a service key's quotas). */
+typedef enum {
+    HTTPD_QUOTA_NONE = 0, /* none of its own: it is counted per address and per token */
+    HTTPD_QUOTA_TAKEN,    /* taken from its own: the per-address and per-token budgets are skipped */
+    HTTPD_QUOTA_SPENT     /* its own is spent: refused (429), as *spent says */
+} httpd_quota_t;
+
+/* A budget spent, for its refusal: the limit's name, its rate a second, the
+ * seconds until a request would pass, and the refusal's words. */
+typedef struct {
+    char name[96];
+    unsigned max, retry_after;
+    char detail[256];
+} httpd_spent_t;
+
 /* How a holder of a suspended connection (an event stream, a long poll) acts
  * on it. Each is called with the holder's lock held: none blocks or calls
  * back into the holder. */
@@ -120,6 +136,11 @@ typedef struct {
     /* Around a pooled handler, on the pool's thread: begin with the budget
      * left (µs) of a pool with give_up_ms, then end. */
     void (*pool_budget)(void *ctx, int pool, bool begin, int64_t left_us);
+    /* Optional (NULL: every request counts per address and token): takes
+     * the request from a budget of its own, found by its Authorization
+     * header (NULL: none), one creation too when creates (ROUTE_CREATES);
+     * with HTTPD_QUOTA_SPENT, *spent filled. Probes never reach it. */
+    httpd_quota_t (*quota)(void *ctx, const char *authorization, bool creates, httpd_spent_t *spent);
     const httpd_live_t *live; /* NULL: no streams or long polls (handlers' answers are sent as they are) */
 } httpd_app_t;
 
@@ -157,7 +178,8 @@ typedef struct {
     uint64_t header_timeout_us, body_timeout_us;
     uint64_t max_body;
     /* Request budgets: per client address, per bearer token, and per
-     * address for ROUTE_CREATES routes. */
+     * address for ROUTE_CREATES routes; a request with a budget of its own
+     * (app.quota) is counted there instead. */
     httpd_budget_t by_address, by_token, creations;
     httpd_pool_t pools[HTTPD_POOLS_MAX];
     int pool_count;

@@ -57,7 +57,7 @@ void httpd_add_headers(struct MHD_Response *response, const request_state_t *st,
     if (res->location[0])
         MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, res->location);
     if (res->authenticate)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+        MHD_add_response_header(response, MHD_HTTP_HEADER_WWW_AUTHENTICATE, res->authenticate);
     if (res->retry_after) {
         char seconds[16];
         snprintf(seconds, sizeof seconds, "%u", res->retry_after);

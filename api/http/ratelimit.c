@@ -12,16 +12,11 @@
 
 enum { BUCKETS = 8192, STRIPES = 64 };
 
-typedef struct {
-    double tokens;
-    uint64_t updated_us; /* 0: never used, so full */
-} bucket_t;
-
 struct ratelimit {
     double rate, burst;
     uint64_t seed;
     pthread_mutex_t locks[STRIPES];
-    bucket_t buckets[BUCKETS];
+    ratelimit_bucket_t buckets[BUCKETS];
 };
 
 ratelimit_t *ratelimit_new(unsigned rate, unsigned burst)
@@ -67,6 +62,28 @@ bool ratelimit_take(ratelimit_t *l, const void *key, size_t length, uint64_t now
     return ratelimit_take_n(l, key, length, 1, now_us, retry_after_seconds);
 }
 
+bool ratelimit_bucket_take(ratelimit_bucket_t *b, double rate, double burst, unsigned n, uint64_t now_us,
+                           unsigned *retry_after_seconds)
+{
+    if (!b->updated_us) {
+        b->tokens = burst;
+        b->updated_us = now_us;
+    }
+    double elapsed = now_us > b->updated_us ? (double)(now_us - b->updated_us) / 1e6 : 0;
+    b->tokens = b->tokens + elapsed * rate;
+    if (b->tokens > burst)
+        b->tokens = burst;
+    b->updated_us = now_us;
+    if (b->tokens >= (double)n) {
+        b->tokens -= (double)n;
+        return true;
+    }
+    double wait = ((double)n - b->tokens) / rate;
+    unsigned seconds = (unsigned)wait;
+    *retry_after_seconds = seconds < wait ? seconds + 1 : (seconds ? seconds : 1);
+    return false;
+}
+
 bool ratelimit_take_n(ratelimit_t *l, const void *key, size_t length, unsigned n, uint64_t now_us,
                       unsigned *retry_after_seconds)
 {
@@ -74,26 +91,8 @@ bool ratelimit_take_n(ratelimit_t *l, const void *key, size_t length, unsigned n
         return true;
     size_t slot = (size_t)(hash_key(l->seed, key, length) % BUCKETS);
     pthread_mutex_t *lock = &l->locks[slot % STRIPES];
-    bucket_t *b = &l->buckets[slot];
-    bool allowed;
     pthread_mutex_lock(lock);
-    if (!b->updated_us) {
-        b->tokens = l->burst;
-        b->updated_us = now_us;
-    }
-    double elapsed = now_us > b->updated_us ? (double)(now_us - b->updated_us) / 1e6 : 0;
-    b->tokens = b->tokens + elapsed * l->rate;
-    if (b->tokens > l->burst)
-        b->tokens = l->burst;
-    b->updated_us = now_us;
-    allowed = b->tokens >= (double)n;
-    if (allowed) {
-        b->tokens -= (double)n;
-    } else {
-        double wait = ((double)n - b->tokens) / l->rate;
-        unsigned seconds = (unsigned)wait;
-        *retry_after_seconds = seconds < wait ? seconds + 1 : (seconds ? seconds : 1);
-    }
+    bool allowed = ratelimit_bucket_take(&l->buckets[slot], l->rate, l->burst, n, now_us, retry_after_seconds);
     pthread_mutex_unlock(lock);
     return allowed;
 }

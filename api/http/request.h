@@ -73,7 +73,7 @@ typedef struct {
     char etag[32];            /* ETag header when not empty */
     char location[96];        /* Location header when not empty */
     unsigned retry_after;     /* Retry-After seconds when not 0 */
-    bool authenticate;        /* WWW-Authenticate: Bearer (401) */
+    const char *authenticate; /* WWW-Authenticate's value (a static string) when not NULL (401) */
     const char *problem_code; /* the problem's code when the answer is one, else NULL */
     /* An event stream to serve after the head (status and content_type set,
      * no body); owned by the response, read and freed through the

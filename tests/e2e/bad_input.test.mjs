@@ -6,13 +6,15 @@
 // one). The row format, its placeholders and what is checked are described at
 // the top of BAD_INPUT.md. On top of the rows: at least 120 of them, every
 // fen_error and every move reason in openapi.yaml has a row, and every code
-// and enum value the table names exists in openapi.yaml.
+// and enum value the table names exists in openapi.yaml. The rows of the
+// section "Service keys" run on a second server, with service keys.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from './server.mjs';
+import { startServer, tempDir } from './server.mjs';
 import { call, nodeRequest, rawExchange, START_FEN, utf8 } from './http.mjs';
 import { checkResponse, spec } from './openapi.mjs';
 
@@ -195,7 +197,16 @@ export function parseDocument(text) {
 
 // ---------------------------------------------------------------- placeholders
 
-const PLACEHOLDER = /\{(?:repeat:'((?:[^'\\]|\\.)*)',(\d+)|hex:([0-9a-fA-F ]+)|(game|white|black|version|other_game|other_white|other_black|start))\}/g;
+const PLACEHOLDER = /\{(?:repeat:'((?:[^'\\]|\\.)*)',(\d+)|hex:([0-9a-fA-F ]+)|(game|white|black|version|other_game|other_white|other_black|start)|key:([a-z]+))\}/g;
+
+// The section whose rows run on the server with service keys: its file has a
+// line for each key of SERVICE_KEYS (name: scopes), {key:NAME} is that key and
+// {key:none} one of a key's form that no line has; its rows' games are made
+// with the admin key.
+const KEYED_SECTION = 'Service keys';
+const SERVICE_KEYS = { creator: 'games:create', nothing: '-', admin: 'admin' };
+const KEYS = Object.fromEntries([...Object.keys(SERVICE_KEYS), 'none']
+  .map((name) => [name, `chsk_${randomBytes(32).toString('base64url')}`]));
 const NEEDS_GAME = /\{(game|white|black|version)\}/;
 const NEEDS_OTHER = /\{other_(game|white|black)\}/;
 
@@ -214,6 +225,9 @@ function expand(template, ctx, { raw = false } = {}) {
       parts.push(Buffer.from(unescapeQuoted(m[1]).repeat(Number(m[2])), 'utf8'));
     } else if (m[3] !== undefined) {
       parts.push(Buffer.from(m[3].replace(/\s+/g, ''), 'hex'));
+    } else if (m[5] !== undefined) {
+      assert.ok(KEYS[m[5]], `placeholder {key:${m[5]}}: no such key (${Object.keys(KEYS).join(', ')})`);
+      parts.push(Buffer.from(KEYS[m[5]], 'utf8'));
     } else {
       const name = m[4];
       const value = name === 'start' ? START_FEN : ctx[name];
@@ -230,10 +244,13 @@ const expandText = (template, ctx) => expand(template, ctx).toString('utf8');
 
 // ---------------------------------------------------------------- running
 
-let server;
+let plain;
+let keyed;
+let server; // the row's: keyed for KEYED_SECTION's rows, else plain
 
 async function newGame(json = {}) {
-  const res = await call(server, 'POST', '/v1/games', { json });
+  const headers = server === keyed ? { authorization: `Bearer ${KEYS.admin}` } : {};
+  const res = await call(server, 'POST', '/v1/games', { json, headers });
   assert.equal(res.status, 201, `creating a game for the row: ${res.status} ${res.text}`);
   return { id: res.body.id, tokens: res.body.tokens, version: res.body.version };
 }
@@ -384,8 +401,13 @@ function verify(row, res) {
 
 const rows = parseDocument(readFileSync(DOC_PATH, 'utf8'));
 
-before(async () => { server = await startServer(); });
-after(async () => { await server?.stop(); });
+before(async () => {
+  const file = path.join(tempDir('chessd-bad-input-'), 'keys');
+  writeFileSync(file, Object.entries(SERVICE_KEYS)
+    .map(([name, scopes]) => `${name} ${scopes} - ${createHash('sha256').update(KEYS[name]).digest('hex')}\n`).join(''));
+  [plain, keyed] = await Promise.all([startServer(), startServer(['--service-keys-file', file])]);
+});
+after(async () => { await Promise.all([plain?.stop(), keyed?.stop()]); });
 
 const label = (row) => {
   const r = row.request;
@@ -399,6 +421,7 @@ for (const section of sections) {
     for (const row of rows.filter((r) => r.section === section)) {
       test(label(row), async () => {
         if (row.error) assert.fail(`${DOC_NAME}:${row.line}: the row cannot be read: ${row.error}\n${row.raw}`);
+        server = row.section === KEYED_SECTION ? keyed : plain; // the tests of a file run one at a time
         const ctx = await prepare(row);
         const res = await send(row, ctx);
         verify(row, res);

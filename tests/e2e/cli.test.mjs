@@ -15,7 +15,7 @@ import { CHESSD_BIN, startServer } from './server.mjs';
 const run = (args) => spawnSync(CHESSD_BIN, args, { encoding: 'utf8', timeout: 10000 });
 
 // Each subcommand and a word its usage must hold.
-const SUBCOMMANDS = { serve: /--bind\s+CHESSD_BIND/, engine: /--engine-workers/, perft: /DEPTH \[FEN \[MOVES\.\.\.\]\]/, play: /--server URL/, version: /version/, help: /help/ };
+const SUBCOMMANDS = { serve: /--bind\s+CHESSD_BIND/, engine: /--engine-workers/, perft: /DEPTH \[FEN \[MOVES\.\.\.\]\]/, play: /--server URL/, keys: /--service-keys-file/, version: /version/, help: /help/ };
 
 test('every subcommand prints its usage for --help and -h, exit 0', () => {
   for (const [name, holds] of Object.entries(SUBCOMMANDS)) {
@@ -77,7 +77,7 @@ test('an unknown command or none is exit 2 with the usage on stderr', () => {
     const r = run(args);
     assert.equal(r.status, 2);
     assert.equal(r.stderr, "chessd: unknown command 'bogus'\n"
-      + 'usage: chessd <command> [arguments]; commands: serve engine perft play version help (chessd help: what each does)\n');
+      + 'usage: chessd <command> [arguments]; commands: serve engine perft play keys version help (chessd help: what each does)\n');
   }
   // An option where the command goes was meant for serve: the usage lists serve's options.
   assert.match(run(['--port', '80']).stderr, /--bind\s+CHESSD_BIND/);

@@ -310,12 +310,15 @@ function checkResources(label, c) {
 }
 
 // The files chessd reads for Redis (CHESSD_REDIS_CA_FILE, _CERT_FILE,
-// _KEY_FILE, _PASSWORD_FILE, from the ConfigMap or a literal): each that is
-// set must be a key of a Secret mounted read-only in the container, readable
-// by chessd, and the private key and the password by nobody else; required
-// lists those the target must set.
+// _KEY_FILE, _PASSWORD_FILE) and its service keys (CHESSD_SERVICE_KEYS_FILE),
+// from the ConfigMap or a literal: each that is set must be a key of a Secret
+// mounted read-only in the container (rendered: of a Secret the target
+// renders), readable by chessd, and the private key and the password by
+// nobody else; required lists those the target must set.
 const PRIVATE_FILES = ["CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE"];
-function checkRedisFiles(D, spec, c, config, secrets, required, absent) {
+const SECRET_FILES = ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE",
+  "CHESSD_SERVICE_KEYS_FILE"];
+function checkSecretFiles(D, spec, c, config, secrets, required, absent, rendered) {
   const value = (name) => (c.env ?? []).find((e) => e.name === name && "value" in e)?.value ?? config[name];
   for (const name of required) check(D(`${name} set`), !!value(name));
   for (const name of absent) check(D(`${name} not set`), !value(name) && !(c.env ?? []).some((e) => e.name === name), value(name));
@@ -328,7 +331,7 @@ function checkRedisFiles(D, spec, c, config, secrets, required, absent) {
   check(D("CHESSD_REDIS_PASSWORD and CHESSD_REDIS_PASSWORD_FILE not both set"),
     !(value("CHESSD_REDIS_PASSWORD_FILE") && (value("CHESSD_REDIS_PASSWORD") || passwordFromSecrets ||
       (c.env ?? []).some((e) => e.name === "CHESSD_REDIS_PASSWORD"))));
-  for (const name of ["CHESSD_REDIS_CA_FILE", "CHESSD_REDIS_CERT_FILE", "CHESSD_REDIS_KEY_FILE", "CHESSD_REDIS_PASSWORD_FILE"]) {
+  for (const name of SECRET_FILES) {
     const path = value(name);
     if (!path) continue;
     const mount = (c.volumeMounts ?? []).find((m) => path.startsWith(`${m.mountPath.replace(/\/$/, "")}/`));
@@ -339,8 +342,11 @@ function checkRedisFiles(D, spec, c, config, secrets, required, absent) {
     const item = (volume.secret.items ?? []).find((i) => i.path === rest);
     const key = volume.secret.items ? item?.key : rest;
     const s = secrets.find((x) => x.metadata.name === volume.secret.secretName);
-    check(D(`${name}: Secret ${volume.secret.secretName} is rendered with the key ${key}`),
-      !!(s && key && (s.data?.[key] ?? s.stringData?.[key])));
+    if (rendered) {
+      check(D(`${name}: Secret ${volume.secret.secretName} is rendered with the key ${key}`),
+        !!(s && key && (s.data?.[key] ?? s.stringData?.[key])));
+    }
+    check(D(`${name}: the whole Secret is mounted, no subPath (a change of it must reach the file)`), !mount.subPath);
     const mode = item?.mode ?? volume.secret.defaultMode ?? 0o644;
     const readable = (mode & 0o004) !== 0 || ((mode & 0o040) !== 0 && Number.isInteger(spec.securityContext?.fsGroup));
     check(D(`${name}: chessd can read it (mode ${mode.toString(8)}, fsGroup ${spec.securityContext?.fsGroup})`), readable);
@@ -450,7 +456,8 @@ function checkTarget(target, objects) {
     const s = ref && secrets.find((x) => x.metadata.name === ref.name);
     check(D("that Secret is rendered with the key"), !!(s && (s.data?.CHESSD_REDIS_URL ?? s.stringData?.CHESSD_REDIS_URL)));
   }
-  checkRedisFiles(D, spec, c, config, secrets, want.redisFiles ?? [], want.noRedisFiles ?? []);
+  checkSecretFiles(D, spec, c, config, secrets, [...(want.redisFiles ?? []), "CHESSD_SERVICE_KEYS_FILE"], want.noRedisFiles ?? [],
+    want.secret);
 
   // The API pods keep an engine of their own (k8s/README.md, "Engine workers").
   const apiWorkers = Number(setting(c, config, "CHESSD_ENGINE_WORKERS"));
@@ -633,7 +640,7 @@ function checkEngine(target, objects, want, api) {
   }
   check(E("mounts the API's volumes, at the same paths"),
     canonical(c.volumeMounts ?? []) === canonical(api.c.volumeMounts ?? []) && canonical(spec.volumes ?? []) === canonical(api.d.spec.template.spec.volumes ?? []));
-  checkRedisFiles(E, spec, c, config, byKind(objects, "Secret"), want.redisFiles ?? [], want.noRedisFiles ?? []);
+  checkSecretFiles(E, spec, c, config, byKind(objects, "Secret"), want.redisFiles ?? [], want.noRedisFiles ?? [], want.secret);
   check(E(`CHESSD_ENGINE ${CHESSD_ENGINE_PATH} (the image's Stockfish)`), setting(c, config, "CHESSD_ENGINE") === CHESSD_ENGINE_PATH,
     setting(c, config, "CHESSD_ENGINE"));
   check(E("CHESSD_READY_REQUIRES_REDIS (a worker without Redis takes no jobs, and says so)"),

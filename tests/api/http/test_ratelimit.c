@@ -3,7 +3,7 @@
  * refusal says to retry after a second at least. Idle time refills up to the
  * burst, a clock going back refills nothing; a key is its bytes, and other
  * keys keep their budget. Racing threads take exactly the burst; a limit is
- * described in words. */
+ * described in words; a caller's own bucket works the same. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -151,6 +151,21 @@ static void test_a_limit_is_described_by_its_rate_burst_and_setting(void)
     CU_ASSERT_EQUAL(ratelimit_rate(NULL), 0);
 }
 
+/* A caller's own bucket (a service key's quota) starts full from zeros,
+ * takes n at once or none, and refills at the rate given. */
+static void test_a_callers_bucket_starts_full_and_takes_n_or_none(void)
+{
+    ratelimit_bucket_t bucket = { 0 };
+    unsigned retry = 0;
+    CU_ASSERT_TRUE(ratelimit_bucket_take(&bucket, 2, 10, 7, start_us, &retry));
+    CU_ASSERT_FALSE(ratelimit_bucket_take(&bucket, 2, 10, 4, start_us, &retry));
+    CU_ASSERT_EQUAL(retry, 1); /* one more token is half a second away */
+    CU_ASSERT_TRUE(ratelimit_bucket_take(&bucket, 2, 10, 3, start_us, &retry));
+    CU_ASSERT_FALSE(ratelimit_bucket_take(&bucket, 2, 10, 5, start_us, &retry));
+    CU_ASSERT_EQUAL(retry, 3); /* 2.5 s, rounded up */
+    CU_ASSERT_TRUE(ratelimit_bucket_take(&bucket, 2, 10, 5, start_us + 5 * SECOND_US / 2, &retry));
+}
+
 int test_ratelimit_register(void)
 {
     CU_pSuite suite = CU_add_suite("ratelimit", NULL, NULL);
@@ -163,5 +178,6 @@ int test_ratelimit_register(void)
     CU_ADD_TEST(suite, test_a_key_is_the_bytes_given_and_other_keys_keep_their_budget);
     CU_ADD_TEST(suite, test_threads_racing_for_one_bucket_take_exactly_its_burst);
     CU_ADD_TEST(suite, test_a_limit_is_described_by_its_rate_burst_and_setting);
+    CU_ADD_TEST(suite, test_a_callers_bucket_starts_full_and_takes_n_or_none);
     return CU_get_error();
 }
