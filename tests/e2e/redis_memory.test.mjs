@@ -59,9 +59,18 @@ async function play(server, game, moves) {
 }
 
 /** A game's three keys (store/game_keys.c) with what Redis holds under each. */
+/** A hash's HGETALL reply as [field, value] pairs sorted by field. */
+function pairsByName(flat) {
+  const pairs = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 async function gameKeys(redis, id) {
   const keys = [`chessd:game:{${id}}`, `chessd:moves:{${id}}`, `chessd:history:{${id}}`];
-  const [hash, moves, history] = await redisCommands(redis.port, [['HGETALL', keys[0]], ['GET', keys[1]], ['GET', keys[2]]]);
+  const [fields, moves, history] = await redisCommands(redis.port, [['HGETALL', keys[0]], ['GET', keys[1]], ['GET', keys[2]]]);
+  // By field: a hash's order changes as Redis rehashes it, with nothing written.
+  const hash = pairsByName(fields);
   return { keys, hash, moves, history };
 }
 

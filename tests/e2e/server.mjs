@@ -265,7 +265,14 @@ export async function redisDump(port) {
   const read = { string: (k) => ['GET', k], hash: (k) => ['HGETALL', k], list: (k) => ['LRANGE', k, '0', '-1'],
     set: (k) => ['SMEMBERS', k], zset: (k) => ['ZRANGE', k, '0', '-1', 'WITHSCORES'], stream: (k) => ['XRANGE', k, '-', '+'] };
   const values = await redisCommands(port, keys.map((k, i) => (read[types[i]] ?? ((key) => ['TYPE', key]))(k)));
-  keys.forEach((k, i) => out.set(k, { type: types[i], values: [values[i]].flat(Infinity).map(String) }));
+  // A hash by field: its HGETALL order changes as Redis rehashes it, with nothing written.
+  const byField = (flat) => {
+    const pairs = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+    return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flat();
+  };
+  keys.forEach((k, i) => out.set(k, { type: types[i],
+    values: (types[i] === 'hash' && Array.isArray(values[i]) ? byField(values[i]) : [values[i]]).flat(Infinity).map(String) }));
   return out;
 }
 
