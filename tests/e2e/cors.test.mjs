@@ -185,18 +185,19 @@ test('in Chromium, a page of a listed origin plays a move with its token, reads 
     const hash = new URLSearchParams({ base: server.base, id: g.id, token: g.tokens.white, move: 'e4',
       version: String(g.version) });
     await page.goto(`${pages.origin}/#${hash}`);
-    await page.waitForFunction(() => window.seen.status !== null || window.seen.error !== null, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.seen.status !== null || window.seen.error !== null, null, { timeout: 20000 });
     const first = await page.evaluate(() => window.seen);
     assert.equal(first.error, null, first.error);
     assert.equal(first.status, 200);
     assert.equal(first.etag, `"${g.version + 1}"`); // read only because it is exposed
     assert.match(first.requestId, /^[0-9a-f]{32}$/);
-    // Black answers through the API; the page's stream shows it.
+    // Once the page's stream has its first event, Black answers through the API; the stream shows it.
+    await page.waitForFunction(() => window.seen.events.length > 0, null, { timeout: 20000 });
     const moved = await post(server, `/v1/games/${g.id}/moves`, { move: 'e5', expected_version: g.version + 1 },
       { headers: { authorization: `Bearer ${g.tokens.black}` } });
     assert.equal(moved.status, 200, moved.text);
     const last = g.version + 2;
-    await page.waitForFunction((v) => window.seen.events.some(([, version]) => version === v), last, { timeout: 10000 });
+    await page.waitForFunction((v) => window.seen.events.some(([, version]) => version === v), last, { timeout: 20000 });
     const events = await page.evaluate(() => window.seen.events);
     assert.equal(events[0][0], 'game', JSON.stringify(events));
     assert.deepEqual(events.at(-1), ['change', last]);
@@ -205,7 +206,7 @@ test('in Chromium, a page of a listed origin plays a move with its token, reads 
     const outsider = await context.newPage();
     await outsider.goto(`${stranger.origin}/#${new URLSearchParams({ base: server.base, id: g.id,
       token: g.tokens.white, move: 'Nf3', version: String(g.version + 2) })}`);
-    await outsider.waitForFunction(() => window.seen.status !== null || window.seen.error !== null, null, { timeout: 10000 });
+    await outsider.waitForFunction(() => window.seen.status !== null || window.seen.error !== null, null, { timeout: 20000 });
     const refused = await outsider.evaluate(() => window.seen);
     assert.equal(refused.status, null);
     assert.match(refused.error, /TypeError|Failed to fetch/);
