@@ -14,14 +14,15 @@
 /* Reads a game in one step. KEYS as the write's (store_game_write): the
  * hash, the move list, the history; ARGV[1] 'change' (version, state, the
  * last hlen history entries of ARGV[2] bytes each, the write id, Redis's
- * time in milliseconds, then when each player was last seen, '' : never)
+ * time in milliseconds, then when each player was last seen, '' : never,
+ * and its subscriptions, '' : none)
  * or 'full' (the same, then the move list and the tags and metadata text,
  * '' for a game without, so a change never moves it). ARGV[3] names the
  * players seen now, first ('w', 'b', both or neither). An empty array: no
  * such game; {'damaged'}: a game whose keys disagree (see GAME_KEYS_LUA). */
 static const char load_script[] =
     GAME_KEYS_LUA
-    "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid', 'seen:white', 'seen:black')\n"
+    "local v = redis.call('HMGET', KEYS[1], 'version', 'state', 'hlen', 'wid', 'seen:white', 'seen:black', 'wh')\n"
     "if not v[1] then\n"
     "  if lingers(KEYS[2]) or lingers(KEYS[3]) then return {'damaged'} end\n"
     "  return {}\n"
@@ -43,10 +44,10 @@ static const char load_script[] =
     "  end\n"
     "end\n"
     "if #marks > 0 then redis.call('HSET', KEYS[1], unpack(marks)) end\n"
-    "local reply = {v[1], v[2], tail, v[4] or '', now, v[5] or '', v[6] or ''}\n"
+    "local reply = {v[1], v[2], tail, v[4] or '', now, v[5] or '', v[6] or '', v[7] or ''}\n"
     "if ARGV[1] == 'full' then\n"
-    "  reply[8] = redis.call('GET', KEYS[2]) or ''\n"
-    "  reply[9] = redis.call('HGET', KEYS[1], 'meta') or ''\n"
+    "  reply[9] = redis.call('GET', KEYS[2]) or ''\n"
+    "  reply[10] = redis.call('HGET', KEYS[1], 'meta') or ''\n"
     "end\n"
     "return reply\n";
 
@@ -102,23 +103,26 @@ static bool read_seen(const redisReply *r, int64_t *out)
 
 /* Whether r is the array load_script answers for a game, read into *out:
  * [version, state, history tail, write id, Redis's time, white's and
- * black's last signs] and, in full, the move list and the meta text. What
+ * black's last signs, its subscriptions] and, in full, the move list and the meta text. What
  * was copied before a failure is out's to clear. */
 static bool read_loaded(const redisReply *r, bool full, store_game_t *out)
 {
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != (full ? 9u : 7u)
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != (full ? 10u : 8u)
         || !store_reply_version(r->element[0], &out->version)
         || !store_reply_string(r->element[1], &out->state, &out->state_length)
         || !store_reply_string(r->element[2], &out->history, &out->history_length)
         || r->element[3]->type != REDIS_REPLY_STRING || r->element[3]->len >= sizeof out->write_id
         || r->element[4]->type != REDIS_REPLY_INTEGER || r->element[4]->integer <= 0
         || !read_seen(r->element[5], &out->seen_ms[0]) || !read_seen(r->element[6], &out->seen_ms[1])
-        || (full && !store_reply_string(r->element[7], &out->moves, &out->moves_length))
-        || (full && !read_meta(r->element[8], out)))
+        || r->element[7]->type != REDIS_REPLY_STRING || r->element[7]->len >= sizeof out->webhooks
+        || (full && !store_reply_string(r->element[8], &out->moves, &out->moves_length))
+        || (full && !read_meta(r->element[9], out)))
         return false;
     out->now_ms = (int64_t)r->element[4]->integer;
     memcpy(out->write_id, r->element[3]->str, r->element[3]->len);
     out->write_id[r->element[3]->len] = '\0';
+    memcpy(out->webhooks, r->element[7]->str, r->element[7]->len);
+    out->webhooks[r->element[7]->len] = '\0';
     return true;
 }
 

@@ -25,6 +25,7 @@ enum {
     GAME_TOKEN_HASH_SIZE = 65,    /* hex HMAC-SHA256, terminated */
     GAME_RECORD_STATE_MAX = 2048, /* bytes of a state text, always enough */
     GAME_RECORD_HISTORY_ENTRY = 16,
+    GAME_WEBHOOKS_TEXT_SIZE = 320, /* STORE_WEBHOOKS_TEXT_SIZE */
 };
 
 typedef struct {
@@ -56,6 +57,9 @@ typedef struct {
     game_engine_t engine;
     bool analysis; /* created with hints allowed */
     char bulk[GAME_ID_SIZE]; /* the bulk it was created in ("": none) */
+    /* Its webhook subscriptions, "<sub>=<kinds> ..." (store/webhooks.h):
+     * kept beside the state, not in it; "": none. */
+    char webhooks[GAME_WEBHOOKS_TEXT_SIZE];
     game_t game;
 } game_record_t;
 

@@ -13,6 +13,7 @@
 
 #include "../rules/base/decimal.h"
 #include "game_keys.h"
+#include "webhooks.h"
 
 /* Compare-and-set of a game, with its idempotency record.
  * KEYS[1] the game hash, KEYS[2] its move list, KEYS[3] its history. Then,
@@ -46,7 +47,10 @@
 #define CAS_SEEN 22             /* the player who made the change, marked seen: 'white', 'black' ('' : none) */
 #define CAS_ABSENT 23           /* a claim's absent player ('' : none) ... */
 #define CAS_ABSENT_SEEN 24      /* ... whose last sign must still be this ('' : never) */
-#define CAS_ARG_COUNT 24
+#define CAS_WEBHOOKS 25         /* a creation's subscriptions text ('' : none, the game's stay) */
+#define CAS_WH_ENTRY 26         /* the outbox entry appended to each outbox the keys name ... */
+#define CAS_WH_MEMBERS 27       /* ... and each one's due member, one a line, marked due when 'd' */
+#define CAS_ARG_COUNT 27
 #define ARG_NUMBER(name) ARG_NUMBER_(name)
 #define ARG_NUMBER_(n) #n
 #define ARG(name) "ARGV[" ARG_NUMBER(name) "]"
@@ -81,6 +85,8 @@ static const char cas_script[] =
     "if string.find(" ARG(CAS_FLAGS) ", 'l', 1, true) then legacy = KEYS[k]; k = k + 1 end\n"
     "if string.find(" ARG(CAS_FLAGS) ", 'i', 1, true) then idem = KEYS[k]; k = k + 1 end\n"
     "if string.find(" ARG(CAS_FLAGS) ", 'b', 1, true) then list = KEYS[k]; k = k + 1 end\n"
+    "local due\n"
+    "if string.find(" ARG(CAS_FLAGS) ", 'd', 1, true) then due = KEYS[k]; k = k + 1 end\n"
     "if idem then\n"
     "  local prior = redis.call('GET', idem)\n"
     "  if prior then return {'replay', prior} end\n"
@@ -109,7 +115,7 @@ static const char cas_script[] =
     "if wrong then return wrong end\n"
     "if own and keys_disagree(redis.call('HGET', KEYS[1], 'state') or '') then return {'damaged', current} end\n"
     "local now\n"
-    "if " ARG(CAS_TIME_FROM) " ~= '0' or " ARG(CAS_SEEN) " ~= '' then\n"
+    "if " ARG(CAS_TIME_FROM) " ~= '0' or " ARG(CAS_SEEN) " ~= '' or due then\n"
     "  local t = redis.call('TIME')\n"
     "  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
     "end\n"
@@ -124,7 +130,15 @@ static const char cas_script[] =
     "local fields = {'version', " ARG(CAS_VERSION) ", 'state', " ARG(CAS_STATE) ", 'hlen', " ARG(CAS_HISTORY_COUNT) ", 'wid', " ARG(CAS_WRITE_ID) "}\n"
     "if " ARG(CAS_META) " ~= '' then table.insert(fields, 'meta'); table.insert(fields, " ARG(CAS_META) ") end\n"
     "if " ARG(CAS_SEEN) " ~= '' then table.insert(fields, 'seen:' .. " ARG(CAS_SEEN) "); table.insert(fields, string.format('%.0f', now)) end\n"
+    "if " ARG(CAS_WEBHOOKS) " ~= '' then table.insert(fields, 'wh'); table.insert(fields, " ARG(CAS_WEBHOOKS) ") end\n"
     "redis.call('HSET', KEYS[1], unpack(fields))\n"
+    "local m = k\n"
+    "for member in string.gmatch(" ARG(CAS_WH_MEMBERS) ", '[^\\n]+') do\n"
+    "  if m > #KEYS then break end\n"
+    "  redis.call('RPUSH', KEYS[m], " ARG(CAS_WH_ENTRY) ")\n"
+    "  if due then redis.call('ZADD', due, 'LT', now, member) end\n"
+    "  m = m + 1\n"
+    "end\n"
     "local op = " ARG(CAS_LINE_OP) "\n"
     "if op == 'append' then\n"
     "  redis.call('APPEND', KEYS[2], " ARG(CAS_MOVES) ")\n"
@@ -165,7 +179,8 @@ static void cas_init(void) { cas_ready = store_script_init(&cas, cas_script); }
 
 enum {
     NUMBER_SIZE = DECIMAL_U64_MAX + 1,
-    ARGS_MAX = 3 + 6 + CAS_ARG_COUNT, /* EVALSHA, sha, key count; keys; values */
+    ARGS_MAX = 3 + 7 + STORE_WEBHOOKS_PER_GAME + CAS_ARG_COUNT, /* EVALSHA, sha, key count; keys; values */
+    OUTBOX_KEY_SIZE = 160,
 };
 
 /* One write as it is built: what was asked, the keys, the script's values
@@ -181,8 +196,11 @@ typedef struct {
     char idem_key[GAME_KEYS_IDEMPOTENCY_SIZE], idem_list[GAME_KEYS_IDEMPOTENCY_SIZE];
     bool with_idem, bounded; /* an idempotency record; a bound on those of its scope */
     bool legacy_apart;       /* on a cluster: the record of the first format replaced is in another slot */
+    bool cluster;
     char legacy_version[NUMBER_SIZE];
-    char flags[4];
+    char flags[8];
+    char outboxes[STORE_WEBHOOKS_PER_GAME][OUTBOX_KEY_SIZE];
+    char members[STORE_WEBHOOKS_PER_GAME * (STORE_ENGINE_ID_SIZE + STORE_WEBHOOK_ID_SIZE)];
     char channel[STORE_CHANNEL_SIZE];
     const char *value[CAS_ARG_COUNT + 1];
     size_t value_length[CAS_ARG_COUNT + 1];
@@ -203,6 +221,28 @@ static size_t number_text(uint64_t value, char *out)
     return length;
 }
 
+/* The outboxes of the change's webhook subscriptions, and their due
+ * members ("<game> <sub>", one a line). */
+static store_status_t write_webhook_keys(game_write_t *w)
+{
+    const store_game_change_t *change = w->change;
+    if (change->webhook_count > STORE_WEBHOOKS_PER_GAME || (change->webhook_count && !change->webhook_entry_length))
+        return STORE_ECORRUPT;
+    size_t used = 0;
+    for (unsigned i = 0; i < change->webhook_count; i++) {
+        const char *sub = change->webhook_subs[i];
+        if (!store_webhook_outbox_key(w->id, sub, w->outboxes[i], sizeof w->outboxes[i])
+            || strlen(sub) >= STORE_WEBHOOK_ID_SIZE || strchr(sub, ' '))
+            return STORE_ECORRUPT;
+        int n = snprintf(w->members + used, sizeof w->members - used, "%s%s %s", used ? "\n" : "", w->id, sub);
+        if (n < 0 || (size_t)n >= sizeof w->members - used)
+            return STORE_ECORRUPT;
+        used += (size_t)n;
+    }
+    w->members[used] = '\0';
+    return STORE_OK;
+}
+
 /* The game's keys, the record of the first format's, and the idempotency
  * record's and its scope's list when there are. */
 static store_status_t write_keys(game_write_t *w)
@@ -218,7 +258,7 @@ static store_status_t write_keys(game_write_t *w)
     w->bounded = w->with_idem && idem->keep_max > 0;
     if (w->bounded && !game_keys_idempotency_list(idem->scope, w->idem_list, sizeof w->idem_list))
         return STORE_ECORRUPT;
-    return STORE_OK;
+    return write_webhook_keys(w);
 }
 
 /* The version of the record of the first format under key, as text ("" when
@@ -282,6 +322,10 @@ static void write_command_keys(game_write_t *w)
         push_key(w, 'i', w->idem_key);
     if (w->bounded)
         push_key(w, 'b', w->idem_list);
+    if (w->change->webhook_count && !w->cluster)
+        push_key(w, 'd', STORE_WEBHOOKS_DUE_KEY);
+    for (unsigned i = 0; i < w->change->webhook_count; i++)
+        push(w, w->outboxes[i], strlen(w->outboxes[i]));
     w->argv[2] = w->key_count;
     w->lengths[2] = number_text((uint64_t)(w->argc - 3), w->key_count);
 }
@@ -361,6 +405,10 @@ static void write_values(store_t *store, game_write_t *w)
     write_event_values(store, w);
     set_text(w, CAS_LEGACY_VERSION, w->legacy_version);
     set_value(w, CAS_META, change->meta_length ? change->meta : "", change->meta_length);
+    set_text(w, CAS_WEBHOOKS, change->webhooks ? change->webhooks : "");
+    set_value(w, CAS_WH_ENTRY, change->webhook_count ? change->webhook_entry : "",
+              change->webhook_count ? change->webhook_entry_length : 0);
+    set_text(w, CAS_WH_MEMBERS, w->members);
     static const char *const players[] = { "", "white", "black" }; /* 1 + the colour */
     set_text(w, CAS_SEEN, players[change->seen]);
     set_text(w, CAS_ABSENT, players[change->absent]);
@@ -441,7 +489,8 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
                                 const store_idempotency_t *idempotency, uint64_t *current_version, char **replay)
 {
     game_write_t w = { .id = id, .expected_version = expected_version, .change = change,
-                       .ttl_seconds = ttl_seconds, .idempotency = idempotency };
+                       .ttl_seconds = ttl_seconds, .idempotency = idempotency,
+                       .cluster = store_is_cluster(store) };
     store_status_t status = write_keys(&w);
     if (status == STORE_OK)
         status = write_legacy_version(store, &w);
@@ -466,5 +515,9 @@ store_status_t store_game_write(store_t *store, const char *id, uint64_t expecte
         *current_version = current;
     if (status == STORE_OK)
         write_taken(store, &w);
+    /* On a Cluster the due index is in another slot: marked now, or by the
+     * sweep when this fails or the replica dies first (store/webhooks.h). */
+    if (status == STORE_OK && w.cluster && change->webhook_count)
+        (void)store_webhook_mark_due(store, id, change->webhook_subs, change->webhook_count, 0);
     return status;
 }

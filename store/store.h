@@ -184,6 +184,9 @@ enum { STORE_ENGINE_ID_SIZE = 24 };
 /* A game as read. Every text is malloc'd and NUL-terminated (the length
  * excludes the NUL), owned by the value: free with store_game_clear(). A
  * record of the first format (one JSON text) comes as legacy, nothing else set. */
+/* Bytes of a game's subscriptions text (store/webhooks.h), the NUL included. */
+enum { STORE_WEBHOOKS_TEXT_SIZE = 320 };
+
 /* Characters of a write id (the store's tag of each write, see
  * store_game_change_t), the NUL included. */
 enum { STORE_WRITE_ID_SIZE = 33 };
@@ -203,6 +206,7 @@ typedef struct {
     size_t legacy_length;
     int64_t now_ms;  /* Redis's clock (TIME) when it was read, in Unix milliseconds; 0 for legacy */
     int64_t seen_ms[2]; /* when each player (white, black) was last seen, on Redis's clock; 0: never */
+    char webhooks[STORE_WEBHOOKS_TEXT_SIZE]; /* its subscriptions, "<sub>=<kinds> ..." (store/webhooks.h); "": none */
 } store_game_t;
 
 void store_game_clear(store_game_t *game);
@@ -270,6 +274,15 @@ typedef struct {
     int seen;
     int absent;
     int64_t absent_seen_ms;
+    /* Webhooks (store/webhooks.h). A creation's subscriptions text, kept in
+     * the game's hash (NULL: none). The change's outbox entry, appended in
+     * the same step to the outbox of each of the webhook_count subscriptions
+     * in webhook_subs, each marked due (on a Cluster right after). */
+    const char *webhooks;
+    const char *webhook_entry;
+    size_t webhook_entry_length;
+    const char *const *webhook_subs;
+    unsigned webhook_count;
 } store_game_change_t;
 
 /* The Pub/Sub channel of game id's events: "chessd:events:{<id>}". */

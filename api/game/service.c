@@ -23,6 +23,7 @@
 #include "if_match.h"
 #include "import.h"
 #include "tokens.h"
+#include "webhook_kinds.h"
 
 enum {
     IDEMPOTENCY_KEPT_MAX = 32, /* answers kept per player and game: enough for any retry */
@@ -148,6 +149,7 @@ static game_svc_status_t load_marking(const game_svc_config_t *c, const char *id
     g->record.version = s->version;
     g->now_ms = s->now_ms;
     memcpy(g->record.write_id, s->write_id, sizeof g->record.write_id);
+    memcpy(g->record.webhooks, s->webhooks, sizeof g->record.webhooks);
     return GAME_SVC_OK;
 }
 
@@ -155,6 +157,8 @@ static game_svc_status_t load_id(const game_svc_config_t *c, const char *id, sto
 {
     return load_marking(c, id, what, 0, g);
 }
+
+_Static_assert((int)GAME_WEBHOOKS_TEXT_SIZE == (int)STORE_WEBHOOKS_TEXT_SIZE, "a record holds what a load reads");
 
 /* --- idempotency --- */
 
@@ -468,6 +472,42 @@ static store_status_t lower_deadline(const game_svc_config_t *c, const game_reco
     return store_deadline_lower(c->store, r->id, due, score);
 }
 
+/* The webhook part of r's write (store/webhooks.h): the subscriptions
+ * that want the change's event, and the outbox entry they take ("<event>
+ * <kinds>" then the published message, one line each), malloc'd into
+ * *entry. A creation also keeps the game's subscriptions text. False when
+ * out of memory. */
+static bool webhook_write_prepare(const game_record_t *r, const change_t *change, uint64_t expected,
+                                  const char *message, size_t message_length,
+                                  char hits[STORE_WEBHOOKS_PER_GAME][STORE_WEBHOOK_ID_SIZE],
+                                  const char *hit_ids[STORE_WEBHOOKS_PER_GAME], char **entry,
+                                  store_game_change_t *store)
+{
+    *entry = NULL;
+    if (expected == 0 && r->webhooks[0])
+        store->webhooks = r->webhooks;
+    if (!r->webhooks[0] || !change->event || !message)
+        return true;
+    unsigned kinds = webhook_event_kinds(change->event, game_is_over(&r->game));
+    unsigned count = kinds ? webhook_subs_hit(r->webhooks, kinds, hits) : 0;
+    if (!count)
+        return true;
+    char head[64];
+    int n = snprintf(head, sizeof head, "%s %u\n", change->event, kinds);
+    if (n < 0 || (size_t)n >= sizeof head || !(*entry = malloc((size_t)n + message_length + 1)))
+        return false;
+    memcpy(*entry, head, (size_t)n);
+    memcpy(*entry + n, message, message_length);
+    (*entry)[(size_t)n + message_length] = '\0';
+    for (unsigned i = 0; i < count; i++)
+        hit_ids[i] = hits[i];
+    store->webhook_entry = *entry;
+    store->webhook_entry_length = (size_t)n + message_length;
+    store->webhook_subs = hit_ids;
+    store->webhook_count = count;
+    return true;
+}
+
 /* Writes g as version expected + 1; out's answer is the Game (a creation)
  * or the GameChange, kept under the writer's key. A finished game expires
  * finished_game_ttl_seconds after its end (0: never), and is put on the
@@ -505,6 +545,11 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         kept = idem_kept_seal(idem->fingerprint, answer_status, r->version, location, body, body_length);
     line_write_t lw;
     bool prepared = line_write_prepare(g, change, &lw) && meta_write_prepare(g, expected, &lw);
+    char hits[STORE_WEBHOOKS_PER_GAME][STORE_WEBHOOK_ID_SIZE], *hook_entry = NULL;
+    const char *hit_ids[STORE_WEBHOOKS_PER_GAME];
+    prepared = prepared
+               && webhook_write_prepare(r, change, expected, message, message_length, hits, hit_ids, &hook_entry,
+                                        &lw.store);
     const char *trouble = NULL;
     if (!state_length || !body || (idem->key && !kept) || !prepared || (change->event && !message))
         trouble = "out of memory";
@@ -520,6 +565,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         && (written = turn_intent(c, r, now, owner, &reached)) != STORE_OK)
         trouble = "the computer's turn could not be recorded";
     if (reached != STORE_ENGINE_BOUND_NONE) {
+        free(hook_entry);
         free(kept);
         free(message);
         line_write_free(&lw);
@@ -533,6 +579,10 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     int64_t index_score = 0;
     if (!trouble && (written = lower_deadline(c, r, change->deadline_ms, now, &index_score)) != STORE_OK)
         trouble = "the game's deadline could not be recorded";
+    /* A new game with subscriptions is known to the webhook sweep first
+     * (store/webhooks.h, step 1). */
+    if (!trouble && expected == 0 && r->webhooks[0] && (written = store_webhook_game_add(c->store, r->id)) != STORE_OK)
+        trouble = "the game's webhooks could not be recorded";
     if (!trouble) {
         lw.store.state = state;
         lw.store.state_length = state_length;
@@ -543,6 +593,7 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         lw.store.event_length = message_length;
         written = store_write(c, g, expected, change, idem, &lw, kept, write_id, &current, &replay);
     }
+    free(hook_entry);
     free(kept);
     free(message);
     line_write_free(&lw);
@@ -1122,6 +1173,7 @@ static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new
             return fail(out, GAME_SVC_EINTERNAL, "no randomness for a token");
     r->engine = spec->engine;
     r->analysis = spec->analysis;
+    memcpy(r->webhooks, spec->webhooks, sizeof r->webhooks);
     return GAME_SVC_OK;
 }
 

@@ -231,6 +231,9 @@ typedef struct {
     game_engine_t engine; /* the side the computer plays (engine.plays false: none) */
     bool analysis;        /* hints allowed while the game is played */
     game_meta_t *meta;    /* the caller's, checked (NULL: none) */
+    /* Its webhook subscriptions, made beforehand ("<sub>=<kinds> ...",
+     * api/game/webhook_kinds.h; "": none). */
+    char webhooks[GAME_WEBHOOKS_TEXT_SIZE];
 } game_svc_new_t;
 
 /* Whether token (NULL: none) is a player's of r: one HMAC, compared in

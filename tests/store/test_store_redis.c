@@ -17,6 +17,7 @@
 
 #include "../../store/game_record.h"
 #include "../../store/store.h"
+#include "../../store/webhooks.h"
 #include "../support/legacy_fixture.h"
 #include "../support/redis_server.h"
 #include "../support/tests.h"
@@ -653,11 +654,13 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         CU_ASSERT_FATAL(state_length > 0);
         /* Every key and value a write can send at once: the old record, a
          * kept answer bounded in its scope, a write id, an event, a meta
-         * text, the mover's presence and the absent player's guard. */
+         * text, the mover's presence and the absent player's guard, a
+         * subscriptions text and an event for its outbox. */
+        static const char *const hook_subs[] = { "wh_AAAAAAAAAAAAAAAA" };
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
                                         moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert",
                                         0, 0, "1 0 0 0 change\n{}", 18, "{\"tags\":{}}", 11, 1 + WHITE, 1 + BLACK,
-                                        0 };
+                                        0, "wh_AAAAAAAAAAAAAAAA=31", "move 1\n1 0 0 0 change\n{}", 25, hook_subs, 1 };
         char scope[64];
         snprintf(scope, sizeof scope, "{%s}:caller", f.id);
         store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };
@@ -678,6 +681,23 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         CU_ASSERT_STRING_EQUAL(loaded.write_id, "wid-of-convert");
         CU_ASSERT_PTR_NULL(loaded.legacy);
         CU_ASSERT(loaded.seen_ms[WHITE] > 0 && loaded.seen_ms[BLACK] == 0);
+        CU_ASSERT_STRING_EQUAL(loaded.webhooks, "wh_AAAAAAAAAAAAAAAA=31");
+        /* The event is in the subscription's outbox, and it is due. */
+        char *entry = NULL;
+        size_t entry_length = 0;
+        unsigned held = 0;
+        store_webhook_retry_t retry;
+        CU_ASSERT_EQUAL(store_webhook_head(store, f.id, hook_subs[0], &entry, &entry_length, &held, &retry),
+                        STORE_OK);
+        CU_ASSERT(held == 1 && entry && !strcmp(entry, "move 1\n1 0 0 0 change\n{}") && retry.attempts == 0);
+        free(entry);
+        store_webhook_due_t due[4];
+        unsigned claimed = 0;
+        CU_ASSERT_EQUAL(store_webhook_claim(store, 60000, 4, due, &claimed, NULL), STORE_OK);
+        bool found = false;
+        for (unsigned d = 0; d < claimed; d++)
+            found = found || (!strcmp(due[d].game, f.id) && !strcmp(due[d].sub, hook_subs[0]));
+        CU_ASSERT(found);
         expect_bytes("state", loaded.state, loaded.state_length, state, state_length);
         expect_bytes("moves", loaded.moves, loaded.moves_length, moves, moves_length);
         size_t tail = (size_t)r.game.history_count * STORE_HISTORY_ENTRY_SIZE;
