@@ -572,9 +572,10 @@ service_keys_status_t service_keys_check(service_keys_t *keys, const char *autho
     entry_t *e;
     service_keys_status_t status = find_key(keys, authorization, now_us, &t, &e);
     name[0] = '\0';
-    if (status == SERVICE_KEYS_OK && !(e->line.scopes & 1u << scope)) {
+    if (status == SERVICE_KEYS_OK) {
         memcpy(name, e->line.name, sizeof e->line.name);
-        status = SERVICE_KEYS_ESCOPE;
+        if (!(e->line.scopes & 1u << scope))
+            status = SERVICE_KEYS_ESCOPE;
     }
     table_release(t);
     return status;

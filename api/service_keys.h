@@ -109,7 +109,7 @@ typedef enum {
 } service_keys_status_t;
 
 /* Whether authorization holds a key of the table with scope (admin holds
- * them all). With SERVICE_KEYS_ESCOPE, name is the key's. */
+ * them all). With SERVICE_KEYS_OK and SERVICE_KEYS_ESCOPE, name is the key's. */
 service_keys_status_t service_keys_check(service_keys_t *keys, const char *authorization, service_scope_t scope,
                                          uint64_t now_us, char name[SERVICE_KEY_NAME_MAX + 1]);
 

@@ -25,7 +25,7 @@
 enum {
     STORE_WEBHOOK_ID_SIZE = 24,      /* "wh_" and 16 characters of base64url, and the NUL */
     STORE_WEBHOOK_URL_SIZE = 2049,   /* a destination of at most 2048 bytes */
-    STORE_WEBHOOK_SECRET_SIZE = 64,  /* "whsec_" and the base64 of 32 bytes */
+    STORE_WEBHOOK_SECRET_SIZE = 96,  /* "whsec_" and the base64 of up to 64 bytes */
     STORE_WEBHOOK_OWNER_SIZE = 65,   /* a service key's name */
     STORE_WEBHOOK_SCOPE_SIZE = 8,    /* "game", "bulk" or "key" */
     STORE_WEBHOOK_TARGET_SIZE = 65,  /* the game, the bulk or the key */
