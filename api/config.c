@@ -288,6 +288,15 @@ static const setting_t settings[] = {
     { "--webhook-ca-file", "CHESSD_WEBHOOK_CA_FILE", "",
       "PEM CAs that sign https webhook destinations' certificates (default: the system's)", KIND_STRING,
       FIELD(webhook_ca_file), 0, 0 },
+    { "--webhook-retry-ms", "CHESSD_WEBHOOK_RETRY_MS", "5000",
+      "the wait after a webhook delivery fails, doubling after each failure; an event is dropped (and counted) "
+      "once its next try would come more than --webhook-give-up-seconds after it happened",
+      KIND_UINT, FIELD(webhook_retry_ms), 100, 3600000 },
+    { "--webhook-give-up-seconds", "CHESSD_WEBHOOK_GIVE_UP_SECONDS", "86400",
+      "how long an event is retried before it is dropped", KIND_UINT, FIELD(webhook_give_up_seconds), 1, 604800 },
+    { "--webhook-workers", "CHESSD_WEBHOOK_WORKERS", "8",
+      "webhook deliveries this replica makes at once (0: it delivers none, and other replicas do)", KIND_UINT,
+      FIELD(webhook_workers), 0, 64 },
     { "--allow-untested-libmicrohttpd", "CHESSD_ALLOW_UNTESTED_LIBMICROHTTPD", "false",
       "start, with a warning, on a libmicrohttpd version chessd has not been tested with (its strict HTTP reader "
       "depends on how libmicrohttpd reads sockets); else chessd refuses to start on one",

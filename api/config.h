@@ -90,6 +90,9 @@ typedef struct config {
     unsigned webhook_redirects;       /* redirects a delivery follows, each judged again; 0: none */
     char webhook_ca_file[512];        /* PEM CAs for https destinations; "" : the system's */
     webhook_allow_t webhook_policy;   /* webhook_allow as config_load read it: what deliveries are judged by */
+    unsigned webhook_retry_ms;        /* the first wait after a failed delivery, doubling */
+    unsigned webhook_give_up_seconds; /* an event retried longer than this is dropped */
+    unsigned webhook_workers;         /* deliveries at once on this replica (0: none) */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments

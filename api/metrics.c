@@ -21,9 +21,10 @@
 #include "http/wire.h"
 #include "live/events.h"
 #include "redis_memory.h"
+#include "webhooks/worker.h"
 
 /* The most samples a row has: a stream's close reasons. */
-enum { LABELS_MAX = EVENTS_CLOSE_COUNT, FAULTS = STORE_FAULT_COUNT - 1 - STORE_FAULT_NONE };
+enum { LABELS_MAX = (int)EVENTS_CLOSE_COUNT > (int)WEBHOOK_OUTCOME_COUNT ? (int)EVENTS_CLOSE_COUNT : (int)WEBHOOK_OUTCOME_COUNT, FAULTS = STORE_FAULT_COUNT - 1 - STORE_FAULT_NONE };
 _Static_assert(FAULTS <= LABELS_MAX, "a Redis fault is a label value of chessd_redis_fault");
 /* A sample left out of this scrape (no store, no probe port, no check yet). */
 #define ABSENT LLONG_MIN
@@ -36,6 +37,7 @@ static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 non
 static const acceptor_t *listeners[2];
 static struct engine_turns *_Atomic engine_turns;
 static struct deadlines *_Atomic deadline_sweep;
+static struct webhook_worker *_Atomic webhook_deliverer;
 
 /* Requests by route and status, and their latency: kept in slots of their
  * own, because a request carries two labels and a time. Statuses outside
@@ -63,6 +65,7 @@ typedef struct {
     engine_pool_stats_t engine;
     engine_turns_stats_t turns;
     deadlines_stats_t deadlines;
+    webhook_worker_stats_t webhooks;
     wire_stats_t wire;
     acceptor_stats_t listener[2];
     bool listening[2];
@@ -86,6 +89,7 @@ static void scrape_read(scrape_t *s, struct store *store, struct engine_pool *en
     engine_pool_stats(engines, &s->engine);
     engine_turns_stats(atomic_load(&engine_turns), &s->turns);
     deadlines_stats(atomic_load(&deadline_sweep), &s->deadlines);
+    webhook_worker_stats(atomic_load(&webhook_deliverer), &s->webhooks);
     wire_stats(&s->wire);
     for (int i = 0; i < 2; i++)
         if ((s->listening[i] = listeners[i] != NULL))
@@ -164,6 +168,15 @@ static void feed_length(const scrape_t *s, values_t v)
     v[0] = s->store && s->deadlines.feed_known ? (long long)s->deadlines.feed_length : ABSENT;
 }
 
+/* The deliverer's rows are absent without a store. */
+static void webhook_attempts(const scrape_t *s, values_t v)
+{
+    for (int i = 0; i < WEBHOOK_OUTCOME_COUNT; i++)
+        v[i] = s->store ? (long long)s->webhooks.attempts[i] : ABSENT;
+}
+static void webhook_dropped(const scrape_t *s, values_t v) { v[0] = s->store ? (long long)s->webhooks.dropped : ABSENT; }
+static void webhook_swept(const scrape_t *s, values_t v) { v[0] = s->store ? (long long)s->webhooks.swept : ABSENT; }
+
 static void http_refused(const scrape_t *s, values_t v) { v[0] = (long long)s->wire.refused; }
 static void deadline_closes(const scrape_t *s, values_t v)
 {
@@ -235,6 +248,11 @@ static const char *close_reason(const scrape_t *s, int i)
 {
     (void)s;
     return events_close_name((events_close_t)i);
+}
+static const char *webhook_outcome(const scrape_t *s, int i)
+{
+    (void)s;
+    return webhook_outcome_code((webhook_outcome_t)i);
 }
 static const char *fault_name(const scrape_t *s, int i)
 {
@@ -402,6 +420,17 @@ static const row_t rows[] = {
       "5 s); trimmed to --finished-feed-retention.",
       .type = GAUGE, .read = feed_length },
 
+    { "chessd_webhook_attempts_total",
+      "Webhook deliveries this replica attempted, by outcome (delivered: a 2xx answer).", .type = COUNTER,
+      .label = { "outcome", WEBHOOK_OUTCOME_COUNT, NULL, webhook_outcome }, .read = webhook_attempts },
+    { "chessd_webhook_dropped_total",
+      "Webhook events this replica gave up on: retried past --webhook-give-up-seconds, or their subscription "
+      "deleted.",
+      .type = COUNTER, .read = webhook_dropped },
+    { "chessd_webhook_swept_total",
+      "Webhook outboxes the sweep found with events but not due (a replica died between a move and its marking).",
+      .type = COUNTER, .read = webhook_swept },
+
     { "chessd_http_refused_total",
       "Connections refused for malformed HTTP (400) or a chunked body over the cap (413) before any of the "
       "request ran.",
@@ -505,6 +534,7 @@ void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port
 void metrics_engine_turns(struct engine_turns *turns_now) { atomic_store(&engine_turns, turns_now); }
 
 void metrics_deadlines(struct deadlines *sweep) { atomic_store(&deadline_sweep, sweep); }
+void metrics_webhooks(struct webhook_worker *worker) { atomic_store(&webhook_deliverer, worker); }
 
 void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
 

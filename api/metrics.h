@@ -85,6 +85,9 @@ void metrics_engine_turns(struct engine_turns *turns);
 /* The deadline sweep (api/game/deadlines.h): its counts and the feed's
  * length as it last read it. */
 void metrics_deadlines(struct deadlines *sweep);
+/* The webhook deliverer whose counts a scrape reads (NULL: none). */
+struct webhook_worker;
+void metrics_webhooks(struct webhook_worker *worker);
 /* The outcome of the latest Redis check (api/readiness.c). A scrape never
  * asks Redis itself; chessd_redis_up is left out until the first check. */
 void metrics_redis_up(bool up);

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "engine/pool.h"
 #include "game/deadlines.h"
+#include "webhooks/worker.h"
 #include "game/engine_turns.h"
 #include "game/upgrade.h"
 #include "../rules/base/clock.h"
@@ -58,6 +59,7 @@ typedef struct server {
     engine_pool_t *variant_engines; /* --variant-engine's, for every variant but standard chess */
     engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
     deadlines_t *deadlines; /* the sweep of the games' deadlines: with a store */
+    webhook_worker_t *webhooks; /* the webhook deliverer: with a store and --webhook-workers */
     upgrade_t *upgrade;     /* the pass that keeps the games of older versions: with a store, until done */
     events_t *events; /* NULL with --redis none */
     cors_t cors;      /* --cors-origins, read when set */
@@ -308,6 +310,8 @@ static void server_free(server_t *srv)
     upgrade_stop(srv->upgrade);
     metrics_deadlines(NULL);
     deadlines_stop(srv->deadlines);
+    metrics_webhooks(NULL);
+    webhook_worker_stop(srv->webhooks);
     metrics_engine_turns(NULL);
     engine_pool_free(srv->engines);
     engine_pool_free(srv->variant_engines);
@@ -521,6 +525,16 @@ static int run(const config_t *cfg, bool engine_only)
         srv.deadlines = deadlines_start(&events_cfg.games, 0);
         srv.upgrade = upgrade_start(&events_cfg.games);
         metrics_deadlines(srv.deadlines);
+        if (cfg->webhook_workers) {
+            webhook_worker_config_t hooks = { .store = srv.store, .allow = &cfg->webhook_policy,
+                                              .threads = cfg->webhook_workers, .timeout_ms = cfg->webhook_timeout_ms,
+                                              .redirects = cfg->webhook_redirects,
+                                              .ca_file = cfg->webhook_ca_file[0] ? cfg->webhook_ca_file : NULL,
+                                              .retry_ms = cfg->webhook_retry_ms,
+                                              .give_up_ms = cfg->webhook_give_up_seconds * 1000u };
+            srv.webhooks = webhook_worker_start(&hooks);
+            metrics_webhooks(srv.webhooks);
+        }
     }
     bool turns = srv.store && (engine_path || variant_path);
     if (turns) {
@@ -533,7 +547,8 @@ static int run(const config_t *cfg, bool engine_only)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && !srv.turns)))
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && !srv.turns)
+                   || (cfg->webhook_workers && !srv.webhooks)))
         || !srv.pool
         || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)

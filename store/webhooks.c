@@ -605,3 +605,18 @@ store_status_t store_webhook_sweep(store_t *store, uint64_t cursor, unsigned max
         freeReplyObject(r);
     return status;
 }
+
+store_status_t store_webhook_sweep_lock(store_t *store, unsigned ttl_ms, bool *held)
+{
+    *held = false;
+    char ttl[NUMBER_SIZE];
+    snprintf(ttl, sizeof ttl, "%u", ttl_ms ? ttl_ms : 1);
+    const char *argv[] = { "SET", STORE_WEBHOOKS_SWEEP_KEY, "1", "NX", "PX", ttl };
+    redisReply *r = store_command(store, hooks_slot(), 6, argv, NULL, NULL);
+    if (!r)
+        return STORE_EUNAVAILABLE;
+    store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_OK;
+    *held = r->type == REDIS_REPLY_STATUS;
+    freeReplyObject(r);
+    return status;
+}

@@ -21,6 +21,7 @@
 #define STORE_WEBHOOKS_SUB_PREFIX "chessd:{webhooks}:sub:"
 #define STORE_WEBHOOKS_LOG_PREFIX "chessd:{webhooks}:log:"
 #define STORE_WEBHOOKS_OWNER_PREFIX "chessd:{webhooks}:owner:"
+#define STORE_WEBHOOKS_SWEEP_KEY "chessd:{webhooks}:sweep"
 
 enum {
     STORE_WEBHOOK_ID_SIZE = 24,      /* "wh_" and 16 characters of base64url, and the NUL */
@@ -145,5 +146,8 @@ void store_webhook_log_free(char **lines, unsigned count);
  * are gone is forgotten. *marked counts the outboxes marked. */
 store_status_t store_webhook_sweep(store_t *store, uint64_t cursor, unsigned max, uint64_t *next,
                                    unsigned *marked);
+/* Whether this caller holds the sweep for the next ttl_ms (one replica
+ * sweeps at a time; *held false when another does). */
+store_status_t store_webhook_sweep_lock(store_t *store, unsigned ttl_ms, bool *held);
 
 #endif

@@ -1,0 +1,341 @@
+/* See worker.h. One thread at a time polls the due index while idle; one
+ * that finds an entry hands the polling to the next and delivers it, so
+ * an idle replica asks Redis once a poll and a busy one uses every thread.
+ * Each delivery follows store/webhooks.h's step 3: head, send, done,
+ * settle, in that order, so a replica that dies anywhere leaves the event
+ * to be sent again, with the same webhook-id. */
+#include "worker.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../rules/base/clock.h"
+#include "../../store/webhooks.h"
+#include "../game/webhook_kinds.h"
+#include "sign.h"
+
+enum {
+    THREADS_DEFAULT = 8,
+    THREADS_MAX = 64,
+    LEASE_MARGIN_MS = 2000, /* a claim outlives an attempt's deadline by this */
+    LOG_TTL_SECONDS = 7 * 86400,
+    SWEEP_PAGE = 100,
+};
+
+struct webhook_worker {
+    webhook_worker_config_t config;
+    pthread_t threads[THREADS_MAX];
+    unsigned started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stopping, polling; /* under lock: one thread polls at a time */
+    int64_t next_sweep_ms;  /* under lock */
+    _Atomic uint64_t attempts[WEBHOOK_OUTCOME_COUNT], dropped, swept;
+};
+
+/* An outbox entry as the game's write made it (service.c): "<event>
+ * <kinds>\n<version> <ended> <at_ms> <deadline> change\n<json>". */
+typedef struct {
+    char event[32];
+    unsigned kinds;
+    uint64_t version;
+    bool ended;
+    int64_t at_ms;
+    const char *json;
+    size_t json_length;
+} entry_t;
+
+static bool entry_read(const char *text, size_t length, entry_t *e)
+{
+    const char *end = text + length, *line = memchr(text, '\n', length);
+    if (!line || sscanf(text, "%31s %u", e->event, &e->kinds) != 2)
+        return false;
+    const char *body = memchr(line + 1, '\n', (size_t)(end - line - 1));
+    int ended;
+    long long at;
+    if (!body || sscanf(line + 1, "%" SCNu64 " %d %lld", &e->version, &ended, &at) != 3)
+        return false;
+    e->ended = ended == 1;
+    e->at_ms = at;
+    e->json = body + 1;
+    e->json_length = (size_t)(end - body - 1);
+    return true;
+}
+
+/* The Standard Webhooks payload: the type, the time of the event and the
+ * data, which holds the game, its version and the event as streams send
+ * it. malloc'd; NULL when out of memory or over the bound. */
+static char *payload_make(const char *game, const entry_t *e, size_t *length)
+{
+    time_t seconds = (time_t)(e->at_ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    char when[40], kinds[80] = "";
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    for (unsigned i = 0, n = 0; i < WEBHOOK_KIND_COUNT; i++)
+        if (e->kinds & 1u << i)
+            n += (unsigned)snprintf(kinds + n, sizeof kinds - n, "%s\"%s\"", n ? "," : "", webhook_kind_name(i));
+    char head[400];
+    int n = snprintf(head, sizeof head,
+                     "{\"type\":\"game.%s\",\"timestamp\":\"%s.%03dZ\",\"data\":{\"game\":\"%s\",\"version\":%" PRIu64
+                     ",\"ended\":%s,\"kinds\":[%s],\"event\":",
+                     e->event, when, (int)(e->at_ms % 1000), game, e->version, e->ended ? "true" : "false", kinds);
+    if (n < 0 || (size_t)n >= sizeof head || (size_t)n + e->json_length + 3 > WEBHOOK_BODY_MAX)
+        return NULL;
+    char *out = malloc((size_t)n + e->json_length + 3);
+    if (!out)
+        return NULL;
+    memcpy(out, head, (size_t)n);
+    memcpy(out + n, e->json, e->json_length);
+    memcpy(out + n + e->json_length, "}}", 3);
+    *length = (size_t)n + e->json_length + 2;
+    return out;
+}
+
+/* Appends a line to the subscription's log (a JSON object per attempt). */
+static void log_attempt(webhook_worker_t *w, const store_webhook_due_t *due, const char *message_id,
+                        const entry_t *e, unsigned attempt, int64_t now_ms, const webhook_send_result_t *sent,
+                        int64_t next_ms, bool dropped)
+{
+    char detail[2 * sizeof sent->detail] = "", next[32] = "null";
+    /* The detail is the sender's own sentence: quotes and backslashes escaped. */
+    for (size_t i = 0, j = 0; sent->detail[i] && j + 2 < sizeof detail; i++) {
+        char c = sent->detail[i];
+        if (c == '"' || c == '\\')
+            detail[j++] = '\\';
+        detail[j++] = (unsigned char)c < 0x20 ? ' ' : c;
+        detail[j] = '\0';
+    }
+    if (next_ms)
+        snprintf(next, sizeof next, "%lld", (long long)next_ms);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "{\"at\":%lld,\"webhook_id\":\"%s\",\"game\":\"%s\",\"version\":%" PRIu64 ",\"type\":\"game.%s\","
+             "\"attempt\":%u,\"outcome\":\"%s\",\"status\":%d,\"elapsed_ms\":%u,\"next_attempt_at\":%s,"
+             "\"dropped\":%s,\"detail\":\"%s\"}",
+             (long long)now_ms, message_id, due->game, e->version, e->event, attempt,
+             webhook_outcome_code(sent->outcome), sent->status, sent->elapsed_ms, next, dropped ? "true" : "false",
+             detail);
+    (void)store_webhook_log_add(w->config.store, due->sub, line, LOG_TTL_SECONDS);
+}
+
+/* The wait after the attempts-th failure: retry_ms doubling, capped at a day. */
+static int64_t backoff_ms(const webhook_worker_config_t *c, unsigned attempts)
+{
+    int64_t wait = c->retry_ms ? c->retry_ms : 5000;
+    for (unsigned i = 1; i < attempts && wait < 86400000; i++)
+        wait *= 2;
+    return wait < 86400000 ? wait : 86400000;
+}
+
+/* Removes the first event (delivered or dropped) and says when the outbox
+ * is next due: now when more wait, else never (0). */
+static int64_t pop(webhook_worker_t *w, const store_webhook_due_t *due, const char *text, size_t length,
+                   int64_t now_ms)
+{
+    unsigned left = 0;
+    store_status_t status = store_webhook_done(w->config.store, due->game, due->sub, text, length, NULL, &left);
+    /* Redis away: the claim's lease brings it back, and the event goes again. */
+    return status != STORE_OK ? now_ms + LEASE_MARGIN_MS : left ? now_ms : 0;
+}
+
+/* One delivery of the claimed outbox's first event; when it is next due. */
+static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now_ms)
+{
+    const webhook_worker_config_t *c = &w->config;
+    char *text = NULL;
+    size_t length = 0;
+    unsigned held = 0;
+    store_webhook_retry_t retry;
+    if (store_webhook_head(c->store, due->game, due->sub, &text, &length, &held, &retry) != STORE_OK)
+        return now_ms + LEASE_MARGIN_MS;
+    if (!text)
+        return 0;
+    int64_t next = 0;
+    entry_t e;
+    store_webhook_sub_t sub;
+    store_status_t found = store_webhook_sub_get(c->store, due->sub, &sub);
+    int64_t give_up = c->give_up_ms ? c->give_up_ms : 86400000;
+    if (found == STORE_EUNAVAILABLE || found == STORE_ECORRUPT) {
+        next = now_ms + LEASE_MARGIN_MS;
+    } else if (retry.next_ms > now_ms) {
+        next = retry.next_ms; /* marked by a newer event: not yet time to try again */
+    } else if (found == STORE_ENOT_FOUND || !entry_read(text, length, &e) || now_ms - e.at_ms > give_up) {
+        atomic_fetch_add(&w->dropped, 1); /* its subscription gone, unreadable, or a day old */
+        if (found == STORE_OK && entry_read(text, length, &e)) {
+            webhook_send_result_t none = { .outcome = WEBHOOK_TIMEOUT };
+            snprintf(none.detail, sizeof none.detail, "dropped: the event is older than --webhook-give-up");
+            log_attempt(w, due, "", &e, retry.attempts, now_ms, &none, 0, true);
+        }
+        next = pop(w, due, text, length, now_ms);
+    } else {
+        char id[WEBHOOK_MESSAGE_ID_SIZE], seed[160], signature[WEBHOOK_SIGNATURE_SIZE];
+        snprintf(seed, sizeof seed, "%s:%s:%" PRIu64 ":%s", due->sub, due->game, e.version, e.event);
+        size_t body_length = 0;
+        char *body = payload_make(due->game, &e, &body_length);
+        int64_t timestamp = now_ms / 1000; /* Redis's clock: Unix time, the same on every replica */
+        const char *secrets[] = { sub.secret };
+        webhook_send_result_t sent;
+        memset(&sent, 0, sizeof sent);
+        if (!body || !webhook_message_id(seed, id)
+            || !webhook_sign(secrets, 1, id, timestamp, body, body_length, signature)) {
+            sent.outcome = WEBHOOK_INVALID_REQUEST;
+            snprintf(sent.detail, sizeof sent.detail, "the payload could not be made or signed");
+        } else {
+            webhook_send_request_t req = { .url = sub.url, .body = body, .body_length = body_length, .id = id,
+                                           .timestamp = timestamp, .signature = signature, .allow = c->allow,
+                                           .deadline_ms = c->timeout_ms, .redirects = c->redirects,
+                                           .ca_file = c->ca_file };
+            webhook_send(&req, &sent);
+        }
+        free(body);
+        atomic_fetch_add(&w->attempts[sent.outcome < WEBHOOK_OUTCOME_COUNT ? sent.outcome : 0], 1);
+        unsigned attempt = retry.attempts + 1;
+        if (sent.outcome == WEBHOOK_DELIVERED) {
+            log_attempt(w, due, id, &e, attempt, now_ms, &sent, 0, false);
+            next = pop(w, due, text, length, now_ms);
+        } else {
+            store_webhook_retry_t again = { attempt, retry.first_failed_ms ? retry.first_failed_ms : now_ms,
+                                            now_ms + backoff_ms(c, attempt) };
+            if (again.next_ms - e.at_ms > give_up) { /* the next try would come too late: dropped now */
+                atomic_fetch_add(&w->dropped, 1);
+                log_attempt(w, due, id, &e, attempt, now_ms, &sent, 0, true);
+                next = pop(w, due, text, length, now_ms);
+            } else {
+                log_attempt(w, due, id, &e, attempt, now_ms, &sent, again.next_ms, false);
+                unsigned left = 0;
+                next = store_webhook_done(c->store, due->game, due->sub, text, length, &again, &left) == STORE_OK
+                           ? again.next_ms
+                           : now_ms + LEASE_MARGIN_MS;
+            }
+        }
+    }
+    free(text);
+    return next;
+}
+
+/* The sweep, when it is time and this replica holds it. */
+static void sweep_if_due(webhook_worker_t *w)
+{
+    int64_t now = clock_now_ms();
+    unsigned every = w->config.sweep_ms ? w->config.sweep_ms : 30000;
+    pthread_mutex_lock(&w->lock);
+    bool due = now >= w->next_sweep_ms;
+    if (due)
+        w->next_sweep_ms = now + every;
+    pthread_mutex_unlock(&w->lock);
+    bool held = false;
+    if (!due || store_webhook_sweep_lock(w->config.store, every, &held) != STORE_OK || !held)
+        return;
+    uint64_t cursor = 0;
+    do {
+        unsigned marked = 0;
+        if (store_webhook_sweep(w->config.store, cursor, SWEEP_PAGE, &cursor, &marked) != STORE_OK)
+            break;
+        atomic_fetch_add(&w->swept, marked);
+    } while (cursor && !w->stopping);
+}
+
+/* Waits to poll (one thread polls at a time); false once stopping. */
+static bool take_polling(webhook_worker_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping && w->polling)
+        pthread_cond_wait(&w->wake, &w->lock);
+    bool go = !w->stopping;
+    if (go)
+        w->polling = true;
+    pthread_mutex_unlock(&w->lock);
+    return go;
+}
+
+/* Hands the polling on; true when stopping. Sleeps ms first (0: none),
+ * still holding it, when the poll found nothing. */
+static bool give_polling(webhook_worker_t *w, unsigned sleep_ms)
+{
+    pthread_mutex_lock(&w->lock);
+    if (sleep_ms && !w->stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += (long)(sleep_ms % 1000) * 1000000L;
+        until.tv_sec += sleep_ms / 1000 + until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&w->wake, &w->lock, &until);
+    }
+    w->polling = false;
+    bool stopping = w->stopping;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    return stopping;
+}
+
+static void *thread_main(void *arg)
+{
+    webhook_worker_t *w = arg;
+    const webhook_worker_config_t *c = &w->config;
+    unsigned lease = c->timeout_ms + LEASE_MARGIN_MS, poll = c->poll_ms ? c->poll_ms : 50;
+    while (take_polling(w)) {
+        sweep_if_due(w);
+        store_webhook_due_t due;
+        unsigned count = 0;
+        int64_t now = 0;
+        store_status_t status = store_webhook_claim(c->store, lease, 1, &due, &count, &now);
+        if (give_polling(w, status == STORE_OK && count ? 0 : poll))
+            break;
+        if (status != STORE_OK || !count)
+            continue;
+        int64_t next = deliver(w, &due, now);
+        (void)store_webhook_settle(c->store, due.game, due.sub, due.claim_ms, next, NULL);
+    }
+    return NULL;
+}
+
+webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
+{
+    webhook_worker_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->config = *config;
+    unsigned threads = config->threads ? config->threads : THREADS_DEFAULT;
+    if (threads > THREADS_MAX)
+        threads = THREADS_MAX;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    for (; w->started < threads; w->started++)
+        if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
+            webhook_worker_stop(w);
+            return NULL;
+        }
+    return w;
+}
+
+void webhook_worker_stop(webhook_worker_t *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->stopping = true;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    for (unsigned i = 0; i < w->started; i++)
+        pthread_join(w->threads[i], NULL);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+void webhook_worker_stats(webhook_worker_t *w, webhook_worker_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!w)
+        return;
+    for (int i = 0; i < WEBHOOK_OUTCOME_COUNT; i++)
+        out->attempts[i] = atomic_load(&w->attempts[i]);
+    out->dropped = atomic_load(&w->dropped);
+    out->swept = atomic_load(&w->swept);
+}
