@@ -136,7 +136,7 @@ static const char cas_script[] =
     "for member in string.gmatch(" ARG(CAS_WH_MEMBERS) ", '[^\\n]+') do\n"
     "  if m > #KEYS then break end\n"
     "  redis.call('RPUSH', KEYS[m], " ARG(CAS_WH_ENTRY) ")\n"
-    "  if due then redis.call('ZADD', due, 'LT', now, member) end\n"
+    "  if due then redis.call('ZADD', due, 'NX', now, member) end\n"
     "  m = m + 1\n"
     "end\n"
     "local op = " ARG(CAS_LINE_OP) "\n"

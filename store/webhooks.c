@@ -229,7 +229,7 @@ store_status_t store_webhook_mark_due(store_t *store, const char *id, const char
         return STORE_OK;
     char now[NUMBER_SIZE], members[STORE_WEBHOOKS_PER_GAME][MEMBER_SIZE];
     snprintf(now, sizeof now, "%lld", (long long)now_ms);
-    const char *argv[3 + 2 * STORE_WEBHOOKS_PER_GAME] = { "ZADD", STORE_WEBHOOKS_DUE_KEY, "LT" };
+    const char *argv[3 + 2 * STORE_WEBHOOKS_PER_GAME] = { "ZADD", STORE_WEBHOOKS_DUE_KEY, "NX" };
     int argc = 3;
     for (unsigned i = 0; i < count; i++) {
         if (!sub_id_ok(subs[i]))
@@ -618,5 +618,25 @@ store_status_t store_webhook_sweep_lock(store_t *store, unsigned ttl_ms, bool *h
     store_status_t status = r->type == REDIS_REPLY_ERROR ? store_error_status(r) : STORE_OK;
     *held = r->type == REDIS_REPLY_STATUS;
     freeReplyObject(r);
+    return status;
+}
+
+store_status_t store_webhook_recheck(store_t *store, const char *id, const char *sub, bool *marked)
+{
+    *marked = false;
+    char outbox[KEY_SIZE], hash[KEY_SIZE];
+    if (!game_keys(id, sub, outbox, hash))
+        return STORE_ENOT_FOUND;
+    const char *argv[] = { "LLEN", outbox };
+    redisReply *r = store_command(store, key_slot(outbox), 2, argv, NULL, NULL);
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    bool waiting = status == STORE_OK && r->integer > 0;
+    if (r)
+        freeReplyObject(r);
+    if (!waiting)
+        return status;
+    const char *const subs[] = { sub };
+    status = store_webhook_mark_due(store, id, subs, 1, 0);
+    *marked = status == STORE_OK;
     return status;
 }

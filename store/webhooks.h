@@ -55,21 +55,25 @@ typedef struct {
  *   2. A change whose event a subscription wants: the write appends the
  *      event to that subscription's outbox (a list in the game's slot) in
  *      the same atomic step, and marks "<game> <sub>" due now in the index
- *      (in the script on one node; on a Cluster, where the index is in
- *      another slot, by store_webhook_mark_due right after).
+ *      unless it is there (in the script on one node; on a Cluster, where
+ *      the index is in another slot, by store_webhook_mark_due right after).
  *   3. Any replica: store_webhook_claim takes due entries, each moved to
  *      now + lease; for each, store_webhook_head, a delivery (or none when
  *      it is not yet time to retry), store_webhook_done, then
  *      store_webhook_settle with when the entry is next due (0: nothing is
- *      left).
+ *      left), and after a removal store_webhook_recheck.
  *   4. Now and then, one replica: store_webhook_sweep marks due every
  *      outbox that holds events, and forgets games whose outboxes are gone.
  * Why: the event is in the outbox once the move is, whatever happens next.
  * A replica that dies before step 2's marking leaves the outbox to the
  * sweep; one that dies mid-delivery leaves its claim to come due when its
  * lease passes, and the event is sent again with the same id. A marking
- * only ever lowers an entry's score, and a settle changes an entry only
- * while it still holds its claim, so a write that marked meanwhile wins. */
+ * never moves an entry that is there: one claimed is being delivered, and
+ * its deliverer goes on with the next event; one waiting for a retry
+ * waits with the events behind it. A settle changes an entry only while
+ * it still holds its claim. An event appended after the deliverer read the
+ * outbox's length, and marked while the entry was still there, is found by
+ * the recheck that follows a removal. */
 
 /* The outbox of subscription sub in game id: "chessd:whout:{<id>}:<sub>";
  * false when it would not fit size. */
@@ -92,7 +96,7 @@ store_status_t store_webhook_subs_of(store_t *store, const char *owner, char (*o
 /* Step 1: game id has subscriptions. */
 store_status_t store_webhook_game_add(store_t *store, const char *id);
 /* Step 2 on a Cluster: the count subscriptions of subs marked due at now_ms
- * for game id (lowered to it when due later, added when not there). */
+ * for game id (added when not there, else left as they are). */
 store_status_t store_webhook_mark_due(store_t *store, const char *id, const char *const *subs, unsigned count,
                                       int64_t now_ms);
 
@@ -128,6 +132,9 @@ store_status_t store_webhook_done(store_t *store, const char *id, const char *su
                                   size_t length, const store_webhook_retry_t *retry, unsigned *left);
 /* Settles a claimed entry: due again at due_ms, or removed (0). *settled
  * (when not NULL) says whether it still held the claim. */
+/* After a removal: the outbox marked due again (*marked) when it holds an
+ * event after all. */
+store_status_t store_webhook_recheck(store_t *store, const char *id, const char *sub, bool *marked);
 store_status_t store_webhook_settle(store_t *store, const char *id, const char *sub, int64_t claim_ms,
                                     int64_t due_ms, bool *settled);
 

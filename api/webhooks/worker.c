@@ -290,7 +290,10 @@ static void *thread_main(void *arg)
         if (status != STORE_OK || !count)
             continue;
         int64_t next = deliver(w, &due, now);
-        (void)store_webhook_settle(c->store, due.game, due.sub, due.claim_ms, next, NULL);
+        bool settled = false, marked = false;
+        if (store_webhook_settle(c->store, due.game, due.sub, due.claim_ms, next, &settled) == STORE_OK && settled
+            && !next)
+            (void)store_webhook_recheck(c->store, due.game, due.sub, &marked);
     }
     return NULL;
 }
