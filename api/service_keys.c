@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../rules/base/hex.h"
+#include "../store/credentials.h"
 #include "game/tokens.h"
 #include "http/ratelimit.h"
 
@@ -402,22 +403,6 @@ static bool file_id_equal(const file_id_t *a, const file_id_t *b)
            && a->changed.tv_sec == b->changed.tv_sec && a->changed.tv_nsec == b->changed.tv_nsec;
 }
 
-static ssize_t read_all(int fd, char *buf, size_t size)
-{
-    size_t n = 0;
-    while (n < size) {
-        ssize_t got = read(fd, buf + n, size - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return -1;
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    return (ssize_t)n;
-}
-
 /* Reads and parses the file: its table (one reference), and what it was
  * into *id (exists false when it could not be opened); NULL with err
  * naming the file, and the line when one is bad. */
@@ -433,7 +418,7 @@ static table_t *load(const service_keys_t *keys, file_id_t *id, char *err, size_
     ssize_t n = -1;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         file_id_of(&st, id);
-        n = read_all(fd, text, FILE_MAX + 1);
+        n = credentials_read_up_to(fd, text, FILE_MAX + 1);
     }
     int read_errno = errno;
     if (fd >= 0)

@@ -55,8 +55,7 @@ fail:
     return false;
 }
 
-/* Reads at most size bytes of fd into buf; the count, or -1 with errno set. */
-static ssize_t read_up_to(int fd, char *buf, size_t size)
+ssize_t credentials_read_up_to(int fd, char *buf, size_t size)
 {
     size_t n = 0;
     while (n < size) {
@@ -87,7 +86,7 @@ bool credentials_read_file(const char *path, char *out, size_t out_size, char *e
     }
     bool ok = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    ssize_t n = fd < 0 ? -1 : read_up_to(fd, buf, out_size + 2);
+    ssize_t n = fd < 0 ? -1 : credentials_read_up_to(fd, buf, out_size + 2);
     int read_errno = errno;
     if (fd >= 0)
         close(fd);

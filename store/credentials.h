@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Decodes the length bytes at text into out (out_size bytes, NUL-terminated):
  * each "%XX" (two hex digits, either case) becomes its byte, every other byte
@@ -16,6 +17,11 @@
  * not fit; what names the part in the reason ("Redis URL password"). */
 bool credentials_decode(const char *text, size_t length, const char *what, char *out, size_t out_size, char *err,
                         size_t err_size);
+
+/* Reads at most size bytes of fd into buf, through short reads and
+ * EINTR: the count (less only at the end of the file), or -1 with errno
+ * set. Also what the service keys file is read with (api/service_keys.c). */
+ssize_t credentials_read_up_to(int fd, char *buf, size_t size);
 
 /* Reads the password file at path into out (out_size bytes, NUL-terminated):
  * its bytes as they are, less one trailing newline ("\n" or "\r\n"). False,
