@@ -133,7 +133,10 @@
 # store/store_redis.c),
 # BENCH_VERBOSE=1 prints wrk's and redis-benchmark's own output to stderr,
 # BENCH_GAME_BODY (the JSON body games are created with; default {}, untimed:
-# tests/bench/clock_bench.sh sets clocks).
+# tests/bench/clock_bench.sh sets clocks), BENCH_CREATE_KEY (a service key
+# games are created with, sent as Authorization; default none),
+# BENCH_CHESSD_ARGS (more chessd options, split on blanks;
+# tests/bench/webhook_bench.sh gives keys and webhook settings).
 
 set -u -o pipefail
 
@@ -151,6 +154,8 @@ THREADS=${BENCH_THREADS:-}
 STORE_THREADS=${BENCH_STORE_THREADS:-}
 VERBOSE=${BENCH_VERBOSE:-}
 GAME_BODY=${BENCH_GAME_BODY:-'{}'}
+CREATE_KEY=${BENCH_CREATE_KEY:-}
+read -r -a EXTRA_ARGS <<<"${BENCH_CHESSD_ARGS:-}"
 PROFILE=${BENCH_PROFILE:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STORE_SRC=${CHESSD_STORE_SRC:-$HERE/../../store}
@@ -325,6 +330,9 @@ key_port() {
 chessd_args=(--shutdown-grace 1 --rate-limit-create 0 --redis "$REDIS_URL")
 [[ -n $THREADS ]] && chessd_args+=(--threads "$THREADS")
 [[ -n $STORE_THREADS ]] && chessd_args+=(--store-threads "$STORE_THREADS")
+((${#EXTRA_ARGS[@]})) && chessd_args+=("${EXTRA_ARGS[@]}")
+create_auth=()
+[[ -n $CREATE_KEY ]] && create_auth=(-H "Authorization: Bearer $CREATE_KEY")
 # start_chessd passes no CHESSD_* setting from the environment (a rate
 # limit, say) to the server under test.
 start_chessd "$CHESSD" "$TMP/chessd.err" "${chessd_args[@]}"
@@ -343,7 +351,7 @@ got=$(jq -r '"\(.position.fen)|\(.position.status)|\(.moves | length)|\(.positio
 create_game() {
     local code etag loc out id tw tb ver st nm
     code=$(curl -sS -m 5 -D "$TMP/h" -o "$TMP/b" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-           --data "$GAME_BODY" "$CHESSD_URL/v1/games") || die "curl POST /v1/games failed"
+           "${create_auth[@]}" --data "$GAME_BODY" "$CHESSD_URL/v1/games") || die "curl POST /v1/games failed"
     [[ $code == 201 ]] || die "POST /v1/games: expected 201, got $code: $(head -c 400 "$TMP/b")"
     etag=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p')
     loc=$(tr -d '\r' <"$TMP/h" | sed -n 's/^[Ll]ocation: *//p')
@@ -413,6 +421,7 @@ cat >"$TMP/game.lua" <<EOF
 -- Per-game state in each wrk thread; see tests/bench/game_bench.sh.
 local LINE = { ${line_lua%,} }
 local GAME_BODY = [[${GAME_BODY}]]
+local CREATE_KEY = "${CREATE_KEY}"
 local plies, slots, queue, qhead, qtail, seq, sent = 0, {}, {}, 1, 0, 0, {}
 -- globals, read by done() through thread:get
 moves, creates, errors, create_errors, wrong, lost_slots = 0, 0, 0, 0, 0, 0
@@ -482,6 +491,7 @@ function request()
     sent[rid] = now_us()
     local h = { ["Content-Type"] = "application/json", ["X-Request-Id"] = rid }
     if g.create then
+        if CREATE_KEY ~= "" then h["Authorization"] = "Bearer " .. CREATE_KEY end
         return wrk.format("POST", "/v1/games", h, GAME_BODY)
     end
     export(s, g, 1)
