@@ -56,6 +56,10 @@ typedef struct {
     game_engine_t engine;
     bool analysis; /* created with hints allowed */
     char bulk[GAME_ID_SIZE]; /* the bulk it was created in ("": none) */
+    int spectator_delay_plies; /* plies a spectator sees the game behind while it is played (0: live) */
+    /* Not stored: a spectator's view of the game (api/game/spectator.h), and the plies it hides. */
+    bool view;
+    int plies_hidden;
     game_t game;
 } game_record_t;
 

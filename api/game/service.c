@@ -1122,6 +1122,7 @@ static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new
             return fail(out, GAME_SVC_EINTERNAL, "no randomness for a token");
     r->engine = spec->engine;
     r->analysis = spec->analysis;
+    r->spectator_delay_plies = spec->spectator_delay_plies >= 0 ? spec->spectator_delay_plies : c->spectator_delay_plies;
     return GAME_SVC_OK;
 }
 

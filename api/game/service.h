@@ -56,6 +56,7 @@ typedef struct game_svc_config {
      * with their token, which marks them every presence_ms / 3. */
     int64_t gone_after_ms;              /* the claims' base wait (game_claim_wait_ms); 0: no presence, no claims */
     int64_t presence_ms;
+    int spectator_delay_plies;          /* a new game's spectator delay when its creation names none */
 } game_svc_config_t;
 
 typedef enum {
@@ -230,6 +231,7 @@ typedef struct {
     size_t pgn_length;
     game_engine_t engine; /* the side the computer plays (engine.plays false: none) */
     bool analysis;        /* hints allowed while the game is played */
+    int spectator_delay_plies; /* plies a spectator sees the game behind (0..GAME_VIEW_DELAY_MAX; -1: the default) */
     game_meta_t *meta;    /* the caller's, checked (NULL: none) */
 } game_svc_new_t;
 
