@@ -302,11 +302,27 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
 game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
                                     game_event_meta_t *meta);
 
+/* How a spectator sees a game in a snapshot (spectator.h): live (it is
+ * over, or has no delay), or a view of it, sig telling what the view shows
+ * (a view that shows other moves has another sig; never 0). */
+typedef struct {
+    bool live;
+    uint64_t sig;
+} game_svc_view_t;
+
 /* game_svc_snapshot for a stream opened with a player's token (NULL:
- * none): *player is 1 + the token's colour, 0 without a token; a token not
- * a player's of this game is GAME_SVC_EFORBIDDEN. */
-game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, buf_t *out,
-                                        game_event_meta_t *meta, int *player);
+ * none) or a key that reads live (live_key): *player is 1 + the token's
+ * colour, 0 without a token; a token not a player's of this game is
+ * GAME_SVC_EFORBIDDEN. The snapshot is what the caller sees: a spectator's
+ * view unless view->live. */
+game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, bool live_key,
+                                        buf_t *out, game_event_meta_t *meta, int *player, game_svc_view_t *view);
+
+/* For the event hub: game_svc_snapshot (out, meta) and in the same read,
+ * when view_out is not NULL and a spectator does not see the game live
+ * (view->live false), the spectator's view as an event onto view_out. */
+game_svc_status_t game_svc_snapshot_views(const game_svc_config_t *c, const char *id, buf_t *out, buf_t *view_out,
+                                          game_event_meta_t *meta, game_svc_view_t *view);
 
 /* What game_svc_presence judged, for the streams of each player. */
 typedef struct {
