@@ -1,7 +1,7 @@
 /* See game_view.h. The view is replayed from the initial position over the
- * moves shown, so nothing of the hidden plies can reach it but what the
- * caller copies on purpose: the policy, the controls and the rules, which
- * were set at the game's creation. */
+ * moves shown, so nothing of the hidden plies can reach it. Only what was
+ * set at the game's creation is copied on purpose: the takeback policy,
+ * the controls and the rules. */
 #include "game_view.h"
 
 #include <string.h>

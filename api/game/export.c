@@ -181,7 +181,7 @@ static game_svc_status_t render(game_export_t *e, const char *id, bool separate,
     game_svc_result_t out = { 0 };
     game_svc_status_t status = game_svc_read(&e->games, id, STORE_LOAD_FULL, &g, &out);
     if (status == GAME_SVC_OK)
-        status = spectator_apply(&g, e->token[0] ? e->token : NULL, e->live_key);
+        status = spectator_apply(&g, e->token[0] && game_svc_is_player(&g.record, e->token), e->live_key);
     if (status == GAME_SVC_OK) {
         size_t length = 0;
         char *text = e->pgn ? pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &e->defaults,

@@ -1328,7 +1328,7 @@ game_svc_status_t game_svc_snapshot_views(const game_svc_config_t *c, const char
     if (status == GAME_SVC_OK) {
         event_meta(&g, "game", meta);
         status = snapshot_json(&g, out);
-        view->live = spectator_sees_live(&g.record, NULL, false);
+        view->live = spectator_sees_live(&g.record, false, false);
     }
     if (status == GAME_SVC_OK && !view->live && view_out && (status = spectator_view(&g)) == GAME_SVC_OK) {
         view->sig = view_sig(&g);
@@ -1355,7 +1355,7 @@ game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *
     }
     if (status == GAME_SVC_OK) {
         event_meta(&g, "game", meta);
-        view->live = spectator_sees_live(&g.record, token, live_key);
+        view->live = spectator_sees_live(&g.record, *player != 0, live_key);
         if (!view->live && (status = spectator_view(&g)) == GAME_SVC_OK)
             view->sig = view_sig(&g);
     }

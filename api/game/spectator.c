@@ -5,9 +5,9 @@
 
 #include "../../rules/game_view.h"
 
-bool spectator_sees_live(const game_record_t *r, const char *token, bool live_key)
+bool spectator_sees_live(const game_record_t *r, bool player, bool live_key)
 {
-    return r->spectator_delay_plies <= 0 || game_is_over(&r->game) || live_key || game_svc_is_player(r, token);
+    return r->spectator_delay_plies <= 0 || game_is_over(&r->game) || live_key || player;
 }
 
 game_svc_status_t spectator_view(game_svc_game_t *g)
@@ -26,7 +26,7 @@ game_svc_status_t spectator_view(game_svc_game_t *g)
     return GAME_SVC_OK;
 }
 
-game_svc_status_t spectator_apply(game_svc_game_t *g, const char *token, bool live_key)
+game_svc_status_t spectator_apply(game_svc_game_t *g, bool player, bool live_key)
 {
-    return spectator_sees_live(&g->record, token, live_key) ? GAME_SVC_OK : spectator_view(g);
+    return spectator_sees_live(&g->record, player, live_key) ? GAME_SVC_OK : spectator_view(g);
 }

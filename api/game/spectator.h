@@ -10,10 +10,11 @@
 
 #include "service.h"
 
-/* Whether the holder of token (NULL: none) sees r live: a player's token of
- * r, or live_key (the request holds a service key with games:read-live or
- * admin), or r is over, or r has no spectator delay. */
-bool spectator_sees_live(const game_record_t *r, const char *token, bool live_key);
+/* Whether a reader sees r live: one of its players (player: the request
+ * holds a player's token of r, game_svc_is_player), or live_key (it holds
+ * a service key with games:read-live or admin), or r is over, or r has no
+ * spectator delay. */
+bool spectator_sees_live(const game_record_t *r, bool player, bool live_key);
 
 /* Makes g, loaded in full (its move list), the spectator's view of it:
  * the game as it was spectator_delay_plies plies earlier (record.game),
@@ -22,7 +23,7 @@ bool spectator_sees_live(const game_record_t *r, const char *token, bool live_ke
  * (g unchanged) when its move list does not replay. */
 game_svc_status_t spectator_view(game_svc_game_t *g);
 
-/* spectator_view unless spectator_sees_live: what the holder of token sees. */
-game_svc_status_t spectator_apply(game_svc_game_t *g, const char *token, bool live_key);
+/* spectator_view unless spectator_sees_live: what the reader sees. */
+game_svc_status_t spectator_apply(game_svc_game_t *g, bool player, bool live_key);
 
 #endif

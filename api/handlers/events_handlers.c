@@ -1,8 +1,7 @@
-/* The event streams, as Server-Sent Events (Accept: text/event-stream) or
- * newline-delimited JSON. GET /v1/games/{id}/events: the game as it is (a
- * snapshot event), then its changes as they are published; opened with a
- * player's token, it keeps that player present; a spectator's shows a
- * game with a spectator delay behind (api/game/spectator.h). POST
+/* The event streams, as Server-Sent Events or NDJSON. GET
+ * /v1/games/{id}/events: the game (a snapshot event), then its changes as
+ * published; a player's token keeps that player present, a spectator sees
+ * a game with a spectator delay behind (api/game/spectator.h). POST
  * /v1/games/events: the same for many games on one stream, and POST
  * /v1/games/events/{stream}/ids adds games to an open one, from any replica. */
 #include <stdio.h>

@@ -323,7 +323,7 @@ static bool read_game(const api_request_t *req, api_response_t *res, game_svc_ga
     if (status == GAME_SVC_OK && keep)
         game_svc_keep(&c, g); /* the live game, before any view is made of it */
     if (status == GAME_SVC_OK)
-        status = spectator_apply(g, game_http_bearer(req), game_http_live_key(req));
+        status = spectator_apply(g, game_svc_is_player(&g->record, game_http_bearer(req)), game_http_live_key(req));
     if (status != GAME_SVC_OK)
         game_http_answer(req, res, status, &out);
     game_svc_result_free(&out);

@@ -1313,8 +1313,7 @@ static bool apply_view(events_t *h, topic_t *t, events_stream_t *s, const game_e
                        framed_t *view_event, const game_svc_view_t *view)
 {
     if (view->live) {
-        s->delayed = false;
-        s->exact = false;
+        s->delayed = false; /* its exact version, if any, is judged as any stream's */
         return false;
     }
     bool held = s->held;
