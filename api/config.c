@@ -199,6 +199,10 @@ static const setting_t settings[] = {
       "seconds without a move after which a game with neither clock nor correspondence days ends: lost by the side "
       "to move as on time, aborted before both players moved (0: never)",
       KIND_UINT, FIELD(idle_end_seconds), 0, 0xffffffffu },
+    { "--spectator-delay-plies", "CHESSD_SPECTATOR_DELAY_PLIES", "0",
+      "plies a spectator sees a game being played behind (0 to 20): the default of a creation's "
+      "spectator_delay_plies; players and service keys with games:read-live see it live, and everyone once it ends",
+      KIND_UINT, FIELD(spectator_delay_plies), 0, 20 },
     { "--correspondence-day", "CHESSD_CORRESPONDENCE_DAY", "86400",
       "seconds in a day of a game's days_per_move: 86400, or fewer to demonstrate or test correspondence games",
       KIND_UINT, FIELD(correspondence_day_seconds), 1, 86400 },
@@ -435,6 +439,7 @@ void config_game_service(const config_t *cfg, struct store *store, game_svc_conf
         .engine_turns_per_client = cfg->engine_turns_per_client,
         .engine_turns_max = cfg->engine_turns_max,
         .gone_after_ms = (int64_t)cfg->gone_after_seconds * 1000,
+        .spectator_delay_plies = (int)cfg->spectator_delay_plies,
         .presence_ms = 3 * (int64_t)config_presence_mark_ms(cfg),
     };
 }

@@ -69,6 +69,7 @@ typedef struct config {
     unsigned stream_stall_seconds;    /* an event stream whose client takes none of its bytes this long is closed */
     unsigned resync_seconds;          /* of silence on a followed game before it is read again */
     unsigned gone_after_seconds;      /* the base wait before a claim against a gone opponent; 0: no presence */
+    unsigned spectator_delay_plies;   /* a new game's spectator delay when its creation names none (0..20) */
     size_t buffer_budget;             /* bytes held for slow readers, in all; 0: a third of the cgroup's limit */
     unsigned max_exports;             /* exports at once */
     char engine_path[512];            /* the UCI engine: CONFIG_ENGINE_AUTO, "none" or a path */

@@ -28,8 +28,8 @@ enum {
  * a backend that creates for many people. An operator edits them. */
 #define SERVICE_KEYS_DEFAULT_QUOTAS "requests=200/s,creates=50/s,bulk-games=1000/s"
 
-/* What a key may do; admin may do everything. games:read-live is accepted
- * but gates nothing yet. */
+/* What a key may do; admin may do everything. games:read-live sees games
+ * being played live, past their spectator delay (api/game/spectator.h). */
 typedef enum {
     SERVICE_SCOPE_GAMES_CREATE = 0,
     SERVICE_SCOPE_GAMES_BULK,

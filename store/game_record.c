@@ -13,6 +13,7 @@
 
 #include "../rules/base/decimal.h"
 #include "../rules/base/hex.h"
+#include "../rules/game_view.h"
 
 /* The state text, after its first line (format_line), one line a field:
  *   created / updated / chess960 / initial / fen / plies / state / result /
@@ -44,6 +45,8 @@
  * chessd older than these two refuses such a text, so every replica runs
  * this version before games are written with them (see k8s/README.md,
  * "Games in Redis").
+ * Last of all, "spectator_delay <plies>" (1 to 20) for a game whose
+ * spectators see it behind; a chessd older than it refuses such a text.
  * Texts of format 2 (no takeback and clock lines) are read as untimed games
  * with free takebacks, as they were made. They are refused when they end on
  * time or by an abort, which format 2 had not. */
@@ -229,6 +232,8 @@ size_t game_record_state(const game_record_t *r, char *out, size_t size)
     put_clock_rules(&t, g);
     if (r->bulk[0])
         put_line(&t, "bulk ", r->bulk);
+    if (r->spectator_delay_plies)
+        put_figure(&t, "spectator_delay", r->spectator_delay_plies);
     if (t.full)
         return 0;
     out[t.length] = '\0';
@@ -498,7 +503,8 @@ static bool read_clock_rules(lines_t *l, game_clock_t *clock, game_rules_t *rule
 /* The lines that may follow the names (format 3): engine, then analysis,
  * then first_move (the first-move grace in ms, into clock), then opening
  * (its key, 16 hex digits, into *opening_key; 0 when absent), then the
- * clock's and the rules' lines (read_clock_rules), then bulk (its id). */
+ * clock's and the rules' lines (read_clock_rules), then bulk (its id), then
+ * spectator_delay (plies). */
 static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *clock, game_rules_t *rules,
                                 uint64_t *opening_key)
 {
@@ -525,8 +531,16 @@ static bool read_optional_lines(lines_t *l, game_record_t *r, game_clock_t *cloc
     }
     if (!read_clock_rules(l, clock, rules))
         return false;
-    return !line_is(l, "bulk")
-           || (read_text(l, "bulk", r->bulk, sizeof r->bulk) && r->bulk[0] && !strpbrk(r->bulk, " {}"));
+    if (line_is(l, "bulk")
+        && !(read_text(l, "bulk", r->bulk, sizeof r->bulk) && r->bulk[0] && !strpbrk(r->bulk, " {}")))
+        return false;
+    int64_t delay;
+    if (line_is(l, "spectator_delay")) {
+        if (!read_int(l, "spectator_delay", 1, GAME_VIEW_DELAY_MAX, &delay))
+            return false;
+        r->spectator_delay_plies = (int)delay;
+    }
+    return true;
 }
 
 static int read_name(lines_t *l, const char *name, int (*from_name)(const char *, size_t))

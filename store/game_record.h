@@ -60,6 +60,10 @@ typedef struct {
     /* Its webhook subscriptions, "<sub>=<kinds> ..." (store/webhooks.h):
      * kept beside the state, not in it; "": none. */
     char webhooks[GAME_WEBHOOKS_TEXT_SIZE];
+    int spectator_delay_plies; /* plies a spectator sees the game behind while it is played (0: live) */
+    /* Not stored: a spectator's view of the game (api/game/spectator.h), and the plies it hides. */
+    bool view;
+    int plies_hidden;
     game_t game;
 } game_record_t;
 

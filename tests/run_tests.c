@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     int (*const suites[])(void) = {
         test_perft_register, test_variant_perft_register, test_position_register, test_fen_register, test_san_register,
         test_legality_register, test_status_register, test_game_register, test_game_clock_register, test_game_claim_register,
+        test_game_view_register,
         test_movegen_register,
         test_oracle_register, test_store_redis_register, test_game_record_register, test_game_meta_register,
         test_conn_register,

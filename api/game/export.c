@@ -18,6 +18,7 @@
 #include "../http/membudget.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
+#include "spectator.h"
 
 enum { BATCH = 8, RESUME_BELOW = EXPORT_BUFFERED_MAX / 4 };
 
@@ -41,6 +42,9 @@ struct game_export {
     char exported_text[16], missing_text[16];
     membudget_reader_t reader; /* registered from attach to free */
     size_t charged;            /* out.capacity as charged, under lock */
+    /* Who asks (spectator.h): a games' player sees it live, a spectator behind. */
+    char token[64];            /* "": none */
+    bool live_key;
 };
 
 static atomic_uint running;      /* exports made and not yet freed */
@@ -176,6 +180,8 @@ static game_svc_status_t render(game_export_t *e, const char *id, bool separate,
     game_svc_game_t g;
     game_svc_result_t out = { 0 };
     game_svc_status_t status = game_svc_read(&e->games, id, STORE_LOAD_FULL, &g, &out);
+    if (status == GAME_SVC_OK)
+        status = spectator_apply(&g, e->token[0] && game_svc_is_player(&g.record, e->token), e->live_key);
     if (status == GAME_SVC_OK) {
         size_t length = 0;
         char *text = e->pgn ? pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &e->defaults,
@@ -376,12 +382,17 @@ static game_export_t *export_new(const game_svc_config_t *games, workpool_t *poo
 }
 
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
-                               bool pgn, const pgn_defaults_t *defaults)
+                               bool pgn, const pgn_defaults_t *defaults, const char *token, bool live_key)
 {
     char (*copy)[GAME_ID_SIZE] = calloc((size_t)count, sizeof *copy);
     for (int i = 0; copy && i < count; i++)
         snprintf(copy[i], GAME_ID_SIZE, "%s", ids[i]);
-    return export_new(games, pool, copy, NULL, count, pgn, defaults);
+    game_export_t *e = export_new(games, pool, copy, NULL, count, pgn, defaults);
+    if (e && token && strlen(token) < sizeof e->token) /* a longer one is no player's */
+        strcpy(e->token, token);
+    if (e)
+        e->live_key = live_key;
+    return e;
 }
 
 game_export_t *game_export_feed_new(const game_svc_config_t *games, workpool_t *pool, const store_feed_entry_t *entries,

@@ -34,9 +34,11 @@ void game_export_stats(unsigned *open, unsigned long long *shed);
  * out of memory. It becomes the answer's body_stream with body_ops =
  * &game_export_ops. pgn: PGN, a blank line between games, with defaults'
  * Event and Site (its texts must outlive the export: the settings'); else
- * NDJSON, a game's JSON a line. */
+ * NDJSON, a game's JSON a line. Each game as the holder of token (NULL:
+ * none) and a key that reads live or not (live_key) may see it
+ * (spectator.h): live, or a spectator's view. */
 game_export_t *game_export_new(const game_svc_config_t *games, workpool_t *pool, const char *const *ids, int count,
-                               bool pgn, const pgn_defaults_t *defaults);
+                               bool pgn, const pgn_defaults_t *defaults, const char *token, bool live_key);
 
 /* A feed page of count entries (0 to STORE_FEED_READ_MAX, as a read gave
  * them), as game_export_new's: NDJSON, a line an entry, {"cursor", "id",

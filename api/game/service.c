@@ -20,6 +20,7 @@
 #include "../render/game_json.h"
 #include "finished.h"
 #include "game_cache.h"
+#include "spectator.h"
 #include "if_match.h"
 #include "import.h"
 #include "tokens.h"
@@ -1174,6 +1175,7 @@ static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new
     r->engine = spec->engine;
     r->analysis = spec->analysis;
     memcpy(r->webhooks, spec->webhooks, sizeof r->webhooks);
+    r->spectator_delay_plies = spec->spectator_delay_plies >= 0 ? spec->spectator_delay_plies : c->spectator_delay_plies;
     return GAME_SVC_OK;
 }
 
@@ -1331,20 +1333,72 @@ static void event_meta(const game_svc_game_t *g, const char *type, game_event_me
     snprintf(meta->type, sizeof meta->type, "%s", type);
 }
 
+/* The game's event snapshot of g (as it is: live or a view) onto out. */
+static game_svc_status_t snapshot_json(const game_svc_game_t *g, buf_t *out)
+{
+    size_t length = 0;
+    char *json = game_json_game(&g->record, g->meta, g->moves, g->moves_length, g->now_ms, GAME_JSON_EVENT, NULL,
+                                &length);
+    if (!json)
+        return GAME_SVC_EINTERNAL;
+    buf_append(out, json, length);
+    free(json);
+    return GAME_SVC_OK;
+}
+
+/* What a view shows: FNV-1a of its moves (with their clocks) and its ply count. */
+static uint64_t view_sig(const game_svc_game_t *g)
+{
+    uint64_t h = UINT64_C(1469598103934665603) ^ (uint64_t)g->record.game.ply_count;
+    for (size_t i = 0; g->moves && i < g->moves_length; i++)
+        h = (h ^ (unsigned char)g->moves[i]) * UINT64_C(1099511628211);
+    return h | 1; /* never 0: a stream's "nothing shown yet" */
+}
+
 game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
                                     game_event_meta_t *meta)
 {
-    int player;
-    return game_svc_snapshot_for(c, id, NULL, out, meta, &player);
+    game_svc_game_t g;
+    game_svc_result_t result = { 0 };
+    game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
+    if (status == GAME_SVC_OK) {
+        event_meta(&g, "game", meta);
+        status = snapshot_json(&g, out);
+    }
+    game_svc_result_free(&result);
+    game_svc_game_free(&g);
+    return status;
 }
 
-game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, buf_t *out,
-                                        game_event_meta_t *meta, int *player)
+game_svc_status_t game_svc_snapshot_views(const game_svc_config_t *c, const char *id, buf_t *out, buf_t *view_out,
+                                          game_event_meta_t *meta, game_svc_view_t *view)
+{
+    game_svc_game_t g;
+    game_svc_result_t result = { 0 };
+    game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
+    memset(view, 0, sizeof *view);
+    if (status == GAME_SVC_OK) {
+        event_meta(&g, "game", meta);
+        status = snapshot_json(&g, out);
+        view->live = spectator_sees_live(&g.record, false, false);
+    }
+    if (status == GAME_SVC_OK && !view->live && view_out && (status = spectator_view(&g)) == GAME_SVC_OK) {
+        view->sig = view_sig(&g);
+        status = snapshot_json(&g, view_out);
+    }
+    game_svc_result_free(&result);
+    game_svc_game_free(&g);
+    return status;
+}
+
+game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, bool live_key,
+                                        buf_t *out, game_event_meta_t *meta, int *player, game_svc_view_t *view)
 {
     game_svc_game_t g;
     game_svc_result_t result = { 0 };
     game_svc_status_t status = game_svc_read(c, id, STORE_LOAD_FULL, &g, &result);
     *player = 0;
+    memset(view, 0, sizeof *view);
     if (status == GAME_SVC_OK && token) {
         char hash[TOKENS_HASH_SIZE];
         int who;
@@ -1352,16 +1406,13 @@ game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *
             *player = 1 + who;
     }
     if (status == GAME_SVC_OK) {
-        size_t length = 0;
-        char *json = game_json_game(&g.record, g.meta, g.moves, g.moves_length, g.now_ms, GAME_JSON_EVENT, NULL,
-                                    &length);
         event_meta(&g, "game", meta);
-        if (json)
-            buf_append(out, json, length);
-        else
-            status = GAME_SVC_EINTERNAL;
-        free(json);
+        view->live = spectator_sees_live(&g.record, *player != 0, live_key);
+        if (!view->live && (status = spectator_view(&g)) == GAME_SVC_OK)
+            view->sig = view_sig(&g);
     }
+    if (status == GAME_SVC_OK)
+        status = snapshot_json(&g, out);
     game_svc_result_free(&result);
     game_svc_game_free(&g);
     return status;

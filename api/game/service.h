@@ -56,6 +56,7 @@ typedef struct game_svc_config {
      * with their token, which marks them every presence_ms / 3. */
     int64_t gone_after_ms;              /* the claims' base wait (game_claim_wait_ms); 0: no presence, no claims */
     int64_t presence_ms;
+    int spectator_delay_plies;          /* a new game's spectator delay when its creation names none */
 } game_svc_config_t;
 
 typedef enum {
@@ -230,6 +231,7 @@ typedef struct {
     size_t pgn_length;
     game_engine_t engine; /* the side the computer plays (engine.plays false: none) */
     bool analysis;        /* hints allowed while the game is played */
+    int spectator_delay_plies; /* plies a spectator sees the game behind (0..GAME_VIEW_DELAY_MAX; -1: the default) */
     game_meta_t *meta;    /* the caller's, checked (NULL: none) */
     /* Its webhook subscriptions, made beforehand ("<sub>=<kinds> ...",
      * api/game/webhook_kinds.h; "": none). */
@@ -303,11 +305,27 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
 game_svc_status_t game_svc_snapshot(const game_svc_config_t *c, const char *id, buf_t *out,
                                     game_event_meta_t *meta);
 
+/* How a spectator sees a game in a snapshot (spectator.h): live (it is
+ * over, or has no delay), or a view of it, sig telling what the view shows
+ * (a view that shows other moves has another sig; never 0). */
+typedef struct {
+    bool live;
+    uint64_t sig;
+} game_svc_view_t;
+
 /* game_svc_snapshot for a stream opened with a player's token (NULL:
- * none): *player is 1 + the token's colour, 0 without a token; a token not
- * a player's of this game is GAME_SVC_EFORBIDDEN. */
-game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, buf_t *out,
-                                        game_event_meta_t *meta, int *player);
+ * none) or a key that reads live (live_key): *player is 1 + the token's
+ * colour, 0 without a token; a token not a player's of this game is
+ * GAME_SVC_EFORBIDDEN. The snapshot is what the caller sees: a spectator's
+ * view unless view->live. */
+game_svc_status_t game_svc_snapshot_for(const game_svc_config_t *c, const char *id, const char *token, bool live_key,
+                                        buf_t *out, game_event_meta_t *meta, int *player, game_svc_view_t *view);
+
+/* For the event hub: game_svc_snapshot (out, meta) and in the same read,
+ * when view_out is not NULL and a spectator does not see the game live
+ * (view->live false), the spectator's view as an event onto view_out. */
+game_svc_status_t game_svc_snapshot_views(const game_svc_config_t *c, const char *id, buf_t *out, buf_t *view_out,
+                                          game_event_meta_t *meta, game_svc_view_t *view);
 
 /* What game_svc_presence judged, for the streams of each player. */
 typedef struct {

@@ -129,7 +129,7 @@ void handle_bulk_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "games", "fen", "chess960", "chess960_position", "variant", "clock",
                                            "takeback", "days_per_move", "start_clocks_at", "rules",
-                                           "draw_offers_from_move", "draw_odds", "tags", NULL };
+                                           "draw_offers_from_move", "draw_odds", "tags", "spectator_delay_plies", NULL };
     idem_request_t idem;
     if (!game_http_idempotency(req, true, &idem, res))
         return;

@@ -1,7 +1,7 @@
-/* The event streams, as Server-Sent Events (Accept: text/event-stream) or
- * newline-delimited JSON. GET /v1/games/{id}/events: the game as it is (a
- * snapshot event), then its changes as they are published; opened with a
- * player's token, it keeps that player present. POST
+/* The event streams, as Server-Sent Events or NDJSON. GET
+ * /v1/games/{id}/events: the game (a snapshot event), then its changes as
+ * published; a player's token keeps that player present, a spectator sees
+ * a game with a spectator delay behind (api/game/spectator.h). POST
  * /v1/games/events: the same for many games on one stream, and POST
  * /v1/games/events/{stream}/ids adds games to an open one, from any replica. */
 #include <stdio.h>
@@ -56,7 +56,9 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
     game_svc_config_t games;
     config_game_service(app_of(req)->config, app_of(req)->store, &games);
     int player = 0;
-    game_svc_status_t status = game_svc_snapshot_for(&games, req->path_param, token, &snapshot, &meta, &player);
+    game_svc_view_t view;
+    game_svc_status_t status = game_svc_snapshot_for(&games, req->path_param, token, game_http_live_key(req), &snapshot,
+                                                     &meta, &player, &view);
     if (status == GAME_SVC_EFORBIDDEN) {
         api_problem(res, API_EFORBIDDEN, "the token is not a player's of this game", NULL, NULL);
     } else if (status != GAME_SVC_OK) {
@@ -80,6 +82,8 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
                                             snapshot.length, meta.ended);
             if (res->stream && player)
                 events_stream_set_player(res->stream, (color_t)(player - 1));
+            if (res->stream && !view.live)
+                events_stream_set_delayed(res->stream, view.sig);
             if (!res->stream) {
                 api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
             } else {
@@ -148,6 +152,8 @@ void handle_games_events(const api_request_t *req, api_response_t *res)
     } else {
         events_format_t format = format_of(req);
         res->stream = events_mux_new(format, stream, list, since, (unsigned)count);
+        if (res->stream && !game_http_live_key(req))
+            events_stream_set_delayed(res->stream, 0); /* its games as a spectator sees them */
         if (!res->stream) {
             api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
         } else {

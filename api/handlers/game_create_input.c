@@ -1,7 +1,7 @@
 /* A creation request's body read into the service's game_svc_new_t
  * (game_create_input.h): the players' names, the start (a FEN, a variant,
  * a Chess960 start or a PGN game), the takeback policy, the computer's
- * side and strength, tags and metadata; the clock and rules through
+ * side and strength, tags and metadata, the spectator delay; the clock and rules through
  * clock_input.c. Each refusal is the problem that names its field. */
 #include "game_create_input.h"
 
@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../../rules/base/utf8.h"
+#include "../../rules/game_view.h"
 #include "../../rules/rules.h"
 #include "../../store/game_meta.h"
 #include "../../store/game_record.h"
@@ -330,6 +331,24 @@ static bool read_meta(const cJSON *root, game_meta_t **meta, api_response_t *res
     return read_tags(root, *meta, res) && read_metadata(root, *meta, res);
 }
 
+/* "spectator_delay_plies": 0..GAME_VIEW_DELAY_MAX plies (absent or null:
+ * the server's default, -1 here). */
+static bool read_spectator_delay(const cJSON *root, game_svc_new_t *spec, api_response_t *res)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "spectator_delay_plies");
+    spec->spectator_delay_plies = -1;
+    if (!item || cJSON_IsNull(item))
+        return true;
+    if (!cJSON_IsNumber(item) || item->valuedouble < 0 || item->valuedouble > GAME_VIEW_DELAY_MAX
+        || item->valuedouble != (double)(int)item->valuedouble) {
+        api_problem(res, API_EINVALID_FIELD, "'spectator_delay_plies' must be a whole number of plies from 0 to 20",
+                    NULL, NULL);
+        return false;
+    }
+    spec->spectator_delay_plies = (int)item->valuedouble;
+    return true;
+}
+
 bool game_create_input_pairing(const cJSON *entry, char names[COLOR_COUNT][GAME_NAME_MAX + 1], game_meta_t **meta,
                                api_response_t *res)
 {
@@ -349,6 +368,7 @@ bool game_create_input_read(const cJSON *root, game_svc_new_t *spec, api_respons
     return read_name(root, "white", spec->names[WHITE], res) && read_name(root, "black", spec->names[BLACK], res)
            && read_takeback_policy(root, spec, res) && clock_input_read(root, wall_ms(), spec, res)
            && read_start(root, &spec->start, res) && read_pgn(root, spec, res)
-           && read_engine(root, spec, res) && read_meta(root, &spec->meta, res);
+           && read_engine(root, spec, res) && read_meta(root, &spec->meta, res)
+           && read_spectator_delay(root, spec, res);
 }
 

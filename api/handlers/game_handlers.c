@@ -27,6 +27,7 @@
 #include "../render/embed.h"
 #include "../game/idempotency.h"
 #include "../game/service.h"
+#include "../game/spectator.h"
 #include "../game/tokens.h"
 #include "handlers.h"
 #include "../input.h"
@@ -250,7 +251,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "white", "black",
                                            "clock", "takeback", "pgn", "engine", "analysis", "days_per_move",
                                            "start_clocks_at", "rules", "draw_offers_from_move", "draw_odds", "tags",
-                                           "metadata", NULL };
+                                           "metadata", "spectator_delay_plies", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !game_http_idempotency(req, true, &idem, res))
@@ -299,24 +300,30 @@ static void long_poll(const api_request_t *req, api_response_t *res, uint64_t ve
     }
 }
 
-/* Whether the request's If-None-Match names version (or is "*"). */
-static bool client_copy_current(const api_request_t *req, uint64_t version)
+/* Whether the request's If-None-Match names r's entity tag as read (or is "*"). */
+static bool client_copy_current(const api_request_t *req, const game_record_t *r)
 {
-    char etag[DECIMAL_U64_MAX + 3];
-    game_http_etag(etag, version);
+    char etag[GAME_HTTP_ETAG_SIZE];
+    game_http_record_etag(etag, r);
     const char *if_none_match = api_request_header(req, "If-None-Match");
     return if_none_match && (strstr(if_none_match, etag) || !strcmp(if_none_match, "*"));
 }
 
-/* Reads the request's game in full (a fallen flag recorded first); false
- * with res filled when it cannot be read. *g is to be freed either way. */
-static bool read_game(const api_request_t *req, api_response_t *res, game_svc_game_t *g)
+/* Reads the request's game in full (a fallen flag recorded first), as its
+ * caller may see it: live, or a spectator's view (spectator.h); keep: the
+ * live game goes into the game cache. False with res filled when it cannot
+ * be read. *g is to be freed either way. */
+static bool read_game(const api_request_t *req, api_response_t *res, game_svc_game_t *g, bool keep)
 {
     game_svc_config_t c;
     game_http_service(req, &c);
     game_svc_result_t out = { 0 };
     memset(g, 0, sizeof *g);
     game_svc_status_t status = game_svc_read(&c, req->path_param, STORE_LOAD_FULL, g, &out);
+    if (status == GAME_SVC_OK && keep)
+        game_svc_keep(&c, g); /* the live game, before any view is made of it */
+    if (status == GAME_SVC_OK)
+        status = spectator_apply(g, game_svc_is_player(&g->record, game_http_bearer(req)), game_http_live_key(req));
     if (status != GAME_SVC_OK)
         game_http_answer(req, res, status, &out);
     game_svc_result_free(&out);
@@ -329,8 +336,8 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
     game_svc_game_t g;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res))
         return;
-    if (read_game(req, res, &g)) {
-        if (client_copy_current(req, g.record.version)) {
+    if (read_game(req, res, &g, true)) {
+        if (client_copy_current(req, &g.record)) {
             api_response_set(res, 304, "application/json", calloc(1, 1), 0);
             long_poll(req, res, g.record.version);
         } else {
@@ -339,12 +346,9 @@ void handle_game_get(const api_request_t *req, api_response_t *res)
                                         with_moves ? GAME_JSON_LEGAL_MOVES : 0, NULL, &length);
             api_response_set(res, 200, "application/json", body, length);
         }
-        game_http_set_etag(res, g.record.version);
+        game_http_record_etag(res->etag, &g.record);
         if (req->waited_seconds)
             snprintf(res->preference_applied, sizeof res->preference_applied, "wait=%u", req->waited_seconds);
-        game_svc_config_t c;
-        game_http_service(req, &c);
-        game_svc_keep(&c, &g);
     }
     game_svc_game_free(&g);
 }
@@ -377,14 +381,14 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res)
         api_problem(res, API_EINVALID_PARAMETER, "'v' must be 1 to 20 digits (it is otherwise ignored)", NULL, NULL);
         return;
     }
-    if (read_game(req, res, &g)) {
-        if (client_copy_current(req, g.record.version)) {
+    if (read_game(req, res, &g, false)) {
+        if (client_copy_current(req, &g.record)) {
             api_response_set(res, 304, BOARD_SVG_CONTENT_TYPE, calloc(1, 1), 0);
         } else {
             last_move_squares(g.moves ? g.moves : "", g.moves ? g.moves_length : 0, &options);
             board_svg_respond(res, &g.record.game.pos, &options);
         }
-        game_http_set_etag(res, g.record.version);
+        game_http_record_etag(res->etag, &g.record);
     }
     game_svc_game_free(&g);
 }
@@ -392,13 +396,13 @@ void handle_game_board_svg(const api_request_t *req, api_response_t *res)
 void handle_game_pgn(const api_request_t *req, api_response_t *res)
 {
     game_svc_game_t g;
-    if (read_game(req, res, &g)) {
+    if (read_game(req, res, &g, false)) {
         size_t length = 0;
         pgn_defaults_t defaults;
         config_pgn_defaults(app_of(req)->config, &defaults);
         char *text = pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &defaults, &length);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
-        game_http_set_etag(res, g.record.version);
+        game_http_record_etag(res->etag, &g.record);
     }
     game_svc_game_free(&g);
 }
@@ -440,7 +444,7 @@ static void game_analysis(const api_request_t *req, api_response_t *res, bool he
         return;
     game_svc_game_t g;
     store_set_deadline(store_now_ms() + app_of(req)->config->redis_timeout_ms);
-    bool read = read_game(req, res, &g);
+    bool read = read_game(req, res, &g, false);
     store_set_deadline(0);
     read = read && caller_may_analyse(req, &g.record, res);
     if (read && !analysis_allowed(&g.record)) {
@@ -539,7 +543,9 @@ void handle_games_export(const api_request_t *req, api_response_t *res)
         bool pgn = wants_pgn(req);
         pgn_defaults_t defaults;
         config_pgn_defaults(app->config, &defaults);
-        export_answer(game_export_new(&c, app->store_pool, list, unique, pgn, &defaults), pgn, res);
+        export_answer(game_export_new(&c, app->store_pool, list, unique, pgn, &defaults, game_http_bearer(req),
+                                      game_http_live_key(req)),
+                      pgn, res);
     }
     bulk_ids_free(bulk);
     cJSON_Delete(root);
@@ -590,7 +596,7 @@ void handle_game_embed(const api_request_t *req, api_response_t *res)
         return;
     }
     game_svc_game_t g;
-    if (read_game(req, res, &g)) {
+    if (read_game(req, res, &g, false)) {
         buf_t page;
         buf_init(&page);
         embed_page(&page, g.record.id);

@@ -14,6 +14,8 @@
 #include "../config.h"
 #include "../metrics.h"
 #include "../problem.h"
+#include "../service_keys.h"
+#include "../../rules/base/clock.h"
 #include "../http/target.h"
 
 void game_http_etag(char *out, uint64_t version)
@@ -25,6 +27,26 @@ void game_http_etag(char *out, uint64_t version)
 
 _Static_assert(sizeof ((api_response_t *)0)->etag >= DECIMAL_U64_MAX + 3, "an ETag holds any version");
 void game_http_set_etag(api_response_t *res, uint64_t version) { game_http_etag(res->etag, version); }
+
+void game_http_record_etag(char *out, const game_record_t *r)
+{
+    game_http_etag(out, r->version);
+    if (r->view)
+        strcpy(out + strlen(out) - 1, "-delayed\"");
+}
+
+_Static_assert(sizeof ((api_response_t *)0)->etag >= GAME_HTTP_ETAG_SIZE, "an ETag holds a view's");
+_Static_assert(GAME_HTTP_ETAG_SIZE >= DECIMAL_U64_MAX + 3 + 8, "a view's ETag holds any version");
+
+bool game_http_live_key(const api_request_t *req)
+{
+    service_keys_t *keys = app_of(req)->service_keys;
+    char name[SERVICE_KEY_NAME_MAX + 1];
+    const char *authorization = api_request_header(req, "Authorization");
+    return keys && service_keys_is_key(authorization)
+           && service_keys_check(keys, authorization, SERVICE_SCOPE_GAMES_READ_LIVE, (uint64_t)clock_now_us(), name)
+                  == SERVICE_KEYS_OK;
+}
 
 void game_http_service(const api_request_t *req, game_svc_config_t *c)
 {

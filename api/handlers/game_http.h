@@ -16,6 +16,16 @@
 void game_http_etag(char *out, uint64_t version);
 void game_http_set_etag(api_response_t *res, uint64_t version);
 
+/* The entity tag of r as read (ETAG_SIZE bytes): its version's, or for a
+ * spectator's view "<version>-delayed", so that a client's copy of one is
+ * never taken for a copy of the other. */
+enum { GAME_HTTP_ETAG_SIZE = 32 };
+void game_http_record_etag(char *out, const game_record_t *r);
+
+/* Whether req holds a service key with games:read-live (or admin): it
+ * sees games being played live, as their players do. */
+bool game_http_live_key(const api_request_t *req);
+
 /* The game service's settings for req's server. */
 void game_http_service(const api_request_t *req, game_svc_config_t *c);
 

@@ -135,6 +135,10 @@ struct events_stream {
      * stream of its own on the game's topic without a connection: what a
      * child queues goes to the mux's client (while it is held, into its own
      * out first). Under the hub's lock, children and all. */
+    /* A spectator's stream of a delayed game (events_stream_set_delayed):
+     * under the hub's lock once shared; a mux's children take the mux's. */
+    bool delayed;
+    uint64_t view_sig;             /* what its client's view shows (0: nothing yet) */
     bool mux;
     events_stream_t *parent;       /* a child: its mux */
     bool exact;                    /* a child: its client has last_version, no other (a snapshot if it is not that) */
@@ -182,6 +186,8 @@ struct topic {
     /* in the settle queue: the game as re-read, applied once PING round
      * settle_round is answered (a later read replaces it) */
     buf_t settle_json;
+    buf_t settle_view_json;        /* the spectators' view, when a delayed stream wanted it */
+    game_svc_view_t settle_view;
     game_event_meta_t settle_meta;
     uint64_t settle_round;
 };
@@ -383,6 +389,14 @@ events_stream_t *events_stream_new(events_format_t format, const char *id, uint6
     }
     s->counted_first = !json; /* its first event is counted once it is attached to a hub */
     return s;
+}
+
+void events_stream_set_delayed(events_stream_t *s, uint64_t sig)
+{
+    s->delayed = true;
+    s->view_sig = sig;
+    for (unsigned i = 0; i < s->child_count; i++) /* a mux's games named at its start */
+        s->children[i]->delayed = true;
 }
 
 void events_stream_set_player(events_stream_t *s, color_t player)
@@ -681,6 +695,7 @@ __attribute__((noinline)) static void topic_unref(topic_t *t)
 {
     if (--t->refs == 0) {
         buf_free(&t->settle_json);
+        buf_free(&t->settle_view_json);
         free(t);
     }
 }
@@ -973,6 +988,7 @@ static void mux_follow(events_t *h, events_stream_t *m, const char *id)
     c->format = m->format == EVENTS_SSE ? (events_format_t)FRAME_SSE_NO_ID : m->format;
     snprintf(c->id, sizeof c->id, "%s", id);
     c->parent = m;
+    c->delayed = m->delayed;
     c->counted_first = true;
     child_charge(c, 1);
     if (!child_attach(h, c)) {
@@ -1267,6 +1283,10 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
     for (events_stream_t *s = t->streams; s; s = s->next) {
         if (s->finished)
             continue;
+        if (s->delayed) {
+            want_resync(h, t); /* its view is made from the game as read, never from a change */
+            continue;
+        }
         if (meta->version <= s->last_version) {
             if (s->exact)
                 want_resync(h, t); /* a client's version that may not be the game's: read it */
@@ -1286,18 +1306,51 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
     wake_waiters(h, t, meta->version);
 }
 
-/* The game as read (hub lock held): every stream behind it gets it. */
-static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *meta, const buf_t *json)
+/* A delayed stream s and the game as read (hub lock held): the view when
+ * it shows something new, queued as a snapshot. False when s follows the
+ * game live from now on (it is over, or has no delay). */
+static bool apply_view(events_t *h, topic_t *t, events_stream_t *s, const game_event_meta_t *meta,
+                       framed_t *view_event, const game_svc_view_t *view)
+{
+    if (view->live) {
+        s->delayed = false; /* its exact version, if any, is judged as any stream's */
+        return false;
+    }
+    bool held = s->held;
+    if (!view_event) {
+        want_resync(h, t); /* read before the stream wanted a view: read again */
+    } else if (s->view_sig != view->sig) {
+        if (held)
+            stream_unhold(s, true);
+        stream_push_event(s, view_event, false);
+        s->view_sig = view->sig;
+        hub_count(h, EVENTS_COUNTER_RESYNC, 0, 1);
+    }
+    s->last_version = meta->version;
+    s->exact = false;
+    if (held && t->sub == SUB_LIVE)
+        stream_unhold(s, false);
+    return true;
+}
+
+/* The game as read (hub lock held): every stream behind it gets it, each
+ * delayed one the view (view_json; NULL: not read). */
+static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *meta, const buf_t *json,
+                           const buf_t *view_json, const game_svc_view_t *view)
 {
     uint64_t now = clock_now_us();
     topic_heard(h, t, now);
     arm_flag(h, t, meta, now);
     if (meta->version > t->version)
         t->version = meta->version;
-    framed_t event;
+    framed_t event, view_event;
     framed_init(&event, "game", meta->version, json->data, json->length);
+    if (view_json)
+        framed_init(&view_event, "game", meta->version, view_json->data, view_json->length);
     for (events_stream_t *s = t->streams; s; s = s->next) {
         if (s->finished)
+            continue;
+        if (s->delayed && apply_view(h, t, s, meta, view_json ? &view_event : NULL, view))
             continue;
         bool held = s->held;
         if (s->last_version < meta->version || (s->exact && s->last_version != meta->version)) {
@@ -1315,6 +1368,8 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
             stream_unhold(s, false);
     }
     framed_free(&event);
+    if (view_json)
+        framed_free(&view_event);
     wake_waiters(h, t, meta->version);
 }
 
@@ -1322,11 +1377,16 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
  * behind the next PING round (hub lock held): by then every message
  * published before the read has been delivered. A topic queued already
  * keeps its place and waits for the later round with the later read. */
-static void settle_later(events_t *h, topic_t *t, const game_event_meta_t *meta, buf_t *json)
+static void settle_later(events_t *h, topic_t *t, const game_event_meta_t *meta, buf_t *json, buf_t *view_json,
+                         const game_svc_view_t *view)
 {
     buf_free(&t->settle_json);
     t->settle_json = *json;
     buf_init(json);
+    buf_free(&t->settle_view_json);
+    t->settle_view_json = *view_json;
+    buf_init(view_json);
+    t->settle_view = *view;
     t->settle_meta = *meta;
     t->settle_round = h->rounds_sent + 1;
     queue_push(&h->settles, t);
@@ -1338,8 +1398,10 @@ static void apply_settled(events_t *h)
     for (topic_t *t; (t = h->settles.head) && t->settle_round <= h->rounds_answered;) {
         queue_pop(&h->settles);
         if (!t->removed)
-            apply_snapshot(h, t, &t->settle_meta, &t->settle_json);
+            apply_snapshot(h, t, &t->settle_meta, &t->settle_json,
+                           t->settle_view_json.length ? &t->settle_view_json : NULL, &t->settle_view);
         buf_free(&t->settle_json);
+        buf_free(&t->settle_view_json);
         topic_unref(t);
     }
 }
@@ -1549,6 +1611,7 @@ static void lose_connection(events_t *h, uint64_t now)
      * again once it is subscribed again. */
     for (topic_t *t; (t = queue_pop(&h->settles));) {
         buf_free(&t->settle_json);
+        buf_free(&t->settle_view_json);
         topic_unref(t);
     }
     for (size_t b = 0; b < h->bucket_count; b++) {
@@ -1727,16 +1790,21 @@ static void run_resyncs(events_t *h)
             topic_unref(t);
             continue;
         }
+        bool views = false; /* a delayed stream follows it: its view is read too */
+        for (events_stream_t *s = t->streams; s && !views; s = s->next)
+            views = s->delayed && !s->finished;
         pthread_mutex_unlock(&h->lock);
-        buf_t json;
+        buf_t json, view_json;
         buf_init(&json);
+        buf_init(&view_json);
         game_event_meta_t meta;
+        game_svc_view_t view;
         const game_svc_config_t *games = &h->cfg.games;
-        game_svc_status_t status = game_svc_snapshot(games, id, &json, &meta);
+        game_svc_status_t status = game_svc_snapshot_views(games, id, &json, views ? &view_json : NULL, &meta, &view);
         pthread_mutex_lock(&h->lock);
         if (!t->removed) {
-            if (status == GAME_SVC_OK && !buf_failed(&json)) {
-                settle_later(h, t, &meta, &json);
+            if (status == GAME_SVC_OK && !buf_failed(&json) && !buf_failed(&view_json)) {
+                settle_later(h, t, &meta, &json, &view_json, &view);
                 settling = true;
             } else if (status == GAME_SVC_ENOT_FOUND || status == GAME_SVC_EDAMAGED) {
                 end_topic(h, t); /* gone, or damaged for good (410): no read will bring it back */
@@ -1747,6 +1815,7 @@ static void run_resyncs(events_t *h)
         }
         topic_unref(t);
         buf_free(&json);
+        buf_free(&view_json);
     }
     if (settling && !(ping_round(h) && store_subscriber_flush(h->sub) == STORE_OK))
         lose_connection(h, clock_now_us());
@@ -1979,6 +2048,7 @@ void events_stop(events_t *h)
                 free(w);
             }
             buf_free(&t->settle_json);
+            buf_free(&t->settle_view_json);
             free(t);
         }
     }

@@ -143,6 +143,13 @@ enum { EVENTS_MUX_MAX = 500, EVENTS_MUX_IDS_TTL = 600 };
 events_stream_t *events_mux_new(events_format_t format, const char *stream_id, const char *const *ids,
                                 const uint64_t *since, unsigned count);
 
+/* Makes s a spectator's stream of a game with a spectator delay (before it
+ * is attached), its first event a view showing sig (game_svc_view_t; 0:
+ * none yet). Changes are not passed on: the game is read again at each,
+ * and the view sent when it shows something else, until the game is over
+ * and the stream follows it as any other does. A mux: each of its games so. */
+void events_stream_set_delayed(events_stream_t *s, uint64_t sig);
+
 /* Makes s a player's stream (before it is attached), opened with the
  * token of `player`. While it is open, the hub marks the player here every
  * presence_mark_ms, with the game's other streams of players on this

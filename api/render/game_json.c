@@ -292,6 +292,8 @@ char *game_json_game(const game_record_t *r, const game_meta_t *meta, const char
     write_time(&w, "updated_at", r->updated_at_ms);
     write_meta(&w, meta);
     write_optional(&w, "bulk", r->bulk[0] != '\0', r->bulk);
+    jsonw_kv_int(&w, "spectator_delay_plies", r->spectator_delay_plies);
+    jsonw_kv_int(&w, "plies_hidden", r->plies_hidden);
     if (tokens) {
         jsonw_key(&w, "tokens");
         jsonw_object_begin(&w);

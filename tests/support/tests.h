@@ -20,6 +20,7 @@ int test_legality_register(void);
 int test_status_register(void);
 int test_game_register(void);
 int test_game_clock_register(void);
+int test_game_view_register(void);
 int test_game_claim_register(void);
 int test_movegen_register(void);
 int test_oracle_register(void);
