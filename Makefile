@@ -220,6 +220,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	tests/bench/fanout_bench.sh $(BUILD)/chessd
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd
+	tests/bench/webhook_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd

@@ -68,9 +68,10 @@ static bool entry_read(const char *text, size_t length, entry_t *e)
 }
 
 /* The Standard Webhooks payload: the type, the time of the event and the
- * data, which holds the game, its version and the event as streams send
- * it. malloc'd; NULL when out of memory or over the bound. */
-static char *payload_make(const char *game, const entry_t *e, size_t *length)
+ * data, which holds the subscription (a receiver of several tells their
+ * secrets apart by it), the game, its version and the event as streams
+ * send it. malloc'd; NULL when out of memory or over the bound. */
+static char *payload_make(const char *sub, const char *game, const entry_t *e, size_t *length)
 {
     time_t seconds = (time_t)(e->at_ms / 1000);
     struct tm tm;
@@ -82,9 +83,9 @@ static char *payload_make(const char *game, const entry_t *e, size_t *length)
             n += (unsigned)snprintf(kinds + n, sizeof kinds - n, "%s\"%s\"", n ? "," : "", webhook_kind_name(i));
     char head[400];
     int n = snprintf(head, sizeof head,
-                     "{\"type\":\"game.%s\",\"timestamp\":\"%s.%03dZ\",\"data\":{\"game\":\"%s\",\"version\":%" PRIu64
-                     ",\"ended\":%s,\"kinds\":[%s],\"event\":",
-                     e->event, when, (int)(e->at_ms % 1000), game, e->version, e->ended ? "true" : "false", kinds);
+                     "{\"type\":\"game.%s\",\"timestamp\":\"%s.%03dZ\",\"data\":{\"subscription\":\"%s\",\"game\":\"%s\","
+                     "\"version\":%" PRIu64 ",\"ended\":%s,\"kinds\":[%s],\"event\":",
+                     e->event, when, (int)(e->at_ms % 1000), sub, game, e->version, e->ended ? "true" : "false", kinds);
     if (n < 0 || (size_t)n >= sizeof head || (size_t)n + e->json_length + 3 > WEBHOOK_BODY_MAX)
         return NULL;
     char *out = malloc((size_t)n + e->json_length + 3);
@@ -177,7 +178,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
         char id[WEBHOOK_MESSAGE_ID_SIZE], seed[160], signature[WEBHOOK_SIGNATURE_SIZE];
         snprintf(seed, sizeof seed, "%s:%s:%" PRIu64 ":%s", due->sub, due->game, e.version, e.event);
         size_t body_length = 0;
-        char *body = payload_make(due->game, &e, &body_length);
+        char *body = payload_make(due->sub, due->game, &e, &body_length);
         int64_t timestamp = now_ms / 1000; /* Redis's clock: Unix time, the same on every replica */
         const char *secrets[] = { sub.secret };
         webhook_send_result_t sent;
