@@ -1,8 +1,8 @@
 /* The deliverer: threads on every replica with a store that claim the due
- * outboxes (store/webhooks.h), sign each event and POST it (send.h), and
- * retry with doubling waits for up to a day before dropping it, logging
- * every attempt in its subscription's log. One of them sweeps now and then
- * for outboxes whose marking a dead replica missed. */
+ * outboxes (store/webhooks.h), sign each event and POST it (send.h). A
+ * failure is retried with doubling waits for up to a day, then dropped.
+ * Every attempt goes to its subscription's log. One thread sweeps now and
+ * then for outboxes whose marking a dead replica missed. */
 #ifndef CHESSD_API_WEBHOOKS_WORKER_H
 #define CHESSD_API_WEBHOOKS_WORKER_H
 
