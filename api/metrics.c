@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +38,8 @@ static atomic_int redis_up = -1; /* the latest Redis check: 1 up, 0 down, -1 non
 static const acceptor_t *listeners[2];
 static struct engine_turns *_Atomic engine_turns;
 static struct deadlines *_Atomic deadline_sweep;
-static struct webhook_worker *_Atomic webhook_deliverer;
+static metrics_webhooks_t webhook_deliverer; /* under webhook_lock */
+static pthread_mutex_t webhook_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Requests by route and status, and their latency: kept in slots of their
  * own, because a request carries two labels and a time. Statuses outside
@@ -66,6 +68,7 @@ typedef struct {
     engine_turns_stats_t turns;
     deadlines_stats_t deadlines;
     webhook_worker_stats_t webhooks;
+    const char *(*webhook_outcome)(int outcome);
     wire_stats_t wire;
     acceptor_stats_t listener[2];
     bool listening[2];
@@ -89,7 +92,11 @@ static void scrape_read(scrape_t *s, struct store *store, struct engine_pool *en
     engine_pool_stats(engines, &s->engine);
     engine_turns_stats(atomic_load(&engine_turns), &s->turns);
     deadlines_stats(atomic_load(&deadline_sweep), &s->deadlines);
-    webhook_worker_stats(atomic_load(&webhook_deliverer), &s->webhooks);
+    pthread_mutex_lock(&webhook_lock);
+    if (webhook_deliverer.worker && webhook_deliverer.stats)
+        webhook_deliverer.stats(webhook_deliverer.worker, &s->webhooks);
+    s->webhook_outcome = webhook_deliverer.outcome;
+    pthread_mutex_unlock(&webhook_lock);
     wire_stats(&s->wire);
     for (int i = 0; i < 2; i++)
         if ((s->listening[i] = listeners[i] != NULL))
@@ -251,8 +258,7 @@ static const char *close_reason(const scrape_t *s, int i)
 }
 static const char *webhook_outcome(const scrape_t *s, int i)
 {
-    (void)s;
-    return webhook_outcome_code((webhook_outcome_t)i);
+    return s->webhook_outcome ? s->webhook_outcome(i) : "none"; /* no deliverer: its rows are absent */
 }
 static const char *fault_name(const scrape_t *s, int i)
 {
@@ -534,7 +540,12 @@ void metrics_listeners(const acceptor_t *main_port, const acceptor_t *probe_port
 void metrics_engine_turns(struct engine_turns *turns_now) { atomic_store(&engine_turns, turns_now); }
 
 void metrics_deadlines(struct deadlines *sweep) { atomic_store(&deadline_sweep, sweep); }
-void metrics_webhooks(struct webhook_worker *worker) { atomic_store(&webhook_deliverer, worker); }
+void metrics_webhooks(const metrics_webhooks_t *webhooks)
+{
+    pthread_mutex_lock(&webhook_lock);
+    webhook_deliverer = webhooks ? *webhooks : (metrics_webhooks_t){ 0 };
+    pthread_mutex_unlock(&webhook_lock);
+}
 
 void metrics_redis_up(bool up) { atomic_store_explicit(&redis_up, up ? 1 : 0, memory_order_relaxed); }
 

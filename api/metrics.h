@@ -85,9 +85,17 @@ void metrics_engine_turns(struct engine_turns *turns);
 /* The deadline sweep (api/game/deadlines.h): its counts and the feed's
  * length as it last read it. */
 void metrics_deadlines(struct deadlines *sweep);
-/* The webhook deliverer whose counts a scrape reads (NULL: none). */
+/* The webhook deliverer whose counts a scrape reads (worker NULL: none),
+ * through functions given here, so that a program without the deliverer
+ * (the games fuzz target) links none of it. */
 struct webhook_worker;
-void metrics_webhooks(struct webhook_worker *worker);
+struct webhook_worker_stats;
+typedef struct {
+    struct webhook_worker *worker;
+    void (*stats)(struct webhook_worker *worker, struct webhook_worker_stats *out);
+    const char *(*outcome)(int outcome); /* an outcome's name, the label's value */
+} metrics_webhooks_t;
+void metrics_webhooks(const metrics_webhooks_t *webhooks);
 /* The outcome of the latest Redis check (api/readiness.c). A scrape never
  * asks Redis itself; chessd_redis_up is left out until the first check. */
 void metrics_redis_up(bool up);

@@ -533,7 +533,7 @@ static int run(const config_t *cfg, bool engine_only)
                                               .retry_ms = cfg->webhook_retry_ms,
                                               .give_up_ms = cfg->webhook_give_up_seconds * 1000u };
             srv.webhooks = webhook_worker_start(&hooks);
-            metrics_webhooks(srv.webhooks);
+            metrics_webhooks(&(metrics_webhooks_t){ srv.webhooks, webhook_worker_stats, webhook_outcome_name });
         }
     }
     bool turns = srv.store && (engine_path || variant_path);

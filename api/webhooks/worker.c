@@ -343,3 +343,5 @@ void webhook_worker_stats(webhook_worker_t *w, webhook_worker_stats_t *out)
     out->dropped = atomic_load(&w->dropped);
     out->swept = atomic_load(&w->swept);
 }
+
+const char *webhook_outcome_name(int outcome) { return webhook_outcome_code((webhook_outcome_t)outcome); }

@@ -34,7 +34,7 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config);
 void webhook_worker_stop(webhook_worker_t *worker);
 
 /* What this replica's deliverer counted. */
-typedef struct {
+typedef struct webhook_worker_stats {
     uint64_t attempts[WEBHOOK_OUTCOME_COUNT]; /* by webhook_outcome_t */
     uint64_t dropped;  /* events given up on (a day of failures, or their subscription gone) */
     uint64_t swept;    /* outboxes the sweep found unmarked */
@@ -42,5 +42,7 @@ typedef struct {
 
 /* worker NULL: all zero. */
 void webhook_worker_stats(webhook_worker_t *worker, webhook_worker_stats_t *out);
+/* webhook_outcome_code of an int, as metrics_webhooks_t takes it. */
+const char *webhook_outcome_name(int outcome);
 
 #endif
