@@ -270,6 +270,24 @@ static const setting_t settings[] = {
       "the Site tag of a game's PGN when the game has none, such as this service's address (at most 255 bytes, "
       "no control characters)",
       KIND_STRING, FIELD(pgn_site), 0, 0 },
+    /* Webhooks reach only what this lists: no private, loopback or metadata address unless a range opens it. */
+    { "--webhook-allow", "CHESSD_WEBHOOK_ALLOW", "",
+      "where webhooks may be delivered, comma-separated: CIDR ranges (0.0.0.0/0,::/0 the public internet; a "
+      "loopback, link-local, metadata or private address only through a range listed inside such space, as "
+      "10.0.0.0/8 or 127.0.0.2/32), host names and *.suffixes; checked at subscription and again at each "
+      "delivery and redirect, after the name is resolved (unset: webhooks off)",
+      KIND_STRING, FIELD(webhook_allow), 0, 0 },
+    { "--webhook-timeout-ms", "CHESSD_WEBHOOK_TIMEOUT_MS", "5000",
+      "the most one webhook delivery may take: resolving, connecting, TLS, sending and reading the answer's head, "
+      "redirects included",
+      KIND_UINT, FIELD(webhook_timeout_ms), 100, 30000 },
+    { "--webhook-redirects", "CHESSD_WEBHOOK_REDIRECTS", "0",
+      "redirects (301, 302, 303, 307, 308) a webhook delivery follows, each target judged by --webhook-allow "
+      "again (0: none, the delivery fails as redirect_not_followed)",
+      KIND_UINT, FIELD(webhook_redirects), 0, 5 },
+    { "--webhook-ca-file", "CHESSD_WEBHOOK_CA_FILE", "",
+      "PEM CAs that sign https webhook destinations' certificates (default: the system's)", KIND_STRING,
+      FIELD(webhook_ca_file), 0, 0 },
     { "--allow-untested-libmicrohttpd", "CHESSD_ALLOW_UNTESTED_LIBMICROHTTPD", "false",
       "start, with a warning, on a libmicrohttpd version chessd has not been tested with (its strict HTTP reader "
       "depends on how libmicrohttpd reads sockets); else chessd refuses to start on one",
@@ -526,9 +544,13 @@ bool config_load(config_t *cfg, int argc, char **argv, char *err, size_t err_siz
     if (!pgn_defaults_ok(cfg, err, err_size))
         return false;
     cors_t cors;
-    char why[200];
+    char why[WEBHOOK_HOST_MAX + 128];
     if (cfg->cors_origins[0] && !cors_parse(cfg->cors_origins, &cors, why, sizeof why)) {
         snprintf(err, err_size, "--cors-origins (CHESSD_CORS_ORIGINS): %s", why);
+        return false;
+    }
+    if (!webhook_allow_parse(cfg->webhook_allow, &cfg->webhook_policy, why, sizeof why)) {
+        snprintf(err, err_size, "--webhook-allow (CHESSD_WEBHOOK_ALLOW): %s", why);
         return false;
     }
     if (cfg->redis_password[0] && cfg->redis_password_file[0]) {

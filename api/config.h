@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "webhooks/allow.h"
+
 enum { CONFIG_MAX_MOVES = 1000, CONFIG_MAX_JSON_DEPTH = 16 };
 
 /* --engine auto (the default): ENGINE_DEFAULT_PATH (engine/uci.h) when it is there, else none. */
@@ -83,6 +85,11 @@ typedef struct config {
     char embed_frame_ancestors[512];  /* the embeddable board's CSP frame-ancestors sources ("*": any page) */
     char cors_origins[1024];          /* the origins whose pages may call chessd (http/cors.h), or "*"; "": none */
     char pgn_event[256], pgn_site[256]; /* a PGN's Event and Site when its game has none (checked as tag values) */
+    char webhook_allow[WEBHOOK_ALLOW_TEXT_MAX + 1]; /* the destinations webhooks may reach (webhooks/allow.h); "": none */
+    unsigned webhook_timeout_ms;      /* one delivery's deadline, every hop included */
+    unsigned webhook_redirects;       /* redirects a delivery follows, each judged again; 0: none */
+    char webhook_ca_file[512];        /* PEM CAs for https destinations; "" : the system's */
+    webhook_allow_t webhook_policy;   /* webhook_allow as config_load read it: what deliveries are judged by */
 } config_t;
 
 /* Fills cfg from defaults, then the environment, then argv (the arguments
