@@ -71,6 +71,7 @@ int main(int argc, char **argv)
         test_play_random_register,
         test_opening_register,
         test_service_keys_register,
+        test_webhook_input_register,
     };
     rules_init();
     if (CU_initialize_registry() != CUE_SUCCESS)

@@ -1,7 +1,7 @@
 /* The kinds of game event a webhook subscription may ask for (move,
  * offer, takeback, clock, end), which a change's event is, and a game's
- * subscriptions text ("<sub>=<kinds> ...", kept in its hash): what a write
- * needs to know which outboxes take its event (webhook_kinds.c). */
+ * subscriptions text ("<sub>=<kinds> ...", kept in its hash). That is what
+ * a write needs to know which outboxes take its event (webhook_kinds.c). */
 #ifndef CHESSD_API_GAME_WEBHOOK_KINDS_H
 #define CHESSD_API_GAME_WEBHOOK_KINDS_H
 
