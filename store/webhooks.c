@@ -221,6 +221,30 @@ store_status_t store_webhook_game_add(store_t *store, const char *id)
     return status;
 }
 
+store_status_t store_webhook_games_add(store_t *store, const char *const *ids, unsigned count)
+{
+    if (!count)
+        return STORE_OK;
+    const char **argv = malloc((2 + (size_t)count) * sizeof *argv);
+    if (!argv)
+        return STORE_EUNAVAILABLE;
+    argv[0] = "SADD";
+    argv[1] = STORE_WEBHOOKS_GAMES_KEY;
+    for (unsigned i = 0; i < count; i++) {
+        if (!id_ok(ids[i])) {
+            free(argv);
+            return STORE_ENOT_FOUND;
+        }
+        argv[2 + i] = ids[i];
+    }
+    redisReply *r = store_command(store, hooks_slot(), 2 + (int)count, argv, NULL, NULL);
+    free(argv);
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (r)
+        freeReplyObject(r);
+    return status;
+}
+
 store_status_t store_webhook_mark_due(store_t *store, const char *id, const char *const *subs, unsigned count,
                                       int64_t now_ms)
 {

@@ -99,6 +99,8 @@ store_status_t store_webhook_subs_of(store_t *store, const char *owner, char (*o
 
 /* Step 1: game id has subscriptions. */
 store_status_t store_webhook_game_add(store_t *store, const char *id);
+/* Step 1 for count games at once (a bulk's), in one command. */
+store_status_t store_webhook_games_add(store_t *store, const char *const *ids, unsigned count);
 /* Step 2 on a Cluster: the count subscriptions of subs marked due at now_ms
  * for game id (lowered to it when due later, added when not there). */
 store_status_t store_webhook_mark_due(store_t *store, const char *id, const char *const *subs, unsigned count,

@@ -113,7 +113,7 @@ test('a game with webhooks: secrets in the 201 only, wh in its hash, a move in t
   await call(server, 'DELETE', `/v1/webhooks/${own.id}`, bearer(keys.creator));
 });
 
-test('a bulk with webhooks: one subscription for the bulk, its text in every game', { todo: 'bulk webhooks come next' }, async () => {
+test('a bulk with webhooks: one subscription for the bulk, its text in every game', async () => {
   const res = await post(server, '/v1/games/bulk', {
     games: [{ white: 'A', black: 'B' }, { white: 'C', black: 'D' }],
     webhooks: [{ url: HOOK, events: ['end'] }],
