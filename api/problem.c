@@ -126,6 +126,13 @@ static const struct {
                                     "This route needs a service key (Authorization: Bearer chsk_...)" },
     [API_EINVALID_SERVICE_KEY] = { "invalid_service_key", 401, "The service key is not one of this server's" },
     [API_ESCOPE_MISSING] = { "scope_missing", 403, "The service key lacks the scope this route needs" },
+    [API_EWEBHOOKS_DISABLED] = { "webhooks_disabled", 403,
+                                 "This server sends no webhooks (no --webhook-allow, or no service keys)" },
+    [API_EWEBHOOK_DESTINATION_REFUSED] = { "webhook_destination_refused", 422,
+                                           "A webhook's destination is not one this server may send to" },
+    [API_ETOO_MANY_WEBHOOKS] = { "too_many_webhooks", 422,
+                                 "More webhook subscriptions than a game or a service key may have" },
+    [API_EWEBHOOK_NOT_FOUND] = { "webhook_not_found", 404, "No webhook subscription of this key has this id" },
     [API_EINTERNAL] = { "internal_error", 500, "Internal error" },
 };
 

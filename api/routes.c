@@ -22,6 +22,7 @@ static const char *const board_params[] = { "orientation", "check", "coordinates
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", "variant", NULL };
 static const char *const feed_params[] = { "after", "limit", NULL };
+static const char *const limit_param[] = { "limit", NULL };
 static const char *const analysis_params[] = { "depth", "nodes", "movetime_ms", "multipv", "wdl", NULL };
 
 enum { PERFT = ROUTES_POOL_PERFT, STORE = ROUTES_POOL_STORE, ENGINE = ROUTES_POOL_ENGINE, INLINE = -1 };
@@ -93,6 +94,13 @@ static const router_route_t table[] = {
       GAME | PLAYER_ANALYSIS, STORE },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, GAME | ROUTE_STREAM,
       STORE },
+    /* Any service key (webhook_handlers.c checks it): each owns its own. */
+    { "POST /v1/webhooks", "/v1/webhooks", "POST", handle_webhook_create, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/webhooks", "/v1/webhooks", "GET", handle_webhooks_list, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/webhooks/{id}", "/v1/webhooks/*", "GET", handle_webhook_get, NULL, ROUTE_GAME, STORE },
+    { "DELETE /v1/webhooks/{id}", "/v1/webhooks/*", "DELETE", handle_webhook_delete, NULL, ROUTE_GAME, STORE },
+    { "GET /v1/webhooks/{id}/deliveries", "/v1/webhooks/*/deliveries", "GET", handle_webhook_deliveries,
+      limit_param, ROUTE_GAME, STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },
 };
 

@@ -19,8 +19,8 @@ enum { KEY_SIZE = 64, NUMBER_SIZE = 24 };
 /* KEYS[1] the bulk, KEYS[2] its set in play, KEYS[3] the idempotency
  * record when ARGV[1] is 'i', then three keys a game (game_keys.h). ARGV[2]
  * the info, ARGV[3] the ids, ARGV[4] the count, ARGV[5] and ARGV[6] the
- * kept answer and its ttl, then four values a game: id, state, meta, write
- * id. A full Redis refuses the first write, an empty SETRANGE, before any
+ * kept answer and its ttl, then five values a game: id, state, meta, write
+ * id, webhook subscriptions (store/webhooks.h). A full Redis refuses the first write, an empty SETRANGE, before any
  * other is made. */
 static const char create_script[] =
     "local n, k = tonumber(ARGV[4]), 3\n"
@@ -37,9 +37,10 @@ static const char create_script[] =
     "end\n"
     "redis.call('SETRANGE', KEYS[k + 1], 0, '')\n"
     "for i = 0, n - 1 do\n"
-    "  local g, a = k + 3 * i, 7 + 4 * i\n"
+    "  local g, a = k + 3 * i, 7 + 5 * i\n"
     "  redis.call('HSET', KEYS[g], 'version', '1', 'state', ARGV[a + 1], 'hlen', '0', 'wid', ARGV[a + 3])\n"
     "  if ARGV[a + 2] ~= '' then redis.call('HSET', KEYS[g], 'meta', ARGV[a + 2]) end\n"
+    "  if ARGV[a + 4] ~= '' then redis.call('HSET', KEYS[g], 'wh', ARGV[a + 4]) end\n"
     "  redis.call('SET', KEYS[g + 1], '')\n"
     "  redis.call('SET', KEYS[g + 2], '')\n"
     "  redis.call('SADD', KEYS[2], ARGV[a])\n"
@@ -190,6 +191,7 @@ static bool create_args(const char *hash, const char *active, unsigned slot, con
         push(a, games[i].state, games[i].state_length);
         push(a, games[i].meta ? games[i].meta : "", games[i].meta ? games[i].meta_length : 0);
         push_text(a, games[i].write_id);
+        push_text(a, games[i].webhooks ? games[i].webhooks : "");
     }
     return true;
 }
@@ -206,7 +208,7 @@ store_status_t store_bulk_create(store_t *store, const char *id, const char *inf
                       || game_keys_slot(idem_key) != slot))
         return STORE_ECORRUPT;
     pthread_once(&create_once, create_init);
-    size_t room = 3 + 3 + 3 * (size_t)count + 6 + 4 * (size_t)count;
+    size_t room = 3 + 3 + 3 * (size_t)count + 6 + 5 * (size_t)count;
     args_t a = { malloc(room * sizeof *a.argv), malloc(room * sizeof *a.lengths), 0,
                  malloc(count * sizeof *a.keys) };
     char *ids = ids_text(games, count);

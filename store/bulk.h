@@ -22,6 +22,7 @@ typedef struct {
     const char *meta; /* its tags and metadata text (NULL: none) */
     size_t meta_length;
     const char *write_id;
+    const char *webhooks; /* its subscriptions text, kept as its 'wh' (NULL or "": none) */
 } store_bulk_game_t;
 
 /* Writes bulk id's record (info, a text of the caller's, and the games'

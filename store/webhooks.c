@@ -79,15 +79,15 @@ static store_status_t hooks_script(store_t *store, const char *text, int key_cou
     return status;
 }
 
-/* Put: KEYS[1] the record, KEYS[2] the owner's set; ARGV the fields in
- * pairs, then the ttl last. */
+/* Put: KEYS[1] the record, KEYS[2] (when given) the owner's set; ARGV
+ * the fields in pairs, then the ttl last. */
 static const char put_script[] =
     "local ttl = tonumber(ARGV[#ARGV])\n"
     "redis.call('DEL', KEYS[1])\n"
     "redis.call('HSET', KEYS[1], unpack(ARGV, 1, #ARGV - 1))\n"
     "if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end\n"
-    "redis.call('SADD', KEYS[2], string.sub(KEYS[1], " /* the id after the prefix */
-    "string.len('" STORE_WEBHOOKS_SUB_PREFIX "') + 1))\n"
+    "if KEYS[2] then redis.call('SADD', KEYS[2], string.sub(KEYS[1], " /* the id after the prefix */
+    "string.len('" STORE_WEBHOOKS_SUB_PREFIX "') + 1)) end\n"
     "return 1\n";
 
 store_status_t store_webhook_sub_put(store_t *store, const store_webhook_sub_t *sub, unsigned ttl_seconds)
@@ -102,7 +102,8 @@ store_status_t store_webhook_sub_put(store_t *store, const store_webhook_sub_t *
     const char *keys[] = { record, owner };
     const char *values[] = { "url",   sub->url,   "kinds",  kinds,       "secret",  sub->secret, "owner",
                              sub->owner, "scope", sub->scope, "target", sub->target, "created", created, ttl };
-    return hooks_script(store, put_script, 2, keys, (int)(sizeof values / sizeof *values), values,
+    int key_count = strcmp(sub->scope, STORE_WEBHOOK_SCOPE_KEY) ? 1 : 2; /* only a key's own are listed */
+    return hooks_script(store, put_script, key_count, keys, (int)(sizeof values / sizeof *values), values,
                         REDIS_REPLY_INTEGER, NULL);
 }
 
@@ -214,6 +215,30 @@ store_status_t store_webhook_game_add(store_t *store, const char *id)
         return STORE_ENOT_FOUND;
     const char *argv[] = { "SADD", STORE_WEBHOOKS_GAMES_KEY, id };
     redisReply *r = store_command(store, hooks_slot(), 3, argv, NULL, NULL);
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (r)
+        freeReplyObject(r);
+    return status;
+}
+
+store_status_t store_webhook_games_add(store_t *store, const char *const *ids, unsigned count)
+{
+    if (!count)
+        return STORE_OK;
+    const char **argv = malloc((2 + (size_t)count) * sizeof *argv);
+    if (!argv)
+        return STORE_EUNAVAILABLE;
+    argv[0] = "SADD";
+    argv[1] = STORE_WEBHOOKS_GAMES_KEY;
+    for (unsigned i = 0; i < count; i++) {
+        if (!id_ok(ids[i])) {
+            free(argv);
+            return STORE_ENOT_FOUND;
+        }
+        argv[2 + i] = ids[i];
+    }
+    redisReply *r = store_command(store, hooks_slot(), 2 + (int)count, argv, NULL, NULL);
+    free(argv);
     store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
     if (r)
         freeReplyObject(r);

@@ -81,20 +81,31 @@ bool store_webhook_outbox_key(const char *id, const char *sub, char *key, size_t
 /* The retry state of game id's subscriptions: "chessd:whretry:{<id>}". */
 bool store_webhook_retry_key(const char *id, char *key, size_t size);
 
-/* Stores a subscription (replacing one of its id) and adds it to its
- * owner's set; ttl_seconds 0 keeps it until deleted. */
+/* The scopes a subscription covers: one game, every game of a bulk, or
+ * every game its owner's key creates. */
+#define STORE_WEBHOOK_SCOPE_GAME "game"
+#define STORE_WEBHOOK_SCOPE_BULK "bulk"
+#define STORE_WEBHOOK_SCOPE_KEY "key"
+
+/* Stores a subscription (replacing one of its id); one of scope "key" is
+ * added to its owner's set too, so the set lists only the key's own (a
+ * game's or bulk's is read by its id). ttl_seconds 0 keeps it until
+ * deleted. */
 store_status_t store_webhook_sub_put(store_t *store, const store_webhook_sub_t *sub, unsigned ttl_seconds);
 /* Reads subscription id; STORE_ENOT_FOUND when there is none. */
 store_status_t store_webhook_sub_get(store_t *store, const char *id, store_webhook_sub_t *out);
 /* Deletes subscription id, and its log, when owner owns it (STORE_ENOT_FOUND
  * otherwise: nothing is deleted). Its outboxes drain into nothing. */
 store_status_t store_webhook_sub_delete(store_t *store, const char *id, const char *owner);
-/* Up to max of owner's subscription ids, into out; *count says how many. */
+/* Up to max of owner's subscription ids of scope "key", into out; *count
+ * says how many. */
 store_status_t store_webhook_subs_of(store_t *store, const char *owner, char (*out)[STORE_WEBHOOK_ID_SIZE],
                                      unsigned max, unsigned *count);
 
 /* Step 1: game id has subscriptions. */
 store_status_t store_webhook_game_add(store_t *store, const char *id);
+/* Step 1 for count games at once (a bulk's), in one command. */
+store_status_t store_webhook_games_add(store_t *store, const char *const *ids, unsigned count);
 /* Step 2 on a Cluster: the count subscriptions of subs marked due at now_ms
  * for game id (added when not there, else left as they are). */
 store_status_t store_webhook_mark_due(store_t *store, const char *id, const char *const *subs, unsigned count,

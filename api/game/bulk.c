@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../../rules/base/text.h"
+#include "../../store/webhooks.h"
 #include "../http/jsonw.h"
 #include "tokens.h"
 
@@ -145,8 +146,10 @@ static void write_time(jsonw_t *w, const char *key, int64_t ms)
         jsonw_kv_null(w, key);
 }
 
-/* The creation's answer: the bulk, its token and each game's tokens. */
-static char *created_json(const game_bulk_t *b, const char *token, const made_t *made, size_t *length)
+/* The creation's answer: the bulk, its token, each game's tokens, and
+ * the games' webhook subscriptions (webhooks, a JSON array; NULL: none). */
+static char *created_json(const game_bulk_t *b, const char *token, const made_t *made, const char *webhooks,
+                          size_t *length)
 {
     jsonw_t w;
     jsonw_init(&w);
@@ -167,6 +170,10 @@ static char *created_json(const game_bulk_t *b, const char *token, const made_t 
         jsonw_object_end(&w);
     }
     jsonw_array_end(&w);
+    if (webhooks) {
+        jsonw_key(&w, "webhooks");
+        jsonw_raw(&w, webhooks);
+    }
     jsonw_object_end(&w);
     return jsonw_finish(&w, length);
 }
@@ -191,10 +198,14 @@ static game_svc_status_t write_bulk(const game_svc_config_t *c, const game_svc_r
         ids[i] = r->id;
         due[i] = game_flag_deadline(&r->game);
         games[i] = (store_bulk_game_t){ r->id, made[i].state, strlen(made[i].state), made[i].meta,
-                                        made[i].meta_length, made[i].write_id };
+                                        made[i].meta_length, made[i].write_id, r->webhooks };
     }
     store_status_t written = STORE_OK;
-    if (status == GAME_SVC_OK && (written = store_bulk_deadlines(c->store, ids, due, b->count)) == STORE_OK) {
+    /* Games with subscriptions are known to the webhook sweep first (store/webhooks.h, step 1). */
+    if (status == GAME_SVC_OK && made[0].game.record.webhooks[0])
+        written = store_webhook_games_add(c->store, ids, b->count);
+    if (status == GAME_SVC_OK && written == STORE_OK
+        && (written = store_bulk_deadlines(c->store, ids, due, b->count)) == STORE_OK) {
         store_idempotency_t idem = { bulk_scope, rq->key, kept, c->idempotency_ttl_seconds, 0 };
         written = store_bulk_create(c->store, b->id, info, games, b->count, rq->key ? &idem : NULL, &replay);
     }
@@ -234,11 +245,14 @@ game_svc_status_t game_bulk_create(const game_svc_config_t *c, const game_svc_re
         status = fail(out, GAME_SVC_EINTERNAL, "no randomness for the bulk's id or token");
     for (unsigned i = 0; status == GAME_SVC_OK && i < count; i++)
         status = make_game(c, shared, &pairings[i], b.id, slot, &made[i], out);
+    /* The bulk's subscriptions are recorded before any game names them. */
+    if (status == GAME_SVC_OK && shared->on_id && !shared->on_id(shared->on_id_ctx, b.id))
+        status = fail(out, GAME_SVC_EUNAVAILABLE, "the bulk's webhook subscriptions could not be recorded");
     char *body = NULL;
     size_t body_length = 0;
     if (status == GAME_SVC_OK) {
         b.created_at_ms = made[0].game.record.created_at_ms;
-        if (!(body = created_json(&b, token, made, &body_length)))
+        if (!(body = created_json(&b, token, made, shared->answer_webhooks, &body_length)))
             status = fail(out, GAME_SVC_EINTERNAL, "out of memory");
     }
     if (status == GAME_SVC_OK)

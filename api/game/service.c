@@ -423,6 +423,7 @@ typedef struct {
     const idem_t *idem;
     const game_svc_request_t *rq;
     const char *const *tokens;
+    const char *answer_webhooks; /* a creation's: added to its answer as "webhooks" (NULL: none) */
     int seen; /* 1 + the colour of the player making the change, whose sign it is (0: nobody's) */
 } writer_t;
 
@@ -509,6 +510,32 @@ static bool webhook_write_prepare(const game_record_t *r, const change_t *change
     return true;
 }
 
+/* body, a JSON object, with the member "webhooks": json added last, in
+ * place of body (freed); NULL when out of memory. */
+static char *add_webhooks(char *body, size_t *length, const char *json)
+{
+    static const char member[] = ",\"webhooks\":";
+    size_t n = strlen(json), old = *length;
+    if (!body || old < 2 || body[old - 1] != '}') {
+        free(body);
+        return NULL;
+    }
+    char *grown = realloc(body, old + sizeof member - 1 + n + 1);
+    if (!grown) {
+        free(body);
+        return NULL;
+    }
+    size_t at = old - 1;
+    memcpy(grown + at, member, sizeof member - 1);
+    at += sizeof member - 1;
+    memcpy(grown + at, json, n);
+    at += n;
+    grown[at++] = '}';
+    grown[at] = '\0';
+    *length = at;
+    return grown;
+}
+
 /* Writes g as version expected + 1; out's answer is the Game (a creation)
  * or the GameChange, kept under the writer's key. A finished game expires
  * finished_game_ttl_seconds after its end (0: never), and is put on the
@@ -530,9 +557,11 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
     unsigned flags = w->rq && w->rq->legal_moves ? GAME_JSON_LEGAL_MOVES : 0;
     char *body, *event_json = NULL;
     size_t event_length = 0;
-    if (w->tokens)
+    if (w->tokens) {
         body = game_json_game(r, g->meta, g->moves, g->moves_length, now, flags, w->tokens, &body_length);
-    else if (change->event) /* the answer and the event written together */
+        if (w->answer_webhooks)
+            body = add_webhooks(body, &body_length, w->answer_webhooks);
+    } else if (change->event) /* the answer and the event written together */
         body = game_json_change_and_event(r, change->played, change->event, flags, now, &body_length, &event_json,
                                           &event_length);
     else
@@ -1261,8 +1290,10 @@ game_svc_status_t game_svc_create(const game_svc_config_t *c, const game_svc_req
         status = new_meta(spec, imported, &g, out);
     if (status == GAME_SVC_OK)
         status = id_for_key(&idem, &g, out);
+    if (status == GAME_SVC_OK && spec->on_id && !spec->on_id(spec->on_id_ctx, g.record.id))
+        status = fail(out, GAME_SVC_EUNAVAILABLE, "the game's webhook subscriptions could not be recorded");
     if (status == GAME_SVC_OK) {
-        writer_t w = { .idem = &idem, .rq = rq, .tokens = token_list };
+        writer_t w = { .idem = &idem, .rq = rq, .tokens = token_list, .answer_webhooks = spec->answer_webhooks };
         (void)game_save(c, &g, 0, &change, &w, &status, out);
     }
     game_import_free(imported);

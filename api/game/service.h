@@ -236,6 +236,14 @@ typedef struct {
     /* Its webhook subscriptions, made beforehand ("<sub>=<kinds> ...",
      * api/game/webhook_kinds.h; "": none). */
     char webhooks[GAME_WEBHOOKS_TEXT_SIZE];
+    /* Called once the game's id is final, before its write: records the
+     * subscriptions made for it (false: the creation fails as the store
+     * unavailable). NULL: nothing to call. */
+    bool (*on_id)(void *ctx, const char *id);
+    void *on_id_ctx;
+    /* A JSON array the creation's answer (and its replay) carries as
+     * "webhooks" (NULL: none): the only place a secret is shown. */
+    const char *answer_webhooks;
 } game_svc_new_t;
 
 /* Whether token (NULL: none) is a player's of r: one HMAC, compared in

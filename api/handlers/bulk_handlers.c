@@ -17,6 +17,7 @@
 #include "../service_keys.h"
 #include "game_create_input.h"
 #include "game_http.h"
+#include "webhook_http.h"
 #include "handlers.h"
 
 /* Adds the pairing's index to the problem in res: "index" and "pointer"
@@ -129,7 +130,8 @@ void handle_bulk_create(const api_request_t *req, api_response_t *res)
 {
     static const char *const allowed[] = { "games", "fen", "chess960", "chess960_position", "variant", "clock",
                                            "takeback", "days_per_move", "start_clocks_at", "rules",
-                                           "draw_offers_from_move", "draw_odds", "tags", "spectator_delay_plies", NULL };
+                                           "draw_offers_from_move", "draw_odds", "tags", "spectator_delay_plies",
+                                           "webhooks", NULL };
     idem_request_t idem;
     if (!game_http_idempotency(req, true, &idem, res))
         return;
@@ -142,12 +144,25 @@ void handle_bulk_create(const api_request_t *req, api_response_t *res)
     game_svc_result_t out = { 0 };
     game_svc_new_t *spec = calloc(1, sizeof *spec);
     game_bulk_pairing_t *pairings = calloc(GAME_BULK_MAX, sizeof *pairings); /* names: 257 KB, off the stack */
+    webhook_http_games_t *hooks = calloc(1, sizeof *hooks);
     unsigned count = 0;
-    if (!spec || !pairings)
+    if (!spec || !pairings || !hooks) {
         api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
-    else if (game_create_input_read(root, spec, res) && read_pairings(root, pairings, &count, res)
-             && bulk_games_allowed(req, count, res))
-        game_http_answer(req, res, game_bulk_create(&c, &rq, spec, pairings, count, &out), &out);
+    } else if (game_create_input_read(root, spec, res) && read_pairings(root, pairings, &count, res)
+               && bulk_games_allowed(req, count, res)
+               && webhook_http_games_read(req, res, root, STORE_WEBHOOK_SCOPE_BULK, hooks)
+               && webhook_http_games_see_live(req, res, hooks,
+                                              spec->spectator_delay_plies >= 0 ? spec->spectator_delay_plies
+                                                                               : c.spectator_delay_plies)) {
+        webhook_http_games_attach(hooks, spec);
+        game_svc_status_t status = game_bulk_create(&c, &rq, spec, pairings, count, &out);
+        /* No bulk written: the subscriptions made for it go too. */
+        webhook_http_games_done(hooks, status == GAME_SVC_OK || status == GAME_SVC_EUNKNOWN);
+        game_http_answer(req, res, status, &out);
+    } else {
+        webhook_http_games_done(hooks, false);
+    }
+    free(hooks);
     game_svc_result_free(&out);
     for (unsigned i = 0; pairings && i < GAME_BULK_MAX; i++)
         game_meta_free(pairings[i].meta);

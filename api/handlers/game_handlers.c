@@ -41,6 +41,7 @@
 #include "../game/bulk.h"
 #include "game_create_input.h"
 #include "game_http.h"
+#include "webhook_http.h"
 #include "../render/game_json.h"
 #include "../render/pgn.h"
 
@@ -251,7 +252,7 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     static const char *const allowed[] = { "fen", "chess960", "chess960_position", "variant", "white", "black",
                                            "clock", "takeback", "pgn", "engine", "analysis", "days_per_move",
                                            "start_clocks_at", "rules", "draw_offers_from_move", "draw_odds", "tags",
-                                           "metadata", "spectator_delay_plies", NULL };
+                                           "metadata", "spectator_delay_plies", "webhooks", NULL };
     idem_request_t idem;
     bool with_moves;
     if (!input_query_bool(req, "legal_moves", true, &with_moves, res) || !game_http_idempotency(req, true, &idem, res))
@@ -271,14 +272,28 @@ void handle_game_create(const api_request_t *req, api_response_t *res)
     if (!spec)
         snprintf(out.detail, sizeof out.detail, "out of memory");
     /* The computer and hints in a variant need an engine that plays it. */
+    webhook_http_games_t *hooks = calloc(1, sizeof *hooks); /* eight subscriptions of 2.3 kB */
+    if (!hooks && status == GAME_SVC_OK)
+        status = GAME_SVC_EINTERNAL;
     if (status != GAME_SVC_OK
         || (game_create_input_read(root, spec, res)
             && (spec->start.variant == VARIANT_STANDARD || (!spec->engine.plays && !spec->analysis)
-                || analysis_pool(app_of(req), (variant_t)spec->start.variant, res)))) {
-        if (status == GAME_SVC_OK)
+                || analysis_pool(app_of(req), (variant_t)spec->start.variant, res))
+            && webhook_http_games_read(req, res, root, STORE_WEBHOOK_SCOPE_GAME, hooks)
+            && webhook_http_games_see_live(req, res, hooks,
+                                           spec->spectator_delay_plies >= 0 ? spec->spectator_delay_plies
+                                                                            : c.spectator_delay_plies))) {
+        if (status == GAME_SVC_OK) {
+            webhook_http_games_attach(hooks, spec);
             status = game_svc_create(&c, &rq, spec, &out);
+            /* No game written: the subscriptions made for it go too. */
+            webhook_http_games_done(hooks, status == GAME_SVC_OK || status == GAME_SVC_EUNKNOWN);
+        }
         game_http_answer(req, res, status, &out);
+    } else if (hooks) {
+        webhook_http_games_done(hooks, false);
     }
+    free(hooks);
     game_svc_result_free(&out);
     if (spec)
         game_meta_free(spec->meta);

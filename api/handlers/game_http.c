@@ -55,6 +55,35 @@ void game_http_service(const api_request_t *req, game_svc_config_t *c)
 
 /* --- the one place a service status becomes an answer --- */
 
+static void write_refusal(jsonw_t *w, const void *ctx)
+{
+    const webhook_sub_result_t *result = ctx;
+    jsonw_kv_string(w, "refusal", webhook_refusal_code(result->refusal));
+    jsonw_kv_int(w, "index", result->index);
+}
+
+void game_http_webhook_problem(const api_request_t *req, api_response_t *res, webhook_sub_status_t status,
+                               const webhook_sub_result_t *result)
+{
+    switch (status) {
+    case WEBHOOK_SUB_EREFUSED:
+        api_problem(res, API_EWEBHOOK_DESTINATION_REFUSED, result->detail, write_refusal, result);
+        break;
+    case WEBHOOK_SUB_ETOO_MANY:
+        api_problem_limit(res, API_ETOO_MANY_WEBHOOKS, result->detail, result->limit, result->max);
+        break;
+    case WEBHOOK_SUB_ENOT_FOUND:
+        api_problem(res, API_EWEBHOOK_NOT_FOUND, result->detail, NULL, NULL);
+        break;
+    case WEBHOOK_SUB_ESTORE:
+        api_problem_store(res, result->store == STORE_OK ? STORE_EUNAVAILABLE : result->store, app_of(req)->store);
+        break;
+    default:
+        api_problem(res, API_EINTERNAL, result->detail[0] ? result->detail : NULL, NULL, NULL);
+        break;
+    }
+}
+
 static void write_claim_in(jsonw_t *w, const void *ctx)
 {
     jsonw_kv_int(w, "claim_in_ms", *(const long long *)ctx);

@@ -10,6 +10,7 @@
 #include "../game/idempotency.h"
 #include "../game/service.h"
 #include "../http/request.h"
+#include "../webhooks/subscriptions.h"
 
 /* A version's entity tag, quoted, into out (room for DECIMAL_U64_MAX +
  * 3), and as res's ETag. */
@@ -33,6 +34,11 @@ void game_http_service(const api_request_t *req, game_svc_config_t *c);
  * replayed), or the problem its status stands for. */
 void game_http_answer(const api_request_t *req, api_response_t *res, game_svc_status_t status,
                       game_svc_result_t *out);
+
+/* Answers a webhook subscription call that failed (status not
+ * WEBHOOK_SUB_OK) with the problem it stands for. */
+void game_http_webhook_problem(const api_request_t *req, api_response_t *res, webhook_sub_status_t status,
+                               const webhook_sub_result_t *result);
 
 /* The bearer token of Authorization, or NULL when there is none. */
 const char *game_http_bearer(const api_request_t *req);

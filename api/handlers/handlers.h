@@ -47,6 +47,12 @@ void handle_game_claim_victory(const api_request_t *req, api_response_t *res);
 void handle_game_claim_draw(const api_request_t *req, api_response_t *res);
 void handle_game_board_svg(const api_request_t *req, api_response_t *res);
 
+/* webhook_handlers.c */
+void handle_webhook_create(const api_request_t *req, api_response_t *res);
+void handle_webhooks_list(const api_request_t *req, api_response_t *res);
+void handle_webhook_get(const api_request_t *req, api_response_t *res);
+void handle_webhook_delete(const api_request_t *req, api_response_t *res);
+void handle_webhook_deliveries(const api_request_t *req, api_response_t *res);
 /* events_handlers.c */
 void handle_game_events(const api_request_t *req, api_response_t *res);
 void handle_games_events(const api_request_t *req, api_response_t *res);

@@ -202,7 +202,7 @@ const PLACEHOLDER = /\{(?:repeat:'((?:[^'\\]|\\.)*)',(\d+)|hex:([0-9a-fA-F ]+)|(
 // The section whose rows run on the server with service keys: its file has a
 // line for each key of SERVICE_KEYS (name: scopes), {key:NAME} is that key and
 // {key:none} one of a key's form that no line has; its rows' games are made
-// with the admin key.
+// with the admin key. It sends webhooks to 127.0.0.2 only (--webhook-allow).
 const KEYED_SECTION = 'Service keys';
 const SERVICE_KEYS = { creator: 'games:create', nothing: '-', admin: 'admin' };
 const KEYS = Object.fromEntries([...Object.keys(SERVICE_KEYS), 'none']
@@ -405,7 +405,7 @@ before(async () => {
   const file = path.join(tempDir('chessd-bad-input-'), 'keys');
   writeFileSync(file, Object.entries(SERVICE_KEYS)
     .map(([name, scopes]) => `${name} ${scopes} - ${createHash('sha256').update(KEYS[name]).digest('hex')}\n`).join(''));
-  [plain, keyed] = await Promise.all([startServer(), startServer(['--service-keys-file', file])]);
+  [plain, keyed] = await Promise.all([startServer(), startServer(['--service-keys-file', file, '--webhook-allow', '127.0.0.2/32'])]);
 });
 after(async () => { await Promise.all([plain?.stop(), keyed?.stop()]); });
 

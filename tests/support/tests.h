@@ -83,6 +83,7 @@ int test_engine_jobs_register(void);
 int test_deadlines_register(void);
 int test_pool_register(void);
 int test_service_keys_register(void);
+int test_webhook_input_register(void);
 int test_webhooks_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
