@@ -56,7 +56,7 @@ rm -f "$long_log"
 # started by each test process: CHESSD_E2E_REDIS=cluster, see server.mjs).
 # Their tests that stop, pause or proxy a Redis keep a single redis-server.
 # The long ones among them run beside the rest, with the long timeout.
-cluster_suites=(games game_change idempotency game_cache legacy moves errors events pgn board_svg first_move export finished_feed multi_events variant_games tags bulk presence)
+cluster_suites=(games game_change idempotency game_cache legacy moves errors events pgn board_svg first_move export finished_feed multi_events variant_games tags bulk presence spectator_delay webhooks webhook_subscriptions)
 cluster_long_files=(tests/e2e/engine_games.test.mjs)
 echo "# the game suites on a Redis Cluster: ${cluster_suites[*]} ${cluster_long_files[*]}"
 cluster_long_log=$(mktemp)

@@ -1,0 +1,188 @@
+// Webhook deliveries on a real Redis, two or three chessd replicas and a
+// local receiver that checks every Standard Webhooks signature with node's
+// own HMAC: every move and the end arrive signed, in order; failing first
+// answers are retried with the same webhook-id and logged; a replica
+// killed mid-delivery leaves the event to another, which sends it again
+// with the same id; a redirect to an address outside --webhook-allow is
+// refused without a connection to it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CHESSD_BIN, privateRedis, startServer, tempDir } from './server.mjs';
+import { get, post, sleep } from './http.mjs';
+import { startReceiver } from './support/webhook_receiver.mjs';
+
+const dir = tempDir('chessd-webhooks-');
+const HOOK_HOST = '127.0.0.2';
+const TIMEOUT_MS = 1500;
+let redis, keyFile, key, receiver, stray, replicas = [];
+
+function newKey(name, ...scopes) {
+  const r = spawnSync(CHESSD_BIN, ['keys', 'new', name, ...scopes], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const [k, line] = r.stdout.split('\n');
+  return { key: k, line };
+}
+
+const bearer = (token) => ({ headers: { authorization: `Bearer ${token}` } });
+
+/** A replica on the shared Redis; workers 0: it delivers nothing. */
+async function replica({ workers = 4, redirects = 0 } = {}) {
+  const server = await startServer(['--redis', redis, '--service-keys-file', keyFile,
+    '--webhook-allow', `${HOOK_HOST}/32`, '--webhook-timeout-ms', String(TIMEOUT_MS), '--webhook-retry-ms', '300',
+    '--webhook-workers', String(workers), '--webhook-redirects', String(redirects)]);
+  replicas.push(server);
+  return server;
+}
+
+/** A game with one subscription to url; { game, hook }. */
+async function gameWithHook(server, url, events) {
+  const res = await post(server, '/v1/games', { webhooks: [{ url, ...(events ? { events } : {}) }] }, bearer(key));
+  assert.equal(res.status, 201, res.text);
+  const game = res.body;
+  assert.equal(game.webhooks.length, 1);
+  const hook = game.webhooks[0];
+  assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]+={0,2}$/);
+  return { game, hook };
+}
+
+/** Plays ucis in game, alternating the players' tokens, on the servers in turn. */
+async function play(servers, game, ucis) {
+  let version = game.version;
+  for (let i = 0; i < ucis.length; i++) {
+    const token = i % 2 === 0 ? game.tokens.white : game.tokens.black;
+    const res = await post(servers[i % servers.length], `/v1/games/${game.id}/moves`,
+      { move: ucis[i], expected_version: version }, bearer(token));
+    assert.equal(res.status, 200, res.text);
+    version = res.body.version;
+  }
+  return version;
+}
+
+/** The receiver's requests for game id. */
+const of = (id) => receiver.requests.filter((r) => JSON.parse(r.text).data.game === id);
+
+async function waitFor(pred, ms, what) {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    assert.ok(Date.now() < deadline, `${what} within ${ms} ms`);
+    await sleep(25);
+  }
+}
+
+before(async () => {
+  redis = await privateRedis();
+  key = newKey('backend', 'games:create');
+  keyFile = path.join(dir, 'keys');
+  writeFileSync(keyFile, `${key.line}\n`);
+  key = key.key;
+  const secrets = new Map();
+  receiver = await startReceiver({ host: HOOK_HOST,
+    secretFor: (r) => secrets.get(JSON.parse(r.text).data.subscription) });
+  receiver.secrets = secrets;
+  stray = await startReceiver({ host: '127.0.0.1' });
+});
+
+after(async () => {
+  for (const server of replicas) if (server.proc.exitCode === null && server.proc.signalCode === null) await server.stop();
+  await receiver?.close();
+  await stray?.close();
+});
+
+test('every move and the end arrive signed, in order, from any replica', async () => {
+  const a = await replica();
+  const b = await replica({ workers: 0 });
+  const { game, hook } = await gameWithHook(a, `${receiver.url}/hook`);
+  receiver.secrets.set(hook.id, hook.secret);
+  const version = await play([a, b], game, ['e2e4', 'e7e5', 'g1f3']);
+  const resign = await post(b, `/v1/games/${game.id}/resign`, { expected_version: version }, bearer(game.tokens.black));
+  assert.equal(resign.status, 200, resign.text);
+  await waitFor(() => of(game.id).length >= 4, 10000, 'four deliveries');
+  const got = of(game.id);
+  assert.equal(got.length, 4);
+  for (const r of got) {
+    assert.ok(r.verified, r.verifyReason);
+    assert.equal(r.method, 'POST');
+    assert.equal(r.path, '/hook');
+    assert.equal(r.headers['content-type'], 'application/json');
+  }
+  const bodies = got.map((r) => JSON.parse(r.text));
+  assert.deepEqual(bodies.map((x) => x.type), ['game.move', 'game.move', 'game.move', 'game.resign']);
+  assert.deepEqual(bodies.map((x) => x.data.version), [2, 3, 4, 5]);
+  assert.deepEqual(bodies.map((x) => x.data.ended), [false, false, false, true]);
+  assert.equal(bodies[0].data.event.move.uci, 'e2e4');
+  assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, 4);
+  // The log, read with the key that made the subscription, says each was delivered.
+  const log = await get(b, `/v1/webhooks/${hook.id}/deliveries`, bearer(key));
+  assert.equal(log.status, 200, log.text);
+  assert.equal(log.body.deliveries.length, 4);
+  assert.ok(log.body.deliveries.every((d) => d.outcome === 'delivered' && d.status === 200));
+});
+
+test('failing first answers are retried with the same webhook-id, each attempt logged', async () => {
+  const [a] = replicas;
+  const { game, hook } = await gameWithHook(a, `${receiver.url}/flaky`, ['move']);
+  receiver.secrets.set(hook.id, hook.secret);
+  receiver.next({ status: 503 });
+  receiver.next({ status: 500 });
+  await play([a], game, ['d2d4']);
+  await waitFor(() => of(game.id).length >= 3, 10000, 'a third attempt');
+  const got = of(game.id);
+  assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, 1, 'one event, one id');
+  assert.ok(got.every((r) => r.verified));
+  // The waits double: 300 ms, then 600 ms.
+  assert.ok(got[2].receivedAt - got[1].receivedAt >= 500, 'the second wait is the longer');
+  await sleep(200);
+  const log = (await get(a, `/v1/webhooks/${hook.id}/deliveries`, bearer(key))).body.deliveries;
+  assert.deepEqual(log.map((d) => [d.attempt, d.outcome, d.status]).reverse(),
+    [[1, 'http_status', 503], [2, 'http_status', 500], [3, 'delivered', 200]]);
+  assert.ok(log[2].next_attempt_at > log[2].at);
+});
+
+test('a replica killed mid-delivery: another sends the event again, with the same id', async () => {
+  // Only the first replica delivers; the receiver holds its first request.
+  for (const server of replicas) await server.stop();
+  replicas = [];
+  const doomed = await replica();
+  const player = await replica({ workers: 0 });
+  const { game, hook } = await gameWithHook(player, `${receiver.url}/slow`);
+  receiver.secrets.set(hook.id, hook.secret);
+  receiver.next({ hang: true });
+  await play([player], game, ['c2c4']);
+  await waitFor(() => of(game.id).length >= 1, 10000, 'the first attempt');
+  doomed.proc.kill('SIGKILL');
+  await doomed.exited;
+  replicas = replicas.filter((s) => s !== doomed);
+  const reply = await post(player, `/v1/games/${game.id}/moves`, { move: 'e7e5', expected_version: 2 },
+    bearer(game.tokens.black));
+  assert.equal(reply.status, 200, reply.text);
+  const heir = await replica();
+  // The claim's lease (the timeout and a margin) passes, then the heir sends both events.
+  await waitFor(() => of(game.id).length >= 3, 15000, 'the event again and the next one');
+  const got = of(game.id);
+  assert.equal(got[0].headers['webhook-id'], got[1].headers['webhook-id'], 'the same event, the same id');
+  assert.equal(got[0].text, got[1].text);
+  assert.notEqual(got[2].headers['webhook-id'], got[1].headers['webhook-id']);
+  assert.ok(got.every((r) => r.verified));
+  assert.deepEqual(got.map((r) => JSON.parse(r.text).data.version), [2, 2, 3]);
+  await heir.stop();
+  replicas = replicas.filter((s) => s !== heir);
+});
+
+test('a redirect to an address outside --webhook-allow is refused, never connected to', async () => {
+  const a = await replica({ redirects: 1 });
+  const { game, hook } = await gameWithHook(a, `${receiver.url}/moved`, ['move']);
+  receiver.secrets.set(hook.id, hook.secret);
+  receiver.next({ redirect: `${stray.url}/inside` });
+  await play([a], game, ['b2b3']);
+  await waitFor(() => of(game.id).length >= 1, 10000, 'the first attempt');
+  let log = [];
+  for (let i = 0; i < 100 && !log.length; i++) {
+    log = (await get(a, `/v1/webhooks/${hook.id}/deliveries`, bearer(key))).body.deliveries;
+    if (!log.length) await sleep(50);
+  }
+  assert.equal(log.at(-1).outcome, 'refused', JSON.stringify(log));
+  assert.equal(stray.requests.length, 0, 'nothing reached 127.0.0.1');
+});
