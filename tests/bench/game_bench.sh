@@ -292,7 +292,7 @@ extract_script load_script >"$TMP/load.lua" || die "cannot extract the load_scri
 SCRIPT_SHA=$(sha1sum "$TMP/cas.lua" | awk '{ print $1 }')
 LOAD_SHA=$(sha1sum "$TMP/load.lua" | awk '{ print $1 }')
 # The redis-benchmark call below relies on the argument order.
-grep -q "redis.call('HSET', KEYS\[1\], 'version', ARGV\[3\], 'state', ARGV\[4\], 'hlen', ARGV\[5\], 'wid', ARGV\[14\])" "$TMP/cas.lua" ||
+grep -q "local fields = {'version', ARGV\[3\], 'state', ARGV\[4\], 'hlen', ARGV\[5\], 'wid', ARGV\[14\]}" "$TMP/cas.lua" ||
     die "the script extracted from $STORE_SRC no longer writes version and state as this bench assumes: $(cat "$TMP/cas.lua")"
 
 # ---------------------------------------------------------------- redis
@@ -776,7 +776,8 @@ for i in "${!TAGS[@]}"; do
 done
 # A move's write: the state, one move list entry and an empty history entry
 # appended, and its event published (an untimed game: no clock check), of
-# the size of a move's event (about 950 bytes), by SPUBLISH on a cluster.
+# the size of a move's event (about 950 bytes), by SPUBLISH on a cluster,
+# the mover marked seen (Redis's TIME read, as a move does), no webhooks.
 # The history entry is empty because the script checks that the history
 # holds one entry per ply of the state (a game whose keys were evicted is
 # refused) and the state, the same at every call, never gains a ply: the
@@ -786,10 +787,10 @@ PUBLISH=PUBLISH
 [[ $MODE == cluster ]] && PUBLISH=SPUBLISH
 CAS_ARGS=(EVALSHA "$SCRIPT_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
           - 1 1 "$DATA" "$DATA_HLEN" append ' g1f3:Nf3' '' 0 '' 0 0 benchwriteid0000 benchwriteid0000
-          0 0 'chessd:events:{tag}' "$EVENT" "$PUBLISH" '' '')
+          0 0 'chessd:events:{tag}' "$EVENT" "$PUBLISH" '' '' white '' '' '' '' '')
 # A move's read: the state and the history's tail.
 READ_ARGS=(EVALSHA "$LOAD_SHA" 3 'chessd:bench:game:{tag}:__rand_int__' 'chessd:bench:moves:{tag}:__rand_int__' 'chessd:bench:history:{tag}:__rand_int__'
-           change 16)
+           change 16 '')
 # Every ARGV the script reads is given (the script grows; this list must too).
 argv_max=$(grep -o 'ARGV\[[0-9]*\]' "$TMP/cas.lua" | tr -dc '0-9\n' | sort -n | tail -n 1)
 ((${#CAS_ARGS[@]} - 6 == argv_max)) ||
