@@ -665,3 +665,18 @@ store_status_t store_webhook_recheck(store_t *store, const char *id, const char 
     *marked = status == STORE_OK;
     return status;
 }
+
+store_status_t store_webhook_sub_touch(store_t *store, const char *id, unsigned ttl_seconds)
+{
+    char record[KEY_SIZE], ttl[NUMBER_SIZE];
+    if (!sub_id_ok(id) || !name(STORE_WEBHOOKS_SUB_PREFIX, id, record, sizeof record))
+        return STORE_ENOT_FOUND;
+    snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
+    /* GT: only an expiry there already is moved, and only later. */
+    const char *argv[] = { "EXPIRE", record, ttl, "GT" };
+    redisReply *r = store_command(store, hooks_slot(), 4, argv, NULL, NULL);
+    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
+    if (r)
+        freeReplyObject(r);
+    return status;
+}

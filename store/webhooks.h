@@ -32,6 +32,9 @@ enum {
     STORE_WEBHOOK_TARGET_SIZE = 65,  /* the game, the bulk or the key */
     STORE_WEBHOOKS_PER_GAME = 8,     /* subscriptions one game carries at most */
     STORE_WEBHOOK_LOG_KEEP = 100,    /* attempts a log keeps, the newest */
+    /* A game's or a bulk's subscription lives this long (s) after it was
+     * made or last delivered to, longer than any game waits for a move. */
+    STORE_WEBHOOK_GAME_SUB_TTL = 60 * 86400,
 };
 
 /* A subscription: where to, which kinds of event (a mask the caller
@@ -92,6 +95,9 @@ bool store_webhook_retry_key(const char *id, char *key, size_t size);
  * game's or bulk's is read by its id). ttl_seconds 0 keeps it until
  * deleted. */
 store_status_t store_webhook_sub_put(store_t *store, const store_webhook_sub_t *sub, unsigned ttl_seconds);
+/* Pushes the expiry of subscription id (one of a game or bulk) to
+ * ttl_seconds from now; one of a key (no expiry) is left as it is. */
+store_status_t store_webhook_sub_touch(store_t *store, const char *id, unsigned ttl_seconds);
 /* Reads subscription id; STORE_ENOT_FOUND when there is none. */
 store_status_t store_webhook_sub_get(store_t *store, const char *id, store_webhook_sub_t *out);
 /* Deletes subscription id, and its log, when owner owns it (STORE_ENOT_FOUND

@@ -158,7 +158,7 @@ bool webhook_sub_record(store_t *store, webhook_sub_set_t *set, const char *targ
 {
     for (unsigned i = 0; i < set->made; i++) {
         snprintf(set->subs[i].target, sizeof set->subs[i].target, "%s", target);
-        if (store_webhook_sub_put(store, &set->subs[i], 0) != STORE_OK) {
+        if (store_webhook_sub_put(store, &set->subs[i], STORE_WEBHOOK_GAME_SUB_TTL) != STORE_OK) {
             webhook_sub_forget(store, set);
             return false;
         }

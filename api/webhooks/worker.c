@@ -195,6 +195,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
             webhook_send(&req, &sent);
         }
         free(body);
+        (void)store_webhook_sub_touch(c->store, due->sub, STORE_WEBHOOK_GAME_SUB_TTL); /* in use: kept */
         atomic_fetch_add(&w->attempts[sent.outcome < WEBHOOK_OUTCOME_COUNT ? sent.outcome : 0], 1);
         unsigned attempt = retry.attempts + 1;
         if (sent.outcome == WEBHOOK_DELIVERED) {
