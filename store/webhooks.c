@@ -680,3 +680,44 @@ store_status_t store_webhook_sub_touch(store_t *store, const char *id, unsigned 
         freeReplyObject(r);
     return status;
 }
+
+/* Settle and log: KEYS[1] the index, KEYS[2] the log; ARGV[1..3] as the
+ * settle's, ARGV[4] the line ('' : none), ARGV[5] the lines kept, ARGV[6]
+ * the log's ttl. 1 when the entry held the claim, else 0. */
+static const char settle_log_script[] =
+    "if ARGV[4] ~= '' then\n"
+    "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
+    "  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)\n"
+    "  if tonumber(ARGV[6]) > 0 then redis.call('EXPIRE', KEYS[2], ARGV[6]) end\n"
+    "end\n"
+    "local s = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
+    "if not s or tonumber(s) ~= tonumber(ARGV[2]) then return 0 end\n"
+    "if ARGV[3] == '0' then redis.call('ZREM', KEYS[1], ARGV[1])\n"
+    "else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\n"
+    "return 1\n";
+
+store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
+                                        int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled)
+{
+    if (settled)
+        *settled = false;
+    char member[MEMBER_SIZE], claim[NUMBER_SIZE], due[NUMBER_SIZE], log[KEY_SIZE], keep[NUMBER_SIZE],
+        ttl[NUMBER_SIZE];
+    if (!id_ok(id) || !sub_id_ok(sub) || !name(STORE_WEBHOOKS_LOG_PREFIX, sub, log, sizeof log)
+        || !join((const char *const[]){ id, " ", sub }, 3, member, sizeof member))
+        return STORE_ENOT_FOUND;
+    snprintf(claim, sizeof claim, "%lld", (long long)claim_ms);
+    snprintf(due, sizeof due, "%lld", (long long)(due_ms > 0 ? due_ms : 0));
+    snprintf(keep, sizeof keep, "%u", (unsigned)STORE_WEBHOOK_LOG_KEEP);
+    snprintf(ttl, sizeof ttl, "%u", log_ttl_seconds);
+    const char *keys[] = { STORE_WEBHOOKS_DUE_KEY, log };
+    const char *values[] = { member, claim, due, line ? line : "", keep, ttl };
+    redisReply *r = NULL;
+    store_status_t status = hooks_script(store, settle_log_script, 2, keys, 6, values, REDIS_REPLY_INTEGER, &r);
+    if (status == STORE_OK) {
+        if (settled)
+            *settled = r->integer == 1;
+        freeReplyObject(r);
+    }
+    return status;
+}

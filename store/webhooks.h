@@ -149,6 +149,11 @@ store_status_t store_webhook_done(store_t *store, const char *id, const char *su
                                   size_t length, const store_webhook_retry_t *retry, unsigned *left);
 /* Settles a claimed entry: due again at due_ms, or removed (0). *settled
  * (when not NULL) says whether it still held the claim. */
+/* store_webhook_settle, and line ("": none) added to the subscription's
+ * log as store_webhook_log_add does, in one step (both are of the
+ * {webhooks} slot). */
+store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
+                                        int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled);
 /* After a removal: the outbox marked due again (*marked) when it holds an
  * event after all. */
 store_status_t store_webhook_recheck(store_t *store, const char *id, const char *sub, bool *marked);

@@ -25,7 +25,15 @@ enum {
     LEASE_MARGIN_MS = 2000, /* a claim outlives an attempt's deadline by this */
     LOG_TTL_SECONDS = 7 * 86400,
     SWEEP_PAGE = 100,
+    SUB_CACHE_SLOTS = 256, /* subscriptions kept here (a slot each, by hash) */
+    SUB_CACHE_MS = 5000,
 };
+
+/* A subscription as read (fetched_ms 0: none). */
+typedef struct {
+    store_webhook_sub_t sub;
+    int64_t fetched_ms;
+} sub_copy_t;
 
 struct webhook_worker {
     webhook_worker_config_t config;
@@ -34,8 +42,14 @@ struct webhook_worker {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stopping, polling; /* under lock: one thread polls at a time */
+    unsigned idle;          /* under lock: threads waiting for work */
+    store_webhook_due_t queue[THREADS_MAX]; /* under lock: claimed, not yet taken */
+    unsigned queued;
+    int64_t queue_now_ms;   /* Redis's clock at the last claim */
     int64_t next_sweep_ms;  /* under lock */
     _Atomic uint64_t attempts[WEBHOOK_OUTCOME_COUNT], dropped, swept;
+    pthread_mutex_t subs_lock;
+    sub_copy_t subs[SUB_CACHE_SLOTS]; /* under subs_lock */
 };
 
 /* An outbox entry as the game's write made it (service.c): "<event>
@@ -65,6 +79,34 @@ static bool entry_read(const char *text, size_t length, entry_t *e)
     e->json = body + 1;
     e->json_length = (size_t)(end - body - 1);
     return true;
+}
+
+/* A subscription as the store has it, from this replica's copy when it is
+ * younger than SUB_CACHE_MS (a deleted one is so sent to for that long at
+ * most). A copy made afresh pushes a game's or bulk's expiry on: it is in use. */
+static store_status_t sub_get(webhook_worker_t *w, const char *id, store_webhook_sub_t *out)
+{
+    unsigned h = 5381;
+    for (const char *p = id; *p; p++)
+        h = h * 33 + (unsigned char)*p;
+    sub_copy_t *copy = &w->subs[h % SUB_CACHE_SLOTS];
+    int64_t now = clock_now_ms();
+    pthread_mutex_lock(&w->subs_lock);
+    bool fresh = copy->fetched_ms && now - copy->fetched_ms < SUB_CACHE_MS && !strcmp(copy->sub.id, id);
+    if (fresh)
+        *out = copy->sub;
+    pthread_mutex_unlock(&w->subs_lock);
+    if (fresh)
+        return STORE_OK;
+    store_status_t status = store_webhook_sub_get(w->config.store, id, out);
+    if (status != STORE_OK)
+        return status;
+    (void)store_webhook_sub_touch(w->config.store, id, STORE_WEBHOOK_GAME_SUB_TTL);
+    pthread_mutex_lock(&w->subs_lock);
+    copy->sub = *out;
+    copy->fetched_ms = now;
+    pthread_mutex_unlock(&w->subs_lock);
+    return STORE_OK;
 }
 
 /* The Standard Webhooks payload: the type, the time of the event and the
@@ -98,8 +140,10 @@ static char *payload_make(const char *sub, const char *game, const entry_t *e, s
     return out;
 }
 
-/* Appends a line to the subscription's log (a JSON object per attempt). */
-static void log_attempt(webhook_worker_t *w, const store_webhook_due_t *due, const char *message_id,
+enum { LOG_LINE_SIZE = 1024 };
+
+/* The subscription's log line of an attempt (a JSON object), into line. */
+static void log_attempt(char line[LOG_LINE_SIZE], const store_webhook_due_t *due, const char *message_id,
                         const entry_t *e, unsigned attempt, int64_t now_ms, const webhook_send_result_t *sent,
                         int64_t next_ms, bool dropped)
 {
@@ -114,15 +158,13 @@ static void log_attempt(webhook_worker_t *w, const store_webhook_due_t *due, con
     }
     if (next_ms)
         snprintf(next, sizeof next, "%lld", (long long)next_ms);
-    char line[1024];
-    snprintf(line, sizeof line,
+    snprintf(line, LOG_LINE_SIZE,
              "{\"at\":%lld,\"webhook_id\":\"%s\",\"game\":\"%s\",\"version\":%" PRIu64 ",\"type\":\"game.%s\","
              "\"attempt\":%u,\"outcome\":\"%s\",\"status\":%d,\"elapsed_ms\":%u,\"next_attempt_at\":%s,"
              "\"dropped\":%s,\"detail\":\"%s\"}",
              (long long)now_ms, message_id, due->game, e->version, e->event, attempt,
              webhook_outcome_code(sent->outcome), sent->status, sent->elapsed_ms, next, dropped ? "true" : "false",
              detail);
-    (void)store_webhook_log_add(w->config.store, due->sub, line, LOG_TTL_SECONDS);
 }
 
 /* The wait after the attempts-th failure: retry_ms doubling, capped at a day. */
@@ -145,9 +187,12 @@ static int64_t pop(webhook_worker_t *w, const store_webhook_due_t *due, const ch
     return status != STORE_OK ? now_ms + LEASE_MARGIN_MS : left ? now_ms : 0;
 }
 
-/* One delivery of the claimed outbox's first event; when it is next due. */
-static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now_ms)
+/* One delivery of the claimed outbox's first event; when it is next due,
+ * and the log's line of what happened in line ("": nothing to log). */
+static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now_ms,
+                       char line[LOG_LINE_SIZE])
 {
+    line[0] = '\0';
     const webhook_worker_config_t *c = &w->config;
     char *text = NULL;
     size_t length = 0;
@@ -160,7 +205,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
     int64_t next = 0;
     entry_t e;
     store_webhook_sub_t sub;
-    store_status_t found = store_webhook_sub_get(c->store, due->sub, &sub);
+    store_status_t found = sub_get(w, due->sub, &sub);
     int64_t give_up = c->give_up_ms ? c->give_up_ms : 86400000;
     if (found == STORE_EUNAVAILABLE || found == STORE_ECORRUPT) {
         next = now_ms + LEASE_MARGIN_MS;
@@ -171,7 +216,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
         if (found == STORE_OK && entry_read(text, length, &e)) {
             webhook_send_result_t none = { .outcome = WEBHOOK_TIMEOUT };
             snprintf(none.detail, sizeof none.detail, "dropped: the event is older than --webhook-give-up");
-            log_attempt(w, due, "", &e, retry.attempts, now_ms, &none, 0, true);
+            log_attempt(line, due, "", &e, retry.attempts, now_ms, &none, 0, true);
         }
         next = pop(w, due, text, length, now_ms);
     } else {
@@ -195,21 +240,20 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
             webhook_send(&req, &sent);
         }
         free(body);
-        (void)store_webhook_sub_touch(c->store, due->sub, STORE_WEBHOOK_GAME_SUB_TTL); /* in use: kept */
         atomic_fetch_add(&w->attempts[sent.outcome < WEBHOOK_OUTCOME_COUNT ? sent.outcome : 0], 1);
         unsigned attempt = retry.attempts + 1;
         if (sent.outcome == WEBHOOK_DELIVERED) {
-            log_attempt(w, due, id, &e, attempt, now_ms, &sent, 0, false);
+            log_attempt(line, due, id, &e, attempt, now_ms, &sent, 0, false);
             next = pop(w, due, text, length, now_ms);
         } else {
             store_webhook_retry_t again = { attempt, retry.first_failed_ms ? retry.first_failed_ms : now_ms,
                                             now_ms + backoff_ms(c, attempt) };
             if (again.next_ms - e.at_ms > give_up) { /* the next try would come too late: dropped now */
                 atomic_fetch_add(&w->dropped, 1);
-                log_attempt(w, due, id, &e, attempt, now_ms, &sent, 0, true);
+                log_attempt(line, due, id, &e, attempt, now_ms, &sent, 0, true);
                 next = pop(w, due, text, length, now_ms);
             } else {
-                log_attempt(w, due, id, &e, attempt, now_ms, &sent, again.next_ms, false);
+                log_attempt(line, due, id, &e, attempt, now_ms, &sent, again.next_ms, false);
                 unsigned left = 0;
                 next = store_webhook_done(c->store, due->game, due->sub, text, length, &again, &left) == STORE_OK
                            ? again.next_ms
@@ -243,60 +287,77 @@ static void sweep_if_due(webhook_worker_t *w)
     } while (cursor && !w->stopping);
 }
 
-/* Waits to poll (one thread polls at a time); false once stopping. */
-static bool take_polling(webhook_worker_t *w)
+/* Sleeps up to ms on the wake condition (lock held). */
+static void nap(webhook_worker_t *w, unsigned ms)
 {
-    pthread_mutex_lock(&w->lock);
-    while (!w->stopping && w->polling)
-        pthread_cond_wait(&w->wake, &w->lock);
-    bool go = !w->stopping;
-    if (go)
-        w->polling = true;
-    pthread_mutex_unlock(&w->lock);
-    return go;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&w->wake, &w->lock, &until);
 }
 
-/* Hands the polling on; true when stopping. Sleeps ms first (0: none),
- * still holding it, when the poll found nothing. */
-static bool give_polling(webhook_worker_t *w, unsigned sleep_ms)
+/* Delivers one claimed entry and settles it (no lock held). */
+static void work(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now)
 {
-    pthread_mutex_lock(&w->lock);
-    if (sleep_ms && !w->stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += (long)(sleep_ms % 1000) * 1000000L;
-        until.tv_sec += sleep_ms / 1000 + until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&w->wake, &w->lock, &until);
-    }
-    w->polling = false;
-    bool stopping = w->stopping;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->lock);
-    return stopping;
+    const webhook_worker_config_t *c = &w->config;
+    char line[LOG_LINE_SIZE];
+    int64_t next = deliver(w, due, now, line);
+    bool settled = false, marked = false;
+    if (store_webhook_settle_log(c->store, due->game, due->sub, due->claim_ms, next, line, LOG_TTL_SECONDS,
+                                 &settled) == STORE_OK
+        && settled && !next)
+        (void)store_webhook_recheck(c->store, due->game, due->sub, &marked);
 }
 
+/* Each thread takes a claimed entry from the shared queue when there is
+ * one. Else one thread at a time claims as many entries as threads wait
+ * idle (and one for itself), so a claim's lease is not spent waiting here.
+ * An idle replica so asks Redis once a poll_ms; a busy one claims in
+ * batches. */
 static void *thread_main(void *arg)
 {
     webhook_worker_t *w = arg;
     const webhook_worker_config_t *c = &w->config;
     unsigned lease = c->timeout_ms + LEASE_MARGIN_MS, poll = c->poll_ms ? c->poll_ms : 50;
-    while (take_polling(w)) {
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping) {
+        if (w->queued) {
+            store_webhook_due_t due = w->queue[--w->queued];
+            int64_t now = w->queue_now_ms;
+            pthread_mutex_unlock(&w->lock);
+            work(w, &due, now);
+            pthread_mutex_lock(&w->lock);
+            continue;
+        }
+        if (w->polling) {
+            w->idle++;
+            pthread_cond_wait(&w->wake, &w->lock);
+            w->idle--;
+            continue;
+        }
+        w->polling = true;
+        unsigned want = w->idle + 1;
+        pthread_mutex_unlock(&w->lock);
         sweep_if_due(w);
-        store_webhook_due_t due;
+        store_webhook_due_t claimed[THREADS_MAX];
         unsigned count = 0;
         int64_t now = 0;
-        store_status_t status = store_webhook_claim(c->store, lease, 1, &due, &count, &now);
-        if (give_polling(w, status == STORE_OK && count ? 0 : poll))
-            break;
-        if (status != STORE_OK || !count)
-            continue;
-        int64_t next = deliver(w, &due, now);
-        bool settled = false, marked = false;
-        if (store_webhook_settle(c->store, due.game, due.sub, due.claim_ms, next, &settled) == STORE_OK && settled
-            && !next)
-            (void)store_webhook_recheck(c->store, due.game, due.sub, &marked);
+        if (store_webhook_claim(c->store, lease, want < THREADS_MAX ? want : THREADS_MAX, claimed, &count, &now)
+            != STORE_OK)
+            count = 0;
+        pthread_mutex_lock(&w->lock);
+        w->polling = false;
+        for (unsigned i = 0; i < count; i++)
+            w->queue[w->queued++] = claimed[i];
+        w->queue_now_ms = now;
+        if (count)
+            pthread_cond_broadcast(&w->wake);
+        else
+            nap(w, poll); /* nothing due: this thread naps, still the next to poll */
     }
+    pthread_mutex_unlock(&w->lock);
     return NULL;
 }
 
@@ -310,6 +371,7 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
     if (threads > THREADS_MAX)
         threads = THREADS_MAX;
     pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->subs_lock, NULL);
     pthread_cond_init(&w->wake, NULL);
     for (; w->started < threads; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
@@ -330,6 +392,7 @@ void webhook_worker_stop(webhook_worker_t *w)
     for (unsigned i = 0; i < w->started; i++)
         pthread_join(w->threads[i], NULL);
     pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->subs_lock);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }
