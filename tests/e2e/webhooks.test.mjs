@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CHESSD_BIN, privateRedis, startServer, tempDir } from './server.mjs';
 import { get, post, sleep } from './http.mjs';
+import { spec, validatorFor } from './openapi.mjs';
 import { startReceiver } from './support/webhook_receiver.mjs';
 
 const dir = tempDir('chessd-webhooks-');
@@ -109,6 +110,16 @@ test('every move and the end arrive signed, in order, from any replica', async (
     assert.equal(r.headers['content-type'], 'application/json');
   }
   const bodies = got.map((r) => JSON.parse(r.text));
+  // What openapi.yaml's webhooks.gameEvent says is sent: the body and the three headers.
+  const sent = spec().doc.webhooks.gameEvent.post;
+  const body = validatorFor(sent.requestBody.content['application/json'].schema, 'webhooks.gameEvent body');
+  for (const [i, x] of bodies.entries()) {
+    assert.ok(body(x), `delivery ${i}: ${JSON.stringify(body.errors)}`);
+    for (const p of sent.parameters) {
+      const header = validatorFor(p.schema, `webhooks.gameEvent ${p.name}`, { header: true });
+      assert.ok(header(got[i].headers[p.name]), `${p.name}: ${got[i].headers[p.name]}`);
+    }
+  }
   assert.deepEqual(bodies.map((x) => x.type), ['game.move', 'game.move', 'game.move', 'game.resign']);
   assert.deepEqual(bodies.map((x) => x.data.version), [2, 3, 4, 5]);
   assert.deepEqual(bodies.map((x) => x.data.ended), [false, false, false, true]);
