@@ -48,7 +48,7 @@
 #define CAS_ABSENT 23           /* a claim's absent player ('' : none) ... */
 #define CAS_ABSENT_SEEN 24      /* ... whose last sign must still be this ('' : never) */
 #define CAS_WEBHOOKS 25         /* a creation's subscriptions text ('' : none, the game's stay) */
-#define CAS_WH_ENTRY 26         /* the outbox entry appended to each outbox the keys name ... */
+#define CAS_WH_ENTRY 26         /* the first line of the entry (the event follows) appended to each outbox ... */
 #define CAS_WH_MEMBERS 27       /* ... and each one's due member, one a line, marked due when 'd' */
 #define CAS_ARG_COUNT 27
 #define ARG_NUMBER(name) ARG_NUMBER_(name)
@@ -135,7 +135,7 @@ static const char cas_script[] =
     "local m = k\n"
     "for member in string.gmatch(" ARG(CAS_WH_MEMBERS) ", '[^\\n]+') do\n"
     "  if m > #KEYS then break end\n"
-    "  redis.call('RPUSH', KEYS[m], " ARG(CAS_WH_ENTRY) ")\n"
+    "  redis.call('RPUSH', KEYS[m], " ARG(CAS_WH_ENTRY) " .. " ARG(CAS_EVENT) ")\n"
     "  if due then redis.call('ZADD', due, 'NX', now, member) end\n"
     "  m = m + 1\n"
     "end\n"
@@ -226,7 +226,8 @@ static size_t number_text(uint64_t value, char *out)
 static store_status_t write_webhook_keys(game_write_t *w)
 {
     const store_game_change_t *change = w->change;
-    if (change->webhook_count > STORE_WEBHOOKS_PER_GAME || (change->webhook_count && !change->webhook_entry_length))
+    if (change->webhook_count > STORE_WEBHOOKS_PER_GAME
+        || (change->webhook_count && (!change->webhook_entry_length || !change->event_length)))
         return STORE_ECORRUPT;
     size_t used = 0;
     for (unsigned i = 0; i < change->webhook_count; i++) {

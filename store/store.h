@@ -275,9 +275,10 @@ typedef struct {
     int absent;
     int64_t absent_seen_ms;
     /* Webhooks (store/webhooks.h). A creation's subscriptions text, kept in
-     * the game's hash (NULL: none). The change's outbox entry, appended in
-     * the same step to the outbox of each of the webhook_count subscriptions
-     * in webhook_subs, each marked due (on a Cluster right after). */
+     * the game's hash (NULL: none). The change's outbox entry, its first
+     * line (webhook_entry) and then its event, appended in the same step to
+     * the outbox of each of the webhook_count subscriptions in webhook_subs,
+     * each marked due (on a Cluster right after). */
     const char *webhooks;
     const char *webhook_entry;
     size_t webhook_entry_length;

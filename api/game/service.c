@@ -475,39 +475,29 @@ static store_status_t lower_deadline(const game_svc_config_t *c, const game_reco
 }
 
 /* The webhook part of r's write (store/webhooks.h): the subscriptions
- * that want the change's event, and the outbox entry they take ("<event>
- * <kinds>" then the published message, one line each), malloc'd into
- * *entry. A creation also keeps the game's subscriptions text. False when
- * out of memory. */
-static bool webhook_write_prepare(const game_record_t *r, const change_t *change, uint64_t expected,
-                                  const char *message, size_t message_length,
+ * that want the change's event, and the first line of the outbox entry
+ * they take ("<event> <kinds>", into head; the published message follows
+ * it). A creation also keeps the game's subscriptions text. */
+static void webhook_write_prepare(const game_record_t *r, const change_t *change, uint64_t expected, bool message,
                                   char hits[STORE_WEBHOOKS_PER_GAME][STORE_WEBHOOK_ID_SIZE],
-                                  const char *hit_ids[STORE_WEBHOOKS_PER_GAME], char **entry,
+                                  const char *hit_ids[STORE_WEBHOOKS_PER_GAME], char head[WEBHOOK_HEAD_SIZE],
                                   store_game_change_t *store)
 {
-    *entry = NULL;
     if (expected == 0 && r->webhooks[0])
         store->webhooks = r->webhooks;
     if (!r->webhooks[0] || !change->event || !message)
-        return true;
+        return;
     unsigned kinds = webhook_event_kinds(change->event, game_is_over(&r->game));
     unsigned count = kinds ? webhook_subs_hit(r->webhooks, kinds, hits) : 0;
-    if (!count)
-        return true;
-    char head[64];
-    int n = snprintf(head, sizeof head, "%s %u\n", change->event, kinds);
-    if (n < 0 || (size_t)n >= sizeof head || !(*entry = malloc((size_t)n + message_length + 1)))
-        return false;
-    memcpy(*entry, head, (size_t)n);
-    memcpy(*entry + n, message, message_length);
-    (*entry)[(size_t)n + message_length] = '\0';
+    int n = count ? snprintf(head, WEBHOOK_HEAD_SIZE, "%s %u\n", change->event, kinds) : 0;
+    if (n <= 0 || n >= WEBHOOK_HEAD_SIZE)
+        return;
     for (unsigned i = 0; i < count; i++)
         hit_ids[i] = hits[i];
-    store->webhook_entry = *entry;
-    store->webhook_entry_length = (size_t)n + message_length;
+    store->webhook_entry = head;
+    store->webhook_entry_length = (size_t)n;
     store->webhook_subs = hit_ids;
     store->webhook_count = count;
-    return true;
 }
 
 /* body, a JSON object, with the member "webhooks": json added last, in
@@ -575,11 +565,10 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         kept = idem_kept_seal(idem->fingerprint, answer_status, r->version, location, body, body_length);
     line_write_t lw;
     bool prepared = line_write_prepare(g, change, &lw) && meta_write_prepare(g, expected, &lw);
-    char hits[STORE_WEBHOOKS_PER_GAME][STORE_WEBHOOK_ID_SIZE], *hook_entry = NULL;
+    char hits[STORE_WEBHOOKS_PER_GAME][STORE_WEBHOOK_ID_SIZE], hook_head[WEBHOOK_HEAD_SIZE];
     const char *hit_ids[STORE_WEBHOOKS_PER_GAME];
-    prepared = prepared
-               && webhook_write_prepare(r, change, expected, message, message_length, hits, hit_ids, &hook_entry,
-                                        &lw.store);
+    if (prepared)
+        webhook_write_prepare(r, change, expected, message != NULL, hits, hit_ids, hook_head, &lw.store);
     const char *trouble = NULL;
     if (!state_length || !body || (idem->key && !kept) || !prepared || (change->event && !message))
         trouble = "out of memory";
@@ -595,7 +584,6 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         && (written = turn_intent(c, r, now, owner, &reached)) != STORE_OK)
         trouble = "the computer's turn could not be recorded";
     if (reached != STORE_ENGINE_BOUND_NONE) {
-        free(hook_entry);
         free(kept);
         free(message);
         line_write_free(&lw);
@@ -623,7 +611,6 @@ static save_t game_save(const game_svc_config_t *c, game_svc_game_t *g, uint64_t
         lw.store.event_length = message_length;
         written = store_write(c, g, expected, change, idem, &lw, kept, write_id, &current, &replay);
     }
-    free(hook_entry);
     free(kept);
     free(message);
     line_write_free(&lw);

@@ -18,6 +18,7 @@ enum {
     WEBHOOK_KIND_END = 1u << 4,
     WEBHOOK_KIND_ALL = (1u << 5) - 1,
     WEBHOOK_KIND_COUNT = 5,
+    WEBHOOK_HEAD_SIZE = 64, /* an outbox entry's first line, "<event> <kinds>\n", and a NUL */
 };
 
 /* The kind's name ("move"...), bit i of the mask. */

@@ -27,6 +27,8 @@ enum {
     SWEEP_PAGE = 100,
     SUB_CACHE_SLOTS = 256, /* subscriptions kept here (a slot each, by hash) */
     SUB_CACHE_MS = 5000,
+    OWNERS_MAX = THREADS_MAX,    /* owners with deliveries under way: at most one a thread */
+    OWNER_BUSY_RETRY_MS = 250,   /* when a key's share is busy, its next outbox waits this long */
 };
 
 /* A subscription as read (fetched_ms 0: none). */
@@ -50,6 +52,11 @@ struct webhook_worker {
     _Atomic uint64_t attempts[WEBHOOK_OUTCOME_COUNT], dropped, swept;
     pthread_mutex_t subs_lock;
     sub_copy_t subs[SUB_CACHE_SLOTS]; /* under subs_lock */
+    pthread_mutex_t owners_lock;
+    struct {
+        char name[STORE_WEBHOOK_OWNER_SIZE];
+        unsigned busy; /* its deliveries under way (0: a free slot) */
+    } owners[OWNERS_MAX]; /* under owners_lock */
 };
 
 /* An outbox entry as the game's write made it (service.c): "<event>
@@ -79,6 +86,43 @@ static bool entry_read(const char *text, size_t length, entry_t *e)
     e->json = body + 1;
     e->json_length = (size_t)(end - body - 1);
     return true;
+}
+
+/* Takes one of the threads owner's deliveries may hold at once (a share
+ * of them: one key whose destinations hang cannot hold every thread);
+ * false when its share is in use. */
+static bool owner_take(webhook_worker_t *w, const char *owner)
+{
+    unsigned share = (w->started + 1) / 2, free_slot = OWNERS_MAX;
+    bool taken = false, found = false;
+    pthread_mutex_lock(&w->owners_lock);
+    for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
+        if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
+            found = true;
+            if ((taken = w->owners[i].busy < share))
+                w->owners[i].busy++;
+        } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
+            free_slot = i;
+        }
+    }
+    if (!found && free_slot < OWNERS_MAX) { /* there are fewer busy owners than threads: a slot is free */
+        snprintf(w->owners[free_slot].name, sizeof w->owners[free_slot].name, "%s", owner);
+        w->owners[free_slot].busy = 1;
+        taken = true;
+    }
+    pthread_mutex_unlock(&w->owners_lock);
+    return taken;
+}
+
+static void owner_give(webhook_worker_t *w, const char *owner)
+{
+    pthread_mutex_lock(&w->owners_lock);
+    for (unsigned i = 0; i < OWNERS_MAX; i++)
+        if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
+            w->owners[i].busy--;
+            break;
+        }
+    pthread_mutex_unlock(&w->owners_lock);
 }
 
 /* A subscription as the store has it, from this replica's copy when it is
@@ -211,7 +255,11 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
         next = now_ms + LEASE_MARGIN_MS;
     } else if (retry.next_ms > now_ms) {
         next = retry.next_ms; /* marked by a newer event: not yet time to try again */
+    } else if (found == STORE_OK && !owner_take(w, sub.owner)) {
+        next = now_ms + OWNER_BUSY_RETRY_MS; /* its key has its share of the threads busy: later, no attempt */
     } else if (found == STORE_ENOT_FOUND || !entry_read(text, length, &e) || now_ms - e.at_ms > give_up) {
+        if (found == STORE_OK)
+            owner_give(w, sub.owner);
         atomic_fetch_add(&w->dropped, 1); /* its subscription gone, unreadable, or a day old */
         if (found == STORE_OK && entry_read(text, length, &e)) {
             webhook_send_result_t none = { .outcome = WEBHOOK_TIMEOUT };
@@ -239,6 +287,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
                                            .ca_file = c->ca_file };
             webhook_send(&req, &sent);
         }
+        owner_give(w, sub.owner);
         free(body);
         atomic_fetch_add(&w->attempts[sent.outcome < WEBHOOK_OUTCOME_COUNT ? sent.outcome : 0], 1);
         unsigned attempt = retry.attempts + 1;
@@ -372,6 +421,7 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
         threads = THREADS_MAX;
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->subs_lock, NULL);
+    pthread_mutex_init(&w->owners_lock, NULL);
     pthread_cond_init(&w->wake, NULL);
     for (; w->started < threads; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
@@ -393,6 +443,7 @@ void webhook_worker_stop(webhook_worker_t *w)
         pthread_join(w->threads[i], NULL);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->subs_lock);
+    pthread_mutex_destroy(&w->owners_lock);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }

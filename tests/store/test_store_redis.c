@@ -660,7 +660,7 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
         store_game_change_t convert = { state, state_length, (unsigned)r.game.history_count, STORE_LINE_SET,
                                         moves, moves_length, history, history_length, 0, 0, true, "", "wid-of-convert",
                                         0, 0, "1 0 0 0 change\n{}", 18, "{\"tags\":{}}", 11, 1 + WHITE, 1 + BLACK,
-                                        0, "wh_AAAAAAAAAAAAAAAA=31", "move 1\n1 0 0 0 change\n{}", 25, hook_subs, 1 };
+                                        0, "wh_AAAAAAAAAAAAAAAA=31", "move 1\n", 7, hook_subs, 1 };
         char scope[64];
         snprintf(scope, sizeof scope, "{%s}:caller", f.id);
         store_idempotency_t idem = { scope, "convert-key", "the kept answer", 60, 32 };
