@@ -4,7 +4,8 @@
 // answers are retried with the same webhook-id and logged; a replica
 // killed mid-delivery leaves the event to another, which sends it again
 // with the same id; a redirect to an address outside --webhook-allow is
-// refused without a connection to it.
+// refused without a connection to it; a key whose destination hangs holds
+// half the delivery threads at most, so another key's events still go.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,7 @@ import { startReceiver } from './support/webhook_receiver.mjs';
 const dir = tempDir('chessd-webhooks-');
 const HOOK_HOST = '127.0.0.2';
 const TIMEOUT_MS = 1500;
-let redis, keyFile, key, receiver, stray, replicas = [];
+let redis, keyFile, key, otherKey, receiver, stray, replicas = [];
 
 function newKey(name, ...scopes) {
   const r = spawnSync(CHESSD_BIN, ['keys', 'new', name, ...scopes], { encoding: 'utf8' });
@@ -30,17 +31,17 @@ function newKey(name, ...scopes) {
 const bearer = (token) => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** A replica on the shared Redis; workers 0: it delivers nothing. */
-async function replica({ workers = 4, redirects = 0 } = {}) {
+async function replica({ workers = 4, redirects = 0, timeoutMs = TIMEOUT_MS } = {}) {
   const server = await startServer(['--redis', redis, '--service-keys-file', keyFile,
-    '--webhook-allow', `${HOOK_HOST}/32`, '--webhook-timeout-ms', String(TIMEOUT_MS), '--webhook-retry-ms', '300',
+    '--webhook-allow', `${HOOK_HOST}/32`, '--webhook-timeout-ms', String(timeoutMs), '--webhook-retry-ms', '300',
     '--webhook-workers', String(workers), '--webhook-redirects', String(redirects)]);
   replicas.push(server);
   return server;
 }
 
-/** A game with one subscription to url; { game, hook }. */
-async function gameWithHook(server, url, events) {
-  const res = await post(server, '/v1/games', { webhooks: [{ url, ...(events ? { events } : {}) }] }, bearer(key));
+/** A game with one subscription to url, made with the key (by default the first); { game, hook }. */
+async function gameWithHook(server, url, events, withKey = key) {
+  const res = await post(server, '/v1/games', { webhooks: [{ url, ...(events ? { events } : {}) }] }, bearer(withKey));
   assert.equal(res.status, 201, res.text);
   const game = res.body;
   assert.equal(game.webhooks.length, 1);
@@ -76,9 +77,11 @@ async function waitFor(pred, ms, what) {
 before(async () => {
   redis = await privateRedis();
   key = newKey('backend', 'games:create');
+  otherKey = newKey('other', 'games:create');
   keyFile = path.join(dir, 'keys');
-  writeFileSync(keyFile, `${key.line}\n`);
+  writeFileSync(keyFile, `${key.line}\n${otherKey.line}\n`);
   key = key.key;
+  otherKey = otherKey.key;
   const secrets = new Map();
   receiver = await startReceiver({ host: HOOK_HOST,
     secretFor: (r) => secrets.get(JSON.parse(r.text).data.subscription) });
@@ -196,4 +199,32 @@ test('a redirect to an address outside --webhook-allow is refused, never connect
   }
   assert.equal(log.at(-1).outcome, 'refused', JSON.stringify(log));
   assert.equal(stray.requests.length, 0, 'nothing reached 127.0.0.1');
+});
+
+test("a key whose destination hangs holds half the threads at most: another key's event still goes", async () => {
+  for (const server of replicas) await server.stop();
+  replicas = [];
+  const hanging = await startReceiver({ host: HOOK_HOST, behaviour: { hang: true } });
+  try {
+    // Two threads, four seconds an attempt: without the share, the first
+    // key's six hanging outboxes would hold both for four seconds or more.
+    const a = await replica({ workers: 2, timeoutMs: 4000 });
+    for (let i = 0; i < 6; i++) {
+      const { game } = await gameWithHook(a, `${hanging.url}/hang`, ['move']);
+      await play([a], game, ['e2e4']);
+    }
+    await hanging.waitForRequests(1, 10000);
+    const { game, hook } = await gameWithHook(a, `${receiver.url}/other`, ['move'], otherKey);
+    receiver.secrets.set(hook.id, hook.secret);
+    const moved = Date.now();
+    await play([a], game, ['d2d4']);
+    await waitFor(() => of(game.id).length >= 1, 10000, "the other key's event");
+    const waited = of(game.id)[0].receivedAt - moved;
+    assert.ok(waited < 3000, `the other key's event waited ${waited} ms behind the hanging destination`);
+    assert.ok(of(game.id)[0].verified);
+  } finally {
+    for (const server of replicas) await server.stop();
+    replicas = [];
+    await hanging.close();
+  }
 });
