@@ -397,6 +397,14 @@ void api_problem_scope(api_response_t *res, api_status_t status, const char *det
     api_problem(res, status, detail, scope ? write_scope : NULL, scope);
 }
 
+void api_problem_key_unknown(api_response_t *res)
+{
+    api_problem_scope(res, API_EINVALID_SERVICE_KEY,
+                      "the service key sent is none of this server's: it was never made here, or has been rotated "
+                      "out of --service-keys-file",
+                      NULL);
+}
+
 void api_problem_quota(api_response_t *res, api_status_t status, const char *detail, const char *limit,
                        unsigned long long max, unsigned retry_after)
 {

@@ -163,6 +163,8 @@ void api_problem_tag(api_response_t *res, const char *detail, const char *name);
  * invalid_service_key, 403 scope_missing) with the detail given and member
  * `scope`: the scope the route needs (NULL: none). */
 void api_problem_scope(api_response_t *res, api_status_t status, const char *detail, const char *scope);
+/* 401 invalid_service_key: a key's form that no line of --service-keys-file has. */
+void api_problem_key_unknown(api_response_t *res);
 /* A problem about a quota spent, a 429: api_problem_limit's members and
  * retry_after_s, the seconds to wait (at least 1), which the detail ends
  * with and Retry-After carries. */

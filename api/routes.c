@@ -244,10 +244,7 @@ static bool scope_ok(const router_route_t *route, const api_request_t *req, api_
             api_problem_scope(res, API_ESCOPE_MISSING, detail, scope);
             return false;
         default:
-            api_problem_scope(res, API_EINVALID_SERVICE_KEY,
-                              "the service key sent is none of this server's: it was never made here, or has been "
-                              "rotated out of --service-keys-file",
-                              NULL);
+            api_problem_key_unknown(res);
             return false;
         }
     }

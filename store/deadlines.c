@@ -1,6 +1,7 @@
-/* The deadline index of deadlines.h: a lowering, a claim and a settle, each
- * one script on the node of the {games} slot, so each is one step however
- * many replicas sweep. Scores are whole milliseconds, exact in a double. */
+/* The deadline index of deadlines.h: a lowering, and the claim and settle
+ * of claimed_index.h, each one script on the node of the {games} slot, so
+ * each is one step however many replicas sweep. Scores are whole
+ * milliseconds, exact in a double. */
 #include "deadlines.h"
 #include "store_private.h"
 
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claimed_index.h"
 #include "cluster.h"
 
 enum { NUMBER_SIZE = 24 };
@@ -20,31 +22,6 @@ static const char lower_script[] =
     "if s and tonumber(s) - 1 < due then due = tonumber(s) - 1 end\n"
     "redis.call('ZADD', KEYS[1], due, ARGV[1])\n"
     "return due\n";
-
-/* Claim: KEYS[1] the index; ARGV[1] the lease (ms), ARGV[2] the most
- * entries. {now, claim, id, id...}: Redis's clock, the score each claimed
- * entry has now, and their ids, the most overdue first. */
-static const char claim_script[] =
-    "local t = redis.call('TIME')\n"
-    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "local claim = now + tonumber(ARGV[1])\n"
-    "local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))\n"
-    "local out = {now, claim}\n"
-    "for i = 1, #due do\n"
-    "  redis.call('ZADD', KEYS[1], claim, due[i])\n"
-    "  out[#out + 1] = due[i]\n"
-    "end\n"
-    "return out\n";
-
-/* Settle: KEYS[1] the index; ARGV[1] the id, ARGV[2] the claim, ARGV[3]
- * the new score ('0': remove). 1 when done, 0 when the entry no longer
- * holds the claim. */
-static const char settle_script[] =
-    "local s = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
-    "if not s or tonumber(s) ~= tonumber(ARGV[2]) then return 0 end\n"
-    "if ARGV[3] == '0' then redis.call('ZREM', KEYS[1], ARGV[1])\n"
-    "else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\n"
-    "return 1\n";
 
 static unsigned index_slot(void) { return cluster_key_slot(STORE_DEADLINES_KEY, sizeof STORE_DEADLINES_KEY - 1); }
 
@@ -87,48 +64,32 @@ store_status_t store_deadline_lower(store_t *store, const char *id, int64_t due_
     return index_script_integer(store, lower_script, 2, values, score);
 }
 
-/* Removes a member that is no game id, so that it does not stand first for ever. */
-static void drop_member(store_t *store, const redisReply *member)
-{
-    const char *argv[] = { "ZREM", STORE_DEADLINES_KEY, member->str };
-    size_t lengths[] = { 4, sizeof STORE_DEADLINES_KEY - 1, member->len };
-    redisReply *r = store_command(store, index_slot(), 3, argv, lengths, NULL);
-    if (r)
-        freeReplyObject(r);
-}
-
 store_status_t store_deadline_claim(store_t *store, unsigned lease_ms, unsigned max, store_deadline_t *out,
                                     unsigned *count, int64_t *now_ms)
 {
     *count = 0;
     if (!max)
         return STORE_OK;
-    char lease[NUMBER_SIZE], most[NUMBER_SIZE];
-    snprintf(lease, sizeof lease, "%u", lease_ms);
-    snprintf(most, sizeof most, "%u", max);
-    const char *values[] = { lease, most };
-    redisReply *r = index_script(store, claim_script, 2, values);
-    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
-    if (status == STORE_OK && (r->elements < 2 || r->element[0]->type != REDIS_REPLY_INTEGER
-                               || r->element[1]->type != REDIS_REPLY_INTEGER))
-        status = STORE_ECORRUPT;
-    for (size_t i = 2; status == STORE_OK && i < r->elements && *count < max; i++) {
+    redisReply *r = NULL;
+    store_status_t status = store_index_claim(store, STORE_DEADLINES_KEY, lease_ms, max, &r);
+    if (status != STORE_OK)
+        return status;
+    for (size_t i = 2; i < r->elements && *count < max; i++) {
         const redisReply *member = r->element[i];
         if (member->type != REDIS_REPLY_STRING)
             continue;
         if (!store_id_ok(member->str, member->len)) {
-            drop_member(store, member);
+            store_index_drop(store, STORE_DEADLINES_KEY, member);
             continue;
         }
         memcpy(out[*count].id, member->str, member->len);
         out[*count].id[member->len] = '\0';
         out[(*count)++].claim_ms = (int64_t)r->element[1]->integer;
     }
-    if (status == STORE_OK && now_ms)
+    if (now_ms)
         *now_ms = (int64_t)r->element[0]->integer;
-    if (r)
-        freeReplyObject(r);
-    return status;
+    freeReplyObject(r);
+    return STORE_OK;
 }
 
 store_status_t store_deadline_settle(store_t *store, const char *id, int64_t claim_ms, int64_t due_ms,
@@ -138,15 +99,7 @@ store_status_t store_deadline_settle(store_t *store, const char *id, int64_t cla
         *settled = false;
     if (!id_ok(id))
         return STORE_ENOT_FOUND;
-    char claim[NUMBER_SIZE], due[NUMBER_SIZE];
-    snprintf(claim, sizeof claim, "%lld", (long long)claim_ms);
-    snprintf(due, sizeof due, "%lld", (long long)(due_ms > 0 ? due_ms : 0));
-    const char *values[] = { id, claim, due };
-    int64_t done = 0;
-    store_status_t status = index_script_integer(store, settle_script, 3, values, &done);
-    if (status == STORE_OK && settled)
-        *settled = done == 1;
-    return status;
+    return store_index_settle(store, STORE_DEADLINES_KEY, id, claim_ms, due_ms, settled);
 }
 
 store_status_t store_deadline_drop_legacy(store_t *store)

@@ -1,6 +1,6 @@
 /* The webhook keys of webhooks.h: subscriptions and logs in the {webhooks}
- * slot, outboxes and retry states in their game's slot, the due index's
- * claim and settle as the deadline index has them. Scores are whole
+ * slot, outboxes and retry states in their game's slot, the due index a
+ * claimed index (claimed_index.h) as the deadline index is. Scores are whole
  * milliseconds, exact in a double. */
 #include "webhooks.h"
 #include "store_private.h"
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claimed_index.h"
 #include "cluster.h"
 #include "game_keys.h"
 
@@ -270,20 +271,6 @@ store_status_t store_webhook_mark_due(store_t *store, const char *id, const char
     return status;
 }
 
-/* Claim: KEYS[1] the index; ARGV[1] the lease (ms), ARGV[2] the most.
- * {now, claim, member...}, the most overdue first. */
-static const char claim_script[] =
-    "local t = redis.call('TIME')\n"
-    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-    "local claim = now + tonumber(ARGV[1])\n"
-    "local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))\n"
-    "local out = {now, claim}\n"
-    "for i = 1, #due do\n"
-    "  redis.call('ZADD', KEYS[1], claim, due[i])\n"
-    "  out[#out + 1] = due[i]\n"
-    "end\n"
-    "return out\n";
-
 /* A member "<game> <sub>" split into entry; false when it is neither. */
 static bool member_read(const redisReply *m, store_webhook_due_t *entry)
 {
@@ -302,45 +289,27 @@ static bool member_read(const redisReply *m, store_webhook_due_t *entry)
     return id_ok(entry->game) && sub_id_ok(entry->sub);
 }
 
-/* Removes a member that is no entry, so that it does not stand first for ever. */
-static void drop_member(store_t *store, const redisReply *member)
-{
-    const char *argv[] = { "ZREM", STORE_WEBHOOKS_DUE_KEY, member->str };
-    size_t lengths[] = { 4, sizeof STORE_WEBHOOKS_DUE_KEY - 1, member->len };
-    redisReply *r = store_command(store, hooks_slot(), 3, argv, lengths, NULL);
-    if (r)
-        freeReplyObject(r);
-}
-
 store_status_t store_webhook_claim(store_t *store, unsigned lease_ms, unsigned max, store_webhook_due_t *out,
                                    unsigned *count, int64_t *now_ms)
 {
     *count = 0;
     if (!max)
         return STORE_OK;
-    char lease[NUMBER_SIZE], most[NUMBER_SIZE];
-    snprintf(lease, sizeof lease, "%u", lease_ms);
-    snprintf(most, sizeof most, "%u", max);
-    const char *keys[] = { STORE_WEBHOOKS_DUE_KEY };
-    const char *values[] = { lease, most };
     redisReply *r = NULL;
-    store_status_t status = hooks_script(store, claim_script, 1, keys, 2, values, REDIS_REPLY_ARRAY, &r);
+    store_status_t status = store_index_claim(store, STORE_WEBHOOKS_DUE_KEY, lease_ms, max, &r);
     if (status != STORE_OK)
         return status;
-    if (r->elements < 2 || r->element[0]->type != REDIS_REPLY_INTEGER || r->element[1]->type != REDIS_REPLY_INTEGER)
-        status = STORE_ECORRUPT;
-    for (size_t i = 2; status == STORE_OK && i < r->elements && *count < max; i++) {
+    for (size_t i = 2; i < r->elements && *count < max; i++) {
         if (!member_read(r->element[i], &out[*count])) {
-            if (r->element[i]->type == REDIS_REPLY_STRING)
-                drop_member(store, r->element[i]);
+            store_index_drop(store, STORE_WEBHOOKS_DUE_KEY, r->element[i]);
             continue;
         }
         out[(*count)++].claim_ms = (int64_t)r->element[1]->integer;
     }
-    if (status == STORE_OK && now_ms)
+    if (now_ms)
         *now_ms = (int64_t)r->element[0]->integer;
     freeReplyObject(r);
-    return status;
+    return STORE_OK;
 }
 
 /* Head: KEYS[1] the outbox, KEYS[2] the retry hash; ARGV[1] the
@@ -430,37 +399,15 @@ store_status_t store_webhook_done(store_t *store, const char *id, const char *su
     return status;
 }
 
-/* Settle: KEYS[1] the index; ARGV[1] the member, ARGV[2] the claim,
- * ARGV[3] the new score ('0': remove). 1 when done, 0 when the entry no
- * longer holds the claim. */
-static const char settle_script[] =
-    "local s = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
-    "if not s or tonumber(s) ~= tonumber(ARGV[2]) then return 0 end\n"
-    "if ARGV[3] == '0' then redis.call('ZREM', KEYS[1], ARGV[1])\n"
-    "else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\n"
-    "return 1\n";
-
 store_status_t store_webhook_settle(store_t *store, const char *id, const char *sub, int64_t claim_ms,
                                     int64_t due_ms, bool *settled)
 {
+    char member[MEMBER_SIZE];
     if (settled)
         *settled = false;
-    if (!id_ok(id) || !sub_id_ok(sub))
+    if (!id_ok(id) || !sub_id_ok(sub) || !join((const char *const[]){ id, " ", sub }, 3, member, sizeof member))
         return STORE_ENOT_FOUND;
-    char member[MEMBER_SIZE], claim[NUMBER_SIZE], due[NUMBER_SIZE];
-    snprintf(member, sizeof member, "%s %s", id, sub);
-    snprintf(claim, sizeof claim, "%lld", (long long)claim_ms);
-    snprintf(due, sizeof due, "%lld", (long long)(due_ms > 0 ? due_ms : 0));
-    const char *keys[] = { STORE_WEBHOOKS_DUE_KEY };
-    const char *values[] = { member, claim, due };
-    redisReply *r = NULL;
-    store_status_t status = hooks_script(store, settle_script, 1, keys, 3, values, REDIS_REPLY_INTEGER, &r);
-    if (status == STORE_OK) {
-        if (settled)
-            *settled = r->integer == 1;
-        freeReplyObject(r);
-    }
-    return status;
+    return store_index_settle(store, STORE_WEBHOOKS_DUE_KEY, member, claim_ms, due_ms, settled);
 }
 
 /* Log: KEYS[1] the log; ARGV[1] the line, ARGV[2] the lines kept, ARGV[3]
@@ -690,11 +637,8 @@ static const char settle_log_script[] =
     "  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)\n"
     "  if tonumber(ARGV[6]) > 0 then redis.call('EXPIRE', KEYS[2], ARGV[6]) end\n"
     "end\n"
-    "local s = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
-    "if not s or tonumber(s) ~= tonumber(ARGV[2]) then return 0 end\n"
-    "if ARGV[3] == '0' then redis.call('ZREM', KEYS[1], ARGV[1])\n"
-    "else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\n"
-    "return 1\n";
+    STORE_INDEX_SETTLE_LUA
+    "return held and 1 or 0\n";
 
 store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
                                         int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled)

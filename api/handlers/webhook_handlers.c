@@ -57,10 +57,7 @@ static bool caller(const api_request_t *req, api_response_t *res, char owner[SER
                           NULL);
         return false;
     default:
-        api_problem_scope(res, API_EINVALID_SERVICE_KEY,
-                          "the service key sent is none of this server's: it was never made here, or has been "
-                          "rotated out of --service-keys-file",
-                          NULL);
+        api_problem_key_unknown(res);
         return false;
     }
 }

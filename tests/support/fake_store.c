@@ -597,6 +597,56 @@ store_status_t store_webhook_game_add(store_t *store, const char *id)
     return STORE_OK;
 }
 
+store_status_t store_webhook_games_add(store_t *store, const char *const *ids, unsigned count)
+{
+    (void)store, (void)ids, (void)count;
+    return STORE_OK;
+}
+
+/* The subscription routes, linked with the handlers: no subscription is
+ * ever made here (the fuzzed server has no service keys). */
+store_status_t store_webhook_sub_put(store_t *store, const store_webhook_sub_t *sub, unsigned ttl_seconds)
+{
+    (void)store, (void)sub, (void)ttl_seconds;
+    return STORE_EUNAVAILABLE;
+}
+
+store_status_t store_webhook_sub_get(store_t *store, const char *id, store_webhook_sub_t *out)
+{
+    (void)store, (void)id, (void)out;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_webhook_sub_delete(store_t *store, const char *id, const char *owner)
+{
+    (void)store, (void)id, (void)owner;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_webhook_subs_of(store_t *store, const char *owner, char (*out)[STORE_WEBHOOK_ID_SIZE],
+                                     unsigned max, unsigned *count)
+{
+    (void)store, (void)owner, (void)out, (void)max;
+    *count = 0;
+    return STORE_OK;
+}
+
+store_status_t store_webhook_log_read(store_t *store, const char *sub, unsigned max, char ***lines,
+                                      unsigned *count)
+{
+    (void)store, (void)sub, (void)max;
+    *lines = NULL;
+    *count = 0;
+    return STORE_ENOT_FOUND;
+}
+
+void store_webhook_log_free(char **lines, unsigned count)
+{
+    for (unsigned i = 0; lines && i < count; i++)
+        free(lines[i]);
+    free(lines);
+}
+
 store_status_t store_game_finished(store_t *store, const store_feed_entry_t *game, uint64_t retention_ms,
                                    int64_t index_score, bool *added)
 {
