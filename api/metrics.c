@@ -95,7 +95,7 @@ static void scrape_read(scrape_t *s, struct store *store, struct engine_pool *en
     pthread_mutex_lock(&webhook_lock);
     if (webhook_deliverer.worker && webhook_deliverer.stats)
         webhook_deliverer.stats(webhook_deliverer.worker, &s->webhooks);
-    s->webhook_outcome = webhook_deliverer.outcome;
+    s->webhook_outcome = webhook_deliverer.worker ? webhook_deliverer.outcome : NULL;
     pthread_mutex_unlock(&webhook_lock);
     wire_stats(&s->wire);
     for (int i = 0; i < 2; i++)
@@ -175,14 +175,18 @@ static void feed_length(const scrape_t *s, values_t v)
     v[0] = s->store && s->deadlines.feed_known ? (long long)s->deadlines.feed_length : ABSENT;
 }
 
-/* The deliverer's rows are absent without a store. */
+/* The deliverer's rows are absent where none runs (no store, or
+ * --webhook-workers 0). */
 static void webhook_attempts(const scrape_t *s, values_t v)
 {
     for (int i = 0; i < WEBHOOK_OUTCOME_COUNT; i++)
-        v[i] = s->store ? (long long)s->webhooks.attempts[i] : ABSENT;
+        v[i] = s->webhook_outcome ? (long long)s->webhooks.attempts[i] : ABSENT;
 }
-static void webhook_dropped(const scrape_t *s, values_t v) { v[0] = s->store ? (long long)s->webhooks.dropped : ABSENT; }
-static void webhook_swept(const scrape_t *s, values_t v) { v[0] = s->store ? (long long)s->webhooks.swept : ABSENT; }
+static void webhook_dropped(const scrape_t *s, values_t v)
+{
+    v[0] = s->webhook_outcome ? (long long)s->webhooks.dropped : ABSENT;
+}
+static void webhook_swept(const scrape_t *s, values_t v) { v[0] = s->webhook_outcome ? (long long)s->webhooks.swept : ABSENT; }
 
 static void http_refused(const scrape_t *s, values_t v) { v[0] = (long long)s->wire.refused; }
 static void deadline_closes(const scrape_t *s, values_t v)

@@ -12,6 +12,7 @@
 #include "../../api/http/acceptor.h"
 #include "../../api/metrics.h"
 #include "../../api/routes.h"
+#include "../../api/webhooks/worker.h"
 #include "../../store/store.h"
 #include "../support/redis_server.h"
 #include "../support/tests.h"
@@ -122,8 +123,24 @@ static void test_the_latency_histogram_is_cumulative(void)
     free(text);
 }
 
+/* A webhook deliverer that has counted nothing, as metrics_webhooks takes it. */
+static void no_deliveries(struct webhook_worker *worker, webhook_worker_stats_t *out)
+{
+    (void)worker;
+    memset(out, 0, sizeof *out);
+}
+
+/* Registers (or with false, takes back) that deliverer. */
+static void deliverer(bool there)
+{
+    static char stand_in; /* any address: the scrape only passes it back */
+    metrics_webhooks(there ? &(metrics_webhooks_t){ (struct webhook_worker *)(void *)&stand_in, no_deliveries,
+                                                    webhook_outcome_name }
+                           : NULL);
+}
+
 /* With every source there (a store, never connected; a Redis check made;
- * both listeners), each row of the table is written: HELP, TYPE and at
+ * both listeners; a webhook deliverer), each row of the table is written: HELP, TYPE and at
  * least one sample, once. But the feed's length, which only the deadline
  * sweep reads (from Redis, in the background), is left out until it has. */
 static void test_every_row_is_written_with_help_type_and_a_sample(void)
@@ -136,7 +153,9 @@ static void test_every_row_is_written_with_help_type_and_a_sample(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(probe_port);
     metrics_listeners(main_port, probe_port);
     metrics_redis_up(true);
+    deliverer(true);
     char *text = render_with(store, NULL);
+    deliverer(false);
     int rows = 0, helps = 0, unread = 0;
     for (const char *name; (name = metrics_row_name(rows)); rows++) {
         char help[160], type[160], bare[160], labeled[160], suffixed[160];
@@ -285,7 +304,9 @@ static void test_labeled_rows_write_every_label_value_once(void)
 {
     struct store *store = redis_server_open_store("redis://127.0.0.1:1", 100);
     CU_ASSERT_PTR_NOT_NULL_FATAL(store);
+    deliverer(true);
     char *text = render_with(store, NULL);
+    deliverer(false);
     for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
         size_t len = strcspn(line, "\n");
         const char *brace = memchr(line, '{', len);
