@@ -97,9 +97,10 @@ static const router_route_t table[] = {
     /* Any service key (webhook_handlers.c checks it): each owns its own. */
     { "POST /v1/webhooks", "/v1/webhooks", "POST", handle_webhook_create, NULL, ROUTE_GAME, STORE },
     { "GET /v1/webhooks", "/v1/webhooks", "GET", handle_webhooks_list, NULL, ROUTE_GAME, STORE },
-    { "GET /v1/webhooks/{id}", "/v1/webhooks/*", "GET", handle_webhook_get, NULL, ROUTE_GAME, STORE },
-    { "DELETE /v1/webhooks/{id}", "/v1/webhooks/*", "DELETE", handle_webhook_delete, NULL, ROUTE_GAME, STORE },
-    { "GET /v1/webhooks/{id}/deliveries", "/v1/webhooks/*/deliveries", "GET", handle_webhook_deliveries,
+    { "GET /v1/webhooks/{subscription}", "/v1/webhooks/*", "GET", handle_webhook_get, NULL, ROUTE_GAME, STORE },
+    { "DELETE /v1/webhooks/{subscription}", "/v1/webhooks/*", "DELETE", handle_webhook_delete, NULL, ROUTE_GAME,
+      STORE },
+    { "GET /v1/webhooks/{subscription}/deliveries", "/v1/webhooks/*/deliveries", "GET", handle_webhook_deliveries,
       limit_param, ROUTE_GAME, STORE },
     { "GET /metrics", "/metrics", "GET", handle_metrics, NULL, ROUTE_PROBE, INLINE },
 };
