@@ -1,6 +1,5 @@
-/* See worker.h. One thread at a time polls the due index while idle; one
- * that finds an entry hands the polling to the next and delivers it, so
- * an idle replica asks Redis once a poll and a busy one uses every thread.
+/* See worker.h. One thread at a time claims due outboxes, as many as
+ * threads wait idle, into a queue the others take from (thread_main).
  * Each delivery follows store/webhooks.h's step 3: head, send, done,
  * settle, in that order, so a replica that dies anywhere leaves the event
  * to be sent again, with the same webhook-id. */
