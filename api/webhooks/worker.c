@@ -48,6 +48,7 @@ struct webhook_worker {
     unsigned queued;
     int64_t queue_now_ms;   /* Redis's clock at the last claim */
     int64_t next_sweep_ms;  /* under lock */
+    uint64_t sweep_cursor;  /* under lock: where the sweep's next page starts (SSCAN) */
     _Atomic uint64_t attempts[WEBHOOK_OUTCOME_COUNT], dropped, swept;
     pthread_mutex_t subs_lock;
     sub_copy_t subs[SUB_CACHE_SLOTS]; /* under subs_lock */
@@ -313,26 +314,29 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
     return next;
 }
 
-/* The sweep, when it is time and this replica holds it. */
+/* One page of the sweep (SWEEP_PAGE games), when it is time and this
+ * replica holds it; the next page continues where this one stopped, so
+ * the sweep's load on Redis stays flat however many games have webhooks. */
 static void sweep_if_due(webhook_worker_t *w)
 {
     int64_t now = clock_now_ms();
-    unsigned every = w->config.sweep_ms ? w->config.sweep_ms : 30000;
+    unsigned every = w->config.sweep_ms ? w->config.sweep_ms : 5000;
     pthread_mutex_lock(&w->lock);
     bool due = now >= w->next_sweep_ms;
     if (due)
         w->next_sweep_ms = now + every;
+    uint64_t cursor = w->sweep_cursor;
     pthread_mutex_unlock(&w->lock);
     bool held = false;
     if (!due || store_webhook_sweep_lock(w->config.store, every, &held) != STORE_OK || !held)
         return;
-    uint64_t cursor = 0;
-    do {
-        unsigned marked = 0;
-        if (store_webhook_sweep(w->config.store, cursor, SWEEP_PAGE, &cursor, &marked) != STORE_OK)
-            break;
-        atomic_fetch_add(&w->swept, marked);
-    } while (cursor && !w->stopping);
+    unsigned marked = 0;
+    if (store_webhook_sweep(w->config.store, cursor, SWEEP_PAGE, &cursor, &marked) != STORE_OK)
+        return;
+    atomic_fetch_add(&w->swept, marked);
+    pthread_mutex_lock(&w->lock);
+    w->sweep_cursor = cursor; /* 0: the pass is over, the next begins */
+    pthread_mutex_unlock(&w->lock);
 }
 
 /* Sleeps up to ms on the wake condition (lock held). */

@@ -23,7 +23,7 @@ typedef struct {
     unsigned retry_ms;     /* the first wait after a failure, doubling after each */
     unsigned give_up_ms;   /* an event older than this is dropped, not tried (0: a day) */
     unsigned poll_ms;      /* how often an idle deliverer looks (0: 50) */
-    unsigned sweep_ms;     /* how often the sweep runs (0: 30 s) */
+    unsigned sweep_ms;     /* how often the sweep looks at a page of games (0: 5 s) */
 } webhook_worker_config_t;
 
 typedef struct webhook_worker webhook_worker_t;

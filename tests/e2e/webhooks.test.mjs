@@ -5,13 +5,15 @@
 // killed mid-delivery leaves the event to another, which sends it again
 // with the same id; a redirect to an address outside --webhook-allow is
 // refused without a connection to it; a key whose destination hangs holds
-// half the delivery threads at most, so another key's events still go.
+// half the delivery threads at most, so another key's events still go; an
+// outbox whose mark was lost (a replica dead between a move and its
+// marking, on a Cluster) is found by the sweep.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CHESSD_BIN, privateRedis, startServer, tempDir } from './server.mjs';
+import { CHESSD_BIN, gameRedis, startServer, tempDir } from './server.mjs';
 import { get, post, sleep } from './http.mjs';
 import { spec, validatorFor } from './openapi.mjs';
 import { startReceiver } from './support/webhook_receiver.mjs';
@@ -19,7 +21,7 @@ import { startReceiver } from './support/webhook_receiver.mjs';
 const dir = tempDir('chessd-webhooks-');
 const HOOK_HOST = '127.0.0.2';
 const TIMEOUT_MS = 1500;
-let redis, keyFile, key, otherKey, receiver, stray, replicas = [];
+let redis, store, keyFile, key, otherKey, receiver, stray, replicas = [];
 
 function newKey(name, ...scopes) {
   const r = spawnSync(CHESSD_BIN, ['keys', 'new', name, ...scopes], { encoding: 'utf8' });
@@ -75,7 +77,8 @@ async function waitFor(pred, ms, what) {
 }
 
 before(async () => {
-  redis = await privateRedis();
+  store = await gameRedis();
+  redis = store.url;
   key = newKey('backend', 'games:create');
   otherKey = newKey('other', 'games:create');
   keyFile = path.join(dir, 'keys');
@@ -93,6 +96,7 @@ after(async () => {
   for (const server of replicas) if (server.proc.exitCode === null && server.proc.signalCode === null) await server.stop();
   await receiver?.close();
   await stray?.close();
+  await store?.stop();
 });
 
 test('every move and the end arrive signed, in order, from any replica', async () => {
@@ -227,4 +231,22 @@ test("a key whose destination hangs holds half the threads at most: another key'
     replicas = [];
     await hanging.close();
   }
+});
+
+test('an outbox whose mark was lost is found by the sweep and delivered', async () => {
+  for (const server of replicas) await server.stop();
+  replicas = [];
+  const player = await replica({ workers: 0 });
+  const { game, hook } = await gameWithHook(player, `${receiver.url}/swept`, ['move']);
+  receiver.secrets.set(hook.id, hook.secret);
+  await play([player], game, ['g2g3']);
+  // The event is in its outbox; its mark goes, as if the replica had died first.
+  assert.equal(await store.command('LLEN', `chessd:whout:{${game.id}}:${hook.id}`), 1);
+  assert.equal(await store.command('ZREM', 'chessd:{webhooks}:due', `${game.id} ${hook.id}`), 1);
+  const deliverer = await replica();
+  await waitFor(() => of(game.id).length >= 1, 20000, 'the swept event');
+  assert.ok(of(game.id)[0].verified);
+  assert.equal(JSON.parse(of(game.id)[0].text).data.version, 2);
+  const metrics = await (await fetch(`${deliverer.base}/metrics`)).text();
+  assert.match(metrics, /^chessd_webhook_swept_total [1-9]/m);
 });
