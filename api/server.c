@@ -525,7 +525,9 @@ static int run(const config_t *cfg, bool engine_only)
         srv.deadlines = deadlines_start(&events_cfg.games, 0);
         srv.upgrade = upgrade_start(&events_cfg.games);
         metrics_deadlines(srv.deadlines);
-        if (cfg->webhook_workers) {
+        /* A replica that may reach no destination delivers nothing: every
+         * attempt would be refused, and spent, on another replica's events. */
+        if (cfg->webhook_workers && webhook_allow_enabled(&cfg->webhook_policy)) {
             webhook_worker_config_t hooks = { .store = srv.store, .allow = &cfg->webhook_policy,
                                               .threads = cfg->webhook_workers, .timeout_ms = cfg->webhook_timeout_ms,
                                               .redirects = cfg->webhook_redirects,
@@ -548,7 +550,7 @@ static int run(const config_t *cfg, bool engine_only)
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
     if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && !srv.turns)
-                   || (cfg->webhook_workers && !srv.webhooks)))
+                   || (cfg->webhook_workers && webhook_allow_enabled(&cfg->webhook_policy) && !srv.webhooks)))
         || !srv.pool
         || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {
         if (games && !srv.store)
