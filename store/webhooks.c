@@ -399,37 +399,6 @@ store_status_t store_webhook_done(store_t *store, const char *id, const char *su
     return status;
 }
 
-store_status_t store_webhook_settle(store_t *store, const char *id, const char *sub, int64_t claim_ms,
-                                    int64_t due_ms, bool *settled)
-{
-    char member[MEMBER_SIZE];
-    if (settled)
-        *settled = false;
-    if (!id_ok(id) || !sub_id_ok(sub) || !join((const char *const[]){ id, " ", sub }, 3, member, sizeof member))
-        return STORE_ENOT_FOUND;
-    return store_index_settle(store, STORE_WEBHOOKS_DUE_KEY, member, claim_ms, due_ms, settled);
-}
-
-/* Log: KEYS[1] the log; ARGV[1] the line, ARGV[2] the lines kept, ARGV[3]
- * the ttl. */
-static const char log_script[] =
-    "redis.call('LPUSH', KEYS[1], ARGV[1])\n"
-    "redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)\n"
-    "if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end\n"
-    "return 1\n";
-
-store_status_t store_webhook_log_add(store_t *store, const char *sub, const char *line, unsigned ttl_seconds)
-{
-    char log[KEY_SIZE], keep[NUMBER_SIZE], ttl[NUMBER_SIZE];
-    if (!sub_id_ok(sub) || !name(STORE_WEBHOOKS_LOG_PREFIX, sub, log, sizeof log))
-        return STORE_ENOT_FOUND;
-    snprintf(keep, sizeof keep, "%u", (unsigned)STORE_WEBHOOK_LOG_KEEP);
-    snprintf(ttl, sizeof ttl, "%u", ttl_seconds);
-    const char *keys[] = { log };
-    const char *values[] = { line, keep, ttl };
-    return hooks_script(store, log_script, 1, keys, 3, values, REDIS_REPLY_INTEGER, NULL);
-}
-
 void store_webhook_log_free(char **lines, unsigned count)
 {
     for (unsigned i = 0; lines && i < count; i++)

@@ -63,8 +63,9 @@ typedef struct {
  *   3. Any replica: store_webhook_claim takes due entries, each moved to
  *      now + lease; for each, store_webhook_head, a delivery (or none when
  *      it is not yet time to retry), store_webhook_done, then
- *      store_webhook_settle with when the entry is next due (0: nothing is
- *      left), and after a removal store_webhook_recheck.
+ *      store_webhook_settle_log with when the entry is next due (0: nothing
+ *      is left) and the attempt's log line, and after a removal
+ *      store_webhook_recheck.
  *   4. Now and then, one replica: store_webhook_sweep marks due every
  *      outbox that holds events, and forgets games whose outboxes are gone.
  * Why: the event is in the outbox once the move is, whatever happens next.
@@ -147,22 +148,17 @@ store_status_t store_webhook_head(store_t *store, const char *id, const char *su
  * entry (another replica got there first) is left as it is. */
 store_status_t store_webhook_done(store_t *store, const char *id, const char *sub, const char *entry,
                                   size_t length, const store_webhook_retry_t *retry, unsigned *left);
-/* Settles a claimed entry: due again at due_ms, or removed (0). *settled
- * (when not NULL) says whether it still held the claim. */
-/* store_webhook_settle, and line ("": none) added to the subscription's
- * log as store_webhook_log_add does, in one step (both are of the
- * {webhooks} slot). */
+/* Settles a claimed entry: due again at due_ms, or removed (0), while it
+ * still holds its claim (*settled, when not NULL, says whether it did);
+ * and line ("": none) prepended to the subscription's log, the newest
+ * STORE_WEBHOOK_LOG_KEEP kept, expiring log_ttl_seconds later (0: never).
+ * One step: both are of the {webhooks} slot. */
 store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
                                         int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled);
 /* After a removal: the outbox marked due again (*marked) when it holds an
  * event after all. */
 store_status_t store_webhook_recheck(store_t *store, const char *id, const char *sub, bool *marked);
-store_status_t store_webhook_settle(store_t *store, const char *id, const char *sub, int64_t claim_ms,
-                                    int64_t due_ms, bool *settled);
 
-/* A subscription's log: line prepended, the newest STORE_WEBHOOK_LOG_KEEP
- * kept, the log expiring ttl_seconds later (0: never). */
-store_status_t store_webhook_log_add(store_t *store, const char *sub, const char *line, unsigned ttl_seconds);
 /* The newest max lines of the log, newest first (each malloc'd; free them
  * and the array with store_webhook_log_free). */
 store_status_t store_webhook_log_read(store_t *store, const char *sub, unsigned max, char ***lines,
