@@ -271,6 +271,11 @@ static void write_pgn_problem(jsonw_t *w, const void *ctx)
 {
     const pgn_read_error_t *e = ctx;
     jsonw_kv_int(w, "game", e->game);
+    api_pgn_error_fields(w, e);
+}
+
+void api_pgn_error_fields(jsonw_t *w, const pgn_read_error_t *e)
+{
     jsonw_kv_int(w, "line", e->line);
     jsonw_kv_int(w, "column", e->column);
     jsonw_kv_string(w, "pgn_error", pgn_read_status_code(e->status));
@@ -278,14 +283,22 @@ static void write_pgn_problem(jsonw_t *w, const void *ctx)
         jsonw_kv_string(w, "fen_error", fen_error_code(e->fen_error));
     if (e->status == PGN_READ_EILLEGAL_MOVE) {
         char fen[FEN_BUFFER_SIZE];
-        jsonw_kv_int(w, "move_index", e->ply);
+        if (e->ply >= 0)
+            jsonw_kv_int(w, "move_index", e->ply);
         jsonw_kv_string(w, "move", e->move);
         jsonw_kv_string(w, "reason", legality_reason_code(e->reason));
         jsonw_kv_string(w, "fen", fen_format(&e->position, fen, sizeof fen));
     }
+    if (e->path_length > 0) {
+        jsonw_key(w, "path");
+        jsonw_array_begin(w);
+        for (int i = 0; i < e->path_length; i++)
+            jsonw_int(w, e->path[i]);
+        jsonw_array_end(w);
+    }
 }
 
-void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
+api_status_t api_pgn_status(const pgn_read_error_t *error)
 {
     api_status_t status;
     switch (error->status) {
@@ -302,6 +315,12 @@ void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
     case PGN_READ_OK: status = API_EINTERNAL; break;
     default: status = API_EINVALID_PGN; break;
     }
+    return status;
+}
+
+void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
+{
+    api_status_t status = api_pgn_status(error);
     char detail[400];
     if (error->status == PGN_READ_EILLEGAL_MOVE) {
         char label[64];

@@ -135,6 +135,11 @@ void api_problem_move(api_response_t *res, api_status_t status, const char *mess
  * API's illegal_move, ambiguous_move or invalid_move_text; each with the
  * game's index (0-based), line and column (1-based) and pgn_error. */
 void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error);
+/* The status such an error answers, and its members (line, column,
+ * pgn_error, the move's when it is one, its path in the tree) in a JSON
+ * object: POST /v1/pgn's per-game errors. */
+api_status_t api_pgn_status(const pgn_read_error_t *error);
+void api_pgn_error_fields(jsonw_t *w, const pgn_read_error_t *error);
 
 /* A refused game operation (not GAME_OK; an illegal move goes through
  * api_problem_move), with its fixed detail. */

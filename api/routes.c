@@ -20,6 +20,7 @@ static const char *const position_get_params[] = { "fen",         "chess960", "c
                                                     "coordinates", "size",        NULL };
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", "v", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
+static const char *const pgn_params[] = { "legal_moves", "strict", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", "variant", NULL };
 static const char *const feed_params[] = { "after", "limit", NULL };
 static const char *const limit_param[] = { "limit", NULL };
@@ -44,7 +45,7 @@ static const router_route_t table[] = {
     { "GET /v1/position", "/v1/position", "GET", handle_position, position_get_params, 0, INLINE },
     { "POST /v1/position", "/v1/position", "POST", handle_position, legal_moves_param, 0, INLINE },
     { "POST /v1/position/moves", "/v1/position/moves", "POST", handle_position_moves, legal_moves_param, 0, INLINE },
-    { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, legal_moves_param, 0, INLINE },
+    { "POST /v1/pgn", "/v1/pgn", "POST", handle_pgn, pgn_params, 0, INLINE },
     { "GET /v1/perft", "/v1/perft", "GET", handle_perft, perft_params, 0, PERFT },
     { "POST /v1/position/analysis", "/v1/position/analysis", "POST", handle_position_analysis, NULL,
       ROUTE_SCOPE_ANALYSIS, ENGINE },

@@ -1,15 +1,20 @@
 /* PGN reading (see pgn_read.h): one pass over the bytes with a cursor that
  * keeps the line and column, a game at a time. A game starts at its first
- * tag, move, move number or result token; its movetext starts at the first
- * token that is not a tag, which is when the start position is read from
- * the FEN, SetUp and Variant tags. It ends at a result token outside
- * variations, at the next game's '[', or at the end of the text. */
+ * tag, move, move number or result token; its movetext at the first token
+ * that is not a tag, where the FEN, SetUp and Variant tags set it up. It
+ * ends at a result token outside variations, the next game's '[', or the
+ * end of the text. Each open line keeps its position, so variations play. */
 #include "pgn_read.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "movegen.h"
+#include "notation.h"
+#include "san.h"
+#include "status.h"
+#include "uci_move.h"
 #include "variant.h"
 
 enum { TAGS_MAX = 64 };
@@ -46,6 +51,20 @@ typedef struct {
     int depth;
     spot_t open[PGN_READ_DEPTH_MAX];
     game_t game;
+    /* each line open: [0] the mainline (its position is game.pos), [d] the
+     * variation at depth d */
+    struct {
+        position_t before, pos; /* before its last move; now */
+        int plies;              /* its moves so far */
+        int variations;         /* the variations opened on its last move */
+    } line[PGN_READ_DEPTH_MAX + 1];
+    int nodes;                  /* the game's moves, its variations' included */
+    /* after a game's error, with an error callback: passing the rest of it */
+    bool skipping;
+    bool skip_break;            /* a blank line or movetext passed since the error */
+    bool skip_line_used;        /* the line being passed has more than blanks */
+    bool skip_in_tag;           /* inside a '[' ... ']' being passed */
+    int skip_depth;             /* parentheses open where the game is passed */
 } reader_t;
 
 static const char *const status_codes[PGN_READ_ERROR_COUNT] = {
@@ -67,6 +86,7 @@ static const char *const status_codes[PGN_READ_ERROR_COUNT] = {
     [PGN_READ_EUNSUPPORTED_VARIANT] = "unsupported_variant",
     [PGN_READ_ENULL_MOVE] = "null_move",
     [PGN_READ_EILLEGAL_MOVE] = "illegal_move",
+    [PGN_READ_EVARIATION_WITHOUT_MOVE] = "variation_without_move",
     [PGN_READ_ERESULT_MISMATCH] = "result_tag_mismatch",
     [PGN_READ_ERESULT_CONTRADICTS] = "result_contradicts_position",
     [PGN_READ_ETOO_MANY_GAMES] = "too_many_games",
@@ -91,6 +111,7 @@ void pgn_read_default_limits(pgn_read_limits_t *limits)
     limits->max_tag_value = 255;
     limits->max_depth = 16;
     limits->max_comment = 4096;
+    limits->max_nodes = 20000;
 }
 
 /* --- the cursor --- */
@@ -165,6 +186,7 @@ static bool fail(reader_t *r, pgn_read_status_t status, spot_t spot, const char 
     e->game = r->in_game ? r->games - 1 : r->games; /* between games: the next one */
     e->line = spot.line;
     e->column = spot.column;
+    e->path_length = 0;
     va_list args;
     va_start(args, format);
     vsnprintf(e->message, sizeof e->message, format, args);
@@ -200,6 +222,8 @@ static bool begin_game(reader_t *r)
     r->tag_count = 0;
     r->has_fen = r->has_variant = r->has_result = r->setup = false;
     r->depth = 0;
+    r->nodes = 0;
+    r->line[0].plies = r->line[0].variations = 0;
     return true;
 }
 
@@ -407,6 +431,17 @@ static bool read_comment(reader_t *r)
     if (r->at - start - 1 > (size_t)r->limits->max_comment)
         return fail(r, PGN_READ_ECOMMENT_TOO_LONG, open, "a comment is longer than %d bytes", r->limits->max_comment);
     advance(r);
+    if (!r->in_game || !r->callbacks->comment || !utf8_checked(r))
+        return true;
+    if (!r->callbacks->comment(r->ctx, r->games - 1, r->depth, r->text + start + 1, r->at - start - 2))
+        return fail(r, PGN_READ_ESTOPPED, open, "stopped by the caller");
+    return true;
+}
+
+static bool call_nag(reader_t *r, int nag, spot_t spot)
+{
+    if (r->callbacks->nag && !r->callbacks->nag(r->ctx, r->games - 1, r->depth, nag))
+        return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
     return true;
 }
 
@@ -414,14 +449,50 @@ static bool read_nag(reader_t *r)
 {
     spot_t dollar = r->spot;
     advance(r);
-    int digits = 0;
+    int digits = 0, nag = 0;
     while (is_digit(peek(r))) {
+        nag = nag * 10 + (peek(r) - '0');
         advance(r);
-        digits++;
+        if (++digits > 3)
+            break;
     }
     if (digits == 0 || digits > 3)
         return fail(r, PGN_READ_EUNEXPECTED, dollar, "a NAG is '$' and a number from 0 to 999");
-    return begin_movetext(r);
+    return begin_movetext(r) && call_nag(r, nag, dollar);
+}
+
+/* Where the move being read stands in the tree (pgn_read_error_t.path). */
+static void set_path(reader_t *r)
+{
+    pgn_read_error_t *e = r->error;
+    int n = 0;
+    for (int d = 0; d < r->depth; d++) {
+        e->path[n++] = r->line[d].plies - 1;
+        e->path[n++] = r->line[d].variations - 1;
+    }
+    e->path[n++] = r->line[r->depth].plies;
+    e->path_length = n;
+}
+
+/* Counts a move of the game against max_nodes. */
+static bool count_node(reader_t *r, spot_t spot)
+{
+    if (r->nodes >= r->limits->max_nodes) {
+        fail(r, PGN_READ_ETOO_MANY_PLIES, spot, "more than %d moves in one game, its variations' included",
+             r->limits->max_nodes);
+        set_path(r);
+        return false;
+    }
+    r->nodes++;
+    return true;
+}
+
+static bool call_node(reader_t *r, const position_t *before, const game_played_t *played, spot_t spot)
+{
+    pgn_read_node_t node = { r->depth, before, r->depth == 0 ? &r->game.pos : &r->line[r->depth].pos, played };
+    if (r->callbacks->node && !r->callbacks->node(r->ctx, r->games - 1, &node))
+        return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
+    return true;
 }
 
 static bool play_move(reader_t *r, const char *word, size_t length, spot_t spot)
@@ -443,11 +514,94 @@ static bool play_move(reader_t *r, const char *word, size_t length, spot_t spot)
     game_status_t status = game_move(g, (color_t)g->pos.side_to_move, word, length, r->limits->max_plies, 0, &played);
     if (status != GAME_OK) {
         e->reason = status == GAME_EILLEGAL_MOVE ? played.reason : LEGALITY_UNPARSEABLE;
-        return fail(r, PGN_READ_EILLEGAL_MOVE, spot, "%s", played.message);
+        fail(r, PGN_READ_EILLEGAL_MOVE, spot, "%s", played.message);
+        set_path(r);
+        return false;
     }
+    r->line[0].before = before;
+    r->line[0].plies++;
+    r->line[0].variations = 0;
     if (r->callbacks->move && !r->callbacks->move(r->ctx, r->games - 1, &before, &played))
         return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
-    return true;
+    return call_node(r, &before, &played, spot);
+}
+
+/* A null move in a variation: the other side to move, nothing else but the counters. */
+static void play_null(position_t *pos)
+{
+    if (pos->side_to_move == BLACK && pos->fullmove_number < POSITION_COUNTER_MAX)
+        pos->fullmove_number++;
+    if (pos->halfmove_clock < POSITION_COUNTER_MAX)
+        pos->halfmove_clock++;
+    pos->side_to_move = (uint8_t)!pos->side_to_move;
+    pos->en_passant = SQ_NONE;
+    pos->key = position_compute_key(pos);
+}
+
+/* A move of a variation, checked in its line's position (no history: a
+ * line ends at mate, stalemate or a variant's end, not at a draw). */
+static bool play_variation_move(reader_t *r, const char *word, size_t length, bool null_move, spot_t spot)
+{
+    pgn_read_error_t *e = r->error;
+    position_t *pos = &r->line[r->depth].pos;
+    snprintf(e->move, sizeof e->move, "%.*s", (int)(length < sizeof e->move ? length : sizeof e->move - 1), word);
+    e->ply = -1;
+    e->position = *pos;
+    status_t status;
+    status_evaluate(pos, NULL, 0, &status);
+    if (status.state == STATUS_CHECKMATE || status.state == STATUS_STALEMATE || status.state == STATUS_VARIANT_END) {
+        e->reason = LEGALITY_GAME_OVER;
+        fail(r, PGN_READ_EILLEGAL_MOVE, spot, "'%s': the line is over (%s)", e->move, status_state_name(status.state));
+        set_path(r);
+        return false;
+    }
+    game_played_t played;
+    memset(&played, 0, sizeof played);
+    if (null_move) {
+        if (position_in_check(pos)) {
+            fail(r, PGN_READ_ENULL_MOVE, spot, "'%s': a null move while in check", e->move);
+            set_path(r);
+            return false;
+        }
+        played.move = MOVE_NONE;
+        memcpy(played.uci, "0000", 5);
+        memcpy(played.san, "--", 3);
+    } else {
+        played.reason = notation_parse_move(pos, word, length, &played.move, played.message, sizeof played.message);
+        if (played.reason != LEGALITY_OK) {
+            e->reason = played.reason;
+            fail(r, PGN_READ_EILLEGAL_MOVE, spot, "%s", played.message);
+            set_path(r);
+            return false;
+        }
+        move_list_t legal;
+        movegen_legal(pos, &legal);
+        uci_format(pos, played.move, played.uci);
+        san_format_with(pos, &legal, played.move, played.san);
+    }
+    if (!count_node(r, spot))
+        return false;
+    position_t before = *pos;
+    if (null_move) {
+        play_null(pos);
+    } else {
+        position_undo_t undo;
+        position_make(pos, played.move, &undo);
+    }
+    r->line[r->depth].before = before;
+    r->line[r->depth].plies++;
+    r->line[r->depth].variations = 0;
+    return call_node(r, &before, &played, spot);
+}
+
+/* The NAG of a suffix annotation (! ? !! ?? !? ?!), or 0. */
+static int suffix_nag(const char *glyphs, size_t length)
+{
+    static const char *const suffixes[] = { "!", "?", "!!", "??", "!?", "?!" };
+    for (int i = 0; i < 6; i++)
+        if (strlen(suffixes[i]) == length && !memcmp(glyphs, suffixes[i], length))
+            return i + 1;
+    return 0;
 }
 
 static bool is_result(const char *word, size_t length)
@@ -482,31 +636,145 @@ static bool read_word(reader_t *r)
             return false;
         return end_game(r, token, spot);
     }
-    size_t glyphs = 0;
-    while (glyphs < length && (word[glyphs] == '!' || word[glyphs] == '?'))
+    size_t glyphs = 0; /* a suffix annotation, alone or after the move */
+    while (glyphs < length && (word[length - 1 - glyphs] == '!' || word[length - 1 - glyphs] == '?'))
         glyphs++;
-    if (glyphs == length) {
-        if (length > 2)
-            return fail(r, PGN_READ_EUNEXPECTED, spot, "'%.*s' is not an annotation (! ? !! ?? !? ?!)", (int)length,
-                        word);
-        return begin_movetext(r);
-    }
+    int nag = suffix_nag(word + length - glyphs, glyphs);
+    if (glyphs > 0 && nag == 0)
+        return fail(r, PGN_READ_EUNEXPECTED, spot, "'%.*s' is not an annotation (! ? !! ?? !? ?!)",
+                    glyphs > 8 ? 8 : (int)glyphs, word + length - glyphs);
     if (!begin_movetext(r))
         return false;
-    if ((length == 2 && (!memcmp(word, "--", 2) || !memcmp(word, "Z0", 2)))
-        || (length == 4 && (!memcmp(word, "0000", 4)))) {
-        if (r->depth > 0)
-            return true;
-        return fail(r, PGN_READ_ENULL_MOVE, spot, "'%.*s' is a null move, which is not a move of chess", (int)length,
-                    word);
+    if (glyphs < length) {
+        size_t move_length = length - glyphs;
+        bool null_move = (move_length == 2 && (!memcmp(word, "--", 2) || !memcmp(word, "Z0", 2)))
+                         || (move_length == 4 && (!memcmp(word, "0000", 4)));
+        if (null_move && r->depth == 0) {
+            fail(r, PGN_READ_ENULL_MOVE, spot, "'%.*s' is a null move, which is not a move of chess", (int)move_length,
+                 word);
+            set_path(r);
+            return false;
+        }
+        bool played = r->depth > 0 ? play_variation_move(r, word, move_length, null_move, spot)
+                                   : play_move(r, word, move_length, spot);
+        if (!played)
+            return false;
     }
-    if (r->depth > 0)
-        return true; /* variations are read, not played */
-    return play_move(r, word, length, spot);
+    return nag == 0 || call_nag(r, nag, spot);
+}
+
+/* '(': a line that replaces the last move of the line it opens in. */
+static bool open_variation(reader_t *r, spot_t spot)
+{
+    if (!begin_movetext(r))
+        return false;
+    if (r->depth >= r->limits->max_depth || r->depth >= PGN_READ_DEPTH_MAX)
+        return fail(r, PGN_READ_ETOO_DEEP, spot, "variations nested deeper than %d", r->limits->max_depth);
+    if (r->line[r->depth].plies == 0)
+        return fail(r, PGN_READ_EVARIATION_WITHOUT_MOVE, spot,
+                    "a variation must follow the move it replaces, and this line has none yet");
+    r->line[r->depth].variations++;
+    r->line[r->depth + 1].pos = r->line[r->depth].before;
+    r->line[r->depth + 1].plies = r->line[r->depth + 1].variations = 0;
+    r->open[r->depth++] = spot;
+    advance(r);
+    if (r->callbacks->variation && !r->callbacks->variation(r->ctx, r->games - 1, r->depth, true))
+        return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
+    return true;
+}
+
+/* Ends the game being passed after its error; the next one is read as usual. */
+static void end_skipping(reader_t *r)
+{
+    r->skipping = false;
+    r->bad_utf8 = false; /* what the bad game held is its own */
+    r->continuations = 0;
+    r->in_game = r->in_movetext = false;
+    r->depth = 0;
+}
+
+/* One token of a game being passed after its error: only its end is looked
+ * for, with comments, tag lines and parentheses kept apart. */
+static bool skip_token(reader_t *r)
+{
+    char c = peek(r);
+    if (c == '\n' || c == '\r') {
+        if (!r->skip_line_used)
+            r->skip_break = true;
+        r->skip_line_used = r->skip_in_tag = false;
+        advance(r);
+        return true;
+    }
+    if (is_blank(c)) {
+        advance(r);
+        return true;
+    }
+    bool line_start = r->spot.column == 1;
+    r->skip_line_used = true;
+    if (r->skip_in_tag) {
+        if (c == ']')
+            r->skip_in_tag = false;
+        advance(r);
+        return true;
+    }
+    switch (c) {
+    case '[':
+        if (line_start && r->skip_break) {
+            end_skipping(r);
+            return true;
+        }
+        r->skip_in_tag = true;
+        advance(r);
+        return true;
+    case '%':
+    case ';':
+        if (c == ';' || line_start) {
+            skip_line(r);
+            return true;
+        }
+        break;
+    case '{':
+        while (!at_end(r) && peek(r) != '}')
+            advance(r);
+        r->skip_break = true;
+        break;
+    case '(':
+        r->skip_depth++;
+        r->skip_break = true;
+        break;
+    case ')':
+        if (r->skip_depth > 0)
+            r->skip_depth--;
+        break;
+    case '*':
+        advance(r);
+        if (r->skip_depth == 0)
+            end_skipping(r);
+        return true;
+    default:
+        if (is_word(c)) {
+            const char *word = r->text + r->at;
+            size_t length = 0;
+            while (is_word(peek(r))) {
+                advance(r);
+                length++;
+            }
+            r->skip_break = true;
+            if (r->skip_depth == 0 && is_result(word, length))
+                end_skipping(r);
+            return true;
+        }
+        break;
+    }
+    if (!at_end(r))
+        advance(r);
+    return true;
 }
 
 static bool read_token(reader_t *r)
 {
+    if (r->skipping)
+        return skip_token(r);
     char c = peek(r);
     spot_t spot = r->spot;
     r->token = spot;
@@ -533,18 +801,14 @@ static bool read_token(reader_t *r)
     case '$':
         return read_nag(r);
     case '(':
-        if (!begin_movetext(r))
-            return false;
-        if (r->depth >= r->limits->max_depth || r->depth >= PGN_READ_DEPTH_MAX)
-            return fail(r, PGN_READ_ETOO_DEEP, spot, "variations nested deeper than %d", r->limits->max_depth);
-        r->open[r->depth++] = spot;
-        advance(r);
-        return true;
+        return open_variation(r, spot);
     case ')':
         if (r->depth == 0)
             return fail(r, PGN_READ_EUNMATCHED_PARENTHESIS, spot, "')' closes no variation");
-        r->depth--;
         advance(r);
+        if (r->callbacks->variation && !r->callbacks->variation(r->ctx, r->games - 1, r->depth, false))
+            return fail(r, PGN_READ_ESTOPPED, spot, "stopped by the caller");
+        r->depth--;
         return true;
     case '*':
         advance(r);
@@ -563,6 +827,30 @@ static bool read_token(reader_t *r)
     return fail(r, PGN_READ_EUNEXPECTED, spot, "unexpected byte 0x%02x", (unsigned char)c);
 }
 
+/* After an error: with an error callback, a game's error is passed to it and
+ * the rest of the game is passed over; false when reading must stop. */
+static bool recover(reader_t *r)
+{
+    pgn_read_status_t status = r->error->status;
+    if (!r->callbacks->error || status == PGN_READ_ETOO_MANY_GAMES || status == PGN_READ_ESTOPPED
+        || status == PGN_READ_ENO_GAME)
+        return false;
+    if (!r->in_game && !begin_game(r)) /* an error between games is a game of its own */
+        return false;
+    r->error->game = r->games - 1;
+    if (!r->callbacks->error(r->ctx, r->error)) {
+        fail(r, PGN_READ_ESTOPPED, r->spot, "stopped by the caller");
+        return false;
+    }
+    r->skipping = true;
+    r->skip_break = r->skip_in_tag = false;
+    r->skip_line_used = true;
+    r->skip_depth = r->depth;
+    r->bad_utf8 = false;
+    r->continuations = 0;
+    return true;
+}
+
 int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, const pgn_read_callbacks_t *callbacks,
              void *ctx, pgn_read_error_t *error)
 {
@@ -578,11 +866,16 @@ int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, c
     r.error = error;
     if (length >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) /* a byte order mark */
         r.at = 3;
-    while (!at_end(&r))
-        if (!read_token(&r) || !utf8_checked(&r))
+    for (;;) {
+        if (at_end(&r)) {
+            if (!r.in_game || r.skipping || end_game(&r, NULL, r.spot))
+                break;
+        } else if (read_token(&r) && (r.skipping || utf8_checked(&r))) {
+            continue;
+        }
+        if (!recover(&r))
             return -1;
-    if (r.in_game && !end_game(&r, NULL, r.spot))
-        return -1;
+    }
     if (r.games == 0) {
         fail(&r, PGN_READ_ENO_GAME, r.spot, "the text holds no game");
         return -1;

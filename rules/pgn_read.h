@@ -1,9 +1,8 @@
-/* PGN reading: one or more games of PGN text (the import format, read
- * leniently where the standard allows and strictly where a mistake would
- * change the game), their tags, their mainline played through rules/game.h,
- * and the result. A move is refused with the reason the move API gives.
- * Pure: no malloc, no I/O; the caller gets tags, moves and games through
- * callbacks, and every count and length is bounded by pgn_read_limits_t. */
+/* PGN reading: games of PGN text (the import format), their tags, their
+ * mainline played through rules/game.h, their variations checked against the
+ * rules of their own positions, their comments and NAGs, and the result.
+ * Pure: no malloc, no I/O; the caller gets it all through callbacks, and
+ * every count and length is bounded by pgn_read_limits_t. */
 #ifndef CHESSD_RULES_PGN_READ_H
 #define CHESSD_RULES_PGN_READ_H
 
@@ -27,6 +26,7 @@ typedef struct {
     int max_tag_value;  /* bytes of a tag value (at most PGN_READ_TAG_VALUE_MAX) */
     int max_depth;      /* nesting of variations (at most PGN_READ_DEPTH_MAX) */
     int max_comment;    /* bytes of one {...} comment */
+    int max_nodes;      /* moves of one game, its variations' included */
 } pgn_read_limits_t;
 
 typedef enum {
@@ -46,8 +46,9 @@ typedef enum {
     PGN_READ_EBAD_FEN,                /* the FEN tag is not a valid position (see fen_error) */
     PGN_READ_ESETUP_WITHOUT_FEN,      /* SetUp "1" and no FEN tag */
     PGN_READ_EUNSUPPORTED_VARIANT,    /* a Variant tag other than standard chess or Chess960 */
-    PGN_READ_ENULL_MOVE,              /* "--", "Z0": null moves are not moves */
-    PGN_READ_EILLEGAL_MOVE,           /* a mainline move that is not legal (see reason) */
+    PGN_READ_ENULL_MOVE,              /* "--", "Z0" in the mainline, or in a variation where the mover is in check */
+    PGN_READ_EILLEGAL_MOVE,           /* a move that is not legal in its line (see reason and path) */
+    PGN_READ_EVARIATION_WITHOUT_MOVE, /* '(' where its line has no move for it to replace */
     PGN_READ_ERESULT_MISMATCH,        /* the Result tag and the movetext's result token differ */
     PGN_READ_ERESULT_CONTRADICTS,     /* the result is impossible in the final position */
     PGN_READ_ETOO_MANY_GAMES,
@@ -72,6 +73,11 @@ typedef struct {
     legality_reason_t reason;
     int ply;
     char move[48];
+    /* A move's place in the tree: its index in the mainline; or, in a
+     * variation, the index of the mainline move it branches from, the
+     * variation's index among that move's, the index in that line, and so on. */
+    int path[2 * PGN_READ_DEPTH_MAX + 1];
+    int path_length;          /* 0 when the error is not at a move */
     position_t position;
     fen_error_t fen_error;    /* PGN_READ_EBAD_FEN */
     char message[256];        /* a sentence saying what is wrong */
@@ -84,26 +90,47 @@ typedef struct {
     const char *result;       /* "1-0", "0-1", "1/2-1/2" or "*": the token, else the Result tag, else "*" */
 } pgn_read_game_t;
 
+/* A move of the tree: depth 0 is the mainline. A null move ("--", only in
+ * a variation) has move MOVE_NONE, uci "0000" and san "--". */
+typedef struct {
+    int depth;
+    const position_t *before, *after;
+    const game_played_t *played;
+} pgn_read_node_t;
+
 /* The callbacks; any may be NULL. Each returns false to stop reading
- * (PGN_READ_ESTOPPED). Strings are NUL-terminated, valid during the call. */
+ * (PGN_READ_ESTOPPED). Strings are valid during the call only.
+ *   move: a mainline move; node: every move, the mainline's too.
+ *   comment: the bytes between '{' and '}', at the depth it stands in.
+ *   nag: a $n, or a suffix (! ? !! ?? !? ?!) as its number (1 to 6).
+ *   variation: '(' opening depth (open) or ')' closing it.
+ *   error: a game's error, when reading should go on with the next game;
+ *   without it the first error stops reading. */
 typedef struct {
     bool (*tag)(void *ctx, int game, const char *name, const char *value, size_t value_length);
     bool (*move)(void *ctx, int game, const position_t *before, const game_played_t *played);
     bool (*game)(void *ctx, const pgn_read_game_t *game);
+    bool (*node)(void *ctx, int game, const pgn_read_node_t *node);
+    bool (*comment)(void *ctx, int game, int depth, const char *text, size_t length);
+    bool (*nag)(void *ctx, int game, int depth, int nag);
+    bool (*variation)(void *ctx, int game, int depth, bool open);
+    bool (*error)(void *ctx, const pgn_read_error_t *error);
 } pgn_read_callbacks_t;
 
 /* The bounds chessd's API uses. */
 void pgn_read_default_limits(pgn_read_limits_t *limits);
 
-/* Reads `length` bytes of PGN (no terminator needed), calling back for each
- * tag, mainline move and finished game, in order. Stops at the first error,
- * described in *error (also set, with status PGN_READ_OK, on success).
- * Returns the count of games read, or -1 on error.
+/* Reads `length` bytes of PGN (no terminator needed), calling back in the
+ * text's order. Without an error callback it stops at the first error,
+ * described in *error (also set, with status PGN_READ_OK, on success), and
+ * returns -1. With one, a game's error is passed to it and reading resumes
+ * at the next game (after the bad game's result token, or at a '[' that
+ * begins a line after a blank line or movetext); only errors of no game
+ * (too many games, none at all, a callback's stop) then return -1.
+ * Returns the count of games, failed ones included.
  *
  * The text must be UTF-8 (a byte order mark at its start is skipped).
- * Comments ({...}, ';' to the end of the line), '%' escape lines, NAGs ($n),
- * move-suffix annotations (! ? !! ?? !? ?!), move numbers and variations
- * ((...), skipped, never played) are read and dropped. */
+ * ';' comments and '%' escape lines are dropped. */
 int pgn_read(const char *text, size_t length, const pgn_read_limits_t *limits, const pgn_read_callbacks_t *callbacks,
              void *ctx, pgn_read_error_t *error);
 

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         test_cluster_register, test_store_redis_cluster_register, test_board_svg_register,
         test_board_text_register,
         test_game_service_register, test_precondition_register,
-        test_chess960_register, test_pgn_read_register, test_play_register, test_sendq_register, test_membudget_register,
+        test_chess960_register, test_pgn_read_register, test_pgn_tree_events_register, test_play_register, test_sendq_register, test_membudget_register,
         test_timers_register, test_http_client_register, test_position_json_register, test_game_json_register,
         test_notation_register,
         test_problem_register, test_ratelimit_register, test_workpool_register, test_acceptor_register,

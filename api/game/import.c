@@ -60,7 +60,7 @@ game_import_status_t game_import_pgn(const char *text, size_t length, int max_pl
     pgn_read_default_limits(&limits);
     limits.max_games = 1;
     limits.max_plies = max_plies;
-    pgn_read_callbacks_t callbacks = { import_tag, import_move, import_game };
+    pgn_read_callbacks_t callbacks = { .tag = import_tag, .move = import_move, .game = import_game };
     if (pgn_read(text, length, &limits, &callbacks, p, error) < 0)
         return GAME_IMPORT_EPGN;
     game_t imported = p->game;

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.max_depth = 4;
     limits.max_comment = 64;
     seen_t seen = { &limits, 0, 0 };
-    pgn_read_callbacks_t callbacks = { on_tag, on_move, on_game };
+    pgn_read_callbacks_t callbacks = { .tag = on_tag, .move = on_move, .game = on_game };
     pgn_read_error_t error;
     int games = pgn_read((const char *)data, size, &limits, &callbacks, &seen, &error);
     int lines = 1;

@@ -36,6 +36,7 @@ int test_buf_register(void);
 int test_jsonw_register(void);
 int test_pgn_register(void);
 int test_pgn_read_register(void);
+int test_pgn_tree_events_register(void);
 int test_idempotency_register(void);
 int test_events_register(void);
 int test_game_events_register(void);
