@@ -56,7 +56,10 @@ typedef struct {
     struct {
         position_t before, pos; /* before its last move; now */
         int plies;              /* its moves so far */
-        int variations;         /* the variations opened on its last move */
+        int variations;         /* the variations its last move has */
+        /* a variation: the move it replaces is the owner_ply-th of the line
+         * at owner_depth, and it is that move's var_index-th variation */
+        int owner_depth, owner_ply, var_index;
     } line[PGN_READ_DEPTH_MAX + 1];
     int nodes;                  /* the game's moves, its variations' included */
     /* after a game's error, with an error callback: passing the rest of it */
@@ -461,16 +464,19 @@ static bool read_nag(reader_t *r)
     return begin_movetext(r) && call_nag(r, nag, dollar);
 }
 
-/* Where the move being read stands in the tree (pgn_read_error_t.path). */
+/* Where the move being read stands in the tree (pgn_read_error_t.path),
+ * written from its end back to the mainline. */
 static void set_path(reader_t *r)
 {
     pgn_read_error_t *e = r->error;
-    int n = 0;
-    for (int d = 0; d < r->depth; d++) {
-        e->path[n++] = r->line[d].plies - 1;
-        e->path[n++] = r->line[d].variations - 1;
+    int reversed[2 * PGN_READ_DEPTH_MAX + 1], n = 0;
+    reversed[n++] = r->line[r->depth].plies;
+    for (int d = r->depth; d > 0; d = r->line[d].owner_depth) {
+        reversed[n++] = r->line[d].var_index;
+        reversed[n++] = r->line[d].owner_ply;
     }
-    e->path[n++] = r->line[r->depth].plies;
+    for (int i = 0; i < n; i++)
+        e->path[i] = reversed[n - 1 - i];
     e->path_length = n;
 }
 
@@ -673,9 +679,19 @@ static bool open_variation(reader_t *r, spot_t spot)
     if (r->line[r->depth].plies == 0)
         return fail(r, PGN_READ_EVARIATION_WITHOUT_MOVE, spot,
                     "a variation must follow the move it replaces, and this line has none yet");
-    r->line[r->depth].variations++;
-    r->line[r->depth + 1].pos = r->line[r->depth].before;
-    r->line[r->depth + 1].plies = r->line[r->depth + 1].variations = 0;
+    /* A variation of a variation's first move is one more variation of the
+     * move that line replaces, as chessops and python-chess hold it. */
+    int d = r->depth;
+    int owner_depth = d, owner_ply = r->line[d].plies - 1;
+    if (d > 0 && r->line[d].plies == 1) {
+        owner_depth = r->line[d].owner_depth;
+        owner_ply = r->line[d].owner_ply;
+    }
+    r->line[d + 1].pos = r->line[d].before;
+    r->line[d + 1].plies = r->line[d + 1].variations = 0;
+    r->line[d + 1].owner_depth = owner_depth;
+    r->line[d + 1].owner_ply = owner_ply;
+    r->line[d + 1].var_index = r->line[owner_depth].variations++;
     r->open[r->depth++] = spot;
     advance(r);
     if (r->callbacks->variation && !r->callbacks->variation(r->ctx, r->games - 1, r->depth, true))

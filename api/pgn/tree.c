@@ -1,7 +1,8 @@
 /* The PGN game tree (see tree.h): built as the reader calls back, with a
  * comment going to the last move of its line, or before the line's first
- * move, or to the game when the mainline has none yet, as chessops places
- * them. Freed as a whole; its bytes are counted against a bound. */
+ * move, or to the game when the mainline has none yet, and a variation of a
+ * variation's first move joining that variation's siblings, as chessops
+ * places them. Freed as a whole; its bytes are counted against a bound. */
 #include "tree.h"
 
 #include <stdio.h>
@@ -133,11 +134,13 @@ bool pgn_tree_node(pgn_tree_t *t, const pgn_read_node_t *node)
     } else if (d == 0) {
         t->moves = n;
     } else { /* a variation's first move: after the other variations of the move it replaces */
-        pgn_node_t **slot = &t->line[d - 1].last->variations;
+        pgn_node_t **slot = &t->line[d].owner->variations;
         while (*slot)
             slot = &(*slot)->sibling;
         *slot = n;
     }
+    if (!last)
+        t->line[d].first = n;
     t->line[d].last = n;
     return true;
 }
@@ -235,8 +238,12 @@ bool pgn_tree_nag(pgn_tree_t *t, int depth, int nag)
 
 bool pgn_tree_variation(pgn_tree_t *t, int depth, bool open)
 {
-    (void)open; /* opened or closed, the line at depth starts afresh */
-    t->line[depth].last = NULL;
+    if (open) { /* the reader has checked that the line it opens in has a move */
+        pgn_node_t *replaced = t->line[depth - 1].last;
+        bool first = depth - 1 > 0 && replaced == t->line[depth - 1].first;
+        t->line[depth].owner = first ? t->line[depth - 1].owner : replaced;
+    }
+    t->line[depth].first = t->line[depth].last = NULL; /* opened or closed, the line starts afresh */
     free_texts(t->line[depth].before);
     t->line[depth].before = NULL;
     t->line[depth].before_tail = &t->line[depth].before;
@@ -374,16 +381,26 @@ static void drop_space(buf_t *b)
         b->data[--b->length] = '\0';
 }
 
+/* Columns count characters, as python-chess's len() does: UTF-8's continuation bytes do not. */
+static size_t characters(const char *s, size_t length)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < length; i++)
+        n += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return n;
+}
+
 static void token(layout_t *l, const char *s, size_t length)
 {
-    if (l->line > 0 && l->line + length + 1 > LINE_COLUMNS) {
+    size_t width = characters(s, length);
+    if (l->line > 0 && l->line + width + 1 > LINE_COLUMNS) {
         drop_space(l->out);
         buf_putc(l->out, '\n');
         l->line = 0;
     }
     buf_append(l->out, s, length);
     buf_putc(l->out, ' ');
-    l->line += length + 1;
+    l->line += width + 1;
 }
 
 static void token_str(layout_t *l, const char *s) { token(l, s, strlen(s)); }

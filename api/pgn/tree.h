@@ -50,7 +50,8 @@ typedef struct {
     pgn_node_t *moves;
     /* the lines open while reading: [0] the mainline */
     struct {
-        pgn_node_t *last;
+        pgn_node_t *first, *last;
+        pgn_node_t *owner; /* a variation: the move whose variations it joins */
         pgn_text_t *before, **before_tail;
     } line[PGN_READ_DEPTH_MAX + 1];
     size_t bytes;   /* held by the tree */
