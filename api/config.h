@@ -29,6 +29,9 @@ typedef struct config {
     unsigned timeout_seconds;        /* idle: no byte received or sent for this long */
     unsigned header_timeout_seconds; /* a request's head, from its first byte (or the connection's start) */
     unsigned body_timeout_seconds;   /* a request's body, from the end of its head */
+    size_t max_pgn_bytes;            /* POST /v1/pgn's body (past max_body it goes to a file in spool_dir) */
+    unsigned pgn_timeout_seconds;    /* POST /v1/pgn's body, and then its answer */
+    char spool_dir[512];             /* where those bodies are kept (unnamed files) */
     unsigned max_connections;
     unsigned per_ip_connections; /* 0: unlimited */
     unsigned max_perft_depth;

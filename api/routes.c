@@ -20,7 +20,7 @@ static const char *const position_get_params[] = { "fen",         "chess960", "c
                                                     "coordinates", "size",        NULL };
 static const char *const board_params[] = { "orientation", "check", "coordinates", "size", "v", NULL };
 static const char *const legal_moves_param[] = { "legal_moves", NULL };
-static const char *const pgn_params[] = { "legal_moves", "strict", NULL };
+static const char *const pgn_params[] = { "legal_moves", "strict", "moves", NULL };
 static const char *const perft_params[] = { "depth", "fen", "chess960", "variant", NULL };
 static const char *const feed_params[] = { "after", "limit", NULL };
 static const char *const limit_param[] = { "limit", NULL };

@@ -590,6 +590,11 @@ static int run(const config_t *cfg, bool engine_only)
         .header_timeout_us = (uint64_t)cfg->header_timeout_seconds * 1000000u,
         .body_timeout_us = (uint64_t)cfg->body_timeout_seconds * 1000000u,
         .max_body = cfg->max_body,
+        .large_method = "POST",
+        .large_path = "/v1/pgn",
+        .spool_dir = cfg->spool_dir,
+        .max_large_body = cfg->max_pgn_bytes > cfg->max_body ? cfg->max_pgn_bytes : cfg->max_body,
+        .large_body_timeout_us = (uint64_t)cfg->pgn_timeout_seconds * 1000000u,
         /* Each budget named as its setting is, in the words a client reads in its 429. */
         .by_address = { srv.by_address, "rate-limit-ip", "requests", "from one client address" },
         .by_token = { srv.by_token, "rate-limit-token", "requests", "with one player token" },

@@ -1,127 +1,23 @@
-/* POST /v1/pgn: reads PGN (rules/pgn_read.h) into a tree a game at a time
- * (api/pgn/tree.h) and answers, for each game, its tags, its mainline and
- * variations with their comments, NAGs and commands, its final position and
- * result; or an error of that game, the others read on. Stateless. With
- * strict, the first error answers as a problem; with Accept:
- * application/x-chess-pgn the games read are written back as PGN. */
+/* POST /v1/pgn: reads PGN (rules/pgn_read.h) a game at a time
+ * (api/pgn/batch.h) and answers each game's tags, tree, final position and
+ * result, or its errors, as JSON, NDJSON or PGN. Stateless. A body past
+ * --max-body (up to --max-pgn-bytes) was kept in a file by the transport
+ * and is read in pieces as the answer is sent, in bounded memory. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../rules/pgn_read.h"
-#include "../../rules/rules.h"
+#include "../app.h"
+#include "../config.h"
 #include "../http/body.h"
 #include "../input.h"
 #include "handlers.h"
-#include "../pgn/tree.h"
-#include "../render/position_json.h"
+#include "../pgn/batch.h"
+#include "../pgn/split.h"
 #include "../problem.h"
-
-/* A game's tree may hold this much, its text's bound aside (a move costs
- * about 250 bytes with its FEN). */
-enum { TREE_MAX_BYTES = 32u << 20 };
-
-/* The answer, written as the reader calls back. */
-typedef struct {
-    jsonw_t w;
-    buf_t pgn;        /* the PGN answer */
-    bool as_pgn;
-    bool with_moves;  /* legal moves in each final position */
-    pgn_tree_t tree;
-    int tree_game;    /* the game the tree holds (-1: none) */
-    int read, failed;
-} answer_t;
-
-/* The tree, emptied when it held an earlier game. */
-static pgn_tree_t *tree_for(answer_t *a, int game)
-{
-    if (a->tree_game != game) {
-        pgn_tree_reset(&a->tree);
-        a->tree_game = game;
-    }
-    return &a->tree;
-}
-
-static bool on_tag(void *ctx, int game, const char *name, const char *value, size_t value_length)
-{
-    answer_t *a = ctx;
-    return pgn_tree_tag(tree_for(a, game), name, value, value_length);
-}
-
-static bool on_node(void *ctx, int game, const pgn_read_node_t *node)
-{
-    answer_t *a = ctx;
-    return pgn_tree_node(tree_for(a, game), node);
-}
-
-static bool on_comment(void *ctx, int game, int depth, const char *text, size_t length)
-{
-    answer_t *a = ctx;
-    return pgn_tree_comment(tree_for(a, game), depth, text, length);
-}
-
-static bool on_nag(void *ctx, int game, int depth, int nag)
-{
-    answer_t *a = ctx;
-    return pgn_tree_nag(tree_for(a, game), depth, nag);
-}
-
-static bool on_variation(void *ctx, int game, int depth, bool open)
-{
-    answer_t *a = ctx;
-    return pgn_tree_variation(tree_for(a, game), depth, open);
-}
-
-static bool on_game(void *ctx, const pgn_read_game_t *done)
-{
-    answer_t *a = ctx;
-    const game_t *g = done->game;
-    pgn_tree_t *t = tree_for(a, done->index);
-    a->read++;
-    if (a->as_pgn) {
-        if (a->read > 1)
-            buf_putc(&a->pgn, '\n');
-        pgn_tree_write(t, done->result, &a->pgn);
-        return true;
-    }
-    char fen[FEN_BUFFER_SIZE];
-    jsonw_object_begin(&a->w);
-    jsonw_kv_int(&a->w, "index", done->index);
-    pgn_tree_json(t, &a->w);
-    jsonw_kv_string(&a->w, "initial_fen", fen_format(&g->initial, fen, sizeof fen));
-    jsonw_kv_bool(&a->w, "chess960", g->initial.chess960);
-    jsonw_kv_string(&a->w, "variant", variant_rules((variant_t)g->initial.variant)->key);
-    jsonw_key(&a->w, "position");
-    position_json_write(&a->w, &g->pos, &g->status, game_opening(g), a->with_moves);
-    jsonw_kv_string(&a->w, "result", done->result);
-    jsonw_object_end(&a->w);
-    return true;
-}
-
-/* A game that failed: its index, the tags read before the error, the error. */
-static bool on_error(void *ctx, const pgn_read_error_t *e)
-{
-    answer_t *a = ctx;
-    pgn_tree_t *t = tree_for(a, e->game);
-    a->failed++;
-    if (a->as_pgn)
-        return true;
-    jsonw_object_begin(&a->w);
-    jsonw_kv_int(&a->w, "index", e->game);
-    jsonw_key(&a->w, "tags");
-    jsonw_object_begin(&a->w);
-    pgn_tree_tags_json(t, &a->w);
-    jsonw_object_end(&a->w);
-    jsonw_key(&a->w, "errors");
-    jsonw_array_begin(&a->w);
-    jsonw_object_begin(&a->w);
-    jsonw_kv_string(&a->w, "code", api_status_code(api_pgn_status(e)));
-    jsonw_kv_string(&a->w, "message", e->message);
-    api_pgn_error_fields(&a->w, e);
-    jsonw_object_end(&a->w);
-    jsonw_array_end(&a->w);
-    jsonw_object_end(&a->w);
-    return true;
-}
 
 /* The PGN text of the request: the body itself (application/x-chess-pgn,
  * text/plain, or no Content-Type) or the "pgn" string of a JSON object in
@@ -156,66 +52,232 @@ static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, 
     return true;
 }
 
-/* Whether the client asked for PGN back (Accept names application/x-chess-pgn). */
-static bool wants_pgn(const api_request_t *req)
+/* --- a body kept in a file: read and answered as it is sent --- */
+
+enum {
+    FILL_BYTES = 256 * 1024,  /* read from the file at a time */
+    GAME_MAX_BYTES = 8 << 20, /* a game longer than this fails, unread */
+};
+
+typedef struct {
+    int fd;
+    uint64_t size, offset;
+    uint64_t deadline_us;
+    pgn_batch_t *batch;
+    char *in;          /* read, not yet answered: up to GAME_MAX_BYTES + FILL_BYTES */
+    size_t in_length;
+    pgn_split_t split;
+    int line;          /* of in[0] */
+    bool passing;      /* a game over GAME_MAX_BYTES, passed until the next cut */
+    buf_t out;
+    size_t out_sent;
+    bool began, ended;
+} pgn_stream_t;
+
+static uint64_t now_us(void)
 {
-    const char *accept = api_request_header(req, "Accept");
-    return accept && strstr(accept, "application/x-chess-pgn") != NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Lines in text as the reader counts them: LF, CRLF or a lone CR. */
+static int count_lines(const char *text, size_t length)
+{
+    int lines = 0;
+    for (size_t i = 0; i < length; i++)
+        lines += text[i] == '\n' || (text[i] == '\r' && (i + 1 >= length || text[i + 1] != '\n'));
+    return lines;
+}
+
+/* Drops the first n bytes read. */
+static void take(pgn_stream_t *s, size_t n)
+{
+    s->line += count_lines(s->in, n);
+    memmove(s->in, s->in + n, s->in_length - n);
+    s->in_length -= n;
+    pgn_split_consumed(&s->split, n);
+}
+
+/* Makes more of the answer; false when it cannot go on. */
+static bool produce(pgn_stream_t *s)
+{
+    if (!s->began) {
+        pgn_batch_begin(s->batch, &s->out);
+        s->began = true;
+        return true;
+    }
+    if (s->offset < s->size && s->in_length < GAME_MAX_BYTES) {
+        size_t want = FILL_BYTES;
+        if (want > s->size - s->offset)
+            want = (size_t)(s->size - s->offset);
+        ssize_t n = pread(s->fd, s->in + s->in_length, want, (off_t)s->offset);
+        if (n <= 0)
+            return false;
+        s->in_length += (size_t)n;
+        s->offset += (uint64_t)n;
+        pgn_split_scan(&s->split, s->in, s->in_length);
+    }
+    bool end = s->offset >= s->size;
+    size_t cut = end ? s->in_length : s->split.cut;
+    if (s->passing) { /* up to the next game: the first place to cut */
+        size_t first = s->split.first;
+        take(s, first ? first : s->in_length);
+        s->passing = !first && !end;
+    } else if (cut > 0) {
+        pgn_read_error_t error;
+        if (pgn_batch_piece(s->batch, s->in, cut, s->line, &s->out, &error) != PGN_BATCH_OK)
+            return false;
+        take(s, cut);
+    } else if (s->in_length >= GAME_MAX_BYTES) {
+        pgn_batch_oversized(s->batch, &s->out, s->line, GAME_MAX_BYTES);
+        take(s, s->in_length);
+        s->passing = true;
+    }
+    if (end && s->in_length == 0) {
+        pgn_batch_end(s->batch, &s->out);
+        s->ended = true;
+    }
+    return !buf_failed(&s->out);
+}
+
+static void stream_attach(void *stream, const api_body_conn_t *conn)
+{
+    (void)stream;
+    (void)conn; /* the file is always ready: the stream never waits */
+}
+
+static ssize_t stream_read(void *stream, char *out, size_t max)
+{
+    pgn_stream_t *s = stream;
+    while (s->out_sent >= s->out.length) {
+        s->out.length = s->out_sent = 0;
+        if (s->ended)
+            return -1;
+        if (now_us() > s->deadline_us || !produce(s))
+            return -2; /* the answer is cut: the connection closes */
+    }
+    size_t n = s->out.length - s->out_sent;
+    if (n > max)
+        n = max;
+    memcpy(out, s->out.data + s->out_sent, n);
+    s->out_sent += n;
+    return (ssize_t)n;
+}
+
+static void stream_free(void *stream)
+{
+    pgn_stream_t *s = stream;
+    if (s->fd >= 0)
+        close(s->fd);
+    pgn_batch_free(s->batch);
+    free(s->in);
+    buf_free(&s->out);
+    free(s);
+}
+
+static const api_body_ops_t pgn_stream_ops = { stream_attach, stream_read, NULL, stream_free };
+
+/* Answers a body kept in a file (past --max-body), read as it is sent. */
+static void answer_spooled(const api_request_t *req, const pgn_batch_options_t *options, const char *type,
+                           api_response_t *res)
+{
+    const app_t *app = req->app;
+    pgn_stream_t *s = calloc(1, sizeof *s);
+    if (s) {
+        s->fd = dup(req->body_fd);
+        s->in = malloc(GAME_MAX_BYTES + FILL_BYTES);
+        s->batch = pgn_batch_new(options);
+    }
+    if (!s || s->fd < 0 || !s->in || !s->batch) {
+        if (s)
+            stream_free(s);
+        api_problem(res, API_EINTERNAL, "out of memory or descriptors", NULL, NULL);
+        return;
+    }
+    s->size = req->body_length;
+    s->line = 1;
+    s->deadline_us = now_us() + (uint64_t)app->config->pgn_timeout_seconds * 1000000u;
+    pgn_split_init(&s->split);
+    buf_init(&s->out);
+    res->status = 200;
+    res->content_type = type;
+    res->body_stream = s;
+    res->body_ops = &pgn_stream_ops;
 }
 
 void handle_pgn(const api_request_t *req, api_response_t *res)
 {
-    bool with_moves, strict;
+    bool with_moves, strict, moves;
     const char *text;
     size_t length;
     cJSON *root = NULL;
     if (!input_query_bool(req, "legal_moves", false, &with_moves, res)
-        || !input_query_bool(req, "strict", false, &strict, res))
+        || !input_query_bool(req, "strict", false, &strict, res) || !input_query_bool(req, "moves", true, &moves, res))
         return;
+    const char *accept = api_request_header(req, "Accept");
+    pgn_out_t format = accept && strstr(accept, "application/x-chess-pgn") ? PGN_OUT_PGN
+                       : accept && strstr(accept, "application/x-ndjson") ? PGN_OUT_NDJSON
+                                                                           : PGN_OUT_JSON;
+    const char *type = format == PGN_OUT_PGN      ? "application/x-chess-pgn"
+                       : format == PGN_OUT_NDJSON ? "application/x-ndjson"
+                                                  : "application/json";
+    pgn_batch_options_t options = { format, with_moves, moves, strict, 100 };
+    if (req->body_spooled) {
+        const char *content = api_request_header(req, "Content-Type");
+        if (content && !body_media_type_is(content, "application/x-chess-pgn")
+            && !body_media_type_is(content, "text/plain")) {
+            api_problem(res, API_EUNSUPPORTED_MEDIA_TYPE,
+                        "a body over --max-body is read as it comes: send it as application/x-chess-pgn or text/plain",
+                        NULL, NULL);
+            return;
+        }
+        if (strict) {
+            api_problem(res, API_EINVALID_PARAMETER,
+                        "strict answers the first error before any game: send at most --max-body bytes for it",
+                        NULL, NULL);
+            return;
+        }
+        options.max_games = 0;
+        answer_spooled(req, &options, type, res);
+        return;
+    }
     if (!pgn_text(req, &root, &text, &length, res)) {
         cJSON_Delete(root);
         return;
     }
-    answer_t a = { .tree_game = -1, .with_moves = with_moves, .as_pgn = wants_pgn(req) };
-    pgn_tree_init(&a.tree, TREE_MAX_BYTES);
-    jsonw_init(&a.w);
-    buf_init(&a.pgn);
-    jsonw_object_begin(&a.w);
-    jsonw_key(&a.w, "games");
-    jsonw_array_begin(&a.w);
-    pgn_read_limits_t limits;
-    pgn_read_default_limits(&limits);
-    pgn_read_callbacks_t callbacks = { .tag = on_tag, .game = on_game, .node = on_node, .comment = on_comment,
-                                       .nag = on_nag, .variation = on_variation, .error = strict ? NULL : on_error };
+    pgn_batch_t *batch = pgn_batch_new(&options);
+    buf_t out;
+    buf_init(&out);
     pgn_read_error_t error;
-    int games = pgn_read(text, length, &limits, &callbacks, &a, &error);
-    if (games < 0 && error.status == PGN_READ_ESTOPPED && (a.tree.too_large || a.tree.no_memory)) {
-        jsonw_discard(&a.w);
-        buf_free(&a.pgn);
-        if (a.tree.no_memory)
-            api_problem(res, API_EUNAVAILABLE, "out of memory reading the PGN; try again later", NULL, NULL);
-        else
-            api_problem(res, API_EPGN_TOO_LARGE, "a game's tree holds more than the server keeps for one game",
-                        NULL, NULL);
-    } else if (games < 0) {
-        jsonw_discard(&a.w);
-        buf_free(&a.pgn);
-        api_problem_pgn(res, &error);
-    } else if (a.as_pgn) {
-        jsonw_discard(&a.w);
-        size_t body_length = 0;
-        char *body = buf_finish(&a.pgn, &body_length);
-        api_response_set(res, 200, "application/x-chess-pgn", body, body_length);
-    } else {
-        jsonw_array_end(&a.w);
-        jsonw_kv_int(&a.w, "read", a.read);
-        jsonw_kv_int(&a.w, "failed", a.failed);
-        jsonw_object_end(&a.w);
-        size_t body_length = 0;
-        char *body = jsonw_finish(&a.w, &body_length);
-        api_response_set(res, 200, "application/json", body, body_length);
-        buf_free(&a.pgn);
+    pgn_batch_status_t status = batch ? PGN_BATCH_OK : PGN_BATCH_ENO_MEMORY;
+    if (batch) {
+        pgn_batch_begin(batch, &out);
+        status = pgn_batch_piece(batch, text, length, 1, &out, &error);
     }
-    pgn_tree_reset(&a.tree);
+    if (status == PGN_BATCH_OK && pgn_batch_games(batch) == 0) {
+        memset(&error, 0, sizeof error);
+        error.status = PGN_READ_ENO_GAME;
+        error.line = 1 + count_lines(text, length);
+        error.column = 1;
+        snprintf(error.message, sizeof error.message, "the text holds no game");
+        status = PGN_BATCH_EREAD;
+    }
+    if (status == PGN_BATCH_OK) {
+        pgn_batch_end(batch, &out);
+        size_t body_length = 0;
+        char *body = buf_finish(&out, &body_length);
+        api_response_set(res, 200, type, body, body_length);
+    } else {
+        buf_free(&out);
+        if (status == PGN_BATCH_EREAD)
+            api_problem_pgn(res, &error);
+        else if (status == PGN_BATCH_ETOO_LARGE)
+            api_problem(res, API_EPGN_TOO_LARGE, "a game's tree holds more than the server keeps for one game", NULL,
+                        NULL);
+        else
+            api_problem(res, API_EUNAVAILABLE, "out of memory reading the PGN; try again later", NULL, NULL);
+    }
+    pgn_batch_free(batch);
     cJSON_Delete(root);
 }

@@ -136,6 +136,7 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
         return NULL;
     st->started_us = clock_now_us();
     st->route = -1;
+    st->spool_fd = -1;
     buf_init(&st->body);
     st->connection = connection;
     /* libmicrohttpd's memory limit (16 KiB a connection) bounds its length. */
@@ -147,6 +148,44 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     memcpy(st->path, uri, path_length);
     st->path[path_length] = '\0';
     return st;
+}
+
+/* Writes all of n bytes to fd; false on an error. */
+static bool write_all(int fd, const char *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, data, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        data += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Keeps a piece of the large route's body in its file, made (unnamed, in
+ * spool_dir) at the first piece past max_body with what was held before. */
+static void spool(httpd_t *h, request_state_t *st, const char *data, size_t n)
+{
+    if (st->spool_fd < 0) {
+        char path[4096];
+        int n_path = snprintf(path, sizeof path, "%s/chessd-body-XXXXXX", h->cfg->spool_dir ? h->cfg->spool_dir : "/tmp");
+        st->spool_fd = n_path > 0 && (size_t)n_path < sizeof path ? mkstemp(path) : -1;
+        if (st->spool_fd >= 0)
+            unlink(path); /* unnamed from now on: it goes when its descriptors close */
+        if (st->spool_fd < 0 || !write_all(st->spool_fd, st->body.data ? st->body.data : "", st->body.length)) {
+            st->spool_failed = true;
+            return;
+        }
+        st->spooled = st->body.length;
+        buf_free(&st->body);
+    }
+    if (!write_all(st->spool_fd, data, n))
+        st->spool_failed = true;
+    else
+        st->spooled += n;
 }
 
 /* The first access callback: headers are in. Answers early (returning the
@@ -174,12 +213,17 @@ static enum MHD_Result start_request(httpd_t *h, struct MHD_Connection *connecti
         st->closing = true;
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_MALFORMED, framing);
     }
+    size_t large_length = h->cfg->large_path ? strlen(h->cfg->large_path) : 0;
+    st->large = large_length && !strcmp(st->method, h->cfg->large_method)
+                && !strncmp(st->raw_target, h->cfg->large_path, large_length)
+                && (st->raw_target[large_length] == '\0' || st->raw_target[large_length] == '?');
+    uint64_t max_body = st->large ? h->cfg->max_large_body : h->cfg->max_body;
     const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (length) {
         char *end;
         errno = 0;
         unsigned long long n = strtoull(length, &end, 10);
-        if (errno || *end || n > h->cfg->max_body) {
+        if (errno || *end || n > max_body) {
             /* Answered before the body is sent; the connection then closes,
              * and wire.c reads and drops what the client still sends, so the
              * client reads this answer rather than a reset. */
@@ -211,13 +255,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return start_request(h, connection, st, method);
     if (*upload_data_size) {
         /* Past the cap the body is dropped as it comes; out of memory, the
-         * buffer's failure sticks and the request gets a 500. */
-        if (*upload_data_size > h->cfg->max_body - st->body.length) {
+         * buffer's failure sticks and the request gets a 500. The large
+         * route's body goes to a file once it passes max_body. */
+        uint64_t held = st->body.length + st->spooled;
+        uint64_t max_body = st->large ? h->cfg->max_large_body : h->cfg->max_body;
+        if (*upload_data_size > max_body - held) {
             st->too_large = true;
             buf_free(&st->body);
         }
-        if (!st->too_large)
-            buf_append(&st->body, upload_data, *upload_data_size);
+        if (!st->too_large && !st->spool_failed) {
+            if (st->large && (st->spool_fd >= 0 || *upload_data_size > h->cfg->max_body - st->body.length))
+                spool(h, st, upload_data, *upload_data_size);
+            else
+                buf_append(&st->body, upload_data, *upload_data_size);
+        }
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -237,14 +288,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_TOO_LARGE, "the request body is over the limit");
     if (buf_failed(&st->body))
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory reading the request body");
+    if (st->spool_failed)
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY,
+                                  "the request body could not be kept on disk (no room?)");
     if (!st->target && !(st->target = malloc(sizeof *st->target)))
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
     st->req = (api_request_t){
         .method = method,
         .path = st->target->path,
         .target = st->target,
-        .body = st->body.data ? st->body.data : "",
-        .body_length = st->body.length,
+        .body = st->body.data && st->spool_fd < 0 ? st->body.data : "",
+        .body_length = st->spool_fd >= 0 ? (size_t)st->spooled : st->body.length,
+        .body_spooled = st->spool_fd >= 0,
+        .body_fd = st->spool_fd,
         .request_id = st->request_id,
         .app = h->app->request_app,
         .draining = atomic_load(&h->draining),
@@ -319,6 +375,8 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     free(st->raw_target);
     free(st->target);
     buf_free(&st->body);
+    if (st->spool_fd >= 0)
+        close(st->spool_fd);
     /* An answer made but never sent: a long poll or a pool request whose
      * connection closed before the handler ran again after its resumption. */
     httpd_held_uncharge(st);
@@ -524,9 +582,14 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
     acceptor_config_t probe_accept_cfg = { .max_open = PROBE_CONNECTIONS, .log = on_accept_error };
     h->acceptor = acceptor_new(&accept_cfg);
     h->probe_acceptor = cfg->probe_port ? acceptor_new(&probe_accept_cfg) : NULL;
+    if (cfg->large_path && cfg->large_method)
+        snprintf(h->large_line, sizeof h->large_line, "%s %s", cfg->large_method, cfg->large_path);
     wire_config_t wire_cfg = { .header_timeout_us = cfg->header_timeout_us,
                                .body_timeout_us = cfg->body_timeout_us,
                                .max_body = cfg->max_body,
+                               .large_line = h->large_line[0] ? h->large_line : NULL,
+                               .max_large_body = cfg->max_large_body,
+                               .large_body_timeout_us = cfg->large_body_timeout_us,
                                .answer = wire_answer };
     if (!h->acceptor || (cfg->probe_port && !h->probe_acceptor) || !(h->wire_started = wire_start(&wire_cfg))) {
         fprintf(stderr, "chessd: out of memory or threads at start-up\n");

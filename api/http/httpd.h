@@ -177,6 +177,11 @@ typedef struct {
     unsigned idle_timeout_seconds;
     uint64_t header_timeout_us, body_timeout_us;
     uint64_t max_body;
+    /* One route may take large bodies (large_method large_path, any
+     * query): up to max_large_body bytes within large_body_timeout_us,
+     * kept in an unnamed file in spool_dir past max_body (request.h). */
+    const char *large_method, *large_path, *spool_dir;
+    uint64_t max_large_body, large_body_timeout_us;
     /* Request budgets: per client address, per bearer token, and per
      * address for ROUTE_CREATES routes; a request with a budget of its own
      * (app.quota) is counted there instead. */

@@ -44,6 +44,10 @@ typedef struct {
     bool closing; /* answer with Connection: close */
     buf_t body;
     bool too_large;
+    bool large;        /* the large-body route: its body may go to a file */
+    int spool_fd;      /* that file (-1: none) */
+    uint64_t spooled;  /* its bytes */
+    bool spool_failed; /* the file could not be made or written */
     /* a request run on a pool while the connection is suspended; finished
      * on the server thread */
     bool queued;
@@ -81,6 +85,7 @@ typedef struct {
 
 struct httpd {
     const httpd_config_t *cfg;
+    char large_line[80]; /* "POST /v1/pgn": the large-body route as its request line begins (wire.h) */
     pool_addresses_t pool_addresses[HTTPD_POOLS_MAX];
     const httpd_app_t *app;
     const httpd_live_t *live; /* cfg->app.live */

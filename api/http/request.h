@@ -28,6 +28,10 @@ typedef struct {
     const target_t *target;            /* the parsed request target: path and query */
     const char *body; /* NUL-terminated; body_length excludes the NUL */
     size_t body_length;
+    /* A large body (httpd_config_t.large_path) past max_body is kept in an
+     * unnamed file instead: body is then "", and body_length its size. */
+    bool body_spooled;
+    int body_fd;                       /* the file, when body_spooled; the handler may dup() it */
     const char *request_id;
     const void *app;                   /* the application's context, opaque here (api/app.h) */
     char path_param[API_PATH_PARAM_MAX + 1]; /* the {id} of a matched route */

@@ -84,6 +84,9 @@ typedef struct {
     bool chunked;
     uint64_t length, remaining, chunk_digits, body_seen;
     unsigned length_digits; /* of the first Content-Length, leading zeros included */
+    char line_head[24];     /* the request line's first bytes */
+    unsigned line_head_length;
+    bool large;             /* a request of wire_config_t.large_line */
     /* requests whose head went to libmicrohttpd, and those answered */
     atomic_uint heads, answered;
     /* a refusal waiting for earlier answers to go out */
@@ -160,6 +163,17 @@ static void start_head(entry_t *e)
     e->hosts = e->lengths = e->encodings = 0;
     e->chunked = false;
     e->length = e->remaining = e->body_seen = 0;
+    e->line_head_length = 0;
+    e->large = false;
+}
+
+/* Whether the request line begins with the large-body requests' words. */
+static bool is_large(const entry_t *e)
+{
+    const char *line = wire.cfg.large_line;
+    size_t n = line ? strlen(line) : 0;
+    return n && e->line_head_length > n && !memcmp(e->line_head, line, n)
+           && (e->line_head[n] == ' ' || e->line_head[n] == '?');
 }
 
 static void set_deadline(entry_t *e, uint64_t timeout_us, bool body)
@@ -257,6 +271,7 @@ static const char *end_head(entry_t *e)
     if (!e->hosts && e->version_length == 8 && !strcmp(e->version, "HTTP/1.1"))
         return "an HTTP/1.1 request needs a Host header";
     atomic_fetch_add(&e->heads, 1);
+    e->large = is_large(e);
     if (e->chunked) {
         e->state = S_CHUNK_SIZE;
         e->chunk_digits = 0;
@@ -268,7 +283,7 @@ static const char *end_head(entry_t *e)
         end_body(e); /* no body */
         return NULL;
     }
-    set_deadline(e, wire.cfg.body_timeout_us, true);
+    set_deadline(e, e->large ? wire.cfg.large_body_timeout_us : wire.cfg.body_timeout_us, true);
     return NULL;
 }
 
@@ -288,6 +303,8 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         e->state = S_REQUEST_LINE;
         /* fall through */
     case S_REQUEST_LINE:
+        if (e->line_head_length < sizeof e->line_head)
+            e->line_head[e->line_head_length++] = (char)c;
         if (c == '\r') {
             if (e->spaces != 2)
                 return "the request line must be: method, target and version, one space apart";
@@ -386,7 +403,7 @@ static const char *feed(entry_t *e, unsigned char c, wire_refusal_t *why)
         }
         if (!e->chunk_digits)
             return "a chunk size must be hexadecimal digits";
-        if (e->body_seen + e->remaining > wire.cfg.max_body) {
+        if (e->body_seen + e->remaining > (e->large ? wire.cfg.max_large_body : wire.cfg.max_body)) {
             *why = WIRE_REFUSE_TOO_LARGE;
             return "the request body is over the limit";
         }

@@ -26,6 +26,11 @@ typedef struct {
     uint64_t header_timeout_us; /* a head, from the connection's start or its first byte */
     uint64_t body_timeout_us;   /* a body, from the end of its head */
     uint64_t max_body;          /* chunked bodies are cut off past this */
+    /* Requests whose line begins with large_line (then a space or '?'),
+     * "POST /v1/pgn", may send up to max_large_body bytes, within
+     * large_body_timeout_us; NULL: none. */
+    const char *large_line;
+    uint64_t max_large_body, large_body_timeout_us;
     wire_answer_fn answer;
 } wire_config_t;
 

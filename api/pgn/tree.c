@@ -1,8 +1,7 @@
-/* The PGN game tree (see tree.h): built as the reader calls back, with a
- * comment going to the last move of its line, or before the line's first
- * move, or to the game when the mainline has none yet, and a variation of a
- * variation's first move joining that variation's siblings, as chessops
- * places them. Freed as a whole; its bytes are counted against a bound. */
+/* The PGN game tree (see tree.h), built as the reader calls back. A comment
+ * goes to the last move of its line, before the line's first move, or to the
+ * game when the mainline has none yet. A variation of a variation's first
+ * move joins that variation's siblings, as chessops places them. */
 #include "tree.h"
 
 #include <stdio.h>
