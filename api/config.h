@@ -32,6 +32,7 @@ typedef struct config {
     size_t max_pgn_bytes;            /* POST /v1/pgn's body (past max_body it goes to a file in spool_dir) */
     unsigned pgn_timeout_seconds;    /* POST /v1/pgn's body, and then its answer */
     char spool_dir[512];             /* where those bodies are kept (unnamed files) */
+    size_t max_spool_bytes;          /* all of them at once */
     unsigned max_connections;
     unsigned per_ip_connections; /* 0: unlimited */
     unsigned max_perft_depth;

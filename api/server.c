@@ -158,6 +158,10 @@ static void on_refuse(void *ctx, httpd_refusal_t why, int pool, const char *deta
     case HTTPD_REFUSE_CORS:
         api_problem(res, API_ECORS_REFUSED, detail, NULL, NULL);
         break;
+    case HTTPD_REFUSE_SPOOL_FULL:
+        api_problem(res, API_EUNAVAILABLE, detail, NULL, NULL);
+        res->retry_after = 5;
+        break;
     case HTTPD_REFUSE_NO_MEMORY:
     default:
         api_problem(res, API_EINTERNAL, detail ? detail : "out of memory", NULL, NULL);
@@ -595,6 +599,7 @@ static int run(const config_t *cfg, bool engine_only)
         .spool_dir = cfg->spool_dir,
         .max_large_body = cfg->max_pgn_bytes > cfg->max_body ? cfg->max_pgn_bytes : cfg->max_body,
         .large_body_timeout_us = (uint64_t)cfg->pgn_timeout_seconds * 1000000u,
+        .max_spool = cfg->max_spool_bytes,
         /* Each budget named as its setting is, in the words a client reads in its 429. */
         .by_address = { srv.by_address, "rate-limit-ip", "requests", "from one client address" },
         .by_token = { srv.by_token, "rate-limit-token", "requests", "with one player token" },

@@ -169,6 +169,12 @@ static bool write_all(int fd, const char *data, size_t n)
  * spool_dir) at the first piece past max_body with what was held before. */
 static void spool(httpd_t *h, request_state_t *st, const char *data, size_t n)
 {
+    uint64_t more = n + (st->spool_fd < 0 ? st->body.length : 0);
+    if (atomic_fetch_add(&h->spooled, more) + more > h->cfg->max_spool) {
+        atomic_fetch_sub(&h->spooled, more);
+        st->spool_full = true;
+        return;
+    }
     if (st->spool_fd < 0) {
         char path[4096];
         int n_path = snprintf(path, sizeof path, "%s/chessd-body-XXXXXX", h->cfg->spool_dir ? h->cfg->spool_dir : "/tmp");
@@ -176,16 +182,19 @@ static void spool(httpd_t *h, request_state_t *st, const char *data, size_t n)
         if (st->spool_fd >= 0)
             unlink(path); /* unnamed from now on: it goes when its descriptors close */
         if (st->spool_fd < 0 || !write_all(st->spool_fd, st->body.data ? st->body.data : "", st->body.length)) {
+            atomic_fetch_sub(&h->spooled, more);
             st->spool_failed = true;
             return;
         }
         st->spooled = st->body.length;
         buf_free(&st->body);
     }
-    if (!write_all(st->spool_fd, data, n))
+    if (!write_all(st->spool_fd, data, n)) {
+        atomic_fetch_sub(&h->spooled, n);
         st->spool_failed = true;
-    else
+    } else {
         st->spooled += n;
+    }
 }
 
 /* The first access callback: headers are in. Answers early (returning the
@@ -263,7 +272,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
             st->too_large = true;
             buf_free(&st->body);
         }
-        if (!st->too_large && !st->spool_failed) {
+        if (!st->too_large && !st->spool_failed && !st->spool_full) {
             if (st->large && (st->spool_fd >= 0 || *upload_data_size > h->cfg->max_body - st->body.length))
                 spool(h, st, upload_data, *upload_data_size);
             else
@@ -291,6 +300,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     if (st->spool_failed)
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY,
                                   "the request body could not be kept on disk (no room?)");
+    if (st->spool_full)
+        return httpd_send_refusal(connection, st, HTTPD_REFUSE_SPOOL_FULL,
+                                  "the files for large bodies hold --max-spool-bytes: try again later");
     if (!st->target && !(st->target = malloc(sizeof *st->target)))
         return httpd_send_refusal(connection, st, HTTPD_REFUSE_NO_MEMORY, "out of memory");
     st->req = (api_request_t){
@@ -375,8 +387,10 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
     free(st->raw_target);
     free(st->target);
     buf_free(&st->body);
-    if (st->spool_fd >= 0)
-        close(st->spool_fd);
+    if (st->spool_fd >= 0) {
+        close(st->spool_fd); /* the answer's stream holds its own descriptor */
+        atomic_fetch_sub(&h->spooled, st->spooled);
+    }
     /* An answer made but never sent: a long poll or a pool request whose
      * connection closed before the handler ran again after its resumption. */
     httpd_held_uncharge(st);

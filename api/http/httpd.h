@@ -35,6 +35,7 @@ typedef enum {
     HTTPD_REFUSE_CLIENT_LEFT,   /* the client left while its job waited (pool given) */
     HTTPD_REFUSE_POOL_ADDRESS,  /* the client address has per_address_max jobs on the route's pool (429; pool given) */
     HTTPD_REFUSE_CORS,          /* a CORS preflight not granted (403); detail says why (cors.h) */
+    HTTPD_REFUSE_SPOOL_FULL,    /* the large bodies' files hold max_spool (503) */
     HTTPD_REFUSE_COUNT
 } httpd_refusal_t;
 
@@ -182,6 +183,7 @@ typedef struct {
      * kept in an unnamed file in spool_dir past max_body (request.h). */
     const char *large_method, *large_path, *spool_dir;
     uint64_t max_large_body, large_body_timeout_us;
+    uint64_t max_spool; /* the files' bytes at once, all requests together (past it: 503) */
     /* Request budgets: per client address, per bearer token, and per
      * address for ROUTE_CREATES routes; a request with a budget of its own
      * (app.quota) is counted there instead. */

@@ -48,6 +48,7 @@ typedef struct {
     int spool_fd;      /* that file (-1: none) */
     uint64_t spooled;  /* its bytes */
     bool spool_failed; /* the file could not be made or written */
+    bool spool_full;   /* the files of all requests hold max_spool */
     /* a request run on a pool while the connection is suspended; finished
      * on the server thread */
     bool queued;
@@ -86,6 +87,7 @@ typedef struct {
 struct httpd {
     const httpd_config_t *cfg;
     char large_line[80]; /* "POST /v1/pgn": the large-body route as its request line begins (wire.h) */
+    atomic_ullong spooled; /* bytes in the large bodies' files now */
     pool_addresses_t pool_addresses[HTTPD_POOLS_MAX];
     const httpd_app_t *app;
     const httpd_live_t *live; /* cfg->app.live */

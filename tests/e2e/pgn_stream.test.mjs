@@ -12,11 +12,11 @@ import { call, expectProblem } from './http.mjs';
 
 const MiB = 1024 * 1024;
 let server;
-let small; // --max-pgn-bytes 1 MiB
+let small; // --max-pgn-bytes 1 MiB, --max-spool-bytes 1 MiB
 
 before(async () => {
   server = await startServer([], { withRedis: false });
-  small = await startServer(['--max-pgn-bytes', String(MiB)], { withRedis: false });
+  small = await startServer(['--max-pgn-bytes', String(MiB), '--max-spool-bytes', String(MiB)], { withRedis: false });
 });
 after(async () => {
   await server?.stop();
@@ -127,6 +127,16 @@ test('a body over --max-pgn-bytes is 413, by its length or as its chunks pass it
   const ok = await call(small, 'POST', '/v1/pgn?moves=false', { headers: { 'content-type': 'application/x-chess-pgn' }, body: fits });
   assert.equal(ok.status, 200, ok.text.slice(0, 300));
   assert.deepEqual([ok.body.read, ok.body.failed, ok.body.games.length], [200, 0, 200]);
+  // the files of all requests together are bounded too: while one body of 0.6 MiB is held, a second waits
+  const holder = http.request({ host: '127.0.0.1', port: small.port, method: 'POST', path: '/v1/pgn',
+    headers: { 'content-type': 'application/x-chess-pgn', 'transfer-encoding': 'chunked' } });
+  holder.on('error', () => {});
+  holder.write(goodGame(0, 3000).repeat(200));
+  await new Promise((r) => setTimeout(r, 300));
+  const refused = expectProblem(await call(small, 'POST', '/v1/pgn', { headers: { 'content-type': 'application/x-chess-pgn' },
+    body: goodGame(0, 3000).repeat(200) }), 503, 'unavailable');
+  assert.match(refused.detail, /max-spool-bytes/);
+  holder.destroy();
 });
 
 test('a body over --max-body must be PGN text, and cannot be strict', async () => {
