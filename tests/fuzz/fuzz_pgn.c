@@ -1,10 +1,11 @@
 /* libFuzzer target for the PGN reader (rules/pgn_read.c). Input: PGN text,
- * read under small limits so that every bound is reached. Whatever the
- * text, the reader must stop with a status in range and a place inside the
- * text. Every move it reports must be legal before it and its SAN read back
- * to it; every tag value must fit its bound; games come numbered in order. */
+ * read under small limits, then again reading on past bad games. The reader
+ * must stop with a status in range and a place inside the text; every move,
+ * variations' too, legal and its SAN read back; tags within bounds; each
+ * game reported once, in order; comments' commands read (pgn_comment.h). */
 #include <string.h>
 
+#include "../../rules/pgn_comment.h"
 #include "../../rules/pgn_read.h"
 #include "../../rules/rules.h"
 #include "fuzz.h"
@@ -56,6 +57,66 @@ static bool on_game(void *ctx, const pgn_read_game_t *done)
     return true;
 }
 
+/* The second reading: every game ends once, read or failed, in order. */
+typedef struct {
+    int next_game; /* the index the next game must have */
+    int read, failed;
+    int max_depth;
+} tree_seen_t;
+
+static bool tree_node(void *ctx, int game, const pgn_read_node_t *node)
+{
+    tree_seen_t *s = ctx;
+    FUZZ_CHECK(game == s->next_game, "node of game %d while reading game %d", game, s->next_game);
+    FUZZ_CHECK(node->depth >= 0 && node->depth <= s->max_depth, "depth %d", node->depth);
+    if (node->played->move != MOVE_NONE)
+        FUZZ_CHECK(movegen_is_legal(node->before, node->played->move), "move %s is not legal", node->played->uci);
+    else
+        FUZZ_CHECK(node->depth > 0 && !strcmp(node->played->san, "--"), "a null move at depth %d", node->depth);
+    return true;
+}
+
+static bool tree_comment(void *ctx, int game, int depth, const char *text, size_t length)
+{
+    tree_seen_t *s = ctx;
+    (void)depth;
+    FUZZ_CHECK(game == s->next_game, "comment of game %d while reading game %d", game, s->next_game);
+    char out[128];
+    pgn_comment_t c;
+    FUZZ_CHECK(length < sizeof out, "a comment of %zu bytes", length);
+    size_t n = pgn_comment_parse(text, length, &c, out);
+    FUZZ_CHECK(n <= length && out[n] == '\0' && c.shape_count <= PGN_COMMENT_SHAPES_MAX, "comment text of %zu", n);
+    char commands[PGN_COMMENT_COMMANDS_MAX];
+    size_t k = pgn_comment_commands(&c, commands);
+    pgn_comment_t again;
+    char rest[PGN_COMMENT_COMMANDS_MAX];
+    FUZZ_CHECK(pgn_comment_parse(commands, k, &again, rest) == 0, "commands written back leave text: '%s'", rest);
+    FUZZ_CHECK(again.has_clock == c.has_clock && again.clock_ms == c.clock_ms && again.has_eval == c.has_eval
+                   && again.eval == c.eval && again.shape_count == c.shape_count,
+               "commands '%s' do not read back", commands);
+    return true;
+}
+
+static bool tree_game(void *ctx, const pgn_read_game_t *done)
+{
+    tree_seen_t *s = ctx;
+    FUZZ_CHECK(done->index == s->next_game, "game %d ended, %d expected", done->index, s->next_game);
+    s->next_game++;
+    s->read++;
+    return true;
+}
+
+static bool tree_error(void *ctx, const pgn_read_error_t *e)
+{
+    tree_seen_t *s = ctx;
+    FUZZ_CHECK(e->game == s->next_game, "game %d failed, %d expected", e->game, s->next_game);
+    FUZZ_CHECK(e->status != PGN_READ_OK && e->message[0], "failed without a reason");
+    FUZZ_CHECK(e->path_length >= 0 && e->path_length <= 2 * s->max_depth + 1, "a path of %d", e->path_length);
+    s->next_game++;
+    s->failed++;
+    return true;
+}
+
 /* The place reading stopped at: line and column from 1, the line no
  * further than the text has. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,5 +147,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(error.game >= seen.games && error.game <= limits.max_games, "error in game %d after %d", error.game,
                    seen.games);
     }
+    tree_seen_t tree = { 0, 0, 0, limits.max_depth };
+    pgn_read_callbacks_t reading_on = { .game = tree_game, .node = tree_node, .comment = tree_comment,
+                                        .error = tree_error };
+    games = pgn_read((const char *)data, size, &limits, &reading_on, &tree, &error);
+    if (games >= 0)
+        FUZZ_CHECK(games == tree.read + tree.failed, "%d games, %d read and %d failed", games, tree.read, tree.failed);
+    else
+        FUZZ_CHECK(error.status == PGN_READ_ETOO_MANY_GAMES || error.status == PGN_READ_ENO_GAME,
+                   "reading on stopped: %s", pgn_read_status_code(error.status));
     return 0;
 }
