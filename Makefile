@@ -37,7 +37,7 @@ pc_names = $(foreach p,$(1),$(firstword $(subst :, ,$(p))))
 # pkg-config is asked once, when a recipe first needs the flags (so after
 # `make test` or `make run` has installed the packages on a fresh machine).
 LIB_CFLAGS = $(eval LIB_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(LIB_PKGS)) 2>/dev/null))$(LIB_CFLAGS)
-LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LIB_PKGS)) 2>/dev/null) -lpthread)$(LIB_LIBS)
+LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LIB_PKGS)) 2>/dev/null) -lpthread -lm)$(LIB_LIBS)
 TEST_CFLAGS = $(eval TEST_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_CFLAGS)
 TEST_LIBS = $(eval TEST_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_LIBS)
 
