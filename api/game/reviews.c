@@ -17,6 +17,7 @@
 #include "../../rules/base/clock.h"
 #include "../../store/reviews.h"
 #include "../../store/store.h"
+#include "../engine/review_math.h"
 
 enum {
     IDLE_WAIT_MS = 250,       /* between looks at an empty queue */
@@ -163,8 +164,12 @@ static engine_status_t analyse_position(worker_t *w, engine_pool_t *pool, const 
     snprintf(out->worker, sizeof out->worker, "%s", w->consumer);
     status_t st;
     status_evaluate(pos, w->keys, (size_t)k, &st);
-    if (st.state == STATUS_CHECKMATE || (st.state == STATUS_VARIANT_END && st.winner != COLOR_COUNT)) {
-        out->is_mate = true; /* mate 0: the side to move has lost */
+    if (st.state == STATUS_CHECKMATE) {
+        out->is_mate = true; /* mate 0: the side to move is mated */
+        return ENGINE_OK;
+    }
+    if (st.state == STATUS_VARIANT_END && st.winner != COLOR_COUNT) {
+        out->value = st.winner == WHITE ? REVIEW_CP_CEILING : -REVIEW_CP_CEILING; /* won by the variant's rules */
         return ENGINE_OK;
     }
     if (st.state != STATUS_ACTIVE)

@@ -46,7 +46,7 @@ void review_limit_format(const review_limit_t *limit, char out[REVIEW_LIMIT_TEXT
 bool review_limit_parse(const char *text, review_limit_t *limit);
 
 /* A position's result: its evaluation from White's point of view (a mate
- * of 0: the side to move there is mated, or lost by its variant's rules),
+ * of 0: the side to move there is mated; a variant's own win is +-1000 cp),
  * the best move and its line (none in a finished position), and the
  * worker that computed it. */
 typedef struct {
