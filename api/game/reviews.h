@@ -1,9 +1,8 @@
-/* Whole-game reviews: worker threads that claim review jobs from Redis
- * (store/reviews.h's protocol), search every position of the game on the
- * engine pool, and write each position's result as it is computed, so a
- * worker that dies loses nothing but the position it was on. Also the text
- * forms of a position's result and of a review's search limit, shared with
- * the routes that read them. */
+/* Whole-game reviews: worker threads claim review jobs from Redis
+ * (store/reviews.h's protocol) and search every position of the game on
+ * the engine pool. Each position's result is written as it is computed, so
+ * a worker that dies loses only the position it was on. Also the text forms
+ * of a result and of a search limit, shared with the routes. */
 #ifndef CHESSD_API_GAME_REVIEWS_H
 #define CHESSD_API_GAME_REVIEWS_H
 

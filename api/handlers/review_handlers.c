@@ -20,54 +20,7 @@
 #include "../problem.h"
 #include "../../store/reviews.h"
 
-/* --- reading a review --- */
-
-/* A review as read, replayed: the moves, the position before each, and
- * each position's parsed result (ok[k]). */
-typedef struct {
-    int count;
-    move_t *moves;
-    position_t *positions; /* count + 1 */
-    review_position_t *results;
-    bool *ok;
-    int done;
-} replay_t;
-
-static void replay_free(replay_t *p)
-{
-    free(p->moves);
-    free(p->positions);
-    free(p->results);
-    free(p->ok);
-}
-
-/* Replays rv from initial. False when it cannot be read (or memory runs out). */
-static bool replay(const store_review_t *rv, const position_t *initial, replay_t *p)
-{
-    *p = (replay_t){ 0 };
-    p->moves = malloc(sizeof *p->moves * REVIEW_MAX_PLIES);
-    p->positions = malloc(sizeof *p->positions * ((size_t)rv->count + 1));
-    p->results = calloc((size_t)rv->count + 1, sizeof *p->results);
-    p->ok = calloc((size_t)rv->count + 1, sizeof *p->ok);
-    if (!p->moves || !p->positions || !p->results || !p->ok)
-        return false;
-    p->count = game_line_moves(initial, rv->line, rv->line_length, p->moves, NULL, REVIEW_MAX_PLIES);
-    if (p->count != rv->count)
-        return false;
-    p->positions[0] = *initial;
-    for (int k = 0; k <= p->count; k++) {
-        if (k > 0) {
-            p->positions[k] = p->positions[k - 1];
-            position_undo_t undo;
-            position_make(&p->positions[k], p->moves[k - 1], &undo);
-        }
-        p->ok[k] = rv->positions[k] && review_position_parse(rv->positions[k], &p->positions[k], &p->results[k]);
-        p->done += p->ok[k];
-    }
-    return true;
-}
-
-static review_eval_t eval_of(const replay_t *p, int k)
+static review_eval_t eval_of(const review_replay_t *p, int k)
 {
     const review_position_t *r = &p->results[k];
     return (review_eval_t){ .is_mate = r->is_mate, .value = r->value,
@@ -108,7 +61,7 @@ static void write_best(jsonw_t *w, const position_t *pos, const review_position_
     jsonw_object_end(w);
 }
 
-static void write_ply(jsonw_t *w, const replay_t *p, int k)
+static void write_ply(jsonw_t *w, const review_replay_t *p, int k)
 {
     const position_t *before = &p->positions[k - 1];
     char text[SAN_BUFFER_SIZE];
@@ -147,7 +100,7 @@ static void write_number(jsonw_t *w, const char *key, double value)
 }
 
 /* Each side's acpl and accuracy, once every position has its result. */
-static void write_sides(jsonw_t *w, const replay_t *p)
+static void write_sides(jsonw_t *w, const review_replay_t *p)
 {
     review_eval_t *evals = p->done == p->count + 1 ? malloc(sizeof *evals * ((size_t)p->count + 1)) : NULL;
     review_side_t sides[2];
@@ -193,9 +146,9 @@ static void write_limit(jsonw_t *w, const char *text)
 static void respond_review(api_response_t *res, unsigned status_code, const char *id, const store_review_t *rv,
                            const position_t *initial)
 {
-    replay_t p;
-    if (!replay(rv, initial, &p)) {
-        replay_free(&p);
+    review_replay_t p;
+    if (!review_replay(rv, initial, &p)) {
+        review_replay_free(&p);
         api_problem(res, API_EINTERNAL, "the stored review cannot be read", NULL, NULL);
         return;
     }
@@ -234,7 +187,7 @@ static void respond_review(api_response_t *res, unsigned status_code, const char
     size_t length = 0;
     char *body = jsonw_finish(&w, &length);
     api_response_set(res, status_code, "application/json", body, length);
-    replay_free(&p);
+    review_replay_free(&p);
 }
 
 /* --- the routes --- */
@@ -367,51 +320,4 @@ void handle_game_review_get(const api_request_t *req, api_response_t *res)
         store_review_free(&rv);
     }
     game_svc_game_free(&g);
-}
-
-/* --- the PGN's evaluations --- */
-
-/* "[%eval]"'s text of a result, as Lichess writes it: pawns with two
- * decimals, or "#N" (none for a mated position, which has no eval). */
-static char *eval_text(const review_position_t *r)
-{
-    char text[24];
-    if (r->is_mate && r->value == 0)
-        return NULL;
-    if (r->is_mate)
-        snprintf(text, sizeof text, "#%d", r->value);
-    else
-        snprintf(text, sizeof text, "%.2f", r->value / 100.0);
-    return strdup(text);
-}
-
-char **review_pgn_evals(const api_request_t *req, const game_svc_game_t *g, int *count)
-{
-    game_svc_config_t c;
-    game_http_service(req, &c);
-    *count = 0;
-    store_review_t rv;
-    if (!c.store || store_review_read(c.store, g->record.id, &rv) != STORE_OK)
-        return NULL;
-    const char *line = g->moves ? g->moves : "";
-    char **evals = NULL;
-    replay_t p = { 0 };
-    /* Only a finished review of the moves the game has now. */
-    if (!strcmp(rv.status, "done") && rv.line_length == strlen(line) && !memcmp(rv.line, line, rv.line_length)
-        && replay(&rv, &g->record.game.initial, &p) && p.count > 0
-        && (evals = calloc((size_t)p.count, sizeof *evals))) {
-        for (int k = 1; k <= p.count; k++)
-            evals[k - 1] = p.ok[k] ? eval_text(&p.results[k]) : NULL;
-        *count = p.count;
-    }
-    replay_free(&p);
-    store_review_free(&rv);
-    return evals;
-}
-
-void review_pgn_evals_free(char **evals, int count)
-{
-    for (int i = 0; evals && i < count; i++)
-        free(evals[i]);
-    free(evals);
 }
