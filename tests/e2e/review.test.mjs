@@ -141,7 +141,7 @@ test('a missed mate in one is a blunder with the mate as best; accuracies follow
   assert.deepEqual(again.body, review);
 });
 
-test('refusals: a game still played, limits, and a client\'s bound', async (t) => {
+test('refusals: a game still played, limits, a client\'s bound, a variant no engine plays', async (t) => {
   const { replica } = await setUp(t);
   const server = await replica(['--engine-analyses-per-client', '1']);
   const playing = await playedGame(server, ['e2e4'], { resign: false });
@@ -157,6 +157,13 @@ test('refusals: a game still played, limits, and a client\'s bound', async (t) =
   const refused = expectProblem(await post(server, `/v1/games/${other.id}/review`, {}), 429, 'too_many_analyses');
   assert.equal(refused.max, 1);
   expectProblem(await get(server, `/v1/games/${other.id}/review`), 404, 'review_not_found');
+  // A variant no engine here plays (this replica runs no variant engine): refused, nothing queued.
+  const atomic = await post(server, '/v1/games', { variant: 'atomic' });
+  assert.equal(atomic.status, 201, atomic.text);
+  const resigned = await post(server, `/v1/games/${atomic.body.id}/resign`, { expected_version: atomic.body.version },
+    { headers: auth(atomic.body.tokens.white) });
+  assert.equal(resigned.status, 200, resigned.text);
+  expectProblem(await post(server, `/v1/games/${atomic.body.id}/review`, {}), 422, 'variant_not_supported_by_engine');
 });
 
 test('a game open to analysis shows the review\'s progress on its event stream', async (t) => {
