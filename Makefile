@@ -224,6 +224,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd
+	tests/bench/review_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
 
 # The strength of the levels of play, the full run api/engine/README.md's table of
