@@ -69,7 +69,9 @@ async function reviewUntil(server, id, pred, what, ms = WAIT_MS) {
 }
 
 // Lichess's formulas (lila's WinPercent and AccuracyPercent), again here.
-const cpOf = (e) => Math.max(-1000, Math.min(1000, 'cp' in e ? e.cp : e.mate > 0 ? 1000 : -1000));
+// A mate of 0 (the side to move is mated) is the ceiling of the side that moved into it (moverWhite).
+const cpOf = (e, moverWhite) => Math.max(-1000, Math.min(1000, 'cp' in e ? e.cp
+  : e.mate > 0 || (e.mate === 0 && moverWhite) ? 1000 : -1000));
 const winPercent = (cp) => 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * cp)) - 1);
 const moveAccuracy = (before, after) => (after >= before ? 100
   : Math.max(0, Math.min(100, 103.1668100711649 * Math.exp(-0.04354415386753951 * (before - after)) - 3.166924740191411 + 1)));
@@ -77,7 +79,7 @@ const deviation = (xs) => { const m = xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Each side's acpl and accuracy from the review's evaluations (White moved first). */
 function sidesOf(review) {
-  const evals = [review.start.eval, ...review.plies.map((p) => p.eval)].map(cpOf);
+  const evals = [cpOf(review.start.eval, false), ...review.plies.map((p) => cpOf(p.eval, p.color === 'white'))];
   const wins = evals.map(winPercent);
   const n = evals.length - 1;
   const size = Math.min(Math.max(Math.floor(n / 10), 2), 8);
