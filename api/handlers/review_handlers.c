@@ -3,7 +3,6 @@
  * review's evaluations for the game's PGN. POST checks the game, the engine
  * and the client's bound, and queues; GET reads what is done so far and
  * judges it with Lichess's arithmetic (engine/review_math.h). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
