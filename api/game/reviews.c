@@ -30,7 +30,7 @@ typedef struct worker {
     struct reviews *reviews;
     pthread_t thread;
     bool started;
-    char consumer[64];
+    char consumer[96];
     move_t *moves;   /* REVIEW_MAX_PLIES */
     uint64_t *keys;  /* REVIEW_MAX_PLIES + 1 */
 } worker_t;
@@ -95,7 +95,7 @@ bool review_position_parse(const char *text, const position_t *pos, review_posit
     char kind[8];
     int value, used = 0;
     *out = (review_position_t){ 0 };
-    if (sscanf(text, "%7s %d %63s%n", kind, &value, out->worker, &used) != 3)
+    if (sscanf(text, "%7s %d %95s%n", kind, &value, out->worker, &used) != 3)
         return false;
     if (strcmp(kind, "cp") && strcmp(kind, "mate"))
         return false;

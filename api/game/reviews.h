@@ -53,7 +53,7 @@ typedef struct {
     int value;
     int pv_count;
     move_t pv[REVIEW_PV_MAX];
-    char worker[64];
+    char worker[96];
 } review_position_t;
 
 /* Reads a stored result of a position pos. False when it is not one this
