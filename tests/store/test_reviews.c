@@ -1,9 +1,9 @@
 /* Tests for store/reviews.c against reviews.h's protocol, on a private
  * redis-server (reviews) and a Redis Cluster of three masters
  * (reviews_cluster), where a review's hash and the queue live in different
- * slots: a review kept or replaced by version, jobs claimed with leases and
- * taken over once a lease passes, results written only to the version
- * named, and an owner's bound. */
+ * slots. A review is kept or replaced by version, a job is taken over once
+ * its lease passes, results land only on the version named, and an owner's
+ * bound holds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
