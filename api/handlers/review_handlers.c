@@ -1,8 +1,8 @@
 /* POST and GET /v1/games/{id}/review: a durable whole-game review
- * (api/game/reviews.h does the work, store/reviews.h keeps it), and the
- * review's evaluations for the game's PGN. POST checks the game, the engine
- * and the client's bound, and queues; GET reads what is done so far and
- * judges it with Lichess's arithmetic (engine/review_math.h). */
+ * (api/game/reviews.h does the work, store/reviews.h keeps it). POST checks
+ * the game, the engine and the client's bound, and queues; GET reads what
+ * is done so far and judges it with Lichess's arithmetic
+ * (engine/review_math.h). The PGN's [%eval] is review_http.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
