@@ -37,7 +37,7 @@ pc_names = $(foreach p,$(1),$(firstword $(subst :, ,$(p))))
 # pkg-config is asked once, when a recipe first needs the flags (so after
 # `make test` or `make run` has installed the packages on a fresh machine).
 LIB_CFLAGS = $(eval LIB_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(LIB_PKGS)) 2>/dev/null))$(LIB_CFLAGS)
-LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LIB_PKGS)) 2>/dev/null) -lpthread)$(LIB_LIBS)
+LIB_LIBS = $(eval LIB_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(LIB_PKGS)) 2>/dev/null) -lpthread -lm)$(LIB_LIBS)
 TEST_CFLAGS = $(eval TEST_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_CFLAGS)
 TEST_LIBS = $(eval TEST_LIBS := $$(shell $(PKG_CONFIG) --libs $(call pc_names,$(TEST_PKGS)) 2>/dev/null))$(TEST_LIBS)
 
@@ -231,6 +231,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd
+	tests/bench/review_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/engine_match && $(BUILD)/engine_match --quick
 
 # The strength of the levels of play, the full run api/engine/README.md's table of

@@ -93,6 +93,10 @@ static const router_route_t table[] = {
     /* HEAD never searches: on the store's threads, it takes no place in the engines' queue */
     { "HEAD /v1/games/{id}/analysis", "/v1/games/*/analysis", "HEAD", handle_game_analysis_head, analysis_params,
       GAME | PLAYER_ANALYSIS, STORE },
+    { "POST /v1/games/{id}/review", "/v1/games/*/review", "POST", handle_game_review_post, NULL,
+      GAME | PLAYER_ANALYSIS, STORE },
+    { "GET /v1/games/{id}/review", "/v1/games/*/review", "GET", handle_game_review_get, NULL,
+      GAME | PLAYER_ANALYSIS, STORE },
     { "GET /v1/games/{id}/events", "/v1/games/*/events", "GET", handle_game_events, NULL, GAME | ROUTE_STREAM,
       STORE },
     /* Any service key (webhook_handlers.c checks it): each owns its own. */

@@ -20,6 +20,7 @@
 #include "game/deadlines.h"
 #include "webhooks/worker.h"
 #include "game/engine_turns.h"
+#include "game/reviews.h"
 #include "game/upgrade.h"
 #include "../rules/base/clock.h"
 #include "http/cors.h"
@@ -58,6 +59,7 @@ typedef struct server {
     engine_pool_t *engines;
     engine_pool_t *variant_engines; /* --variant-engine's, for every variant but standard chess */
     engine_turns_t *turns; /* the computer's turns in games: with an engine and a store */
+    reviews_t *reviews;    /* whole-game reviews: with an engine and a store, as the turns */
     deadlines_t *deadlines; /* the sweep of the games' deadlines: with a store */
     webhook_worker_t *webhooks; /* the webhook deliverer: with a store and --webhook-workers */
     upgrade_t *upgrade;     /* the pass that keeps the games of older versions: with a store, until done */
@@ -310,6 +312,7 @@ static void server_free(server_t *srv)
     workpool_free(srv->pool);
     workpool_free(srv->store_pool);
     workpool_free(srv->engine_routes);
+    reviews_stop(srv->reviews);
     engine_turns_stop(srv->turns);
     upgrade_stop(srv->upgrade);
     metrics_deadlines(NULL);
@@ -550,10 +553,15 @@ static int run(const config_t *cfg, bool engine_only)
         srv.turns = engine_turns_start(&turns_cfg);
         srv.app.turns = srv.turns;
         metrics_engine_turns(srv.turns);
+        reviews_config_t reviews_cfg = { .games = events_cfg.games, .engines = srv.engines,
+                                         .variant_engines = srv.variant_engines, .workers = cfg->engine_workers,
+                                         .lease_ms = config_engine_lease_ms(cfg),
+                                         .max_think_ms = (int)cfg->engine_max_think_ms };
+        srv.reviews = srv.turns ? reviews_start(&reviews_cfg) : NULL;
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && !srv.turns)
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && (!srv.turns || !srv.reviews))
                    || (cfg->webhook_workers && webhook_allow_enabled(&cfg->webhook_policy) && !srv.webhooks)))
         || !srv.pool
         || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {

@@ -63,6 +63,8 @@ int main(int argc, char **argv)
         test_engine_register,
         test_engine_variants_register,
         test_levels_register,
+        test_review_math_register,
+        test_reviews_register,
         test_engine_jobs_register,
         test_deadlines_register,
         test_pool_register,

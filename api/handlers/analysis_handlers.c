@@ -70,7 +70,7 @@ static void set_limit(analysis_request_t *rq, int which, double value)
 }
 
 /* The limits of a body; false with res filled. */
-static bool read_body_limits(const api_request_t *req, const cJSON *root, analysis_request_t *rq, api_response_t *res)
+bool analysis_read_body(const api_request_t *req, const cJSON *root, analysis_request_t *rq, api_response_t *res)
 {
     limit_t limits[LIMIT_COUNT];
     limits_of(req, limits);
@@ -265,7 +265,7 @@ void handle_position_analysis(const api_request_t *req, api_response_t *res)
     cJSON *root = input_object(req, allowed, res);
     if (!root)
         return;
-    if (read_body_limits(req, root, &rq, res) && input_position(root, &start, res)) {
+    if (analysis_read_body(req, root, &rq, res) && input_position(root, &start, res)) {
         pos = start;
         if (input_play_moves(root, false, &pos, &played, NULL, NULL, res))
             analysis_respond(req, res, &start, played.moves, played.count, played.history, &rq, false);

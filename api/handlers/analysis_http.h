@@ -12,11 +12,23 @@
 #include "../../rules/rules.h"
 #include "../app.h"
 #include "../engine/analysis.h"
+#include "../game/service.h"
 #include "../http/request.h"
 
 /* The limits of a GET's query (depth, nodes, movetime_ms, multipv, wdl);
  * false with res filled (400, or 422 analysis_limit_too_large) when one is bad. */
 bool analysis_read_query(const api_request_t *req, analysis_request_t *rq, api_response_t *res);
+
+/* The limits of a JSON body's members (depth, nodes, movetime_ms,
+ * multipv, wdl); false with res filled as analysis_read_query does. */
+bool analysis_read_body(const api_request_t *req, const cJSON *root, analysis_request_t *rq, api_response_t *res);
+
+/* From game_handlers.c, for the review routes: whether a game may be
+ * analysed now (over, against the computer, or created with analysis
+ * open), and the game of the request's path read for a caller who may
+ * analyse it (false with res filled). */
+bool game_analysis_allowed(const game_record_t *record);
+bool game_read_for_analysis(const api_request_t *req, api_response_t *res, game_svc_game_t *g);
 
 /* The engines that play variant (engine_pool_for_variant): Stockfish's
  * pool for standard chess, whatever its state (a search then answers for

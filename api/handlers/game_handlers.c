@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "analysis_http.h"
+#include "review_http.h"
 #include "../app.h"
 #include "../../rules/base/decimal.h"
 #include "../../rules/game.h"
@@ -415,7 +416,11 @@ void handle_game_pgn(const api_request_t *req, api_response_t *res)
         size_t length = 0;
         pgn_defaults_t defaults;
         config_pgn_defaults(app_of(req)->config, &defaults);
-        char *text = pgn_write_record(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &defaults, &length);
+        int eval_count = 0;
+        char **evals = review_pgn_evals(req, &g, &eval_count);
+        char *text = pgn_write_record_evals(&g.record, g.meta, g.moves, g.moves ? g.moves_length : 0, &defaults,
+                                            (const char *const *)evals, eval_count, &length);
+        review_pgn_evals_free(evals, eval_count);
         api_response_set(res, 200, "application/x-chess-pgn", text, length);
         game_http_record_etag(res->etag, &g.record);
     }
@@ -432,6 +437,8 @@ static bool analysis_allowed(const game_record_t *record)
 {
     return game_is_over(&record->game) || record->engine.plays || record->analysis;
 }
+
+bool game_analysis_allowed(const game_record_t *record) { return analysis_allowed(record); }
 
 /* With service keys, whether the caller may analyse the game in r: a key
  * (routes_handle has found it holds the scope analysis), or a player's
@@ -481,6 +488,14 @@ static void game_analysis(const api_request_t *req, api_response_t *res, bool he
         free(history);
     }
     game_svc_game_free(&g);
+}
+
+bool game_read_for_analysis(const api_request_t *req, api_response_t *res, game_svc_game_t *g)
+{
+    store_set_deadline(store_now_ms() + app_of(req)->config->redis_timeout_ms);
+    bool read = read_game(req, res, g, false);
+    store_set_deadline(0);
+    return read && caller_may_analyse(req, &g->record, res);
 }
 
 void handle_game_analysis(const api_request_t *req, api_response_t *res) { game_analysis(req, res, false); }

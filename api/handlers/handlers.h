@@ -21,6 +21,10 @@ void handle_game_analysis(const api_request_t *req, api_response_t *res);
 /* HEAD /v1/games/{id}/analysis: GET's checks and head, never a search. */
 void handle_game_analysis_head(const api_request_t *req, api_response_t *res);
 
+/* review_handlers.c */
+void handle_game_review_post(const api_request_t *req, api_response_t *res);
+void handle_game_review_get(const api_request_t *req, api_response_t *res);
+
 /* pgn_handlers.c */
 void handle_pgn(const api_request_t *req, api_response_t *res);
 

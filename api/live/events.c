@@ -1270,11 +1270,29 @@ void events_stream_release(events_stream_t *s)
  * snapshot for a change made after its first event: every later change
  * comes as a change event. */
 
+/* News beside the game's changes (a review's progress: api/game/reviews.h),
+ * hub lock held: it names the game's version but makes none, arms no flag,
+ * and goes only to the streams following the game live now (a held,
+ * delayed or finished stream misses it; GET of the review has it all). */
+static void deliver_beside(topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)
+{
+    framed_t event;
+    framed_init(&event, meta->type, meta->version, json, length);
+    for (events_stream_t *s = t->streams; s; s = s->next)
+        if (!s->finished && !s->delayed && !s->held)
+            stream_push_event(s, &event, false);
+    framed_free(&event);
+}
+
 /* A published message (hub lock held). */
 static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)
 {
     uint64_t now = clock_now_us();
     topic_heard(h, t, now);
+    if (!strcmp(meta->type, "review")) {
+        deliver_beside(t, meta, json, length);
+        return;
+    }
     arm_flag(h, t, meta, now);
     if (meta->version > t->version)
         t->version = meta->version;

@@ -57,16 +57,23 @@ static void write_token(buf_t *out, size_t *line_start, const char *token, size_
     buf_append(out, token, length);
 }
 
-/* "{ [%clk h:mm:ss] }" for the clock digits of a move-list entry (ms),
- * in whole seconds as Lichess writes them (the JSON's clocks are exact). */
-static int clock_comment(const char *digits, size_t length, char *out, size_t size)
+/* "{ [%eval e] [%clk h:mm:ss] }" for a move's evaluation (NULL: none)
+ * and the clock digits of its move-list entry (ms; NULL: none), as Lichess
+ * writes them: the clock in whole seconds (the JSON's clocks are exact). */
+static int move_comment(const char *eval, const char *digits, size_t length, char *out, size_t size)
 {
-    int64_t ms = 0;
-    for (size_t i = 0; i < length && i < 18; i++)
-        ms = ms * 10 + (digits[i] - '0');
-    int64_t seconds = ms / 1000;
-    int n = snprintf(out, size, "{ [%%clk %lld:%02d:%02d] }", (long long)(seconds / 3600), (int)(seconds / 60 % 60),
-                     (int)(seconds % 60));
+    int n = snprintf(out, size, "{ ");
+    if (eval)
+        n += snprintf(out + n, size - (size_t)n, "[%%eval %s] ", eval);
+    if (digits) {
+        int64_t ms = 0;
+        for (size_t i = 0; i < length && i < 18; i++)
+            ms = ms * 10 + (digits[i] - '0');
+        int64_t seconds = ms / 1000;
+        n += snprintf(out + n, size - (size_t)n, "[%%clk %lld:%02d:%02d] ", (long long)(seconds / 3600),
+                      (int)(seconds / 60 % 60), (int)(seconds % 60));
+    }
+    n += snprintf(out + n, size - (size_t)n, "}");
     return n < (int)size ? n : (int)size - 1;
 }
 
@@ -112,6 +119,7 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
     size_t line_start = out.length;
     unsigned number = game->initial->fullmove_number;
     bool white = game->initial->side_to_move == WHITE, first = true;
+    int ply = 0;
     for (const char *p = game->moves, *end = game->moves + game->moves_length; p < end;) {
         const char *stop = memchr(p, ' ', (size_t)(end - p));
         if (!stop)
@@ -130,12 +138,16 @@ char *pgn_write(const pgn_game_t *game, size_t *length)
             n = snprintf(token, sizeof token, "%.*s", (int)(san_end - san), san);
         if (n > 0)
             write_token(&out, &line_start, token, (size_t)n < sizeof token ? (size_t)n : sizeof token - 1);
-        /* The mover's clock after the move, as Lichess writes it; a black
-         * move after a comment takes its number again. */
-        first = clock != NULL;
-        if (clock) {
-            n = clock_comment(clock + 1, (size_t)(stop - clock - 1), token, sizeof token);
-            write_token(&out, &line_start, token, (size_t)n);
+        /* The review's evaluation and the mover's clock after the move, as
+         * Lichess writes them; a black move after a comment takes its number again. */
+        const char *eval = ply < game->eval_count && game->evals ? game->evals[ply] : NULL;
+        ply++;
+        first = clock != NULL || eval != NULL;
+        if (first) {
+            char comment[96];
+            n = move_comment(eval, clock ? clock + 1 : NULL, clock ? (size_t)(stop - clock - 1) : 0, comment,
+                             sizeof comment);
+            write_token(&out, &line_start, comment, (size_t)n);
         }
         if (!white)
             number++;
@@ -206,6 +218,12 @@ static const char *termination_tag(const game_t *g)
 char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
                        const pgn_defaults_t *defaults, size_t *length)
 {
+    return pgn_write_record_evals(r, tags, moves, moves_length, defaults, NULL, 0, length);
+}
+
+char *pgn_write_record_evals(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
+                             const pgn_defaults_t *defaults, const char *const *evals, int eval_count, size_t *length)
+{
     char control[PGN_TIME_CONTROL_SIZE], black[PGN_TIME_CONTROL_SIZE];
     pgn_time_control(&r->game, control, sizeof control);
     pgn_control_text(&r->game.clock.control[BLACK], black, sizeof black);
@@ -224,6 +242,8 @@ char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const ch
         .opening = game_opening(&r->game),
         .moves = moves ? moves : "",
         .moves_length = moves ? moves_length : 0,
+        .evals = evals,
+        .eval_count = evals ? eval_count : 0,
     };
     return pgn_write(&pgn, length);
 }

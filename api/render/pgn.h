@@ -36,6 +36,8 @@ typedef struct {
     const opening_t *opening;  /* the ECO and Opening tags when not NULL */
     const char *moves;         /* the move list: "uci:san[:clock]" entries separated by single spaces */
     size_t moves_length;
+    const char *const *evals;  /* evals[k]: the [%eval] text after ply k + 1 ("0.35", "#-3"; NULL: none) */
+    int eval_count;            /* entries of evals (0: none) */
 } pgn_game_t;
 
 /* The TimeControl tag's text of a control, in the PGN standard's form
@@ -59,5 +61,9 @@ char *pgn_write(const pgn_game_t *game, size_t *length);
  * pgn_write's. */
 char *pgn_write_record(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
                        const pgn_defaults_t *defaults, size_t *length);
+/* The same with a review's evaluations: evals[k] (NULL: none), for k below
+ * eval_count, written as a [%eval] comment after ply k + 1. */
+char *pgn_write_record_evals(const game_record_t *r, const game_meta_t *tags, const char *moves, size_t moves_length,
+                             const pgn_defaults_t *defaults, const char *const *evals, int eval_count, size_t *length);
 
 #endif

@@ -27,7 +27,7 @@ fi
 # most of the time (a clock running out, a lease passing, the computer
 # thinking on one engine), so they run beside the rest.
 long_files=(tests/e2e/flag_fall.test.mjs tests/e2e/engine_games.test.mjs tests/e2e/engine_fairness.test.mjs
-    tests/e2e/engine_variants.test.mjs)
+    tests/e2e/engine_variants.test.mjs tests/e2e/review.test.mjs)
 long_timeout=()
 [ "${#timeout_flag[@]}" -gt 0 ] && long_timeout=(--test-timeout=180000)
 long_log=$(mktemp)

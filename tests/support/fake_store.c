@@ -14,6 +14,7 @@
 #include "../../store/engine_jobs.h"
 #include "../../store/finished_feed.h"
 #include "../../store/game_streams.h"
+#include "../../store/reviews.h"
 #include "../../store/store_private.h"
 #include "../../store/webhooks.h"
 
@@ -711,4 +712,81 @@ store_status_t store_token_secret(store_t *store, const char *candidate, char **
     *length = 0;
     *created = false;
     return STORE_EUNAVAILABLE;
+}
+
+/* Reviews: none is ever kept (the fuzzer drives the game service, not the
+ * review workers; the server's routes still link their code). */
+store_status_t store_review_read(store_t *store, const char *id, store_review_t *out)
+{
+    (void)store, (void)id;
+    memset(out, 0, sizeof *out);
+    return STORE_ENOT_FOUND;
+}
+
+void store_review_free(store_review_t *review)
+{
+    if (review)
+        memset(review, 0, sizeof *review);
+}
+
+store_status_t store_review_begin(store_t *store, const char *id, uint64_t version, const char *limit,
+                                  const char *owner, const char *line, size_t line_length, int count, bool *kept)
+{
+    (void)store, (void)id, (void)version, (void)limit, (void)owner, (void)line, (void)line_length, (void)count;
+    *kept = false;
+    return STORE_EUNAVAILABLE;
+}
+
+store_status_t store_review_drop(store_t *store, const char *id, uint64_t version)
+{
+    (void)store, (void)id, (void)version;
+    return STORE_OK;
+}
+
+store_status_t store_review_enqueue(store_t *store, const char *id, uint64_t version, const char *owner,
+                                    unsigned per_owner, bool *reached)
+{
+    (void)store, (void)id, (void)version, (void)owner, (void)per_owner;
+    *reached = false;
+    return STORE_EUNAVAILABLE;
+}
+
+store_status_t store_review_claim(store_t *store, const char *consumer, unsigned lease_ms, store_review_job_t *job)
+{
+    (void)store, (void)consumer, (void)lease_ms, (void)job;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_review_touch(store_t *store, const char *consumer, unsigned lease_ms,
+                                  const store_review_job_t *job)
+{
+    (void)store, (void)consumer, (void)lease_ms, (void)job;
+    return STORE_ENOT_FOUND;
+}
+
+store_status_t store_review_ack(store_t *store, const store_review_job_t *job)
+{
+    (void)store, (void)job;
+    return STORE_OK;
+}
+
+store_status_t store_review_position_set(store_t *store, const char *id, uint64_t version, int index,
+                                         const char *text, bool *current)
+{
+    (void)store, (void)id, (void)version, (void)index, (void)text;
+    *current = false;
+    return STORE_OK;
+}
+
+store_status_t store_review_status_set(store_t *store, const char *id, uint64_t version, const char *status,
+                                       const char *error)
+{
+    (void)store, (void)id, (void)version, (void)status, (void)error;
+    return STORE_OK;
+}
+
+store_status_t store_review_publish(store_t *store, const char *id, const char *message)
+{
+    (void)store, (void)id, (void)message;
+    return STORE_OK;
 }

@@ -80,6 +80,8 @@ int test_engine_variants_register(void);
 int test_play_engine_register(void);
 int test_opening_register(void);
 int test_levels_register(void);
+int test_review_math_register(void);
+int test_reviews_register(void);
 int test_engine_jobs_register(void);
 int test_deadlines_register(void);
 int test_pool_register(void);

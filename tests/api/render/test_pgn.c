@@ -291,6 +291,22 @@ static void test_the_standard_start_has_no_setup_fen_or_variant_tags(void)
     free(text);
 }
 
+/* A review's evaluations share a move's comment with its clock, as Lichess
+ * writes them; a black move after a comment takes its number again. */
+static void test_a_reviews_evals_share_the_moves_comment_with_its_clock(void)
+{
+    position_t start = parse(FEN_START, 0);
+    static const char moves[] = "e2e4:e4:299000 e7e5:e5:298000 g1f3:Nf3";
+    const char *evals[] = { "0.35", NULL, "#-2" };
+    pgn_game_t game = { .white = "", .black = "", .initial = &start, .result = "*", .moves = moves,
+                        .moves_length = sizeof moves - 1, .evals = evals, .eval_count = 3 };
+    char *text = write_pgn(&game);
+    /* The line breaks at 80 characters, between tokens. */
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(text, "1. e4 { [%eval 0.35] [%clk 0:04:59] } 1... e5 { [%clk 0:04:58] } 2. Nf3\n{ [%eval #-2] } *"));
+    free(text);
+}
+
 static void test_a_non_standard_start_has_setup_and_fen_after_the_roster(void)
 {
     const char *fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12";
@@ -568,6 +584,8 @@ int test_pgn_register(void)
                         test_a_games_tags_follow_the_roster_known_ones_first_its_own_last_by_name_escaped)
         || !CU_add_test(suite, "the standard start has no SetUp, FEN or Variant tags",
                         test_the_standard_start_has_no_setup_fen_or_variant_tags)
+        || !CU_add_test(suite, "a review's evals share the move's comment with its clock",
+                        test_a_reviews_evals_share_the_moves_comment_with_its_clock)
         || !CU_add_test(suite, "a non-standard start has SetUp and FEN after the roster",
                         test_a_non_standard_start_has_setup_and_fen_after_the_roster)
         || !CU_add_test(suite, "a Chess960 start has Variant, SetUp and FEN",
