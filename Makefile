@@ -76,7 +76,7 @@ TEST_PACKAGES = libcunit1-dev openssl hyperfine nodejs python3 curl jq nginx lib
 # Only `make bench` needs these (it installs them itself); its game bench
 # also starts a local Redis Cluster (redis-server, and redis-tools for
 # redis-cli --cluster and redis-benchmark --cluster), and checks with curl and jq.
-BENCH_PACKAGES = wrk redis-server redis-tools curl jq
+BENCH_PACKAGES = wrk redis-server redis-tools curl jq pgn-extract bc
 
 # Node packages of the tests (the oracles, the e2e suite, the spec's lint and
 # generated client), installed by `make deps-test` from their lock files.
@@ -228,6 +228,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd
 	tests/bench/webhook_bench.sh $(BUILD)/chessd
+	tests/bench/pgn_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench
 	tests/bench/engine_bench.sh $(BUILD)/chessd

@@ -238,10 +238,8 @@ game_status_t game_move(game_t *g, color_t who, const char *text, size_t length,
         max_plies = GAME_MAX_PLIES;
     if (g->ply_count >= max_plies)
         return GAME_ETOO_LONG;
-    move_list_t legal;
-    movegen_legal(&g->pos, &legal);
     uci_format(&g->pos, out->move, out->uci);
-    san_format_with(&g->pos, &legal, out->move, out->san);
+    san_format(&g->pos, out->move, out->san);
     /* An offer lapses when the player it was made to moves instead of
      * answering; a takeback offer by the mover is void once the moves it
      * would take back are no longer the last ones. */

@@ -4,7 +4,6 @@
  * spaces; the text left is trimmed at the end. Blanks are ASCII's. */
 #include "pgn_comment.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "types.h"
@@ -152,14 +151,10 @@ static size_t pass(char *s, size_t n, matcher_t match, pgn_comment_t *c)
     size_t out = 0, i = 0;
     while (i < n) {
         size_t at = i + (is_space(s[i]) ? 1 : 0), end = at;
-        pgn_comment_t trial = *c;
-        bool found = at < n && s[at] == '[' && match(s, n, &end, &trial);
-        if (!found && at != i) { /* the blank is not the command's: try the command alone */
-            at = end = i;
-            found = false;
-        }
+        bool found = false;
+        if (at < n && s[at] == '[' && at + 1 < n && s[at + 1] == '%') /* a command may begin here */
+            found = match(s, n, &end, c); /* a matcher changes c only when it matches */
         if (found) {
-            *c = trial;
             if (end < n && is_space(s[end]))
                 end++;
             s[out++] = ' ';
@@ -174,12 +169,20 @@ static size_t pass(char *s, size_t n, matcher_t match, pgn_comment_t *c)
 
 size_t pgn_comment_parse(const char *comment, size_t length, pgn_comment_t *out, char *text)
 {
-    memset(out, 0, sizeof *out);
+    out->has_clock = out->has_emt = out->has_eval = out->eval_mate = false;
+    out->clock_ms = out->emt_ms = 0;
+    out->eval = out->shape_count = 0;
     out->eval_depth = -1;
     memcpy(text, comment, length);
-    size_t n = pass(text, length, match_time, out);
-    n = pass(text, n, match_shapes, out);
-    n = pass(text, n, match_eval, out);
+    size_t n = length;
+    bool commands = false; /* most comments have none: no pass then */
+    for (size_t i = 0; i + 1 < length && !commands; i++)
+        commands = comment[i] == '[' && comment[i + 1] == '%';
+    if (commands) {
+        n = pass(text, n, match_time, out);
+        n = pass(text, n, match_shapes, out);
+        n = pass(text, n, match_eval, out);
+    }
     size_t start = 0;
     while (start < n && is_space(text[start]))
         start++;
@@ -190,17 +193,43 @@ size_t pgn_comment_parse(const char *comment, size_t length, pgn_comment_t *out,
     return n - start;
 }
 
-/* h:mm:ss with up to three decimals, as chessops's makeClk writes it (out: 40 bytes). */
-static size_t time_text(int64_t ms, char *out)
+/* Appends s, or v's decimal digits (at least min of them), at out + n. */
+static size_t put_str(char *out, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    memcpy(out + n, s, k);
+    return n + k;
+}
+
+static size_t put_uint(char *out, size_t n, unsigned long long v, int min)
+{
+    char digits[24];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || k < min);
+    while (k)
+        out[n++] = digits[--k];
+    return n;
+}
+
+/* h:mm:ss with up to three decimals, as chessops's makeClk writes it. */
+static size_t put_time(char *out, size_t n, int64_t ms)
 {
     int64_t s = ms / 1000, frac = ms % 1000;
-    int n = snprintf(out, 40, "%lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60), (long long)(s % 60));
+    n = put_uint(out, n, (unsigned long long)(s / 3600), 1);
+    out[n++] = ':';
+    n = put_uint(out, n, (unsigned long long)(s / 60 % 60), 2);
+    out[n++] = ':';
+    n = put_uint(out, n, (unsigned long long)(s % 60), 2);
     if (frac) {
-        n += snprintf(out + n, 8, ".%03lld", (long long)frac);
+        out[n++] = '.';
+        n = put_uint(out, n, (unsigned long long)frac, 3);
         while (out[n - 1] == '0')
-            out[--n] = '\0';
+            n--;
     }
-    return (size_t)n;
+    return n;
 }
 
 static size_t shapes_text(const pgn_comment_t *c, bool arrows, char *out)
@@ -240,26 +269,34 @@ size_t pgn_comment_commands(const pgn_comment_t *c, char *out)
             n += k;
         }
     }
-    char item[64];
     if (c->has_eval) {
-        int k = c->eval_mate ? snprintf(item, sizeof item, "[%%eval #%d", c->eval)
-                             : snprintf(item, sizeof item, "[%%eval %s%d.%02d", c->eval < 0 ? "-" : "",
-                                        (c->eval < 0 ? -c->eval : c->eval) / 100,
-                                        (c->eval < 0 ? -c->eval : c->eval) % 100);
-        if (c->eval_depth >= 0)
-            k += snprintf(item + k, sizeof item - (size_t)k, ",%d", c->eval_depth);
-        item[k++] = ']';
-        item[k] = '\0';
-        n += (size_t)snprintf(out + n, PGN_COMMENT_COMMANDS_MAX - n, "%s%s", n ? " " : "", item);
+        n = put_str(out, n, n ? " [%eval " : "[%eval ");
+        unsigned long long v = (unsigned long long)(c->eval < 0 ? -(long long)c->eval : c->eval);
+        if (c->eval_mate) {
+            out[n++] = '#';
+            if (c->eval < 0)
+                out[n++] = '-';
+            n = put_uint(out, n, v, 1);
+        } else {
+            if (c->eval < 0)
+                out[n++] = '-';
+            n = put_uint(out, n, v / 100, 1);
+            out[n++] = '.';
+            n = put_uint(out, n, v % 100, 2);
+        }
+        if (c->eval_depth >= 0) {
+            out[n++] = ',';
+            n = put_uint(out, n, (unsigned long long)c->eval_depth, 1);
+        }
+        out[n++] = ']';
     }
     for (int clock = 0; clock < 2; clock++) {
-        bool has = clock ? c->has_clock : c->has_emt;
-        if (!has)
+        if (!(clock ? c->has_clock : c->has_emt))
             continue;
-        char t[40];
-        time_text(clock ? c->clock_ms : c->emt_ms, t);
-        n += (size_t)snprintf(out + n, PGN_COMMENT_COMMANDS_MAX - n, "%s[%%%s %s]", n ? " " : "", clock ? "clk" : "emt",
-                              t);
+        n = put_str(out, n, n ? " [%" : "[%");
+        n = put_str(out, n, clock ? "clk " : "emt ");
+        n = put_time(out, n, clock ? c->clock_ms : c->emt_ms);
+        out[n++] = ']';
     }
     out[n] = '\0';
     return n;

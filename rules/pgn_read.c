@@ -501,11 +501,20 @@ static bool call_node(reader_t *r, const position_t *before, const game_played_t
     return true;
 }
 
+/* The move's text, for an error (cut to fit). */
+static void keep_move_text(pgn_read_error_t *e, const char *word, size_t length)
+{
+    if (length >= sizeof e->move)
+        length = sizeof e->move - 1;
+    memcpy(e->move, word, length);
+    e->move[length] = '\0';
+}
+
 static bool play_move(reader_t *r, const char *word, size_t length, spot_t spot)
 {
     game_t *g = &r->game;
     pgn_read_error_t *e = r->error;
-    snprintf(e->move, sizeof e->move, "%.*s", (int)(length < sizeof e->move ? length : sizeof e->move - 1), word);
+    keep_move_text(e, word, length);
     if (g->ply_count >= r->limits->max_plies)
         return fail(r, PGN_READ_ETOO_MANY_PLIES, spot, "more than %d moves (plies) in one game", r->limits->max_plies);
     game_played_t played;
@@ -550,7 +559,7 @@ static bool play_variation_move(reader_t *r, const char *word, size_t length, bo
 {
     pgn_read_error_t *e = r->error;
     position_t *pos = &r->line[r->depth].pos;
-    snprintf(e->move, sizeof e->move, "%.*s", (int)(length < sizeof e->move ? length : sizeof e->move - 1), word);
+    keep_move_text(e, word, length);
     e->ply = -1;
     e->position = *pos;
     status_t status;
@@ -580,10 +589,8 @@ static bool play_variation_move(reader_t *r, const char *word, size_t length, bo
             set_path(r);
             return false;
         }
-        move_list_t legal;
-        movegen_legal(pos, &legal);
         uci_format(pos, played.move, played.uci);
-        san_format_with(pos, &legal, played.move, played.san);
+        san_format(pos, played.move, played.san);
     }
     if (!count_node(r, spot))
         return false;

@@ -29,6 +29,11 @@ static int append_disambiguation(const position_t *pos, const move_list_t *legal
     bitboard_t others = position_pieces(pos, piece_color(piece), piece_type(piece)) & ~bb_square(from);
     if (!(others & attacks_of(piece_type(piece), to, position_occupied(pos))))
         return n;
+    move_list_t own;
+    if (!legal) { /* san_format: the list is made only when another piece may go there too */
+        movegen_legal(pos, &own);
+        legal = &own;
+    }
     bool ambiguous = false, same_file = false, same_rank = false;
     for (int i = 0; i < legal->count; i++) {
         move_t other = legal->moves[i];
@@ -146,12 +151,7 @@ char *san_format_with(const position_t *pos, const move_list_t *legal, move_t mo
     return buf;
 }
 
-char *san_format(const position_t *pos, move_t move, char *buf)
-{
-    move_list_t legal;
-    movegen_legal(pos, &legal);
-    return san_format_with(pos, &legal, move, buf);
-}
+char *san_format(const position_t *pos, move_t move, char *buf) { return san_format_with(pos, NULL, move, buf); }
 
 /* SAN taken apart; -1 marks a part the text leaves out. */
 typedef struct {

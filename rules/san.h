@@ -16,7 +16,8 @@ enum { SAN_BUFFER_SIZE = 16, SAN_INPUT_MAX = 32 };
 char *san_format(const position_t *pos, move_t move, char *buf);
 
 /* The same, given the legal moves of pos (saves regenerating them when
- * formatting a whole list). */
+ * formatting a whole list); NULL: made only when another piece of the
+ * mover's kind attacks the target square. */
 char *san_format_with(const position_t *pos, const move_list_t *legal, move_t move, char *buf);
 
 /* Finds the legal move that `length` bytes of SAN name in pos. On failure

@@ -34,6 +34,7 @@ pgn_batch_t *pgn_batch_new(const pgn_batch_options_t *options)
     b->options = *options;
     b->tree_game = -1;
     pgn_tree_init(&b->tree, TREE_MAX_BYTES);
+    b->tree.no_fens = options->format == PGN_OUT_PGN;
     return b;
 }
 

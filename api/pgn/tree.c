@@ -60,7 +60,9 @@ void pgn_tree_reset(pgn_tree_t *t)
     free_line(t->moves);
     for (int d = 0; d <= PGN_READ_DEPTH_MAX; d++)
         free_texts(t->line[d].before);
+    bool no_fens = t->no_fens;
     pgn_tree_init(t, t->max_bytes);
+    t->no_fens = no_fens;
 }
 
 /* malloc, counted against the tree's bound. */
@@ -111,15 +113,17 @@ bool pgn_tree_tag(pgn_tree_t *t, const char *name, const char *value, size_t val
 
 bool pgn_tree_node(pgn_tree_t *t, const pgn_read_node_t *node)
 {
-    char fen[FEN_BUFFER_SIZE];
-    fen_format(node->after, fen, sizeof fen);
+    char fen[FEN_BUFFER_SIZE] = "";
+    if (!t->no_fens)
+        fen_format(node->after, fen, sizeof fen);
     size_t fen_length = strlen(fen);
     pgn_node_t *n = tree_alloc(t, sizeof *n + fen_length + 1);
     if (!n)
         return false;
     memcpy(n->fen, fen, fen_length + 1);
-    snprintf(n->uci, sizeof n->uci, "%s", node->played->uci);
-    snprintf(n->san, sizeof n->san, "%s", node->played->san);
+    size_t uci = strnlen(node->played->uci, sizeof n->uci - 1), san = strnlen(node->played->san, sizeof n->san - 1);
+    memcpy(n->uci, node->played->uci, uci);
+    memcpy(n->san, node->played->san, san);
     n->fullmove = node->before->fullmove_number;
     n->white = node->before->side_to_move == WHITE;
     n->eval_depth = -1;
@@ -423,6 +427,20 @@ static void comment_token(layout_t *l, const char *text, size_t length, const ch
     l->force_number = true;
 }
 
+/* v's digits at out (not terminated); their count. */
+static size_t decimal(char *out, unsigned v)
+{
+    char digits[12];
+    size_t k = 0, n = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        out[n++] = digits[--k];
+    return n;
+}
+
 static void write_line(layout_t *l, const pgn_node_t *n)
 {
     l->force_number = true;
@@ -431,13 +449,15 @@ static void write_line(layout_t *l, const pgn_node_t *n)
             comment_token(l, x->text, x->length, "", 0);
         char number[24];
         if (n->white || l->force_number) {
-            snprintf(number, sizeof number, "%d.%s", n->fullmove, n->white ? "" : "..");
+            size_t k = decimal(number, (unsigned)n->fullmove);
+            memcpy(number + k, n->white ? "." : "...", n->white ? 2 : 4);
             token_str(l, number);
         }
         token_str(l, n->san);
         l->force_number = false;
         for (int i = 0; i < n->nag_count; i++) {
-            snprintf(number, sizeof number, "$%d", n->nags[i]);
+            number[0] = '$';
+            number[1 + decimal(number + 1, (unsigned)n->nags[i])] = '\0';
             token_str(l, number);
         }
         pgn_comment_t c;
@@ -474,7 +494,9 @@ static void write_line(layout_t *l, const pgn_node_t *n)
 
 static void tag_line(buf_t *out, const char *name, const char *value, size_t length)
 {
-    buf_printf(out, "[%s \"", name);
+    buf_putc(out, '[');
+    buf_puts(out, name);
+    buf_puts(out, " \"");
     for (size_t i = 0; i < length; i++) {
         if (value[i] == '"' || value[i] == '\\')
             buf_putc(out, '\\');

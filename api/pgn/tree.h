@@ -56,6 +56,7 @@ typedef struct {
     } line[PGN_READ_DEPTH_MAX + 1];
     size_t bytes;   /* held by the tree */
     size_t max_bytes;
+    bool no_fens;   /* the moves keep no FEN (PGN is written without them) */
     bool too_large; /* over max_bytes: reading must stop */
     bool no_memory;
 } pgn_tree_t;
