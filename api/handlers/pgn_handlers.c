@@ -54,9 +54,13 @@ static bool pgn_text(const api_request_t *req, cJSON **root, const char **text, 
 
 /* --- a body kept in a file: read and answered as it is sent --- */
 
+/* What one piece's answer may grow to is a multiple of its text (a move's
+ * FEN, JSON's escapes): pieces of about 64 KiB, games of at most 1 MiB,
+ * keep it a few MiB. */
 enum {
     FILL_BYTES = 256 * 1024,  /* read from the file at a time */
-    GAME_MAX_BYTES = 8 << 20, /* a game longer than this fails, unread */
+    PIECE_BYTES = 64 * 1024,  /* a piece is cut at the first game boundary past this */
+    GAME_MAX_BYTES = 1 << 20, /* a game longer than this fails, unread */
 };
 
 typedef struct {
@@ -120,6 +124,8 @@ static bool produce(pgn_stream_t *s)
     }
     bool end = s->offset >= s->size;
     size_t cut = end ? s->in_length : s->split.cut;
+    if (!cut && s->in_length >= GAME_MAX_BYTES)
+        cut = s->split.last; /* the whole games before one that is too long */
     if (s->passing) { /* up to the next game: the first place to cut */
         size_t first = s->split.first;
         take(s, first ? first : s->in_length);
@@ -198,7 +204,7 @@ static void answer_spooled(const api_request_t *req, const pgn_batch_options_t *
     s->size = req->body_length;
     s->line = 1;
     s->deadline_us = now_us() + (uint64_t)app->config->pgn_timeout_seconds * 1000000u;
-    pgn_split_init(&s->split);
+    pgn_split_init(&s->split, PIECE_BYTES);
     buf_init(&s->out);
     res->status = 200;
     res->content_type = type;

@@ -6,9 +6,10 @@
 
 #include <string.h>
 
-void pgn_split_init(pgn_split_t *s)
+void pgn_split_init(pgn_split_t *s, size_t min_piece)
 {
     memset(s, 0, sizeof *s);
+    s->min_piece = min_piece;
     s->line_start = s->line_blank = true;
 }
 
@@ -44,7 +45,9 @@ void pgn_split_scan(pgn_split_t *s, const char *text, size_t length)
         }
         if (c == '[') {
             if (line_start && s->prev_blank && s->movetext) {
-                s->cut = s->at;
+                if (s->cut < s->min_piece)
+                    s->cut = s->at;
+                s->last = s->at;
                 if (!s->first)
                     s->first = s->at;
                 s->movetext = false;
@@ -66,4 +69,5 @@ void pgn_split_consumed(pgn_split_t *s, size_t cut)
     s->at -= cut;
     s->cut = s->cut > cut ? s->cut - cut : 0;
     s->first = s->first > cut ? s->first - cut : 0;
+    s->last = s->last > cut ? s->last - cut : 0;
 }

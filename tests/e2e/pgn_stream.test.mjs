@@ -30,8 +30,8 @@ const rss = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/
 /** A good game with a comment of `pad` bytes: five lines, the movetext the fourth. */
 const goodGame = (i, pad) => `[Event "g${i}"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 {${'x'.repeat(pad)}} Nc6 (2... d6 3. d4) 3. Bb5 a6 *\n\n`;
 const badGame = (i) => `[Event "g${i}"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 Nc6 *\n\n`;
-/** A game of over 9 MiB: 2400 comments of 4000 bytes, all on its fourth line. */
-const hugeGame = (i) => `[Event "g${i}"]\n[Result "*"]\n\n1. e4 ${`{${'y'.repeat(4000)}} `.repeat(2400)}e5 *\n\n`;
+/** A game of over 1 MiB: 300 comments of 4000 bytes, all on its fourth line. */
+const hugeGame = (i) => `[Event "g${i}"]\n[Result "*"]\n\n1. e4 ${`{${'y'.repeat(4000)}} `.repeat(300)}e5 *\n\n`;
 
 /**
  * Sends the games made by next() (null at the end) as one chunked body and
