@@ -16,6 +16,7 @@ import { parsePgn, emptyHeaders, startingPosition } from 'chessops/pgn';
 import { startServer } from './server.mjs';
 import { call, get, post, expectProblem, START_FEN } from './http.mjs';
 import { prng } from './prng.mjs';
+import { chess960Rank, legalMoves } from './random_chess.mjs';
 
 const SEED = Number(process.env.PGN_SEED ?? 20261201);
 const GAMES = 360;
@@ -31,35 +32,6 @@ const postPgn = (text, type = 'application/x-chess-pgn', query = '') =>
 const postStrict = (text, type = 'application/x-chess-pgn') => postPgn(text, type, '?strict=true');
 
 // --- the corpus ---
-
-/** Every legal move of pos, by canonical SAN (castling once). */
-function legalMoves(pos) {
-  const moves = new Map();
-  for (const [from, dests] of pos.allDests()) {
-    for (const to of dests) {
-      const piece = pos.board.get(from);
-      const last = piece.role === 'pawn' && (to >> 3 === 7 || to >> 3 === 0);
-      for (const promotion of last ? ['queen', 'knight', 'rook', 'bishop'] : [undefined]) {
-        const move = promotion ? { from, to, promotion } : { from, to };
-        moves.set(makeSan(pos, move), move);
-      }
-    }
-  }
-  return [...moves.entries()];
-}
-
-/** A random Chess960 back rank (bishops on opposite colours, the king between the rooks). */
-function chess960Rank(rnd) {
-  const rank = Array(8).fill(null);
-  rank[2 * rnd.int(4)] = 'b';
-  rank[2 * rnd.int(4) + 1] = 'b';
-  const free = () => rank.map((p, i) => (p ? -1 : i)).filter((i) => i >= 0);
-  let f = free(); rank[f[rnd.int(f.length)]] = 'q';
-  f = free(); rank[f[rnd.int(f.length)]] = 'n';
-  f = free(); rank[f[rnd.int(f.length)]] = 'n';
-  f = free(); rank[f[0]] = 'r'; rank[f[1]] = 'k'; rank[f[2]] = 'r';
-  return rank.join('');
-}
 
 /** A random legal game: { start fen or null, variant or null, moves (SAN), final position }. */
 function randomGame(rnd) {

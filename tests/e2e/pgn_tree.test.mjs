@@ -13,6 +13,7 @@ import { parsePgn, parseComment, emptyHeaders, startingPosition } from 'chessops
 import { startServer } from './server.mjs';
 import { call, expectProblem } from './http.mjs';
 import { prng } from './prng.mjs';
+import { chess960Rank, legalMoves } from './random_chess.mjs';
 
 const SEED = Number(process.env.PGN_TREE_SEED ?? 20261207);
 const GAMES = Number(process.env.PGN_TREE_GAMES ?? 100);
@@ -23,40 +24,11 @@ const PGN = 'application/x-chess-pgn';
 
 // --- the generator ---
 
-/** Every legal move of pos, by canonical SAN (castling once), promotions to every piece. */
-function legalMoves(pos) {
-  const moves = new Map();
-  for (const [from, dests] of pos.allDests()) {
-    for (const to of dests) {
-      const piece = pos.board.get(from);
-      const last = piece.role === 'pawn' && (to >> 3 === 7 || to >> 3 === 0);
-      for (const promotion of last ? ['queen', 'knight', 'rook', 'bishop'] : [undefined]) {
-        const move = promotion ? { from, to, promotion } : { from, to };
-        moves.set(makeSan(pos, move), move);
-      }
-    }
-  }
-  return [...moves.entries()];
-}
-
 /** A random legal move, preferring promotions and castling when there are some (they are rare otherwise). */
 function randomMove(rnd, pos) {
   const moves = legalMoves(pos);
   const special = moves.filter(([san]) => san.includes('=') || san.startsWith('O-O'));
   return special.length && rnd.chance(0.5) ? rnd.pick(special) : rnd.pick(moves);
-}
-
-/** A random Chess960 back rank (bishops on opposite colours, the king between the rooks). */
-function chess960Rank(rnd) {
-  const rank = Array(8).fill(null);
-  rank[2 * rnd.int(4)] = 'b';
-  rank[2 * rnd.int(4) + 1] = 'b';
-  const free = () => rank.map((p, i) => (p ? -1 : i)).filter((i) => i >= 0);
-  let f = free(); rank[f[rnd.int(f.length)]] = 'q';
-  f = free(); rank[f[rnd.int(f.length)]] = 'n';
-  f = free(); rank[f[rnd.int(f.length)]] = 'n';
-  f = free(); rank[f[0]] = 'r'; rank[f[1]] = 'k'; rank[f[2]] = 'r';
-  return rank.join('');
 }
 
 /** A random legal mainline: { fen or null, variant or null, moves (SAN), final position }. */
