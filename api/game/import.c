@@ -1,7 +1,7 @@
 /* A new game from PGN (import.h): pgn_read's callbacks collect the names,
- * the tags a game keeps, the move list ("uci:san" entries) and the history
- * (the key before each move), then the game is given the creation's rules
- * and its ending. */
+ * the tags a game keeps, the move list ("uci:san" entries, a [%clk] after a
+ * move its clock) and the history (the key before each move), then the game
+ * is given the creation's rules and its ending. */
 #include "import.h"
 
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../rules/base/utf8.h"
+#include "../../rules/pgn_comment.h"
 
 /* Whether a tag's value says only that it is not known (or, for Round,
  * that there is none): what chessd writes itself when a game has no value. */
@@ -32,22 +33,59 @@ static bool import_tag(void *ctx, int game, const char *name, const char *value,
     return true;
 }
 
+/* Writes the move held back to the move list. */
+static void flush_move(game_import_t *p)
+{
+    char entry[GAME_LINE_ENTRY_SIZE + 1];
+    if (!p->has_pending)
+        return;
+    if (p->moves.length)
+        buf_putc(&p->moves, ' ');
+    buf_append(&p->moves, entry, game_line_entry(&p->pending, entry));
+    p->has_pending = false;
+}
+
 static bool import_move(void *ctx, int game, const position_t *before, const game_played_t *played)
 {
     game_import_t *p = ctx;
-    char entry[GAME_LINE_ENTRY_SIZE + 1], key[GAME_RECORD_HISTORY_ENTRY];
+    char key[GAME_RECORD_HISTORY_ENTRY];
     (void)game;
-    if (p->moves.length)
-        buf_putc(&p->moves, ' ');
-    buf_append(&p->moves, entry, game_line_entry(played, entry));
+    flush_move(p);
+    p->pending = *played;
+    p->pending.clocked = false; /* a PGN move has a clock only by its [%clk] */
+    p->pending.clock_ms = -1;
+    p->has_pending = true;
     game_record_history_entry(before->key, key);
     buf_append(&p->history, key, sizeof key);
     return !buf_failed(&p->moves) && !buf_failed(&p->history);
 }
 
+/* A comment after a mainline move: its [%clk] is the mover's clock after it. */
+static bool import_comment(void *ctx, int game, int depth, const char *text, size_t length)
+{
+    game_import_t *p = ctx;
+    (void)game;
+    if (depth != 0 || !p->has_pending)
+        return true;
+    char *rest = malloc(length + 1);
+    pgn_comment_t *c = malloc(sizeof *c);
+    bool ok = rest && c;
+    if (ok) {
+        pgn_comment_parse(text, length, c, rest);
+        if (c->has_clock) {
+            p->pending.clocked = true;
+            p->pending.clock_ms = c->clock_ms;
+        }
+    }
+    free(rest);
+    free(c);
+    return ok;
+}
+
 static bool import_game(void *ctx, const pgn_read_game_t *done)
 {
     game_import_t *p = ctx;
+    flush_move(p);
     p->game = *done->game;
     snprintf(p->result, sizeof p->result, "%s", done->result);
     return true;
@@ -60,7 +98,8 @@ game_import_status_t game_import_pgn(const char *text, size_t length, int max_pl
     pgn_read_default_limits(&limits);
     limits.max_games = 1;
     limits.max_plies = max_plies;
-    pgn_read_callbacks_t callbacks = { .tag = import_tag, .move = import_move, .game = import_game };
+    pgn_read_callbacks_t callbacks = { .tag = import_tag, .move = import_move, .game = import_game,
+                                       .comment = import_comment };
     if (pgn_read(text, length, &limits, &callbacks, p, error) < 0)
         return GAME_IMPORT_EPGN;
     game_t imported = p->game;

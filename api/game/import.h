@@ -16,7 +16,8 @@
 #include "../../store/game_record.h"
 #include "../http/buf.h"
 
-/* What the PGN holds: the move list and history texts, the game its
+/* What the PGN holds: the move list (with each move's [%clk], as a move's
+ * clock is kept) and history texts, the game its
  * movetext leaves, its players' names, and its tags that game_meta.h
  * keeps. Real PGN is messy: a tag that fails game_meta's checks, says only
  * PGN's "unknown" ("?", "????.??.??", a Round "-"), or is a custom one past
@@ -24,6 +25,10 @@
  * stack. Zero it before use, free with game_import_free. */
 typedef struct {
     buf_t moves, history;
+    /* the last move read, written to moves at the next move or the end, so
+     * that a [%clk] after it is its clock */
+    game_played_t pending;
+    bool has_pending;
     game_t game;
     char result[8];
     char names[COLOR_COUNT][GAME_NAME_MAX + 1];

@@ -298,6 +298,16 @@ test('POST /v1/pgn: media types, the JSON form, empty input and legal_moves', as
   assert.equal(plain.body.games[0].position.legal_moves, undefined);
 });
 
+test('POST /v1/games with pgn keeps the [%clk] of its mainline as the moves\' clocks', async () => {
+  const pgn = '1. e4 { [%clk 0:03:00] } e5 { good [%clk 0:02:58.5] } (1... c5 { [%clk 0:00:01] }) 2. Nf3 { [%eval 0.3] } *';
+  const created = await post(server, '/v1/games', { pgn });
+  assert.equal(created.status, 201, created.text);
+  // a variation's clock is not the mainline's; a move without [%clk] has none
+  assert.deepEqual(created.body.clocks, [180000, 178500, null]);
+  const text = await get(server, `/v1/games/${created.body.id}/pgn`);
+  assert.match(text.text, /1\. e4 \{ \[%clk 0:03:00\] \} 1\.\.\. e5 \{ \[%clk 0:02:58\] \} 2\. Nf3 \*/);
+});
+
 test('POST /v1/games with pgn starts a stored game from its moves; GET and the PGN give them back', async () => {
   const pgn = '[White "Ann"]\n[Black "Bob"]\n[Result "*"]\n\n1. e4 {x} e5 (1... c5 2. Nf3) 2. Nf3 Nc6 3. Bb5 a6 *';
   const created = await post(server, '/v1/games?legal_moves=false', { pgn });
