@@ -1,7 +1,7 @@
-/* A new game from PGN (import.h): pgn_read's callbacks collect the names,
- * the tags a game keeps, the move list ("uci:san" entries, a [%clk] after a
- * move its clock) and the history (the key before each move), then the game
- * is given the creation's rules and its ending. */
+/* A new game from PGN (import.h). pgn_read's callbacks collect the names,
+ * the tags a game keeps, the move list ("uci:san" entries; a [%clk] after a
+ * move is its clock) and the history (the key before each move). Then the
+ * game is given the creation's rules and its ending. */
 #include "import.h"
 
 #include <stdio.h>
