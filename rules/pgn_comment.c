@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "base/decimal.h"
 #include "types.h"
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -203,15 +204,9 @@ static size_t put_str(char *out, size_t n, const char *s)
 
 static size_t put_uint(char *out, size_t n, unsigned long long v, int min)
 {
-    char digits[24];
-    int k = 0;
-    do {
-        digits[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v || k < min);
-    while (k)
-        out[n++] = digits[--k];
-    return n;
+    for (size_t k = decimal_length(v); k < (size_t)min; k++)
+        out[n++] = '0';
+    return n + decimal_write(v, out + n);
 }
 
 /* h:mm:ss with up to three decimals, as chessops's makeClk writes it. */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../../rules/base/clock.h"
 #include "../../rules/pgn_read.h"
 #include "../app.h"
 #include "../config.h"
@@ -66,7 +66,7 @@ enum {
 typedef struct {
     int fd;
     uint64_t size, offset;
-    uint64_t deadline_us;
+    int64_t deadline_us; /* clock_now_us() */
     pgn_batch_t *batch;
     char *in;          /* read, not yet answered: up to GAME_MAX_BYTES + FILL_BYTES */
     size_t in_length;
@@ -77,13 +77,6 @@ typedef struct {
     size_t out_sent;
     bool began, ended;
 } pgn_stream_t;
-
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 /* Lines in text as the reader counts them: LF, CRLF or a lone CR. */
 static int count_lines(const char *text, size_t length)
@@ -160,7 +153,7 @@ static ssize_t stream_read(void *stream, char *out, size_t max)
         s->out.length = s->out_sent = 0;
         if (s->ended)
             return -1;
-        if (now_us() > s->deadline_us || !produce(s))
+        if (clock_now_us() > s->deadline_us || !produce(s))
             return -2; /* the answer is cut: the connection closes */
     }
     size_t n = s->out.length - s->out_sent;
@@ -203,7 +196,7 @@ static void answer_spooled(const api_request_t *req, const pgn_batch_options_t *
     }
     s->size = req->body_length;
     s->line = 1;
-    s->deadline_us = now_us() + (uint64_t)app->config->pgn_timeout_seconds * 1000000u;
+    s->deadline_us = clock_now_us() + (int64_t)app->config->pgn_timeout_seconds * 1000000;
     pgn_split_init(&s->split, PIECE_BYTES);
     buf_init(&s->out);
     res->status = 200;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/base/decimal.h"
 #include "../../rules/fen.h"
 
 void pgn_tree_init(pgn_tree_t *t, size_t max_bytes)
@@ -427,20 +428,6 @@ static void comment_token(layout_t *l, const char *text, size_t length, const ch
     l->force_number = true;
 }
 
-/* v's digits at out (not terminated); their count. */
-static size_t decimal(char *out, unsigned v)
-{
-    char digits[12];
-    size_t k = 0, n = 0;
-    do {
-        digits[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k)
-        out[n++] = digits[--k];
-    return n;
-}
-
 static void write_line(layout_t *l, const pgn_node_t *n)
 {
     l->force_number = true;
@@ -449,7 +436,7 @@ static void write_line(layout_t *l, const pgn_node_t *n)
             comment_token(l, x->text, x->length, "", 0);
         char number[24];
         if (n->white || l->force_number) {
-            size_t k = decimal(number, (unsigned)n->fullmove);
+            size_t k = decimal_write((uint64_t)n->fullmove, number);
             memcpy(number + k, n->white ? "." : "...", n->white ? 2 : 4);
             token_str(l, number);
         }
@@ -457,7 +444,7 @@ static void write_line(layout_t *l, const pgn_node_t *n)
         l->force_number = false;
         for (int i = 0; i < n->nag_count; i++) {
             number[0] = '$';
-            number[1 + decimal(number + 1, (unsigned)n->nags[i])] = '\0';
+            number[1 + decimal_write((uint64_t)n->nags[i], number + 1)] = '\0';
             token_str(l, number);
         }
         pgn_comment_t c;
