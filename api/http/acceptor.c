@@ -28,6 +28,7 @@ enum {
     FULL_WAIT_MS = 20,       /* how often a full server looks again whether a slot is free */
     WAITING_LOOK_MS = 5,     /* how often the waiting connections look again for a place */
     EXHAUSTED_WAIT_MS = 100, /* after EMFILE, ENFILE, ENOBUFS or ENOMEM */
+    EXHAUSTED_SAY_MS = 500,  /* and said at most this often, so a long shortage is a few lines a second */
     MIN_SLOTS = 64,
 };
 
@@ -63,6 +64,7 @@ struct acceptor {
     address_slot_t *slots; /* NULL without a per-address limit */
     size_t mask;
     uint64_t seed;
+    uint64_t exhausted_said_ms; /* when the accept thread last said it was out of descriptors */
     atomic_uint open;
     atomic_uint waiting_now;
     atomic_ullong refused;
@@ -289,7 +291,11 @@ static void accept_burst(acceptor_t *a)
             if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
                 continue; /* that client is gone; others may wait */
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                say(a, "accept failed: %s; accepting again in %d ms\n", strerror(errno), EXHAUSTED_WAIT_MS);
+                uint64_t now = (uint64_t)clock_now_ms();
+                if (!a->exhausted_said_ms || now - a->exhausted_said_ms >= EXHAUSTED_SAY_MS) {
+                    a->exhausted_said_ms = now;
+                    say(a, "accept failed: %s; accepting again in %d ms\n", strerror(errno), EXHAUSTED_WAIT_MS);
+                }
                 stopped_within(a, EXHAUSTED_WAIT_MS); /* a stop is seen again by the main loop */
             }
             return; /* EAGAIN: nothing more waits */
