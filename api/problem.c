@@ -338,6 +338,23 @@ void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error)
     api_problem(res, status, detail, write_pgn_problem, error);
 }
 
+static void write_notes_problem(jsonw_t *w, const void *ctx)
+{
+    (void)ctx;
+    jsonw_kv_int(w, "game", 0);
+    jsonw_kv_string(w, "pgn_error", "notes_too_large");
+}
+
+void api_problem_pgn_notes(api_response_t *res, size_t limit)
+{
+    char detail[200];
+    snprintf(detail, sizeof detail,
+             "game 0: its mainline's comments, NAGs and variations are over %zu bytes as a game keeps them; "
+             "leave some out",
+             limit);
+    api_problem(res, API_EPGN_TOO_LARGE, detail, write_notes_problem, NULL);
+}
+
 static void write_current_version(jsonw_t *w, const void *ctx)
 {
     jsonw_key(w, "current_version");

@@ -138,6 +138,9 @@ void api_problem_move(api_response_t *res, api_status_t status, const char *mess
  * API's illegal_move, ambiguous_move or invalid_move_text; each with the
  * game's index (0-based), line and column (1-based) and pgn_error. */
 void api_problem_pgn(api_response_t *res, const pgn_read_error_t *error);
+/* The creation's PGN has more notes than a game keeps (limit bytes):
+ * pgn_too_large, its pgn_error notes_too_large. */
+void api_problem_pgn_notes(api_response_t *res, size_t limit);
 /* The status such an error answers, and its members (line, column,
  * pgn_error, the move's when it is one, its path in the tree) in a JSON
  * object: POST /v1/pgn's per-game errors. */

@@ -67,10 +67,14 @@ void game_meta_free(game_meta_t *meta)
     if (!meta)
         return;
     free(meta->metadata);
+    free(meta->notes);
     free(meta);
 }
 
-bool game_meta_empty(const game_meta_t *meta) { return !meta || (meta->count == 0 && !meta->metadata); }
+bool game_meta_empty(const game_meta_t *meta)
+{
+    return !meta || (meta->count == 0 && !meta->metadata && !meta->notes);
+}
 
 /* The known tag's index, GAME_TAGS_KNOWN for another name. */
 static int rank_of(const char *name)
@@ -287,15 +291,32 @@ bool game_meta_copy(game_meta_t *dst, const game_meta_t *src)
 {
     memcpy(dst->tags, src->tags, (size_t)src->count * sizeof *src->tags);
     dst->count = src->count;
-    dst->metadata = NULL;
-    dst->metadata_length = 0;
-    if (!src->metadata)
-        return true;
-    dst->metadata = malloc(src->metadata_length + 1);
-    if (!dst->metadata)
+    dst->metadata = dst->notes = NULL;
+    dst->metadata_length = dst->notes_length = 0;
+    if (src->metadata && !(dst->metadata = malloc(src->metadata_length + 1)))
         return false;
-    memcpy(dst->metadata, src->metadata, src->metadata_length + 1);
-    dst->metadata_length = src->metadata_length;
+    if (src->notes && !game_meta_set_notes(dst, src->notes, src->notes_length)) {
+        free(dst->metadata);
+        dst->metadata = NULL;
+        return false;
+    }
+    if (src->metadata) {
+        memcpy(dst->metadata, src->metadata, src->metadata_length + 1);
+        dst->metadata_length = src->metadata_length;
+    }
+    return true;
+}
+
+bool game_meta_set_notes(game_meta_t *meta, const char *text, size_t length)
+{
+    char *copy = length <= GAME_NOTES_MAX ? malloc(length + 1) : NULL;
+    if (!copy)
+        return false;
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    free(meta->notes);
+    meta->notes = copy;
+    meta->notes_length = length;
     return true;
 }
 
@@ -453,6 +474,8 @@ bool game_meta_text(const game_meta_t *meta, char **text, size_t *length)
         ok = cJSON_AddStringToObject(tags, meta->tags[i].name, meta->tags[i].value) != NULL;
     if (ok && meta->metadata)
         ok = cJSON_AddRawToObject(root, "metadata", meta->metadata) != NULL;
+    if (ok && meta->notes)
+        ok = cJSON_AddRawToObject(root, "notes", meta->notes) != NULL;
     *text = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (*text)
@@ -473,10 +496,26 @@ static bool read_tags(game_meta_t *meta, const cJSON *tags)
     return true;
 }
 
-bool game_meta_read(game_meta_t *meta, const char *text, size_t length)
+/* The notes of a kept text into meta: an object, within the bound. */
+static bool read_notes(game_meta_t *meta, const cJSON *notes)
+{
+    char *text = cJSON_IsObject(notes) ? cJSON_PrintUnformatted(notes) : NULL;
+    bool ok = text && game_meta_set_notes(meta, text, strlen(text));
+    free(text);
+    return ok;
+}
+
+/* Frees what meta owns and zeroes it. */
+static void clear(game_meta_t *meta)
 {
     free(meta->metadata);
+    free(meta->notes);
     memset(meta, 0, sizeof *meta);
+}
+
+bool game_meta_read(game_meta_t *meta, const char *text, size_t length)
+{
+    clear(meta);
     if (length == 0)
         return true;
     if (length > GAME_META_TEXT_MAX)
@@ -489,11 +528,11 @@ bool game_meta_read(game_meta_t *meta, const char *text, size_t length)
             ok = read_tags(meta, member);
         else if (!strcmp(member->string, "metadata"))
             ok = game_meta_set_metadata(meta, member, NULL, 0) == GAME_METADATA_OK;
+        else if (!strcmp(member->string, "notes"))
+            ok = read_notes(meta, member);
     }
     cJSON_Delete(root);
-    if (!ok) {
-        free(meta->metadata);
-        memset(meta, 0, sizeof *meta);
-    }
+    if (!ok)
+        clear(meta);
     return ok;
 }

@@ -1,7 +1,7 @@
 /* A game's tags and metadata, set at its creation and never changed: PGN
- * tags checked as PGN allows and bounded, and an opaque JSON object. They
- * are kept in the game's hash apart from the state text (its "meta" field),
- * so no change loads them; only full reads do. */
+ * tags checked as PGN allows and bounded, an opaque JSON object, and an
+ * imported PGN's notes. They are kept in the game's hash apart from the
+ * state text (its "meta" field), so no change loads them; only full reads do. */
 #ifndef CHESSD_STORE_GAME_META_H
 #define CHESSD_STORE_GAME_META_H
 
@@ -17,7 +17,8 @@ enum {
     GAME_TAGS_CUSTOM_MAX = 16,  /* tags besides the known ones */
     GAME_TAGS_MAX = GAME_TAGS_KNOWN + GAME_TAGS_CUSTOM_MAX,
     GAME_METADATA_MAX = 4096,   /* bytes of the metadata as compact JSON */
-    GAME_META_TEXT_MAX = 65536, /* bytes of a stored meta text read back (far above what is written) */
+    GAME_NOTES_MAX = 131072,    /* bytes of the notes an imported PGN leaves, as compact JSON */
+    GAME_META_TEXT_MAX = GAME_NOTES_MAX + 65536, /* bytes of a stored meta text read back (above what is written) */
 };
 
 typedef struct {
@@ -34,6 +35,11 @@ typedef struct {
     game_tag_t tags[GAME_TAGS_MAX];
     char *metadata; /* a JSON object, compact, malloc'd; NULL: none */
     size_t metadata_length;
+    /* the comments, NAGs and variations of an imported PGN's mainline: a
+     * JSON object, compact, malloc'd, that only the PGN writer reads
+     * (api/render/pgn.h); NULL: none */
+    char *notes;
+    size_t notes_length;
 } game_meta_t;
 
 /* A zeroed meta (no tags, no metadata), or NULL when out of memory. */
@@ -72,8 +78,13 @@ const char *game_meta_tag(const game_meta_t *meta, const char *name);
 void game_meta_merge(game_meta_t *dst, const game_meta_t *src);
 
 /* dst (empty) becomes a copy of src; false when out of memory (dst then
- * holds src's tags, no metadata). */
+ * holds src's tags, no metadata and no notes). */
 bool game_meta_copy(game_meta_t *dst, const game_meta_t *src);
+
+/* Sets meta's notes to a copy of text (a JSON object, compact, as
+ * api/render writes it; not read here). False, and nothing changed, when
+ * it is over GAME_NOTES_MAX bytes or out of memory. */
+bool game_meta_set_notes(game_meta_t *meta, const char *text, size_t length);
 
 typedef enum {
     GAME_METADATA_OK = 0,
@@ -88,7 +99,8 @@ typedef enum {
  * Nothing changes unless GAME_METADATA_OK. */
 game_metadata_status_t game_meta_set_metadata(game_meta_t *meta, const cJSON *object, char *detail, size_t size);
 
-/* The text kept in the game's hash: {"tags": {...}, "metadata": {...}}, in
+/* The text kept in the game's hash: {"tags": {...}, "metadata": {...},
+ * "notes": {...}}, in
  * *text (malloc'd, caller frees; length in *length), or *text NULL when
  * meta holds nothing. False when out of memory. */
 bool game_meta_text(const game_meta_t *meta, char **text, size_t *length);
@@ -96,7 +108,7 @@ bool game_meta_text(const game_meta_t *meta, char **text, size_t *length);
 /* Reads a kept text into meta (emptied first); false when it is not one
  * this code writes, or out of memory. Every tag is checked again, so a
  * hand-made record cannot put a control character into a PGN. Members
- * other than tags and metadata are ignored: a later version may add some. */
+ * other than tags, metadata and notes are ignored: a later version may add some. */
 bool game_meta_read(game_meta_t *meta, const char *text, size_t length);
 
 #endif

@@ -1,7 +1,8 @@
 /* A new game from PGN (import.h). pgn_read's callbacks collect the names,
  * the tags a game keeps, the move list ("uci:san" entries; a [%clk] after a
- * move is its clock) and the history (the key before each move). Then the
- * game is given the creation's rules and its ending. */
+ * move is its clock), the history (the key before each move) and the tree
+ * the notes come from. Then the game is given the creation's rules and its
+ * ending. */
 #include "import.h"
 
 #include <stdio.h>
@@ -10,6 +11,10 @@
 
 #include "../../rules/base/utf8.h"
 #include "../../rules/pgn_comment.h"
+
+/* Bytes the movetext's tree may take while it is read: far above what
+ * GAME_NOTES_MAX of notes needs, so the notes' bound is the one met. */
+enum { IMPORT_TREE_MAX = 32 * GAME_NOTES_MAX };
 
 /* Whether a tag's value says only that it is not known (or, for Round,
  * that there is none): what chessd writes itself when a game has no value. */
@@ -60,11 +65,45 @@ static bool import_move(void *ctx, int game, const position_t *before, const gam
     return !buf_failed(&p->moves) && !buf_failed(&p->history);
 }
 
-/* A comment after a mainline move: its [%clk] is the mover's clock after it. */
+/* The tree's calls: a failure (over its bound, out of memory) stops
+ * filling it, never the reading; game_import_pgn says what it was. */
+static void tree_result(game_import_t *p, bool ok) { p->tree_failed = p->tree_failed || !ok; }
+
+static bool import_node(void *ctx, int game, const pgn_read_node_t *node)
+{
+    game_import_t *p = ctx;
+    (void)game;
+    if (!p->tree_failed)
+        tree_result(p, pgn_tree_node(&p->tree, node));
+    return true;
+}
+
+static bool import_nag(void *ctx, int game, int depth, int nag)
+{
+    game_import_t *p = ctx;
+    (void)game;
+    if (!p->tree_failed)
+        tree_result(p, pgn_tree_nag(&p->tree, depth, nag));
+    return true;
+}
+
+static bool import_variation(void *ctx, int game, int depth, bool open)
+{
+    game_import_t *p = ctx;
+    (void)game;
+    if (!p->tree_failed)
+        tree_result(p, pgn_tree_variation(&p->tree, depth, open));
+    return true;
+}
+
+/* A comment, to the tree; after a mainline move, its [%clk] is the
+ * mover's clock after it. */
 static bool import_comment(void *ctx, int game, int depth, const char *text, size_t length)
 {
     game_import_t *p = ctx;
     (void)game;
+    if (!p->tree_failed)
+        tree_result(p, pgn_tree_comment(&p->tree, depth, text, length));
     if (depth != 0 || !p->has_pending)
         return true;
     char *rest = malloc(length + 1);
@@ -80,6 +119,26 @@ static bool import_comment(void *ctx, int game, int depth, const char *text, siz
     free(rest);
     free(c);
     return ok;
+}
+
+/* The tree's notes into p->tags, when it has any. */
+static game_import_status_t take_notes(game_import_t *p)
+{
+    if (p->tree_failed)
+        return p->tree.too_large ? GAME_IMPORT_ENOTES : GAME_IMPORT_ENOMEM;
+    if (!pgn_tree_has_notes(&p->tree))
+        return GAME_IMPORT_OK;
+    jsonw_t w;
+    jsonw_init(&w);
+    pgn_tree_notes(&p->tree, &w);
+    size_t length = 0;
+    char *text = jsonw_finish(&w, &length);
+    game_import_status_t status = !text                      ? GAME_IMPORT_ENOMEM
+                                  : length > GAME_NOTES_MAX ? GAME_IMPORT_ENOTES
+                                  : game_meta_set_notes(&p->tags, text, length) ? GAME_IMPORT_OK
+                                                                                : GAME_IMPORT_ENOMEM;
+    free(text);
+    return status;
 }
 
 static bool import_game(void *ctx, const pgn_read_game_t *done)
@@ -98,10 +157,17 @@ game_import_status_t game_import_pgn(const char *text, size_t length, int max_pl
     pgn_read_default_limits(&limits);
     limits.max_games = 1;
     limits.max_plies = max_plies;
-    pgn_read_callbacks_t callbacks = { .tag = import_tag, .move = import_move, .game = import_game,
-                                       .comment = import_comment };
+    pgn_read_callbacks_t callbacks = { .tag = import_tag,         .move = import_move,
+                                       .game = import_game,       .node = import_node,
+                                       .comment = import_comment, .nag = import_nag,
+                                       .variation = import_variation };
+    pgn_tree_init(&p->tree, IMPORT_TREE_MAX);
+    p->tree.no_fens = true;
     if (pgn_read(text, length, &limits, &callbacks, p, error) < 0)
         return GAME_IMPORT_EPGN;
+    game_import_status_t notes = take_notes(p);
+    if (notes != GAME_IMPORT_OK)
+        return notes;
     game_t imported = p->game;
     int64_t now = r->created_at_ms;
     if (game_adopt_rules(&imported, &r->game, now) != GAME_OK)
@@ -126,6 +192,8 @@ void game_import_free(game_import_t *p)
         return;
     buf_free(&p->moves);
     buf_free(&p->history);
-    free(p->tags.metadata); /* none is set: tags only */
-    p->tags.metadata = NULL;
+    free(p->tags.metadata); /* none is set: tags and notes only */
+    free(p->tags.notes);
+    p->tags.metadata = p->tags.notes = NULL;
+    pgn_tree_reset(&p->tree);
 }

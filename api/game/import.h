@@ -2,8 +2,8 @@
  * tags, its mainline played as moves are (the move list and history texts as
  * the store keeps them). The players' names come from its White and Black
  * tags, the ending from its result, the game's tags from the others that a
- * game keeps. Part of the game service (service.c); knows rules/ and the
- * record. */
+ * game keeps, its notes from its comments, NAGs and variations. Part of
+ * the game service (service.c). */
 #ifndef CHESSD_API_GAME_IMPORT_H
 #define CHESSD_API_GAME_IMPORT_H
 
@@ -15,13 +15,14 @@
 #include "../../store/game_meta.h"
 #include "../../store/game_record.h"
 #include "../http/buf.h"
+#include "../render/pgn_tree.h"
 
 /* What the PGN holds: the move list (with each move's [%clk], as a move's
- * clock is kept) and history texts, the game its
- * movetext leaves, its players' names, and its tags that game_meta.h
- * keeps. Real PGN is messy: a tag that fails game_meta's checks, says only
- * PGN's "unknown" ("?", "????.??.??", a Round "-"), or is a custom one past
- * the bound is left out, never refused. Large (a game_t): keep it off the
+ * clock is kept) and history texts, the game its movetext leaves, its
+ * players' names, and its tags and notes that game_meta.h keeps. Real PGN
+ * is messy: a tag that fails game_meta's checks, says only PGN's
+ * "unknown" ("?", "????.??.??", a Round "-"), or is a custom one past the
+ * bound is left out, never refused. Large (a game_t): keep it off the
  * stack. Zero it before use, free with game_import_free. */
 typedef struct {
     buf_t moves, history;
@@ -32,13 +33,16 @@ typedef struct {
     game_t game;
     char result[8];
     char names[COLOR_COUNT][GAME_NAME_MAX + 1];
-    game_meta_t tags;
+    game_meta_t tags; /* with the notes (pgn_tree_notes), when the mainline has any */
+    pgn_tree_t tree;  /* the movetext read, for its notes */
+    bool tree_failed;
 } game_import_t;
 
 typedef enum {
     GAME_IMPORT_OK = 0,
     GAME_IMPORT_EPGN,   /* the PGN cannot be read or played: *error says why */
     GAME_IMPORT_ECLOCK, /* the imported game does not take r's clock */
+    GAME_IMPORT_ENOTES, /* the mainline's notes are over GAME_NOTES_MAX bytes */
     GAME_IMPORT_ENOMEM,
 } game_import_status_t;
 

@@ -1196,7 +1196,8 @@ static game_svc_status_t new_game(const game_svc_config_t *c, const game_svc_new
 }
 
 /* g's tags and metadata: the creation's, then an imported PGN's tags the
- * creation does not give (imported NULL: none), as long as they fit. */
+ * creation does not give (imported NULL: none), as long as they fit, and
+ * its notes. */
 static game_svc_status_t new_meta(const game_svc_new_t *spec, const game_import_t *imported, game_svc_game_t *g,
                                   game_svc_result_t *out)
 {
@@ -1206,6 +1207,9 @@ static game_svc_status_t new_meta(const game_svc_new_t *spec, const game_import_
         return fail(out, GAME_SVC_EINTERNAL, "out of memory");
     if (imported)
         game_meta_merge(g->meta, &imported->tags);
+    if (imported && imported->tags.notes
+        && !game_meta_set_notes(g->meta, imported->tags.notes, imported->tags.notes_length))
+        return fail(out, GAME_SVC_EINTERNAL, "out of memory");
     return GAME_SVC_OK;
 }
 
@@ -1217,6 +1221,7 @@ static game_svc_status_t import_pgn(const game_svc_config_t *c, const game_svc_n
     switch (game_import_pgn(spec->pgn, spec->pgn_length, max_plies, &g->record, p, &out->pgn)) {
     case GAME_IMPORT_OK: break;
     case GAME_IMPORT_EPGN: return GAME_SVC_EPGN;
+    case GAME_IMPORT_ENOTES: return GAME_SVC_ENOTES_TOO_LARGE;
     case GAME_IMPORT_ECLOCK: return fail(out, GAME_SVC_EINTERNAL, "the imported game does not take the clock");
     default: return fail(out, GAME_SVC_EINTERNAL, "out of memory");
     }

@@ -83,6 +83,7 @@ typedef enum {
     GAME_SVC_EINVALID,               /* a value of the change is invalid (detail: the caller's sentence) */
     GAME_SVC_EKEY_REUSED,            /* the Idempotency-Key came with another request */
     GAME_SVC_EPGN,                   /* the creation's PGN cannot be read or played (pgn) */
+    GAME_SVC_ENOTES_TOO_LARGE,       /* the creation's PGN has more notes than a game keeps (GAME_NOTES_MAX) */
     GAME_SVC_EINTERNAL,              /* out of memory, no randomness... (detail) */
     GAME_SVC_ETOO_MANY_TURNS,        /* the client has engine_turns_per_client of the computer's turns waiting */
     GAME_SVC_EENGINE_BUSY,           /* engine_turns_max of the computer's turns wait: nothing was changed */

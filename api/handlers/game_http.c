@@ -158,6 +158,7 @@ void game_http_answer(const api_request_t *req, api_response_t *res, game_svc_st
     case GAME_SVC_EINVALID: api_problem(res, API_EINVALID_FIELD, out->detail, NULL, NULL); break;
     case GAME_SVC_EKEY_REUSED: api_problem(res, API_EIDEMPOTENCY_KEY_REUSED, out->detail, NULL, NULL); break;
     case GAME_SVC_EPGN: api_problem_pgn(res, &out->pgn); break;
+    case GAME_SVC_ENOTES_TOO_LARGE: api_problem_pgn_notes(res, GAME_NOTES_MAX); break;
     case GAME_SVC_ETOO_MANY_TURNS:
         metrics_add(METRIC_ENGINE_TURNS_REFUSED, METRICS_TURN_REFUSED_PER_CLIENT, 1);
         api_problem_quota(res, API_ETOO_MANY_ENGINE_TURNS, out->detail, "engine-turns-per-client", out->limit, 2);

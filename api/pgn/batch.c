@@ -1,5 +1,5 @@
 /* A batch of PGN games (see batch.h): the reader's events build one game's
- * tree at a time (tree.h); at the game's end, or its error, the game is
+ * tree at a time (render/pgn_tree.h); at the game's end, or its error, the game is
  * written out and the tree emptied, so a batch holds one game at most. */
 #include "batch.h"
 
@@ -11,7 +11,7 @@
 #include "../http/jsonw.h"
 #include "../problem.h"
 #include "../render/position_json.h"
-#include "tree.h"
+#include "../render/pgn_tree.h"
 
 /* A game's tree may hold this much (a move costs about 250 bytes with its FEN). */
 enum { TREE_MAX_BYTES = 32u << 20 };

@@ -1,8 +1,9 @@
 /* The PGN export of a stored game, in the PGN standard's export format: the
  * seven tag roster, the game's own tags, the set-up tags for a game not
  * started from the standard position, and the movetext from the stored SAN.
- * Lines are of at most 80 characters. No replay: the move numbers come from
- * the initial position's counters. */
+ * The notes of its import go with its moves, and lines break as
+ * python-chess breaks them. No replay: the move numbers come from the
+ * initial position's counters. */
 #ifndef CHESSD_API_RENDER_PGN_H
 #define CHESSD_API_RENDER_PGN_H
 
@@ -38,6 +39,12 @@ typedef struct {
     size_t moves_length;
     const char *const *evals;  /* evals[k]: the [%eval] text after ply k + 1 ("0.35", "#-3"; NULL: none) */
     int eval_count;            /* entries of evals (0: none) */
+    /* An imported PGN's notes (api/render/pgn_tree.h; NULL: none): its
+     * comments, NAGs, commands and variations, written with the moves
+     * while they are still the imported mainline's. Notes that are not
+     * as pgn_tree_notes writes them are left out whole. */
+    const char *notes;
+    size_t notes_length;
 } pgn_game_t;
 
 /* The TimeControl tag's text of a control, in the PGN standard's form

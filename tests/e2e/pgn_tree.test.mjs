@@ -697,6 +697,98 @@ test(`POST /v1/pgn answers the trees chessops reads, and writes them back stably
   }
 });
 
+// --- stored games keep their import's notes ---
+
+const STORED_GAMES = Number(process.env.PGN_TREE_STORED_GAMES ?? 40);
+const movetext = (pgn) => pgn.slice(pgn.indexOf('\n\n') + 2);
+/** [the text before the last token, the last token]: a line break before it is the text's, not the token's. */
+const lastToken = (text) => { const m = /^([\s\S]*?)\s*(\S+)\s*$/.exec(text); return [m[1], m[2]]; };
+/** A stored game keeps its clocks to the millisecond but writes them in whole seconds, as Lichess does. */
+const wholeClocks = (text) => text.replace(/(\[%clk\s\d{1,5}:\d{1,2}:\d{1,2})\.\d{0,3}\]/g, '$1]');
+
+async function createFromPgn(pgn, extra = {}) {
+  return call(await chessd(), 'POST', '/v1/games', { json: { pgn, ...extra } });
+}
+
+test(`POST /v1/games keeps a PGN's comments, NAGs, commands and variations; its PGN writes them as POST /v1/pgn does (seed ${SEED})`, async () => {
+  const rnd = prng(SEED + 1);
+  let stored = 0;
+  let refused = 0;
+  for (let n = 0; n < STORED_GAMES; n++) {
+    const w = writeGame(rnd, randomGame(rnd));
+    const text = wholeClocks(w.text);
+    const label = `seed ${SEED} (PGN_TREE_SEED), stored game ${n}\n--- PGN ---\n${text.slice(0, 6000)}`;
+    const created = await createFromPgn(text);
+    if (w.illegalOffset !== undefined) { // a variation's illegal move refuses the game, as the mainline's does
+      assert.ok([400, 422].includes(created.status), `${created.status} ${created.text}\n${label}`);
+      assert.equal(created.body.code, 'illegal_move', label);
+      refused++;
+      continue;
+    }
+    assert.equal(created.status, 201, `${created.text}\n${label}`);
+    stored++;
+    const got = await call(await chessd(), 'GET', `/v1/games/${created.body.id}/pgn`);
+    assert.equal(got.status, 200, label);
+    const tree = await postPgn(text, { accept: PGN });
+    assert.equal(tree.status, 200, label);
+    // the result token aside: a game the PGN leaves at "*" in a mate is 1-0 or 0-1 once stored
+    const [gotMoves, gotResult] = lastToken(movetext(got.text));
+    assert.equal(gotMoves, lastToken(movetext(tree.text))[0], `the stored game's movetext is the tree's, ${label}`);
+    assert.equal(gotResult, created.body.result, label);
+    // byte-stable: its own PGN imported again is written the same, tags and all
+    const again = await createFromPgn(got.text);
+    assert.equal(again.status, 201, `${again.text}\n${label}`);
+    const twice = await call(await chessd(), 'GET', `/v1/games/${again.body.id}/pgn`);
+    assert.equal(twice.text, got.text, `a stored game's PGN imported again, ${label}`);
+  }
+  assert.ok(stored >= STORED_GAMES / 2 && (STORED_GAMES < 40 || refused >= 1), `${stored} stored, ${refused} refused`);
+});
+
+test('a stored game\'s notes stay with the moves they were written for: played on, taken back, too large', async () => {
+  const pgn = '[Event "Notes"]\n\n{ Before it all } 1. e4 $1 { The best [%cal Ge2e4] [%eval 0.25,18] } ( 1. d4 d5 ) ( 1. c4 ) '
+    + '1... c5 $6 { Sharp } { and more } 2. Nf3 d6 { [%emt 0:00:07] } *';
+  const created = await createFromPgn(pgn, { takeback: 'free' });
+  assert.equal(created.status, 201, created.text);
+  const { id, tokens } = created.body;
+  assert.deepEqual(created.body.moves.map((m) => m.san), ['e4', 'c5', 'Nf3', 'd6'], 'variations are never played');
+  assert.equal(created.body.notes, undefined, 'the notes are the PGN\'s, not the game\'s JSON');
+  const pgnOf = async () => movetext((await call(await chessd(), 'GET', `/v1/games/${id}/pgn`)).text);
+  // python-chess's layout: a token and the space after it must fit in 80 columns, or the line breaks before it
+  const layout = (tokens) => {
+    const lines = [''];
+    for (const t of tokens) {
+      const line = lines[lines.length - 1];
+      if (line && line.length + 1 + t.length + 1 > 80) lines.push(t);
+      else lines[lines.length - 1] = line ? `${line} ${t}` : t;
+    }
+    return `${lines.join('\n')}\n`;
+  };
+  const head = ['{ Before it all }', '1.', 'e4', '$1', '{ The best [%cal Ge2e4] [%eval 0.25,18] }', '(', '1.', 'd4', 'd5', ')',
+    '(', '1.', 'c4', ')', '1...', 'c5', '$6', '{ Sharp }', '{ and more }', '2.', 'Nf3'];
+  assert.equal(await pgnOf(), layout([...head, 'd6', '{ [%emt 0:00:07] }', '*']));
+  assert.equal(await pgnOf(), movetext((await postPgn(pgn, { accept: PGN })).text));
+  const auth = (color) => ({ authorization: `Bearer ${tokens[color]}` });
+  const moved = await call(await chessd(), 'POST', `/v1/games/${id}/moves`, { headers: auth('white'), json: { move: 'd4', expected_version: 1 } });
+  assert.equal(moved.status, 200, moved.text);
+  assert.equal(await pgnOf(), layout([...head, 'd6', '{ [%emt 0:00:07] }', '3.', 'd4', '*']), 'a move played after the import has no notes');
+  // Black's d6 taken back and another move played: d6's notes are gone, the others stay
+  for (const color of ['white', 'black']) { // each takes back their own last move
+    const version = (await call(await chessd(), 'GET', `/v1/games/${id}`)).body.version;
+    const undo = await call(await chessd(), 'POST', `/v1/games/${id}/undo`, { headers: { ...auth(color), 'if-match': `"${version}"` } });
+    assert.equal(undo.status, 200, undo.text);
+  }
+  const version = (await call(await chessd(), 'GET', `/v1/games/${id}`)).body.version;
+  const other = await call(await chessd(), 'POST', `/v1/games/${id}/moves`, { headers: auth('black'), json: { move: 'Nc6', expected_version: version } });
+  assert.equal(other.status, 200, other.text);
+  assert.equal(await pgnOf(), layout([...head, 'Nc6', '*']));
+
+  // more notes than a game keeps: a clear refusal, and no game
+  const many = `1. e4 ${'(d4) '.repeat(9000)}*`;
+  const refused = await createFromPgn(many);
+  const body = expectProblem(refused, 413, 'pgn_too_large');
+  assert.equal(body.pgn_error, 'notes_too_large');
+});
+
 // --- fixtures, shaped like real exports ---
 
 const LICHESS = `[Event "Rated Blitz game"]

@@ -319,6 +319,8 @@ static void test_a_kept_text_this_code_did_not_write_is_refused(void)
         "{\"tags\":{\"Date\":\"yesterday\"}}",
         "{\"tags\":{\"bad name\":\"x\"}}",
         "{\"metadata\":[1]}",
+        "{\"notes\":[1]}",
+        "{\"notes\":\"text\"}",
         "{\"tags\":{}} trailing",
         "{\"tags\":{}",
     };
@@ -342,12 +344,45 @@ static void test_a_kept_text_this_code_did_not_write_is_refused(void)
     game_meta_free(meta);
 }
 
+/* An import's notes: kept as compact JSON, read back, copied, within their bound. */
+static void test_notes_are_kept_read_back_copied_and_bounded(void)
+{
+    game_meta_t *meta = game_meta_new(), *back = game_meta_new(), *copy = game_meta_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(meta);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    CU_ASSERT_TRUE(game_meta_empty(meta));
+    static const char notes[] = "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"text\":\"a \\\"b\\\"\"}]}";
+    CU_ASSERT_TRUE(game_meta_set_notes(meta, notes, sizeof notes - 1));
+    CU_ASSERT_FALSE(game_meta_empty(meta)); /* notes alone are kept */
+    char *text = NULL;
+    size_t length = 0;
+    CU_ASSERT_TRUE_FATAL(game_meta_text(meta, &text, &length));
+    CU_ASSERT_TRUE(game_meta_read(back, text, length));
+    CU_ASSERT_STRING_EQUAL(back->notes, notes);
+    CU_ASSERT_EQUAL(back->notes_length, sizeof notes - 1);
+    CU_ASSERT_TRUE(game_meta_copy(copy, back));
+    CU_ASSERT_STRING_EQUAL(copy->notes, notes);
+    free(text);
+    /* over the bound: refused, and the notes before stay */
+    char *huge = malloc(GAME_NOTES_MAX + 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(huge);
+    memset(huge, ' ', GAME_NOTES_MAX + 1);
+    CU_ASSERT_FALSE(game_meta_set_notes(meta, huge, GAME_NOTES_MAX + 1));
+    CU_ASSERT_STRING_EQUAL(meta->notes, notes);
+    free(huge);
+    game_meta_free(meta);
+    game_meta_free(back);
+    game_meta_free(copy);
+}
+
 int test_game_meta_register(void)
 {
     CU_pSuite suite = CU_add_suite("game_meta", NULL, NULL);
     if (!suite)
         return CU_get_error();
     CU_ADD_TEST(suite, test_a_name_is_a_pgn_symbol_of_at_most_32_bytes_that_starts_with_a_letter);
+    CU_ADD_TEST(suite, test_notes_are_kept_read_back_copied_and_bounded);
     CU_ADD_TEST(suite, test_the_tags_the_server_writes_are_refused_and_a_known_name_in_another_case);
     CU_ADD_TEST(suite, test_a_value_is_utf8_of_at_most_255_bytes_without_control_characters);
     CU_ADD_TEST(suite, test_each_known_tag_has_its_format);

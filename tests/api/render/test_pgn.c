@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "../../../api/render/pgn.h"
 #include "../../../rules/game.h"
 #include "../../../store/game_meta.h"
@@ -307,6 +309,129 @@ static void test_a_reviews_evals_share_the_moves_comment_with_its_clock(void)
     free(text);
 }
 
+/* An import's notes (pgn_tree_notes's JSON) as a stored game keeps them. */
+static const char notes_json[] =
+    "{\"line\":\"e2e4 e7e5 g1f3\",\"comments\":[\"Start\"],\"moves\":["
+    "{\"ply\":1,\"nags\":[1],\"text\":\"Best\",\"shapes\":\"[%cal Ge2e4]\",\"eval\":\"[%eval 0.20,15]\","
+    "\"variations\":[\"(\",\"1.\",\"d4\",\"{ also }\",\")\"]},"
+    "{\"ply\":2,\"more\":[\"second\"],\"emt\":\"[%emt 0:00:03]\"}]}";
+
+/* The notes go with their moves in python-chess's places: NAGs, the first
+ * comment with its commands (a review's eval replacing the import's, the
+ * clock last), more comments, variations; a black move after them takes
+ * its number again. */
+static void test_an_imports_notes_are_written_with_their_moves(void)
+{
+    position_t start = parse(FEN_START, 0);
+    static const char moves[] = "e2e4:e4:299000 e7e5:e5 g1f3:Nf3";
+    pgn_game_t game = { .white = "", .black = "", .initial = &start, .result = "*", .moves = moves,
+                        .moves_length = sizeof moves - 1, .notes = notes_json, .notes_length = sizeof notes_json - 1 };
+    char *text = write_pgn(&game);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n\n{ Start } 1. e4 $1 { Best [%cal Ge2e4] [%eval 0.20,15] [%clk 0:04:59] } ( 1. d4\n"
+                                        "{ also } ) 1... e5 { [%emt 0:00:03] } { second } 2. Nf3 *\n"));
+    free(text);
+    const char *evals[] = { "0.35", NULL, "#-2" };
+    game.evals = evals;
+    game.eval_count = 3;
+    text = write_pgn(&game);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "1. e4 $1 { Best [%cal Ge2e4] [%eval 0.35] [%clk 0:04:59] }"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "2. Nf3 { [%eval #-2] } *"));
+    free(text);
+}
+
+/* Notes are written only while the game's moves are the imported ones. */
+static void test_notes_stop_where_the_moves_leave_the_imported_line(void)
+{
+    position_t start = parse(FEN_START, 0);
+    static const char moves[] = "e2e4:e4 c7c5:c5 g1f3:Nf3";
+    pgn_game_t game = { .white = "", .black = "", .initial = &start, .result = "*", .moves = moves,
+                        .moves_length = sizeof moves - 1, .notes = notes_json, .notes_length = sizeof notes_json - 1 };
+    char *text = write_pgn(&game);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n\n{ Start } 1. e4 $1 { Best [%cal Ge2e4] [%eval 0.20,15] } ( 1. d4 { also } )\n"
+                                        "1... c5 2. Nf3 *\n"));
+    free(text);
+}
+
+/* Notes a hand-made record could hold that would end a comment or the
+ * game early are left out whole; the moves are written as ever. */
+static void test_notes_that_would_break_the_pgn_are_left_out(void)
+{
+    position_t start = parse(FEN_START, 0);
+    static const char moves[] = "e2e4:e4";
+    static const char *const bad[] = {
+        "{\"line\":\"e2e4\",\"comments\":[\"a } 1-0\"],\"moves\":[]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"text\":\"}\"}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"variations\":[\"(\",\"1.\",\"d4\"]}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"variations\":[\"(\",\"d4 1-0\",\")\"]}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"variations\":[\")\",\"(\"]}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"variations\":[\"(\",\"{ a } b }\",\")\"]}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"eval\":\"[%eval 1] } 1-0 {\"}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":1,\"nags\":[256]}]}",
+        "{\"line\":\"e2e4\",\"moves\":[{\"ply\":2},{\"ply\":1}]}",
+        "{\"moves\":[]}",
+        "[]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pgn_game_t game = { .white = "", .black = "", .initial = &start, .result = "*", .moves = moves,
+                            .moves_length = sizeof moves - 1, .notes = bad[i], .notes_length = strlen(bad[i]) };
+        char *text = write_pgn(&game);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n\n1. e4 *\n"));
+        free(text);
+    }
+}
+
+/* cJSON's allocations, made to fail after a budget. */
+static long cjson_budget, cjson_failures;
+
+static void *failing_malloc(size_t size)
+{
+    if (cjson_budget-- <= 0) {
+        cjson_failures++;
+        return NULL;
+    }
+    return malloc(size);
+}
+
+/* Out of memory while the notes are read (cJSON) or written (the buffers):
+ * NULL, never a text without them. */
+static void test_an_allocation_failure_with_notes_gives_null(void)
+{
+    position_t start = parse(FEN_START, 0);
+    static const char moves[] = "e2e4:e4:299000 e7e5:e5 g1f3:Nf3";
+    pgn_game_t game = { .white = "", .black = "", .initial = &start, .result = "*", .moves = moves,
+                        .moves_length = sizeof moves - 1, .notes = notes_json, .notes_length = sizeof notes_json - 1 };
+    char *whole = write_pgn(&game);
+    long failures = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        for (long k = 0; k < 2000; k++) {
+            if (kind == 0) {
+                tests_fail_allocations_after(k);
+            } else {
+                cjson_budget = k;
+                cjson_failures = 0;
+                cJSON_Hooks hooks = { failing_malloc, free };
+                cJSON_InitHooks(&hooks);
+            }
+            size_t length = 0;
+            char *text = pgn_write(&game, &length);
+            bool failed = kind == 0 ? tests_allocation_calls() > k : cjson_failures > 0;
+            tests_allocations_work();
+            cJSON_InitHooks(NULL);
+            if (failed) {
+                failures++;
+                CU_ASSERT_PTR_NULL(text);
+            } else {
+                CU_ASSERT_STRING_EQUAL(text, whole);
+            }
+            free(text);
+            if (!failed)
+                break;
+        }
+    }
+    CU_ASSERT(failures >= 20); /* each of cJSON's nodes and each growth of a buffer among them */
+    free(whole);
+}
+
 static void test_a_non_standard_start_has_setup_and_fen_after_the_roster(void)
 {
     const char *fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12";
@@ -582,6 +707,14 @@ int test_pgn_register(void)
                         test_the_servers_event_and_site_fill_in_for_a_game_without_its_own)
         || !CU_add_test(suite, "a game's tags follow the roster, known ones first, its own last by name, escaped",
                         test_a_games_tags_follow_the_roster_known_ones_first_its_own_last_by_name_escaped)
+        || !CU_add_test(suite, "an import's notes are written with their moves",
+                        test_an_imports_notes_are_written_with_their_moves)
+        || !CU_add_test(suite, "notes stop where the moves leave the imported line",
+                        test_notes_stop_where_the_moves_leave_the_imported_line)
+        || !CU_add_test(suite, "notes that would break the PGN are left out",
+                        test_notes_that_would_break_the_pgn_are_left_out)
+        || !CU_add_test(suite, "an allocation failure with notes gives NULL",
+                        test_an_allocation_failure_with_notes_gives_null)
         || !CU_add_test(suite, "the standard start has no SetUp, FEN or Variant tags",
                         test_the_standard_start_has_no_setup_fen_or_variant_tags)
         || !CU_add_test(suite, "a review's evals share the move's comment with its clock",

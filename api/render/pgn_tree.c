@@ -2,7 +2,7 @@
  * goes to the last move of its line, before the line's first move, or to the
  * game when the mainline has none yet. A variation of a variation's first
  * move joins that variation's siblings, as chessops places them. */
-#include "tree.h"
+#include "pgn_tree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +376,7 @@ typedef struct {
     buf_t *out;
     size_t line;         /* bytes on the current line, its trailing space included */
     bool force_number;   /* Black's move gets "N..." */
+    jsonw_t *tokens;     /* not NULL: each token is a string of this array, not laid out */
 } layout_t;
 
 /* Drops the space after the last token. */
@@ -396,6 +397,10 @@ static size_t characters(const char *s, size_t length)
 
 static void token(layout_t *l, const char *s, size_t length)
 {
+    if (l->tokens) {
+        jsonw_string_len(l->tokens, s, length);
+        return;
+    }
     size_t width = characters(s, length);
     if (l->line > 0 && l->line + width + 1 > LINE_COLUMNS) {
         drop_space(l->out);
@@ -420,12 +425,32 @@ static void comment_token(layout_t *l, const char *text, size_t length, const ch
     buf_append(&b, commands, commands_length);
     buf_puts(&b, " }");
     if (b.failed) {
-        buf_fail(l->out);
+        buf_fail(l->tokens ? &l->tokens->out : l->out);
     } else {
         token(l, b.data, b.length);
     }
     buf_free(&b);
     l->force_number = true;
+}
+
+/* The commands of n of the kinds asked (COMMANDS_ bits) in chessops's order. */
+enum { COMMANDS_SHAPES = 1, COMMANDS_EVAL = 2, COMMANDS_EMT = 4, COMMANDS_CLOCK = 8, COMMANDS_ALL = 15 };
+static size_t node_commands(const pgn_node_t *n, unsigned kinds, char *out)
+{
+    pgn_comment_t c;
+    memset(&c, 0, sizeof c);
+    c.has_clock = n->has_clock && (kinds & COMMANDS_CLOCK);
+    c.clock_ms = n->clock_ms;
+    c.has_emt = n->has_emt && (kinds & COMMANDS_EMT);
+    c.emt_ms = n->emt_ms;
+    c.has_eval = n->has_eval && (kinds & COMMANDS_EVAL);
+    c.eval_mate = n->eval_mate;
+    c.eval = n->eval;
+    c.eval_depth = n->eval_depth;
+    c.shape_count = kinds & COMMANDS_SHAPES ? n->shape_count : 0;
+    if (c.shape_count)
+        memcpy(c.shapes, n->shapes, (size_t)c.shape_count * sizeof *n->shapes);
+    return pgn_comment_commands(&c, out);
 }
 
 static void write_line(layout_t *l, const pgn_node_t *n)
@@ -447,21 +472,8 @@ static void write_line(layout_t *l, const pgn_node_t *n)
             number[1 + decimal_write((uint64_t)n->nags[i], number + 1)] = '\0';
             token_str(l, number);
         }
-        pgn_comment_t c;
-        memset(&c, 0, sizeof c);
-        c.has_clock = n->has_clock;
-        c.clock_ms = n->clock_ms;
-        c.has_emt = n->has_emt;
-        c.emt_ms = n->emt_ms;
-        c.has_eval = n->has_eval;
-        c.eval_mate = n->eval_mate;
-        c.eval = n->eval;
-        c.eval_depth = n->eval_depth;
-        c.shape_count = n->shape_count;
-        if (n->shape_count)
-            memcpy(c.shapes, n->shapes, (size_t)n->shape_count * sizeof *n->shapes);
         char commands[PGN_COMMENT_COMMANDS_MAX];
-        size_t commands_length = pgn_comment_commands(&c, commands);
+        size_t commands_length = node_commands(n, COMMANDS_ALL, commands);
         const pgn_text_t *x = n->after;
         if (x || commands_length) {
             comment_token(l, x ? x->text : "", x ? x->length : 0, commands, commands_length);
@@ -522,11 +534,97 @@ void pgn_tree_write(const pgn_tree_t *t, const char *result, buf_t *out)
             tag_line(out, g->name, g->value, g->value_length);
     }
     buf_putc(out, '\n');
-    layout_t l = { out, 0, true };
+    layout_t l = { out, 0, true, NULL };
     for (const pgn_text_t *x = t->comments; x; x = x->next)
         comment_token(&l, x->text, x->length, "", 0);
     write_line(&l, t->moves);
     token_str(&l, result);
     drop_space(out);
     buf_putc(out, '\n');
+}
+
+/* --- a stored game's notes --- */
+
+/* Whether n carries anything a stored game keeps beside its move and clock. */
+static bool has_notes(const pgn_node_t *n)
+{
+    return n->before || n->after || n->nag_count || n->shape_count || n->has_eval || n->has_emt || n->variations;
+}
+
+bool pgn_tree_has_notes(const pgn_tree_t *t)
+{
+    if (t->comments)
+        return true;
+    for (const pgn_node_t *n = t->moves; n; n = n->next)
+        if (has_notes(n))
+            return true;
+    return false;
+}
+
+static void commands_json(jsonw_t *w, const char *key, const pgn_node_t *n, unsigned kind)
+{
+    char commands[PGN_COMMENT_COMMANDS_MAX];
+    size_t length = node_commands(n, kind, commands);
+    if (length) {
+        jsonw_key(w, key);
+        jsonw_string_len(w, commands, length);
+    }
+}
+
+void pgn_tree_notes(const pgn_tree_t *t, jsonw_t *w)
+{
+    jsonw_object_begin(w);
+    buf_t line;
+    buf_init(&line);
+    for (const pgn_node_t *n = t->moves; n; n = n->next) {
+        if (line.length)
+            buf_putc(&line, ' ');
+        buf_puts(&line, n->uci);
+    }
+    if (line.failed)
+        buf_fail(&w->out);
+    jsonw_key(w, "line");
+    jsonw_string_len(w, line.data ? line.data : "", line.length);
+    buf_free(&line);
+    texts_json(w, "comments", t->comments);
+    jsonw_key(w, "moves");
+    jsonw_array_begin(w);
+    int ply = 0;
+    for (const pgn_node_t *n = t->moves; n; n = n->next) {
+        ply++;
+        if (!has_notes(n))
+            continue;
+        jsonw_object_begin(w);
+        jsonw_kv_int(w, "ply", ply);
+        texts_json(w, "before", n->before);
+        if (n->nag_count) {
+            jsonw_key(w, "nags");
+            jsonw_array_begin(w);
+            for (int i = 0; i < n->nag_count; i++)
+                jsonw_int(w, n->nags[i]);
+            jsonw_array_end(w);
+        }
+        if (n->after) {
+            jsonw_key(w, "text");
+            jsonw_string_len(w, n->after->text, n->after->length);
+            texts_json(w, "more", n->after->next);
+        }
+        commands_json(w, "shapes", n, COMMANDS_SHAPES);
+        commands_json(w, "eval", n, COMMANDS_EVAL);
+        commands_json(w, "emt", n, COMMANDS_EMT);
+        if (n->variations) {
+            jsonw_key(w, "variations");
+            jsonw_array_begin(w);
+            layout_t l = { NULL, 0, true, w };
+            for (const pgn_node_t *v = n->variations; v; v = v->sibling) {
+                token_str(&l, "(");
+                write_line(&l, v);
+                token_str(&l, ")");
+            }
+            jsonw_array_end(w);
+        }
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    jsonw_object_end(w);
 }

@@ -2,8 +2,8 @@
  * of the mainline and its variations with its comments, NAGs and commands.
  * Written as JSON (POST /v1/pgn's games) and as PGN, laid out as
  * python-chess writes it. A tree holds one game; reset it for the next. */
-#ifndef CHESSD_API_PGN_TREE_H
-#define CHESSD_API_PGN_TREE_H
+#ifndef CHESSD_API_RENDER_PGN_TREE_H
+#define CHESSD_API_RENDER_PGN_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,5 +82,18 @@ void pgn_tree_tags_json(const pgn_tree_t *t, jsonw_t *w);
  * the other tags, a blank line, the movetext in lines of at most 80
  * characters, and a newline. */
 void pgn_tree_write(const pgn_tree_t *t, const char *result, buf_t *out);
+
+/* Writes what a game stored from this PGN keeps of its mainline beside
+ * the moves and their clocks, as one JSON object (the stored game's
+ * "notes", see pgn.h): "line", the mainline's moves in UCI; "comments",
+ * the game's before its first move; "moves", for each move that has any,
+ * its "ply" (1 for the first), "before" (comments), "nags", "text" (its
+ * first comment's text) and "more" (the other comments), its commands as
+ * PGN text ("shapes", "eval", "emt"), and "variations", the tokens of
+ * its variations as this layout writes them. */
+void pgn_tree_notes(const pgn_tree_t *t, jsonw_t *w);
+/* Whether the tree has notes: comments, NAGs, commands other than [%clk]
+ * or variations. */
+bool pgn_tree_has_notes(const pgn_tree_t *t);
 
 #endif
