@@ -127,8 +127,9 @@ void review_event_format(uint64_t game_version, const char *status, int position
 {
     /* The header of game_events.h: the game's version, not ended, no clock. */
     snprintf(out, REVIEW_EVENT_SIZE,
-             "%" PRIu64 " 0 0 0 review\n{\"type\":\"review\",\"status\":\"%s\",\"positions_done\":%d,\"positions\":%d}",
-             game_version, status, positions_done, positions);
+             "%" PRIu64 " 0 0 0 review\n{\"type\":\"review\",\"version\":%" PRIu64
+             ",\"status\":\"%s\",\"positions_done\":%d,\"positions\":%d}",
+             game_version, game_version, status, positions_done, positions);
 }
 
 /* --- one position --- */

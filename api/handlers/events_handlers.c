@@ -1,7 +1,7 @@
 /* The event streams, as Server-Sent Events or NDJSON. GET
- * /v1/games/{id}/events: the game (a snapshot event), then its changes as
- * published; a player's token keeps that player present, a spectator sees
- * a game with a spectator delay behind (api/game/spectator.h). POST
+ * /v1/games/{id}/events: the game (a snapshot event), then its changes, or
+ * its review's progress once it is over; a player's token keeps that
+ * player present, a spectator sees a delayed game behind. POST
  * /v1/games/events: the same for many games on one stream, and POST
  * /v1/games/events/{stream}/ids adds games to an open one, from any replica. */
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include "bulk_handlers.h"
 #include "game_http.h"
 #include "handlers.h"
+#include "review_http.h"
 #include "../http/jsonw.h"
 #include "../input.h"
 #include "../problem.h"
@@ -74,7 +75,9 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
          * snapshot. */
         uint64_t last;
         bool current = events_last_event_id(api_request_header(req, "Last-Event-ID"), &last) && last == meta.version;
-        if (current && meta.ended) {
+        /* A finished game's stream follows its review while one is under way. */
+        bool review = meta.ended && view.live && review_under_way(req, req->path_param, meta.version);
+        if (current && meta.ended && !review) {
             /* It has the whole game: 204 tells an EventSource to stop reconnecting. */
             api_response_set(res, 204, media_types[format], calloc(1, 1), 0);
         } else {
@@ -84,6 +87,8 @@ void handle_game_events(const api_request_t *req, api_response_t *res)
                 events_stream_set_player(res->stream, (color_t)(player - 1));
             if (res->stream && !view.live)
                 events_stream_set_delayed(res->stream, view.sig);
+            if (res->stream && review)
+                events_stream_follow_review(res->stream);
             if (!res->stream) {
                 api_problem(res, API_EINTERNAL, "out of memory", NULL, NULL);
             } else {

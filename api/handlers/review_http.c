@@ -1,6 +1,6 @@
-/* The review's reading shared by the review routes and the PGN route
- * (review_http.h): a stored review replayed from its game's start, and the
- * [%eval] texts of a finished one. */
+/* The review's reading shared by the review routes, the PGN route and the
+ * event streams (review_http.h): a stored review replayed from its game's
+ * start, the [%eval] texts of a finished one, whether one is under way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,4 +84,16 @@ void review_pgn_evals_free(char **evals, int count)
     for (int i = 0; evals && i < count; i++)
         free(evals[i]);
     free(evals);
+}
+
+bool review_under_way(const api_request_t *req, const char *id, uint64_t version)
+{
+    game_svc_config_t c;
+    game_http_service(req, &c);
+    store_review_t rv;
+    if (!c.store || store_review_read(c.store, id, &rv) != STORE_OK)
+        return false;
+    bool under_way = rv.version == version && (!strcmp(rv.status, "queued") || !strcmp(rv.status, "running"));
+    store_review_free(&rv);
+    return under_way;
 }

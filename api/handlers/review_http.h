@@ -1,6 +1,7 @@
-/* What the review routes and the PGN route share (review_http.c): a
- * stored review replayed from its game's start, and the [%eval] texts of a
- * game's finished review when it reviewed the moves the game has now. */
+/* What the review routes, the PGN route and the event streams share
+ * (review_http.c): a stored review replayed from its game's start, and
+ * whether one is under way. A finished review gives the [%eval] texts of
+ * the moves it reviewed, when they are the game's moves now. */
 #ifndef CHESSD_API_HANDLERS_REVIEW_HTTP_H
 #define CHESSD_API_HANDLERS_REVIEW_HTTP_H
 
@@ -31,5 +32,9 @@ void review_replay_free(review_replay_t *p);
  * has no such review. Free with review_pgn_evals_free. */
 char **review_pgn_evals(const api_request_t *req, const game_svc_game_t *g, int *count);
 void review_pgn_evals_free(char **evals, int count);
+
+/* Whether game id's review of its version is queued or running (false too
+ * when it cannot be read). */
+bool review_under_way(const api_request_t *req, const char *id, uint64_t version);
 
 #endif

@@ -50,6 +50,9 @@ enum {
  * a stalled one is closed within 9/8 of it; never more often than this
  * (a look is two system calls a stream) nor further apart than that. */
 #define STALL_LOOK_MIN_US (100000ull)
+/* A stream following a review ends after this long without news of it:
+ * the review may have ended before the stream was subscribed. */
+#define REVIEW_QUIET_US (60000000ull)
 #define STALL_LOOK_MAX_US (5000000ull)
 /* A multi-game stream's id set is read (and its expiry pushed back) at
  * least this often. */
@@ -139,6 +142,10 @@ struct events_stream {
      * under the hub's lock once shared; a mux's children take the mux's. */
     bool delayed;
     uint64_t view_sig;             /* what its client's view shows (0: nothing yet) */
+    /* A finished game's stream that follows its review (events_stream_follow_review):
+     * review events only, ended by the last one or by REVIEW_QUIET_US without one. */
+    bool review;
+    uint64_t review_heard_us;
     bool mux;
     events_stream_t *parent;       /* a child: its mux */
     bool exact;                    /* a child: its client has last_version, no other (a snapshot if it is not that) */
@@ -397,6 +404,13 @@ void events_stream_set_delayed(events_stream_t *s, uint64_t sig)
     s->view_sig = sig;
     for (unsigned i = 0; i < s->child_count; i++) /* a mux's games named at its start */
         s->children[i]->delayed = true;
+}
+
+void events_stream_follow_review(events_stream_t *s)
+{
+    s->review = true;
+    s->ended = s->finished = false;
+    s->review_heard_us = clock_now_us();
 }
 
 void events_stream_set_player(events_stream_t *s, color_t player)
@@ -1270,17 +1284,35 @@ void events_stream_release(events_stream_t *s)
  * snapshot for a change made after its first event: every later change
  * comes as a change event. */
 
+/* Whether length bytes of text hold word. */
+static bool holds(const char *text, size_t length, const char *word)
+{
+    size_t n = strlen(word);
+    for (size_t i = 0; i + n <= length; i++)
+        if (!memcmp(text + i, word, n))
+            return true;
+    return false;
+}
+
 /* News beside the game's changes (a review's progress: api/game/reviews.h),
  * hub lock held: it names the game's version but makes none, arms no flag,
  * and goes only to the streams following the game live now (a held,
- * delayed or finished stream misses it; GET of the review has it all). */
+ * delayed or finished stream misses it; GET of the review has it all).
+ * A stream following the review ends with its last event. */
 static void deliver_beside(topic_t *t, const game_event_meta_t *meta, const char *json, size_t length)
 {
     framed_t event;
     framed_init(&event, meta->type, meta->version, json, length);
-    for (events_stream_t *s = t->streams; s; s = s->next)
+    /* The review's last event: done or failed (review_event_format's JSON). */
+    bool last = !strcmp(meta->type, "review")
+                && (holds(json, length, "\"status\":\"done\"") || holds(json, length, "\"status\":\"failed\""));
+    uint64_t now = clock_now_us();
+    for (events_stream_t *s = t->streams; s; s = s->next) {
         if (!s->finished && !s->delayed && !s->held)
-            stream_push_event(s, &event, false);
+            stream_push_event(s, &event, s->review && last);
+        if (s->review)
+            s->review_heard_us = now;
+    }
     framed_free(&event);
 }
 
@@ -1299,7 +1331,7 @@ static void deliver(events_t *h, topic_t *t, const game_event_meta_t *meta, cons
     framed_t event;
     framed_init(&event, meta->type, meta->version, json, length);
     for (events_stream_t *s = t->streams; s; s = s->next) {
-        if (s->finished)
+        if (s->finished || s->review) /* a review's stream has the finished game: no change follows */
             continue;
         if (s->delayed) {
             want_resync(h, t); /* its view is made from the game as read, never from a change */
@@ -1374,11 +1406,11 @@ static void apply_snapshot(events_t *h, topic_t *t, const game_event_meta_t *met
         if (s->last_version < meta->version || (s->exact && s->last_version != meta->version)) {
             if (held)
                 stream_unhold(s, true); /* its client has seen nothing: this snapshot instead of its first */
-            stream_push_event(s, &event, meta->ended);
+            stream_push_event(s, &event, meta->ended && !s->review);
             s->last_version = meta->version;
             s->exact = false;
             hub_count(h, EVENTS_COUNTER_RESYNC, 0, 1);
-        } else if (meta->ended) {
+        } else if (meta->ended && !s->review) {
             stream_push(s, "", 0, true); /* it has the last version; nothing more will come */
         }
         s->exact = false;
@@ -1499,6 +1531,10 @@ static void check_stall(events_t *h, events_stream_t *s, uint64_t now)
 {
     if (s->finished || s->parent)
         return;
+    if (s->review && now - s->review_heard_us >= REVIEW_QUIET_US) {
+        stream_push(s, "", 0, true);
+        return;
+    }
     if (stream_progressed(s)) {
         s->progress_us = now;
     } else if (now - s->progress_us >= (uint64_t)h->cfg.stall_seconds * 1000000u) {

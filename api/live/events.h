@@ -150,6 +150,12 @@ events_stream_t *events_mux_new(events_format_t format, const char *stream_id, c
  * and the stream follows it as any other does. A mux: each of its games so. */
 void events_stream_set_delayed(events_stream_t *s, uint64_t sig);
 
+/* Makes s, a finished game's stream (before it is attached), follow the
+ * game's review: it stays open for the review events ({"type":"review",
+ * ...}: api/game/reviews.h) and ends after the one that says done or
+ * failed, or after a minute without one. */
+void events_stream_follow_review(events_stream_t *s);
+
 /* Makes s a player's stream (before it is attached), opened with the
  * token of `player`. While it is open, the hub marks the player here every
  * presence_mark_ms, with the game's other streams of players on this

@@ -190,6 +190,39 @@ test('a game open to analysis shows the review\'s progress on its event stream',
   stream.close?.();
 });
 
+test('a finished game\'s stream follows its review while it runs, and ends with it', async (t) => {
+  const { replica } = await setUp(t);
+  const server = await replica(['--engine-max-think-ms', '1000']);
+  const game = await playedGame(server, ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'g8f6']);
+  // without a review, a finished game's stream is its snapshot and its end
+  const plain = await openEvents(server, game.id);
+  assert.equal((await plain.next(WAIT_MS)).data.type, 'game');
+  await plain.done;
+  const queued = await post(server, `/v1/games/${game.id}/review`, { movetime_ms: 200 });
+  assert.equal(queued.status, 202, queued.text);
+  const stream = await openEvents(server, game.id, { sse: true });
+  assert.equal(stream.status, 200);
+  const first = await stream.next(WAIT_MS);
+  assert.equal(first.data.type, 'game');
+  assert.equal(first.data.status, 'resigned');
+  let last;
+  for (;;) {
+    const { data } = await stream.next(WAIT_MS);
+    assert.equal(data.type, 'review', JSON.stringify(data));
+    assert.equal(data.positions, 7);
+    assert.ok(!last || data.positions_done >= last.positions_done, 'progress only grows');
+    last = data;
+    if (data.status === 'done') break;
+  }
+  await stream.done; // the review's last event ends the stream
+  assert.equal(stream.events.length, stream.taken, 'nothing after the review\'s end');
+  // once it is done, the game's stream is the snapshot and the end again
+  const after = await openEvents(server, game.id);
+  assert.equal((await after.next(WAIT_MS)).data.type, 'game');
+  await after.done;
+  assert.equal(after.events.length, 1);
+});
+
 // A longer game, reviewed slowly enough to be killed in the middle.
 const OPENING = ['e2e4', 'c7c5', 'g1f3', 'd7d6', 'd2d4', 'c5d4', 'f3d4', 'g8f6', 'b1c3', 'a7a6',
   'c1e3', 'e7e5', 'd4b3', 'c8e6', 'f2f3', 'f8e7', 'd1d2', 'e8g8', 'e1c1', 'b8d7'];
