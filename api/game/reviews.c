@@ -20,7 +20,8 @@
 #include "../engine/review_math.h"
 
 enum {
-    IDLE_WAIT_MS = 250,       /* between looks at an empty queue */
+    IDLE_WAIT_MS = 250,       /* between looks at an empty queue, at first */
+    IDLE_WAIT_MAX_MS = 2000,  /* the wait doubles while the queue stays empty, up to this */
     TROUBLE_WAIT_MS = 500,    /* after the store or the engine failed */
     DELIVERIES_MAX = 6,       /* a job handed out this often has failed for good */
     SEARCH_MARGIN_MS = 500,   /* a movetime search's deadline past its time */
@@ -313,14 +314,22 @@ static void *work(void *arg)
 {
     worker_t *w = arg;
     reviews_t *t = w->reviews;
+    long idle_ms = IDLE_WAIT_MS;
     while (!atomic_load(&t->stopping)) {
         store_review_job_t job;
         store_set_deadline(0);
         store_status_t s = store_review_claim(t->cfg.games.store, w->consumer, t->cfg.lease_ms, &job);
-        if (s == STORE_OK)
+        if (s == STORE_OK) {
             do_job(w, &job);
-        else
-            pause_ms(s == STORE_ENOT_FOUND || s == STORE_ECORRUPT ? IDLE_WAIT_MS : TROUBLE_WAIT_MS);
+            idle_ms = IDLE_WAIT_MS;
+        } else if (s == STORE_ENOT_FOUND || s == STORE_ECORRUPT) {
+            /* An idle replica asks Redis less and less often, in slices that see a stop. */
+            for (long waited = 0; waited < idle_ms && !atomic_load(&t->stopping); waited += IDLE_WAIT_MS)
+                pause_ms(IDLE_WAIT_MS);
+            idle_ms = idle_ms * 2 < IDLE_WAIT_MAX_MS ? idle_ms * 2 : IDLE_WAIT_MAX_MS;
+        } else {
+            pause_ms(TROUBLE_WAIT_MS);
+        }
     }
     return NULL;
 }
