@@ -304,6 +304,17 @@ static void shapes_json(jsonw_t *w, const pgn_node_t *n, bool arrows)
         jsonw_array_end(w);
 }
 
+static void nags_json(jsonw_t *w, const pgn_node_t *n)
+{
+    if (!n->nag_count)
+        return;
+    jsonw_key(w, "nags");
+    jsonw_array_begin(w);
+    for (int i = 0; i < n->nag_count; i++)
+        jsonw_int(w, n->nags[i]);
+    jsonw_array_end(w);
+}
+
 static void line_json(jsonw_t *w, const pgn_node_t *n)
 {
     jsonw_array_begin(w);
@@ -314,13 +325,7 @@ static void line_json(jsonw_t *w, const pgn_node_t *n)
         jsonw_kv_string(w, "fen", n->fen);
         texts_json(w, "comments_before", n->before);
         texts_json(w, "comments", n->after);
-        if (n->nag_count) {
-            jsonw_key(w, "nags");
-            jsonw_array_begin(w);
-            for (int i = 0; i < n->nag_count; i++)
-                jsonw_int(w, n->nags[i]);
-            jsonw_array_end(w);
-        }
+        nags_json(w, n);
         if (n->has_clock)
             jsonw_kv_int(w, "clock_ms", n->clock_ms);
         if (n->has_emt)
@@ -597,13 +602,7 @@ void pgn_tree_notes(const pgn_tree_t *t, jsonw_t *w)
         jsonw_object_begin(w);
         jsonw_kv_int(w, "ply", ply);
         texts_json(w, "before", n->before);
-        if (n->nag_count) {
-            jsonw_key(w, "nags");
-            jsonw_array_begin(w);
-            for (int i = 0; i < n->nag_count; i++)
-                jsonw_int(w, n->nags[i]);
-            jsonw_array_end(w);
-        }
+        nags_json(w, n);
         if (n->after) {
             jsonw_key(w, "text");
             jsonw_string_len(w, n->after->text, n->after->length);
