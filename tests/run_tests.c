@@ -75,6 +75,7 @@ int main(int argc, char **argv)
         test_opening_register,
         test_service_keys_register,
         test_webhook_input_register,
+        test_webhook_kinds_register,
         test_webhooks_register,
     };
     rules_init();

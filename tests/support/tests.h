@@ -87,6 +87,7 @@ int test_deadlines_register(void);
 int test_pool_register(void);
 int test_service_keys_register(void);
 int test_webhook_input_register(void);
+int test_webhook_kinds_register(void);
 int test_webhooks_register(void);
 
 /* Directory holding standard.epd, tricky.epd and chess960.epd. */
