@@ -7,7 +7,9 @@
 // refused without a connection to it; a key whose destination hangs holds
 // half the delivery threads at most, so another key's events still go; an
 // outbox whose mark was lost (a replica dead between a move and its
-// marking, on a Cluster) is found by the sweep.
+// marking, on a Cluster) is found by the sweep; offers reach only the
+// subscriptions that ask for them; an event retried past
+// --webhook-give-up-seconds is dropped, counted, and never tried again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -33,10 +35,11 @@ function newKey(name, ...scopes) {
 const bearer = (token) => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** A replica on the shared Redis; workers 0: it delivers nothing. */
-async function replica({ workers = 4, redirects = 0, timeoutMs = TIMEOUT_MS } = {}) {
-  const server = await startServer(['--redis', redis, '--service-keys-file', keyFile,
-    '--webhook-allow', `${HOOK_HOST}/32`, '--webhook-timeout-ms', String(timeoutMs), '--webhook-retry-ms', '300',
-    '--webhook-workers', String(workers), '--webhook-redirects', String(redirects)]);
+async function replica({ workers = 4, redirects = 0, timeoutMs = TIMEOUT_MS, retryMs = 300, giveUpSeconds, on = redis } = {}) {
+  const server = await startServer(['--redis', on, '--service-keys-file', keyFile,
+    '--webhook-allow', `${HOOK_HOST}/32`, '--webhook-timeout-ms', String(timeoutMs), '--webhook-retry-ms', String(retryMs),
+    '--webhook-workers', String(workers), '--webhook-redirects', String(redirects),
+    ...(giveUpSeconds ? ['--webhook-give-up-seconds', String(giveUpSeconds)] : [])]);
   replicas.push(server);
   return server;
 }
@@ -256,4 +259,87 @@ test('an outbox whose mark was lost is found by the sweep and delivered', async 
   assert.equal(JSON.parse(of(game.id)[0].text).data.version, 2);
   const metrics = await (await fetch(`${deliverer.base}/metrics`)).text();
   assert.match(metrics, /^chessd_webhook_swept_total [1-9]/m);
+});
+
+test('an offer and its answer reach the subscription that asks for "offer", signed, and no other', async () => {
+  for (const server of replicas) await server.stop();
+  replicas = [];
+  const a = await replica();
+  const res = await post(a, '/v1/games', { webhooks: [{ url: `${receiver.url}/offers`, events: ['offer'] },
+    { url: `${receiver.url}/moves`, events: ['move', 'end'] }] }, bearer(key));
+  assert.equal(res.status, 201, res.text);
+  const game = res.body;
+  const [offers, moves] = game.webhooks;
+  for (const hook of [offers, moves]) receiver.secrets.set(hook.id, hook.secret);
+  let version = await play([a], game, ['e2e4']);
+  // A draw offered and declined, then a takeback of e2e4 offered and declined (the default policy allows it).
+  for (const [route, action, side] of [['draw', 'offer', 'white'], ['draw', 'decline', 'black'],
+    ['takeback', 'offer', 'white'], ['takeback', 'decline', 'black']]) {
+    const r = await post(a, `/v1/games/${game.id}/${route}`, { action, expected_version: version }, bearer(game.tokens[side]));
+    assert.equal(r.status, 200, `${route} ${action}: ${r.text}`);
+    version = r.body.version;
+  }
+  const resign = await post(a, `/v1/games/${game.id}/resign`, { expected_version: version }, bearer(game.tokens.black));
+  assert.equal(resign.status, 200, resign.text);
+  const to = (hook) => of(game.id).filter((r) => JSON.parse(r.text).data.subscription === hook.id);
+  await waitFor(() => to(offers).length >= 4 && to(moves).length >= 2, 10000, 'four offer and two move or end deliveries');
+  await sleep(1000); // anything sent where it was not asked for would come within this
+  const offered = to(offers);
+  assert.deepEqual(offered.map((r) => r.path), ['/offers', '/offers', '/offers', '/offers']);
+  assert.deepEqual(offered.map((r) => JSON.parse(r.text).type),
+    ['game.draw_offer', 'game.draw_decline', 'game.takeback_offer', 'game.takeback_decline']);
+  assert.deepEqual(offered.map((r) => JSON.parse(r.text).data.version), [3, 4, 5, 6]);
+  for (const r of offered) assert.ok(r.verified, r.verifyReason);
+  assert.ok(offered.every((r) => r.headers['webhook-signature'].startsWith('v1,')));
+  const rest = to(moves);
+  assert.deepEqual(rest.map((r) => r.path), ['/moves', '/moves']);
+  assert.deepEqual(rest.map((r) => JSON.parse(r.text).type), ['game.move', 'game.resign']);
+  for (const r of rest) assert.ok(r.verified, r.verifyReason);
+  assert.equal(of(game.id).length, 6, 'nothing else was sent');
+});
+
+test('an event retried past --webhook-give-up-seconds is dropped, counted, and not tried again', async () => {
+  for (const server of replicas) await server.stop();
+  replicas = [];
+  const failing = await startReceiver({ host: HOOK_HOST, behaviour: { status: 503 } });
+  // A Redis of its own: the earlier tests' undelivered events would be dropped and counted too.
+  const own = await gameRedis();
+  try {
+    // Tries 0, 200, 600 and 1400 ms after the move; the next, at 3000 ms, would pass the 2 s.
+    const a = await replica({ retryMs: 200, giveUpSeconds: 2, on: own.url });
+    const metric = async () => {
+      const text = await (await fetch(`${a.base}/metrics`)).text();
+      return Number(/^chessd_webhook_dropped_total (\d+)/m.exec(text)?.[1]);
+    };
+    assert.equal(await metric(), 0);
+    const { game, hook } = await gameWithHook(a, `${failing.url}/down`, ['move']);
+    const moved = Date.now();
+    await play([a], game, ['e2e4']);
+    let dropped = 0;
+    for (let i = 0; i < 300 && dropped === 0; i++) {
+      dropped = await metric();
+      if (!dropped) await sleep(50);
+    }
+    assert.equal(dropped, 1, 'the event counted as dropped within 15 s');
+    const tries = failing.requests.length;
+    assert.ok(tries >= 1 && tries <= 4, `${tries} attempts before the drop`);
+    assert.equal(new Set(failing.requests.map((r) => r.headers['webhook-id'])).size, 1, 'one event');
+    const late = failing.requests.map((r) => r.receivedAt - moved).filter((ms) => ms > 3000);
+    assert.deepEqual(late, [], 'no attempt long after the give-up');
+    // Its outbox is empty and its log says so; no attempt comes in three more seconds.
+    assert.equal(await own.command('LLEN', `chessd:whout:{${game.id}}:${hook.id}`), 0);
+    const log = (await get(a, `/v1/webhooks/${hook.id}/deliveries`, bearer(key))).body.deliveries;
+    // Newest first: the drop (with the last attempt, or alone when a late try found the event too old).
+    assert.equal(log[0].dropped, true, JSON.stringify(log[0]));
+    assert.ok(log.slice(1).every((d) => d.dropped === false), JSON.stringify(log));
+    assert.equal(log.filter((d) => d.status === 503).length, tries, JSON.stringify(log));
+    await sleep(3000);
+    assert.equal(failing.requests.length, tries, 'no attempt after the drop');
+    assert.equal(await metric(), 1);
+  } finally {
+    for (const server of replicas) await server.stop();
+    replicas = [];
+    await failing.close();
+    await own.stop();
+  }
 });
