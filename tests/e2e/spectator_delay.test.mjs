@@ -3,9 +3,9 @@
 // spectator on replica B two plies behind (GET, PGN, board.svg, export, SSE
 // and the multi-game stream), with plies_hidden, the clocks of that moment
 // and no offer; its players (their tokens) and a service key with
-// games:read-live see it live on either replica, a key without the scope
-// does not; once the game ends everyone sees everything. Every event a
-// spectator's stream gets is checked: none shows a hidden move.
+// games:read-live see it live, a key without the scope does not; once the
+// game ends everyone sees everything; no spectator's event shows a hidden
+// move. A server's --spectator-delay-plies is the default a game keeps.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -250,5 +250,60 @@ test('the multi-game stream shows a spectator the view, and a read-live key the 
   } finally {
     spectator.close();
     broadcaster.close();
+  }
+});
+
+test("--spectator-delay-plies is the default a game keeps; its own spectator_delay_plies 0 overrides it", async () => {
+  const file = path.join(dir, 'keys');
+  const c = await startServer(['--service-keys-file', file, '--spectator-delay-plies', '2']);
+  try {
+    const create = async (body) => {
+      const res = await post(c, '/v1/games', body, auth(keys.admin.key));
+      assert.equal(res.status, 201, res.text);
+      return { ...res.body, turn: 'white' };
+    };
+    const delayed = await create({});
+    const open = await create({ spectator_delay_plies: 0 });
+    assert.equal(delayed.spectator_delay_plies, 2, 'no value: the server default');
+    assert.equal(open.spectator_delay_plies, 0, 'its own 0 wins over the default');
+    for (const game of [delayed, open]) for (const uci of MOVES.slice(0, 3)) await play(game, uci, c);
+
+    // The default is stored with the game: a spectator on any replica (a's default is 0) sees it one ply in.
+    for (const server of [c, a]) {
+      const view = await get(server, `/v1/games/${delayed.id}`);
+      assert.equal(view.status, 200, view.text);
+      assert.deepEqual(ucis(view.body), MOVES.slice(0, 1));
+      assert.equal(view.body.plies_hidden, 2);
+      const pgn = await get(server, `/v1/games/${delayed.id}/pgn`);
+      assert.match(pgn.text, /1\. e4 \*\n$/);
+      for (const side of ['white', 'black']) {
+        const seen = await get(server, `/v1/games/${delayed.id}`, auth(delayed.tokens[side]));
+        assert.deepEqual(ucis(seen.body), MOVES.slice(0, 3), `the ${side} player sees it live`);
+        assert.equal(seen.body.plies_hidden, 0);
+      }
+      const spectator = await get(server, `/v1/games/${open.id}`);
+      assert.deepEqual(ucis(spectator.body), MOVES.slice(0, 3), 'spectator_delay_plies 0: live for everyone');
+      assert.equal(spectator.body.plies_hidden, 0);
+    }
+
+    // A spectator's stream opens on the delayed view too.
+    const stream = await openStream(c, delayed.id, { format: 'sse' });
+    try {
+      const first = await stream.next();
+      assert.equal(first.data.type, 'game');
+      assert.deepEqual(ucis(first.data), MOVES.slice(0, 1));
+    } finally {
+      stream.close();
+    }
+
+    // A bulk without the field keeps the default; with 0, none.
+    for (const [extra, plies] of [[{}, 2], [{ spectator_delay_plies: 0 }, 0]]) {
+      const res = await post(c, '/v1/games/bulk', { games: [{ white: 'A', black: 'B' }], ...extra }, auth(keys.admin.key));
+      assert.equal(res.status, 201, res.text);
+      const seen = await get(a, `/v1/games/${res.body.games[0].id}`);
+      assert.equal(seen.body.spectator_delay_plies, plies, JSON.stringify(extra));
+    }
+  } finally {
+    await c.stop();
   }
 });
