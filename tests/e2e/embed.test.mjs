@@ -211,6 +211,64 @@ test('a crazyhouse game: the picture at its proportions, its pockets above and b
   }
 });
 
+test('a delayed game: the page, the game it reads and its board show no hidden ply', async () => {
+  const g = await newGame(server, { white: 'Ann', black: 'Bob', spectator_delay_plies: 2 });
+  for (const [color, move] of [['white', 'e4'], ['black', 'e5'], ['white', 'Nf3'], ['black', 'Nc6']]) await act(g, color, 'moves', { move });
+  const hidden = /Nf3|Nc6|g1f3|b8c6|Bb5|f1b5/;
+  const head = await call(server, 'GET', `/v1/games/${g.id}/embed`);
+  assert.equal(head.status, 200);
+  assert.doesNotMatch(head.text, hidden, 'no move in the page itself');
+  assert.doesNotMatch(head.text, /e2e4|"e4"|plies_hidden/, 'no game data in the page itself');
+
+  const page = await browser.newPage({ viewport: { width: 720, height: 480 }, deviceScaleFactor: 1 });
+  const reads = []; // the bodies of the game's reads (not its stream) the page made
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  page.on('response', (r) => {
+    if (new URL(r.url()).pathname === `/v1/games/${g.id}`) reads.push(r.text());
+  });
+  try {
+    await page.goto(`${server.base}/v1/games/${g.id}/embed`);
+    await shows(page, 5);
+    assert.deepEqual(await page.locator('#moves li').allTextContents(), ['e4 e5'], 'two plies shown, two hidden');
+    assert.deepEqual(await boardSeen(page), boardOf('rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR'));
+    assert.doesNotMatch(await page.content(), hidden);
+    // What the page's stream sends, read by a second EventSource of the page's own.
+    await page.evaluate(() => {
+      window.seen = [];
+      const es = new EventSource('events');
+      for (const type of ['game', 'change', 'clock']) es.addEventListener(type, (e) => window.seen.push(`${type} ${e.data}`));
+    });
+    await page.waitForFunction(() => window.seen.length >= 1, null, { timeout: 5000 });
+
+    await act(g, 'white', 'moves', { move: 'Bb5' });
+    await shows(page, 6);
+    assert.deepEqual(await page.locator('#moves li').allTextContents(), ['e4 e5', 'Nf3']);
+    assert.deepEqual(await boardSeen(page), boardOf('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R'));
+    assert.doesNotMatch(await page.content(), /Nc6|b8c6|Bb5|f1b5/);
+    await page.waitForFunction(() => window.seen.some((e) => e.includes('"version":6')), null, { timeout: 5000 });
+    const streamed = await page.evaluate(() => window.seen);
+    for (const e of streamed) {
+      assert.ok(e.startsWith('game '), `a spectator's stream sends views only: ${e.slice(0, 80)}`);
+      assert.doesNotMatch(e, /Nc6|b8c6|Bb5|f1b5/);
+    }
+    // Any read of the game the page made (it reads after a change event) is the view too.
+    for (const body of await Promise.all(reads)) {
+      assert.doesNotMatch(body, /Nc6|b8c6|Bb5|f1b5/);
+      assert.equal(JSON.parse(body).plies_hidden, 2);
+    }
+
+    // Once it is over, the page shows everything.
+    await act(g, 'black', 'resign', {});
+    await shows(page, 7);
+    assert.deepEqual(await page.locator('#moves li').allTextContents(), ['e4 e5', 'Nf3 Nc6', 'Bb5']);
+    assert.equal(await page.locator('#result').textContent(), '1-0 (resignation)');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('frame-ancestors: framed by any page by default, by none when the setting says so', async () => {
   const open = await newGame(server, {});
   const closed = await newGame(framesNone, {});
