@@ -7,14 +7,16 @@
 // the top of BAD_INPUT.md. On top of the rows: at least 120 of them, every
 // fen_error and every move reason in openapi.yaml has a row, and every code
 // and enum value the table names exists in openapi.yaml. The rows of the
-// section "Service keys" run on a second server, with service keys.
+// section "Service keys" run on a second server, with service keys; those of
+// STARTUP_SECTION are settings chessd serve must refuse (exit 2, a reason).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, tempDir } from './server.mjs';
+import { CHESSD_BIN, startServer, tempDir } from './server.mjs';
 import { call, nodeRequest, rawExchange, START_FEN, utf8 } from './http.mjs';
 import { checkResponse, spec } from './openapi.mjs';
 
@@ -429,6 +431,47 @@ for (const section of sections) {
     }
   });
 }
+
+// ---------------------------------------------------------------- settings refused at start-up
+
+const STARTUP_SECTION = 'Presence, spectator delay and webhook retries at start-up';
+
+/** The rows of STARTUP_SECTION: { line, cls, args, env, says }. */
+function startupRows(text) {
+  const lines = text.split('\n');
+  const start = lines.indexOf(`## ${STARTUP_SECTION}`);
+  assert.ok(start >= 0, `${DOC_NAME} has no "${STARTUP_SECTION}" section`);
+  const found = [];
+  for (let i = start + 1; i < lines.length && !lines[i].startsWith('## '); i++) {
+    if (!lines[i].startsWith('| ') || lines[i].startsWith('| class') || isSeparator(lines[i])) continue;
+    const cells = splitCells(lines[i]);
+    assert.equal(cells.length, 5, `${DOC_NAME}:${i + 1}: 5 cells`);
+    const spans = (cell) => [...cell.matchAll(/`([^`]*)`/g)].map((m) => m[1]);
+    found.push({ line: i + 1, cls: cells[0], args: spans(cells[1]).flatMap((x) => x.split(' ')), env: spans(cells[2]),
+      says: spans(cells[3])[0] });
+  }
+  return found;
+}
+
+describe(STARTUP_SECTION, () => {
+  const startup = startupRows(readFileSync(DOC_PATH, 'utf8'));
+  test('has a row for each of its four settings', () => {
+    for (const name of ['spectator-delay-plies', 'gone-after', 'webhook-retry-ms', 'webhook-give-up-seconds']) {
+      assert.ok(startup.some((row) => row.args.some((a) => a.startsWith(`--${name}`))), `no row for --${name}`);
+    }
+  });
+  for (const row of startup) {
+    test(`${row.cls} [${DOC_NAME}:${row.line}] ${[...row.env, ...row.args].join(' ')}`, () => {
+      assert.ok(row.says, 'no "stderr says"');
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CHESSD_')));
+      for (const pair of row.env) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+      const run = spawnSync(CHESSD_BIN, ['serve', '--bind', '127.0.0.1', '--port', '0', '--engine', 'none',
+        '--variant-engine', 'none', ...row.args], { encoding: 'utf8', env, timeout: 10000 });
+      assert.equal(run.status, 2, `exit ${run.status} ${run.signal ?? ''}\n${run.stderr}`);
+      assert.ok(run.stderr.includes(row.says), `stderr does not say ${JSON.stringify(row.says)}:\n${run.stderr}`);
+    });
+  }
+});
 
 describe(`${DOC_NAME} itself`, () => {
   const schemas = () => spec().doc.components.schemas;
