@@ -228,6 +228,7 @@ bench: $(BUILD)/chessd | $(AUTO_DEPS)
 	BENCH_STREAMS=100 BENCH_GAMES=500 tests/bench/fanout_bench.sh $(BUILD)/chessd
 	tests/bench/export_bench.sh $(BUILD)/chessd
 	tests/bench/webhook_bench.sh $(BUILD)/chessd
+	tests/bench/presence_bench.sh $(BUILD)/chessd
 	tests/bench/pgn_bench.sh $(BUILD)/chessd
 	$(MAKE) --no-print-directory $(BUILD)/jsonw_bench && $(BUILD)/jsonw_bench
 	$(MAKE) --no-print-directory $(BUILD)/opening_bench && $(BUILD)/opening_bench

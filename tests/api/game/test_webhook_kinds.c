@@ -1,7 +1,7 @@
-/* Tests for api/game/webhook_kinds.c: which kind each event the game
- * service names is (every offer and its answer an "offer", a move taken
- * back a "takeback"), an ending event an "end" besides, and which of a
- * game's subscriptions an event of some kinds reaches. */
+/* Tests for api/game/webhook_kinds.c: the kind of each event the game
+ * service names (an offer and its answer are "offer", a move taken back
+ * "takeback", an ending "end" besides). Also which of a game's
+ * subscriptions an event of some kinds reaches. */
 #include <stdbool.h>
 #include <string.h>
 
