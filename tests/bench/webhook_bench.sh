@@ -74,7 +74,7 @@ for ((round = 1; round <= ROUNDS; round++)); do plain+=("${CPU[plain/$round]}") 
 P=$(median "${plain[@]}") H=$(median "${hooked[@]}")
 
 # ------------------------------------------------------------ part 2
-node "$HERE/webhook_deliveries.mjs" "$CHESSD" "$TMP/keys" "$KEY" "$GAMES" "$PLIES" "$WORKERS" | tee "$TMP/deliveries.out"
+CHESSD_BIN="$CHESSD" node "$HERE/webhook_deliveries.mjs" "$CHESSD" "$TMP/keys" "$KEY" "$GAMES" "$PLIES" "$WORKERS" | tee "$TMP/deliveries.out"
 ((PIPESTATUS[0] == 0)) || fail "the deliveries run failed"
 
 echo
