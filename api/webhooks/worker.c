@@ -29,7 +29,8 @@ enum {
     SUB_CACHE_MS = 5000,
     OWNER_OF_SLOTS = 4096, /* subscriptions whose key is remembered (a slot each, by hash) */
     OWNERS_MAX = THREADS_MAX,    /* owners with deliveries under way: at most one a thread */
-    OWNER_BUSY_RETRY_MS = 250,   /* when a key's share is busy, its next outbox waits this long */
+    OWNER_BUSY_RETRY_MS = 250,   /* when a key's share stays busy, its next outbox waits this long */
+    OWNER_WAIT_MS = 50,          /* how long a thread holding a claim waits for a slot of its key's share */
     EVENTS_PER_CLAIM = STORE_WEBHOOK_LOG_LINES_MAX, /* a claim's events delivered in turn, at most */
     CLAIM_WINDOW_MS = LEASE_MARGIN_MS / 4, /* a next event starts this soon after the claim, or waits for another */
 };
@@ -65,6 +66,7 @@ struct webhook_worker {
         char sub[STORE_WEBHOOK_ID_SIZE], owner[STORE_WEBHOOK_OWNER_SIZE];
     } owner_of[OWNER_OF_SLOTS]; /* under subs_lock: a subscription's key, which never changes */
     pthread_mutex_t owners_lock;
+    pthread_cond_t owner_freed; /* with owners_lock: a slot of some key's share was given back */
     struct {
         char name[STORE_WEBHOOK_OWNER_SIZE];
         unsigned busy; /* its deliveries under way (0: a free slot) */
@@ -101,41 +103,41 @@ static bool entry_read(const char *text, size_t length, entry_t *e)
 }
 
 /* Takes one of the threads owner's deliveries may hold at once (a share
- * of them: one key whose destinations hang cannot hold every thread);
- * false when its share is in use. */
-static bool owner_take(webhook_worker_t *w, const char *owner)
+ * of them: one key whose destinations hang cannot hold every thread),
+ * waiting up to wait_ms for one to be given back; false when its share
+ * stayed in use. */
+static bool owner_take(webhook_worker_t *w, const char *owner, unsigned wait_ms)
 {
-    unsigned share = (w->started + 1) / 2, free_slot = OWNERS_MAX;
-    bool taken = false, found = false;
+    unsigned share = (w->started + 1) / 2;
+    bool taken = false;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += (long)wait_ms * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&w->owners_lock);
-    for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
-        if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
-            found = true;
-            if ((taken = w->owners[i].busy < share))
-                w->owners[i].busy++;
-        } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
-            free_slot = i;
+    for (;;) {
+        unsigned free_slot = OWNERS_MAX;
+        bool found = false;
+        for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
+            if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
+                found = true;
+                if ((taken = w->owners[i].busy < share))
+                    w->owners[i].busy++;
+            } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
+                free_slot = i;
+            }
         }
-    }
-    if (!found && free_slot < OWNERS_MAX) { /* there are fewer busy owners than threads: a slot is free */
-        snprintf(w->owners[free_slot].name, sizeof w->owners[free_slot].name, "%s", owner);
-        w->owners[free_slot].busy = 1;
-        taken = true;
+        if (!found && free_slot < OWNERS_MAX) { /* there are fewer busy owners than threads: a slot is free */
+            snprintf(w->owners[free_slot].name, sizeof w->owners[free_slot].name, "%s", owner);
+            w->owners[free_slot].busy = 1;
+            taken = true;
+        }
+        if (taken || !wait_ms || pthread_cond_timedwait(&w->owner_freed, &w->owners_lock, &until))
+            break;
     }
     pthread_mutex_unlock(&w->owners_lock);
     return taken;
-}
-
-/* Whether owner's share of the threads is all in use now (a hint: owner_take decides). */
-static bool owner_full(webhook_worker_t *w, const char *owner)
-{
-    unsigned share = (w->started + 1) / 2;
-    bool full = false;
-    pthread_mutex_lock(&w->owners_lock);
-    for (unsigned i = 0; i < OWNERS_MAX && !full; i++)
-        full = w->owners[i].busy >= share && !strcmp(w->owners[i].name, owner);
-    pthread_mutex_unlock(&w->owners_lock);
-    return full;
 }
 
 static void owner_give(webhook_worker_t *w, const char *owner)
@@ -144,6 +146,7 @@ static void owner_give(webhook_worker_t *w, const char *owner)
     for (unsigned i = 0; i < OWNERS_MAX; i++)
         if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
             w->owners[i].busy--;
+            pthread_cond_signal(&w->owner_freed);
             break;
         }
     pthread_mutex_unlock(&w->owners_lock);
@@ -293,7 +296,7 @@ static int64_t pop(webhook_worker_t *w, const store_webhook_due_t *due, store_we
  * next one; else head is as it was. */
 static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now_ms,
                        store_status_t found, const store_webhook_sub_t *found_sub, store_webhook_head_t *head,
-                       char line[LOG_LINE_SIZE], bool *popped)
+                       webhook_conn_t *conn, char line[LOG_LINE_SIZE], bool *popped)
 {
     line[0] = '\0';
     *popped = false;
@@ -332,7 +335,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
             webhook_send_request_t req = { .url = sub.url, .body = body, .body_length = body_length, .id = id,
                                            .timestamp = timestamp, .signature = signature, .allow = c->allow,
                                            .deadline_ms = c->timeout_ms, .redirects = c->redirects,
-                                           .ca_file = c->ca_file };
+                                           .ca_file = c->ca_file, .conn = conn };
             webhook_send(&req, &sent);
         }
         free(body);
@@ -402,7 +405,7 @@ static void nap(webhook_worker_t *w, unsigned ms)
  * its whole attempt and the settle end well inside the lease and no other
  * replica claims the outbox meanwhile; at most EVENTS_PER_CLAIM, so
  * outboxes take turns. */
-static void work(webhook_worker_t *w, const claimed_t *claimed)
+static void work(webhook_worker_t *w, const claimed_t *claimed, webhook_conn_t *conn)
 {
     const webhook_worker_config_t *c = &w->config;
     const store_webhook_due_t *due = &claimed->due;
@@ -413,20 +416,26 @@ static void work(webhook_worker_t *w, const claimed_t *claimed)
     store_webhook_head_t head = { 0 };
     store_webhook_sub_t sub;
     char owner[STORE_WEBHOOK_OWNER_SIZE];
-    bool full = owner_known(w, due->sub, owner) && owner_full(w, owner); /* then no read of Redis is needed */
-    store_status_t found = full ? STORE_OK : sub_get(w, due->sub, &sub);
-    bool owned = !full && found == STORE_OK && owner_take(w, sub.owner);
+    /* A key remembered is waited for before any read of Redis; a key read afresh, after. */
+    bool known = owner_known(w, due->sub, owner), owned = known && owner_take(w, owner, OWNER_WAIT_MS);
+    store_status_t found = known && !owned ? STORE_OK : sub_get(w, due->sub, &sub);
+    if (owned && (found != STORE_OK || strcmp(sub.owner, owner))) { /* gone, or (never so far) another key's */
+        owner_give(w, owner);
+        owned = known = false;
+    }
+    if (found == STORE_OK && !known)
+        owned = owner_take(w, sub.owner, OWNER_WAIT_MS);
     if (found == STORE_EUNAVAILABLE || found == STORE_ECORRUPT)
         next = claimed->redis_ms + LEASE_MARGIN_MS;
     else if (found == STORE_OK && !owned)
-        next = claimed->redis_ms + OWNER_BUSY_RETRY_MS; /* its key has its share of the threads busy: later */
+        next = claimed->redis_ms + OWNER_BUSY_RETRY_MS; /* its key's share of the threads stayed busy: later */
     else if (store_webhook_head(c->store, due->game, due->sub, &head.entry, &head.length, &head.held, &head.retry)
              != STORE_OK)
         next = claimed->redis_ms + LEASE_MARGIN_MS;
     while (head.entry) {
         int64_t elapsed = clock_now_ms() - claimed->local_ms;
         bool popped = false;
-        next = deliver(w, due, claimed->redis_ms + elapsed, found, &sub, &head, lines[count], &popped);
+        next = deliver(w, due, claimed->redis_ms + elapsed, found, &sub, &head, conn, lines[count], &popped);
         logged[count] = lines[count];
         count++;
         elapsed = clock_now_ms() - claimed->local_ms;
@@ -454,15 +463,18 @@ static void *thread_main(void *arg)
     webhook_worker_t *w = arg;
     const webhook_worker_config_t *c = &w->config;
     unsigned lease = c->timeout_ms + LEASE_MARGIN_MS, poll = c->poll_ms ? c->poll_ms : 50;
+    webhook_conn_t conn; /* this thread's kept connection (send.h) */
+    webhook_conn_init(&conn);
     pthread_mutex_lock(&w->lock);
     while (!w->stopping) {
         if (w->queued) {
             claimed_t claimed = w->queue[--w->queued];
             pthread_mutex_unlock(&w->lock);
-            work(w, &claimed);
+            work(w, &claimed, &conn);
             pthread_mutex_lock(&w->lock);
             continue;
         }
+        webhook_conn_expire(&conn); /* before any wait: no connection is held open unused */
         if (w->polling) {
             w->idle++;
             pthread_cond_wait(&w->wake, &w->lock);
@@ -489,6 +501,7 @@ static void *thread_main(void *arg)
             nap(w, poll); /* nothing due: this thread naps, still the next to poll */
     }
     pthread_mutex_unlock(&w->lock);
+    webhook_conn_close(&conn);
     return NULL;
 }
 
@@ -504,6 +517,7 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->subs_lock, NULL);
     pthread_mutex_init(&w->owners_lock, NULL);
+    pthread_cond_init(&w->owner_freed, NULL);
     pthread_cond_init(&w->wake, NULL);
     for (; w->started < threads; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
@@ -525,6 +539,7 @@ void webhook_worker_stop(webhook_worker_t *w)
         pthread_join(w->threads[i], NULL);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->subs_lock);
+    pthread_cond_destroy(&w->owner_freed);
     pthread_mutex_destroy(&w->owners_lock);
     pthread_mutex_destroy(&w->lock);
     free(w);
