@@ -146,7 +146,7 @@ static void owner_give(webhook_worker_t *w, const char *owner)
     for (unsigned i = 0; i < OWNERS_MAX; i++)
         if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
             w->owners[i].busy--;
-            pthread_cond_signal(&w->owner_freed);
+            pthread_cond_broadcast(&w->owner_freed); /* waiters for other keys look, and wait again */
             break;
         }
     pthread_mutex_unlock(&w->owners_lock);
@@ -301,7 +301,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
     line[0] = '\0';
     *popped = false;
     const webhook_worker_config_t *c = &w->config;
-    const store_webhook_sub_t sub = *found_sub;
+    const store_webhook_sub_t *sub = found_sub; /* read only when found is STORE_OK */
     const char *text = head->entry;
     size_t length = head->length;
     store_webhook_retry_t retry = head->retry;
@@ -324,7 +324,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
         size_t body_length = 0;
         char *body = payload_make(due->sub, due->game, &e, &body_length);
         int64_t timestamp = now_ms / 1000; /* Redis's clock: Unix time, the same on every replica */
-        const char *secrets[] = { sub.secret };
+        const char *secrets[] = { sub->secret };
         webhook_send_result_t sent;
         memset(&sent, 0, sizeof sent);
         if (!body || !webhook_message_id(seed, id)
@@ -332,7 +332,7 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
             sent.outcome = WEBHOOK_INVALID_REQUEST;
             snprintf(sent.detail, sizeof sent.detail, "the payload could not be made or signed");
         } else {
-            webhook_send_request_t req = { .url = sub.url, .body = body, .body_length = body_length, .id = id,
+            webhook_send_request_t req = { .url = sub->url, .body = body, .body_length = body_length, .id = id,
                                            .timestamp = timestamp, .signature = signature, .allow = c->allow,
                                            .deadline_ms = c->timeout_ms, .redirects = c->redirects,
                                            .ca_file = c->ca_file, .conn = conn };
