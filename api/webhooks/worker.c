@@ -66,10 +66,10 @@ struct webhook_worker {
         char sub[STORE_WEBHOOK_ID_SIZE], owner[STORE_WEBHOOK_OWNER_SIZE];
     } owner_of[OWNER_OF_SLOTS]; /* under subs_lock: a subscription's key, which never changes */
     pthread_mutex_t owners_lock;
-    pthread_cond_t owner_freed; /* with owners_lock: a slot of some key's share was given back */
     struct {
         char name[STORE_WEBHOOK_OWNER_SIZE];
         unsigned busy; /* its deliveries under way (0: a free slot) */
+        pthread_cond_t freed; /* with owners_lock: one of them ended (a waiter for this key takes its place) */
     } owners[OWNERS_MAX]; /* under owners_lock */
 };
 
@@ -117,11 +117,12 @@ static bool owner_take(webhook_worker_t *w, const char *owner, unsigned wait_ms)
     until.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&w->owners_lock);
     for (;;) {
-        unsigned free_slot = OWNERS_MAX;
+        unsigned free_slot = OWNERS_MAX, at = OWNERS_MAX;
         bool found = false;
         for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
             if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
                 found = true;
+                at = i;
                 if ((taken = w->owners[i].busy < share))
                     w->owners[i].busy++;
             } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
@@ -133,7 +134,8 @@ static bool owner_take(webhook_worker_t *w, const char *owner, unsigned wait_ms)
             w->owners[free_slot].busy = 1;
             taken = true;
         }
-        if (taken || !wait_ms || pthread_cond_timedwait(&w->owner_freed, &w->owners_lock, &until))
+        if (taken || !wait_ms || at == OWNERS_MAX
+            || pthread_cond_timedwait(&w->owners[at].freed, &w->owners_lock, &until))
             break;
     }
     pthread_mutex_unlock(&w->owners_lock);
@@ -146,7 +148,7 @@ static void owner_give(webhook_worker_t *w, const char *owner)
     for (unsigned i = 0; i < OWNERS_MAX; i++)
         if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
             w->owners[i].busy--;
-            pthread_cond_broadcast(&w->owner_freed); /* waiters for other keys look, and wait again */
+            pthread_cond_signal(&w->owners[i].freed); /* its waiters all wait for this key */
             break;
         }
     pthread_mutex_unlock(&w->owners_lock);
@@ -400,10 +402,11 @@ static void nap(webhook_worker_t *w, unsigned ms)
 }
 
 /* Delivers a claimed entry's events in turn and settles it (no lock
- * held), its key's share of the threads held throughout; when that share
- * is busy, nothing is read and the entry waits OWNER_BUSY_RETRY_MS. A next event starts only within CLAIM_WINDOW_MS of the claim, so
- * its whole attempt and the settle end well inside the lease and no other
- * replica claims the outbox meanwhile; at most EVENTS_PER_CLAIM, so
+ * held), a slot of its key's share of the threads held throughout. When
+ * that share stays busy OWNER_WAIT_MS, nothing is read and the entry waits
+ * OWNER_BUSY_RETRY_MS. A next event starts only within CLAIM_WINDOW_MS of
+ * the claim, so its attempt and the settle end well inside the lease and no
+ * other replica claims the outbox meanwhile; at most EVENTS_PER_CLAIM, so
  * outboxes take turns. */
 static void work(webhook_worker_t *w, const claimed_t *claimed, webhook_conn_t *conn)
 {
@@ -517,7 +520,8 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->subs_lock, NULL);
     pthread_mutex_init(&w->owners_lock, NULL);
-    pthread_cond_init(&w->owner_freed, NULL);
+    for (unsigned i = 0; i < OWNERS_MAX; i++)
+        pthread_cond_init(&w->owners[i].freed, NULL);
     pthread_cond_init(&w->wake, NULL);
     for (; w->started < threads; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
@@ -539,7 +543,8 @@ void webhook_worker_stop(webhook_worker_t *w)
         pthread_join(w->threads[i], NULL);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->subs_lock);
-    pthread_cond_destroy(&w->owner_freed);
+    for (unsigned i = 0; i < OWNERS_MAX; i++)
+        pthread_cond_destroy(&w->owners[i].freed);
     pthread_mutex_destroy(&w->owners_lock);
     pthread_mutex_destroy(&w->lock);
     free(w);
