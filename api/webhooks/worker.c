@@ -480,7 +480,10 @@ static void *thread_main(void *arg)
         webhook_conn_expire(&conn); /* before any wait: no connection is held open unused */
         if (w->polling) {
             w->idle++;
-            pthread_cond_wait(&w->wake, &w->lock);
+            if (conn.fd >= 0)
+                nap(w, WEBHOOK_CONN_IDLE_MS); /* woken or not, the kept connection expires on time */
+            else
+                pthread_cond_wait(&w->wake, &w->lock);
             w->idle--;
             continue;
         }
