@@ -368,7 +368,9 @@ store_status_t store_webhook_head(store_t *store, const char *id, const char *su
 
 /* Done: KEYS[1] the outbox, KEYS[2] the retry hash; ARGV[1] the
  * subscription, ARGV[2] the first event as read, ARGV[3] its retry state
- * ('' : it is done with). The outbox's length after. */
+ * ('' : it is done with). {the outbox's length after, its first event then
+ * or false, that event's retry state or false}: head's answer, saving a
+ * round trip to a deliverer that goes on with the next event. */
 static const char done_script[] =
     "if redis.call('LINDEX', KEYS[1], 0) == ARGV[2] then\n"
     "  if ARGV[3] == '' then\n"
@@ -376,12 +378,15 @@ static const char done_script[] =
     "    redis.call('HDEL', KEYS[2], ARGV[1])\n"
     "  else redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end\n"
     "end\n"
-    "return redis.call('LLEN', KEYS[1])\n";
+    "return {redis.call('LLEN', KEYS[1]), redis.call('LINDEX', KEYS[1], 0), redis.call('HGET', KEYS[2], ARGV[1])}\n";
 
 store_status_t store_webhook_done(store_t *store, const char *id, const char *sub, const char *entry,
-                                  size_t length, const store_webhook_retry_t *retry, unsigned *left)
+                                  size_t length, const store_webhook_retry_t *retry, unsigned *left,
+                                  store_webhook_head_t *next)
 {
     *left = 0;
+    if (next)
+        *next = (store_webhook_head_t){ 0 };
     char outbox[KEY_SIZE], hash[KEY_SIZE], state[3 * NUMBER_SIZE] = "";
     if (!game_keys(id, sub, outbox, hash) || strlen(entry) != length)
         return STORE_ENOT_FOUND;
@@ -391,9 +396,20 @@ store_status_t store_webhook_done(store_t *store, const char *id, const char *su
     const char *keys[] = { outbox, hash };
     const char *values[] = { sub, entry, state };
     redisReply *r = store_script_texts(store, key_slot(outbox), done_script, 2, keys, 3, values);
-    store_status_t status = reply_status(r, REDIS_REPLY_INTEGER);
-    if (status == STORE_OK)
-        *left = (unsigned)r->integer;
+    store_status_t status = reply_status(r, REDIS_REPLY_ARRAY);
+    if (status == STORE_OK && (r->elements != 3 || r->element[0]->type != REDIS_REPLY_INTEGER))
+        status = STORE_ECORRUPT;
+    if (status == STORE_OK) {
+        *left = (unsigned)r->element[0]->integer;
+        const redisReply *first = r->element[1], *state_reply = r->element[2];
+        if (next && first->type == REDIS_REPLY_STRING) {
+            next->held = *left;
+            if (!store_reply_string(first, &next->entry, &next->length))
+                status = STORE_EUNAVAILABLE;
+            else if (state_reply->type == REDIS_REPLY_STRING && !retry_read(state_reply->str, &next->retry))
+                memset(&next->retry, 0, sizeof next->retry);
+        }
+    }
     if (r)
         freeReplyObject(r);
     return status;
@@ -598,35 +614,42 @@ store_status_t store_webhook_sub_touch(store_t *store, const char *id, unsigned 
 }
 
 /* Settle and log: KEYS[1] the index, KEYS[2] the log; ARGV[1..3] as the
- * settle's, ARGV[4] the line ('' : none), ARGV[5] the lines kept, ARGV[6]
- * the log's ttl. 1 when the entry held the claim, else 0. */
+ * settle's, ARGV[4] the lines kept, ARGV[5] the log's ttl, ARGV[6..] the
+ * lines, oldest first. 1 when the entry held the claim, else 0. */
 static const char settle_log_script[] =
-    "if ARGV[4] ~= '' then\n"
-    "  redis.call('LPUSH', KEYS[2], ARGV[4])\n"
-    "  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)\n"
-    "  if tonumber(ARGV[6]) > 0 then redis.call('EXPIRE', KEYS[2], ARGV[6]) end\n"
+    "if #ARGV > 5 then\n"
+    "  redis.call('LPUSH', KEYS[2], unpack(ARGV, 6))\n"
+    "  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)\n"
+    "  if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[2], ARGV[5]) end\n"
     "end\n"
     STORE_INDEX_SETTLE_LUA
     "return held and 1 or 0\n";
 
 store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
-                                        int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled)
+                                        int64_t due_ms, const char *const *lines, unsigned line_count,
+                                        unsigned log_ttl_seconds, bool *settled)
 {
     if (settled)
         *settled = false;
     char member[MEMBER_SIZE], claim[NUMBER_SIZE], due[NUMBER_SIZE], log[KEY_SIZE], keep[NUMBER_SIZE],
         ttl[NUMBER_SIZE];
     if (!id_ok(id) || !sub_id_ok(sub) || !name(STORE_WEBHOOKS_LOG_PREFIX, sub, log, sizeof log)
-        || !join((const char *const[]){ id, " ", sub }, 3, member, sizeof member))
+        || !join((const char *const[]){ id, " ", sub }, 3, member, sizeof member)
+        || line_count > STORE_WEBHOOK_LOG_LINES_MAX)
         return STORE_ENOT_FOUND;
     snprintf(claim, sizeof claim, "%lld", (long long)claim_ms);
     snprintf(due, sizeof due, "%lld", (long long)(due_ms > 0 ? due_ms : 0));
     snprintf(keep, sizeof keep, "%u", (unsigned)STORE_WEBHOOK_LOG_KEEP);
     snprintf(ttl, sizeof ttl, "%u", log_ttl_seconds);
     const char *keys[] = { STORE_WEBHOOKS_DUE_KEY, log };
-    const char *values[] = { member, claim, due, line ? line : "", keep, ttl };
+    const char *values[5 + STORE_WEBHOOK_LOG_LINES_MAX] = { member, claim, due, keep, ttl };
+    int value_count = 5;
+    for (unsigned i = 0; i < line_count; i++)
+        if (lines[i] && lines[i][0])
+            values[value_count++] = lines[i];
     redisReply *r = NULL;
-    store_status_t status = hooks_script(store, settle_log_script, 2, keys, 6, values, REDIS_REPLY_INTEGER, &r);
+    store_status_t status = hooks_script(store, settle_log_script, 2, keys, value_count, values,
+                                         REDIS_REPLY_INTEGER, &r);
     if (status == STORE_OK) {
         if (settled)
             *settled = r->integer == 1;

@@ -32,6 +32,7 @@ enum {
     STORE_WEBHOOK_TARGET_SIZE = 65,  /* the game, the bulk or the key */
     STORE_WEBHOOKS_PER_GAME = 8,     /* subscriptions one game carries at most */
     STORE_WEBHOOK_LOG_KEEP = 100,    /* attempts a log keeps, the newest */
+    STORE_WEBHOOK_LOG_LINES_MAX = 16, /* log lines one settle writes at most */
     /* A game's or a bulk's subscription lives this long (s) after it was
      * made or last delivered to, longer than any game waits for a move. */
     STORE_WEBHOOK_GAME_SUB_TTL = 60 * 86400,
@@ -62,10 +63,11 @@ typedef struct {
  *      the index is in another slot, by store_webhook_mark_due right after).
  *   3. Any replica: store_webhook_claim takes due entries, each moved to
  *      now + lease; for each, store_webhook_head, a delivery (or none when
- *      it is not yet time to retry), store_webhook_done, then
- *      store_webhook_settle_log with when the entry is next due (0: nothing
- *      is left) and the attempt's log line, and after a removal
- *      store_webhook_recheck.
+ *      it is not yet time to retry), store_webhook_done (which may read
+ *      the next event, delivered in turn while the lease leaves time for
+ *      a whole attempt), then store_webhook_settle_log with when the entry
+ *      is next due (0: nothing is left) and the attempts' log lines, and
+ *      after a removal store_webhook_recheck.
  *   4. Now and then, one replica: store_webhook_sweep marks due every
  *      outbox that holds events, and forgets games whose outboxes are gone.
  * Why: the event is in the outbox once the move is, whatever happens next.
@@ -142,19 +144,33 @@ typedef struct {
  * when the outbox is empty), how many it holds, and its retry state. */
 store_status_t store_webhook_head(store_t *store, const char *id, const char *sub, char **entry, size_t *length,
                                   unsigned *held, store_webhook_retry_t *retry);
+/* The first event of an outbox as head or done read it: entry malloc'd
+ * (NUL added; NULL when the outbox is empty), held the outbox's length. */
+typedef struct {
+    char *entry;
+    size_t length;
+    unsigned held;
+    store_webhook_retry_t retry;
+} store_webhook_head_t;
+
 /* After a try of the first event (entry, as head read it): removed when
  * retry is NULL (delivered, or dropped), else its retry state set. *left
  * says how many events the outbox holds after. A first event other than
- * entry (another replica got there first) is left as it is. */
+ * entry (another replica got there first) is left as it is. When next is
+ * not NULL, the outbox's first event after that is read into it, as
+ * store_webhook_head would, in the same step (free next->entry). */
 store_status_t store_webhook_done(store_t *store, const char *id, const char *sub, const char *entry,
-                                  size_t length, const store_webhook_retry_t *retry, unsigned *left);
+                                  size_t length, const store_webhook_retry_t *retry, unsigned *left,
+                                  store_webhook_head_t *next);
 /* Settles a claimed entry: due again at due_ms, or removed (0), while it
  * still holds its claim (*settled, when not NULL, says whether it did);
- * and line ("": none) prepended to the subscription's log, the newest
+ * and the line_count lines (at most STORE_WEBHOOK_LOG_LINES_MAX, oldest
+ * first; "" lines skipped) prepended to the subscription's log, the newest
  * STORE_WEBHOOK_LOG_KEEP kept, expiring log_ttl_seconds later (0: never).
  * One step: both are of the {webhooks} slot. */
 store_status_t store_webhook_settle_log(store_t *store, const char *id, const char *sub, int64_t claim_ms,
-                                        int64_t due_ms, const char *line, unsigned log_ttl_seconds, bool *settled);
+                                        int64_t due_ms, const char *const *lines, unsigned line_count,
+                                        unsigned log_ttl_seconds, bool *settled);
 /* After a removal: the outbox marked due again (*marked) when it holds an
  * event after all. */
 store_status_t store_webhook_recheck(store_t *store, const char *id, const char *sub, bool *marked);

@@ -1,15 +1,18 @@
 /* One webhook delivery (see send.h), on store/sock.h's non-blocking I/O and
  * store/tls.h's sessions (send(MSG_NOSIGNAL), the host's name checked, SNI).
  * Every wait is a poll against the one deadline. The system-CA context is
- * made once (pthread_once) and kept; a CA file's lives for one delivery. */
+ * made once (pthread_once) and kept; a CA file's lives for one delivery.
+ * A caller's kept connection is reused only toward an address checked anew. */
 #include "send.h"
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -21,8 +24,14 @@
 #include "../../store/tls.h"
 #include "sign.h"
 
-/* A request head's room: the target, the host, the id, the signature and the fixed text. */
-enum { HEAD_MAX = WEBHOOK_URL_MAX + WEBHOOK_HOST_MAX + 256 + WEBHOOK_SIGNATURE_SIZE + 512, ID_MAX = 256 };
+/* A request head's room: the target, the host, the id, the signature and
+ * the fixed text. A body up to BODY_INLINE_MAX goes out in the head's
+ * write: one segment, with no wait for Nagle's algorithm on a kept connection. */
+enum {
+    HEAD_MAX = WEBHOOK_URL_MAX + WEBHOOK_HOST_MAX + 256 + WEBHOOK_SIGNATURE_SIZE + 512,
+    ID_MAX = 256,
+    BODY_INLINE_MAX = 16384,
+};
 
 static const char *const outcome_codes[WEBHOOK_OUTCOME_COUNT] = {
     [WEBHOOK_DELIVERED] = "delivered",
@@ -114,6 +123,8 @@ static int connect_addr(const webhook_addr_t *addr, unsigned port, int64_t deadl
     int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    int on = 1; /* a large body's second write is not held back behind the head's ACK */
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
     int error = 0;
     if (connect(fd, (struct sockaddr *)&storage, length) < 0) {
         error = errno;
@@ -157,19 +168,77 @@ static webhook_outcome_t checked_addresses(delivery_t *d, const webhook_url_t *u
     return WEBHOOK_DELIVERED;
 }
 
-/* A connection to the first checked address that takes one: *fd set, or an outcome. */
-static webhook_outcome_t open_connection(delivery_t *d, const webhook_url_t *url, int *fd)
+void webhook_conn_init(webhook_conn_t *conn) { *conn = (webhook_conn_t){ .fd = -1 }; }
+
+void webhook_conn_close(webhook_conn_t *conn)
+{
+    if (conn && conn->fd >= 0)
+        close(conn->fd);
+    if (conn)
+        webhook_conn_init(conn);
+}
+
+void webhook_conn_expire(webhook_conn_t *conn)
+{
+    if (conn && conn->fd >= 0 && clock_now_ms() - conn->idle_since_ms >= WEBHOOK_CONN_IDLE_MS)
+        webhook_conn_close(conn);
+}
+
+static bool same_addr(const webhook_addr_t *a, const webhook_addr_t *b)
+{
+    return a->family == b->family && !memcmp(a->bytes, b->bytes, a->family == 4 ? 4 : 16);
+}
+
+/* The caller's kept connection, taken from its slot, when it may carry
+ * this hop: plain http, its peer one of addrs (just checked) on url's
+ * port, idle briefly and quiet (no end or stray bytes waiting). Else the
+ * slot is emptied and -1 returned. */
+static int kept_connection(delivery_t *d, const webhook_url_t *url, const webhook_addr_t *addrs, size_t count)
+{
+    webhook_conn_t *conn = d->req->conn;
+    if (!conn || conn->fd < 0)
+        return -1;
+    bool usable = !url->https && conn->port == url->port
+                  && clock_now_ms() - conn->idle_since_ms < WEBHOOK_CONN_IDLE_MS;
+    bool checked = false;
+    for (size_t i = 0; usable && i < count && !checked; i++)
+        checked = same_addr(&addrs[i], &conn->addr);
+    struct pollfd quiet = { .fd = conn->fd, .events = POLLIN };
+    if (usable && checked && poll(&quiet, 1, 0) == 0) {
+        int fd = conn->fd;
+        conn->fd = -1;
+        return fd;
+    }
+    webhook_conn_close(conn);
+    return -1;
+}
+
+/* A connection to a checked address: the caller's kept one when it may
+ * serve (*reused; not when fresh is set), else the first checked address
+ * that takes one. *fd and *peer set, or an outcome. */
+static webhook_outcome_t open_connection(delivery_t *d, const webhook_url_t *url, bool fresh, int *fd,
+                                         webhook_addr_t *peer, bool *reused)
 {
     webhook_addr_t addrs[WEBHOOK_ADDRS_MAX];
     size_t count = 0;
+    *reused = false;
     webhook_outcome_t outcome = checked_addresses(d, url, addrs, &count);
     if (outcome != WEBHOOK_DELIVERED)
         return outcome;
+    if (!fresh && (*fd = kept_connection(d, url, addrs, count)) >= 0) {
+        *reused = true;
+        for (size_t i = 0; i < count; i++)
+            if (same_addr(&addrs[i], &d->req->conn->addr))
+                *peer = addrs[i];
+        return WEBHOOK_DELIVERED;
+    }
     int error = ECONNREFUSED;
     for (size_t i = 0; i < count; i++) {
         *fd = connect_addr(&addrs[i], url->port, d->deadline);
-        if (*fd >= 0)
+        if (*fd >= 0) {
+            *peer = addrs[i];
             return WEBHOOK_DELIVERED;
+        }
         error = errno;
         if (past_deadline(d))
             break;
@@ -218,6 +287,9 @@ static bool write_all(delivery_t *d, int fd, tls_session_t *tls, const char *dat
     return true;
 }
 
+/* Whether this hop's connection may be kept after its answer. */
+static bool may_keep(const delivery_t *d, const webhook_url_t *url) { return d->req->conn && !url->https; }
+
 /* The request's head into out; false when it does not fit. */
 static bool format_head(const delivery_t *d, const webhook_url_t *url, char *out, size_t size)
 {
@@ -233,8 +305,9 @@ static bool format_head(const delivery_t *d, const webhook_url_t *url, char *out
     int n = snprintf(out, size,
                      "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: chessd-webhooks/1\r\n"
                      "Content-Type: application/json\r\nContent-Length: %zu\r\nwebhook-id: %s\r\n"
-                     "webhook-timestamp: %lld\r\nwebhook-signature: %s\r\nConnection: close\r\n\r\n",
-                     url->target, host, req->body_length, req->id, (long long)req->timestamp, req->signature);
+                     "webhook-timestamp: %lld\r\nwebhook-signature: %s\r\n%s\r\n",
+                     url->target, host, req->body_length, req->id, (long long)req->timestamp, req->signature,
+                     may_keep(d, url) ? "" : "Connection: close\r\n");
     return n > 0 && (size_t)n < size;
 }
 
@@ -242,11 +315,13 @@ static bool format_head(const delivery_t *d, const webhook_url_t *url, char *out
 typedef struct {
     int status;
     char location[WEBHOOK_URL_MAX + 1]; /* "" : none, or one over the bound */
+    bool received; /* some bytes of an answer came */
+    bool reusable; /* its connection may carry another request */
 } answer_t;
 
-/* Reads the value of header name from the head's lines (after the status
- * line) into out, blanks around it dropped; false when absent. */
-static bool header_value(const char *head, const char *name, char *out, size_t size)
+/* Finds header name among the head's lines (after the status line): its
+ * value, blanks around it dropped, in *value and *length; false when absent. */
+static bool header_find(const char *head, const char *name, const char **value_out, size_t *length_out)
 {
     size_t name_length = strlen(name);
     for (const char *line = strstr(head, "\r\n"); line && line[2] != '\r'; line = strstr(line + 2, "\r\n")) {
@@ -259,14 +334,46 @@ static bool header_value(const char *head, const char *name, char *out, size_t s
         const char *end = strstr(value, "\r\n");
         while (end > value && (end[-1] == ' ' || end[-1] == '\t'))
             end--;
-        size_t length = (size_t)(end - value);
-        if (length >= size)
-            return false;
-        memcpy(out, value, length);
-        out[length] = '\0';
+        *value_out = value;
+        *length_out = (size_t)(end - value);
         return true;
     }
     return false;
+}
+
+/* The value of header name into out; false when absent or over size. */
+static bool header_value(const char *head, const char *name, char *out, size_t size)
+{
+    const char *value;
+    size_t length;
+    if (!header_find(head, name, &value, &length) || length >= size)
+        return false;
+    memcpy(out, value, length);
+    out[length] = '\0';
+    return true;
+}
+
+/* Whether an answer's connection may carry another request: HTTP/1.1,
+ * Connection absent or keep-alive, and its whole body among the bytes that
+ * came with the head (body, body_bytes): as many as a Content-Length says,
+ * or an empty chunked body. Anything else, the connection is closed. */
+static bool answer_reusable(const char *head, const char *body, size_t body_bytes)
+{
+    static const char empty_chunked[] = "0\r\n\r\n";
+    const char *value;
+    size_t length;
+    char digits[16];
+    if (head[7] != '1'
+        || (header_find(head, "Connection", &value, &length)
+            && (length != 10 || strncasecmp(value, "keep-alive", 10))))
+        return false;
+    if (header_find(head, "Transfer-Encoding", &value, &length))
+        return length == 7 && !strncasecmp(value, "chunked", 7) && !header_find(head, "Content-Length", &value, &length)
+               && body_bytes == sizeof empty_chunked - 1 && !memcmp(body, empty_chunked, body_bytes);
+    if (!header_value(head, "Content-Length", digits, sizeof digits) || !digits[0] || strlen(digits) > 9
+        || strspn(digits, "0123456789") != strlen(digits))
+        return false;
+    return strtoul(digits, NULL, 10) == body_bytes;
 }
 
 /* Reads "HTTP/1.x DDD" at the head's start; -1 when it is not that. */
@@ -299,8 +406,12 @@ static webhook_outcome_t read_answer(delivery_t *d, int fd, tls_session_t *tls, 
                 return finish(d, WEBHOOK_BAD_RESPONSE, "the destination's answer does not start with an HTTP/1.x "
                                                        "status line");
             if (status >= 200) {
+                char body[8];
+                size_t body_bytes = used - (size_t)(end + 4 - head);
+                memcpy(body, end + 4, body_bytes < sizeof body ? body_bytes : sizeof body);
                 end[2] = '\0'; /* the last header line keeps its CRLF */
                 answer->status = status;
+                answer->reusable = answer_reusable(head, body, body_bytes);
                 if (!header_value(head, "Location", answer->location, sizeof answer->location))
                     answer->location[0] = '\0';
                 return WEBHOOK_DELIVERED;
@@ -317,6 +428,7 @@ static webhook_outcome_t read_answer(delivery_t *d, int fd, tls_session_t *tls, 
         ssize_t n = sock_read(fd, tls, head + used, WEBHOOK_RESPONSE_HEAD_MAX - used, &wait_events);
         if (n > 0) {
             used += (size_t)n;
+            answer->received = true;
             continue;
         }
         if (n == SOCK_WAIT) {
@@ -331,11 +443,15 @@ static webhook_outcome_t read_answer(delivery_t *d, int fd, tls_session_t *tls, 
     }
 }
 
-/* One request to url, its answer in *answer; WEBHOOK_DELIVERED when there is one. */
-static webhook_outcome_t one_hop(delivery_t *d, const webhook_url_t *url, answer_t *answer)
+/* One request to url, its answer in *answer; WEBHOOK_DELIVERED when there
+ * is one. A kept connection that ends without a byte of answer (its peer
+ * closed it while idle) is replaced by a fresh one (fresh), once. */
+static webhook_outcome_t one_hop(delivery_t *d, const webhook_url_t *url, answer_t *answer, bool fresh)
 {
     int fd = -1;
-    webhook_outcome_t outcome = open_connection(d, url, &fd);
+    bool reused = false;
+    webhook_addr_t peer;
+    webhook_outcome_t outcome = open_connection(d, url, fresh, &fd, &peer, &reused);
     if (outcome != WEBHOOK_DELIVERED)
         return outcome;
     tls_session_t *tls = NULL;
@@ -351,19 +467,38 @@ static webhook_outcome_t one_hop(delivery_t *d, const webhook_url_t *url, answer
                                     : finish(d, WEBHOOK_TLS_FAILED, "%s", err);
         }
     }
-    char head[HEAD_MAX];
-    if (!format_head(d, url, head, sizeof head)) {
+    char head[HEAD_MAX + BODY_INLINE_MAX];
+    if (!format_head(d, url, head, HEAD_MAX)) {
         outcome = finish(d, WEBHOOK_INVALID_REQUEST, "the request's head is over its bound");
     } else {
-        bool sent = write_all(d, fd, tls, head, strlen(head))
-                    && write_all(d, fd, tls, d->req->body, d->req->body_length);
+        size_t head_length = strlen(head);
+        const char *body = d->req->body;
+        size_t body_length = d->req->body_length;
+        if (body && body_length <= BODY_INLINE_MAX) {
+            memcpy(head + head_length, body, body_length);
+            head_length += body_length;
+            body_length = 0;
+        }
+        bool sent = write_all(d, fd, tls, head, head_length) && write_all(d, fd, tls, body, body_length);
         /* A destination may answer (a 413) and close before taking the body: its answer is read all the same. */
         outcome = read_answer(d, fd, tls, answer);
         if (outcome == WEBHOOK_BAD_RESPONSE && !sent)
             outcome = finish(d, WEBHOOK_CONNECT_FAILED, "the connection broke while the request was sent");
     }
     tls_session_free(tls);
+    if (outcome == WEBHOOK_DELIVERED && answer->reusable && answer->status >= 200 && answer->status <= 299
+        && may_keep(d, url)) {
+        webhook_conn_close(d->req->conn);
+        *d->req->conn = (webhook_conn_t){ .fd = fd, .addr = peer, .port = url->port,
+                                          .idle_since_ms = clock_now_ms() };
+        return outcome;
+    }
     close(fd);
+    if (reused && !answer->received && (outcome == WEBHOOK_BAD_RESPONSE || outcome == WEBHOOK_CONNECT_FAILED)
+        && !past_deadline(d)) {
+        *answer = (answer_t){ 0 };
+        return one_hop(d, url, answer, true);
+    }
     return outcome;
 }
 
@@ -426,7 +561,7 @@ static void deliver(delivery_t *d)
             return;
         }
         answer_t answer = { 0 };
-        if (one_hop(d, &url, &answer) != WEBHOOK_DELIVERED)
+        if (one_hop(d, &url, &answer, false) != WEBHOOK_DELIVERED)
             return;
         result->status = answer.status;
         if (answer.status >= 200 && answer.status <= 299) {

@@ -1,8 +1,9 @@
 /* One webhook delivery: a signed POST to a destination the policy allows,
  * over http or https, bounded in bytes and in time. The host is resolved
- * once a hop and only a checked address is connected to (no second lookup,
- * so no DNS-rebinding window); redirects are judged again, hop by hop.
- * Thread-safe; the only shared state is the system-CA TLS context. */
+ * once a hop and only a checked address is connected to, or reused (a kept
+ * plain-http connection, webhook_conn_t), so there is no DNS-rebinding
+ * window; redirects are judged again, hop by hop. Thread-safe; the only
+ * shared state is the system-CA TLS context. */
 #ifndef CHESSD_API_WEBHOOKS_SEND_H
 #define CHESSD_API_WEBHOOKS_SEND_H
 
@@ -30,6 +31,27 @@ typedef enum {
     WEBHOOK_OUTCOME_COUNT
 } webhook_outcome_t;
 
+/* One idle plain-http connection kept by a caller (a thread's; never
+ * shared) for its next delivery: reused only when its peer, addr:port, is
+ * among the addresses that delivery's hop resolved and the policy allowed
+ * again, and it has been idle under WEBHOOK_CONN_IDLE_MS. fd -1: none. */
+typedef struct {
+    int fd;
+    webhook_addr_t addr;
+    unsigned port;
+    int64_t idle_since_ms; /* clock_now_ms() */
+} webhook_conn_t;
+
+enum { WEBHOOK_CONN_IDLE_MS = 2000 };
+
+/* An empty slot. */
+void webhook_conn_init(webhook_conn_t *conn);
+/* Closes the kept connection, if any; the slot is empty after. */
+void webhook_conn_close(webhook_conn_t *conn);
+/* Closes the kept connection when it has been idle WEBHOOK_CONN_IDLE_MS:
+ * for a caller about to wait, so no connection is held open unused. */
+void webhook_conn_expire(webhook_conn_t *conn);
+
 /* The outcome's stable name ("delivered", "http_status", ...). */
 const char *webhook_outcome_code(webhook_outcome_t outcome);
 
@@ -44,6 +66,7 @@ typedef struct {
     unsigned deadline_ms;           /* for the whole delivery, every hop included */
     unsigned redirects;             /* 3xx hops to follow (0..WEBHOOK_REDIRECTS_MAX); 0 by default */
     const char *ca_file;            /* PEM CAs for https; NULL or "": the system's */
+    webhook_conn_t *conn;           /* NULL: each connection closed after its answer */
 } webhook_send_request_t;
 
 typedef struct {
@@ -56,14 +79,16 @@ typedef struct {
 } webhook_send_result_t;
 
 /* Delivers req (POST, Content-Type: application/json, User-Agent:
- * chessd-webhooks/1, the three webhook-* headers, Content-Length,
- * Connection: close) and fills *result. Every hop: the URL parsed, its host
+ * chessd-webhooks/1, the three webhook-* headers, Content-Length, and
+ * Connection: close unless req->conn may keep it) and fills *result. Every hop: the URL parsed, its host
  * resolved within what is left of the deadline, every address judged by the
  * policy (any refused: WEBHOOK_REFUSED, no connection made), each allowed
  * address tried in turn, TLS with the host's name checked for https. Only
  * the status line and headers are read; a 301, 302, 303, 307 or 308 with a
  * Location (absolute, or a path on the same origin) is followed with the
- * same POST while redirects remain. */
+ * same POST while redirects remain. A 2xx answer over HTTP/1.1 whose whole
+ * body (Content-Length) came with its head, not saying Connection: close,
+ * leaves its plain-http connection in req->conn. */
 void webhook_send(const webhook_send_request_t *req, webhook_send_result_t *result);
 
 #endif

@@ -2,7 +2,8 @@
  * threads wait idle, into a queue the others take from (thread_main).
  * Each delivery follows store/webhooks.h's step 3: head, send, done,
  * settle, in that order, so a replica that dies anywhere leaves the event
- * to be sent again, with the same webhook-id. */
+ * to be sent again, with the same webhook-id. A claim's thread goes on
+ * with the outbox's next events while its lease has room (work). */
 #include "worker.h"
 
 #include <inttypes.h>
@@ -26,9 +27,19 @@ enum {
     SWEEP_PAGE = 100,
     SUB_CACHE_SLOTS = 256, /* subscriptions kept here (a slot each, by hash) */
     SUB_CACHE_MS = 5000,
+    OWNER_OF_SLOTS = 4096, /* subscriptions whose key is remembered (a slot each, by hash) */
     OWNERS_MAX = THREADS_MAX,    /* owners with deliveries under way: at most one a thread */
-    OWNER_BUSY_RETRY_MS = 250,   /* when a key's share is busy, its next outbox waits this long */
+    OWNER_BUSY_RETRY_MS = 250,   /* when a key's share stays busy, its next outbox waits this long */
+    OWNER_WAIT_MS = 50,          /* how long a thread holding a claim waits for a slot of its key's share */
+    EVENTS_PER_CLAIM = STORE_WEBHOOK_LOG_LINES_MAX, /* a claim's events delivered in turn, at most */
+    CLAIM_WINDOW_MS = LEASE_MARGIN_MS / 4, /* a next event starts this soon after the claim, or waits for another */
 };
+
+/* A claimed entry and when: Redis's clock then, and this replica's just before. */
+typedef struct {
+    store_webhook_due_t due;
+    int64_t redis_ms, local_ms;
+} claimed_t;
 
 /* A subscription as read (fetched_ms 0: none). */
 typedef struct {
@@ -44,18 +55,21 @@ struct webhook_worker {
     pthread_cond_t wake;
     bool stopping, polling; /* under lock: one thread polls at a time */
     unsigned idle;          /* under lock: threads waiting for work */
-    store_webhook_due_t queue[THREADS_MAX]; /* under lock: claimed, not yet taken */
+    claimed_t queue[THREADS_MAX]; /* under lock: claimed, not yet taken */
     unsigned queued;
-    int64_t queue_now_ms;   /* Redis's clock at the last claim */
     int64_t next_sweep_ms;  /* under lock */
     uint64_t sweep_cursor;  /* under lock: where the sweep's next page starts (SSCAN) */
     _Atomic uint64_t attempts[WEBHOOK_OUTCOME_COUNT], dropped, swept;
     pthread_mutex_t subs_lock;
     sub_copy_t subs[SUB_CACHE_SLOTS]; /* under subs_lock */
+    struct {
+        char sub[STORE_WEBHOOK_ID_SIZE], owner[STORE_WEBHOOK_OWNER_SIZE];
+    } owner_of[OWNER_OF_SLOTS]; /* under subs_lock: a subscription's key, which never changes */
     pthread_mutex_t owners_lock;
     struct {
         char name[STORE_WEBHOOK_OWNER_SIZE];
         unsigned busy; /* its deliveries under way (0: a free slot) */
+        pthread_cond_t freed; /* with owners_lock: one of them ended (a waiter for this key takes its place) */
     } owners[OWNERS_MAX]; /* under owners_lock */
 };
 
@@ -89,26 +103,40 @@ static bool entry_read(const char *text, size_t length, entry_t *e)
 }
 
 /* Takes one of the threads owner's deliveries may hold at once (a share
- * of them: one key whose destinations hang cannot hold every thread);
- * false when its share is in use. */
-static bool owner_take(webhook_worker_t *w, const char *owner)
+ * of them: one key whose destinations hang cannot hold every thread),
+ * waiting up to wait_ms for one to be given back; false when its share
+ * stayed in use. */
+static bool owner_take(webhook_worker_t *w, const char *owner, unsigned wait_ms)
 {
-    unsigned share = (w->started + 1) / 2, free_slot = OWNERS_MAX;
-    bool taken = false, found = false;
+    unsigned share = (w->started + 1) / 2;
+    bool taken = false;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += (long)wait_ms * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&w->owners_lock);
-    for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
-        if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
-            found = true;
-            if ((taken = w->owners[i].busy < share))
-                w->owners[i].busy++;
-        } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
-            free_slot = i;
+    for (;;) {
+        unsigned free_slot = OWNERS_MAX, at = OWNERS_MAX;
+        bool found = false;
+        for (unsigned i = 0; i < OWNERS_MAX && !found; i++) {
+            if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
+                found = true;
+                at = i;
+                if ((taken = w->owners[i].busy < share))
+                    w->owners[i].busy++;
+            } else if (!w->owners[i].busy && free_slot == OWNERS_MAX) {
+                free_slot = i;
+            }
         }
-    }
-    if (!found && free_slot < OWNERS_MAX) { /* there are fewer busy owners than threads: a slot is free */
-        snprintf(w->owners[free_slot].name, sizeof w->owners[free_slot].name, "%s", owner);
-        w->owners[free_slot].busy = 1;
-        taken = true;
+        if (!found && free_slot < OWNERS_MAX) { /* there are fewer busy owners than threads: a slot is free */
+            snprintf(w->owners[free_slot].name, sizeof w->owners[free_slot].name, "%s", owner);
+            w->owners[free_slot].busy = 1;
+            taken = true;
+        }
+        if (taken || !wait_ms || at == OWNERS_MAX
+            || pthread_cond_timedwait(&w->owners[at].freed, &w->owners_lock, &until))
+            break;
     }
     pthread_mutex_unlock(&w->owners_lock);
     return taken;
@@ -120,6 +148,7 @@ static void owner_give(webhook_worker_t *w, const char *owner)
     for (unsigned i = 0; i < OWNERS_MAX; i++)
         if (w->owners[i].busy && !strcmp(w->owners[i].name, owner)) {
             w->owners[i].busy--;
+            pthread_cond_signal(&w->owners[i].freed); /* its waiters all wait for this key */
             break;
         }
     pthread_mutex_unlock(&w->owners_lock);
@@ -128,11 +157,29 @@ static void owner_give(webhook_worker_t *w, const char *owner)
 /* A subscription as the store has it, from this replica's copy when it is
  * younger than SUB_CACHE_MS (a deleted one is so sent to for that long at
  * most). A copy made afresh pushes a game's or bulk's expiry on: it is in use. */
-static store_status_t sub_get(webhook_worker_t *w, const char *id, store_webhook_sub_t *out)
+static unsigned sub_hash(const char *id)
 {
     unsigned h = 5381;
     for (const char *p = id; *p; p++)
         h = h * 33 + (unsigned char)*p;
+    return h;
+}
+
+/* Whether the key of subscription id is remembered, into owner. */
+static bool owner_known(webhook_worker_t *w, const char *id, char owner[STORE_WEBHOOK_OWNER_SIZE])
+{
+    unsigned slot = sub_hash(id) % OWNER_OF_SLOTS;
+    pthread_mutex_lock(&w->subs_lock);
+    bool known = !strcmp(w->owner_of[slot].sub, id);
+    if (known)
+        memcpy(owner, w->owner_of[slot].owner, STORE_WEBHOOK_OWNER_SIZE);
+    pthread_mutex_unlock(&w->subs_lock);
+    return known;
+}
+
+static store_status_t sub_get(webhook_worker_t *w, const char *id, store_webhook_sub_t *out)
+{
+    unsigned h = sub_hash(id);
     sub_copy_t *copy = &w->subs[h % SUB_CACHE_SLOTS];
     int64_t now = clock_now_ms();
     pthread_mutex_lock(&w->subs_lock);
@@ -149,6 +196,8 @@ static store_status_t sub_get(webhook_worker_t *w, const char *id, store_webhook
     pthread_mutex_lock(&w->subs_lock);
     copy->sub = *out;
     copy->fetched_ms = now;
+    memcpy(w->owner_of[h % OWNER_OF_SLOTS].sub, out->id, sizeof out->id);
+    memcpy(w->owner_of[h % OWNER_OF_SLOTS].owner, out->owner, sizeof out->owner);
     pthread_mutex_unlock(&w->subs_lock);
     return STORE_OK;
 }
@@ -220,60 +269,64 @@ static int64_t backoff_ms(const webhook_worker_config_t *c, unsigned attempts)
     return wait < 86400000 ? wait : 86400000;
 }
 
-/* Removes the first event (delivered or dropped) and says when the outbox
- * is next due: now when more wait, else never (0). */
-static int64_t pop(webhook_worker_t *w, const store_webhook_due_t *due, const char *text, size_t length,
-                   int64_t now_ms)
+/* Removes the first event (delivered or dropped), the outbox's next one
+ * read into head in the same step (*popped); says when the outbox is next
+ * due: now when more wait, else never (0). */
+static int64_t pop(webhook_worker_t *w, const store_webhook_due_t *due, store_webhook_head_t *head, int64_t now_ms,
+                   bool *popped)
 {
     unsigned left = 0;
-    store_status_t status = store_webhook_done(w->config.store, due->game, due->sub, text, length, NULL, &left);
-    /* Redis away: the claim's lease brings it back, and the event goes again. */
-    return status != STORE_OK ? now_ms + LEASE_MARGIN_MS : left ? now_ms : 0;
+    store_webhook_head_t next;
+    store_status_t status = store_webhook_done(w->config.store, due->game, due->sub, head->entry, head->length, NULL,
+                                               &left, &next);
+    free(head->entry);
+    *head = next;
+    if (status != STORE_OK) { /* Redis away: the claim's lease brings it back, and the event goes again. */
+        free(head->entry);
+        *head = (store_webhook_head_t){ 0 };
+        return now_ms + LEASE_MARGIN_MS;
+    }
+    *popped = true;
+    return left ? now_ms : 0;
 }
 
-/* One delivery of the claimed outbox's first event; when it is next due,
- * and the log's line of what happened in line ("": nothing to log). */
+/* One delivery of the claimed outbox's first event (head, not empty), to
+ * the subscription as sub_get found it (found, found_sub), its key's share
+ * taken by the caller;
+ * when it is next due, and the log's line of what happened in line ("":
+ * nothing to log). Once the event is removed (*popped), head holds the
+ * next one; else head is as it was. */
 static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now_ms,
-                       char line[LOG_LINE_SIZE])
+                       store_status_t found, const store_webhook_sub_t *found_sub, store_webhook_head_t *head,
+                       webhook_conn_t *conn, char line[LOG_LINE_SIZE], bool *popped)
 {
     line[0] = '\0';
+    *popped = false;
     const webhook_worker_config_t *c = &w->config;
-    char *text = NULL;
-    size_t length = 0;
-    unsigned held = 0;
-    store_webhook_retry_t retry;
-    if (store_webhook_head(c->store, due->game, due->sub, &text, &length, &held, &retry) != STORE_OK)
-        return now_ms + LEASE_MARGIN_MS;
-    if (!text)
-        return 0;
+    const store_webhook_sub_t *sub = found_sub; /* read only when found is STORE_OK */
+    const char *text = head->entry;
+    size_t length = head->length;
+    store_webhook_retry_t retry = head->retry;
     int64_t next = 0;
     entry_t e;
-    store_webhook_sub_t sub;
-    store_status_t found = sub_get(w, due->sub, &sub);
     int64_t give_up = c->give_up_ms ? c->give_up_ms : 86400000;
-    if (found == STORE_EUNAVAILABLE || found == STORE_ECORRUPT) {
-        next = now_ms + LEASE_MARGIN_MS;
-    } else if (retry.next_ms > now_ms) {
+    if (retry.next_ms > now_ms) {
         next = retry.next_ms; /* marked by a newer event: not yet time to try again */
-    } else if (found == STORE_OK && !owner_take(w, sub.owner)) {
-        next = now_ms + OWNER_BUSY_RETRY_MS; /* its key has its share of the threads busy: later, no attempt */
     } else if (found == STORE_ENOT_FOUND || !entry_read(text, length, &e) || now_ms - e.at_ms > give_up) {
-        if (found == STORE_OK)
-            owner_give(w, sub.owner);
         atomic_fetch_add(&w->dropped, 1); /* its subscription gone, unreadable, or a day old */
         if (found == STORE_OK && entry_read(text, length, &e)) {
             webhook_send_result_t none = { .outcome = WEBHOOK_TIMEOUT };
             snprintf(none.detail, sizeof none.detail, "dropped: the event is older than --webhook-give-up");
             log_attempt(line, due, "", &e, retry.attempts, now_ms, &none, 0, true);
         }
-        next = pop(w, due, text, length, now_ms);
+        next = pop(w, due, head, now_ms, popped);
     } else {
         char id[WEBHOOK_MESSAGE_ID_SIZE], seed[160], signature[WEBHOOK_SIGNATURE_SIZE];
         snprintf(seed, sizeof seed, "%s:%s:%" PRIu64 ":%s", due->sub, due->game, e.version, e.event);
         size_t body_length = 0;
         char *body = payload_make(due->sub, due->game, &e, &body_length);
         int64_t timestamp = now_ms / 1000; /* Redis's clock: Unix time, the same on every replica */
-        const char *secrets[] = { sub.secret };
+        const char *secrets[] = { sub->secret };
         webhook_send_result_t sent;
         memset(&sent, 0, sizeof sent);
         if (!body || !webhook_message_id(seed, id)
@@ -281,36 +334,34 @@ static int64_t deliver(webhook_worker_t *w, const store_webhook_due_t *due, int6
             sent.outcome = WEBHOOK_INVALID_REQUEST;
             snprintf(sent.detail, sizeof sent.detail, "the payload could not be made or signed");
         } else {
-            webhook_send_request_t req = { .url = sub.url, .body = body, .body_length = body_length, .id = id,
+            webhook_send_request_t req = { .url = sub->url, .body = body, .body_length = body_length, .id = id,
                                            .timestamp = timestamp, .signature = signature, .allow = c->allow,
                                            .deadline_ms = c->timeout_ms, .redirects = c->redirects,
-                                           .ca_file = c->ca_file };
+                                           .ca_file = c->ca_file, .conn = conn };
             webhook_send(&req, &sent);
         }
-        owner_give(w, sub.owner);
         free(body);
         atomic_fetch_add(&w->attempts[sent.outcome < WEBHOOK_OUTCOME_COUNT ? sent.outcome : 0], 1);
         unsigned attempt = retry.attempts + 1;
         if (sent.outcome == WEBHOOK_DELIVERED) {
             log_attempt(line, due, id, &e, attempt, now_ms, &sent, 0, false);
-            next = pop(w, due, text, length, now_ms);
+            next = pop(w, due, head, now_ms, popped);
         } else {
             store_webhook_retry_t again = { attempt, retry.first_failed_ms ? retry.first_failed_ms : now_ms,
                                             now_ms + backoff_ms(c, attempt) };
             if (again.next_ms - e.at_ms > give_up) { /* the next try would come too late: dropped now */
                 atomic_fetch_add(&w->dropped, 1);
                 log_attempt(line, due, id, &e, attempt, now_ms, &sent, 0, true);
-                next = pop(w, due, text, length, now_ms);
+                next = pop(w, due, head, now_ms, popped);
             } else {
                 log_attempt(line, due, id, &e, attempt, now_ms, &sent, again.next_ms, false);
                 unsigned left = 0;
-                next = store_webhook_done(c->store, due->game, due->sub, text, length, &again, &left) == STORE_OK
+                next = store_webhook_done(c->store, due->game, due->sub, text, length, &again, &left, NULL) == STORE_OK
                            ? again.next_ms
                            : now_ms + LEASE_MARGIN_MS;
             }
         }
     }
-    free(text);
     return next;
 }
 
@@ -350,15 +401,57 @@ static void nap(webhook_worker_t *w, unsigned ms)
     pthread_cond_timedwait(&w->wake, &w->lock, &until);
 }
 
-/* Delivers one claimed entry and settles it (no lock held). */
-static void work(webhook_worker_t *w, const store_webhook_due_t *due, int64_t now)
+/* Delivers a claimed entry's events in turn and settles it (no lock
+ * held), a slot of its key's share of the threads held throughout. When
+ * that share stays busy OWNER_WAIT_MS, nothing is read and the entry waits
+ * OWNER_BUSY_RETRY_MS. A next event starts only within CLAIM_WINDOW_MS of
+ * the claim, so its attempt and the settle end well inside the lease and no
+ * other replica claims the outbox meanwhile; at most EVENTS_PER_CLAIM, so
+ * outboxes take turns. */
+static void work(webhook_worker_t *w, const claimed_t *claimed, webhook_conn_t *conn)
 {
     const webhook_worker_config_t *c = &w->config;
-    char line[LOG_LINE_SIZE];
-    int64_t next = deliver(w, due, now, line);
+    const store_webhook_due_t *due = &claimed->due;
+    char lines[EVENTS_PER_CLAIM][LOG_LINE_SIZE];
+    const char *logged[EVENTS_PER_CLAIM];
+    unsigned count = 0;
+    int64_t next = 0;
+    store_webhook_head_t head = { 0 };
+    store_webhook_sub_t sub;
+    char owner[STORE_WEBHOOK_OWNER_SIZE];
+    /* A key remembered is waited for before any read of Redis; a key read afresh, after. */
+    bool known = owner_known(w, due->sub, owner), owned = known && owner_take(w, owner, OWNER_WAIT_MS);
+    store_status_t found = known && !owned ? STORE_OK : sub_get(w, due->sub, &sub);
+    if (owned && (found != STORE_OK || strcmp(sub.owner, owner))) { /* gone, or (never so far) another key's */
+        owner_give(w, owner);
+        owned = known = false;
+    }
+    if (found == STORE_OK && !known)
+        owned = owner_take(w, sub.owner, OWNER_WAIT_MS);
+    if (found == STORE_EUNAVAILABLE || found == STORE_ECORRUPT)
+        next = claimed->redis_ms + LEASE_MARGIN_MS;
+    else if (found == STORE_OK && !owned)
+        next = claimed->redis_ms + OWNER_BUSY_RETRY_MS; /* its key's share of the threads stayed busy: later */
+    else if (store_webhook_head(c->store, due->game, due->sub, &head.entry, &head.length, &head.held, &head.retry)
+             != STORE_OK)
+        next = claimed->redis_ms + LEASE_MARGIN_MS;
+    while (head.entry) {
+        int64_t elapsed = clock_now_ms() - claimed->local_ms;
+        bool popped = false;
+        next = deliver(w, due, claimed->redis_ms + elapsed, found, &sub, &head, conn, lines[count], &popped);
+        logged[count] = lines[count];
+        count++;
+        elapsed = clock_now_ms() - claimed->local_ms;
+        if (!popped || count == EVENTS_PER_CLAIM || elapsed >= CLAIM_WINDOW_MS)
+            break;
+    }
+    free(head.entry);
+    if (owned)
+        owner_give(w, sub.owner);
     bool settled = false, marked = false;
-    if (store_webhook_settle_log(c->store, due->game, due->sub, due->claim_ms, next, line, LOG_TTL_SECONDS,
-                                 &settled) == STORE_OK
+    if (store_webhook_settle_log(c->store, due->game, due->sub, due->claim_ms, next, logged, count, LOG_TTL_SECONDS,
+                                 &settled)
+            == STORE_OK
         && settled && !next)
         (void)store_webhook_recheck(c->store, due->game, due->sub, &marked);
 }
@@ -373,19 +466,24 @@ static void *thread_main(void *arg)
     webhook_worker_t *w = arg;
     const webhook_worker_config_t *c = &w->config;
     unsigned lease = c->timeout_ms + LEASE_MARGIN_MS, poll = c->poll_ms ? c->poll_ms : 50;
+    webhook_conn_t conn; /* this thread's kept connection (send.h) */
+    webhook_conn_init(&conn);
     pthread_mutex_lock(&w->lock);
     while (!w->stopping) {
         if (w->queued) {
-            store_webhook_due_t due = w->queue[--w->queued];
-            int64_t now = w->queue_now_ms;
+            claimed_t claimed = w->queue[--w->queued];
             pthread_mutex_unlock(&w->lock);
-            work(w, &due, now);
+            work(w, &claimed, &conn);
             pthread_mutex_lock(&w->lock);
             continue;
         }
+        webhook_conn_expire(&conn); /* before any wait: no connection is held open unused */
         if (w->polling) {
             w->idle++;
-            pthread_cond_wait(&w->wake, &w->lock);
+            if (conn.fd >= 0)
+                nap(w, WEBHOOK_CONN_IDLE_MS); /* woken or not, the kept connection expires on time */
+            else
+                pthread_cond_wait(&w->wake, &w->lock);
             w->idle--;
             continue;
         }
@@ -395,21 +493,21 @@ static void *thread_main(void *arg)
         sweep_if_due(w);
         store_webhook_due_t claimed[THREADS_MAX];
         unsigned count = 0;
-        int64_t now = 0;
+        int64_t now = 0, local = clock_now_ms(); /* before the claim: an elapsed time is never under-counted */
         if (store_webhook_claim(c->store, lease, want < THREADS_MAX ? want : THREADS_MAX, claimed, &count, &now)
             != STORE_OK)
             count = 0;
         pthread_mutex_lock(&w->lock);
         w->polling = false;
         for (unsigned i = 0; i < count; i++)
-            w->queue[w->queued++] = claimed[i];
-        w->queue_now_ms = now;
+            w->queue[w->queued++] = (claimed_t){ claimed[i], now, local };
         if (count)
             pthread_cond_broadcast(&w->wake);
         else
             nap(w, poll); /* nothing due: this thread naps, still the next to poll */
     }
     pthread_mutex_unlock(&w->lock);
+    webhook_conn_close(&conn);
     return NULL;
 }
 
@@ -425,6 +523,8 @@ webhook_worker_t *webhook_worker_start(const webhook_worker_config_t *config)
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->subs_lock, NULL);
     pthread_mutex_init(&w->owners_lock, NULL);
+    for (unsigned i = 0; i < OWNERS_MAX; i++)
+        pthread_cond_init(&w->owners[i].freed, NULL);
     pthread_cond_init(&w->wake, NULL);
     for (; w->started < threads; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, thread_main, w)) {
@@ -446,6 +546,8 @@ void webhook_worker_stop(webhook_worker_t *w)
         pthread_join(w->threads[i], NULL);
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->subs_lock);
+    for (unsigned i = 0; i < OWNERS_MAX; i++)
+        pthread_cond_destroy(&w->owners[i].freed);
     pthread_mutex_destroy(&w->owners_lock);
     pthread_mutex_destroy(&w->lock);
     free(w);

@@ -17,8 +17,9 @@
 #   usage: tests/bench/webhook_bench.sh [path/to/chessd]     (run by `make bench`)
 #
 # WEBHOOK_BENCH_ROUNDS (default 3), WEBHOOK_BENCH_GAMES (200),
-# WEBHOOK_BENCH_PLIES (20), WEBHOOK_BENCH_WORKERS (32); BENCH_DURATION and
-# the rest of game_bench.sh's settings apply to part 1. No figure is
+# WEBHOOK_BENCH_PLIES (20), WEBHOOK_BENCH_WORKERS (32), WEBHOOK_BENCH_PARTS
+# ("1 2"; "2" runs part 2 alone); BENCH_DURATION and the rest of
+# game_bench.sh's settings apply to part 1. No figure is
 # asserted; a run that fails (a missing event, a bad signature) exits non-zero.
 
 set -u -o pipefail
@@ -29,8 +30,11 @@ ROUNDS=${WEBHOOK_BENCH_ROUNDS:-3}
 GAMES=${WEBHOOK_BENCH_GAMES:-200}
 PLIES=${WEBHOOK_BENCH_PLIES:-20}
 WORKERS=${WEBHOOK_BENCH_WORKERS:-32}
+PARTS=${WEBHOOK_BENCH_PARTS:-1 2}
 fail() { echo "webhook_bench: FAIL: $*" >&2; exit 1; }
 [[ $ROUNDS =~ ^[1-9]$ ]] || fail "WEBHOOK_BENCH_ROUNDS must be 1 to 9"
+[[ $PARTS =~ ^(1|2|1\ 2)$ ]] || fail "WEBHOOK_BENCH_PARTS must be \"1\", \"2\" or \"1 2\""
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 [[ -x $CHESSD ]] || fail "chessd binary '$CHESSD' not found"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/webhook_bench.XXXXXX") || fail "mktemp failed"
 PIDS=()
@@ -53,6 +57,7 @@ HOOK='{"url":"http://127.0.0.2:9/hook"}'
 WITH="{\"webhooks\":[$HOOK,$HOOK,$HOOK]}"
 ARGS="--service-keys-file $TMP/keys --webhook-allow 127.0.0.2/32 --webhook-workers 0"
 declare -A CPU
+part 1 || ROUNDS=0
 for ((round = 1; round <= ROUNDS; round++)); do
     order=(plain hooked)
     ((round % 2 == 0)) && order=(hooked plain)
@@ -71,16 +76,24 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 plain=() hooked=()
 for ((round = 1; round <= ROUNDS; round++)); do plain+=("${CPU[plain/$round]}") hooked+=("${CPU[hooked/$round]}"); done
-P=$(median "${plain[@]}") H=$(median "${hooked[@]}")
+P='' H=''
+part 1 && P=$(median "${plain[@]}") H=$(median "${hooked[@]}")
 
 # ------------------------------------------------------------ part 2
-node "$HERE/webhook_deliveries.mjs" "$CHESSD" "$TMP/keys" "$KEY" "$GAMES" "$PLIES" "$WORKERS" | tee "$TMP/deliveries.out"
-((PIPESTATUS[0] == 0)) || fail "the deliveries run failed"
+if part 2; then
+    CHESSD_BIN="$CHESSD" node "$HERE/webhook_deliveries.mjs" "$CHESSD" "$TMP/keys" "$KEY" "$GAMES" "$PLIES" "$WORKERS" | tee "$TMP/deliveries.out"
+    ((PIPESTATUS[0] == 0)) || fail "the deliveries run failed"
+fi
 
 echo
-echo "webhook_bench: summary (medians of $ROUNDS rounds; goals in brackets)"
-echo "  cpu us per move chessd, no subscriptions: $P"
-echo "  cpu us per move chessd, 3 subscriptions: $H"
-awk -v p="$P" -v h="$H" 'BEGIN { printf "  ratio (3 subscriptions / none): %.2f [<= 1.1]\n", h / p }'
-echo "  deliveries/s: $(value "$TMP/deliveries.out" 'deliveries/s') [>= 2000]"
-echo "  chessd cpu us per delivery: $(value "$TMP/deliveries.out" 'chessd cpu us per delivery')"
+part 1 && echo "webhook_bench: summary (medians of $ROUNDS rounds; goals in brackets)"
+part 1 || echo "webhook_bench: summary (goals in brackets)"
+if part 1; then
+    echo "  cpu us per move chessd, no subscriptions: $P"
+    echo "  cpu us per move chessd, 3 subscriptions: $H"
+    awk -v p="$P" -v h="$H" 'BEGIN { printf "  ratio (3 subscriptions / none): %.2f [<= 1.1]\n", h / p }'
+fi
+if part 2; then
+    echo "  deliveries/s: $(value "$TMP/deliveries.out" 'deliveries/s') [>= 2000]"
+    echo "  chessd cpu us per delivery: $(value "$TMP/deliveries.out" 'chessd cpu us per delivery')"
+fi

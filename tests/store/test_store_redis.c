@@ -716,6 +716,58 @@ static void test_a_record_saved_by_the_first_format_converts_in_one_write(void)
     }
 }
 
+/* --- webhook deliveries in turn --- */
+
+static void test_a_webhook_done_reads_the_next_event_and_a_settle_writes_every_line(void)
+{
+    char id[32], outbox[160];
+    new_id(id, sizeof id);
+    const char *sub = "wh_BBBBBBBBBBBBBBBB";
+    CU_ASSERT_FATAL(store_webhook_outbox_key(id, sub, outbox, sizeof outbox));
+    redisReply *r = redis_server_command(&server, NULL, "RPUSH %s %s %s", outbox, "first", "second");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    freeReplyObject(r);
+    /* A removal answers with the event after it, as a head would. */
+    unsigned left = 0;
+    store_webhook_head_t next;
+    CU_ASSERT_EQUAL(store_webhook_done(store, id, sub, "first", 5, NULL, &left, &next), STORE_OK);
+    CU_ASSERT(left == 1 && next.held == 1 && next.entry && !strcmp(next.entry, "second") && next.length == 6);
+    CU_ASSERT_EQUAL(next.retry.attempts, 0);
+    /* A retry state set on it comes back with it; the removal of the last leaves none. */
+    store_webhook_retry_t retry = { 2, 1000, 5000 };
+    store_webhook_head_t same;
+    CU_ASSERT_EQUAL(store_webhook_done(store, id, sub, next.entry, next.length, &retry, &left, &same), STORE_OK);
+    CU_ASSERT(left == 1 && same.entry && !strcmp(same.entry, "second") && same.retry.attempts == 2
+              && same.retry.next_ms == 5000);
+    free(same.entry);
+    CU_ASSERT_EQUAL(store_webhook_done(store, id, sub, next.entry, next.length, NULL, &left, &same), STORE_OK);
+    CU_ASSERT(left == 0 && same.entry == NULL);
+    free(next.entry);
+    /* A claimed entry settled with three attempts' lines logs them all, the newest first. */
+    const char *const subs[] = { sub };
+    CU_ASSERT_EQUAL_FATAL(store_webhook_mark_due(store, id, subs, 1, 0), STORE_OK);
+    store_webhook_due_t due[64];
+    unsigned claimed = 0;
+    CU_ASSERT_EQUAL_FATAL(store_webhook_claim(store, 60000, 64, due, &claimed, NULL), STORE_OK);
+    int64_t claim_ms = 0;
+    for (unsigned d = 0; d < claimed; d++)
+        if (!strcmp(due[d].game, id) && !strcmp(due[d].sub, sub))
+            claim_ms = due[d].claim_ms;
+    CU_ASSERT_FATAL(claim_ms > 0);
+    const char *lines[] = { "{\"n\":1}", "", "{\"n\":2}", "{\"n\":3}" };
+    bool settled = false;
+    CU_ASSERT_EQUAL(store_webhook_settle_log(store, id, sub, claim_ms, 0, lines, 4, 60, &settled), STORE_OK);
+    CU_ASSERT_TRUE(settled);
+    char **logged = NULL;
+    unsigned count = 0;
+    CU_ASSERT_EQUAL(store_webhook_log_read(store, sub, 10, &logged, &count), STORE_OK);
+    CU_ASSERT(count == 3 && !strcmp(logged[0], "{\"n\":3}") && !strcmp(logged[2], "{\"n\":1}"));
+    store_webhook_log_free(logged, count);
+    CU_ASSERT_EQUAL(store_webhook_settle_log(store, id, sub, claim_ms, 0, lines, STORE_WEBHOOK_LOG_LINES_MAX + 1, 60,
+                                             &settled),
+                    STORE_ENOT_FOUND);
+}
+
 /* --- presence --- */
 
 /* A player's last sign as the game's hash keeps it (0: none). */
@@ -2356,6 +2408,7 @@ int test_store_redis_register(void)
         return CU_get_error();
     CU_ADD_TEST(suite, test_create_with_expected_version_0_makes_version_1);
     CU_ADD_TEST(suite, test_second_create_of_the_same_id_is_exists);
+    CU_ADD_TEST(suite, test_a_webhook_done_reads_the_next_event_and_a_settle_writes_every_line);
     CU_ADD_TEST(suite, test_load_returns_the_state_byte_for_byte_and_the_version);
     CU_ADD_TEST(suite, test_load_of_an_unknown_id_is_not_found_and_leaves_nothing_to_free);
     CU_ADD_TEST(suite, test_write_with_the_expected_version_bumps_it);

@@ -123,17 +123,18 @@ static void serve(receiver_t *r, int fd)
         }
     }
     receiver_reply_t reply = current_reply(r);
-    if (read_request(r, &c)) {
+    while (read_request(r, &c)) {
         if (reply.hang) {
             hang(r, &c);
-        } else {
-            char answer[512];
-            int n = snprintf(answer, sizeof answer, "HTTP/1.1 %d Scripted\r\n%s%s%sContent-Length: 2\r\n"
-                                                    "Connection: close\r\n\r\nok",
-                             reply.status, reply.location[0] ? "Location: " : "", reply.location,
-                             reply.location[0] ? "\r\n" : "");
-            conn_write(&c, answer, (size_t)n);
+            break;
         }
+        char answer[512];
+        int n = snprintf(answer, sizeof answer, "HTTP/1.1 %d Scripted\r\n%s%s%sContent-Length: 2\r\n%s\r\nok",
+                         reply.status, reply.location[0] ? "Location: " : "", reply.location,
+                         reply.location[0] ? "\r\n" : "", reply.keep_alive ? "" : "Connection: close\r\n");
+        conn_write(&c, answer, (size_t)n);
+        if (!reply.keep_alive || !reply.serve_more)
+            break;
     }
     if (c.ssl) {
         SSL_shutdown(c.ssl);

@@ -16,6 +16,8 @@ typedef struct {
     int status;           /* the answer's status */
     char location[256];   /* a Location header; "" : none */
     bool hang;            /* read the request, then answer nothing until the client leaves */
+    bool keep_alive;      /* no Connection: close in the answer */
+    bool serve_more;      /* with keep_alive: the connection's next requests answered alike */
 } receiver_reply_t;
 
 typedef struct {

@@ -1,7 +1,8 @@
 /* Tests for api/webhooks/send.c against real receivers on 127.0.0.2 and
  * 127.0.0.1: a signed 200, a 500, a receiver that hangs, redirects (not
  * followed, followed, refused). Also no connection at all to what the policy
- * refuses, and https with a certificate made here, with and without its CA. */
+ * refuses, https with a certificate made here, with and without its CA, and
+ * kept connections: reused only toward an address checked again. */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/pem.h>
@@ -386,6 +387,107 @@ static void test_https_without_the_ca_file_fails_tls(void)
     CU_ASSERT_EQUAL(receiver_requests(&secure), 0);
 }
 
+/* --- kept connections --- */
+
+static void script_keep(receiver_t *r, bool serve_more)
+{
+    receiver_reply_t reply = { .status = 200, .keep_alive = true, .serve_more = serve_more };
+    receiver_script(r, &reply, 1);
+}
+
+static void test_a_kept_connection_carries_the_next_delivery(void)
+{
+    webhook_allow_t allow = policy("127.0.0.2/32");
+    char url[128], value[64];
+    url_of(&listed, "http", "/", url, sizeof url);
+    script_keep(&listed, true);
+    webhook_conn_t conn;
+    webhook_conn_init(&conn);
+    webhook_send_request_t req = request(url, &allow);
+    req.conn = &conn;
+    webhook_send_result_t result;
+    for (int i = 0; i < 3; i++) {
+        webhook_send(&req, &result);
+        CU_ASSERT_EQUAL(result.outcome, WEBHOOK_DELIVERED);
+        CU_ASSERT_TRUE(conn.fd >= 0);
+    }
+    CU_ASSERT_EQUAL(receiver_requests(&listed), 3);
+    CU_ASSERT_EQUAL(receiver_connections(&listed), 1);
+    receiver_header(&listed, "Connection", value, sizeof value);
+    CU_ASSERT_STRING_EQUAL(value, "");
+    CU_ASSERT_TRUE(signature_verifies(&listed));
+    webhook_conn_close(&conn);
+    CU_ASSERT_EQUAL(conn.fd, -1);
+}
+
+static void test_a_kept_connection_goes_only_where_the_policy_allows_again(void)
+{
+    webhook_allow_t allow = policy("127.0.0.2/32"), other = policy("127.0.0.1/32");
+    char url[128];
+    url_of(&listed, "http", "/", url, sizeof url);
+    script_keep(&listed, true);
+    webhook_conn_t conn;
+    webhook_conn_init(&conn);
+    webhook_send_request_t req = request(url, &allow);
+    req.conn = &conn;
+    webhook_send_result_t result;
+    webhook_send(&req, &result);
+    CU_ASSERT_EQUAL(result.outcome, WEBHOOK_DELIVERED);
+    CU_ASSERT_TRUE_FATAL(conn.fd >= 0);
+    /* The same URL under a policy that no longer lists its address: refused, nothing sent on the kept connection. */
+    req.allow = &other;
+    webhook_send(&req, &result);
+    CU_ASSERT_EQUAL(result.outcome, WEBHOOK_REFUSED);
+    CU_ASSERT_EQUAL(receiver_requests(&listed), 1);
+    /* Another destination: a connection of its own; the kept one is closed, not used. */
+    char elsewhere[128];
+    url_of(&unlisted, "http", "/", elsewhere, sizeof elsewhere);
+    script_one(&unlisted, 200, NULL, false);
+    req.url = elsewhere;
+    webhook_send(&req, &result);
+    CU_ASSERT_EQUAL(result.outcome, WEBHOOK_DELIVERED);
+    CU_ASSERT_EQUAL(receiver_connections(&unlisted), 1);
+    CU_ASSERT_EQUAL(receiver_requests(&listed), 1);
+    CU_ASSERT_EQUAL(conn.fd, -1); /* the answer said Connection: close */
+    webhook_conn_close(&conn);
+}
+
+static void test_a_kept_connection_its_peer_closed_is_replaced(void)
+{
+    webhook_allow_t allow = policy("127.0.0.2/32");
+    char url[128];
+    url_of(&listed, "http", "/", url, sizeof url);
+    script_keep(&listed, false); /* says keep-alive, then closes */
+    webhook_conn_t conn;
+    webhook_conn_init(&conn);
+    webhook_send_request_t req = request(url, &allow);
+    req.conn = &conn;
+    webhook_send_result_t result;
+    for (int i = 0; i < 2; i++) {
+        webhook_send(&req, &result);
+        CU_ASSERT_EQUAL(result.outcome, WEBHOOK_DELIVERED);
+    }
+    CU_ASSERT_EQUAL(receiver_requests(&listed), 2);
+    CU_ASSERT_EQUAL(receiver_connections(&listed), 2);
+    webhook_conn_close(&conn);
+}
+
+static void test_a_connection_is_not_kept_after_connection_close(void)
+{
+    webhook_allow_t allow = policy("127.0.0.2/32");
+    char url[128];
+    url_of(&listed, "http", "/", url, sizeof url);
+    script_one(&listed, 200, NULL, false);
+    webhook_conn_t conn;
+    webhook_conn_init(&conn);
+    webhook_send_request_t req = request(url, &allow);
+    req.conn = &conn;
+    webhook_send_result_t result;
+    webhook_send(&req, &result);
+    CU_ASSERT_EQUAL(result.outcome, WEBHOOK_DELIVERED);
+    CU_ASSERT_EQUAL(conn.fd, -1);
+}
+
 void webhooks_send_tests_add(CU_pSuite suite)
 {
     CU_add_test(suite, "a 200 is delivered, signed", test_a_200_is_delivered_signed);
@@ -400,4 +502,11 @@ void webhooks_send_tests_add(CU_pSuite suite)
     CU_add_test(suite, "a body over the bound is not sent", test_a_body_over_the_bound_is_not_sent);
     CU_add_test(suite, "https is delivered with the CA file", test_https_is_delivered_with_the_ca_file);
     CU_add_test(suite, "https without the CA file fails TLS", test_https_without_the_ca_file_fails_tls);
+    CU_add_test(suite, "a kept connection carries the next delivery", test_a_kept_connection_carries_the_next_delivery);
+    CU_add_test(suite, "a kept connection goes only where the policy allows again",
+                test_a_kept_connection_goes_only_where_the_policy_allows_again);
+    CU_add_test(suite, "a kept connection its peer closed is replaced",
+                test_a_kept_connection_its_peer_closed_is_replaced);
+    CU_add_test(suite, "a connection is not kept after Connection: close",
+                test_a_connection_is_not_kept_after_connection_close);
 }
