@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CHESSD_BIN, gameRedis, startServer, tempDir } from './server.mjs';
+import { CHESSD_BIN, gameRedis, startRedis, startServer, tempDir } from './server.mjs';
 import { get, post, sleep } from './http.mjs';
 import { spec, validatorFor } from './openapi.mjs';
 import { startReceiver } from './support/webhook_receiver.mjs';
@@ -302,8 +302,9 @@ test('an event retried past --webhook-give-up-seconds is dropped, counted, and n
   for (const server of replicas) await server.stop();
   replicas = [];
   const failing = await startReceiver({ host: HOOK_HOST, behaviour: { status: 503 } });
-  // A Redis of its own: the earlier tests' undelivered events would be dropped and counted too.
-  const own = await gameRedis();
+  // A redis-server of its own, even on a Cluster run (whose shared Cluster holds the earlier
+  // tests' undelivered events, which would be dropped and counted too).
+  const own = await startRedis();
   try {
     // Tries 0, 200, 600 and 1400 ms after the move; the next, at 3000 ms, would pass the 2 s.
     const a = await replica({ retryMs: 200, giveUpSeconds: 2, on: own.url });
