@@ -13,19 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fiber.h"
+
 bool sock_wait(int fd, short events, int64_t deadline)
 {
-    for (;;) {
-        int64_t left = deadline - clock_now_ms();
-        if (left <= 0)
-            return false;
-        struct pollfd p = { .fd = fd, .events = events };
-        int n = poll(&p, 1, (int)(left > INT32_MAX ? INT32_MAX : left));
-        if (n > 0)
+    /* On a fiber each wait yields to its event loop; elsewhere it polls. */
+    while (clock_now_ms() < deadline)
+        if (fiber_wait(fd, events, deadline))
             return true;
-        if (n < 0 && errno != EINTR)
-            return true; /* let the I/O call report the error */
-    }
+    return false;
 }
 
 int sock_connect(const char *host, const char *service, unsigned timeout_ms, char *err, size_t err_size)

@@ -18,7 +18,7 @@ enum { SOCK_CLOSED = 0, SOCK_ERROR = -1, SOCK_WAIT = -2 };
 
 /* Waits until fd is ready for events or the deadline (clock_now_ms) passes:
  * false on a timeout; true when ready, or when poll() failed (the next I/O
- * call then reports the error). */
+ * call then reports the error). On a fiber (fiber.h) it yields meanwhile. */
 bool sock_wait(int fd, short events, int64_t deadline);
 
 /* A connected non-blocking TCP socket to host:service (a port number as

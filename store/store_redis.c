@@ -21,6 +21,7 @@
 #include "cluster.h"
 #include "conn.h"
 #include "credentials.h"
+#include "fiber.h"
 #include "sock.h"
 #include "tls.h"
 #include "url.h"
@@ -60,7 +61,8 @@ struct store {
     url_t url; /* its password replaced by one given apart (credentials_take_password) */
     unsigned connect_timeout_ms, command_timeout_ms;
     tls_context_t *tls; /* NULL: plain TCP */
-    pthread_key_t connection_key; /* thread_conns_t */
+    pthread_key_t connection_key; /* thread_conns_t (a fiber's are its own: fiber_conns_t) */
+    uint64_t serial;
     atomic_ullong errors, connects, redirects, fast_failures;
     /* Cluster mode: the slot map, replaced whole under map_lock. */
     pthread_mutex_t map_lock;
@@ -81,19 +83,35 @@ struct store {
 
 /* Set on the thread running store_probe(): its commands pass the breaker. */
 static _Thread_local bool probing;
-/* This thread's store_set_deadline() (0: none). */
+/* This thread's store_set_deadline() (0: none); a fiber keeps its own. */
 static _Thread_local int64_t call_deadline_ms;
+_Static_assert(sizeof(intptr_t) >= sizeof(int64_t), "a fiber's deadline is kept in a pointer's place");
 
-void store_set_deadline(int64_t deadline_ms) { call_deadline_ms = deadline_ms; }
+void store_set_deadline(int64_t deadline_ms)
+{
+    fiber_t *f = fiber_self();
+    if (f)
+        *fiber_local(f, FIBER_LOCAL_DEADLINE) = (void *)(intptr_t)deadline_ms;
+    else
+        call_deadline_ms = deadline_ms;
+}
+
+/* The deadline store_set_deadline() set for this fiber or thread. */
+static int64_t call_deadline(void)
+{
+    fiber_t *f = fiber_self();
+    return f ? (int64_t)(intptr_t)*fiber_local(f, FIBER_LOCAL_DEADLINE) : call_deadline_ms;
+}
 int64_t store_now_ms(void) { return clock_now_ms(); }
 
 /* timeout_ms, cut to what is left before this thread's deadline (at least
  * 1 ms; 0 when the deadline has passed). */
 static unsigned within_deadline(unsigned timeout_ms)
 {
-    if (!call_deadline_ms)
+    int64_t deadline_ms = call_deadline();
+    if (!deadline_ms)
         return timeout_ms;
-    int64_t left = call_deadline_ms - clock_now_ms();
+    int64_t left = deadline_ms - clock_now_ms();
     return left <= 0 ? 0 : left < (int64_t)timeout_ms ? (unsigned)left : timeout_ms;
 }
 
@@ -106,12 +124,8 @@ const char *store_status_name(store_status_t status)
     return (unsigned)status < STORE_STATUS_COUNT ? status_names[status] : "unknown";
 }
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) && errno == EINTR) {
-    }
-}
+/* A pause; on a fiber it yields to its event loop meanwhile. */
+static void sleep_ms(unsigned ms) { (void)fiber_wait(-1, 0, clock_now_ms() + ms); }
 
 static void free_thread_conns(void *p)
 {
@@ -120,6 +134,26 @@ static void free_thread_conns(void *p)
         conn_free(t->items[i].conn);
     free(t->items);
     free(t);
+}
+
+/* A fiber's connections, per store it has used (FIBER_LOCAL_STORE). A
+ * store is known by its serial, not its address, which a later one may
+ * reuse. A closed store's entry stays until its fiber is freed. */
+typedef struct fiber_conns {
+    uint64_t serial;
+    thread_conns_t *conns;
+    struct fiber_conns *next;
+} fiber_conns_t;
+
+static atomic_ullong store_serials;
+
+static void free_fiber_conns(void *p)
+{
+    for (fiber_conns_t *e = p, *next; e; e = next) {
+        next = e->next;
+        free_thread_conns(e->conns);
+        free(e);
+    }
 }
 
 /* Sets the script and its SHA-1 (EVALSHA's name for it). */
@@ -164,6 +198,8 @@ store_t *store_open(const store_config_t *cfg, char *err, size_t err_size)
         snprintf(err, err_size, "out of memory");
         goto fail;
     }
+    s->serial = atomic_fetch_add(&store_serials, 1) + 1;
+    fiber_local_destructor(FIBER_LOCAL_STORE, free_fiber_conns);
     if (pthread_key_create(&s->connection_key, free_thread_conns)) {
         snprintf(err, err_size, "cannot create thread key");
         goto fail;
@@ -355,20 +391,37 @@ static bool same_node(const cluster_node_t *a, const cluster_node_t *b)
     return a->port == b->port && !strcmp(a->host, b->host);
 }
 
-static thread_conns_t *thread_conns(store_t *s)
+/* This fiber's or thread's connections, made when make and there are none. */
+static thread_conns_t *thread_conns(store_t *s, bool make)
 {
-    thread_conns_t *t = pthread_getspecific(s->connection_key);
-    if (!t && (t = calloc(1, sizeof *t)) && pthread_setspecific(s->connection_key, t)) {
-        free(t);
-        t = NULL;
+    fiber_t *f = fiber_self();
+    if (!f) {
+        thread_conns_t *t = pthread_getspecific(s->connection_key);
+        if (!t && make && (t = calloc(1, sizeof *t)) && pthread_setspecific(s->connection_key, t)) {
+            free(t);
+            t = NULL;
+        }
+        return t;
     }
+    void **slot = fiber_local(f, FIBER_LOCAL_STORE);
+    for (fiber_conns_t *e = *slot; e; e = e->next)
+        if (e->serial == s->serial)
+            return e->conns;
+    fiber_conns_t *e = make ? calloc(1, sizeof *e) : NULL;
+    thread_conns_t *t = e ? calloc(1, sizeof *t) : NULL;
+    if (!t) {
+        free(e);
+        return NULL;
+    }
+    *e = (fiber_conns_t){ s->serial, t, *slot };
+    *slot = e;
     return t;
 }
 
 /* Forgets this thread's connection to node after a failure; the next call reconnects. */
 static void drop_connection(store_t *s, const cluster_node_t *node)
 {
-    thread_conns_t *t = pthread_getspecific(s->connection_key);
+    thread_conns_t *t = thread_conns(s, false);
     for (unsigned i = 0; t && i < t->count; i++) {
         if (same_node(&t->items[i].node, node)) {
             conn_free(t->items[i].conn);
@@ -383,7 +436,7 @@ static void drop_connection(store_t *s, const cluster_node_t *node)
 static conn_t *connection(store_t *s, const cluster_node_t *node, bool *reused)
 {
     *reused = false;
-    thread_conns_t *t = thread_conns(s);
+    thread_conns_t *t = thread_conns(s, true);
     if (!t)
         return NULL;
     for (unsigned i = 0; i < t->count; i++) {
@@ -570,10 +623,11 @@ static redisReply *command(store_t *s, int slot, int argc, const char **argv, co
     bool redirected = false, asking = false, reopened = false, breaker_refused = false;
     unsigned pause_ms = ROUTE_PAUSE_FIRST_MS;
     int64_t give_up_ms = clock_now_ms() + 2 * (int64_t)s->command_timeout_ms;
-    if (call_deadline_ms && call_deadline_ms < give_up_ms)
-        give_up_ms = call_deadline_ms;
+    int64_t deadline_ms = call_deadline();
+    if (deadline_ms && deadline_ms < give_up_ms)
+        give_up_ms = deadline_ms;
     for (int attempt = 0; attempt < ROUTE_ATTEMPTS; attempt++) {
-        if ((attempt > 0 || call_deadline_ms) && clock_now_ms() >= give_up_ms)
+        if ((attempt > 0 || deadline_ms) && clock_now_ms() >= give_up_ms)
             return NULL; /* no new try starts past the budget, or the request's deadline */
         if (!redirected && !node_for_slot(s, slot, &target)) {
             refresh_map(s, NULL, false, give_up_ms);

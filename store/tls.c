@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fiber.h"
 #include "sock.h"
 
 struct tls_context {
@@ -316,15 +317,12 @@ tls_session_t *tls_session_new(tls_context_t *ctx, int fd, const char *host, uns
             tls_session_free(s);
             return NULL;
         }
-        struct pollfd p = { .fd = fd, .events = ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
-        int64_t left = deadline - clock_now_ms();
-        int ready = left > 0 ? poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
-        if (ready < 0 && errno != EINTR) {
-            snprintf(err, err_size, "TLS handshake with %.255s: poll: %s", shown, strerror(errno));
-            tls_session_free(s);
-            return NULL;
-        }
-        if (ready == 0) {
+        /* On a fiber this yields to its event loop; elsewhere it polls. */
+        short events = ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+        bool ready = clock_now_ms() < deadline && fiber_wait(fd, events, deadline);
+        if (!ready && clock_now_ms() < deadline)
+            continue; /* woken early: try again */
+        if (!ready) {
             snprintf(err, err_size, "TLS handshake timed out after %u ms (with %.255s)", timeout_ms, shown);
             tls_session_free(s);
             return NULL;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../store/fiber.h"
 #include "../../store/game_record.h"
 #include "../../store/store.h"
 #include "../../store/webhooks.h"
@@ -1524,6 +1525,127 @@ static void test_paused_redis_is_unavailable_within_the_command_timeout_and_work
 }
 
 
+/* --- fibers: store calls that wait by yielding to a loop (store/fiber.h) --- */
+
+typedef struct {
+    fiber_t *fiber;
+    bool waiting;
+    unsigned rounds;
+    int64_t deadline_ms; /* store_set_deadline's (0: none) */
+    store_status_t status;
+    unsigned pinged;
+    int64_t ended_ms;
+} ping_job_t;
+
+static void ping_job(void *arg)
+{
+    ping_job_t *job = arg;
+    store_set_deadline(job->deadline_ms);
+    job->status = STORE_OK;
+    for (job->pinged = 0; job->pinged < job->rounds && job->status == STORE_OK; job->pinged++)
+        job->status = store_ping(store);
+    store_set_deadline(0);
+    job->ended_ms = redis_server_now_ms();
+}
+
+/* A small event loop on this thread: runs each job on its fiber, polls what
+ * the waiting ones wait for (at most 10 ms at a time), goes on with those
+ * ready or late. Returns how many times it went round; *most says the most
+ * fibers waiting at once. */
+static unsigned run_fibers(ping_job_t *jobs, unsigned count, unsigned *most)
+{
+    unsigned waiting = 0, rounds = 0;
+    *most = 0;
+    for (unsigned i = 0; i < count; i++) {
+        jobs[i].waiting = fiber_start(jobs[i].fiber, ping_job, &jobs[i]) == FIBER_WAITING;
+        waiting += jobs[i].waiting;
+    }
+    while (waiting) {
+        if (waiting > *most)
+            *most = waiting;
+        struct pollfd polled[16];
+        int timeout = 10;
+        for (unsigned i = 0; i < count; i++) {
+            const fiber_wait_t *w = fiber_waits_for(jobs[i].fiber);
+            polled[i] = (struct pollfd){ .fd = jobs[i].waiting ? w->fd : -1, .events = w->events };
+            int64_t left = w->deadline_ms - redis_server_now_ms();
+            if (jobs[i].waiting && left < timeout)
+                timeout = left < 0 ? 0 : (int)left;
+        }
+        CU_ASSERT_FATAL(poll(polled, count, timeout) >= 0);
+        rounds++;
+        for (unsigned i = 0; i < count; i++) {
+            if (!jobs[i].waiting)
+                continue;
+            bool ready = polled[i].revents != 0;
+            if (!ready && redis_server_now_ms() < fiber_waits_for(jobs[i].fiber)->deadline_ms)
+                continue;
+            jobs[i].waiting = fiber_continue(jobs[i].fiber, ready) == FIBER_WAITING;
+            waiting -= !jobs[i].waiting;
+        }
+    }
+    return rounds;
+}
+
+static void test_fibers_on_one_thread_wait_on_redis_at_once_each_on_its_own_connection(void)
+{
+    enum { FIBERS = 8 };
+    ping_job_t jobs[FIBERS];
+    for (unsigned i = 0; i < FIBERS; i++) {
+        jobs[i] = (ping_job_t){ .fiber = fiber_new(256 * 1024), .rounds = 20 };
+        CU_ASSERT_PTR_NOT_NULL_FATAL(jobs[i].fiber);
+    }
+    store_stats_t before, after;
+    store_stats(store, &before);
+    unsigned most;
+    run_fibers(jobs, FIBERS, &most);
+    store_stats(store, &after);
+    for (unsigned i = 0; i < FIBERS; i++) {
+        CU_ASSERT_EQUAL(jobs[i].status, STORE_OK);
+        CU_ASSERT_EQUAL(jobs[i].pinged, 20);
+    }
+    CU_ASSERT_EQUAL(most, FIBERS); /* every first ping waited at once */
+    CU_ASSERT_EQUAL(after.connects - before.connects, FIBERS);
+    /* A second round reuses each fiber's connection. */
+    run_fibers(jobs, FIBERS, &most);
+    store_stats(store, &before);
+    CU_ASSERT_EQUAL(before.connects, after.connects);
+    for (unsigned i = 0; i < FIBERS; i++)
+        fiber_free(jobs[i].fiber);
+}
+
+static void test_fibers_waiting_on_a_frozen_redis_end_at_their_own_deadlines_and_the_loop_runs_on(void)
+{
+    enum { FIBERS = 3 };
+    ping_job_t jobs[FIBERS];
+    for (unsigned i = 0; i < FIBERS; i++) {
+        jobs[i] = (ping_job_t){ .fiber = fiber_new(256 * 1024), .rounds = 1 };
+        CU_ASSERT_PTR_NOT_NULL_FATAL(jobs[i].fiber);
+    }
+    unsigned most;
+    run_fibers(jobs, FIBERS, &most); /* each fiber's connection made */
+    CU_ASSERT_FATAL(redis_server_pause(&server));
+    int64_t start = redis_server_now_ms();
+    for (unsigned i = 0; i < FIBERS; i++)
+        jobs[i].deadline_ms = start + 60 * (int64_t)(i + 1); /* within the 300 ms command timeout */
+    unsigned rounds = run_fibers(jobs, FIBERS, &most);
+    CU_ASSERT_FATAL(redis_server_resume(&server));
+    for (unsigned i = 0; i < FIBERS; i++) {
+        CU_ASSERT_EQUAL(jobs[i].status, STORE_EUNAVAILABLE);
+        CU_ASSERT(jobs[i].ended_ms >= jobs[i].deadline_ms);
+        CU_ASSERT(jobs[i].ended_ms < jobs[i].deadline_ms + SLACK_MS);
+    }
+    CU_ASSERT_EQUAL(most, FIBERS);
+    CU_ASSERT(rounds >= 10); /* the loop went round meanwhile: no wait held the thread */
+    for (unsigned i = 0; i < FIBERS; i++)
+        jobs[i].deadline_ms = 0;
+    run_fibers(jobs, FIBERS, &most);
+    for (unsigned i = 0; i < FIBERS; i++) {
+        CU_ASSERT_EQUAL(jobs[i].status, STORE_OK);
+        fiber_free(jobs[i].fiber);
+    }
+}
+
 /* --- a full Redis --- */
 
 /* Sets a Redis setting with CONFIG SET, CU-asserting Redis took it. */
@@ -2466,6 +2588,8 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_restarted_redis_fails_at_most_one_call_then_writes_again);
     CU_ADD_TEST(suite, test_stopped_redis_is_unavailable_promptly_and_the_next_start_works);
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
+    CU_ADD_TEST(suite, test_fibers_on_one_thread_wait_on_redis_at_once_each_on_its_own_connection);
+    CU_ADD_TEST(suite, test_fibers_waiting_on_a_frozen_redis_end_at_their_own_deadlines_and_the_loop_runs_on);
     CU_ADD_TEST(suite, test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_that_is_refused_is_unknown_not_unavailable);
