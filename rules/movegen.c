@@ -6,6 +6,7 @@
 #include "movegen.h"
 
 #include <stddef.h>
+#include <string.h>
 
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -204,6 +205,79 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
         n = emit(out, n, from, moves);
     }
     return n;
+}
+
+/* The part of the position after `move` that generate() reads: bitboards,
+ * kings, castling rooks, side to move and a possible en passant square (set
+ * on any double step next to an enemy pawn: generate() tests each capture's
+ * legality itself). The key, board[] and counters of child stay stale, so
+ * child serves only to count its moves. The parent's board[] must be valid. */
+static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *child, move_t move, color_t us)
+{
+    const color_t them = (color_t)!us;
+    const int from = move_from(move), to = move_to(move), kind = move_kind(move);
+    const piece_type_t type = piece_type(pos->board[from]);
+    const bitboard_t from_bb = bb_square(from), to_bb = bb_square(to);
+
+    memcpy(child->by_type, pos->by_type, sizeof child->by_type);
+    memcpy(child->by_color, pos->by_color, sizeof child->by_color);
+    memcpy(child->castle_rook, pos->castle_rook, sizeof child->castle_rook);
+    child->king_square[us] = pos->king_square[us];
+    child->side_to_move = (uint8_t)them;
+    child->en_passant = SQ_NONE;
+
+    if (kind == MOVE_CASTLING) {
+        int king_to, rook_to;
+        (void)position_castle_empty(from, to, to > from ? CASTLE_KING_SIDE : CASTLE_QUEEN_SIDE, &king_to, &rook_to);
+        /* Set after clearing: in Chess960 a piece may land where either stood. */
+        child->by_type[KING] = (child->by_type[KING] & ~from_bb) | bb_square(king_to);
+        child->by_type[ROOK] = (child->by_type[ROOK] & ~to_bb) | bb_square(rook_to);
+        child->by_color[us] = (child->by_color[us] & ~(from_bb | to_bb)) | bb_square(king_to) | bb_square(rook_to);
+        child->king_square[us] = (square_t)king_to;
+        child->castle_rook[us * 2] = child->castle_rook[us * 2 + 1] = SQ_NONE;
+        return;
+    }
+    if (kind == MOVE_EN_PASSANT) {
+        bitboard_t captured = bb_square(to + (us == WHITE ? -8 : 8));
+        child->by_type[PAWN] ^= captured;
+        child->by_color[them] ^= captured;
+    } else if (pos->by_color[them] & to_bb) {
+        child->by_type[piece_type(pos->board[to])] ^= to_bb;
+        child->by_color[them] ^= to_bb;
+    }
+    child->by_type[type] ^= from_bb | to_bb;
+    child->by_color[us] ^= from_bb | to_bb;
+    if (kind == MOVE_PROMOTION) {
+        child->by_type[PAWN] ^= to_bb;
+        child->by_type[move_promotion(move)] ^= to_bb;
+    }
+    if (type == KING) {
+        child->king_square[us] = (square_t)to;
+        child->castle_rook[us * 2] = child->castle_rook[us * 2 + 1] = SQ_NONE;
+    }
+    for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
+        if (child->castle_rook[i] == from || child->castle_rook[i] == to)
+            child->castle_rook[i] = SQ_NONE;
+    if (type == PAWN && (to ^ from) == 16
+        && (attacks_pawn(us, (from + to) / 2) & pos->by_type[PAWN] & pos->by_color[them]))
+        child->en_passant = (square_t)((from + to) / 2);
+}
+
+/* Sum over list of the legal-move counts after each move, for side `us`. */
+static ALWAYS_INLINE uint64_t count_children(const position_t *pos, const move_list_t *list, color_t us)
+{
+    position_t child = *pos;
+    uint64_t nodes = 0;
+    for (int i = 0; i < list->count; i++) {
+        make_for_count(pos, &child, list->moves[i], us);
+        nodes += (uint64_t)generate(&child, NULL, (color_t)!us);
+    }
+    return nodes;
+}
+
+RULES_HOT uint64_t movegen_count_children(const position_t *pos, const move_list_t *list)
+{
+    return pos->side_to_move == WHITE ? count_children(pos, list, WHITE) : count_children(pos, list, BLACK);
 }
 
 RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
