@@ -78,7 +78,9 @@ static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n,
         if (rook == SQ_NONE)
             continue;
         int king_to, rook_to;
-        if (occupied & position_castle_empty(king, rook, side, &king_to, &rook_to))
+        /* The squares between king and rook must empty too: a cheap first test. */
+        if (occupied & (attacks_between(king, rook)
+                        | position_castle_empty(king, rook, side, &king_to, &rook_to)))
             continue;
         bitboard_t path = attacks_between(king, king_to) | bb_square(king_to);
         bitboard_t after = occupied ^ bb_square(king) ^ bb_square(rook);
@@ -94,8 +96,9 @@ static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n,
     return n;
 }
 
-/* Every square pieces of colour `by` attack, with the given occupancy. */
-static ALWAYS_INLINE bitboard_t attacked_squares(const position_t *pos, color_t by, bitboard_t occupied)
+/* Every square the pawns, knights and king of colour `by` attack: cheap,
+ * with no sliding lookups, so the king's targets are screened by it first. */
+static ALWAYS_INLINE bitboard_t step_attacked_squares(const position_t *pos, color_t by)
 {
     const bitboard_t *t = pos->by_type;
     const bitboard_t theirs = pos->by_color[by];
@@ -105,11 +108,17 @@ static ALWAYS_INLINE bitboard_t attacked_squares(const position_t *pos, color_t 
     attacked |= attacks_king(pos->king_square[by]);
     for (bitboard_t b = t[KNIGHT] & theirs; b;)
         attacked |= attacks_knight(bb_pop_lsb(&b));
-    for (bitboard_t b = (t[BISHOP] | t[QUEEN]) & theirs; b;)
-        attacked |= attacks_bishop(bb_pop_lsb(&b), occupied);
-    for (bitboard_t b = (t[ROOK] | t[QUEEN]) & theirs; b;)
-        attacked |= attacks_rook(bb_pop_lsb(&b), occupied);
     return attacked;
+}
+
+/* Whether a slider of colour `by` attacks sq with the given occupancy; both
+ * lookups done, with no branch between them. */
+static ALWAYS_INLINE bool slider_attacks(const position_t *pos, int sq, color_t by, bitboard_t occupied)
+{
+    const bitboard_t *t = pos->by_type;
+    const bitboard_t theirs = pos->by_color[by];
+    return ((attacks_bishop(sq, occupied) & (t[BISHOP] | t[QUEEN]))
+            | (attacks_rook(sq, occupied) & (t[ROOK] | t[QUEEN]))) & theirs;
 }
 
 static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us)
@@ -126,8 +135,10 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
      * exactly one pins it (the rays pass our pieces and stop at theirs). */
     bitboard_t checkers = ((attacks_knight(king) & t[KNIGHT]) | (attacks_pawn(us, king) & t[PAWN])) & theirs;
     bitboard_t pinned = 0;
-    bitboard_t snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
-                          | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
+    bitboard_t snipers = 0;
+    if (attacks_queen_empty(king) & (t[BISHOP] | t[ROOK] | t[QUEEN]) & theirs)
+        snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
+                   | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
     while (snipers) {
         int sniper = bb_pop_lsb(&snipers);
         bitboard_t blockers = attacks_between(king, sniper) & occupied;
@@ -140,17 +151,15 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     /* King moves: each target tested with the king off the board, so it cannot
      * hide behind itself from a slider. */
     bitboard_t king_targets = attacks_king(king) & ~ours;
+    if (king_targets)
+        king_targets &= ~step_attacked_squares(pos, them);
     bitboard_t without_king = occupied ^ bb_square(king);
-    if (bb_count(king_targets) > 2) {
-        n = emit(out, n, king, king_targets & ~attacked_squares(pos, them, without_king));
-    } else {
-        while (king_targets) {
-            int to = bb_pop_lsb(&king_targets);
-            if (!position_attacked_by(pos, to, them, without_king)) {
-                if (out)
-                    out[n] = move_make(king, to, MOVE_NORMAL, PAWN);
-                n++;
-            }
+    while (king_targets) {
+        int to = bb_pop_lsb(&king_targets);
+        if (!slider_attacks(pos, to, them, without_king)) {
+            if (out)
+                out[n] = move_make(king, to, MOVE_NORMAL, PAWN);
+            n++;
         }
     }
     if (bb_more_than_one(checkers))
@@ -188,7 +197,20 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
         int from = bb_pop_lsb(&knights);
         n = emit(out, n, from, attacks_knight(from) & target);
     }
-    bitboard_t diagonal = (t[BISHOP] | t[QUEEN]) & ours;
+    /* Sliders, in square order, diagonal moves first; the pin test only
+     * when something is pinned. */
+    bitboard_t diagonal = (t[BISHOP] | t[QUEEN]) & ours, straight = (t[ROOK] | t[QUEEN]) & ours;
+    if (!pinned) {
+        while (diagonal) {
+            int from = bb_pop_lsb(&diagonal);
+            n = emit(out, n, from, attacks_bishop(from, occupied) & target);
+        }
+        while (straight) {
+            int from = bb_pop_lsb(&straight);
+            n = emit(out, n, from, attacks_rook(from, occupied) & target);
+        }
+        return n;
+    }
     while (diagonal) {
         int from = bb_pop_lsb(&diagonal);
         bitboard_t moves = attacks_bishop(from, occupied) & target;
@@ -196,7 +218,6 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
             moves &= attacks_line(king, from);
         n = emit(out, n, from, moves);
     }
-    bitboard_t straight = (t[ROOK] | t[QUEEN]) & ours;
     while (straight) {
         int from = bb_pop_lsb(&straight);
         bitboard_t moves = attacks_rook(from, occupied) & target;
@@ -212,7 +233,8 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
  * on any double step next to an enemy pawn: generate() tests each capture's
  * legality itself). The key, board[] and counters of child stay stale, so
  * child serves only to count its moves. The parent's board[] must be valid. */
-static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *child, move_t move, color_t us)
+static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *child, move_t move, color_t us,
+                                         bitboard_t castle_rooks)
 {
     const color_t them = (color_t)!us;
     const int from = move_from(move), to = move_to(move), kind = move_kind(move);
@@ -255,9 +277,10 @@ static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *chil
         child->king_square[us] = (square_t)to;
         child->castle_rook[us * 2] = child->castle_rook[us * 2 + 1] = SQ_NONE;
     }
-    for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
-        if (child->castle_rook[i] == from || child->castle_rook[i] == to)
-            child->castle_rook[i] = SQ_NONE;
+    if (castle_rooks & (from_bb | to_bb))
+        for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
+            if (child->castle_rook[i] == from || child->castle_rook[i] == to)
+                child->castle_rook[i] = SQ_NONE;
     if (type == PAWN && (to ^ from) == 16
         && (attacks_pawn(us, (from + to) / 2) & pos->by_type[PAWN] & pos->by_color[them]))
         child->en_passant = (square_t)((from + to) / 2);
@@ -267,9 +290,13 @@ static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *chil
 static ALWAYS_INLINE uint64_t count_children(const position_t *pos, const move_list_t *list, color_t us)
 {
     position_t child = *pos;
+    bitboard_t castle_rooks = 0;
+    for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
+        if (pos->castle_rook[i] != SQ_NONE)
+            castle_rooks |= bb_square(pos->castle_rook[i]);
     uint64_t nodes = 0;
     for (int i = 0; i < list->count; i++) {
-        make_for_count(pos, &child, list->moves[i], us);
+        make_for_count(pos, &child, list->moves[i], us, castle_rooks);
         nodes += (uint64_t)generate(&child, NULL, (color_t)!us);
     }
     return nodes;
