@@ -70,31 +70,6 @@ static ALWAYS_INLINE int gen_pawns(const position_t *pos, move_t *out, int n, co
     return n;
 }
 
-static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n, color_t us, int king)
-{
-    bitboard_t occupied = position_occupied(pos);
-    for (int side = 0; side < CASTLE_SIDE_COUNT; side++) {
-        int rook = pos->castle_rook[us * 2 + side];
-        if (rook == SQ_NONE)
-            continue;
-        int king_to, rook_to;
-        /* The squares between king and rook must empty too: a cheap first test. */
-        if (occupied & (attacks_between(king, rook)
-                        | position_castle_empty(king, rook, side, &king_to, &rook_to)))
-            continue;
-        bitboard_t path = attacks_between(king, king_to) | bb_square(king_to);
-        bitboard_t after = occupied ^ bb_square(king) ^ bb_square(rook);
-        bool safe = true;
-        while (path && safe)
-            safe = !position_attacked_by(pos, bb_pop_lsb(&path), (color_t)!us, after);
-        if (safe) {
-            if (out)
-                out[n] = move_make(king, rook, MOVE_CASTLING, PAWN);
-            n++;
-        }
-    }
-    return n;
-}
 
 /* Every square the pawns, knights and king of colour `by` attack: cheap,
  * with no sliding lookups, so the king's targets are screened by it first. */
@@ -119,6 +94,35 @@ static ALWAYS_INLINE bool slider_attacks(const position_t *pos, int sq, color_t 
     const bitboard_t theirs = pos->by_color[by];
     return ((attacks_bishop(sq, occupied) & (t[BISHOP] | t[QUEEN]))
             | (attacks_rook(sq, occupied) & (t[ROOK] | t[QUEEN]))) & theirs;
+}
+
+static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n, color_t us, int king)
+{
+    bitboard_t occupied = position_occupied(pos);
+    for (int side = 0; side < CASTLE_SIDE_COUNT; side++) {
+        int rook = pos->castle_rook[us * 2 + side];
+        if (rook == SQ_NONE)
+            continue;
+        /* The squares between king and rook must empty too: a cheap first test. */
+        if (occupied & attacks_between(king, rook))
+            continue;
+        int king_to, rook_to;
+        if (occupied & position_castle_empty(king, rook, side, &king_to, &rook_to))
+            continue;
+        bitboard_t path = attacks_between(king, king_to) | bb_square(king_to);
+        if (path & step_attacked_squares(pos, (color_t)!us))
+            continue;
+        bitboard_t after = occupied ^ bb_square(king) ^ bb_square(rook);
+        bool safe = true;
+        while (path && safe)
+            safe = !slider_attacks(pos, bb_pop_lsb(&path), (color_t)!us, after);
+        if (safe) {
+            if (out)
+                out[n] = move_make(king, rook, MOVE_CASTLING, PAWN);
+            n++;
+        }
+    }
+    return n;
 }
 
 static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us)
