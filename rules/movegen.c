@@ -140,9 +140,11 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     bitboard_t checkers = ((attacks_knight(king) & t[KNIGHT]) | (attacks_pawn(us, king) & t[PAWN])) & theirs;
     bitboard_t pinned = 0;
     bitboard_t snipers = 0;
-    if (attacks_queen_empty(king) & (t[BISHOP] | t[ROOK] | t[QUEEN]) & theirs)
-        snipers = ((attacks_rook(king, theirs) & (t[ROOK] | t[QUEEN]))
-                   | (attacks_bishop(king, theirs) & (t[BISHOP] | t[QUEEN]))) & theirs;
+    const bitboard_t their_straight = (t[ROOK] | t[QUEEN]) & theirs, their_diagonal = (t[BISHOP] | t[QUEEN]) & theirs;
+    if (attacks_rook_empty(king) & their_straight)
+        snipers = attacks_rook(king, theirs) & their_straight;
+    if (attacks_bishop_empty(king) & their_diagonal)
+        snipers |= attacks_bishop(king, theirs) & their_diagonal;
     while (snipers) {
         int sniper = bb_pop_lsb(&snipers);
         bitboard_t blockers = attacks_between(king, sniper) & occupied;
