@@ -1,8 +1,9 @@
 /* Legal move generation. One generator, specialised at compile time for the
  * side to move and for "list" versus "count" mode, so the white and black
- * code and the counting and listing code are written once.
- * The hot entry points are compiled twice (plain x86-64 and with popcnt/BMI2)
- * and the loader picks the variant the CPU supports. */
+ * code and the counting and listing code are written once. Perft's last two
+ * plies play each move on a scratch copy's bitboards only, then count.
+ * The hot entry points are compiled several times (baseline, popcnt,
+ * x86-64-v3) and the loader picks the variant the CPU supports. */
 #include "movegen.h"
 
 #include <stddef.h>
@@ -69,7 +70,6 @@ static ALWAYS_INLINE int gen_pawns(const position_t *pos, move_t *out, int n, co
     (void)pos;
     return n;
 }
-
 
 /* Every square the pawns, knights and king of colour `by` attack: cheap,
  * with no sliding lookups, so the king's targets are screened by it first. */
