@@ -125,7 +125,41 @@ static ALWAYS_INLINE int gen_castling(const position_t *pos, move_t *out, int n,
     return n;
 }
 
-static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us)
+/* The sliders of the side that replies to a position's moves, as they
+ * attack before the move: a slider whose attacks and square hold none of
+ * the squares a move changes attacks the same squares after it, so its
+ * count is reused instead of looked up again (count_children). */
+typedef struct {
+    int count;                                 /* entries: a queen has two */
+    int total;                                 /* sum of moves[] */
+    bitboard_t changed;                        /* the squares the current move changes */
+    bitboard_t reach[2 * SQ_COUNT];            /* attacks, with the slider's own square */
+    int moves[2 * SQ_COUNT];                   /* attacked squares not holding its side's pieces */
+    uint8_t square[2 * SQ_COUNT];
+    bool straight[2 * SQ_COUNT];               /* rook lines, else bishop lines */
+} slider_cache_t;
+
+/* The moves of the sliders of `ours` (none pinned, no check) in a child of
+ * the position cache was filled from: each slider that the move touched
+ * is looked up again, or dropped when it was captured. */
+static ALWAYS_INLINE int cached_slider_moves(const slider_cache_t *cache, bitboard_t ours, bitboard_t occupied,
+                                             bitboard_t target)
+{
+    int moves = cache->total;
+    for (int i = 0; i < cache->count; i++) {
+        if (!(cache->reach[i] & cache->changed))
+            continue;
+        int sq = cache->square[i];
+        moves -= cache->moves[i];
+        if (bb_has(ours, sq))
+            moves += bb_count((cache->straight[i] ? attacks_rook(sq, occupied) : attacks_bishop(sq, occupied)) & target);
+    }
+    return moves;
+}
+
+/* cache NULL: no reuse. With a cache (count mode only), a position neither
+ * in check nor with a pinned piece counts its sliders' moves from it. */
+static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us, const slider_cache_t *cache)
 {
     const color_t them = (color_t)!us;
     const bitboard_t *t = pos->by_type;
@@ -206,6 +240,8 @@ static ALWAYS_INLINE int generate(const position_t *pos, move_t *out, color_t us
     /* Sliders, in square order, diagonal moves first; the pin test only
      * when something is pinned. */
     bitboard_t diagonal = (t[BISHOP] | t[QUEEN]) & ours, straight = (t[ROOK] | t[QUEEN]) & ours;
+    if (cache && !pinned && !checkers)
+        return n + cached_slider_moves(cache, ours, occupied, target);
     if (!pinned) {
         while (diagonal) {
             int from = bb_pop_lsb(&diagonal);
@@ -292,6 +328,25 @@ static ALWAYS_INLINE void make_for_count(const position_t *pos, position_t *chil
         child->en_passant = (square_t)((from + to) / 2);
 }
 
+/* Fills cache with the sliders of colour `side` in pos. */
+static ALWAYS_INLINE void fill_slider_cache(const position_t *pos, color_t side, slider_cache_t *cache)
+{
+    const bitboard_t *t = pos->by_type;
+    const bitboard_t own = pos->by_color[side], occupied = position_occupied(pos);
+    cache->count = cache->total = 0;
+    for (int straight = 0; straight < 2; straight++) {
+        for (bitboard_t b = (t[straight ? ROOK : BISHOP] | t[QUEEN]) & own; b;) {
+            int sq = bb_pop_lsb(&b), i = cache->count++;
+            bitboard_t attacks = straight ? attacks_rook(sq, occupied) : attacks_bishop(sq, occupied);
+            cache->square[i] = (uint8_t)sq;
+            cache->straight[i] = straight;
+            cache->reach[i] = attacks | bb_square(sq);
+            cache->moves[i] = bb_count(attacks & ~own);
+            cache->total += cache->moves[i];
+        }
+    }
+}
+
 /* Sum over list of the legal-move counts after each move, for side `us`. */
 static ALWAYS_INLINE uint64_t count_children(const position_t *pos, const move_list_t *list, color_t us)
 {
@@ -300,10 +355,17 @@ static ALWAYS_INLINE uint64_t count_children(const position_t *pos, const move_l
     for (int i = 0; i < CASTLE_RIGHT_COUNT; i++)
         if (pos->castle_rook[i] != SQ_NONE)
             castle_rooks |= bb_square(pos->castle_rook[i]);
+    slider_cache_t cache;
+    fill_slider_cache(pos, (color_t)!us, &cache);
     uint64_t nodes = 0;
     for (int i = 0; i < list->count; i++) {
-        make_for_count(pos, &child, list->moves[i], us, castle_rooks);
-        nodes += (uint64_t)generate(&child, NULL, (color_t)!us);
+        move_t move = list->moves[i];
+        make_for_count(pos, &child, move, us, castle_rooks);
+        /* Castling and en passant change more than two squares: every slider is looked up. */
+        cache.changed = move_kind(move) == MOVE_CASTLING || move_kind(move) == MOVE_EN_PASSANT
+                            ? ~0ULL
+                            : bb_square(move_from(move)) | bb_square(move_to(move));
+        nodes += (uint64_t)generate(&child, NULL, (color_t)!us, &cache);
     }
     return nodes;
 }
@@ -317,7 +379,7 @@ RULES_HOT int movegen_legal(const position_t *pos, move_list_t *list)
 {
     if (pos->variant != VARIANT_STANDARD)
         return list->count = position_variant_hooks.generate(pos, list->moves);
-    list->count = pos->side_to_move == WHITE ? generate(pos, list->moves, WHITE) : generate(pos, list->moves, BLACK);
+    list->count = pos->side_to_move == WHITE ? generate(pos, list->moves, WHITE, NULL) : generate(pos, list->moves, BLACK, NULL);
     return list->count;
 }
 
@@ -325,12 +387,12 @@ RULES_HOT int movegen_count(const position_t *pos)
 {
     if (pos->variant != VARIANT_STANDARD)
         return position_variant_hooks.generate(pos, NULL);
-    return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE) : generate(pos, NULL, BLACK);
+    return pos->side_to_move == WHITE ? generate(pos, NULL, WHITE, NULL) : generate(pos, NULL, BLACK, NULL);
 }
 
 RULES_HOT int movegen_standard(const position_t *pos, move_t *out)
 {
-    return pos->side_to_move == WHITE ? generate(pos, out, WHITE) : generate(pos, out, BLACK);
+    return pos->side_to_move == WHITE ? generate(pos, out, WHITE, NULL) : generate(pos, out, BLACK, NULL);
 }
 
 int movegen_legal_board(const position_t *pos, move_list_t *list)
