@@ -10,6 +10,8 @@ bitboard_t attacks_king_table[SQ_COUNT];
 bitboard_t attacks_pawn_table[COLOR_COUNT][SQ_COUNT];
 bitboard_t attacks_between_table[SQ_COUNT][SQ_COUNT];
 bitboard_t attacks_line_table[SQ_COUNT][SQ_COUNT];
+bitboard_t attacks_bishop_empty_table[SQ_COUNT];
+bitboard_t attacks_rook_empty_table[SQ_COUNT];
 
 static bitboard_t rook_attack_storage[0x19000];
 static bitboard_t bishop_attack_storage[0x1480];
@@ -146,6 +148,8 @@ void attacks_init(void)
     init_magics(attacks_bishop_magic, bishop_magics, bishop_attack_storage, bishop_dirs);
 
     for (int a = 0; a < SQ_COUNT; a++) {
+        attacks_bishop_empty_table[a] = attacks_bishop(a, 0);
+        attacks_rook_empty_table[a] = attacks_rook(a, 0);
         for (int b = 0; b < SQ_COUNT; b++) {
             attacks_between_table[a][b] = 0;
             attacks_line_table[a][b] = 0;

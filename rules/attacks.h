@@ -21,6 +21,8 @@ extern bitboard_t attacks_king_table[SQ_COUNT];
 extern bitboard_t attacks_pawn_table[COLOR_COUNT][SQ_COUNT];
 extern bitboard_t attacks_between_table[SQ_COUNT][SQ_COUNT];
 extern bitboard_t attacks_line_table[SQ_COUNT][SQ_COUNT];
+extern bitboard_t attacks_bishop_empty_table[SQ_COUNT];
+extern bitboard_t attacks_rook_empty_table[SQ_COUNT];
 
 /* Builds every table. Deterministic; call once before any other rules call. */
 void attacks_init(void);
@@ -45,6 +47,11 @@ static inline bitboard_t attacks_king(int sq) { return attacks_king_table[sq]; }
 static inline bitboard_t attacks_pawn(color_t c, int sq) { return attacks_pawn_table[c][sq]; }
 /* Squares strictly between a and b when they share a line, else empty. */
 static inline bitboard_t attacks_between(int a, int b) { return attacks_between_table[a][b]; }
+/* A bishop's and a rook's attacks from sq on an empty board: the squares
+ * sharing a diagonal or a rank or file with sq, a cheap test before a
+ * sliding lookup. */
+static inline bitboard_t attacks_bishop_empty(int sq) { return attacks_bishop_empty_table[sq]; }
+static inline bitboard_t attacks_rook_empty(int sq) { return attacks_rook_empty_table[sq]; }
 /* The whole line (edge to edge) through a and b, or empty if none. */
 static inline bitboard_t attacks_line(int a, int b) { return attacks_line_table[a][b]; }
 

@@ -10,6 +10,10 @@
 int movegen_legal(const position_t *pos, move_list_t *list);
 /* Number of legal moves, without listing them (used by perft at the leaves). */
 int movegen_count(const position_t *pos);
+/* Standard chess only: the sum, over the legal moves in list (those of
+ * pos), of the number of legal moves after each; perft's last two plies.
+ * The moves are not made on a full position (no key, board or counters). */
+uint64_t movegen_count_children(const position_t *pos, const move_list_t *list);
 /* Standard chess's generator whatever pos->variant says (out NULL: counts):
  * for the variants whose board moves are chess's (crazyhouse, king of the
  * hill, three-check), which add to it or end sooner. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../support/epd.h"
+#include "../support/random_game.h"
 #include "../support/tests.h"
 
 /* Largest standard.epd count checked (under half a second of perft). */
@@ -484,6 +485,51 @@ static void test_cli_perft_variant_counts_the_published_trees(void)
     CU_ASSERT_EQUAL(cli_perft_total("--variant atomic 1 '8/8/8/8/8/8/8/4K3[Q] w - - 0 1'", &total), 2);
 }
 
+/* movegen_count_children, which plays each move on bitboards alone, sums
+ * the counts position_make() and movegen_count() give, in every position of
+ * random standard and Chess960 games leaning to castling, en passant,
+ * promotions and checks. */
+static bool count_children_agrees(const position_t *pos, const move_list_t *legal, void *context)
+{
+    uint64_t expected = 0;
+    for (int i = 0; i < legal->count; i++) {
+        position_t child = *pos;
+        position_undo_t undo;
+        position_make(&child, legal->moves[i], &undo);
+        expected += (uint64_t)movegen_count(&child);
+    }
+    uint64_t got = movegen_count_children(pos, legal);
+    if (got != expected) {
+        char fen[FEN_BUFFER_SIZE];
+        fen_format(pos, fen, sizeof fen);
+        fprintf(stderr, "\nmovegen_count_children of '%s' = %llu, not %llu\n", fen, (unsigned long long)got,
+                (unsigned long long)expected);
+    }
+    CU_ASSERT_EQUAL(got, expected);
+    (*(int *)context)++;
+    return got == expected;
+}
+
+static void test_count_children_matches_making_each_move(void)
+{
+    static const random_game_preference_t preferences[] = {
+        { RANDOM_GAME_PICK_CASTLING, 60 },   { RANDOM_GAME_PICK_EN_PASSANT, 80 },
+        { RANDOM_GAME_PICK_DOUBLE_STEP_BESIDE_PAWN, 50 }, { RANDOM_GAME_PICK_PROMOTION, 80 },
+        { RANDOM_GAME_PICK_CHECK, 30 },      { RANDOM_GAME_PICK_PAWN, 30 },
+    };
+    const random_game_style_t style = { preferences, sizeof preferences / sizeof preferences[0], 200 };
+    uint64_t rng = 0x2545f4914f6cdd1dULL;
+    int positions = 0;
+    for (int game = 0; game < 400; game++) {
+        position_t start;
+        CU_ASSERT_TRUE_FATAL(chess960_start(game % 2 ? CHESS960_STANDARD : random_game_below(&rng, CHESS960_COUNT),
+                                            &start));
+        start.chess960 = game % 2 == 0;
+        random_game_play(start, &style, &rng, count_children_agrees, &positions);
+    }
+    CU_ASSERT_TRUE(positions > 20000);
+}
+
 int test_perft_register(void)
 {
     CU_pSuite suite = CU_add_suite("perft", NULL, NULL);
@@ -493,6 +539,7 @@ int test_perft_register(void)
     CU_ADD_TEST(suite, test_tricky_positions_match_published_counts_at_every_listed_depth);
     CU_ADD_TEST(suite, test_chess960_positions_match_published_counts);
     CU_ADD_TEST(suite, test_divide_lists_each_legal_move_and_sums_to_perft_count);
+    CU_ADD_TEST(suite, test_count_children_matches_making_each_move);
     CU_ADD_TEST(suite, test_perft_of_depth_zero_is_one_and_leaves_position_unchanged);
     CU_ADD_TEST(suite, test_cli_perft_prints_root_moves_blank_line_then_total);
     CU_ADD_TEST(suite, test_cli_perft_variant_counts_the_published_trees);
