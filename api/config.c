@@ -33,15 +33,12 @@ typedef struct {
     unsigned long long min, max;
 } setting_t;
 
-/* The default thread counts. A store thread waits for Redis during every
- * game request (a round trip, with the core idle meanwhile), so one thread
- * per core leaves the cores idle under game load; four per core keep them
- * busy (tests/bench/game_compare.sh with BENCH_STORE_THREADS shows the moves
- * per second rising up to about that and flat beyond). A server thread
- * never waits (game requests go to the store threads), so one per core is
- * enough, and more only add context switches: on 2 cores, 8 server threads
- * made 20-30% fewer moves a second than 2 (tests/bench/game_bench.sh with
- * BENCH_THREADS). The cores are those this process may run on (its
+/* The default counts. A game request waits for Redis (a round trip, the
+ * core idle meanwhile) on a fiber of its server thread, which serves the
+ * others meanwhile; four game requests at once per core keep the cores busy
+ * (tests/bench/game_compare.sh with BENCH_STORE_THREADS). A server thread is
+ * an event loop that never waits, so one per core is enough: more only add
+ * context switches. The cores are those this process may run on (its
  * affinity: taskset, a cpuset), not every core of the machine. */
 enum { THREADS_DEFAULT_MAX = 256 };
 
@@ -141,8 +138,9 @@ static const setting_t settings[] = {
       "too_many_analyses (0: no limit)",
       KIND_UINT, FIELD(engine_analyses_per_client), 0, 1024 },
     { "--store-threads", "CHESSD_STORE_THREADS", "4/core",
-      "threads that run game requests, whose Redis round trips never hold a server thread (default: 4 per core "
-      "this process may run on, at most 256; queue: 64 per thread, 503 store_unavailable when full)",
+      "game requests run at once, split over the server threads as fibers whose Redis round trips never hold "
+      "their thread (default: 4 per core this process may run on, at most 256; queue: 64 per fiber, 503 "
+      "store_unavailable when full)",
       KIND_UINT, FIELD(store_threads), 1, 1024 },
     { "--shutdown-grace", "CHESSD_SHUTDOWN_GRACE", "10", "seconds to let requests finish on SIGTERM", KIND_UINT,
       FIELD(shutdown_grace_seconds), 0, 600 },

@@ -290,9 +290,9 @@ static const row_t rows[] = {
                                  .type = COUNTER },
     [METRIC_OPEN_CONNECTIONS] = { "chessd_open_connections", "HTTP connections open now.", .type = GAUGE },
     [METRIC_PERFT_WAITING] = { "chessd_perft_waiting", "Perft requests queued for a pool thread now.", .type = GAUGE },
-    [METRIC_STORE_WAITING] = { "chessd_store_waiting", "Game requests queued for a store thread now.", .type = GAUGE },
+    [METRIC_STORE_WAITING] = { "chessd_store_waiting", "Game requests queued for a fiber of their server thread now.", .type = GAUGE },
     [METRIC_STORE_REFUSED] = { "chessd_store_refused_total",
-                               "Game requests answered 503 unrun: the store threads' queue was full, or they waited "
+                               "Game requests answered 503 unrun: their server thread's fiber queue was full, or they waited "
                                "past the Redis timeout.",
                                .type = COUNTER },
     [METRIC_ANALYSIS_WAITING] = { "chessd_analysis_waiting", "Analysis requests queued for an engine route thread now.",

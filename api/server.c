@@ -17,6 +17,7 @@
 #include "../store/store.h"
 #include "app.h"
 #include "engine/pool.h"
+#include "fiber_pool.h"
 #include "game/deadlines.h"
 #include "webhooks/worker.h"
 #include "game/engine_turns.h"
@@ -40,7 +41,7 @@
 enum {
     POOL_QUEUE_PER_THREAD = 16,
     POOL_NICENESS = 10,          /* perft yields the CPU to the connection threads */
-    STORE_QUEUE_PER_THREAD = 64, /* game requests waiting for a store thread, per thread */
+    STORE_QUEUE_PER_THREAD = 64, /* game requests waiting for a fiber (or an export for a thread), per one */
     ENGINE_QUEUE_PER_WORKER = 4, /* analyses waiting for an engine route thread, per engine worker */
     FILE_LIMIT_SPARE = 256,      /* descriptors beyond the connections: the listeners, logs, the hub */
     REDIS_FILES_PER_THREAD = 8,  /* a thread's Redis connections: one a node (cluster masters), and a check's */
@@ -54,7 +55,8 @@ typedef struct server {
     ratelimit_t *by_address, *by_token, *creations, *bulk_games;
     service_keys_t *keys; /* --service-keys-file's; NULL: none */
     workpool_t *pool;       /* perft */
-    workpool_t *store_pool; /* game requests: every Redis round trip of a request runs there; NULL without a store */
+    workpool_t *store_pool; /* exports read games there; NULL without a store */
+    fiber_pool_t *fibers;   /* game requests run there, on their connection's loop; NULL without a store */
     workpool_t *engine_routes; /* analysis requests: one thread per engine worker */
     engine_pool_t *engines;
     engine_pool_t *variant_engines; /* --variant-engine's, for every variant but standard chess */
@@ -311,6 +313,7 @@ static void server_free(server_t *srv)
     events_stop(srv->events);
     workpool_free(srv->pool);
     workpool_free(srv->store_pool);
+    fiber_pool_free(srv->fibers); /* the loops have stopped, or never started */
     workpool_free(srv->engine_routes);
     reviews_stop(srv->reviews);
     engine_turns_stop(srv->turns);
@@ -475,7 +478,10 @@ static int run(const config_t *cfg, bool engine_only)
 
     const char *engine_path = config_engine_path(cfg), *variant_path = config_variant_engine_path(cfg);
     unsigned engine_processes = cfg->engine_workers * (variant_path ? 2 : 1);
-    fit_file_limit(cfg->max_connections, cfg->threads + cfg->store_threads + cfg->perft_threads + engine_processes);
+    unsigned loops = cfg->threads ? cfg->threads : 1;
+    unsigned fibers_per_loop = (cfg->store_threads + loops - 1) / loops; /* --store-threads split over the loops */
+    fit_file_limit(cfg->max_connections,
+                   cfg->threads + cfg->store_threads + fibers_per_loop * loops + cfg->perft_threads + engine_processes);
     char err[256] = "";
     store_config_t store_cfg = { .password = cfg->redis_password,
                                  .password_file = cfg->redis_password_file,
@@ -527,6 +533,7 @@ static int run(const config_t *cfg, bool engine_only)
     config_game_service(cfg, srv.store, &events_cfg.games);
     if (srv.store) {
         srv.store_pool = workpool_new(cfg->store_threads, cfg->store_threads * STORE_QUEUE_PER_THREAD, 0);
+        srv.fibers = fiber_pool_new(fibers_per_loop, fibers_per_loop * STORE_QUEUE_PER_THREAD);
         srv.app.store_pool = srv.store_pool;
         srv.events = events_start(&events_cfg, err, sizeof err);
         srv.deadlines = deadlines_start(&events_cfg.games, 0);
@@ -561,7 +568,7 @@ static int run(const config_t *cfg, bool engine_only)
     }
     /* The first probe of Redis runs now, so /readyz answers from the start. */
     bool watching = readiness_start(srv.store) && redis_memory_start(srv.store, cfg->redis_memory_check_seconds);
-    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.deadlines || !srv.upgrade || (turns && (!srv.turns || !srv.reviews))
+    if ((games && (!srv.store || !srv.events || !srv.store_pool || !srv.fibers || !srv.deadlines || !srv.upgrade || (turns && (!srv.turns || !srv.reviews))
                    || (cfg->webhook_workers && webhook_allow_enabled(&cfg->webhook_policy) && !srv.webhooks)))
         || !srv.pool
         || !srv.engines || !srv.variant_engines || !srv.engine_routes || !watching) {
@@ -618,7 +625,7 @@ static int run(const config_t *cfg, bool engine_only)
             /* game requests: not started within the Redis timeout, refused
              * unrun (a game request is short, and its client may have only
              * half-closed, still reading) */
-            [ROUTES_POOL_STORE] = { .pool = srv.store_pool, .give_up_ms = cfg->redis_timeout_ms,
+            [ROUTES_POOL_STORE] = { .submit = srv.fibers ? fiber_pool_submit : NULL, .runner = srv.fibers, .give_up_ms = cfg->redis_timeout_ms,
                                     .extra_ms = cfg->redis_timeout_ms / 2 },
             /* analysis: a job whose client left while it waited is not run */
             [ROUTES_POOL_ENGINE] = { .pool = srv.engine_routes, .skip_gone = true,

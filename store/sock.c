@@ -2,18 +2,25 @@
  * errno of their own, so they are reported as EPROTO. */
 #include "sock.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fiber.h"
+
+enum { SOCK_RESOLVERS_MAX = 16 }; /* names being resolved for fibers at once; more fail at once */
 
 bool sock_wait(int fd, short events, int64_t deadline)
 {
@@ -24,12 +31,106 @@ bool sock_wait(int fd, short events, int64_t deadline)
     return false;
 }
 
+/* A name resolved on a thread of its own for a caller on a fiber (which
+ * waits on done_fd, yielding): the last of the two to leave frees it. */
+typedef struct {
+    pthread_mutex_t lock;
+    int references; /* under lock */
+    int done_fd;    /* an eventfd, written once the answer is in */
+    atomic_bool done; /* rc and list are set */
+    int rc;
+    struct addrinfo *list;
+    char host[256], service[16];
+} resolution_t;
+
+static atomic_int resolvers_running;
+
+static void resolution_leave(resolution_t *r)
+{
+    pthread_mutex_lock(&r->lock);
+    bool last = --r->references == 0;
+    pthread_mutex_unlock(&r->lock);
+    if (!last)
+        return;
+    if (r->list)
+        freeaddrinfo(r->list);
+    close(r->done_fd);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+}
+
+static void *resolve_thread(void *arg)
+{
+    resolution_t *r = arg;
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    r->rc = getaddrinfo(r->host, r->service, &hints, &r->list);
+    atomic_store(&r->done, true);
+    uint64_t one = 1;
+    (void)!write(r->done_fd, &one, sizeof one);
+    resolution_leave(r);
+    atomic_fetch_sub(&resolvers_running, 1);
+    return NULL;
+}
+
+/* getaddrinfo for a TCP connection to host. On a fiber a name that is no
+ * address is resolved on a thread of its own, so a slow DNS server yields
+ * the fiber's event loop instead of holding it; EAI_AGAIN past deadline. */
+static int resolve(const char *host, const char *service, int64_t deadline, struct addrinfo **list)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    unsigned char address[sizeof(struct in6_addr)];
+    bool numeric = inet_pton(AF_INET, host, address) == 1 || inet_pton(AF_INET6, host, address) == 1;
+    if (!fiber_self() || numeric)
+        return getaddrinfo(host, service, &hints, list);
+    if (strlen(host) >= sizeof ((resolution_t *)0)->host || strlen(service) >= sizeof ((resolution_t *)0)->service)
+        return EAI_NONAME;
+    if (atomic_fetch_add(&resolvers_running, 1) >= SOCK_RESOLVERS_MAX) {
+        atomic_fetch_sub(&resolvers_running, 1);
+        return EAI_AGAIN;
+    }
+    resolution_t *r = calloc(1, sizeof *r);
+    pthread_attr_t attr;
+    pthread_t thread;
+    bool started = false;
+    if (r && (r->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) >= 0 && !pthread_attr_init(&attr)) {
+        pthread_mutex_init(&r->lock, NULL);
+        r->references = 2;
+        snprintf(r->host, sizeof r->host, "%s", host);
+        snprintf(r->service, sizeof r->service, "%s", service);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        started = pthread_create(&thread, &attr, resolve_thread, r) == 0;
+        pthread_attr_destroy(&attr);
+        if (!started)
+            pthread_mutex_destroy(&r->lock);
+    }
+    if (!started) {
+        if (r && r->done_fd >= 0)
+            close(r->done_fd);
+        free(r);
+        atomic_fetch_sub(&resolvers_running, 1);
+        return EAI_AGAIN;
+    }
+    while (!atomic_load(&r->done) && clock_now_ms() < deadline)
+        (void)fiber_wait(r->done_fd, POLLIN, deadline);
+    int rc = EAI_AGAIN;
+    if (atomic_load(&r->done)) {
+        rc = r->rc;
+        *list = r->list;
+        r->list = NULL; /* the caller's now: the thread no longer touches it */
+    }
+    resolution_leave(r);
+    return rc;
+}
+
 int sock_connect(const char *host, const char *service, unsigned timeout_ms, char *err, size_t err_size)
 {
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *list = NULL;
-    int rc = getaddrinfo(host, service, &hints, &list);
+    struct addrinfo *list = NULL;
+    int64_t resolved_by = clock_now_ms() + timeout_ms;
+    int rc = resolve(host, service, resolved_by, &list);
     if (rc) {
-        snprintf(err, err_size, "cannot resolve the host: %s", gai_strerror(rc));
+        snprintf(err, err_size, "cannot resolve the host: %s",
+                 rc == EAI_AGAIN && clock_now_ms() >= resolved_by ? "timed out" : gai_strerror(rc));
         return -1;
     }
     int64_t deadline = clock_now_ms() + timeout_ms;

@@ -24,7 +24,8 @@ bool sock_wait(int fd, short events, int64_t deadline);
 /* A connected non-blocking TCP socket to host:service (a port number as
  * text), TCP_NODELAY and SO_KEEPALIVE set, each address tried within
  * timeout_ms counted once the name is resolved; -1 with the reason in err
- * ("cannot resolve the host: ...", "connect timed out", strerror). */
+ * ("cannot resolve the host: ...", "connect timed out", strerror). On a
+ * fiber a name is resolved off its thread, within timeout_ms too. */
 int sock_connect(const char *host, const char *service, unsigned timeout_ms, char *err, size_t err_size);
 
 /* One read or write on fd, through tls when it is not NULL; never blocks.

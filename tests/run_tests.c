@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         test_game_view_register,
         test_movegen_register,
         test_oracle_register, test_store_redis_register, test_game_record_register, test_game_meta_register,
-        test_conn_register, test_fiber_register,
+        test_conn_register, test_fiber_register, test_fiber_pool_register,
         test_target_register, test_cors_register,
         test_variant_fen_register,
         test_wire_register, test_tokens_register, test_buf_register, test_jsonw_register,

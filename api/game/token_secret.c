@@ -1,20 +1,25 @@
 /* See token_secret.h. `shared` is set once by token_secret_init() before
  * the threads. `candidate` (the random secret this replica offers to Redis),
  * `in_use` (the shared secret once taken) and `last` (the last outcome, so
- * each change is logged once) are touched only under ask_lock; `differs` and
- * `asked` are also read without it. */
+ * each change is logged once) are touched only by the one asking (`asking`
+ * taken); `differs` and `asked` are also read without it. `asking` is a
+ * flag, not a mutex: a request on a fiber must never block its thread. */
 #include "token_secret.h"
 
 #include <openssl/crypto.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rules/base/clock.h"
+#include "../../store/fiber.h"
 #include "tokens.h"
 
-enum { SHARED_SECRET_MAX = 256 }; /* bytes, with the NUL */
+enum {
+    SHARED_SECRET_MAX = 256, /* bytes, with the NUL */
+    ASK_PAUSE_MS = 5,        /* how often one waiting for another's ask looks again */
+};
 
 typedef enum {
     OUTCOME_NONE,
@@ -30,13 +35,13 @@ typedef enum {
 } outcome_t;
 
 static bool shared;
-static pthread_mutex_t ask_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool asking; /* taken by the one thread or fiber asking Redis */
 static char candidate[TOKENS_SECRET_TEXT_SIZE];
 static char in_use[SHARED_SECRET_MAX];
 static size_t in_use_length;
 static outcome_t last = OUTCOME_NONE;
 static atomic_bool differs; /* the last check found another secret in Redis */
-static atomic_uint asked;   /* how often Redis was asked for the secret (changed under ask_lock) */
+static atomic_uint asked;   /* how often Redis was asked for the secret (changed while asking) */
 
 bool token_secret_init(const char *env, char *err, size_t err_size)
 {
@@ -68,7 +73,7 @@ bool token_secret_init(const char *env, char *err, size_t err_size)
     return true;
 }
 
-/* Logs outcome when it differs from the last one. Under ask_lock. */
+/* Logs outcome when it differs from the last one. While asking. */
 static void note(outcome_t outcome, size_t length)
 {
     if (outcome == last)
@@ -135,7 +140,7 @@ static outcome_t exchange(store_t *store, const char *offer, char held[SHARED_SE
     return outcome;
 }
 
-/* Takes the shared secret from Redis. Under ask_lock, secret not yet known. */
+/* Takes the shared secret from Redis. While asking, secret not yet known. */
 static void take(store_t *store)
 {
     char held[SHARED_SECRET_MAX];
@@ -154,6 +159,13 @@ static void take(store_t *store)
     note(outcome, length);
 }
 
+/* Takes the turn to ask Redis; false when another has it. */
+static bool take_turn(void)
+{
+    bool free_turn = false;
+    return atomic_compare_exchange_strong(&asking, &free_turn, true);
+}
+
 bool token_secret_ready(store_t *store)
 {
     if (tokens_ready() || !shared)
@@ -162,12 +174,16 @@ bool token_secret_ready(store_t *store)
      * takes that answer rather than asking again, so a burst of requests
      * against a Redis that does not answer waits for one timeout, not one each. */
     unsigned before = atomic_load(&asked);
-    pthread_mutex_lock(&ask_lock);
+    while (!take_turn()) {
+        if (atomic_load(&asked) != before)
+            return tokens_ready();
+        (void)fiber_wait(-1, 0, clock_now_ms() + ASK_PAUSE_MS); /* a fiber yields meanwhile */
+    }
     if (!tokens_ready() && atomic_load(&asked) == before) {
         take(store);
         atomic_fetch_add(&asked, 1);
     }
-    pthread_mutex_unlock(&ask_lock);
+    atomic_store(&asking, false);
     return tokens_ready();
 }
 
@@ -177,7 +193,7 @@ bool token_secret_check(store_t *store)
         return false;
     if (!shared)
         return true;
-    if (pthread_mutex_trylock(&ask_lock) != 0)
+    if (!take_turn())
         return !atomic_load(&differs); /* another probe is checking */
     char held[SHARED_SECRET_MAX];
     size_t length = 0;
@@ -194,6 +210,6 @@ bool token_secret_check(store_t *store)
     if (outcome != OUTCOME_UNAVAILABLE)
         note(outcome, length);
     atomic_store(&differs, outcome == OUTCOME_DIFFERENT);
-    pthread_mutex_unlock(&ask_lock);
+    atomic_store(&asking, false);
     return outcome == OUTCOME_KEPT || outcome == OUTCOME_RESTORED;
 }

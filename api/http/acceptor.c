@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -56,7 +55,8 @@ struct acceptor {
     acceptor_config_t cfg;
     int listen_fd;
     int stop[2]; /* a byte on stop[1] ends the thread */
-    struct MHD_Daemon *daemon;
+    acceptor_hand_fn hand;
+    void *hand_cls;
     pthread_t thread;
     bool started;
     /* the counts */
@@ -236,7 +236,8 @@ static void hand_over(acceptor_t *a, int fd, const struct sockaddr_storage *peer
         drop(a, fd, false);
         return;
     }
-    (void)MHD_add_connection(a->daemon, fd, (const struct sockaddr *)peer, peer_len);
+    if (!a->hand(a->hand_cls, fd, (const struct sockaddr *)peer, peer_len))
+        close(fd); /* the close watch gives its place back */
 }
 
 /* The waiting connections after a poll (revents[i] for waiting[i]): those
@@ -364,14 +365,15 @@ acceptor_t *acceptor_new(const acceptor_config_t *cfg)
     return a;
 }
 
-bool acceptor_start(acceptor_t *a, int listen_fd, struct MHD_Daemon *daemon)
+bool acceptor_start(acceptor_t *a, int listen_fd, acceptor_hand_fn hand, void *cls)
 {
     if (pipe2(a->stop, O_CLOEXEC | O_NONBLOCK) != 0) {
         close(listen_fd);
         return false;
     }
     a->listen_fd = listen_fd;
-    a->daemon = daemon;
+    a->hand = hand;
+    a->hand_cls = cls;
     if (pthread_create(&a->thread, NULL, run, a) != 0) {
         close(a->stop[0]);
         close(a->stop[1]);

@@ -1,8 +1,8 @@
 /* A listening socket owned by chessd: a thread of its own accepts each
- * connection, admits it under chessd's limits, and hands it to libmicrohttpd
- * (MHD_add_connection), whose server threads then serve it. The limits are
- * this thread's alone: libmicrohttpd is given none it can reach, since it
- * counts a connection for less long (acceptor_start says why). */
+ * connection, admits it under chessd's limits, and hands it on (to an event
+ * loop, or to libmicrohttpd's MHD_add_connection). The limits are this
+ * thread's alone: libmicrohttpd is given none it can reach, since it counts
+ * a connection for less long (acceptor_start says why). */
 #ifndef CHESSD_API_HTTP_ACCEPTOR_H
 #define CHESSD_API_HTTP_ACCEPTOR_H
 
@@ -11,8 +11,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-struct MHD_Daemon;
 typedef struct acceptor acceptor_t;
+
+/* Takes an admitted connection: false when it cannot (the acceptor then
+ * closes fd). */
+typedef bool (*acceptor_hand_fn)(void *cls, int fd, const struct sockaddr *peer, socklen_t peer_len);
 
 /* The limits. A connection counts, in all and for its client address, from
  * its accept until its descriptor is really closed (wire.h's close watch),
@@ -53,10 +56,11 @@ int acceptor_listen(const struct sockaddr *addr, socklen_t addr_len, unsigned *p
  * descriptor watch needs wire_start() to have run. */
 acceptor_t *acceptor_new(const acceptor_config_t *cfg);
 
-/* Starts the accepting thread on listen_fd (which it then owns) for daemon,
- * a daemon started with MHD_USE_NO_LISTEN_SOCKET and MHD_USE_ITC, no
- * per-address limit, and a connection limit that leaves each of its server
- * threads room for max_open + 2. False when out of threads (listen_fd is
+/* Starts the accepting thread on listen_fd (which it then owns), handing
+ * each connection to hand(cls, ...): to daemons started with
+ * MHD_USE_NO_LISTEN_SOCKET and MHD_USE_ITC, no per-address limit, and a
+ * connection limit that leaves each of their server threads room for
+ * max_open + 2. False when out of threads (listen_fd is
  * then closed).
  *
  * Why libmicrohttpd gets no limit it can reach: it counts a connection for
@@ -68,7 +72,7 @@ acceptor_t *acceptor_new(const acceptor_config_t *cfg);
  * than is counted here; and 0.9.75 leaves a server thread's mutex locked,
  * freezing the thread, when a connection handed over finds that thread at
  * its share of the limit. */
-bool acceptor_start(acceptor_t *a, int listen_fd, struct MHD_Daemon *daemon);
+bool acceptor_start(acceptor_t *a, int listen_fd, acceptor_hand_fn hand, void *cls);
 
 /* Stops accepting: the thread ends, the connections still waiting are
  * closed, and the listening socket is closed, so new connections are

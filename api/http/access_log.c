@@ -2,6 +2,7 @@
 #include "access_log.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,26 @@ static void line_safe(line_t *l, const char *text, size_t n)
 
 enum { LINE_FIXED_MAX = 128, LINE_ON_STACK = 512 }; /* the fixed text and the numbers take under 128 bytes */
 
+/* The lines an event loop's thread holds (access_log_hold); text is
+ * ACCESS_LOG_HELD_MAX bytes, NULL on any other thread. */
+static _Thread_local struct {
+    char *text;
+    size_t length;
+} held;
+
+/* Adds a line to those held, writing them first when it would not fit;
+ * false for a line larger than the whole store (written alone). */
+static bool hold_line(const char *text, size_t length)
+{
+    if (length > ACCESS_LOG_HELD_MAX)
+        return false;
+    if (held.length + length > ACCESS_LOG_HELD_MAX)
+        access_log_flush();
+    memcpy(held.text + held.length, text, length);
+    held.length += length;
+    return true;
+}
+
 /* One JSON line per request on stdout, with a single write(2), so lines
  * from different threads never interleave. A line that cannot be made (no
  * memory for a long one) is dropped. */
@@ -102,10 +123,34 @@ void access_log_request(const char *method, const char *path, unsigned status, u
     LINE_PUT(&l, ",\"request_id\":\"");
     line_put(&l, request_id, id_length);
     LINE_PUT(&l, "\"}\n");
-    ssize_t written = write(STDOUT_FILENO, l.text, l.length);
-    (void)written;
+    if (!held.text || !hold_line(l.text, l.length)) {
+        ssize_t written = write(STDOUT_FILENO, l.text, l.length);
+        (void)written;
+    }
     if (l.text != stack)
         free(l.text);
+}
+
+void access_log_hold(void)
+{
+    if (!held.text)
+        held.text = malloc(ACCESS_LOG_HELD_MAX); /* without it, lines are written one by one */
+}
+
+void access_log_release(void)
+{
+    access_log_flush();
+    free(held.text);
+    held.text = NULL;
+}
+
+void access_log_flush(void)
+{
+    if (held.length) {
+        ssize_t written = write(STDOUT_FILENO, held.text, held.length);
+        (void)written;
+    }
+    held.length = 0;
 }
 
 /* A warning as one JSON line on stderr naming its source; libmicrohttpd's

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "access_log.h"
+#include "loop.h"
 #include "httpd_private.h"
 #include "wire.h"
 
@@ -336,7 +337,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     unsigned flags = 0;
     int pool = -1;
     h->app->route_info(h->app->ctx, st->route, &flags, &pool);
-    if (pool >= h->cfg->pool_count || (pool >= 0 && !h->cfg->pools[pool].pool))
+    if (pool >= h->cfg->pool_count || (pool >= 0 && !h->cfg->pools[pool].pool && !h->cfg->pools[pool].submit))
         pool = -1; /* a pool not started (no store): the handler answers on this thread */
     st->pool = pool;
     /* Probes and scrapes are never limited: a 429 there would take the pod out of service. */
@@ -495,11 +496,14 @@ static bool make_address(const char *bind, unsigned port, struct sockaddr_storag
 
 /* A daemon for connections an accept thread hands over (acceptor.h): no
  * listening socket, no per-address limit (the accept thread's), on_request
- * on `threads` server threads (1: the daemon's own thread alone). */
+ * on `threads` server threads of its own (1: the daemon's own thread
+ * alone), or with threads 0 on no thread of its own: an event loop runs it
+ * (loop.h). */
 static struct MHD_Daemon *start_daemon(httpd_t *h, unsigned threads, unsigned max_open, unsigned extra_flags)
 {
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
-                     | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | extra_flags;
+    unsigned flags = (threads ? MHD_USE_INTERNAL_POLLING_THREAD : 0) | MHD_USE_EPOLL | MHD_USE_ITC
+                     | MHD_USE_ERROR_LOG | MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | extra_flags;
+    threads = threads ? threads : 1;
     /* A pool only when there is more than one thread: libmicrohttpd warns
      * that a size of 1 (or 0) is ignored. */
     struct MHD_OptionItem pool[] = {
@@ -529,6 +533,52 @@ static struct MHD_Daemon *start_daemon(httpd_t *h, unsigned threads, unsigned ma
         /* HTTP/1.1 requests without Host are refused (RFC 9112 section 3.2). */
         MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
+}
+
+/* acceptor_hand_fn for the probe port: its daemon's own thread serves it. */
+static bool hand_to_daemon(void *cls, int fd, const struct sockaddr *peer, socklen_t peer_len)
+{
+    (void)MHD_add_connection(cls, fd, peer, peer_len); /* it closes fd when it cannot take it */
+    return true;
+}
+
+/* acceptor_hand_fn for the main port: each connection to the next loop. */
+static bool hand_to_loop(void *cls, int fd, const struct sockaddr *peer, socklen_t peer_len)
+{
+    httpd_t *h = cls;
+    unsigned i = atomic_fetch_add(&h->next_loop, 1) % h->loop_count;
+    return loop_add_connection(h->loops[i], fd, peer, peer_len);
+}
+
+/* One event loop per server thread, each running a daemon of its own. */
+static bool start_loops(httpd_t *h)
+{
+    unsigned count = h->cfg->threads ? h->cfg->threads : 1;
+    h->daemons = calloc(count, sizeof *h->daemons);
+    h->loops = calloc(count, sizeof *h->loops);
+    if (!h->daemons || !h->loops)
+        return false;
+    for (unsigned i = 0; i < count; i++) {
+        h->daemons[i] = start_daemon(h, 0, h->cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
+        h->loops[i] = h->daemons[i] ? loop_start(h->daemons[i], i) : NULL;
+        if (h->daemons[i])
+            h->loop_count = i + 1;
+        if (!h->loops[i])
+            return false;
+    }
+    return true;
+}
+
+/* Ends the loops (each once its watches are over), then their daemons. */
+static void stop_loops(httpd_t *h)
+{
+    for (unsigned i = 0; i < h->loop_count; i++)
+        loop_stop(h->loops[i]);
+    for (unsigned i = 0; i < h->loop_count; i++) {
+        MHD_stop_daemon(h->daemons[i]);
+        loop_free(h->loops[i]);
+    }
+    h->loop_count = 0;
 }
 
 /* Who can reach an address chessd listens on, for the start-up line (tools
@@ -568,6 +618,8 @@ static void free_server(httpd_t *h)
 {
     if (h->wire_started)
         wire_stop(); /* the last lingering descriptors are closed and given back to the counts */
+    free(h->daemons);
+    free(h->loops);
     acceptor_free(h->acceptor);
     acceptor_free(h->probe_acceptor);
     if (httpd_the_server == h)
@@ -633,16 +685,16 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
     /* With a probe port, a listening socket, accept thread and one-thread
      * daemon of its own serve the ROUTE_PROBE routes alone, so probes never
      * queue behind busy server threads or a full address. */
-    h->daemon = start_daemon(h, cfg->threads, cfg->max_connections, MHD_ALLOW_SUSPEND_RESUME);
-    h->probe_daemon = h->daemon && probe_listener >= 0 ? start_daemon(h, 1, PROBE_CONNECTIONS, 0) : NULL;
-    bool started = h->daemon && (probe_listener < 0 || h->probe_daemon);
+    bool started = start_loops(h);
+    h->probe_daemon = started && probe_listener >= 0 ? start_daemon(h, 1, PROBE_CONNECTIONS, 0) : NULL;
+    started = started && (probe_listener < 0 || h->probe_daemon);
     /* acceptor_start owns the socket from here, also when it fails. */
     if (started && probe_listener >= 0) {
-        started = acceptor_start(h->probe_acceptor, probe_listener, h->probe_daemon);
+        started = acceptor_start(h->probe_acceptor, probe_listener, hand_to_daemon, h->probe_daemon);
         probe_listener = -1;
     }
     if (started) {
-        started = acceptor_start(h->acceptor, listener, h->daemon);
+        started = acceptor_start(h->acceptor, listener, hand_to_loop, h);
         listener = -1;
     }
     if (!started) {
@@ -653,8 +705,7 @@ int httpd_start(const httpd_config_t *cfg, httpd_t **out)
             close(probe_listener);
         if (h->probe_daemon)
             MHD_stop_daemon(h->probe_daemon);
-        if (h->daemon)
-            MHD_stop_daemon(h->daemon);
+        stop_loops(h);
         fprintf(stderr, "chessd: cannot start the HTTP server threads on %s port %u\n", cfg->bind, port);
         free_server(h);
         return 1;
@@ -691,11 +742,11 @@ const struct acceptor *httpd_acceptor(const httpd_t *h, bool probe)
 
 void httpd_stop(httpd_t *h)
 {
-    if (!h || !h->daemon)
+    if (!h || !h->loop_count)
         return;
+    acceptor_stop(h->acceptor);
     acceptor_stop(h->probe_acceptor);
-    MHD_stop_daemon(h->daemon);
-    h->daemon = NULL;
+    stop_loops(h);
     if (h->probe_daemon)
         MHD_stop_daemon(h->probe_daemon);
     h->probe_daemon = NULL;

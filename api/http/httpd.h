@@ -149,7 +149,11 @@ typedef struct {
  * thread. A job not started within give_up_ms (0: no bound) is refused
  * unrun; its handler's budget is give_up_ms + extra_ms from its arrival. */
 typedef struct {
-    workpool_t *pool;    /* NULL: the pool's routes run on the connection's thread */
+    workpool_t *pool;    /* NULL (and no submit): the pool's routes run on the connection's thread */
+    /* Instead of pool: submit(runner, fn, arg) runs the job on the
+     * connection's own loop thread (api/fiber_pool.h), false when full. */
+    bool (*submit)(void *runner, void (*fn)(void *arg), void *arg);
+    void *runner;
     unsigned give_up_ms;
     unsigned extra_ms;
     bool skip_gone;      /* a job whose client left while it waited is not run */

@@ -1,7 +1,8 @@
 /* Answers and what every part of the server asks of a connection
  * (httpd_private.h): the headers of every answer; queuing an answer, a
  * refusal or a preflight's grant; a body made while it is sent
- * (api_body_ops_t). Also the client's address, the socket and the clock. */
+ * (api_body_ops_t). Also the client's address, the socket, the clock, and a
+ * connection's resumption (httpd_resume). */
 #include "httpd_private.h"
 
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "loop.h"
 #include "sendq.h"
 #include "wire.h"
 
@@ -79,7 +81,7 @@ void httpd_add_headers(struct MHD_Response *response, const request_state_t *st,
 
 /* The connection calls a body stream makes (api_body_conn_t). */
 static void suspend_body(void *connection) { MHD_suspend_connection(connection); }
-static void resume_body(void *connection) { MHD_resume_connection(connection); }
+static void resume_body(void *connection) { httpd_resume(connection); }
 
 /* The body's maker gave up on its client (the buffer budget): the socket is
  * shut and reset, and libmicrohttpd, whose next write or read fails, closes
@@ -353,4 +355,14 @@ void httpd_address_of(struct MHD_Connection *connection, const void **bytes, siz
         *bytes = "";
         *length = 0;
     }
+}
+
+void httpd_resume(struct MHD_Connection *connection)
+{
+    MHD_resume_connection(connection);
+    httpd_t *h = httpd_the_server;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    for (unsigned i = 0; h && info && i < h->loop_count; i++)
+        if (h->daemons[i] == info->daemon)
+            loop_wake(h->loops[i]);
 }

@@ -97,7 +97,7 @@ static void run_pooled(void *arg)
     }
     address_give(h, st);
     atomic_store(&st->done, true);
-    MHD_resume_connection(st->connection);
+    httpd_resume(st->connection);
 }
 
 /* Runs the handler on pool `pool`'s thread, the connection suspended
@@ -121,7 +121,7 @@ enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, req
     atomic_store(&st->done, false);
     MHD_suspend_connection(connection);
     httpd_pool_waiting(h, pool, 1); /* before the job can start and take it back */
-    if (workpool_submit(p->pool, run_pooled, st))
+    if (p->submit ? p->submit(p->runner, run_pooled, st) : workpool_submit(p->pool, run_pooled, st))
         return MHD_YES;
     httpd_pool_waiting(h, pool, -1);
     address_give(h, st);
@@ -129,7 +129,7 @@ enum MHD_Result httpd_offload(httpd_t *h, struct MHD_Connection *connection, req
     if (!st->res.retry_after)
         st->res.retry_after = 1;
     atomic_store(&st->done, true);
-    MHD_resume_connection(connection);
+    httpd_resume(connection);
     return MHD_YES;
 }
 
@@ -146,7 +146,7 @@ typedef struct {
 
 /* httpd_conn_t for a stream: the holder's calls on its connection. */
 static void suspend_connection(void *connection) { MHD_suspend_connection(connection); }
-static void resume_connection(void *connection) { MHD_resume_connection(connection); }
+static void resume_connection(void *connection) { httpd_resume(connection); }
 
 /* The stream's client stopped reading: shut the socket, and libmicrohttpd,
  * whose write fails, closes the connection (and frees the stream). The close
@@ -347,7 +347,7 @@ static void wake_held(void *arg)
 {
     request_state_t *st = arg;
     atomic_store(&st->woken, true);
-    MHD_resume_connection(st->connection);
+    httpd_resume(st->connection);
 }
 
 /* Holds a long poll that res asks for: a place under the stream bounds, the
@@ -383,7 +383,7 @@ static bool hold(httpd_t *h, struct MHD_Connection *connection, request_state_t 
         != HTTPD_LIVE_OK) {
         st->hold_refused = true;
         atomic_store(&st->woken, true);
-        MHD_resume_connection(connection);
+        httpd_resume(connection);
     }
     return true;
 }

@@ -95,7 +95,11 @@ struct httpd {
     atomic_int connections;
     acceptor_t *acceptor;            /* the main port's accept thread and connection counts */
     acceptor_t *probe_acceptor;      /* the probe port's, or NULL */
-    struct MHD_Daemon *daemon;
+    /* The main port's event loops, each with its daemon (loop.h). */
+    struct MHD_Daemon **daemons;
+    struct loop **loops;
+    unsigned loop_count;
+    atomic_uint next_loop; /* the loop the next connection goes to, round the ring */
     struct MHD_Daemon *probe_daemon; /* serves the ROUTE_PROBE routes alone; NULL: no probe port */
     atomic_bool draining; /* answers close their connection */
     atomic_bool refusing; /* last phase of the drain: new requests get 503 */
@@ -105,6 +109,11 @@ struct httpd {
 /* wire.c's refusals and the pools' jobs have no argument to carry the
  * server: there is one a process. */
 extern httpd_t *httpd_the_server;
+
+/* MHD_resume_connection, and a word to the event loop that runs the
+ * connection's daemon, which libmicrohttpd does not wake itself (an
+ * external-loop daemon has no inter-thread channel). Any thread. */
+void httpd_resume(struct MHD_Connection *connection);
 
 /* The connection's socket, or -1. */
 int httpd_connection_fd(struct MHD_Connection *connection);

@@ -7,16 +7,20 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "../../rules/base/clock.h"
 #include "../../rules/base/text.h"
+#include "../../store/fiber.h"
 
 /* Non-public space: what a webhook never reaches unless a listed range
  * wholly inside one of these rows opens part of it. IPv4-mapped and NAT64
@@ -568,6 +572,7 @@ typedef struct {
     pthread_cond_t done_cond;
     int references; /* under lock */
     bool done;      /* under lock */
+    int done_fd;    /* an eventfd written when done, for a caller on a fiber; -1: none */
     webhook_resolve_status_t status;
     size_t count;
     webhook_addr_t addrs[WEBHOOK_ADDRS_MAX];
@@ -583,6 +588,8 @@ static void resolution_release(resolution_t *r)
     pthread_mutex_unlock(&r->lock);
     if (!last)
         return;
+    if (r->done_fd >= 0)
+        close(r->done_fd);
     pthread_cond_destroy(&r->done_cond);
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -626,6 +633,9 @@ static void *resolve_thread(void *arg)
     r->status = count ? WEBHOOK_RESOLVE_OK : WEBHOOK_RESOLVE_ENONAME;
     r->done = true;
     pthread_cond_signal(&r->done_cond);
+    uint64_t one = 1;
+    if (r->done_fd >= 0)
+        (void)!write(r->done_fd, &one, sizeof one);
     pthread_mutex_unlock(&r->lock);
     resolution_release(r);
     atomic_fetch_sub(&resolvers_running, 1);
@@ -653,6 +663,8 @@ static resolution_t *resolution_new(const char *host)
         return NULL;
     }
     r->references = 2;
+    /* A caller on a fiber waits by yielding to its event loop (store/fiber.h). */
+    r->done_fd = fiber_self() ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
     text_copy(r->host, sizeof r->host, host);
     return r;
 }
@@ -690,6 +702,8 @@ webhook_resolve_status_t webhook_resolve(const char *host, unsigned timeout_ms, 
     resolution_t *r = resolution_new(host);
     if (!r || !start_resolver(r)) {
         if (r) {
+            if (r->done_fd >= 0)
+                close(r->done_fd);
             pthread_cond_destroy(&r->done_cond);
             pthread_mutex_destroy(&r->lock);
             free(r);
@@ -697,10 +711,17 @@ webhook_resolve_status_t webhook_resolve(const char *host, unsigned timeout_ms, 
         atomic_fetch_sub(&resolvers_running, 1);
         return WEBHOOK_RESOLVE_EBUSY;
     }
+    int64_t deadline_ms = clock_now_ms() + timeout_ms;
+    for (bool done = false; r->done_fd >= 0 && !done && clock_now_ms() < deadline_ms;) {
+        (void)fiber_wait(r->done_fd, POLLIN, deadline_ms);
+        pthread_mutex_lock(&r->lock);
+        done = r->done;
+        pthread_mutex_unlock(&r->lock);
+    }
     struct timespec until = clock_deadline_after_ms((long)timeout_ms);
     pthread_mutex_lock(&r->lock);
     int waited = 0;
-    while (!r->done && waited != ETIMEDOUT)
+    while (r->done_fd < 0 && !r->done && waited != ETIMEDOUT)
         waited = pthread_cond_timedwait(&r->done_cond, &r->lock, &until);
     webhook_resolve_status_t status = r->done ? r->status : WEBHOOK_RESOLVE_ETIMEOUT;
     if (r->done)

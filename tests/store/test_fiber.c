@@ -1,7 +1,7 @@
-/* Tests for store/fiber.c: a fiber runs to its end or to a wait, is taken
- * up again where it waited, keeps its own stack and registers however many
- * fibers take turns, reuses its stack for the next job, frees its locals,
- * and fiber_wait off a fiber blocks in poll(). Run under the sanitizers too. */
+/* Tests for store/fiber.c: a fiber runs to its end or to a wait and is
+ * taken up again where it waited. It keeps its own stack and registers
+ * however many fibers take turns, reuses its stack for the next job and
+ * frees its locals; off a fiber, fiber_wait blocks in poll(). */
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1646,6 +1646,25 @@ static void test_fibers_waiting_on_a_frozen_redis_end_at_their_own_deadlines_and
     }
 }
 
+static void test_a_fiber_reaches_redis_by_a_name_resolved_off_its_thread(void)
+{
+    char url[64];
+    snprintf(url, sizeof url, "redis://localhost:%d", server.port);
+    store_t *by_name = open_store(url), *saved = store;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(by_name);
+    ping_job_t job = { .fiber = fiber_new(256 * 1024), .rounds = 3 };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(job.fiber);
+    store = by_name;
+    unsigned most;
+    run_fibers(&job, 1, &most);
+    store = saved;
+    CU_ASSERT_EQUAL(job.status, STORE_OK);
+    CU_ASSERT_EQUAL(job.pinged, 3);
+    CU_ASSERT_EQUAL(most, 1); /* it waited (for the name, then for Redis) */
+    fiber_free(job.fiber);
+    store_close(by_name);
+}
+
 /* --- a full Redis --- */
 
 /* Sets a Redis setting with CONFIG SET, CU-asserting Redis took it. */
@@ -2590,6 +2609,7 @@ int test_store_redis_register(void)
     CU_ADD_TEST(suite, test_paused_redis_is_unavailable_within_the_command_timeout_and_works_after);
     CU_ADD_TEST(suite, test_fibers_on_one_thread_wait_on_redis_at_once_each_on_its_own_connection);
     CU_ADD_TEST(suite, test_fibers_waiting_on_a_frozen_redis_end_at_their_own_deadlines_and_the_loop_runs_on);
+    CU_ADD_TEST(suite, test_a_fiber_reaches_redis_by_a_name_resolved_off_its_thread);
     CU_ADD_TEST(suite, test_write_to_a_redis_out_of_memory_is_full_and_writes_nothing);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_finding_its_own_version_is_unknown_not_conflict);
     CU_ADD_TEST(suite, test_resend_after_a_lost_reply_that_is_refused_is_unknown_not_unavailable);

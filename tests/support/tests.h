@@ -29,6 +29,7 @@ int test_game_record_register(void);
 int test_game_meta_register(void);
 int test_conn_register(void);
 int test_fiber_register(void);
+int test_fiber_pool_register(void);
 int test_target_register(void);
 int test_cors_register(void);
 int test_wire_register(void);
