@@ -36,6 +36,7 @@ enum {
     TAG_WATCH = 2,  /* watch i is TAG_WATCH + i, its generation in the high half */
     EVENTS_MAX = 64,
     STOP_POLL_MS = 50, /* how often a stopping loop looks at its watches */
+    SKIPS_MAX = 2,     /* turns in a row that run the daemon without epoll_wait */
 };
 
 typedef struct {
@@ -222,8 +223,15 @@ static void *run(void *arg)
     current = l;
     access_log_hold(); /* the lines of a turn go out in one write, at its end */
     struct epoll_event events[EVENTS_MAX];
+    unsigned skipped = 0;
     while (!atomic_load(&l->stopping) || l->active) {
-        int n = epoll_wait(l->epoll_fd, events, EVENTS_MAX, wait_ms(l));
+        /* The daemon has work at once (an answer to finish, a connection
+         * resumed): run it again without asking the kernel first, a few
+         * turns in a row at most, so the other descriptors wait little. */
+        int wait = wait_ms(l);
+        bool skip = wait == 0 && skipped < SKIPS_MAX;
+        skipped = skip ? skipped + 1 : 0;
+        int n = skip ? 0 : epoll_wait(l->epoll_fd, events, EVENTS_MAX, wait);
         for (int i = 0; i < n; i++) {
             uint64_t tag = events[i].data.u64;
             uint32_t low = (uint32_t)tag;
