@@ -359,10 +359,13 @@ void httpd_address_of(struct MHD_Connection *connection, const void **bytes, siz
 
 void httpd_resume(struct MHD_Connection *connection)
 {
-    MHD_resume_connection(connection);
+    /* The daemon is read first: once resumed, the connection is its loop's
+     * again, which may close and free it at any moment. */
     httpd_t *h = httpd_the_server;
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
-    for (unsigned i = 0; h && info && i < h->loop_count; i++)
-        if (h->daemons[i] == info->daemon)
+    struct MHD_Daemon *daemon = info ? info->daemon : NULL;
+    MHD_resume_connection(connection);
+    for (unsigned i = 0; h && daemon && i < h->loop_count; i++)
+        if (h->daemons[i] == daemon)
             loop_wake(h->loops[i]);
 }
